@@ -1,0 +1,205 @@
+"""From (X, kernel, basis vectors) to the algebraic problem a solver works on, and from
+the solver's coefficients back to a predictor.
+
+Every kernel learner in rlscore trains in one of two forms:
+
+* primal: a feature matrix Phi (m, d) -- the linear kernel (X with a sqrt(bias) column
+  appended) or a reduced-set model, whose Nystrom features are Phi = K_r E diag(nu^-1/2)
+  for K_rr = E diag(nu) E^T (Airola et al. 2011, decomposed Nystrom map), so that
+  A_B = E diag(nu^-1/2) W solves (K_r^T K_r + lambda K_rr) A_B = K_r^T Y;
+* dual: a kernel matrix K (m, m).
+
+:func:`build_representation` decides the form and :meth:`Representation.predictor`
+maps the solver's coefficients to a :class:`~rlscore.predictor.LinearPredictor` or
+:class:`~rlscore.predictor.KernelPredictor` with RLScore's conventions.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from rlscore.core.validation import as_data_matrix, check_memory
+from rlscore.kernel import KERNELS, kernel_parameter_names
+from rlscore.predictor import KernelPredictor, LinearPredictor
+
+__all__ = ["Representation", "build_representation", "kernel_param_names"]
+
+_EPS = np.finfo(np.float64).eps
+
+
+def kernel_param_names(kernel):
+    """Keyword names a learner forwards to the kernel ``kernel``."""
+    if kernel == "PrecomputedKernel":
+        return []
+    return kernel_parameter_names(kernel)
+
+
+def _append_bias(X, bias):
+    """X with the constant column sqrt(bias) appended (bias != 0)."""
+    m = X.shape[0]
+    col = np.full((m, 1), np.sqrt(bias))
+    if sp.issparse(X):
+        return sp.hstack([X, sp.csr_matrix(col)], format="csr")
+    return np.hstack([X, col])
+
+
+def _dense_product(A, B):
+    out = A @ B.T
+    return np.ascontiguousarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)
+
+
+def _check_kernel_matrix(K, name, square=True):
+    K = as_data_matrix(K, name=name)
+    if sp.issparse(K):
+        K = K.toarray()
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    if square:
+        if K.shape[0] != K.shape[1]:
+            raise ValueError(f"{name} must be a square kernel matrix, got shape {K.shape}")
+        scale = max(np.abs(K).max(), 1e-300)
+        if np.abs(K - K.T).max() > 1e-8 * scale:
+            raise ValueError(f"{name} must be a symmetric kernel matrix")
+        K = 0.5 * (K + K.T)
+    return K
+
+
+def nystrom_features(K_r, K_rr):
+    """Decomposed Nystrom map: Phi = K_r E_+ diag(nu_+^-1/2) and the back map
+    T = E_+ diag(nu_+^-1/2) (A_B = T W) from K_rr = E diag(nu) E^T.
+
+    Eigenvalues below b eps max(nu) are dropped, with a warning stating the effective
+    rank. O(b^3 + m b^2).
+    """
+    from rlscore.core.rls_solvers import psd_eigh
+    nu, E = psd_eigh(K_rr)
+    keep = nu > 0
+    if not np.all(keep):
+        warnings.warn(
+            f"the kernel matrix of the basis vectors is singular: effective rank "
+            f"{int(keep.sum())} of {nu.size}; the reduced-set model uses that rank",
+            UserWarning, stacklevel=4)
+    if not np.any(keep):
+        raise ValueError("the kernel matrix of the basis vectors is zero")
+    T = E[:, keep] / np.sqrt(nu[keep])[None, :]
+    return np.ascontiguousarray(K_r @ T), T
+
+
+class Representation:
+    """The problem a learner hands to a solver, and the way back to a predictor.
+
+    Attributes
+    ----------
+    kind : "primal" or "dual"
+    matrix : Phi (m, d) for primal, K (m, m) for dual
+    """
+
+    def __init__(self, kind, matrix, make_predictor, describe):
+        self.kind = kind
+        self.matrix = matrix
+        self._make_predictor = make_predictor
+        self.describe = describe
+
+    @property
+    def m(self):
+        return self.matrix.shape[0]
+
+    def predictor(self, coef):
+        """Predictor for the solver's coefficients (W for primal, A for dual)."""
+        return self._make_predictor(coef)
+
+
+def _linear_predictor_from_aug(W_aug, bias):
+    if bias != 0:
+        return LinearPredictor(W_aug[:-1], np.sqrt(bias) * W_aug[-1])
+    return LinearPredictor(W_aug, 0.0)
+
+
+def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
+                         prefer="auto", **kernel_params):
+    """Decide the primal or dual form of a kernel learner's problem.
+
+    Parameters
+    ----------
+    X : data (m, d), or the kernel matrix when ``kernel="PrecomputedKernel"`` (m x m, or
+        m x b training-versus-basis with ``basis_vectors`` = the b x b basis kernel).
+    kernel : "LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel" or
+        "PrecomputedKernel".
+    basis_vectors : basis rows (reduced-set model), or the basis kernel matrix.
+    prefer : "auto" (primal for the linear kernel when d + 1 <= m), "primal" or "dual".
+    kernel_params : the kernel's parameters (bias, gamma, coef0, degree, ...).
+
+    Returns
+    -------
+    Representation
+    """
+    if kernel != "PrecomputedKernel" and kernel not in KERNELS:
+        raise ValueError(
+            f"unknown kernel {kernel!r}; choose one of "
+            f"{sorted(KERNELS) + ['PrecomputedKernel']}")
+
+    if kernel == "PrecomputedKernel":
+        if basis_vectors is None:
+            K = _check_kernel_matrix(X, "X (precomputed kernel)")
+            return Representation("dual", K, lambda A: LinearPredictor(A, 0.0),
+                                  "precomputed kernel")
+        K_r = _check_kernel_matrix(X, "X (precomputed kernel, rows x basis)", square=False)
+        K_rr = _check_kernel_matrix(basis_vectors, "basis_vectors (basis kernel)")
+        if K_r.shape[1] != K_rr.shape[0]:
+            raise ValueError(
+                f"X has {K_r.shape[1]} columns but basis_vectors is {K_rr.shape[0]} x "
+                f"{K_rr.shape[1]}: they must match")
+        Phi, T = nystrom_features(K_r, K_rr)
+        return Representation("primal", Phi, lambda W: LinearPredictor(T @ W, 0.0),
+                              "precomputed reduced-set kernel")
+
+    if kernel == "RsetKernel":
+        kobj = KERNELS[kernel](X=X, **kernel_params)
+        n = kobj.train_X.shape[0]
+        check_memory(3 * 8 * n * n, f"the {n} x {n} kernel matrix")
+        K = kobj.getKM(kobj.train_X)
+        return Representation("dual", 0.5 * (K + K.T),
+                              lambda A: KernelPredictor(A, kobj), "reduced-set kernel")
+
+    X = as_data_matrix(X, name="X")
+    if basis_vectors is not None:
+        B = as_data_matrix(basis_vectors, name="basis_vectors")
+        if B.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"basis_vectors has {B.shape[1]} features but X has {X.shape[1]}")
+        if kernel == "LinearKernel":
+            bias = float(kernel_params.get("bias", 1.0))
+            Xa = _append_bias(X, bias) if bias != 0 else X
+            Ba = _append_bias(B, bias) if bias != 0 else B
+            K_r, K_rr = _dense_product(Xa, Ba), _dense_product(Ba, Ba)
+            Phi, T = nystrom_features(K_r, K_rr)
+            Bt = Ba.T
+            return Representation(
+                "primal", Phi,
+                lambda W: _linear_predictor_from_aug(np.asarray(Bt @ (T @ W)), bias),
+                "linear reduced-set")
+        kobj = KERNELS[kernel](X=B, **kernel_params)
+        Phi, T = nystrom_features(kobj.getKM(X), kobj.getKM(B))
+        return Representation("primal", Phi, lambda W: KernelPredictor(T @ W, kobj),
+                              f"{kernel} reduced-set")
+
+    m_rows = X.shape[0]
+    if kernel == "LinearKernel":
+        bias = float(kernel_params.get("bias", 1.0))
+        Xa = _append_bias(X, bias) if bias != 0 else X
+        d = Xa.shape[1]
+        if prefer == "primal" or (prefer == "auto" and d <= m_rows):
+            return Representation(
+                "primal", Xa, lambda W: _linear_predictor_from_aug(W, bias), "linear primal")
+        check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+        K = _dense_product(Xa, Xa)
+        XaT = Xa.T
+        return Representation(
+            "dual", K,
+            lambda A: _linear_predictor_from_aug(np.asarray(XaT @ A), bias), "linear dual")
+
+    kobj = KERNELS[kernel](X=X, **kernel_params)
+    check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+    K = kobj.getKM(X)
+    K = 0.5 * (K + K.T)
+    return Representation("dual", K, lambda A: KernelPredictor(A, kobj), kernel)

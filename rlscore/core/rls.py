@@ -1,0 +1,87 @@
+"""RLS (kernel ridge regression) as one object: representation + solver + lambda.
+
+Both public faces wrap :class:`RLSModel`: ``rlscore.learner.RLS`` (RLScore names and
+squeezed outputs) and ``rlscore.estimators.KernelRLS`` (scikit-learn). All arrays it
+returns are 2-D (m, p).
+"""
+
+import numpy as np
+
+from rlscore.core.representation import build_representation
+from rlscore.core.rls_solvers import KernelSolver, LinearSolver
+from rlscore.core.validation import as_2d_labels, check_regparam
+
+__all__ = ["RLSModel", "make_solver", "n_rows"]
+
+
+def make_solver(rep, Y):
+    """The RLS solver for a representation: primal or dual."""
+    return LinearSolver(rep.matrix, Y) if rep.kind == "primal" else KernelSolver(rep.matrix, Y)
+
+
+def n_rows(X, name="X"):
+    """Number of rows of an array-like without converting it."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        X = np.asarray(X)
+        shape = X.shape
+    if len(shape) == 0:
+        raise ValueError(f"{name} must be at least 1-D")
+    return shape[0]
+
+
+class RLSModel:
+    """Regularized least squares: min ||Y - K A||^2 + lambda tr(A^T K A).
+
+    Parameters
+    ----------
+    X, kernel, basis_vectors, kernel_params : see
+        :func:`rlscore.core.representation.build_representation`.
+    Y : labels (m,) or (m, p)
+    regparam : float >= 0
+    path : bool
+        Eigendecompose at once (a lambda path or cross-validation will follow).
+
+    Notes
+    -----
+    Training a single lambda costs one Cholesky factorization (O(m^3/3) dual,
+    O(m d^2) primal); a lambda path one eigendecomposition, then O(m^2 p) (dual) or
+    O(d^2 p) (primal) per lambda. See :mod:`rlscore.core.rls_solvers` for the
+    hold-out, leave-one-out and leave-pair-out costs.
+    """
+
+    def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
+                 path=False, prefer="auto", **kernel_params):
+        self.Y = as_2d_labels(Y)
+        m = n_rows(X)
+        if m != self.Y.shape[0]:
+            raise ValueError(f"X has {m} rows but Y has {self.Y.shape[0]}: lengths must match")
+        self.representation = build_representation(
+            X, kernel, basis_vectors, prefer=prefer, **kernel_params)
+        self.solver = make_solver(self.representation, self.Y)
+        if path:
+            self.solver.decompose()
+        self.solve(regparam)
+
+    def solve(self, regparam):
+        """Train for ``regparam`` (cheap after a decomposition)."""
+        self.regparam = check_regparam(regparam)
+        self.coef = self.solver.solve(self.regparam)
+        self.predictor = self.representation.predictor(self.coef)
+        return self
+
+    @property
+    def A(self):
+        """Dual coefficients (m, p) w.r.t. the (possibly approximated) kernel."""
+        if self.representation.kind == "dual":
+            return self.coef
+        return self.solver.dual_coefficients(self.regparam)
+
+    def holdout(self, indices):
+        return self.solver.holdout(self.regparam, indices)
+
+    def leave_one_out(self):
+        return self.solver.leave_one_out(self.regparam)
+
+    def leave_pair_out(self, starts, ends):
+        return self.solver.leave_pair_out(self.regparam, starts, ends)

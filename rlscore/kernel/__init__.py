@@ -1,0 +1,46 @@
+"""Kernel functions. A kernel object is built on basis data (``train_X``) and computes
+``getKM(X)``, the dense (n_samples, n_basis) kernel matrix.
+
+``"PrecomputedKernel"`` is a name the learners recognise (X is then a kernel matrix);
+it is not a class.
+"""
+
+import inspect
+
+from rlscore.kernel.linear_kernel import LinearKernel
+from rlscore.kernel.gaussian_kernel import GaussianKernel
+from rlscore.kernel.polynomial_kernel import PolynomialKernel
+from rlscore.kernel.rset_kernel import RsetKernel
+
+__all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
+           "createKernelByModuleName", "kernel_parameter_names", "KERNELS"]
+
+KERNELS = {
+    "LinearKernel": LinearKernel,
+    "GaussianKernel": GaussianKernel,
+    "PolynomialKernel": PolynomialKernel,
+    "RsetKernel": RsetKernel,
+}
+
+
+def kernel_parameter_names(name):
+    """The keyword parameters (besides the data) of the kernel class ``name``."""
+    if name not in KERNELS:
+        raise ValueError(
+            f"unknown kernel {name!r}; choose one of {sorted(KERNELS) + ['PrecomputedKernel']}")
+    params = inspect.signature(KERNELS[name].__init__).parameters
+    return [p for p in params if p not in ("self", "X")]
+
+
+def createKernelByModuleName(**kwargs):
+    """Build the kernel named ``kwargs['kernel']`` (RLScore's mechanism).
+
+    The data argument is ``kwargs['basis_vectors']`` when present, else ``kwargs['X']``;
+    every other keyword naming a parameter of the kernel class is passed on, the rest
+    are dropped. An unknown kernel name raises ValueError.
+    """
+    name = kwargs.get("kernel", "LinearKernel")
+    accepted = kernel_parameter_names(name)
+    data = kwargs["basis_vectors"] if kwargs.get("basis_vectors") is not None else kwargs["X"]
+    params = {k: kwargs[k] for k in accepted if k in kwargs}
+    return KERNELS[name](X=data, **params)

@@ -1,0 +1,61 @@
+"""Shared input handling of the kernel classes."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from rlscore.core.validation import as_data_matrix
+
+
+def as_kernel_input(X, name="X"):
+    """Basis/test data as a 2-D float64 ndarray or CSR matrix; 1-D is one column."""
+    if not sp.issparse(X):
+        X = np.asarray(X)
+        if X.ndim == 1:
+            X = X.reshape(-1, 1)
+    return as_data_matrix(X, name=name)
+
+
+def match_width(X, d, name="X"):
+    """Give test data the basis width d: sparse input is truncated or zero-padded
+    (RLScore convention), dense input with another width is an error."""
+    if X.shape[1] == d:
+        return X
+    if sp.issparse(X):
+        if X.shape[1] > d:
+            return X[:, :d]
+        X = sp.csr_matrix(X, copy=True)
+        X.resize((X.shape[0], d))
+        return X
+    raise ValueError(f"{name} has {X.shape[1]} features, the kernel's basis has {d}")
+
+
+def dot_dense(X, Z):
+    """X @ Z.T as a dense C-contiguous float64 ndarray, for any mix of dense/sparse."""
+    if sp.issparse(X) or sp.issparse(Z):
+        out = X @ Z.T
+        out = out.toarray() if sp.issparse(out) else np.asarray(out)
+        return np.ascontiguousarray(out, dtype=np.float64)
+    return np.ascontiguousarray(X @ Z.T)
+
+
+def sq_norms(X):
+    """Squared Euclidean norm of each row."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+class KernelBase:
+    """Common interface: a kernel object holds its basis data ``train_X`` and computes
+    ``getKM(X)``, the (n_samples, n_basis) matrix of k(X[i], train_X[j])."""
+
+    def _prepare(self, X):
+        X = as_kernel_input(X)
+        return match_width(X, self.train_X.shape[1])
+
+    def getKM(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def get_params(self):
+        """The kernel's parameters as a dict (used for model files and estimators)."""
+        return {}

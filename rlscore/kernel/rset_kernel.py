@@ -1,0 +1,35 @@
+"""Reduced-set (Nystrom-style) kernel built on a base kernel and basis features."""
+
+import numpy as np
+import scipy.linalg as la
+
+from rlscore.kernel._base import KernelBase, as_kernel_input
+
+
+class RsetKernel(KernelBase):
+    """Reduced-set kernel k~(t, x) = k(t, B) k(B, B)^{-1} k(B, x).
+
+    Parameters
+    ----------
+    base_kernel : kernel object built on the basis features B
+        (``base_kernel.getKM(Z)`` = k(Z, B)).
+    X : array-like, (n, d)
+        The data the kernel is evaluated against (``train_X``).
+    basis_features : array-like, (|B|, d)
+
+    Notes
+    -----
+    Construction costs O(|B|^3 + n |B|^2); ``getKM(T)`` costs O(n_T |B| (d + n)).
+    """
+
+    def __init__(self, base_kernel, X, basis_features):
+        self.base_kernel = base_kernel
+        self.train_X = as_kernel_input(X)
+        self.basis_features = as_kernel_input(basis_features, name="basis_features")
+        K_bb = base_kernel.getKM(self.basis_features)
+        K_xb = base_kernel.getKM(self.train_X)
+        # R = k(X, B) k(B, B)^{-1}, through a symmetric solve
+        self._R = la.solve(K_bb, K_xb.T, assume_a="sym").T
+
+    def getKM(self, X):
+        return np.ascontiguousarray(self.base_kernel.getKM(as_kernel_input(X)) @ self._R.T)

@@ -1,0 +1,29 @@
+"""Keyword handling shared by the RLScore-compatible learners."""
+
+import numpy as np
+
+from rlscore.core.representation import kernel_param_names
+from rlscore.core.validation import warn_unused_kwargs
+
+
+def split_kernel_kwargs(kwargs, kernel, owner, extra=(), force=None):
+    """Pick the kernel's parameters out of ``kwargs``; warn once about the rest.
+
+    ``extra`` names further keywords the learner consumes itself; ``force`` overrides
+    kernel parameters (the RankRLS learners force bias = 0).
+    """
+    names = kernel_param_names(kernel)
+    params = {k: kwargs[k] for k in names if k in kwargs}
+    if force:
+        params.update({k: v for k, v in force.items() if k in names})
+    warn_unused_kwargs(kwargs, set(names) | set(extra), owner, stacklevel=4)
+    return params
+
+
+def squeeze(a):
+    """RLScore's output rule: every singleton dimension disappears."""
+    return None if a is None else np.squeeze(np.asarray(a))
+
+
+def regparam_grid(regparams, default):
+    return list(default) if regparams is None else list(regparams)

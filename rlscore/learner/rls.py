@@ -1,0 +1,180 @@
+"""RLS (kernel ridge regression) with RLScore's interface, and its model-selection
+wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
+
+import numpy as np
+
+from rlscore.core.rls import RLSModel
+from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV, grid_search
+from rlscore.learner._common import regparam_grid, split_kernel_kwargs, squeeze
+from rlscore.predictor import PredictorInterface
+
+__all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
+           "LPOCV"]
+
+
+class RLS(PredictorInterface):
+    """Regularized least-squares (kernel ridge regression); trains in the constructor.
+
+    Minimizes ||Y - K A||^2 + regparam tr(A^T K A), so A = (K + regparam I)^{-1} Y.
+
+    Parameters
+    ----------
+    X : array-like or sparse (m, d); the kernel matrix for ``kernel="PrecomputedKernel"``
+    Y : array-like (m,) or (m, p)
+    regparam : float >= 0, default 1.0
+    kernel : "LinearKernel" (default), "GaussianKernel", "PolynomialKernel",
+        "RsetKernel" or "PrecomputedKernel"
+    basis_vectors : basis rows for a reduced-set (Nystrom) model, or the basis kernel
+        matrix with a precomputed kernel
+    **kwargs : kernel parameters (bias, gamma, coef0, degree, ...); other keywords are
+        ignored with a UserWarning
+
+    Attributes
+    ----------
+    predictor : LinearPredictor (linear or precomputed kernel) or KernelPredictor
+    regparam, Y (2-D), A (dual coefficients)
+
+    Notes
+    -----
+    Linear kernel with d + 1 <= m: primal, O(m d^2). Otherwise dual: O(m^2 d) for the
+    kernel plus O(m^3/3) (Cholesky). ``solve`` for a second lambda eigendecomposes once
+    (O(m^3)) and then costs O(m^2 p); ``holdout`` O(|H|^2 m + |H|^3) after that,
+    ``leave_one_out`` O(m^2), ``leave_pair_out`` O(m^3) once plus O(p) per pair.
+    """
+
+    def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
+                 **kwargs):
+        self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
+
+    def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
+        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__)
+        self._model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
+        self.Y = self._model.Y
+        self.regparam = self._model.regparam
+        self.predictor = self._model.predictor
+
+    @property
+    def A(self):
+        return self._model.A
+
+    def solve(self, regparam=1.0):
+        """Re-train with a new regparam, re-using the decomposition. O(m^2 p) dual,
+        O(d^2 p) primal (after one O(m^3) / O(m d^2) decomposition)."""
+        self._model.solve(regparam)
+        self.regparam = self._model.regparam
+        self.predictor = self._model.predictor
+
+    def holdout(self, indices):
+        """Predictions for ``indices`` from the model trained without them (exact).
+
+        Raises IndexError for out-of-range or repeated indices, ValueError for an
+        empty list or one that holds out every example.
+        """
+        return squeeze(self._model.holdout(indices))
+
+    def leave_one_out(self):
+        """Exact leave-one-out predictions, shape (m,) or (m, p)."""
+        return squeeze(self._model.leave_one_out())
+
+    def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
+        """Exact leave-pair-out: for each pair (s, e), the predictions for s and e from
+        the model trained without both. Returns (P_start, P_end)."""
+        ps, pe = self._model.leave_pair_out(pairs_start_inds, pairs_end_inds)
+        return squeeze(ps), squeeze(pe)
+
+
+class _SelectionWrapper(PredictorInterface):
+    """Shared body of the wrappers: train on the grid's first lambda with a
+    decomposition, run the cross-validator over the grid, keep the best model."""
+
+    _base = RLS
+    _default_grid = DEFAULT_REGPARAMS
+
+    def _select(self, X, Y, kernel, basis_vectors, regparams, kwargs, make_cv):
+        grid = regparam_grid(regparams, self._default_grid)
+        if not grid:
+            raise ValueError("regparams is empty")
+        learner = self._base.__new__(self._base)
+        learner._setup(X, Y, grid[0], kernel, basis_vectors, kwargs, path=True)
+        cv = make_cv(learner._model)
+        perfs, preds, best = grid_search(cv, grid)
+        learner.solve(best)
+        self.learner = learner
+        self.cv_performances = perfs
+        self.regparam = best
+        self.predictor = learner.predictor
+        return preds
+
+
+class LeaveOneOutRLS(_SelectionWrapper):
+    """RLS with regparam chosen by exact leave-one-out over a grid.
+
+    Parameters
+    ----------
+    X, Y, kernel, basis_vectors, **kwargs : as for :class:`RLS`
+    regparams : sequence, default 2^-15 ... 2^15 (31 values)
+    measure : performance measure, default ``sqerror``
+
+    Attributes
+    ----------
+    cv_performances : ndarray (grid,), cv_predictions : ndarray (grid, m[, p]),
+    regparam : the chosen grid element, predictor : the model at that regparam
+
+    Notes
+    -----
+    One eigendecomposition (O(m^3) dual, O(m d^2) primal) plus O(m^2 p) (dual) or
+    O(m d p) (primal) per grid point.
+    """
+
+    def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
+                 measure=None, **kwargs):
+        if measure is None:
+            from rlscore.measure import sqerror as measure
+        self.measure = measure
+        preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
+                             lambda model: LOOCV(model, measure))
+        self.cv_predictions = np.array([squeeze(p) for p in preds])
+
+
+class KfoldRLS(_SelectionWrapper):
+    """RLS with regparam chosen by K-fold cross-validation with the given folds
+    (exact hold-out shortcut per fold, no retraining).
+
+    Parameters
+    ----------
+    folds : list of index lists (need not cover every example)
+    measure : default ``sqerror``; save_predictions : accepted and ignored
+
+    Notes
+    -----
+    One decomposition plus O(sum_f |f|^2 m) per grid point.
+    """
+
+    def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
+                 regparams=None, measure=None, save_predictions=False, **kwargs):
+        if measure is None:
+            from rlscore.measure import sqerror as measure
+        self.measure = measure
+        preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
+                             lambda model: NfoldCV(model, measure, folds))
+        self.cv_predictions = [[squeeze(p) for p in fold_preds] for fold_preds in preds]
+
+
+class LeavePairOutRLS(_SelectionWrapper):
+    """RLS with regparam chosen by exact leave-pair-out ranking accuracy (the LPO
+    estimate of AUC for +-1 labels, of the c-index otherwise) over all pairs with
+    different labels.
+
+    Notes
+    -----
+    Dual: one eigendecomposition, then per grid point one O(m^3) SYRK for the inverse
+    and O(p) per pair; primal: O(r) per pair.
+    """
+
+    def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
+                 **kwargs):
+        from rlscore.measure import cindex
+        self.measure = cindex
+        preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
+                             lambda model: LPOCV(model))
+        self.cv_predictions = preds
