@@ -8,6 +8,9 @@ the shortcut it needs, returning 2-D arrays) and a ``measure`` (with ``iserror``
 
 import numpy as np
 
+# one implementation of the grid loop, shared with RLScore-style user code
+from rlscore.utilities.cross_validation import grid_search
+
 __all__ = ["DEFAULT_REGPARAMS", "LOOCV", "NfoldCV", "LPOCV", "grid_search",
            "lpo_pairs", "lpo_ranking_accuracy"]
 
@@ -96,25 +99,3 @@ class LPOCV:
             ps, pe = self.rls.leave_pair_out(s, e)
             perfs.append(lpo_ranking_accuracy(Y[s, c], Y[e, c], ps[:, c], pe[:, c]))
         return float(np.mean(perfs)), None
-
-
-def grid_search(crossvalidator, grid):
-    """Evaluate ``crossvalidator`` at every lambda of ``grid`` (in order), pick the
-    first best (minimum when the measure is an error), re-solve the model there.
-
-    Returns (performances ndarray, list of predictions, best lambda as given).
-    """
-    grid = list(grid)
-    if not grid:
-        raise ValueError("regparams is empty")
-    perfs, preds = [], []
-    for regparam in grid:
-        crossvalidator.rls.solve(regparam)
-        perf, pred = crossvalidator.cv(regparam)
-        perfs.append(perf)
-        preds.append(pred)
-    perfs = np.array(perfs, dtype=np.float64)
-    iserror = getattr(crossvalidator.measure, "iserror", False)
-    best = int(np.nanargmin(perfs) if iserror else np.nanargmax(perfs))
-    crossvalidator.rls.solve(grid[best])
-    return perfs, preds, grid[best]

@@ -1,0 +1,5 @@
+import sys
+
+from rlscore.cli import main
+
+sys.exit(main())

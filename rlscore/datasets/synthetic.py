@@ -1,0 +1,251 @@
+"""Generators for the synthetic settings used in the RLS / RankRLS papers and in tests.
+
+Every generator takes ``random_state`` (None, an int seed, a
+:class:`numpy.random.SeedSequence`, a :class:`numpy.random.Generator` or a legacy
+:class:`numpy.random.RandomState`) and is deterministic for a fixed seed.
+"""
+
+import numbers
+import operator
+
+import numpy as np
+
+__all__ = [
+    "make_regression", "make_classification", "make_ranking_queries",
+    "make_irrelevant_pairs_example",
+]
+
+
+def _rng(random_state):
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**32 - 1, dtype=np.uint64))
+    return np.random.default_rng(random_state)
+
+
+def _positive_int(value, name):
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got a bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {value!r}") from None
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+def _nonneg_float(value, name):
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
+    return value
+
+
+def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=False):
+    """Linear regression data with Gaussian inputs and noise.
+
+    ``X`` has i.i.d. standard normal entries, the true weights ``w`` are standard normal,
+    and ``y = X w + noise·ε`` with ε standard normal.
+
+    Parameters
+    ----------
+    m : int, default 100
+        Number of examples.
+    d : int, default 10
+        Number of features.
+    noise : float, default 0.1
+        Standard deviation of the additive noise (>= 0).
+    random_state : None, int, SeedSequence, Generator or RandomState
+        Seed or generator.
+    return_coef : bool, default False
+        Also return the true weights.
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (m, d)
+    y : numpy.ndarray, shape (m,)
+    w : numpy.ndarray, shape (d,)
+        Only with ``return_coef=True``.
+
+    Notes
+    -----
+    Complexity: O(m·d).
+    """
+    m = _positive_int(m, "m")
+    d = _positive_int(d, "d")
+    noise = _nonneg_float(noise, "noise")
+    rng = _rng(random_state)
+    X = rng.standard_normal((m, d))
+    w = rng.standard_normal(d)
+    y = X @ w + noise * rng.standard_normal(m)
+    return (X, y, w) if return_coef else (X, y)
+
+
+def make_classification(m=100, d=10, separation=2.0, positive_fraction=0.5, flip=0.0,
+                        random_state=None):
+    """Two Gaussian classes with labels ±1.
+
+    Exactly ``round(positive_fraction·m)`` examples are positive (in random positions).
+    Each class is a unit-covariance Gaussian; the class means are ``±(separation/2)·u``
+    for a random unit vector ``u``, so the Bayes error rate is Φ(−separation/2)
+    (about 0.16 for the default 2.0). After sampling ``X``, each label is flipped with
+    probability ``flip`` (label noise). Use a small ``positive_fraction`` for the
+    imbalanced AUC settings of the RankRLS experiments.
+
+    Parameters
+    ----------
+    m : int, default 100
+        Number of examples.
+    d : int, default 10
+        Number of features.
+    separation : float, default 2.0
+        Distance between the class means (>= 0; 0 gives no signal).
+    positive_fraction : float, default 0.5
+        Fraction of positive examples, in [0, 1].
+    flip : float, default 0.0
+        Probability of flipping each label, in [0, 1].
+    random_state : None, int, SeedSequence, Generator or RandomState
+        Seed or generator.
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (m, d)
+    y : numpy.ndarray, float64, shape (m,)
+        +1 or −1.
+
+    Notes
+    -----
+    Complexity: O(m·d).
+    """
+    m = _positive_int(m, "m")
+    d = _positive_int(d, "d")
+    separation = _nonneg_float(separation, "separation")
+    positive_fraction = _nonneg_float(positive_fraction, "positive_fraction")
+    flip = _nonneg_float(flip, "flip")
+    if positive_fraction > 1:
+        raise ValueError(f"positive_fraction must be in [0, 1], got {positive_fraction}")
+    if flip > 1:
+        raise ValueError(f"flip must be in [0, 1], got {flip}")
+    rng = _rng(random_state)
+    n_pos = int(round(positive_fraction * m))
+    y = -np.ones(m)
+    y[:n_pos] = 1.0
+    y = rng.permutation(y)
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    X = rng.standard_normal((m, d)) + np.outer(y, (separation / 2.0) * u)
+    if flip > 0:
+        y = np.where(rng.random(m) < flip, -y, y)
+    return X, y
+
+
+def make_ranking_queries(n_queries=20, items_per_query=10, d=5, random_state=None, *,
+                         noise=0.5, n_levels=3, query_spread=1.0):
+    """Query-structured ranking data with graded relevance (a synthetic LETOR).
+
+    Each query q has a centroid ``c_q ~ N(0, query_spread²·I)``; its items are
+    ``x = c_q + N(0, I)``. A hidden unit vector ``w`` gives utilities
+    ``u = w·x + noise·ε``. Because ``w·c_q`` shifts all items of a query together,
+    regression must fit these between-query offsets, while within-query ranking
+    (RankRLS with qids) ignores them. Relevance grades come from the utilities centred
+    within each query, cut at the pooled quantiles k/n_levels (k = 1 … n_levels−1), so
+    the grades 0 … n_levels−1 are about equally frequent and every query with at least
+    n_levels items usually holds several grades.
+
+    Parameters
+    ----------
+    n_queries : int, default 20
+        Number of queries.
+    items_per_query : int or sequence of int, default 10
+        Items per query (the same for all, or one count per query).
+    d : int, default 5
+        Number of features.
+    random_state : None, int, SeedSequence, Generator or RandomState
+        Seed or generator.
+    noise : float, default 0.5
+        Standard deviation of the utility noise.
+    n_levels : int, default 3
+        Number of relevance grades (2 gives bipartite 0/1 labels).
+    query_spread : float, default 1.0
+        Standard deviation of the query centroids.
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (n, d)
+        n = total number of items; the rows of a query are contiguous.
+    y : numpy.ndarray, float64, shape (n,)
+        Relevance grades 0, 1, …, n_levels−1.
+    qids : numpy.ndarray of int, shape (n,)
+        Query index 0 … n_queries−1 of each row.
+
+    Notes
+    -----
+    Complexity: O(n·d + n log n).
+    """
+    n_queries = _positive_int(n_queries, "n_queries")
+    d = _positive_int(d, "d")
+    n_levels = _positive_int(n_levels, "n_levels")
+    noise = _nonneg_float(noise, "noise")
+    query_spread = _nonneg_float(query_spread, "query_spread")
+    if np.ndim(items_per_query) == 0:
+        sizes = np.full(n_queries, _positive_int(items_per_query, "items_per_query"))
+    else:
+        sizes = np.array([_positive_int(s, "items_per_query") for s in items_per_query],
+                         dtype=np.intp)
+        if sizes.shape[0] != n_queries:
+            raise ValueError(f"items_per_query has {sizes.shape[0]} counts for "
+                             f"{n_queries} queries")
+    rng = _rng(random_state)
+    qids = np.repeat(np.arange(n_queries), sizes)
+    n = qids.shape[0]
+    centroids = query_spread * rng.standard_normal((n_queries, d))
+    X = centroids[qids] + rng.standard_normal((n, d))
+    w = rng.standard_normal(d)
+    w /= np.linalg.norm(w)
+    u = X @ w + noise * rng.standard_normal(n)
+    means = np.bincount(qids, weights=u, minlength=n_queries) / sizes
+    centred = u - means[qids]
+    if n_levels == 1:
+        y = np.zeros(n)
+    else:
+        cuts = np.quantile(centred, np.arange(1, n_levels) / n_levels)
+        y = np.searchsorted(cuts, centred, side="right").astype(np.float64)
+    return X, y, qids
+
+
+def make_irrelevant_pairs_example():
+    """The four-point "irrelevant pairs" toy example of the RankRLS paper.
+
+    Pahikkala, Tsivtsivadze, Airola, Järvinen and Boberg (Machine Learning 75(1), 2009),
+    §5.1 and Fig. 2: four one-dimensional inputs in two queries, {x1, x2} and
+    {x3, x4}, with scores s = (2, 1, 4, 3). Within each query the preferred item lies
+    to the *left* (x1 ≻ x2, x3 ≻ x4), while the second query's cluster lies to the right
+    of the first and has the larger scores, so the four cross-query ("irrelevant") pairs
+    point the other way. A linear RankRLS trained on the within-query pairs orders both
+    relevant pairs correctly; trained on all six pairs it gets both wrong.
+
+    The paper (as digested in our design notes) gives the scores and the layout but not
+    the coordinates. The coordinates x = (0, 1, 10, 11) are our choice for
+    reproduction; any layout with the same structure behaves the same. With them, the
+    within-query least-squares pairwise fit has slope −1 (correct) and the all-pairs fit
+    has slope 76/404 > 0 (both relevant pairs reversed).
+
+    Returns
+    -------
+    X : numpy.ndarray, float64, shape (4, 1)
+        ``[[0], [1], [10], [11]]``.
+    y : numpy.ndarray, float64, shape (4,)
+        ``[2, 1, 4, 3]``.
+    qids : numpy.ndarray of int, shape (4,)
+        ``[0, 0, 1, 1]``.
+
+    Notes
+    -----
+    Complexity: O(1).
+    """
+    X = np.array([[0.0], [1.0], [10.0], [11.0]])
+    y = np.array([2.0, 1.0, 4.0, 3.0])
+    qids = np.array([0, 0, 1, 1])
+    return X, y, qids

@@ -1,0 +1,562 @@
+"""Readers and a writer for the text formats used by RLScore.
+
+* :func:`read_svmlight` / :func:`write_svmlight` -- svmlight / LETOR files
+  (``labels [qid:ID] idx:val ... [# comment]``, 1-based feature indices, several outputs
+  separated by ``|``).
+* :func:`read_sparse` -- feature-only files with 0-based ``idx:val`` pairs.
+* :func:`read_folds` -- one cross-validation fold (row indices) per line.
+* :func:`read_qids` -- one query id per line.
+* :func:`read_preferences` -- pairwise preferences, two indices per line.
+* :func:`loadtxtint` -- ``numpy.loadtxt`` with integer dtype.
+
+Every reader accepts a path (``str`` or path-like; names ending in ``.gz``, ``.bz2`` or
+``.xz`` are decompressed on the fly) or an open file object (text or binary). Malformed
+input raises :class:`ValueError` whose message names the file and the 1-based line
+number. (Upstream RLScore raised bare ``Exception``; ``ValueError`` is a subclass, so
+``except Exception`` handlers keep working.)
+"""
+
+import bz2
+import contextlib
+import gzip
+import io
+import lzma
+import operator
+import os
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from rlscore.core.validation import as_2d_labels
+
+__all__ = [
+    "read_svmlight", "write_svmlight", "read_sparse", "read_folds", "read_qids",
+    "read_preferences", "loadtxtint",
+]
+
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def _source_name(fname):
+    if isinstance(fname, (str, bytes, os.PathLike)):
+        return os.fsdecode(fname)
+    return str(getattr(fname, "name", "<file>"))
+
+
+@contextlib.contextmanager
+def _open_text(fname, mode="r"):
+    """Yield a text stream for a path or an open (text or binary) file object.
+
+    Streams that the caller passed in are not closed.
+    """
+    if isinstance(fname, (str, bytes, os.PathLike)):
+        path = os.fsdecode(fname)
+        opener = _OPENERS.get(os.path.splitext(path)[1].lower())
+        if "r" in mode:
+            kwargs = {"encoding": "utf-8-sig", "errors": "replace"}
+        else:
+            kwargs = {"encoding": "utf-8"}
+        if opener is None:
+            fh = open(path, mode, **kwargs)
+        else:
+            fh = opener(path, mode + "t", **kwargs)
+        with fh:
+            yield fh
+        return
+    if "r" in mode and not (hasattr(fname, "read") or hasattr(fname, "__iter__")):
+        raise TypeError(f"expected a file name or a file object, got "
+                        f"{type(fname).__name__}")
+    if "w" in mode and not hasattr(fname, "write"):
+        raise TypeError(f"expected a file name or a writable file object, got "
+                        f"{type(fname).__name__}")
+    file_mode = getattr(fname, "mode", "")
+    if isinstance(fname, (io.RawIOBase, io.BufferedIOBase)) or (
+            isinstance(file_mode, str) and "b" in file_mode):
+        wrapper = io.TextIOWrapper(fname, encoding="utf-8-sig" if "r" in mode else "utf-8",
+                                   errors="replace" if "r" in mode else "strict")
+        try:
+            yield wrapper
+        finally:
+            if "w" in mode:
+                wrapper.flush()
+            wrapper.detach()
+        return
+    yield fname
+
+
+def _check_fdim(fdim):
+    if fdim is None:
+        return None
+    if isinstance(fdim, (bool, np.bool_)):
+        raise TypeError("fdim must be an integer or None, got a bool")
+    try:
+        fdim = operator.index(fdim)
+    except TypeError:
+        raise TypeError(f"fdim must be an integer or None, got {fdim!r}") from None
+    if fdim < 1:
+        raise ValueError(f"fdim must be >= 1, got {fdim}")
+    return fdim
+
+
+def _index_dtype(n):
+    return np.int32 if n < 2**31 - 1 else np.int64
+
+
+def read_svmlight(fname, fdim=None):
+    """Read an svmlight / LETOR file into a sparse data matrix, labels and query ids.
+
+    Format: one example per line, ``labels [qid:ID] idx:val idx:val ... [# comment]``.
+    ``labels`` holds one real number, or several separated by ``|`` (e.g. ``1|2``) for
+    multi-output data; every line must have the same number. Feature indices are
+    1-based integers that strictly increase along a line; zero values are not stored.
+    Blank lines and lines starting with ``#`` are skipped; text after ``#`` is ignored.
+    A line holding only labels (and maybe a qid) is an all-zero row.
+
+    Parameters
+    ----------
+    fname : str, path-like or file object
+        The file. Names ending in ``.gz``, ``.bz2`` or ``.xz`` are decompressed.
+    fdim : int, optional
+        Number of columns of ``X``. Features with an index larger than ``fdim`` are
+        dropped, and index ``fdim`` itself is kept (column ``fdim - 1``), so
+        ``read_svmlight(test_file, X_train.shape[1])`` gives a test matrix aligned with
+        the training one. Default: the largest index that occurs.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix, float64, shape (n, d)
+        Feature index ``i`` goes to column ``i - 1``.
+    Y : numpy.ndarray, float64, shape (n, n_labels)
+        Always 2-D, also for one label per line.
+    qids : list of str or None
+        The ``qid:`` values as strings, or None when no line has one.
+
+    Raises
+    ------
+    ValueError
+        With the line number, for: a non-numeric label; a label count that differs from
+        the first example's; a qid on some lines but not on others; an empty qid; a
+        malformed ``idx:val`` token; an index that is < 1 or does not strictly increase;
+        and for a file without examples.
+
+    Notes
+    -----
+    Differences from upstream RLScore 0.8: a label-only line gives an all-zero row
+    (upstream raised IndexError), feature index ``fdim`` is kept (upstream silently
+    dropped it), and errors are ``ValueError`` (upstream: ``Exception``).
+
+    Complexity: O(file size) time, one pass of plain string operations; memory
+    O(n·n_labels + nnz).
+    """
+    fdim = _check_fdim(fdim)
+    src = _source_name(fname)
+    indptr = [0]
+    indices = []
+    data = []
+    labels = []
+    qids = []
+    n_labels = None
+    has_qid = None
+    max_index = 0
+    nnz = 0
+    ind_append = indices.append
+    dat_append = data.append
+
+    with _open_text(fname) as fh:
+        for lineno, line in enumerate(fh, 1):
+            cut = line.find("#")
+            if cut >= 0:
+                line = line[:cut]
+            tokens = line.split()
+            if not tokens:
+                continue
+            # labels
+            lab = tokens[0]
+            try:
+                if "|" in lab:
+                    values = [float(v) for v in lab.split("|")]
+                else:
+                    values = [float(lab)]
+            except ValueError:
+                raise ValueError(f"{src}, line {lineno}: label {lab!r} is not a real "
+                                 f"number (several outputs are separated by '|')") from None
+            if n_labels is None:
+                n_labels = len(values)
+            elif len(values) != n_labels:
+                raise ValueError(f"{src}, line {lineno}: {len(values)} labels, but the "
+                                 f"first example has {n_labels}")
+            labels.extend(values)
+            # qid
+            start = 1
+            line_has_qid = len(tokens) > 1 and tokens[1].startswith("qid:")
+            if has_qid is None:
+                has_qid = line_has_qid
+            elif line_has_qid != has_qid:
+                if line_has_qid:
+                    msg = "has a qid, but the previous examples do not"
+                else:
+                    msg = "has no qid, but the previous examples do"
+                raise ValueError(f"{src}, line {lineno}: the example {msg}")
+            if line_has_qid:
+                qid = tokens[1][4:]
+                if not qid:
+                    raise ValueError(f"{src}, line {lineno}: empty qid")
+                qids.append(qid)
+                start = 2
+            # features
+            prev = 0
+            for tok in tokens[start:]:
+                idx, sep, val = tok.partition(":")
+                try:
+                    if not sep:
+                        raise ValueError
+                    idx = int(idx)
+                    val = float(val)
+                except ValueError:
+                    raise ValueError(f"{src}, line {lineno}: malformed feature token "
+                                     f"{tok!r} (expected index:value)") from None
+                if idx <= prev:
+                    if idx < 1:
+                        raise ValueError(f"{src}, line {lineno}: feature index {idx} "
+                                         f"< 1 (indices are 1-based)")
+                    raise ValueError(f"{src}, line {lineno}: feature indices must "
+                                     f"strictly increase ({idx} follows {prev})")
+                prev = idx
+                if val != 0.0 and (fdim is None or idx <= fdim):
+                    ind_append(idx - 1)
+                    dat_append(val)
+                    nnz += 1
+            if prev > max_index:
+                max_index = prev
+            indptr.append(nnz)
+
+    n = len(indptr) - 1
+    if n == 0:
+        raise ValueError(f"{src}: the file contains no examples")
+    ncols = max_index if fdim is None else fdim
+    itype = _index_dtype(max(nnz, ncols))
+    X = sp.csr_matrix(
+        (np.array(data, dtype=np.float64), np.array(indices, dtype=itype),
+         np.array(indptr, dtype=itype)),
+        shape=(n, ncols))
+    X.has_sorted_indices = True
+    Y = np.array(labels, dtype=np.float64).reshape(n, n_labels)
+    return X, Y, (qids if has_qid else None)
+
+
+def _fmt(value):
+    """Shortest text that reads back as the same float (``1.0`` is written ``1``)."""
+    text = repr(float(value))
+    if text.endswith(".0"):
+        text = text[:-2]
+    return text
+
+
+def write_svmlight(fname, X, Y, qids=None):
+    """Write examples in svmlight / LETOR format, readable by :func:`read_svmlight`.
+
+    Each row becomes ``labels [qid:ID] idx:val ...`` with 1-based indices, the non-zero
+    values only, and several labels joined by ``|``. Values are written with the
+    shortest representation that reads back to the same float64, so
+    ``read_svmlight(fname, X.shape[1])`` returns ``X`` and ``Y`` exactly.
+
+    Parameters
+    ----------
+    fname : str, path-like or writable file object
+        Destination (``.gz``, ``.bz2`` and ``.xz`` names are compressed).
+    X : array-like or sparse matrix, shape (n, d)
+        Features.
+    Y : array-like, shape (n,) or (n, n_labels)
+        Labels.
+    qids : sequence of length n, optional
+        Query ids; each is written with ``str`` and must be non-empty, without
+        whitespace or ``#``.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or non-numeric values, mismatched lengths, or an invalid qid.
+
+    Notes
+    -----
+    Trailing all-zero columns leave no trace in the file: pass ``fdim=X.shape[1]`` when
+    reading it back. Complexity: O(n·n_labels + nnz) time.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    else:
+        X = np.asarray(X)
+        if X.ndim == 1:
+            X = X.reshape(-1, 1)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
+        if not (np.issubdtype(X.dtype, np.number) and not np.iscomplexobj(X)) or \
+                X.dtype == np.bool_:
+            raise ValueError(f"X must be real numeric, got dtype {X.dtype}")
+        X = sp.csr_matrix(X.astype(np.float64))
+    if not np.all(np.isfinite(X.data)):
+        raise ValueError("X contains NaN or infinity")
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    X.sort_indices()
+    Y = as_2d_labels(Y, name="Y")
+    n = X.shape[0]
+    if Y.shape[0] != n:
+        raise ValueError(f"X has {n} rows but Y has {Y.shape[0]}")
+    if qids is not None:
+        qids = [str(q) for q in qids]
+        if len(qids) != n:
+            raise ValueError(f"X has {n} rows but qids has {len(qids)} entries")
+        for q in qids:
+            if not q or "#" in q or len(q.split()) != 1 or q.split()[0] != q:
+                raise ValueError(f"qid {q!r} is empty or contains whitespace or '#'")
+    indptr = X.indptr
+    cols = (X.indices + 1).tolist()
+    vals = [_fmt(v) for v in X.data.tolist()]
+    ylist = Y.tolist()
+    lines = []
+    for i in range(n):
+        parts = ["|".join(_fmt(v) for v in ylist[i])]
+        if qids is not None:
+            parts.append("qid:" + qids[i])
+        lo, hi = indptr[i], indptr[i + 1]
+        parts.extend(f"{c}:{v}" for c, v in zip(cols[lo:hi], vals[lo:hi]))
+        lines.append(" ".join(parts) + "\n")
+    with _open_text(fname, "w") as fh:
+        fh.write("".join(lines))
+
+
+def read_sparse(fname, fdim=None):
+    """Read a feature-only sparse matrix with 0-based ``idx:val`` pairs.
+
+    Every physical line is one row. A blank line or a line starting with ``#`` yields an
+    empty row (a :class:`UserWarning` reports such lines); text after ``#`` is ignored.
+    Indices are 0-based and must strictly increase along a line; zero values are not
+    stored.
+
+    Parameters
+    ----------
+    fname : str, path-like or file object
+        The file.
+    fdim : int, optional
+        Number of columns. Entries with index ``>= fdim`` are dropped.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix, float64
+        Without ``fdim`` the shape is (last row with a stored entry + 1, largest stored
+        column index + 1); with ``fdim`` it is (last row with a kept entry + 1, fdim).
+        Trailing rows without entries are therefore not represented (as upstream).
+
+    Raises
+    ------
+    ValueError
+        With the line number, for a malformed token, a negative index, or indices that
+        do not strictly increase.
+
+    Notes
+    -----
+    Complexity: O(file size) time, O(nnz) memory.
+    """
+    fdim = _check_fdim(fdim)
+    src = _source_name(fname)
+    indptr = [0]
+    indices = []
+    data = []
+    empty_lines = []
+    last_row = -1
+    max_col = -1
+    nnz = 0
+    with _open_text(fname) as fh:
+        for lineno, line in enumerate(fh, 1):
+            stripped = line.strip()
+            if not stripped or stripped[0] == "#":
+                empty_lines.append(lineno)
+                indptr.append(nnz)
+                continue
+            cut = line.find("#")
+            if cut >= 0:
+                line = line[:cut]
+            prev = -1
+            for tok in line.split():
+                idx, sep, val = tok.partition(":")
+                try:
+                    if not sep:
+                        raise ValueError
+                    idx = int(idx)
+                    val = float(val)
+                except ValueError:
+                    raise ValueError(f"{src}, line {lineno}: malformed feature token "
+                                     f"{tok!r} (expected index:value)") from None
+                if idx <= prev:
+                    if idx < 0:
+                        raise ValueError(f"{src}, line {lineno}: negative feature index "
+                                         f"{idx}")
+                    raise ValueError(f"{src}, line {lineno}: feature indices must "
+                                     f"strictly increase ({idx} follows {prev})")
+                prev = idx
+                if val != 0.0 and (fdim is None or idx < fdim):
+                    indices.append(idx)
+                    data.append(val)
+                    nnz += 1
+                    last_row = lineno - 1
+                    if idx > max_col:
+                        max_col = idx
+            indptr.append(nnz)
+    if empty_lines:
+        shown = ", ".join(str(i) for i in empty_lines[:10])
+        more = "" if len(empty_lines) <= 10 else ", ..."
+        warnings.warn(f"{src}: no inputs on {len(empty_lines)} line(s) ({shown}{more}); "
+                      f"they are empty rows", UserWarning, stacklevel=2)
+    nrows = last_row + 1
+    ncols = max_col + 1 if fdim is None else fdim
+    itype = _index_dtype(max(nnz, ncols))
+    return sp.csr_matrix(
+        (np.array(data, dtype=np.float64), np.array(indices, dtype=itype),
+         np.array(indptr[:nrows + 1], dtype=itype)),
+        shape=(nrows, ncols))
+
+
+def read_folds(fname):
+    """Read cross-validation folds, one fold of row indices per line.
+
+    Example: the lines ``0 3 4 8``, ``1 5 9 10`` and ``2 6 7`` give
+    ``[[0, 3, 4, 8], [1, 5, 9, 10], [2, 6, 7]]``.
+
+    Parameters
+    ----------
+    fname : str, path-like or file object
+        The file. Indices are whitespace-separated non-negative integers; text after
+        ``#`` is ignored, and a line whose first non-blank character is ``#`` is a
+        comment line and skipped. A blank line yields an **empty fold** (as upstream).
+
+    Returns
+    -------
+    folds : list of list of int
+
+    Raises
+    ------
+    ValueError
+        With the line number, for a non-integer or negative index, or an index repeated
+        within one line.
+
+    Notes
+    -----
+    Upstream also turned comment-only lines into empty folds; here they are skipped.
+    Complexity: O(file size).
+    """
+    src = _source_name(fname)
+    folds = []
+    with _open_text(fname) as fh:
+        for lineno, line in enumerate(fh, 1):
+            stripped = line.strip()
+            if stripped.startswith("#"):
+                continue
+            cut = stripped.find("#")
+            if cut >= 0:
+                stripped = stripped[:cut]
+            fold = []
+            seen = set()
+            for tok in stripped.split():
+                try:
+                    idx = int(tok)
+                except ValueError:
+                    raise ValueError(f"{src}, line {lineno}: malformed index {tok!r}") \
+                        from None
+                if idx < 0:
+                    raise ValueError(f"{src}, line {lineno}: negative index {idx}")
+                if idx in seen:
+                    raise ValueError(f"{src}, line {lineno}: index {idx} is repeated")
+                seen.add(idx)
+                fold.append(idx)
+            folds.append(fold)
+    return folds
+
+
+def read_qids(fname):
+    """Read query ids, one per line.
+
+    Parameters
+    ----------
+    fname : str, path-like or file object
+        The file. Each line is stripped; trailing blank lines are ignored.
+
+    Returns
+    -------
+    qids : list of str
+
+    Raises
+    ------
+    ValueError
+        If a blank line precedes a non-blank one (an empty id), or if every id is unique
+        (all queries would be singletons, which carry no ranking information), including
+        an empty file.
+
+    Notes
+    -----
+    Complexity: O(file size).
+    """
+    src = _source_name(fname)
+    with _open_text(fname) as fh:
+        qids = [line.strip() for line in fh]
+    while qids and not qids[-1]:
+        qids.pop()
+    for lineno, q in enumerate(qids, 1):
+        if not q:
+            raise ValueError(f"{src}, line {lineno}: empty query id")
+    if len(qids) == len(set(qids)):
+        raise ValueError(f"{src}: every query consists of a single example")
+    return qids
+
+
+def read_preferences(fname):
+    """Read pairwise preferences: one pair ``i j`` per line, meaning i is preferred to j.
+
+    Parameters
+    ----------
+    fname : str, path-like or file object
+        Whitespace-separated numbers in two columns (``numpy.loadtxt`` format; ``#``
+        starts a comment).
+
+    Returns
+    -------
+    pairs : numpy.ndarray, float64, shape (n, 2)
+
+    Raises
+    ------
+    ValueError
+        If the file does not have exactly two columns.
+
+    Notes
+    -----
+    Complexity: O(file size).
+    """
+    src = _source_name(fname)
+    if not isinstance(fname, (str, bytes, os.PathLike)):
+        with _open_text(fname) as fh:
+            data = np.loadtxt(fh, dtype=np.float64, ndmin=2)
+    else:
+        data = np.loadtxt(os.fsdecode(fname), dtype=np.float64, ndmin=2)
+    if data.ndim != 2 or data.shape[1] != 2 or data.shape[0] == 0:
+        raise ValueError(f"{src}: a preferences file must have two columns (preferred "
+                         f"index, other index), one pair per line; got shape {data.shape}")
+    return data
+
+
+def loadtxtint(fname):
+    """``numpy.loadtxt(fname, dtype=int)``.
+
+    Parameters
+    ----------
+    fname : str, path-like or file object
+
+    Returns
+    -------
+    numpy.ndarray of int
+
+    Notes
+    -----
+    Complexity: O(file size).
+    """
+    return np.loadtxt(fname, dtype=int)
