@@ -354,7 +354,7 @@ class LinearSolver(_HoldoutShortcuts):
     # -- hooks of the hold-out shortcuts -------------------------------------------
     def _cv_parts(self):
         """U: left singular vectors of Phi for the nonzero singular values s (so
-        Phi V = U diag(s)); q = 1 - rowsum(U^2); P = (I - U U^T) Y; U^T Y."""
+        Phi V = U diag(s)); q = 1 - rowsum(U^2); P = (I - U U^T) Y; U^T Y; U * U."""
         if self._cv is None:
             s2, V, VtPY = self.decompose()
             keep = s2 > 0
@@ -363,19 +363,19 @@ class LinearSolver(_HoldoutShortcuts):
             U = np.ascontiguousarray(U)
             q = np.maximum(1.0 - np.einsum("ij,ij->i", U, U), 0.0)
             UtY = U.T @ self.Y
-            self._cv = (U, s2[keep], q, self.Y - U @ UtY, UtY)
+            self._cv = (U, s2[keep], q, self.Y - U @ UtY, UtY, U * U)
         return self._cv
 
     def _rf(self, regparam):
         # R = lambda G Y = (I - U U^T) Y + U diag(lambda/(s2+lambda)) U^T Y, F = Y - R
         # computed as U diag(s2/(s2+lambda)) U^T Y: neither subtracts nearly equal terms
-        U, s2, q, P, UtY = self._cv_parts()
+        U, s2, q, P, UtY, U2 = self._cv_parts()
         R = P + U @ (UtY * (regparam / (s2 + regparam))[:, None])
         F = U @ (UtY * (s2 / (s2 + regparam))[:, None])
         return R, F
 
     def _blocks(self, regparam, H):
-        U, s2, q, P, UtY = self._cv_parts()
+        U, s2, q, P, UtY, U2 = self._cv_parts()
         UH = U[H]
         M = -(UH @ UH.T)
         M.flat[:: H.size + 1] += 1.0
@@ -383,12 +383,11 @@ class LinearSolver(_HoldoutShortcuts):
         return M, (UH * (s2 / (s2 + regparam))) @ UH.T
 
     def _diags(self, regparam):
-        U, s2, q, P, UtY = self._cv_parts()
-        U2 = U * U
+        U, s2, q, P, UtY, U2 = self._cv_parts()
         return q + U2 @ (regparam / (s2 + regparam)), U2 @ (s2 / (s2 + regparam))
 
     def _lpo(self, regparam, s, e, R, F, out_s, out_e):
-        U, s2, q, P, UtY = self._cv_parts()
+        U, s2, q, P, UtY, U2 = self._cv_parts()
         mdiag, bdiag = self._diags(regparam)
         w = np.ascontiguousarray(s2 / (s2 + regparam))
         _lpo.lpo_lowrank(U, w, np.ascontiguousarray(mdiag), np.ascontiguousarray(bdiag),
