@@ -1,0 +1,43 @@
+"""Mean squared error."""
+
+import numpy as np
+
+from rlscore.measure.measure_utilities import _finish, _labels_and_predictions
+
+__all__ = ["sqerror"]
+
+
+def sqerror(Y, P):
+    """Mean squared error.
+
+    Per column the mean over rows of ``(Y - P)**2``, then the mean over columns (equal to
+    the overall MSE). Smaller is better (``sqerror.iserror`` is True).
+
+    Parameters
+    ----------
+    Y : array-like, shape (m,) or (m, l)
+    P : array-like, same shape as Y
+
+    Returns
+    -------
+    numpy.float64
+        nan for empty input.
+
+    Raises
+    ------
+    UndefinedPerformance
+        If the shapes differ.
+    ValueError
+        For non-numeric (bool included), NaN or infinite input.
+
+    Notes
+    -----
+    O(m l) time.
+    """
+    Y, P = _labels_and_predictions(Y, P)
+    if Y.size == 0:
+        return np.float64(np.nan)
+    return np.float64(np.mean(np.mean((Y - P) ** 2, axis=0)))
+
+
+_finish(sqerror, iserror=True)

@@ -1,0 +1,313 @@
+"""Hypothesis property tests: the fast measures against straightforward definitions.
+
+Small integer-valued arrays make ties of labels and of predictions frequent."""
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from numpy.testing import assert_allclose
+from scipy import stats
+
+import rlscore.measure as M
+from rlscore.measure import UndefinedPerformance
+
+SETTINGS = settings(max_examples=100, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def label_prediction_arrays(draw, max_m=9, max_l=3, labels=(0, 3), preds=(-2, 2),
+                            binary=False):
+    m = draw(st.integers(0, max_m))
+    l = draw(st.integers(1, max_l))
+    if binary:
+        Y = draw(hnp.arrays(np.float64, (m, l), elements=st.sampled_from([-1.0, 1.0])))
+    else:
+        Y = draw(hnp.arrays(np.float64, (m, l),
+                            elements=st.integers(*labels).map(float)))
+    P = draw(hnp.arrays(np.float64, (m, l), elements=st.integers(*preds).map(float)))
+    return Y, P
+
+
+# ----------------------------------------------------------------------------- O(m^2) references
+
+def naive_cindex_column(y, p):
+    """(value, defined) by the pair definition: label ties excluded, p ties 1/2."""
+    num = den = 0.0
+    for i in range(len(y)):
+        for j in range(len(y)):
+            if y[i] > y[j]:
+                den += 1
+                num += 1.0 if p[i] > p[j] else 0.5 if p[i] == p[j] else 0.0
+    return (num / den, True) if den else (None, False)
+
+
+def naive_kendall_column(y, p):
+    """tau-b by the pair definition; (None, False) for tied labels; raise for tied p."""
+    m = len(y)
+    s = n1 = n2 = 0
+    for i in range(m):
+        for j in range(i + 1, m):
+            s += np.sign(y[i] - y[j]) * np.sign(p[i] - p[j])
+            n1 += p[i] == p[j]
+            n2 += y[i] == y[j]
+    n0 = m * (m - 1) // 2
+    if n0 - n2 == 0:
+        return None, False
+    if n0 - n1 == 0:
+        raise UndefinedPerformance("constant predictions")
+    return s / math.sqrt((n0 - n1) * (n0 - n2)), True
+
+
+def combine_columns(results, name="measure"):
+    vals = [v for v, ok in results if ok]
+    if not vals:
+        raise UndefinedPerformance(name)
+    return np.mean(vals)
+
+
+def expected_or_raises(fn, *args):
+    try:
+        return fn(*args), None
+    except UndefinedPerformance as e:
+        return None, e
+
+
+def check_against(fast, slow, *args, rtol=1e-12):
+    expected, err = expected_or_raises(slow, *args)
+    if err is not None:
+        with pytest.raises(UndefinedPerformance):
+            fast(*args)
+    else:
+        assert_allclose(fast(*args), expected, rtol=rtol, atol=1e-14)
+
+
+def slow_cindex(Y, P):
+    return combine_columns([naive_cindex_column(Y[:, c], P[:, c]) for c in range(Y.shape[1])])
+
+
+def slow_auc(Y, P):
+    vals = []
+    for c in range(Y.shape[1]):
+        v, ok = naive_cindex_column(Y[:, c], P[:, c])
+        if not ok:
+            raise UndefinedPerformance("single class")
+        vals.append(v)
+    return np.mean(vals)
+
+
+def slow_kendall(Y, P):
+    return combine_columns([naive_kendall_column(Y[:, c], P[:, c])
+                            for c in range(Y.shape[1])])
+
+
+@SETTINGS
+@given(label_prediction_arrays())
+def test_cindex_matches_pair_definition(YP):
+    check_against(M.cindex, slow_cindex, *YP)
+
+
+@SETTINGS
+@given(label_prediction_arrays(binary=True))
+def test_auc_matches_pair_definition(YP):
+    check_against(M.auc, slow_auc, *YP)
+
+
+@SETTINGS
+@given(label_prediction_arrays())
+def test_kendall_matches_pair_definition(YP):
+    check_against(M.kendall_tau_b, slow_kendall, *YP)
+
+
+@SETTINGS
+@given(label_prediction_arrays(max_l=1, max_m=12, preds=(-1, 1)))
+def test_kendall_matches_scipy(YP):
+    Y, P = YP
+    y, p = Y[:, 0], P[:, 0]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # scipy warns on constant input
+        ref = stats.kendalltau(y, p, variant="b").statistic
+    if np.isnan(ref):
+        with pytest.raises(UndefinedPerformance):
+            M.kendall_tau_b(y, p)
+    else:
+        assert_allclose(M.kendall_tau_b(y, p), ref, rtol=1e-12, atol=1e-15)
+
+
+@SETTINGS
+@given(label_prediction_arrays(), st.integers(-3, 3), st.floats(0.1, 10))
+def test_pairwise_measures_invariant_to_monotone_maps(YP, shift, scale):
+    """cindex and tau-b depend only on the orders of Y and P."""
+    Y, P = YP
+    for f in (M.cindex, M.kendall_tau_b):
+        base, err = expected_or_raises(f, Y, P)
+        if err is None:
+            assert_allclose(f(Y * scale + shift, np.exp(P) * 2.0), base, rtol=1e-12,
+                            atol=1e-15)
+            perm = np.random.RandomState(Y.shape[0]).permutation(Y.shape[0])
+            assert_allclose(f(Y[perm], P[perm]), base, rtol=1e-12, atol=1e-15)
+
+
+# ----------------------------------------------------------------------------- ndcg and AP
+
+def tie_orders(p):
+    """All rankings by decreasing p, the tied items in every possible order."""
+    levels = sorted(set(p.tolist()), reverse=True)
+    groups = [[i for i in range(len(p)) if p[i] == v] for v in levels]
+    for parts in itertools.product(*[itertools.permutations(g) for g in groups]):
+        yield [i for part in parts for i in part]
+
+
+def dcg_of(rel_in_order, k):
+    rel = np.asarray(rel_in_order, dtype=float)
+    if k is not None:
+        rel = rel[:k]
+    return sum((2.0 ** r - 1.0) / math.log2(i + 2) for i, r in enumerate(rel))
+
+
+def naive_ndcg_column(y, p, k):
+    idcg = dcg_of(sorted(y, reverse=True), k)
+    if idcg == 0:
+        return None, False
+    dcgs = [dcg_of(y[order], k) for order in tie_orders(p)]
+    return np.mean(dcgs) / idcg, True
+
+
+def ap_of(rel_in_order):
+    rel = np.asarray(rel_in_order) > 0
+    hits = np.cumsum(rel)
+    return np.sum((hits / np.arange(1, len(rel) + 1))[rel]) / rel.sum()
+
+
+def naive_ap_column(y, p):
+    if not np.any(y > 0):
+        return None, False
+    return np.mean([ap_of(y[order]) for order in tie_orders(p)]), True
+
+
+@SETTINGS
+@given(label_prediction_arrays(max_m=6, max_l=2, labels=(0, 3)),
+       st.sampled_from([1, 2, 3, 10, None]))
+def test_ndcg_is_expected_dcg_over_tie_orders(YP, k):
+    Y, P = YP
+
+    def slow(Y, P):
+        return combine_columns([naive_ndcg_column(Y[:, c], P[:, c], k)
+                                for c in range(Y.shape[1])])
+    check_against(lambda Y, P: M.ndcg(Y, P, k=k), slow, Y, P)
+
+
+@SETTINGS
+@given(label_prediction_arrays(max_m=6, max_l=2, labels=(-1, 2)))
+def test_average_precision_is_expected_ap_over_tie_orders(YP):
+    Y, P = YP
+
+    def slow(Y, P):
+        return combine_columns([naive_ap_column(Y[:, c], P[:, c])
+                                for c in range(Y.shape[1])])
+    check_against(M.mean_average_precision, slow, Y, P)
+
+
+@SETTINGS
+@given(st.integers(1, 40).flatmap(
+    lambda m: st.tuples(hnp.arrays(np.float64, m, elements=st.integers(0, 4).map(float)),
+                        st.permutations(list(range(m))))),
+    st.sampled_from([1, 5, None]))
+def test_ndcg_and_ap_without_ties_match_textbook(data, k):
+    """Distinct predictions: the plain definitions, no tie handling involved."""
+    y, perm = data
+    p = np.asarray(perm, dtype=float)
+    order = np.argsort(-p)
+    if np.any(y > 0):
+        idcg = dcg_of(sorted(y, reverse=True), k)
+        assert_allclose(M.ndcg(y, p, k=k), dcg_of(y[order], k) / idcg, rtol=1e-12)
+        assert_allclose(M.mean_average_precision(y, p), ap_of(y[order]), rtol=1e-12)
+    else:
+        with pytest.raises(UndefinedPerformance):
+            M.ndcg(y, p, k=k)
+        with pytest.raises(UndefinedPerformance):
+            M.mean_average_precision(y, p)
+
+
+# ----------------------------------------------------------------------------- query forms
+
+@st.composite
+def query_data(draw, binary=False, labels=(0, 3)):
+    Y, P = draw(label_prediction_arrays(max_m=14, max_l=2, labels=labels, binary=binary))
+    m = Y.shape[0]
+    qids = draw(hnp.arrays(np.int64, m, elements=st.integers(0, 3)))
+    return Y, P, qids
+
+
+def slow_query(column_fn, Y, P, qids):
+    """Python loop: per column the mean over non-degenerate queries, then over columns."""
+    col_means = []
+    for c in range(Y.shape[1]):
+        vals = []
+        for q in np.unique(qids):
+            rows = qids == q
+            v, ok = column_fn(Y[rows, c], P[rows, c])
+            if ok:
+                vals.append(v)
+        if vals:
+            col_means.append(np.mean(vals))
+    if not col_means:
+        raise UndefinedPerformance("every query is degenerate")
+    return np.mean(col_means)
+
+
+@SETTINGS
+@given(query_data())
+def test_query_cindex_matches_loop(data):
+    Y, P, qids = data
+    check_against(M.query_cindex, lambda Y, P, q: slow_query(naive_cindex_column, Y, P, q),
+                  Y, P, qids)
+    check_against(lambda Y, P, q: M.query_average(M.cindex, Y, P, q),
+                  lambda Y, P, q: slow_query(naive_cindex_column, Y, P, q), Y, P, qids)
+
+
+@SETTINGS
+@given(query_data())
+def test_query_kendall_matches_loop(data):
+    Y, P, qids = data
+    slow = lambda Y, P, q: slow_query(naive_kendall_column, Y, P, q)  # noqa: E731
+    check_against(M.query_kendall_tau_b, slow, Y, P, qids)
+    check_against(lambda Y, P, q: M.query_average(M.kendall_tau_b, Y, P, q), slow,
+                  Y, P, qids)
+
+
+@SETTINGS
+@given(query_data(), st.sampled_from([1, 3, None]))
+def test_query_ndcg_matches_loop(data, k):
+    Y, P, qids = data
+    # keep the tie-order enumeration small
+    assume(Y.shape[0] == 0 or np.max(np.unique(qids, return_counts=True)[1]) <= 7)
+    slow = lambda Y, P, q: slow_query(  # noqa: E731
+        lambda y, p: naive_ndcg_column(y, p, k), Y, P, q)
+    check_against(lambda Y, P, q: M.query_ndcg(Y, P, q, k=k), slow, Y, P, qids)
+    check_against(lambda Y, P, q: M.query_average(M.ndcg, Y, P, q, k=k), slow, Y, P, qids)
+
+
+@SETTINGS
+@given(query_data(labels=(-1, 1)))
+def test_query_map_matches_loop(data):
+    Y, P, qids = data
+    assume(Y.shape[0] == 0 or np.max(np.unique(qids, return_counts=True)[1]) <= 7)
+    slow = lambda Y, P, q: slow_query(naive_ap_column, Y, P, q)  # noqa: E731
+    check_against(M.query_mean_average_precision, slow, Y, P, qids)
+    check_against(lambda Y, P, q: M.query_average(M.mean_average_precision, Y, P, q),
+                  slow, Y, P, qids)
+
+
+@SETTINGS
+@given(query_data(binary=True))
+def test_query_average_auc_matches_loop(data):
+    Y, P, qids = data
+    check_against(lambda Y, P, q: M.query_average(M.auc, Y, P, q),
+                  lambda Y, P, q: slow_query(naive_cindex_column, Y, P, q), Y, P, qids)
