@@ -1,0 +1,23 @@
+"""scikit-learn estimators for regularized least squares.
+
+:class:`KernelRLS` fits kernel RLS (kernel ridge regression) for one alpha;
+:class:`KernelRLSCV` chooses alpha by exact leave-one-out, leave-pair-out or K-fold
+cross-validation computed with the hold-out shortcuts of :mod:`rlscore.core` (no
+retraining). Both are thin adapters over :class:`rlscore.core.rls.RLSModel` and pass
+``sklearn.utils.estimator_checks.check_estimator``.
+
+This module needs scikit-learn >= 1.6 (``pip install "rlscore[sklearn]"``); the rest of
+rlscore does not.
+"""
+
+_HINT = ('rlscore.estimators needs scikit-learn >= 1.6; install it with '
+         '"pip install rlscore[sklearn]" (or "pip install scikit-learn")')
+
+try:
+    from sklearn.utils.validation import validate_data  # noqa: F401  (added in 1.6)
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
+    raise ImportError(_HINT) from exc
+
+from rlscore.estimators._rls import KernelRLS, KernelRLSCV  # noqa: E402
+
+__all__ = ["KernelRLS", "KernelRLSCV"]

@@ -1,0 +1,153 @@
+"""From the scikit-learn ``cv`` and ``scoring`` arguments to the cross-validators of
+:mod:`rlscore.core.selection`, which compute every estimate with the exact hold-out
+shortcuts of the core model (no retraining)."""
+
+import numbers
+
+import numpy as np
+from sklearn.model_selection import check_cv
+
+from rlscore import measure as _measures
+from rlscore.core.selection import LOOCV, LPOCV, NfoldCV
+
+__all__ = ["resolve_scoring", "make_crossvalidator", "TrainTestCV"]
+
+# measures that need query ids cannot be used as a plain ``scoring``
+_QUERY_MEASURES = {"query_average", "query_cindex", "query_kendall_tau_b",
+                   "query_ndcg", "query_mean_average_precision"}
+
+
+def _measure_by_name(name):
+    f = getattr(_measures, name, None) if name not in _QUERY_MEASURES else None
+    if f is None or not callable(f) or not hasattr(f, "iserror"):
+        names = sorted(n for n in _measures.__all__
+                       if hasattr(getattr(_measures, n), "iserror")
+                       and n not in _QUERY_MEASURES)
+        raise ValueError(f"scoring={name!r} is not an rlscore measure; choose one of "
+                         f"{names} or pass a measure function")
+    return f
+
+
+def resolve_scoring(scoring, cv):
+    """The rlscore measure for ``scoring`` (None, a measure name or a measure function
+    ``f(Y, P)`` with a boolean ``iserror`` attribute)."""
+    is_lpo = isinstance(cv, str) and cv == "lpo"
+    if isinstance(scoring, str):
+        f = _measure_by_name(scoring)
+    elif scoring is None:
+        f = _measures.cindex if is_lpo else _measures.sqerror
+    elif callable(scoring):
+        if not isinstance(getattr(scoring, "iserror", None), (bool, np.bool_)):
+            raise TypeError(
+                "scoring must be an rlscore measure: a function f(Y, P) with a boolean "
+                "attribute iserror (True when smaller is better); set "
+                "f.iserror = True or False on your function")
+        f = scoring
+    else:
+        raise TypeError(f"scoring must be None, a measure name or a measure function, "
+                        f"got {scoring!r}")
+    if is_lpo and f not in (_measures.cindex, _measures.auc):
+        raise ValueError(
+            "cv='lpo' estimates the pairwise ranking accuracy (c-index / AUC): scoring "
+            "must be None, 'cindex' or 'auc'")
+    return f
+
+
+def _as_indices(idx, m, what):
+    idx = np.asarray(idx)
+    if idx.dtype == np.bool_:
+        if idx.shape != (m,):
+            raise ValueError(f"{what}: a boolean mask must have length {m}")
+        idx = np.flatnonzero(idx)
+    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+        raise ValueError(f"{what} must be a 1-D array of integer indices")
+    if idx.size and (idx.min() < 0 or idx.max() >= m):
+        raise ValueError(f"{what} holds indices outside 0..{m - 1}")
+    if np.unique(idx).size != idx.size:
+        raise ValueError(f"{what} holds repeated indices")
+    return idx.astype(np.intp)
+
+
+def _splits(cv, X, y, groups, m):
+    """List of (train, test) index arrays from an int, a splitter or an iterable."""
+    splitter = check_cv(cv, y, classifier=False)
+    splits = []
+    for k, (train, test) in enumerate(splitter.split(X, y, groups)):
+        train = _as_indices(train, m, f"the training indices of split {k}")
+        test = _as_indices(test, m, f"the test indices of split {k}")
+        if test.size == 0:
+            raise ValueError(f"split {k} has no test samples")
+        if train.size == 0:
+            raise ValueError(f"split {k} has no training samples")
+        if np.intersect1d(train, test).size:
+            raise ValueError(f"split {k}: training and test indices overlap")
+        splits.append((train, test))
+    if not splits:
+        raise ValueError("cv produced no splits")
+    return splits
+
+
+class TrainTestCV:
+    """Cross-validator for splits whose training set is not the complement of the
+    test set (e.g. ``TimeSeriesSplit``, ``ShuffleSplit(train_size=...)``).
+
+    For each split the core model holds out every non-training row at once (the exact
+    hold-out shortcut: the predictions of the model trained on ``train`` only) and the
+    measure is applied to the ``test`` rows among them. Like
+    :class:`rlscore.core.selection.NfoldCV`, the performance is the unweighted mean over
+    the splits, and splits whose measure is undefined are skipped.
+
+    Notes
+    -----
+    O(|H|^2 m + |H|^3) per split and lambda for a dual model, H being the rows not used
+    for training.
+    """
+
+    def __init__(self, rls, measure, splits):
+        self.rls = rls
+        self.measure = measure
+        m = rls.Y.shape[0]
+        self.parts = []
+        for train, test in splits:
+            held = np.setdiff1d(np.arange(m), train)       # sorted, contains test
+            self.parts.append((held, np.searchsorted(held, test), test))
+
+    def cv(self, regparam):
+        UndefinedPerformance = _measures.UndefinedPerformance
+        perfs, preds = [], []
+        for held, pos, test in self.parts:
+            P = self.rls.holdout(held)[pos]
+            preds.append(P)
+            try:
+                perfs.append(self.measure(self.rls.Y[test], P))
+            except UndefinedPerformance:
+                pass
+        if not perfs:
+            raise UndefinedPerformance("the measure is undefined on every split")
+        return float(np.mean(perfs)), preds
+
+
+def make_crossvalidator(cv, model, measure, X, y, groups):
+    """The cross-validator of :mod:`rlscore.core.selection` for ``cv``.
+
+    ``"loo"`` gives :class:`LOOCV`, ``"lpo"`` :class:`LPOCV`; an int k the K-fold test
+    folds of ``sklearn.model_selection.KFold(k)`` and a splitter or an iterable of
+    (train, test) their splits, all through :class:`NfoldCV` when every training set is
+    the complement of its test set, else through :class:`TrainTestCV`.
+    """
+    m = model.Y.shape[0]
+    if isinstance(cv, str):
+        if cv == "loo":
+            return LOOCV(model, measure)
+        if cv == "lpo":
+            return LPOCV(model, measure)
+        raise ValueError(f"cv must be 'loo', 'lpo', an int, a CV splitter or an "
+                         f"iterable of (train, test) splits, got {cv!r}")
+    if isinstance(cv, (bool, np.bool_)) or (
+            isinstance(cv, numbers.Real) and not isinstance(cv, numbers.Integral)):
+        raise ValueError(f"cv must be 'loo', 'lpo', an int >= 2, a CV splitter or an "
+                         f"iterable of (train, test) splits, got {cv!r}")
+    splits = _splits(cv, X, y, groups, m)
+    if all(train.size + test.size == m for train, test in splits):
+        return NfoldCV(model, measure, [test for _, test in splits])
+    return TrainTestCV(model, measure, splits)

@@ -1,0 +1,334 @@
+"""Kernel RLS (kernel ridge regression) as scikit-learn regressors."""
+
+import numpy as np
+
+from rlscore.core.selection import DEFAULT_REGPARAMS, grid_search
+from rlscore.estimators._base import RLSEstimatorBase, check_alpha
+from rlscore.estimators._cv import make_crossvalidator, resolve_scoring
+
+__all__ = ["KernelRLS", "KernelRLSCV"]
+
+_KERNEL_PARAMS_DOC = """\
+    kernel : {"linear", "rbf", "poly", "precomputed"}, default="linear"
+        The kernel. The RLScore names ``"LinearKernel"``, ``"GaussianKernel"``,
+        ``"PolynomialKernel"``, ``"PrecomputedKernel"`` (and ``"gaussian"``,
+        ``"polynomial"``) are accepted too.
+
+        * ``"linear"``: k(x, z) = <x, z> + bias;
+        * ``"rbf"``: k(x, z) = exp(-gamma ||x - z||^2);
+        * ``"poly"``: k(x, z) = (gamma <x, z> + coef0)^degree;
+        * ``"precomputed"``: ``X`` is the kernel matrix itself, (n_samples, n_samples)
+          in ``fit`` and (n_test, n_samples) in ``predict``.
+    gamma : float > 0 or None, default=None
+        Parameter of the rbf and poly kernels; None means ``1 / n_features`` (as in
+        scikit-learn). Ignored by the other kernels.
+    degree : int >= 1, default=3
+        Degree of the poly kernel; ignored by the others.
+    coef0 : float, default=1
+        Constant of the poly kernel; ignored by the others.
+    bias : float >= 0, default=1.0
+        Constant added to the linear kernel, i.e. the constant feature ``sqrt(bias)``
+        appended to every sample. Its weight is regularized like the others, so the
+        intercept is shrunk towards 0 (unlike :class:`sklearn.linear_model.Ridge`);
+        ``bias=0`` gives the model without intercept of
+        ``KernelRidge(kernel="linear")``. Ignored by the other kernels.
+    basis_vectors : {array-like, sparse matrix} of shape (n_basis, n_features), \
+default=None
+        Reduced-set (Nystrom) model: the predictor is a combination of the kernel
+        functions of these rows only, trained on all samples. With
+        ``kernel="precomputed"``, ``X`` is then the (n_samples, n_basis) kernel between
+        the samples and the basis vectors and ``basis_vectors`` the (n_basis, n_basis)
+        kernel of the basis vectors."""
+
+_FITTED_ATTRS_DOC = """\
+    model_ : rlscore.core.rls.RLSModel or None
+        The core model after ``fit``, with its exact shortcuts (``solve(alpha)``,
+        ``holdout(indices)``, ``leave_one_out()``, ``leave_pair_out(starts, ends)``;
+        2-D outputs). It keeps the training-time factorization, so it is not pickled:
+        after unpickling it is None (prediction does not need it).
+    predictor_ : rlscore.predictor.LinearPredictor or KernelPredictor
+        The trained predictor.
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        Weights (linear kernel only).
+    intercept_ : float or ndarray of shape (n_targets,)
+        ``sqrt(bias)`` times the weight of the bias feature (linear kernel only).
+    dual_coef_ : ndarray of shape (n_basis,) or (n_basis, n_targets)
+        Dual coefficients (kernels other than linear): the predictions are
+        ``k(X, X_fit_) @ dual_coef_``; n_basis is n_samples, or the number of basis
+        vectors.
+    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
+        Training samples or basis vectors (rbf and poly kernels only).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when ``X`` has string column names."""
+
+
+class KernelRLS(RLSEstimatorBase):
+    __doc__ = f"""Regularized least-squares (kernel ridge) regression.
+
+    Minimizes ``||y - K a||^2 + alpha a^T K a`` over the dual coefficients ``a``
+    (equivalently ``||y - X w||^2 + alpha ||w||^2`` for the linear kernel), for one or
+    several outputs at once. A thin adapter over :class:`rlscore.core.rls.RLSModel`.
+
+    Parameters
+    ----------
+    alpha : float >= 0, default=1.0
+        Regularization parameter (RLScore's ``regparam``).
+{_KERNEL_PARAMS_DOC}
+
+    Attributes
+    ----------
+{_FITTED_ATTRS_DOC}
+
+    See Also
+    --------
+    KernelRLSCV : the same model with alpha chosen by exact fast cross-validation.
+    rlscore.learner.RLS : the RLScore-compatible interface.
+    sklearn.kernel_ridge.KernelRidge : the same model for ``bias=0`` (linear) and the
+        rbf and poly kernels.
+
+    Notes
+    -----
+    Training costs, for m samples, d features and p outputs:
+
+    * linear kernel with d + 1 <= m: O(m d^2 + d^3) (primal, Cholesky of X^T X),
+      or O(nnz d + d^3) for sparse X; with d + 1 > m the dual O(m^2 d + m^3 / 3);
+    * rbf, poly and precomputed kernels: O(m^2 d) for the kernel matrix and
+      O(m^3 / 3) for its Cholesky factorization; O(m^2) memory;
+    * with b basis vectors: O(m b d + m b^2 + b^3).
+
+    ``predict`` costs O(n d p) (linear) or O(n m d + n m p) (kernels), m replaced by b
+    for a reduced-set model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlscore.estimators import KernelRLS
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 3)); y = X @ [1.0, -2.0, 0.5]
+    >>> model = KernelRLS(alpha=1e-3).fit(X, y)
+    >>> model.coef_.round(2)
+    array([ 1. , -2. ,  0.5])
+    """
+
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
+                 bias=1.0, basis_vectors=None):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.bias = bias
+        self.basis_vectors = basis_vectors
+
+    def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (the kernel matrix for ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Targets.
+
+        Returns
+        -------
+        self : KernelRLS
+
+        Raises
+        ------
+        ValueError
+            For an invalid parameter value (negative or non-finite alpha, unknown
+            kernel, ...) or invalid data.
+        TypeError
+            For a parameter of the wrong type.
+
+        Notes
+        -----
+        One factorization: see the class notes for the cost.
+        """
+        alpha = check_alpha(self.alpha)
+        X, y = self._validate_fit_data(X, y)
+        return self._fit_model(X, y, alpha, path=False)
+
+
+class KernelRLSCV(RLSEstimatorBase):
+    __doc__ = f"""Regularized least-squares (kernel ridge) regression with alpha chosen
+    by exact fast cross-validation.
+
+    The model is decomposed once; every alpha of the grid then costs a fraction of a
+    training and every cross-validation estimate is computed with the exact hold-out
+    shortcuts of :class:`rlscore.core.rls.RLSModel` -- no model is ever retrained. The
+    result equals retraining on every split (up to rounding). The final model is the
+    one trained on all the data with the best alpha.
+
+    Parameters
+    ----------
+    alphas : array-like of float >= 0, default=None
+        The grid of regularization parameters, searched in the given order (the first
+        best wins); None means ``2**-15, 2**-14, ..., 2**15``.
+    cv : "loo", "lpo", int, CV splitter or iterable of (train, test), default="loo"
+        * ``"loo"``: leave-one-out (:class:`rlscore.core.selection.LOOCV`);
+        * ``"lpo"``: leave-pair-out: every pair of samples with different targets is
+          held out in turn and the estimate is the fraction of them the model orders
+          correctly (the c-index / AUC estimate of Airola et al. 2011),
+          :class:`rlscore.core.selection.LPOCV`; averaged over outputs;
+        * int k: the test folds of ``sklearn.model_selection.KFold(k)`` (not
+          shuffled), :class:`rlscore.core.selection.NfoldCV`;
+        * a scikit-learn splitter (``KFold(shuffle=True)``, ``GroupKFold`` with
+          ``groups`` given to ``fit``, ...) or an iterable of (train, test) index
+          arrays. When a training set is not the complement of its test set (e.g.
+          ``TimeSeriesSplit``) every row outside it is held out at once and the
+          measure is taken on the test rows.
+
+        For K-fold and splitters the estimate is the unweighted mean of the per-fold
+        performances.
+    scoring : None, str or callable, default=None
+        The rlscore measure (a function ``f(Y, P)`` with a boolean attribute
+        ``iserror``, e.g. :func:`rlscore.measure.sqerror`, or its name such as
+        ``"sqerror"``, ``"cindex"``, ``"auc"``, ``"spearman"``). None means the mean
+        squared error for ``"loo"`` and K-fold and the LPO ranking accuracy for
+        ``"lpo"``, which accepts only None, ``"cindex"`` and ``"auc"``. An error
+        measure (``iserror`` True) is negated in ``mean_test_score`` and
+        ``best_score_`` so that larger is always better.
+{_KERNEL_PARAMS_DOC}
+
+    Attributes
+    ----------
+    alpha_ : float
+        The selected alpha.
+    best_score_ : float
+        The cross-validation score of ``alpha_``, larger is better: the negated mean
+        squared error by default for ``"loo"`` and K-fold, the LPO ranking accuracy
+        for ``"lpo"``.
+    best_index_ : int
+        Index of ``alpha_`` in ``cv_results_["alphas"]``.
+    cv_results_ : dict of ndarrays of shape (n_alphas,)
+        ``"alphas"``: the grid; ``"cv_performances"``: the measure's value for each
+        alpha (as RLScore reports it, e.g. the MSE); ``"mean_test_score"``: the same,
+        negated for error measures (larger is better); ``"rank_test_score"``: rank of
+        each alpha (1 is best).
+{_FITTED_ATTRS_DOC}
+
+    See Also
+    --------
+    KernelRLS : a single alpha.
+    rlscore.learner.LeaveOneOutRLS, rlscore.learner.KfoldRLS,
+    rlscore.learner.LeavePairOutRLS : the RLScore-compatible interfaces.
+    sklearn.linear_model.RidgeCV : efficient leave-one-out for linear ridge.
+
+    Notes
+    -----
+    For m samples, d features, p outputs and a grid of n_alphas values: one
+    eigendecomposition, O(m^2 d + m^3) for a kernel (O(m^2) memory) or
+    O(m d^2 + d^3) for the linear kernel with d + 1 <= m (r = rank(X) <= d + 1).
+    Then per alpha:
+
+    * ``"loo"``: O(m^2 p) (kernel) or O(m r p) (linear);
+    * K-fold with k folds: O(m^3 / k + m^2 p) (kernel) or O(m^2 r / k + m r p)
+      (linear), plus O(m (m / k)^2) for the fold systems;
+    * ``"lpo"``: O(m^3) for the inverse of the regularized kernel matrix (O(m r) for
+      the linear kernel) plus O(p) per pair, with up to m (m - 1) / 2 pairs
+      (O(m^2) memory for the pair list).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlscore.estimators import KernelRLSCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4)); y = X[:, 0] + 0.1 * rng.normal(size=60)
+    >>> model = KernelRLSCV(cv=5).fit(X, y)
+    >>> model.best_score_ < 0   # the negated mean squared error
+    True
+    """
+
+    def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
+                 gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None):
+        self.alphas = alphas
+        self.cv = cv
+        self.scoring = scoring
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.bias = bias
+        self.basis_vectors = basis_vectors
+
+    def _check_alphas(self):
+        if self.alphas is None:
+            return [float(a) for a in DEFAULT_REGPARAMS]
+        if isinstance(self.alphas, str):
+            raise TypeError(f"alphas must be an array of numbers, got {self.alphas!r}")
+        alphas = np.asarray(self.alphas, dtype=object)
+        if alphas.ndim == 0:
+            alphas = alphas.reshape(1)
+        if alphas.ndim != 1 or alphas.size == 0:
+            raise ValueError(f"alphas must be a non-empty 1-D array of numbers, got "
+                             f"shape {alphas.shape}")
+        return [check_alpha(a.item() if isinstance(a, np.generic) else a, "alphas")
+                for a in alphas]
+
+    def fit(self, X, y, groups=None):
+        """Select alpha by cross-validation and fit the model with it.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (the kernel matrix for ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Targets.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels passed to the ``split`` method of a CV splitter (e.g.
+            ``GroupKFold``); unused otherwise.
+
+        Returns
+        -------
+        self : KernelRLSCV
+
+        Raises
+        ------
+        ValueError
+            For invalid parameter values or data, fewer than 2 samples, or a measure
+            that is undefined on the data for every alpha (e.g. ``cv="lpo"`` with all
+            targets equal).
+        TypeError
+            For parameters of the wrong type.
+
+        Notes
+        -----
+        See the class notes for the cost.
+        """
+        from rlscore.measure import UndefinedPerformance
+
+        alphas = self._check_alphas()
+        measure = resolve_scoring(self.scoring, self.cv)
+        X, y = self._validate_fit_data(X, y)
+        if X.shape[0] < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 samples for "
+                             f"cross-validation, got 1 sample")
+        self._fit_model(X, y, alphas[0], path=True)
+        crossvalidator = make_crossvalidator(self.cv, self.model_, measure, X, y, groups)
+        try:
+            perfs, _, best = grid_search(crossvalidator, alphas)
+        except UndefinedPerformance as exc:
+            raise ValueError(f"the cross-validation measure is undefined on these "
+                             f"data: {exc}") from exc
+        best_index = alphas.index(best)
+        # grid_search re-solved the model at the best alpha
+        self._set_fitted_attributes()
+
+        iserror = bool(getattr(crossvalidator.measure, "iserror", False))
+        scores = -perfs if iserror else perfs.copy()
+        order = np.where(np.isnan(scores), -np.inf, scores)
+        rank = 1 + np.array([np.sum(order > s) for s in order], dtype=np.int32)
+        self.alpha_ = float(best)
+        self.best_index_ = int(best_index)
+        self.best_score_ = float(scores[best_index])
+        self.cv_results_ = {
+            "alphas": np.asarray(alphas, dtype=np.float64),
+            "cv_performances": perfs,
+            "mean_test_score": scores,
+            "rank_test_score": rank,
+        }
+        return self
