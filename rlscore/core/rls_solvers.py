@@ -39,14 +39,17 @@ _EPS = np.finfo(np.float64).eps
 
 
 def psd_eigh(M):
-    """Eigendecomposition of a symmetric PSD matrix: eigenvalues below the rounding
-    level (m eps max|mu|) are set to exactly 0, so null directions are treated as such.
+    """Eigendecomposition of a symmetric (PSD) matrix: eigenvalues within the rounding
+    level (|mu| < m eps max|mu|) are set to exactly 0, so null directions are treated as
+    such. Clearly negative eigenvalues of an indefinite matrix are kept, so a lambda
+    that leaves K + lambda I indefinite is refused exactly as the Cholesky route
+    refuses it.
 
     O(n^3) with the divide-and-conquer driver.
     """
     mu, V = la.eigh(M, driver="evd", overwrite_a=False, check_finite=False)
     tol = M.shape[0] * _EPS * max(np.abs(mu).max(initial=0.0), 1e-300)
-    mu = np.where(mu < tol, 0.0, mu)
+    mu = np.where(np.abs(mu) < tol, 0.0, mu)
     return mu, np.ascontiguousarray(V)
 
 
@@ -174,8 +177,10 @@ class KernelSolver(_HoldoutShortcuts):
         mu = self._eig[0]
         denom = mu + regparam
         if np.any(denom <= 0):
-            raise ValueError("regparam=0 with a singular kernel matrix: the problem has "
-                             "no unique solution; use regparam > 0")
+            raise ValueError(
+                f"the kernel matrix + regparam*I is singular or indefinite "
+                f"(regparam={regparam!r}, smallest kernel eigenvalue {mu.min():.3g}); "
+                f"use a larger regparam or a positive semidefinite kernel")
         return 1.0 / denom
 
     def _cho(self, regparam):

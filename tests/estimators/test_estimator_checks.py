@@ -21,9 +21,9 @@ ESTIMATORS = [
 ]
 
 # The only exemptions. With kernel="precomputed", X *is* the kernel matrix and RLS
-# requires it to be positive semidefinite; KernelRLS factorizes K + alpha I by Cholesky
-# and refuses an indefinite matrix with a ValueError (KernelRidge silently falls back
-# to least squares instead). Two checks feed matrices that are not kernel matrices:
+# requires K + alpha I to be positive definite; both the Cholesky route (KernelRLS) and
+# the eigendecomposition route (KernelRLSCV) refuse an indefinite matrix with a
+# ValueError (KernelRidge silently falls back to least squares instead). Two checks feed matrices that are not kernel matrices:
 _NOT_A_KERNEL_MATRIX = {
     "check_positive_only_tag_during_fit":
         "it subtracts a constant from every entry of a linear-kernel Gram matrix, which "
@@ -35,7 +35,7 @@ _NOT_A_KERNEL_MATRIX = {
 
 
 def expected_failed_checks(estimator):
-    if isinstance(estimator, KernelRLS) and estimator.kernel == "precomputed":
+    if isinstance(estimator, (KernelRLS, KernelRLSCV)) and estimator.kernel == "precomputed":
         return _NOT_A_KERNEL_MATRIX
     return {}
 

@@ -99,3 +99,17 @@ def test_regparam_zero_singular_kernel_is_refused():
     X = np.ones((10, 2))                  # rank-one Gaussian kernel matrix
     with pytest.raises(ValueError, match="regparam"):
         RLS(X, np.arange(10.0), 0.0, kernel="GaussianKernel")
+
+
+def test_indefinite_precomputed_kernel_refused_on_both_routes(rng):
+    A = rng.standard_normal((8, 8))
+    K = A + A.T                                  # symmetric, indefinite
+    mu_min = np.linalg.eigvalsh(K).min()
+    y = rng.standard_normal(8)
+    learner = RLS(K, y, -mu_min + 1.0, kernel="PrecomputedKernel")     # K + lambda I is PD
+    np.testing.assert_allclose(learner.predictor.W,
+                               np.linalg.solve(K + (-mu_min + 1.0) * np.eye(8), y), rtol=1e-9)
+    with pytest.raises(ValueError, match="positive definite"):
+        RLS(K, y, 0.1, kernel="PrecomputedKernel")                      # Cholesky route
+    with pytest.raises(ValueError, match="indefinite"):
+        learner.solve(0.1)                                               # eigen route
