@@ -200,6 +200,7 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
 
     kobj = KERNELS[kernel](X=X, **kernel_params)
     check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+    # K(X, X) from a kernel object is symmetric to rounding; the factorizations read
+    # one triangle, so no symmetrizing pass over the m x m matrix is needed
     K = kobj.getKM(X)
-    K = 0.5 * (K + K.T)
     return Representation("dual", K, lambda A: KernelPredictor(A, kobj), kernel)

@@ -158,7 +158,7 @@ class KernelSolver(_HoldoutShortcuts):
         self._V2 = None             # V * V, for diag(G)
         self._chol = None           # (regparam, lower Cholesky factor of K + regparam I)
         self._G = None              # (regparam, G)
-        self._A = None              # (regparam, A)
+        self._fit = None            # (regparam, A, F = K A or None)
 
     # -- factorizations ----------------------------------------------------------
     @property
@@ -190,23 +190,32 @@ class KernelSolver(_HoldoutShortcuts):
 
     # -- solutions ---------------------------------------------------------------
     def solve(self, regparam):
-        """Dual coefficients A (m, p) for ``regparam``."""
-        if self._A is not None and self._A[0] == regparam:
-            return self._A[1]
-        if self._eig is None and self._A is not None:
+        """Dual coefficients A (m, p) for ``regparam``.
+
+        After a decomposition, A and the fitted values F = K A come from one product
+        V [V^T Y diag-scaled twice] (one pass over V per lambda)."""
+        if self._fit is not None and self._fit[0] == regparam:
+            return self._fit[1]
+        if self._eig is None and self._fit is not None:
             self.decompose()             # a second lambda: a path is being explored
         if self._eig is not None:
             mu, V, VtY = self._eig
-            A = V @ (VtY * self._weights(regparam)[:, None])
+            w = self._weights(regparam)[:, None]
+            p = VtY.shape[1]
+            AF = V @ np.hstack([VtY * w, VtY * (mu[:, None] * w)])
+            A, F = np.ascontiguousarray(AF[:, :p]), np.ascontiguousarray(AF[:, p:])
         else:
             c = self._cho(regparam)
-            A = la.cho_solve((c, True), self.Y, check_finite=False)
-        self._A = (regparam, np.ascontiguousarray(A))
-        return self._A[1]
+            A, F = np.ascontiguousarray(la.cho_solve((c, True), self.Y, check_finite=False)), None
+        self._fit = (regparam, A, F)
+        return A
 
     def fitted(self, regparam):
-        """In-sample predictions K A."""
-        return self.K @ self.solve(regparam)
+        """In-sample predictions F = K A."""
+        A = self.solve(regparam)
+        if self._fit[2] is None:
+            self._fit = (regparam, A, self.K @ A)
+        return self._fit[2]
 
     # -- the inverse G = (K + lambda I)^{-1} and its parts ----------------------
     def inverse(self, regparam):
@@ -237,12 +246,7 @@ class KernelSolver(_HoldoutShortcuts):
         return regparam if regparam > 0 else 1.0
 
     def _rf(self, regparam):
-        A = self.solve(regparam)
-        if self._eig is not None:
-            mu, V, VtY = self._eig
-            w = self._weights(regparam)
-            return V @ (VtY * (self._scale(regparam) * w)[:, None]), V @ (VtY * (mu * w)[:, None])
-        return self._scale(regparam) * A, self.K @ A
+        return self._scale(regparam) * self.solve(regparam), self.fitted(regparam)
 
     def _blocks(self, regparam, H):
         c = self._scale(regparam)
@@ -262,12 +266,12 @@ class KernelSolver(_HoldoutShortcuts):
     def _diags(self, regparam):
         if self._eig is None:
             self.decompose()
-        mu = self._eig[0]
+        mu, V, _ = self._eig
         w = self._weights(regparam)
         if self._V2 is None:
-            V = self._eig[1]
             self._V2 = V * V
-        return self._V2 @ (self._scale(regparam) * w), self._V2 @ (mu * w)
+        d = self._V2 @ np.column_stack([self._scale(regparam) * w, mu * w])
+        return np.ascontiguousarray(d[:, 0]), np.ascontiguousarray(d[:, 1])
 
     def _lpo(self, regparam, s, e, R, F, out_s, out_e):
         G = self.inverse(regparam)
@@ -372,12 +376,14 @@ class LinearSolver(_HoldoutShortcuts):
         return self._cv
 
     def _rf(self, regparam):
-        # R = lambda G Y = (I - U U^T) Y + U diag(lambda/(s2+lambda)) U^T Y, F = Y - R
-        # computed as U diag(s2/(s2+lambda)) U^T Y: neither subtracts nearly equal terms
+        # R = lambda G Y = (I - U U^T) Y + U diag(lambda/(s2+lambda)) U^T Y and
+        # F = U diag(s2/(s2+lambda)) U^T Y, from one pass over U; neither subtracts
+        # nearly equal terms
         U, s2, q, P, UtY, U2 = self._cv_parts()
-        R = P + U @ (UtY * (regparam / (s2 + regparam))[:, None])
-        F = U @ (UtY * (s2 / (s2 + regparam))[:, None])
-        return R, F
+        p = UtY.shape[1]
+        RF = U @ np.hstack([UtY * (regparam / (s2 + regparam))[:, None],
+                            UtY * (s2 / (s2 + regparam))[:, None]])
+        return P + RF[:, :p], np.ascontiguousarray(RF[:, p:])
 
     def _blocks(self, regparam, H):
         U, s2, q, P, UtY, U2 = self._cv_parts()
@@ -389,7 +395,8 @@ class LinearSolver(_HoldoutShortcuts):
 
     def _diags(self, regparam):
         U, s2, q, P, UtY, U2 = self._cv_parts()
-        return q + U2 @ (regparam / (s2 + regparam)), U2 @ (s2 / (s2 + regparam))
+        d = U2 @ np.column_stack([regparam / (s2 + regparam), s2 / (s2 + regparam)])
+        return q + d[:, 0], np.ascontiguousarray(d[:, 1])
 
     def _lpo(self, regparam, s, e, R, F, out_s, out_e):
         U, s2, q, P, UtY, U2 = self._cv_parts()
