@@ -219,19 +219,16 @@ class KernelSolver(_HoldoutShortcuts):
 
     # -- the inverse G = (K + lambda I)^{-1} and its parts ----------------------
     def inverse(self, regparam):
-        """The full inverse G (m, m): O(m^3) (one SYRK, or POTRI after a Cholesky)."""
+        """The full inverse G = (K + lambda I)^{-1} (m, m): one SYRK after a
+        decomposition, one POTRI after a Cholesky; O(m^3)."""
         if self._G is not None and self._G[0] == regparam:
             return self._G[1]
         if self._eig is not None:
             mu, V, _ = self._eig
             B = V * np.sqrt(self._weights(regparam))[None, :]
-            # B is C-contiguous (m, m): its transpose is the Fortran array B^T, and
-            # SYRK with trans=1 forms (B^T)^T (B^T) = B B^T
-            G = blas.dsyrk(1.0, B.T, trans=1, lower=0)
-            G = _symmetric_from_triangle(G, lower=False)
+            G = _symmetric_from_triangle(blas.dsyrk(1.0, B.T, trans=1, lower=0), lower=False)
         else:
-            c = self._cho(regparam)
-            G, info = lapack.dpotri(c, lower=1)
+            G, info = lapack.dpotri(self._cho(regparam), lower=1)
             if info != 0:
                 raise ValueError("could not invert the regularized kernel matrix")
             G = _symmetric_from_triangle(G, lower=True)
@@ -274,12 +271,20 @@ class KernelSolver(_HoldoutShortcuts):
         return np.ascontiguousarray(d[:, 0]), np.ascontiguousarray(d[:, 1])
 
     def _lpo(self, regparam, s, e, R, F, out_s, out_e):
-        G = self.inverse(regparam)
+        c = self._scale(regparam)
         if self._eig is not None:
+            mu, V, _ = self._eig
+            B = V * np.sqrt(c * self._weights(regparam))[None, :]
+            # M = c G = B B^T by one SYRK: B is C-contiguous, so B.T is the Fortran array
+            # B^T and SYRK(trans=1) forms B B^T with its upper triangle valid; the
+            # transposed (C-contiguous) view has the lower triangle valid, which is all
+            # the pair loop reads
+            M = blas.dsyrk(1.0, B.T, trans=1, lower=0).T
             bdiag = self._diags(regparam)[1]
         else:
+            G = self.inverse(regparam)
+            M = c * G
             bdiag = np.einsum("ij,ij->i", self.K, G)
-        M = G * self._scale(regparam) if regparam > 0 else G
         _lpo.lpo_dense(M, np.ascontiguousarray(bdiag), R, F, self.Y, s, e, out_s, out_e)
 
 

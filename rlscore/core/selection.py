@@ -81,19 +81,20 @@ def lpo_ranking_accuracy(y_start, y_end, p_start, p_end):
 
 class LPOCV:
     """Leave-pair-out ranking accuracy (c-index / AUC estimate), averaged over
-    outputs; for each output every pair with different labels is held out."""
+    outputs; for each output every pair with different labels is held out. The pairs
+    are enumerated once (O(m^2) memory), the leave-pair-out predictions per lambda."""
 
     def __init__(self, rls, measure=None):
         from rlscore.measure import cindex
         self.rls = rls
         self.measure = cindex
+        self._pairs = [lpo_pairs(self.rls.Y[:, c]) for c in range(self.rls.Y.shape[1])]
 
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
         Y = self.rls.Y
         perfs = []
-        for c in range(Y.shape[1]):
-            s, e = lpo_pairs(Y[:, c])
+        for c, (s, e) in enumerate(self._pairs):
             if s.size == 0:
                 raise UndefinedPerformance(f"all labels of output {c} are equal: no pairs")
             ps, pe = self.rls.leave_pair_out(s, e)
