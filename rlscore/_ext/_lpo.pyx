@@ -46,14 +46,19 @@ def lpo_dense(const double[:, ::1] M, const double[::1] bdiag,
               const double[:, ::1] R, const double[:, ::1] F, const double[:, ::1] Y,
               const Py_ssize_t[::1] starts, const Py_ssize_t[::1] ends,
               double[:, ::1] out_s, double[:, ::1] out_e):
-    """Leave-pair-out predictions from the dense m x m matrix M = lambda G.
-    O(p) per pair."""
+    """Leave-pair-out predictions from the dense symmetric m x m matrix M = lambda G,
+    of which only the lower triangle (row >= column) is read. O(p) per pair."""
     cdef Py_ssize_t n = starts.shape[0]
     cdef Py_ssize_t k, s, e
+    cdef double mse
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
-        _solve_pair(M[s, s], M[s, e], M[e, e], bdiag[s], bdiag[e], R, F, Y, s, e, k,
+        if s > e:
+            mse = M[s, e]
+        else:
+            mse = M[e, s]
+        _solve_pair(M[s, s], mse, M[e, e], bdiag[s], bdiag[e], R, F, Y, s, e, k,
                     out_s, out_e)
 
 
@@ -77,3 +82,97 @@ def lpo_lowrank(const double[:, ::1] U, const double[::1] w, const double[::1] m
             off = off - U[s, t] * U[e, t] * w[t]
         _solve_pair(mdiag[s], off, mdiag[e], bdiag[s], bdiag[e], R, F, Y, s, e, k,
                     out_s, out_e)
+
+
+# ---------------------------------------------------------------------------------------
+# GlobalRankRLS leave-pair-out (Pahikkala et al. 2009, Sect. 3.4, eqs. 35-38, rewritten as
+# in rlscore.core.rankrls).
+#
+# With the complement model's regularization mu' = lambda / (m - 2), M = mu' P G_c P (the
+# lambda-scaled inverse of the centred problem), N = P - M (its hat matrix), R = P(Y - F)
+# and F the predictions of the full model at mu', tau_i the offset sensitivity of row i,
+# the predictions for the pair U = {s, e} of the model trained without it are
+#     X = (M_UU)^{-1} R_U,    f_U = F_U - N_UU X - 1 (tau_s X_s + tau_e X_e).
+# The off-diagonals satisfy M_se + N_se = offconst (= -1/m); the diagonals of both are
+# passed in (computed by the caller without cancellation). O(p) per pair given the dense
+# M, O(r + p) given a rank-r factor of N.
+
+
+cdef inline void _rank_pair(double a, double b, double c, double ns, double ne, double nse,
+                            const double[:, ::1] R, const double[:, ::1] F,
+                            const double[::1] tau,
+                            Py_ssize_t s, Py_ssize_t e, Py_ssize_t k,
+                            double[:, ::1] out_s, double[:, ::1] out_e) noexcept nogil:
+    # M_UU = [[a, b], [b, c]]; N_UU = [[ns, nse], [nse, ne]]
+    cdef double det = a * c - b * b
+    cdef double ts = tau[s]
+    cdef double te = tau[e]
+    cdef Py_ssize_t j
+    cdef double rs, re, xs, xe, shift
+    for j in range(R.shape[1]):
+        rs = R[s, j]
+        re = R[e, j]
+        xs = (c * rs - b * re) / det
+        xe = (a * re - b * rs) / det
+        shift = ts * xs + te * xe
+        out_s[k, j] = F[s, j] - ns * xs - nse * xe - shift
+        out_e[k, j] = F[e, j] - nse * xs - ne * xe - shift
+
+
+def rank_lpo_dense(const double[:, ::1] M, const double[::1] ndiag, double offconst,
+                   const double[:, ::1] R, const double[:, ::1] F, const double[::1] tau,
+                   const Py_ssize_t[::1] starts, const Py_ssize_t[::1] ends,
+                   double[:, ::1] out_s, double[:, ::1] out_e):
+    """GlobalRankRLS leave-pair-out from the dense m x m matrix M (N_se = offconst -
+    M_se). O(p) per pair. The caller validates every index (0 <= s, e < m, s != e)."""
+    cdef Py_ssize_t n = starts.shape[0]
+    cdef Py_ssize_t k, s, e
+    for k in prange(n, nogil=True, schedule="static"):
+        s = starts[k]
+        e = ends[k]
+        _rank_pair(M[s, s], M[s, e], M[e, e], ndiag[s], ndiag[e], offconst - M[s, e],
+                   R, F, tau, s, e, k, out_s, out_e)
+
+
+def rank_lpo_lowrank(const double[:, ::1] U, const double[::1] omega,
+                     const double[::1] mdiag, const double[::1] ndiag, double offconst,
+                     const double[:, ::1] R, const double[:, ::1] F, const double[::1] tau,
+                     const Py_ssize_t[::1] starts, const Py_ssize_t[::1] ends,
+                     double[:, ::1] out_s, double[:, ::1] out_e):
+    """GlobalRankRLS leave-pair-out from a rank-r factor: N_se = sum_t U[s,t] U[e,t]
+    omega[t], M_se = offconst - N_se. O(r + p) per pair."""
+    cdef Py_ssize_t n = starts.shape[0]
+    cdef Py_ssize_t r = U.shape[1]
+    cdef Py_ssize_t k, s, e, t
+    cdef double nse
+    for k in prange(n, nogil=True, schedule="static"):
+        s = starts[k]
+        e = ends[k]
+        nse = 0.0
+        for t in range(r):
+            nse = nse + U[s, t] * U[e, t] * omega[t]
+        _rank_pair(mdiag[s], offconst - nse, mdiag[e], ndiag[s], ndiag[e], nse,
+                   R, F, tau, s, e, k, out_s, out_e)
+
+
+def pair_concordance(const double[::1] y_start, const double[::1] y_end,
+                     const double[::1] p_start, const double[::1] p_end):
+    """Sum over pairs of 1 (predicted order agrees with the labels), 1/2 (predicted tie)
+    or 0, and the number of pairs with different labels (pairs with tied labels are
+    skipped). Returns (score_sum, n_pairs). O(n), nogil, OpenMP reduction.
+    """
+    cdef Py_ssize_t n = y_start.shape[0]
+    cdef Py_ssize_t k
+    cdef double total = 0.0
+    cdef double count = 0.0
+    cdef double dy, dp
+    for k in prange(n, nogil=True, schedule="static"):
+        dy = y_start[k] - y_end[k]
+        if dy != 0.0:
+            dp = p_start[k] - p_end[k]
+            count += 1.0
+            if dp == 0.0:
+                total += 0.5
+            elif (dp > 0.0) == (dy > 0.0):
+                total += 1.0
+    return total, count
