@@ -115,6 +115,27 @@ def _linear_predictor_from_aug(W_aug, bias):
     return LinearPredictor(W_aug, 0.0)
 
 
+class _PredictorMap:
+    """coef -> predictor: optionally map the coefficients by ``transform`` (the Nystrom
+    back map, or X_aug^T for a linear dual), then build a KernelPredictor on ``kernel``,
+    a LinearPredictor splitting off the sqrt(bias) weight, or a plain LinearPredictor.
+    A class rather than a closure so that trained models pickle."""
+
+    def __init__(self, transform=None, bias=None, kernel=None):
+        self.transform = transform
+        self.bias = bias
+        self.kernel = kernel
+
+    def __call__(self, coef):
+        if self.transform is not None:
+            coef = np.asarray(self.transform @ coef)
+        if self.kernel is not None:
+            return KernelPredictor(coef, self.kernel)
+        if self.bias is not None:
+            return _linear_predictor_from_aug(coef, self.bias)
+        return LinearPredictor(coef, 0.0)
+
+
 def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
                          prefer="auto", **kernel_params):
     """Decide the primal or dual form of a kernel learner's problem.
@@ -141,8 +162,7 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     if kernel == "PrecomputedKernel":
         if basis_vectors is None:
             K = _check_kernel_matrix(X, "X (precomputed kernel)")
-            return Representation("dual", K, lambda A: LinearPredictor(A, 0.0),
-                                  "precomputed kernel")
+            return Representation("dual", K, _PredictorMap(), "precomputed kernel")
         K_r = _check_kernel_matrix(X, "X (precomputed kernel, rows x basis)", square=False)
         K_rr = _check_kernel_matrix(basis_vectors, "basis_vectors (basis kernel)")
         if K_r.shape[1] != K_rr.shape[0]:
@@ -150,7 +170,7 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
                 f"X has {K_r.shape[1]} columns but basis_vectors is {K_rr.shape[0]} x "
                 f"{K_rr.shape[1]}: they must match")
         Phi, T = nystrom_features(K_r, K_rr)
-        return Representation("primal", Phi, lambda W: LinearPredictor(T @ W, 0.0),
+        return Representation("primal", Phi, _PredictorMap(transform=T),
                               "precomputed reduced-set kernel")
 
     if kernel == "RsetKernel":
@@ -158,8 +178,8 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
         n = kobj.train_X.shape[0]
         check_memory(3 * 8 * n * n, f"the {n} x {n} kernel matrix")
         K = kobj.getKM(kobj.train_X)
-        return Representation("dual", 0.5 * (K + K.T),
-                              lambda A: KernelPredictor(A, kobj), "reduced-set kernel")
+        return Representation("dual", 0.5 * (K + K.T), _PredictorMap(kernel=kobj),
+                              "reduced-set kernel")
 
     X = as_data_matrix(X, name="X")
     if basis_vectors is not None:
@@ -173,14 +193,12 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
             Ba = _append_bias(B, bias) if bias != 0 else B
             K_r, K_rr = _dense_product(Xa, Ba), _dense_product(Ba, Ba)
             Phi, T = nystrom_features(K_r, K_rr)
-            Bt = Ba.T
-            return Representation(
-                "primal", Phi,
-                lambda W: _linear_predictor_from_aug(np.asarray(Bt @ (T @ W)), bias),
-                "linear reduced-set")
+            return Representation("primal", Phi,
+                                  _PredictorMap(transform=np.asarray(Ba.T @ T), bias=bias),
+                                  "linear reduced-set")
         kobj = KERNELS[kernel](X=B, **kernel_params)
         Phi, T = nystrom_features(kobj.getKM(X), kobj.getKM(B))
-        return Representation("primal", Phi, lambda W: KernelPredictor(T @ W, kobj),
+        return Representation("primal", Phi, _PredictorMap(transform=T, kernel=kobj),
                               f"{kernel} reduced-set")
 
     m_rows = X.shape[0]
@@ -189,18 +207,15 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
         Xa = _append_bias(X, bias) if bias != 0 else X
         d = Xa.shape[1]
         if prefer == "primal" or (prefer == "auto" and d <= m_rows):
-            return Representation(
-                "primal", Xa, lambda W: _linear_predictor_from_aug(W, bias), "linear primal")
+            return Representation("primal", Xa, _PredictorMap(bias=bias), "linear primal")
         check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
         K = _dense_product(Xa, Xa)
-        XaT = Xa.T
-        return Representation(
-            "dual", K,
-            lambda A: _linear_predictor_from_aug(np.asarray(XaT @ A), bias), "linear dual")
+        return Representation("dual", K, _PredictorMap(transform=Xa.T, bias=bias),
+                              "linear dual")
 
     kobj = KERNELS[kernel](X=X, **kernel_params)
     check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
     # K(X, X) from a kernel object is symmetric to rounding; the factorizations read
     # one triangle, so no symmetrizing pass over the m x m matrix is needed
     K = kobj.getKM(X)
-    return Representation("dual", K, lambda A: KernelPredictor(A, kobj), kernel)
+    return Representation("dual", K, _PredictorMap(kernel=kobj), kernel)

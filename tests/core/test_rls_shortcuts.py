@@ -180,3 +180,17 @@ def test_regparam_zero_full_rank_ok_and_singular_refused(rng):
     assert_close(model.predictor.predict(X)[:, None], Xa @ np.linalg.lstsq(Xa, Y, rcond=None)[0])
     with pytest.raises(ValueError, match="regparam"):
         RLSModel(X, Y, 0.0, prefer="dual", path=True)
+
+
+@pytest.mark.parametrize("kind,prefer,d", CASES)
+def test_trained_models_pickle(rng, kind, prefer, d):
+    import pickle
+    X, Y = make_problem(rng, 20, d, 2)
+    model = fit(kind, X, Y, 0.5, prefer, basis=np.arange(0, 20, 4))
+    model.leave_one_out()
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(clone.predictor.predict(X), model.predictor.predict(X))
+    clone.solve(2.0)
+    model.solve(2.0)
+    # BLAS may round differently on differently aligned copies: compare to 1e-12
+    np.testing.assert_allclose(clone.holdout([1, 2]), model.holdout([1, 2]), rtol=1e-12)
