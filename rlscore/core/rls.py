@@ -31,7 +31,7 @@ def n_rows(X, name="X"):
 
 
 class RLSModel:
-    """Regularized least squares: min ||Y - K A||^2 + lambda tr(A^T K A).
+    """Regularized least squares: min ``||Y - K A||^2 + lambda tr(A^T K A)``.
 
     Parameters
     ----------

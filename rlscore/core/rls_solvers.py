@@ -40,7 +40,7 @@ _EPS = np.finfo(np.float64).eps
 
 def psd_eigh(M):
     """Eigendecomposition of a symmetric (PSD) matrix: eigenvalues within the rounding
-    level (|mu| < m eps max|mu|) are set to exactly 0, so null directions are treated as
+    level (``|mu| < m eps max|mu|``) are set to exactly 0, so null directions are treated as
     such. Clearly negative eigenvalues of an indefinite matrix are kept, so a lambda
     that leaves K + lambda I indefinite is refused exactly as the Cholesky route
     refuses it.
@@ -103,7 +103,7 @@ class _HoldoutShortcuts:
     ``_diags(lam)`` -> (diag M, diag B); ``_lpo(lam, s, e, R, F, bdiag, out_s, out_e)``."""
 
     def holdout(self, regparam, indices):
-        """Predictions (|H|, p) for rows H from the model trained without them."""
+        """Predictions (h, p) for the h rows H from the model trained without them."""
         H = _check_holdout(indices, self.m)
         R, F = self._rf(regparam)
         M, B = self._blocks(regparam, H)
@@ -146,7 +146,7 @@ class KernelSolver(_HoldoutShortcuts):
     -----
     Memory O(m^2) (K, plus V after a decomposition, plus G when an m x m inverse is
     needed). Costs: first lambda O(m^3/3) (Cholesky); ``decompose`` O(m^3); then each
-    lambda O(m^2 p); ``holdout`` O(|H|^2 m + |H|^3); ``leave_one_out`` O(m^2);
+    lambda O(m^2 p); ``holdout`` of h rows O(h^2 m + h^3); ``leave_one_out`` O(m^2);
     ``leave_pair_out`` O(m^3) once per lambda for G, then O(p) per pair.
     """
 
@@ -291,14 +291,14 @@ class KernelSolver(_HoldoutShortcuts):
 class LinearSolver(_HoldoutShortcuts):
     """Primal RLS on features Phi (m, d), dense or CSR, and labels Y (m, p).
 
-    Minimizes ||Y - Phi W||^2 + lambda ||W||^2.
+    Minimizes ``||Y - Phi W||^2 + lambda ||W||^2``.
 
     Notes
     -----
     Memory O(d^2 + m r) with r = rank(Phi) <= d (the rotated features Z = Phi V are
     kept once a cross-validation shortcut is used). Costs: Phi^T Phi O(m d^2) (O(nnz d)
     sparse), first lambda O(d^3/3), ``decompose`` O(d^3 + m d^2); then each lambda
-    O(d^2 p); ``leave_one_out`` O(m r) per lambda; ``holdout`` O(|H|^2 r + |H|^3);
+    O(d^2 p); ``leave_one_out`` O(m r) per lambda; ``holdout`` of h rows O(h^2 r + h^3);
     ``leave_pair_out`` O(r + p) per pair.
     """
 

@@ -60,7 +60,7 @@ _FITTED_ATTRS_DOC = """\
         Training samples or basis vectors (rbf and poly kernels only).
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features, when ``X`` has string column names."""
 
 

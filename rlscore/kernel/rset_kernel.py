@@ -15,11 +15,12 @@ class RsetKernel(KernelBase):
         (``base_kernel.getKM(Z)`` = k(Z, B)).
     X : array-like, (n, d)
         The data the kernel is evaluated against (``train_X``).
-    basis_features : array-like, (|B|, d)
+    basis_features : array-like, (b, d)
 
     Notes
     -----
-    Construction costs O(|B|^3 + n |B|^2); ``getKM(T)`` costs O(n_T |B| (d + n)).
+    Construction costs O(b^3 + n b^2) for b basis features; ``getKM(T)`` costs
+    O(n_T b (d + n)).
     """
 
     def __init__(self, base_kernel, X, basis_features):

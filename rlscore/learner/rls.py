@@ -15,7 +15,7 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "Nfo
 class RLS(PredictorInterface):
     """Regularized least-squares (kernel ridge regression); trains in the constructor.
 
-    Minimizes ||Y - K A||^2 + regparam tr(A^T K A), so A = (K + regparam I)^{-1} Y.
+    Minimizes ``||Y - K A||^2 + regparam tr(A^T K A)``, so A = (K + regparam I)^{-1} Y.
 
     Parameters
     ----------
@@ -38,7 +38,7 @@ class RLS(PredictorInterface):
     -----
     Linear kernel with d + 1 <= m: primal, O(m d^2). Otherwise dual: O(m^2 d) for the
     kernel plus O(m^3/3) (Cholesky). ``solve`` for a second lambda eigendecomposes once
-    (O(m^3)) and then costs O(m^2 p); ``holdout`` O(|H|^2 m + |H|^3) after that,
+    (O(m^3)) and then costs O(m^2 p); ``holdout`` of h rows O(h^2 m + h^3) after that,
     ``leave_one_out`` O(m^2), ``leave_pair_out`` O(m^3) once plus O(p) per pair.
     """
 
@@ -147,7 +147,7 @@ class KfoldRLS(_SelectionWrapper):
 
     Notes
     -----
-    One decomposition plus O(sum_f |f|^2 m) per grid point.
+    One decomposition plus O(sum_f n_f^2 m) per grid point (n_f: size of fold f).
     """
 
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
