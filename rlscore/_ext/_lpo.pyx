@@ -123,14 +123,20 @@ def rank_lpo_dense(const double[:, ::1] M, const double[::1] ndiag, double offco
                    const double[:, ::1] R, const double[:, ::1] F, const double[::1] tau,
                    const Py_ssize_t[::1] starts, const Py_ssize_t[::1] ends,
                    double[:, ::1] out_s, double[:, ::1] out_e):
-    """GlobalRankRLS leave-pair-out from the dense m x m matrix M (N_se = offconst -
-    M_se). O(p) per pair. The caller validates every index (0 <= s, e < m, s != e)."""
+    """GlobalRankRLS leave-pair-out from the dense symmetric m x m matrix M, of which
+    only the upper triangle (i <= j) is read (N_se = offconst - M_se). O(p) per pair.
+    The caller validates every index (0 <= s, e < m, s != e)."""
     cdef Py_ssize_t n = starts.shape[0]
     cdef Py_ssize_t k, s, e
+    cdef double mse
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
-        _rank_pair(M[s, s], M[s, e], M[e, e], ndiag[s], ndiag[e], offconst - M[s, e],
+        if s < e:
+            mse = M[s, e]
+        else:
+            mse = M[e, s]
+        _rank_pair(M[s, s], mse, M[e, e], ndiag[s], ndiag[e], offconst - mse,
                    R, F, tau, s, e, k, out_s, out_e)
 
 

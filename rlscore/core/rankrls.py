@@ -1,0 +1,1088 @@
+"""RankRLS: regularized least-squares ranking through the Laplacian of a preference graph.
+
+Pahikkala, Tsivtsivadze, Airola, Järvinen and Boberg, "An efficient algorithm for
+learning to rank from preference graphs", Machine Learning 75(1):129-165, 2009.
+
+Three models, all returning 2-D arrays (the learners of :mod:`rlscore.learner` squeeze):
+
+* :class:`GlobalRankRLSModel` -- one ranking over all examples, the magnitude-preserving
+  pairwise least squares  sum_{i<j} ((y_i - y_j) - (f_i - f_j))^2 + lambda ||f||^2,
+  i.e. the Laplacian L = m I - 1 1^T of the complete graph;
+* :class:`QueryRankRLSModel` -- pairs only within a query, with RLScore's per-query
+  centering Laplacian L = I - sum_q 1_q 1_q^T / n_q (a pair of query q weighs 1/n_q);
+* :class:`PPRankRLSModel` -- explicit preference pairs (a multigraph, edge weights and
+  the three cost functions of the paper).
+
+:class:`RankLPOCV` is the leave-pair-out cross-validator of the global model;
+:func:`preference_pairs` enumerates pairs (all with different labels, or
+positive-negative for AUC) and :func:`lpo_cindex` scores held-out pair predictions.
+
+The algebra of the first two
+---------------------------
+For a block-centering projection P (one block for the global model, one per query),
+(y - f)^T P (y - f) = min_beta ||y - f - D beta||^2 with D the block indicator: RankRLS
+is ridge regression with an unpenalized offset per block.  Its dual coefficients are
+A = (P K P + mu I)^{-1} P Y, with mu = lambda / m (global) or lambda (query), and its
+primal weights W = (Phi^T P Phi + mu I)^{-1} Phi^T P Y.  We never form L: in the primal
+we centre the features, in the dual we rotate the kernel matrix with one Householder
+reflection per block (O(m^2)), B^T K B with B an orthonormal basis of range(P), which
+leaves a symmetric positive semidefinite system of size m - #blocks.  One Cholesky
+factorization trains one lambda (the cost of plain RLS); the first cross-validation
+request or the second lambda eigendecomposes it, after which each lambda costs
+O(m^2 p) (dual) or O(d^2 p) (primal).
+
+Hold-out (exact retraining on the complement).  Removing the rows H of one block q
+turns P into P~ with P - P~ = the projection onto span{P e_i : i in H}.  With
+U diag(s2) U^T the eigendecomposition of the centred kernel P K P (or the left singular
+vectors of the centred features), w = 1 / (s2 + mu),
+
+    M = mu P G_c P   = (P - U U^T) + U diag(mu w) U^T   (the lambda-scaled inverse),
+    N = P - M        = U diag(s2 w) U^T                  (the centred hat matrix),
+    R = P (Y - F)    = (P - U U^T) Y + U diag(mu w) U^T Y (centred residuals),
+    t_H              = rows H of Kbar_q P G_c P           (Kbar_q: block-q mean kernel row),
+
+each formed without cancellation, the predictions of the model retrained without H are
+
+    X   = (M_HH + [H = q] 1 1^T / n_q)^{-1} R_H,
+    f_H = F_H - N_HH X - 1 (t_H X),
+
+F the fit of the full model (derivation: ridge regression with one unpenalized offset
+per block; block inverse of the bordered system). Holding out a whole query gives
+leave-query-out (the paper's eq. 33, without its m x m inverse); holding out part of a
+query gives true retraining with the remaining members forming a smaller query. For the
+global model the complement's Laplacian has size m - h, i.e. mu' = lambda / (m - h);
+with h = 2 this is the exact leave-pair-out of Sect. 3.4 (eqs. 35-38; the paper's
+Q = V diag(Lambda / (lambda + (m - 2) Lambda)) V^T in its notation), O(p) per pair after
+an O(m^3) setup: one SYRK of the eigenvectors, or -- when no eigendecomposition exists
+yet -- one Cholesky at mu' and its inverse.
+"""
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+from scipy.linalg import blas, lapack
+
+from rlscore._ext import _lpo
+from rlscore.core.representation import build_representation
+from rlscore.core.rls import n_rows
+from rlscore.core.rls_solvers import KernelSolver, _check_pairs, psd_eigh
+from rlscore.core.validation import (
+    as_2d_labels, as_index_array, check_memory, check_regparam)
+
+__all__ = [
+    "GlobalRankRLSModel", "QueryRankRLSModel", "PPRankRLSModel", "RankLPOCV", "map_qids",
+    "lpo_cindex", "preference_pairs", "COSTS",
+]
+
+COSTS = ("magnitude", "unit", "inverse")
+
+_CHUNK = 1 << 22          # elements per temporary block in the chunked loops
+_CACHE = 1 << 24          # elements of lambda-independent blocks kept between calls
+
+
+# ---------------------------------------------------------------------------------------
+# query ids
+
+
+def map_qids(qids, m=None):
+    """Map query ids to 0-based integer codes in order of first appearance.
+
+    Parameters
+    ----------
+    qids : sequence of hashable (ints, strings, numpy scalars), length m
+        Rows are grouped by equal value, not by contiguity.
+    m : int, optional
+        The number of rows the ids must cover.
+
+    Returns
+    -------
+    codes : ndarray of intp, shape (m,)
+    n_queries : int
+
+    Raises
+    ------
+    ValueError
+        Wrong length, empty, not 1-D, NaN/inf or non-integral float ids.
+    TypeError
+        Unhashable ids, or qids that are not a sequence.
+
+    Notes
+    -----
+    O(m log m) for numeric arrays, O(m) expected for other sequences.
+    """
+    if sp.issparse(qids):
+        raise TypeError("qids must be a 1-D sequence of query ids, got a sparse matrix")
+    if isinstance(qids, np.ndarray) or hasattr(qids, "__array__"):
+        arr = np.asarray(qids)
+        if arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.ravel()
+        if arr.ndim != 1:
+            raise ValueError(f"qids must be 1-D, got shape {arr.shape}")
+    elif isinstance(qids, (str, bytes)) or not hasattr(qids, "__len__"):
+        raise TypeError(f"qids must be a sequence of query ids, got {type(qids).__name__}")
+    else:
+        arr = None
+    n = len(qids) if arr is None else arr.shape[0]
+    if m is not None and n != m:
+        raise ValueError(f"qids has length {n}, but there are {m} examples")
+    if n == 0:
+        raise ValueError("qids is empty")
+    if arr is not None and arr.dtype != object and np.issubdtype(arr.dtype, np.number) \
+            and not np.iscomplexobj(arr):
+        if np.issubdtype(arr.dtype, np.floating):
+            if not np.all(np.isfinite(arr)):
+                raise ValueError("qids contains NaN or infinity")
+            if np.any(arr != np.round(arr)):
+                raise ValueError("qids must be integer (or hashable) ids; got "
+                                 "non-integral floats")
+        uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
+        rank = np.empty(uniq.shape[0], dtype=np.intp)
+        rank[np.argsort(first, kind="stable")] = np.arange(uniq.shape[0])
+        return np.ascontiguousarray(rank[inverse.ravel()]), int(uniq.shape[0])
+    values = arr.tolist() if arr is not None else list(qids)
+    table = {}
+    codes = np.empty(n, dtype=np.intp)
+    for i, q in enumerate(values):
+        if isinstance(q, float):
+            if not np.isfinite(q):
+                raise ValueError("qids contains NaN or infinity")
+            if q != round(q):
+                raise ValueError("qids must be integer (or hashable) ids; got "
+                                 "non-integral floats")
+        try:
+            codes[i] = table.setdefault(q, len(table))
+        except TypeError:
+            raise TypeError(f"qids must hold hashable ids; element {i} is an unhashable "
+                            f"{type(q).__name__}") from None
+    return codes, len(table)
+
+
+class _Groups:
+    """Block structure of a centering projection P = I - sum_q 1_q 1_q^T / n_q."""
+
+    def __init__(self, codes, g):
+        codes = np.ascontiguousarray(codes, dtype=np.intp)
+        m = codes.size
+        self.m, self.g, self.codes = m, g, codes
+        counts = np.bincount(codes, minlength=g)
+        self.count = counts
+        self.n = counts.astype(np.float64)
+        self.sqrt_n = np.sqrt(self.n)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.cumsum(counts)[:-1]
+        self.members = np.split(order, bounds)
+        self.first = np.ascontiguousarray(order[np.concatenate([[0], bounds])])
+        mask = np.ones(m, dtype=bool)
+        mask[self.first] = False
+        self.rest = np.flatnonzero(mask)
+        self.Dt = sp.csr_matrix((np.ones(m), (codes, np.arange(m))), shape=(g, m))
+        self.inv_n_row = 1.0 / self.n[codes]
+
+    @property
+    def single(self):
+        return self.g == 1
+
+    def sums(self, M):
+        """Per-block column sums of M (m, c) -> (g, c)."""
+        if self.single:
+            return M.sum(axis=0, keepdims=True)
+        return np.asarray(self.Dt @ M)
+
+    def means(self, M):
+        return self.sums(M) / self.n[:, None]
+
+    def center(self, M):
+        """P M (a new array)."""
+        M = np.asarray(M, dtype=np.float64)
+        return M - self.expand(self.means(M))
+
+    def expand(self, B):
+        """Rows of the (g, c) array B repeated to the rows of their blocks (m, c)."""
+        if self.single:
+            return B
+        return B[self.codes]
+
+    def reflect_rows(self, M):
+        """M <- H M in place, H = blockdiag(I - 2 v_q v_q^T / v_q^T v_q) with
+        v_q = 1_q + sqrt(n_q) e_first(q): H 1_q = -sqrt(n_q) e_first(q), so the rows of H
+        other than the first of each block are an orthonormal basis of range(P).
+        O(m c)."""
+        coef = self.sums(M)
+        coef += self.sqrt_n[:, None] * M[self.first]
+        coef /= (self.n + self.sqrt_n)[:, None]
+        if self.single:
+            M -= coef
+        else:
+            step = max(1, _CHUNK // max(1, M.shape[1]))
+            for i0 in range(0, self.m, step):
+                M[i0:i0 + step] -= coef[self.codes[i0:i0 + step]]
+        M[self.first] -= self.sqrt_n[:, None] * coef
+        return M
+
+    def basis(self, Z):
+        """B Z (m, c) for Z of shape (m - g, c)."""
+        out = np.zeros((self.m, Z.shape[1]))
+        out[self.rest] = Z
+        return self.reflect_rows(out)
+
+    def rotate_kernel(self, K):
+        """H K H for a symmetric m x m K, with the rows and columns ``first`` (the
+        directions 1_q) decoupled: zero off the diagonal, 1 on it. The remaining block
+        is B^T K B. K is overwritten (and returned) when possible. O(m^2)."""
+        if self.single:
+            # H K H = K - v g^T - g v^T, v = 1 + sqrt(m) e_0, one blocked pass
+            m = self.m
+            sq = self.sqrt_n[0]
+            beta = 1.0 / (m + sq)                      # 2 / v^T v
+            k = K.sum(axis=1) + sq * K[:, 0]           # K v
+            g = beta * k - 0.5 * beta * beta * (k.sum() + sq * k[0]) * \
+                np.concatenate([[1.0 + sq], np.ones(m - 1)])
+            step = max(1, _CHUNK // max(1, m))
+            for i0 in range(0, m, step):
+                blk = K[i0:i0 + step]
+                blk -= g[i0:i0 + step, None]
+                blk -= g[None, :]
+            K[0, :] -= sq * g
+            K[:, 0] -= sq * g
+        else:
+            self.reflect_rows(K)
+            K = np.ascontiguousarray(K.T)
+            self.reflect_rows(K)
+        K[self.first, :] = 0.0
+        K[:, self.first] = 0.0
+        K[self.first, self.first] = 1.0
+        return K
+
+    def unrotate_symmetric(self, M):
+        """B G B^T for a symmetric G given embedded in the m x m M (the rows and
+        columns ``first`` are ignored; M is overwritten). O(m^2)."""
+        M[self.first, :] = 0.0
+        M[:, self.first] = 0.0
+        self.reflect_rows(M)
+        M = np.ascontiguousarray(M.T)
+        self.reflect_rows(M)
+        return M
+
+
+def _symmetrize(C):
+    C = np.asarray(C, dtype=np.float64)
+    return np.ascontiguousarray(0.5 * (C + C.T))
+
+
+def _gram(Phi):
+    """Phi^T Phi for a dense (m, d) array, via SYRK."""
+    C = blas.dsyrk(1.0, Phi.T, trans=0, lower=0)
+    C = np.triu(C)
+    C += np.triu(C, 1).T
+    return np.ascontiguousarray(C)
+
+
+class _RotatedSolver:
+    """(K' + mu I)^{-1} Y' for the rotated kernel K' = B^T K B, held embedded in an
+    m x m array whose rows and columns ``first`` are decoupled (1 on the diagonal, the
+    right-hand side 0 there, so the solution is 0 there).
+
+    One Cholesky (O(m^3/3)) per mu until a second mu is requested; then one
+    eigendecomposition of the (m - g) x (m - g) block (O(m^3)) and O(m^2 p) per mu.
+    """
+
+    def __init__(self, K, Y, rest):
+        self.K = K
+        self.Y = Y
+        self.rest = rest
+        self._chol = None          # (mu, Fortran lower Cholesky factor)
+        self._eig = None           # (s2, V (m - g, m - g), V^T Y[rest])
+        self._x = None             # (mu, solution)
+
+    @property
+    def decomposed(self):
+        return self._eig is not None
+
+    def decompose(self):
+        if self._eig is None:
+            sub = self.K[np.ix_(self.rest, self.rest)]
+            s2, V = psd_eigh(sub)
+            del sub
+            self._eig = (s2, V, V.T @ self.Y[self.rest])
+            self._chol = None
+        return self._eig
+
+    def _cho(self, mu):
+        if self._chol is None or self._chol[0] != mu:
+            self._chol = None
+            S = np.array(self.K, order="F")              # one copy
+            S.flat[:: S.shape[0] + 1] += mu
+            c, info = lapack.dpotrf(S, lower=1, overwrite_a=1, clean=1)
+            if info != 0:
+                raise ValueError(
+                    f"the centred kernel matrix + regparam*I is not positive definite "
+                    f"(regparam={mu!r} after scaling); use a larger regparam")
+            self._chol = (mu, c)
+        return self._chol[1]
+
+    def solve(self, mu):
+        if self._x is not None and self._x[0] == mu:
+            return self._x[1]
+        if self._eig is None and self._x is not None:
+            self.decompose()
+        if self._eig is not None:
+            s2, V, c = self._eig
+            denom = s2 + mu
+            if np.any(denom <= 0):
+                raise ValueError("regparam=0 with a singular centred kernel matrix: the "
+                                 "problem has no unique solution; use regparam > 0")
+            x = np.zeros_like(self.Y)
+            x[self.rest] = V @ (c / denom[:, None])
+        else:
+            x = la.cho_solve((self._cho(mu), True), self.Y, check_finite=False)
+        self._x = (mu, x)
+        return x
+
+    def solve_cholesky(self, mu):
+        """The solution at mu from a Cholesky factorization, whatever the path state."""
+        if self._x is not None and self._x[0] == mu:
+            return self._x[1]
+        return la.cho_solve((self._cho(mu), True), self.Y, check_finite=False)
+
+    def inverse(self, mu):
+        """(K' + mu I)^{-1} embedded in m x m (garbage in the decoupled rows/columns),
+        from the Cholesky factor: O(m^3)."""
+        c = self._cho(mu)
+        G, info = lapack.dpotri(c, lower=1, overwrite_c=0)
+        if info != 0:
+            raise ValueError("could not invert the regularized kernel matrix")
+        G = np.tril(G)
+        G += np.tril(G, -1).T
+        return np.ascontiguousarray(G)
+
+
+# ---------------------------------------------------------------------------------------
+# the centred (global / query) model
+
+
+class _CenteredRankModel:
+    """RankRLS with a block-centering Laplacian; see the module docstring.
+
+    Subclasses set ``_global``: True for L = m P with one block (the complement of h
+    held-out rows then has L of size m - h), False for the per-query L = P.
+    """
+
+    _global = False
+
+    def _build(self, X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
+               kernel_params):
+        self.Y = as_2d_labels(Y)
+        m = n_rows(X)
+        if m != self.Y.shape[0]:
+            raise ValueError(f"X has {m} rows but Y has {self.Y.shape[0]}: lengths must match")
+        self.m = m
+        self.groups = groups
+        self._check_pairs_exist()
+        rep = build_representation(X, kernel, basis_vectors, prefer=prefer, **kernel_params)
+        self.representation = rep
+        gr = groups
+        self._Ybar = gr.means(self.Y)                      # (g, p) block label means
+        self.PY = self.Y - gr.expand(self._Ybar)
+        self.kind = rep.kind
+        if rep.kind == "primal":
+            self._init_primal(rep.matrix)
+        else:
+            K = rep.matrix
+            if isinstance(X, np.ndarray) and np.may_share_memory(K, X):
+                K = K.copy()
+            rep.matrix = None          # rotated in place below; the model owns it now
+            self._init_dual(K)
+        self._cv = None
+        self._states = {}
+        self._lpo_cache = None
+        if path:
+            self.solver.decompose()
+        self.solve(regparam)
+
+    def _check_pairs_exist(self):
+        gr, Y = self.groups, self.Y
+        if gr.count.max() < 2:
+            import warnings
+            what = "there is a single example" if self._global else \
+                "every query holds a single example"
+            warnings.warn(f"{what}: there are no pairs, the model is zero", UserWarning,
+                          stacklevel=4)
+            return
+        big = gr.count[gr.codes] >= 2
+        Yb = Y[big]
+        codes = gr.codes[big]
+        mx = np.full((gr.g, Y.shape[1]), -np.inf)
+        mn = np.full((gr.g, Y.shape[1]), np.inf)
+        np.maximum.at(mx, codes, Yb)
+        np.minimum.at(mn, codes, Yb)
+        if not np.any(mx > mn):
+            raise ValueError("all labels are tied within every query (every column of Y): "
+                             "there are no pairs with different labels to learn from")
+
+    # -- construction -----------------------------------------------------------
+    def _init_primal(self, Phi):
+        """Centred features: dense Phi is centred explicitly; for sparse Phi the Gram
+        matrix is Phi^T Phi - sum_q n_q mean_q mean_q^T (no densification; features
+        whose mean dwarfs their spread lose digits to that subtraction)."""
+        gr = self.groups
+        if sp.issparse(Phi):
+            Phi = sp.csr_matrix(Phi, dtype=np.float64)
+            Phibar = (gr.Dt @ Phi).toarray() / gr.n[:, None]
+            C = (Phi.T @ Phi).toarray() - (Phibar.T * gr.n) @ Phibar
+            C = _symmetrize(C)
+            b = np.asarray(Phi.T @ self.PY)
+            self._PhiP = None
+        else:
+            Phi = np.ascontiguousarray(Phi, dtype=np.float64)
+            Phibar = gr.means(Phi)
+            PhiP = np.ascontiguousarray(Phi - gr.expand(Phibar))
+            C = _gram(PhiP)
+            b = PhiP.T @ self.Y
+            self._PhiP = PhiP
+        self._Phi = Phi
+        self._Phibar = Phibar
+        self.solver = KernelSolver(C, b)
+
+    def _init_dual(self, K):
+        gr = self.groups
+        check_memory(2 * 8 * self.m * self.m, f"the {self.m} x {self.m} rotated kernel")
+        self._Kbar = gr.means(K)                            # (g, m)
+        K = gr.rotate_kernel(K)
+        YB = gr.reflect_rows(self.Y.copy())
+        YB[gr.first] = 0.0
+        self._YB = YB
+        self.solver = _RotatedSolver(K, YB, gr.rest)
+
+    # -- regularization ---------------------------------------------------------
+    def _mu(self, regparam, h=0):
+        return regparam / (self.m - h) if self._global else regparam
+
+    def solve(self, regparam):
+        """Train for ``regparam``: O(m^3/3) (dual Cholesky) or O(d^3/3) the first time,
+        O(m^2 p) / O(d^2 p) after an eigendecomposition."""
+        self.regparam = check_regparam(regparam)
+        mu = self._mu(self.regparam)
+        x = self.solver.solve(mu)
+        if self.kind == "primal":
+            self.coef = x
+        else:
+            self.coef = self.groups.reflect_rows(x.copy())
+        self.predictor = self.representation.predictor(self.coef)
+        return self
+
+    def fitted(self):
+        """In-sample predictions F (m, p) of the current model."""
+        if self.kind == "primal":
+            return np.asarray(self._Phi @ self.coef)
+        x = self.solver.solve(self._mu(self.regparam))
+        PF = self.groups.reflect_rows(self.solver.K @ x)
+        return PF + self.groups.expand(self._Kbar @ self.coef)
+
+    @property
+    def A(self):
+        """Dual coefficients (LK + lambda I)^{-1} L Y (m, p); for a primal model
+        P (Y - F) / mu (None at regparam 0)."""
+        if self.kind == "dual":
+            return self.coef
+        mu = self._mu(self.regparam)
+        if mu <= 0:
+            return None
+        return self.groups.center(self.Y - self.fitted()) / mu
+
+    # -- eigen-parts for the cross-validation shortcuts -------------------------
+    def _parts(self):
+        """U (m, r) orthonormal in range(P), s2 (r,), c = U^T Y (r, p), Yf (g, r) the
+        block means of the rotated features, qdiag = diag(P - U U^T) (primal)."""
+        if self._cv is not None:
+            return self._cv
+        gr = self.groups
+        s2, V, VtB = self.solver.decompose()
+        if self.kind == "primal":
+            keep = s2 > 0
+            s = np.sqrt(s2[keep])
+            Vk = np.ascontiguousarray(V[:, keep])
+            if self._PhiP is not None:
+                ZP = self._PhiP @ Vk
+            else:
+                ZP = np.asarray(self._Phi @ Vk) - gr.expand(self._Phibar @ Vk)
+            U = np.ascontiguousarray(ZP / s)
+            Yf = (self._Phibar @ Vk) * s
+            c = VtB[keep] / s[:, None]
+            qdiag = (1.0 - gr.inv_n_row) - np.einsum("ij,ij->i", U, U)
+            np.maximum(qdiag, 0.0, out=qdiag)
+            self._R0 = self.PY - U @ c          # (P - U U^T) Y, lambda-independent
+            self._cv = (U, s2[keep], c, Yf, qdiag, bool(np.all(keep)))
+        else:
+            U = np.ascontiguousarray(gr.basis(V))
+            del V
+            Yf = self._Kbar @ U
+            Yf[:, s2 == 0] = 0.0
+            self._R0 = None                     # U spans range(P): U U^T = P
+            self._cv = (U, s2, VtB, Yf, None, bool(np.all(s2 > 0)))
+        return self._cv
+
+    def _U2(self):
+        """U * U (cached), for the diagonals of the hold-out matrices."""
+        if getattr(self, "_U2cache", None) is None:
+            U = self._parts()[0]
+            self._U2cache = U * U
+        return self._U2cache
+
+    def _weights(self, mu):
+        U, s2, c, Yf, qdiag, full = self._parts()
+        if mu <= 0 and not (full and np.all(s2 > 0)):
+            raise ValueError("regparam=0 with a singular (centred) kernel matrix: the "
+                             "problem has no unique solution; use regparam > 0")
+        return 1.0 / (s2 + mu)
+
+    def _state(self, mu):
+        """(w, Pr, F) at mu: w = 1/(s2 + mu), the centred residuals P(Y - F) and the
+        fit F of the model trained on all examples at mu. O(m r p)."""
+        st = self._states.get(mu)
+        if st is not None:
+            return st
+        U, s2, c, Yf, qdiag, full = self._parts()
+        w = self._weights(mu)
+        cw = c * w[:, None]
+        PF = U @ (cw * s2[:, None])
+        # P(Y - F) = (P - U U^T) Y + U diag(mu w) U^T Y, free of cancellation
+        Pr = U @ (cw * mu)
+        if self._R0 is not None:
+            Pr += self._R0
+        Pr = np.ascontiguousarray(Pr)
+        F = np.ascontiguousarray(PF + self.groups.expand(Yf @ cw))
+        if len(self._states) >= 4:
+            self._states.pop(next(iter(self._states)))
+        st = (w, Pr, F)
+        self._states[mu] = st
+        return st
+
+    # -- hold-out -----------------------------------------------------------------
+    def _block_of(self, H):
+        q = self.groups.codes[H]
+        if np.any(q != q[0]):
+            raise IndexError("indices must all belong to the same query; got indices of "
+                             f"{np.unique(q).size} different queries")
+        return int(q[0])
+
+    def holdout(self, indices):
+        """Predictions (h, p) for the rows ``indices`` (all of one query) from the model
+        retrained without them: O(m r p + h^2 r + h^3) after the eigendecomposition."""
+        H = as_index_array(indices, self.m, name="indices")
+        if H.size >= self.m:
+            raise ValueError("indices hold out every example; nothing is left to train on")
+        q = self._block_of(H)
+        h = H.size
+        nq = self.groups.n[q]
+        mu = self._mu(self.regparam, h)
+        w, Pr, F = self._state(mu)
+        U, s2, c, Yf, qdiag, full = self._parts()
+        UH = U[H]
+        M = (UH * (mu * w)) @ UH.T
+        if self.kind == "primal":
+            M += np.eye(h) - 1.0 / nq - UH @ UH.T
+        if h == self.groups.count[q]:
+            M += 1.0 / nq
+        N = (UH * (s2 * w)) @ UH.T
+        X = self._solve_small(M, Pr[H])
+        t = (UH * w) @ Yf[q]
+        return F[H] - N @ X - (t @ X)[None, :]
+
+    @staticmethod
+    def _solve_small(M, R):
+        try:
+            return la.solve(M, R, assume_a="sym", check_finite=False)
+        except (la.LinAlgError, ValueError):
+            raise ValueError("the hold-out problem is singular (regparam=0 with too few "
+                             "remaining examples); use regparam > 0") from None
+
+
+class GlobalRankRLSModel(_CenteredRankModel):
+    """Global RankRLS: min (Y - f)^T (m I - 1 1^T)(Y - f) + lambda ||f||^2.
+
+    Parameters
+    ----------
+    X, kernel, basis_vectors, kernel_params : see
+        :func:`rlscore.core.representation.build_representation` (pass bias=0 for the
+        RLScore convention; a bias feature has no effect on a ranking anyway).
+    Y : labels (m,) or (m, p); each column is ranked separately.
+    regparam : float >= 0
+    path : eigendecompose at once (a lambda path or cross-validation will follow).
+
+    Notes
+    -----
+    Training: the kernel (or Phi^T Phi) plus O(m^2) for the rotation and one Cholesky
+    (O(m^3/3) dual, O(d^3/3) primal) -- the cost of RLS. With the eigendecomposition:
+    O(m^2 p) / O(d^2 p) per lambda; ``holdout`` O(m r p + h^2 r + h^3);
+    ``leave_one_out`` O(m r p); ``leave_pair_out`` O(m^3) once per lambda (dense dual:
+    one SYRK, or Cholesky + inverse without an eigendecomposition) or O(m r) (primal),
+    then O(p) (dual) / O(r + p) (primal) per pair.
+    """
+
+    _global = True
+
+    def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
+                 path=False, prefer="auto", **kernel_params):
+        m = n_rows(X)
+        groups = _Groups(np.zeros(m, dtype=np.intp), 1)
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
+                    kernel_params)
+
+    def leave_one_out(self):
+        """Leave-one-out predictions (m, p), each from the model trained on the other
+        m - 1 examples (L of size m - 1). O(m r p) after the eigendecomposition."""
+        if self.m < 2:
+            raise ValueError("leave-one-out needs at least 2 examples")
+        mu = self._mu(self.regparam, 1)
+        w, Pr, F = self._state(mu)
+        U, s2, c, Yf, qdiag, full = self._parts()
+        U2 = self._U2()
+        mdiag = U2 @ (mu * w)
+        if self.kind == "primal":
+            mdiag = mdiag + qdiag
+        if np.any(mdiag <= 0):
+            raise ValueError("leave-one-out is undefined at regparam=0 here; use "
+                             "regparam > 0")
+        X = Pr / mdiag[:, None]
+        shift = U2 @ (s2 * w) + U @ (w * Yf[0])
+        return F - shift[:, None] * X
+
+    def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
+        """Exact leave-pair-out: for pair k, the predictions for its two examples from
+        the model trained without both (L of size m - 2). Returns two (n_pairs, p)
+        arrays. O(p) per pair after an O(m^3) (dual) / O(m r) (primal) setup."""
+        s, e = _check_pairs(pairs_start_inds, pairs_end_inds, self.m)
+        return self._leave_pair_out(s, e)
+
+    def _leave_pair_out(self, s, e):
+        """leave_pair_out for validated contiguous intp index arrays."""
+        if self.m < 3:
+            raise ValueError("leave-pair-out needs at least 3 examples")
+        mu = self._mu(self.regparam, 2)
+        p = self.Y.shape[1]
+        out_s = np.empty((s.size, p))
+        out_e = np.empty_like(out_s)
+        offconst = -1.0 / self.m
+        if self.kind == "primal":
+            w, Pr, F = self._state(mu)
+            U, s2, c, Yf, qdiag, full = self._parts()
+            omega = np.ascontiguousarray(s2 * w)
+            U2 = self._U2()
+            mdiag = np.ascontiguousarray(qdiag + U2 @ (mu * w))
+            ndiag = np.ascontiguousarray(U2 @ omega)
+            tau = np.ascontiguousarray(U @ (w * Yf[0]))
+            _lpo.rank_lpo_lowrank(U, omega, mdiag, ndiag, offconst, Pr, F, tau, s, e,
+                                  out_s, out_e)
+        else:
+            M, ndiag, Pr, F, tau = self._dense_lpo_parts(mu)
+            _lpo.rank_lpo_dense(M, ndiag, offconst, Pr, F, tau, s, e, out_s, out_e)
+        return out_s, out_e
+
+    def _dense_lpo_parts(self, mu):
+        """M = mu P G_c P (m x m), diag(P - M), P(Y - F), F and tau at mu (dual)."""
+        if self._lpo_cache is not None and self._lpo_cache[0] == mu:
+            return self._lpo_cache[1]
+        self._lpo_cache = None
+        gr = self.groups
+        m = self.m
+        check_memory(3 * 8 * m * m, f"the {m} x {m} leave-pair-out matrix")
+        if self.solver.decomposed:
+            w, Pr, F = self._state(mu)
+            U, s2, c, Yf, qdiag, full = self._parts()
+            B = U * np.sqrt(mu * w)
+            # B B^T, lower triangle of a Fortran array = upper triangle of its
+            # C-ordered transpose, the only part the pair loop reads
+            M = blas.dsyrk(1.0, B.T, trans=1, lower=1).T
+            del B
+            ndiag = self._U2() @ (s2 * w)
+            tau = U @ (w * Yf[0])
+        else:
+            # no eigendecomposition: Cholesky of the rotated system at mu and its
+            # inverse G' (O(m^3) in all), then O(m^2)
+            if mu <= 0:
+                raise ValueError("leave-pair-out at regparam=0 needs regparam > 0")
+            x = self.solver.solve_cholesky(mu)
+            A = gr.reflect_rows(x.copy())
+            Pr = np.ascontiguousarray(mu * A)            # P(Y - F) = mu P G_c P Y
+            F = (self.PY - Pr) + self._Kbar @ A
+            G = self.solver.inverse(mu)
+            u = gr.reflect_rows(np.array(self._Kbar.T))
+            u[gr.first] = 0.0
+            v = G @ u
+            v[gr.first] = 0.0
+            tau = gr.reflect_rows(v)[:, 0]
+            G *= mu
+            M = gr.unrotate_symmetric(G)
+            ndiag = (1.0 - 1.0 / m) - np.diag(M)
+        parts = (np.ascontiguousarray(M), np.ascontiguousarray(ndiag), Pr,
+                 np.ascontiguousarray(F), np.ascontiguousarray(tau))
+        self._lpo_cache = (mu, parts)
+        return parts
+
+
+class QueryRankRLSModel(_CenteredRankModel):
+    """Query-structured RankRLS: pairs only within a query, L = I - sum_q 1_q 1_q^T/n_q.
+
+    Parameters
+    ----------
+    qids : sequence of hashable, length m (grouped by equal value). Queries of one item
+        are allowed; they contribute no pairs.
+    Other parameters as :class:`GlobalRankRLSModel`.
+
+    Notes
+    -----
+    Training costs as for :class:`GlobalRankRLSModel`, plus O(m) for the queries.
+    ``holdout`` of one query (or part of one) O(m r p + h^2 r + h^3) after the
+    eigendecomposition; ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
+    per lambda, i.e. O(m^2 |q|) (dual, r = m - #queries) or O(m |q| d) (primal).
+    """
+
+    _global = False
+
+    def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
+                 path=False, prefer="auto", **kernel_params):
+        m = n_rows(X)
+        codes, g = map_qids(qids, m)
+        groups = _Groups(codes, g)
+        self.qids = codes
+        self.qidlist = [list(map(int, mem)) for mem in groups.members]
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
+                    kernel_params)
+
+    def leave_query_out(self):
+        """Predictions for every query from the model trained without it: a list (one
+        per query, first-appearance order) of (n_q, p) arrays.
+
+        Batched over queries of equal size (chunked to bound the temporaries); the
+        lambda-independent blocks U_q are kept between calls when they take at most
+        ``_CACHE`` elements. O(sum_q n_q^2 r + n_q^3) per call.
+        """
+        gr = self.groups
+        mu = self._mu(self.regparam)
+        w, Pr, F = self._state(mu)
+        U, s2, c, Yf, qdiag, full = self._parts()
+        out = [None] * gr.g
+        mw = mu * w
+        nw = s2 * w
+        wY = w * Yf                                            # (g, r)
+        for n, qs, chunks in self._batches():
+            for k0, k1, ik, UH, Qpart in chunks:
+                qk = qs[k0:k1]
+                if UH is None:
+                    UH = U[ik]                                 # (k, n, r)
+                UHt = UH.transpose(0, 2, 1)
+                M = (UH * mw) @ UHt
+                if Qpart is not None:
+                    M += Qpart
+                else:
+                    M += 1.0 / n
+                X = np.linalg.solve(M, Pr[ik])                 # (k, n, p)
+                N = (UH * nw) @ UHt
+                t = UH @ wY[qk][:, :, None]                    # (k, n, 1)
+                P = F[ik] - N @ X - (t.transpose(0, 2, 1) @ X)
+                for j, q in enumerate(qk):
+                    out[q] = P[j]
+        return out
+
+    def _batches(self):
+        """Queries grouped by size n, in chunks: (n, query codes, [(k0, k1, (k, n) row
+        indices, U blocks or None, the lambda-independent part I - U_q U_q^T of the
+        primal block matrices or None)])."""
+        if getattr(self, "_batch_cache", None) is not None:
+            return self._batch_cache
+        gr = self.groups
+        U = self._parts()[0]
+        r = U.shape[1]
+        keep_blocks = self.m * r <= _CACHE
+        batches = []
+        for n in np.unique(gr.count):
+            n = int(n)
+            qs = np.flatnonzero(gr.count == n)
+            idx = np.stack([gr.members[q] for q in qs])
+            step = max(1, _CHUNK // max(1, n * r))
+            chunks = []
+            for k0 in range(0, qs.size, step):
+                k1 = min(qs.size, k0 + step)
+                ik = idx[k0:k1]
+                UH = U[ik] if (keep_blocks or self.kind == "primal") else None
+                Qpart = None
+                if self.kind == "primal":
+                    Qpart = np.eye(n)[None, :, :] - UH @ UH.transpose(0, 2, 1)
+                if not keep_blocks:
+                    UH = None
+                chunks.append((k0, k1, ik, UH, Qpart))
+            batches.append((n, qs, chunks))
+        self._batch_cache = batches
+        return batches
+
+
+# ---------------------------------------------------------------------------------------
+# explicit preferences
+
+
+def _as_pair_values(values, l, name):
+    """One nonnegative finite float per pair (or None)."""
+    if values is None:
+        return None
+    v = np.asarray(values)
+    if v.dtype == object or v.dtype == np.bool_ or not np.issubdtype(v.dtype, np.number) \
+            or np.iscomplexobj(v):
+        raise ValueError(f"{name} must be real numeric")
+    v = np.asarray(v, dtype=np.float64)
+    if v.ndim == 2 and 1 in v.shape:
+        v = v.ravel()
+    if v.ndim != 1 or v.size != l:
+        raise ValueError(f"{name} must hold one value per pair ({l}), got shape {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if np.any(v < 0):
+        raise ValueError(f"{name} must be >= 0")
+    return v
+
+
+class PPRankRLSModel:
+    """RankRLS from explicit preference pairs (a preference multigraph).
+
+    Minimizes  sum_k c_k (z_k - (f(x_{s_k}) - f(x_{e_k})))^2 + lambda ||f||^2,
+    pair k saying that example s_k is preferred to e_k.
+
+    Parameters
+    ----------
+    X : data (m, d) or a precomputed kernel, as for RLS.
+    pairs_start_inds, pairs_end_inds : int sequences of equal length l >= 1.
+    regparam : float >= 0
+    weights : (l,) nonnegative edge weights, default 1 (multiply the pair's squared
+        error). A pair given twice counts twice (its weights add up).
+    magnitudes : (l,) nonnegative preference magnitudes y_k, default 1.
+    cost : the cost function of the paper (Sect. 2.4), which sets z_k and c_k:
+
+        - ``"magnitude"`` (eq. 21, default): z_k = y_k, c_k = w_k. Magnitude preserving;
+          a tie (y_k = 0) is a pair with target 0 and is kept.
+        - ``"unit"`` (eq. 20): z_k = 1, c_k = w_k; magnitudes only tell ties apart:
+          pairs with y_k = 0 are not preferences and are dropped.
+        - ``"inverse"`` (eq. 22): z_k = y_k, c_k = w_k / y_k^2, an upper bound of the
+          disagreement error; undefined for ties, which are dropped.
+
+        Without magnitudes the three coincide (z = 1).
+
+    Notes
+    -----
+    L = C^T diag(c) C and C^T (c z) from the sparse l x m incidence matrix C in O(l)
+    (l pairs; duplicates add up). Primal (linear kernel, d <= m, or basis vectors):
+    Phi^T L Phi in O(nnz(L) d + m d^2), then an O(d^3/3) Cholesky. Dual: eigh(K) = V
+    Lambda V^T, Z = V Lambda^{1/2} and the symmetric system Z^T L Z (O(m^3)); then each
+    lambda O(r^2) after an eigendecomposition (``solve`` for a second lambda).
+    """
+
+    def __init__(self, X, pairs_start_inds, pairs_end_inds, regparam=1.0,
+                 kernel="LinearKernel", basis_vectors=None, weights=None, magnitudes=None,
+                 cost="magnitude", prefer="auto", **kernel_params):
+        m = n_rows(X)
+        self.m = m
+        s, e = self._check(pairs_start_inds, pairs_end_inds, m)
+        self.pairs = np.column_stack([s, e])
+        l = s.size
+        wts = _as_pair_values(weights, l, "weights")
+        mags = _as_pair_values(magnitudes, l, "magnitudes")
+        if cost not in COSTS:
+            raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
+        c = np.ones(l) if wts is None else wts.copy()
+        z = np.ones(l) if mags is None else mags.copy()
+        keep = np.ones(l, dtype=bool)
+        if mags is not None and cost in ("unit", "inverse"):
+            keep = mags > 0                                # ties are not preferences
+            if cost == "unit":
+                z = np.ones(l)
+            else:
+                with np.errstate(divide="ignore"):
+                    c = np.where(keep, c / np.where(keep, mags, 1.0) ** 2, 0.0)
+        keep &= c > 0
+        if not np.any(keep):
+            raise ValueError("no preferences remain: every pair has weight 0 or (for this "
+                             "cost) is a tie")
+        s, e, c, z = s[keep], e[keep], c[keep], z[keep]
+        k = np.arange(s.size)
+        Cm = sp.csr_matrix(
+            (np.concatenate([np.ones(s.size), -np.ones(s.size)]),
+             (np.concatenate([k, k]), np.concatenate([s, e]))), shape=(s.size, m))
+        self.L = (Cm.T @ sp.diags(c) @ Cm).tocsr()
+        self.b = np.asarray(Cm.T @ (c * z)).reshape(-1, 1)
+        rep = build_representation(X, kernel, basis_vectors, prefer=prefer, **kernel_params)
+        self.representation = rep
+        self.kind = rep.kind
+        if rep.kind == "primal":
+            Phi = rep.matrix
+            if sp.issparse(Phi):
+                # pair differences: a constant column (the linear kernel's bias) cancels
+                # exactly, so its weight is exactly 0. O(l * nnz per row).
+                Dp = sp.csr_matrix(Cm @ Phi)
+                C = (Dp.T @ sp.diags(c) @ Dp).toarray()
+                rhs = np.asarray(Dp.T @ (c * z)).reshape(-1, 1)
+            else:
+                # L 1 = 0: shift the features to (near) zero mean first; constant columns
+                # become exactly 0. O(nnz(L) d + m d^2).
+                Phi = np.asarray(Phi, dtype=np.float64)
+                shift = Phi.mean(axis=0)
+                const = np.ptp(Phi, axis=0) == 0
+                shift[const] = Phi[0, const]
+                Phic = Phi - shift
+                C = Phic.T @ np.asarray(self.L @ Phic)
+                rhs = Phic.T @ self.b
+            self._back = None
+        else:
+            lam, V = psd_eigh(rep.matrix)
+            rep.matrix = None
+            pos = lam > 0
+            if not np.any(pos):
+                raise ValueError("the kernel matrix is zero")
+            root = np.sqrt(lam[pos])
+            Vk = np.ascontiguousarray(V[:, pos])
+            Z = Vk * root
+            C = Z.T @ (self.L @ Z)
+            rhs = Z.T @ self.b
+            self._back = (Vk, root)
+        self.solver = KernelSolver(_symmetrize(C), rhs)
+        self.solve(regparam)
+
+    @staticmethod
+    def _check(starts, ends, m):
+        for name, v in (("pairs_start_inds", starts), ("pairs_end_inds", ends)):
+            if np.ndim(v) != 1:
+                raise ValueError(f"{name} must be a 1-D list of indices")
+            if np.size(v) == 0:
+                raise ValueError("the preference list is empty: give at least one pair")
+        s = as_index_array(starts, m, name="pairs_start_inds", unique=False)
+        e = as_index_array(ends, m, name="pairs_end_inds", unique=False)
+        if s.shape != e.shape:
+            raise ValueError(f"pairs_start_inds and pairs_end_inds differ in length "
+                             f"({s.size} vs {e.size})")
+        if np.any(s == e):
+            k = int(np.flatnonzero(s == e)[0])
+            raise ValueError(f"pair {k} prefers example {s[k]} to itself (self-pair)")
+        return s, e
+
+    def solve(self, regparam):
+        """Train for ``regparam``: a Cholesky the first time, then (second lambda) one
+        eigendecomposition and O(r^2) per lambda."""
+        self.regparam = check_regparam(regparam)
+        x = self.solver.solve(self.regparam)
+        if self._back is None:
+            self.coef = x
+        else:
+            Vk, root = self._back
+            self.coef = Vk @ (x / root[:, None])
+        self.predictor = self.representation.predictor(self.coef)
+        return self
+
+
+class RankLPOCV:
+    """Leave-pair-out cross-validator for :class:`GlobalRankRLSModel` (RLScore's
+    protocol: ``rls``, ``measure``, ``cv(regparam)``).
+
+    For each output, every pair i < j with different labels is held out; the score is
+    the fraction ordered as the labels by the held-out predictions (ties 1/2), the mean
+    over outputs. The pairs are enumerated and validated once, all outputs share one
+    leave-pair-out pass over the union of their pairs, and the scoring runs in Cython.
+
+    Raises UndefinedPerformance when some output has all labels equal.
+    """
+
+    def __init__(self, model):
+        from rlscore.measure import cindex
+        from rlscore.measure.measure_utilities import UndefinedPerformance
+        self.rls = model
+        self.measure = cindex
+        Y = model.Y
+        for c in range(Y.shape[1]):
+            if np.all(Y[:, c] == Y[0, c]):
+                raise UndefinedPerformance(f"all labels of output {c} are equal: no pairs")
+        i, j = np.triu_indices(Y.shape[0], k=1)
+        keep = np.any(Y[i] != Y[j], axis=1)
+        self.starts = np.ascontiguousarray(i[keep], dtype=np.intp)
+        self.ends = np.ascontiguousarray(j[keep], dtype=np.intp)
+        self._ys = [np.ascontiguousarray(Y[self.starts, c]) for c in range(Y.shape[1])]
+        self._ye = [np.ascontiguousarray(Y[self.ends, c]) for c in range(Y.shape[1])]
+
+    def cv(self, regparam):
+        ps, pe = self.rls._leave_pair_out(self.starts, self.ends)
+        perfs = []
+        for c in range(ps.shape[1]):
+            total, count = _lpo.pair_concordance(self._ys[c], self._ye[c],
+                                                 np.ascontiguousarray(ps[:, c]),
+                                                 np.ascontiguousarray(pe[:, c]))
+            perfs.append(total / count)
+        return float(np.mean(perfs)), None
+
+
+# ---------------------------------------------------------------------------------------
+# pair helpers
+
+
+def preference_pairs(y, qids=None, kind="different"):
+    """Index pairs for leave-pair-out or for :class:`PPRankRLSModel`.
+
+    Parameters
+    ----------
+    y : (m,) labels
+    qids : optional query ids; pairs are then formed only within a query.
+    kind : ``"different"`` -- every pair (i, j) with y_i > y_j (start = the preferred
+        example), the c-index pairs; ``"bipartite"`` -- every (positive, negative) pair
+        for labels +-1 (AUC).
+
+    Returns
+    -------
+    starts, ends : intp arrays; magnitudes y_start - y_end > 0.
+
+    Notes
+    -----
+    O(m + number of pairs) time and memory per query (O(m^2) for global pairs).
+    """
+    y = as_2d_labels(y, "y")
+    if y.shape[1] != 1:
+        raise ValueError("y must be a single column")
+    y = y[:, 0]
+    m = y.size
+    if kind not in ("different", "bipartite"):
+        raise ValueError(f"kind must be 'different' or 'bipartite', got {kind!r}")
+    if kind == "bipartite" and not np.all((y == 1) | (y == -1)):
+        raise ValueError("kind='bipartite' needs labels -1 and +1")
+    blocks = [np.arange(m)] if qids is None else _Groups(*map_qids(qids, m)).members
+    S, E = [], []
+    for idx in blocks:
+        yi = y[idx]
+        if kind == "bipartite":
+            pos, neg = idx[yi == 1], idx[yi == -1]
+            S.append(np.repeat(pos, neg.size))
+            E.append(np.tile(neg, pos.size))
+        else:
+            a, b = np.meshgrid(np.arange(idx.size), np.arange(idx.size), indexing="ij")
+            sel = yi[a] > yi[b]
+            S.append(idx[a[sel]])
+            E.append(idx[b[sel]])
+    s = np.concatenate(S).astype(np.intp)
+    e = np.concatenate(E).astype(np.intp)
+    if s.size == 0:
+        raise ValueError("no pairs with different labels (all labels tied)")
+    return s, e, y[s] - y[e]
+
+
+def lpo_cindex(y, starts, ends, p_start, p_end):
+    """Leave-pair-out ranking accuracy from pair predictions (Cython, O(n)).
+
+    Over the pairs with y_start != y_end: 1 when the held-out predictions order the
+    pair as its labels, 1/2 on a predicted tie, 0 otherwise; the mean. Equals the
+    LPO estimate of the c-index (of the AUC for +-1 labels and positive-negative pairs).
+
+    Raises ValueError when no pair has different labels.
+    """
+    y = np.ascontiguousarray(np.asarray(y, dtype=np.float64).ravel())
+    s, e = _check_pairs(starts, ends, y.size)
+    ps = np.ascontiguousarray(np.asarray(p_start, dtype=np.float64).ravel())
+    pe = np.ascontiguousarray(np.asarray(p_end, dtype=np.float64).ravel())
+    if ps.size != s.size or pe.size != s.size:
+        raise ValueError("one prediction per pair is needed for p_start and p_end")
+    total, count = _lpo.pair_concordance(np.ascontiguousarray(y[s]),
+                                         np.ascontiguousarray(y[e]), ps, pe)
+    if count == 0:
+        raise ValueError("no pair has different labels")
+    return total / count
