@@ -3,8 +3,10 @@
 :class:`KernelRLS` fits kernel RLS (kernel ridge regression) for one alpha;
 :class:`KernelRLSCV` chooses alpha by exact leave-one-out, leave-pair-out or K-fold
 cross-validation computed with the hold-out shortcuts of :mod:`rlscore.core` (no
-retraining). Both are thin adapters over :class:`rlscore.core.rls.RLSModel` and pass
-``sklearn.utils.estimator_checks.check_estimator``.
+retraining). :class:`RankRLS` fits RankRLS (global or query-structured ranking, ``qid``
+passed to ``fit``) and :class:`RankRLSCV` chooses its alpha by exact leave-pair-out,
+leave-query-out or K-fold cross-validation. All are thin adapters over
+:mod:`rlscore.core` and pass ``sklearn.utils.estimator_checks.check_estimator``.
 
 This module needs scikit-learn >= 1.6 (``pip install "rlscore[sklearn]"``); the rest of
 rlscore does not.
@@ -19,5 +21,6 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise ImportError(_HINT) from exc
 
 from rlscore.estimators._rls import KernelRLS, KernelRLSCV  # noqa: E402
+from rlscore.estimators._rankrls import RankRLS, RankRLSCV  # noqa: E402
 
-__all__ = ["KernelRLS", "KernelRLSCV"]
+__all__ = ["KernelRLS", "KernelRLSCV", "RankRLS", "RankRLSCV"]

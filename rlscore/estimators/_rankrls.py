@@ -1,0 +1,651 @@
+"""RankRLS (regularized least-squares ranking) as scikit-learn estimators.
+
+:class:`RankRLS` fits global RankRLS (one ranking over all samples) or, with query ids
+given to ``fit``, query-structured RankRLS (pairs only within a query);
+:class:`RankRLSCV` chooses alpha by exact leave-pair-out, leave-query-out or K-fold
+cross-validation. Both are thin adapters over
+:class:`rlscore.core.rankrls.GlobalRankRLSModel` and
+:class:`rlscore.core.rankrls.QueryRankRLSModel`; the parameter checks, kernel names,
+prediction, tags and pickling are those of :class:`rlscore.estimators.KernelRLS`
+(:mod:`rlscore.estimators._base`). ``score`` is the c-index (query-averaged with query
+ids), computed by :mod:`rlscore.measure`.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.model_selection import GroupKFold
+
+from rlscore import measure as _measures
+from rlscore.core.rankrls import (
+    GlobalRankRLSModel, QueryRankRLSModel, RankLPOCV, lpo_cindex, map_qids)
+from rlscore.core.selection import grid_search
+from rlscore.estimators._base import RLSEstimatorBase, check_alpha, resolve_kernel
+from rlscore.estimators._cv import _splits, make_crossvalidator, resolve_scoring
+from rlscore.estimators._rls import KernelRLSCV
+
+__all__ = ["RankRLS", "RankRLSCV"]
+
+_CV_STRINGS = ("lpo", "lqo")
+
+
+# ---------------------------------------------------------------------------------------
+# query ids and measures
+
+
+def _query_codes(qid, groups, m):
+    """Integer query codes (0, 1, ... in order of first appearance) from ``qid`` or its
+    alias ``groups``; None when neither is given. O(m log m)."""
+    if qid is not None and groups is not None:
+        raise ValueError("give the query ids as qid or as groups (its alias), not both")
+    name = "qid" if qid is not None else "groups"
+    q = qid if qid is not None else groups
+    if q is None:
+        return None
+    if not sp.issparse(q) and not isinstance(q, (str, bytes)) \
+            and hasattr(q, "__len__") and np.ndim(q) == 1 and len(q) != m:
+        raise ValueError(f"{name} has length {len(q)}, but X has {m} samples: give one "
+                         f"query id per sample")
+    try:
+        codes, _ = map_qids(q, m)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(str(exc).replace("qids", name)) from None
+    return codes
+
+
+def _query_scorer(measure):
+    """``f(Y, P, codes)``: ``measure`` applied to each query and averaged over the
+    queries where it is defined (:func:`rlscore.measure.query_average`; the vectorized
+    :func:`rlscore.measure.query_cindex` for the c-index)."""
+    if measure is _measures.cindex:
+        return _measures.query_cindex
+
+    def scorer(Y, P, codes):
+        return _measures.query_average(measure, Y, P, codes)
+    return scorer
+
+
+def _check_has_pairs(name, m, codes):
+    """ValueError when the data cannot hold a pair to rank (the core refuses all-tied
+    labels itself)."""
+    if m < 2:
+        raise ValueError(f"{name} needs at least 2 samples to learn a ranking, got 1 "
+                         f"sample")
+    if codes is not None and np.bincount(codes).max() < 2:
+        raise ValueError("every query holds a single sample: there are no pairs to "
+                         "learn from")
+
+
+def _as_2d(P, n):
+    return np.reshape(np.asarray(P, dtype=np.float64), (n, -1))
+
+
+# ---------------------------------------------------------------------------------------
+# cross-validators (RLScore's protocol: ``rls``, ``measure``, ``cv(regparam)``)
+
+
+class _QueryLPOCV:
+    """Leave-pair-out within queries for :class:`QueryRankRLSModel`.
+
+    Every pair i < j of one query whose labels differ (in some output) is held out in
+    turn with the model's exact hold-out (``holdout([i, j])``: the model retrained
+    without both, the rest of their query forming a smaller query). Per output, the
+    fraction of the within-query pairs with different labels that the held-out
+    predictions order as the labels, ties 1/2 (:func:`rlscore.core.rankrls.lpo_cindex`,
+    pooled over all those pairs as :class:`rlscore.core.rankrls.RankLPOCV` does
+    globally); the mean over outputs.
+
+    Notes
+    -----
+    O(m r p) once per lambda, then O(r + p) plus a Python call per pair; the pairs are
+    enumerated once (O(sum_q n_q^2)).
+    """
+
+    def __init__(self, model):
+        UndefinedPerformance = _measures.UndefinedPerformance
+        self.rls = model
+        self.measure = _measures.cindex
+        Y = model.Y
+        starts, ends = [], []
+        for rows in model.qidlist:
+            rows = np.asarray(rows, dtype=np.intp)
+            i, j = np.triu_indices(rows.size, k=1)
+            keep = np.any(Y[rows[i]] != Y[rows[j]], axis=1)
+            starts.append(rows[i[keep]])
+            ends.append(rows[j[keep]])
+        self.starts = np.concatenate(starts).astype(np.intp)
+        self.ends = np.concatenate(ends).astype(np.intp)
+        for c in range(Y.shape[1]):
+            if not np.any(Y[self.starts, c] != Y[self.ends, c]):
+                raise UndefinedPerformance(
+                    f"all labels of output {c} are tied within every query: no pairs")
+
+    def cv(self, regparam):
+        Y = self.rls.Y
+        n, p = self.starts.size, Y.shape[1]
+        ps, pe = np.empty((n, p)), np.empty((n, p))
+        for k in range(n):
+            P = self.rls.holdout([self.starts[k], self.ends[k]])
+            ps[k], pe[k] = P[0], P[1]
+        perfs = [lpo_cindex(Y[:, c], self.starts, self.ends, ps[:, c], pe[:, c])
+                 for c in range(p)]
+        return float(np.mean(perfs)), (ps, pe)
+
+
+class _LQOCV:
+    """Exact leave-query-out for :class:`QueryRankRLSModel`: the predictions of every
+    query from the model trained without it (``leave_query_out``, batched over queries),
+    scored by the query-averaged measure. O(m r p + sum_q (n_q^2 r + n_q^3)) per
+    lambda."""
+
+    def __init__(self, model, measure, codes):
+        self.rls = model
+        self.measure = measure
+        self._score = _query_scorer(measure)
+        self._codes = codes
+
+    def cv(self, regparam):
+        Y = self.rls.Y
+        preds = self.rls.leave_query_out()
+        P = np.empty_like(Y)
+        for rows, Pq in zip(self.rls.qidlist, preds):
+            P[rows] = Pq
+        return float(self._score(Y, P, self._codes)), preds
+
+
+class _QuerySplitsCV:
+    """K-fold (or any splitter) cross-validation of query-structured RankRLS.
+
+    :class:`QueryRankRLSModel` holds out rows of one query at a time only, so for each
+    split a core model is trained on the training rows (eigendecomposed once: every
+    lambda of the grid then costs one ``solve``) and predicts the test rows; the
+    performance of a split is the query-averaged measure over the test rows and the
+    estimate is the unweighted mean over the splits (splits where the measure is
+    undefined are skipped).
+
+    Notes
+    -----
+    One decomposition per split (O(m_train^3) dual, O(m_train d^2) primal), then per
+    lambda O(m_train^2 p) / O(d^2 p) and the prediction of the test rows per split.
+    """
+
+    def __init__(self, model, measure, build, X, codes, splits, precomputed, basis):
+        self.rls = model
+        self.measure = measure
+        self._score = _query_scorer(measure)
+        Y = model.Y
+        self.parts = []
+        for k, (train, test) in enumerate(splits):
+            if precomputed and not basis:
+                Xtr, Xte = X[np.ix_(train, train)], X[np.ix_(test, train)]
+            else:
+                Xtr, Xte = X[train], X[test]
+            try:
+                fold_model = build(Xtr, Y[train], codes[train])
+            except ValueError as exc:
+                raise ValueError(f"the training rows of split {k}: {exc}") from exc
+            self.parts.append((fold_model, Xte, test))
+
+    def cv(self, regparam):
+        UndefinedPerformance = _measures.UndefinedPerformance
+        Y, codes = self.rls.Y, self.rls.qids
+        perfs, preds = [], []
+        for fold_model, Xte, test in self.parts:
+            fold_model.solve(regparam)
+            P = _as_2d(fold_model.predictor.predict(Xte), test.size)
+            preds.append(P)
+            try:
+                perfs.append(self._score(Y[test], P, codes[test]))
+            except UndefinedPerformance:
+                pass
+        if not perfs:
+            raise UndefinedPerformance("the measure is undefined on every split")
+        return float(np.mean(perfs)), preds
+
+
+# ---------------------------------------------------------------------------------------
+# estimators
+
+_KERNEL_PARAMS_DOC = """\
+    kernel : {"linear", "rbf", "poly", "precomputed"}, default="linear"
+        The kernel, as for :class:`rlscore.estimators.KernelRLS` (the RLScore names
+        ``"LinearKernel"``, ``"GaussianKernel"``, ``"PolynomialKernel"``,
+        ``"PrecomputedKernel"`` are accepted too). The linear kernel has no bias
+        term: a constant feature does not change a ranking.
+    gamma : float > 0 or None, default=None
+        Parameter of the rbf and poly kernels; None means ``1 / n_features``.
+    degree : int >= 1, default=3
+        Degree of the poly kernel.
+    coef0 : float, default=1
+        Constant of the poly kernel.
+    basis_vectors : {array-like, sparse matrix} of shape (n_basis, n_features), \
+default=None
+        Reduced-set (Nystrom) model: the predictor is a combination of the kernel
+        functions of these rows only, trained on all samples. With
+        ``kernel="precomputed"``, ``X`` is the (n_samples, n_basis) kernel between the
+        samples and the basis vectors and ``basis_vectors`` the (n_basis, n_basis)
+        kernel of the basis vectors."""
+
+_QID_DOC = """\
+        qid : array-like of shape (n_samples,), default=None
+            Query ids (any hashable values, e.g. ints or strings; rows with equal ids
+            form a query, they need not be contiguous). With query ids, pairs are
+            formed only within a query (query-structured RankRLS); without, over all
+            samples (global RankRLS). A query of one sample is allowed and contributes
+            no pairs; non-integral float ids are refused.
+        groups : array-like of shape (n_samples,), default=None
+            Alias of ``qid`` (the name scikit-learn uses, e.g. for ``GroupKFold`` and
+            metadata routing); give at most one of the two."""
+
+_FITTED_ATTRS_DOC = """\
+    model_ : rlscore.core.rankrls.GlobalRankRLSModel or QueryRankRLSModel or None
+        The core model after ``fit``, with its exact shortcuts (``solve(alpha)``,
+        ``holdout(indices)``, ``leave_pair_out`` (global), ``leave_query_out``
+        (queries); 2-D outputs). Not pickled: None after unpickling.
+    predictor_ : rlscore.predictor.LinearPredictor or KernelPredictor
+        The trained predictor.
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        Weights (linear kernel only).
+    intercept_ : float or ndarray of shape (n_targets,)
+        Always 0 (linear kernel only): ranking scores are shift invariant.
+    dual_coef_ : ndarray of shape (n_basis,) or (n_basis, n_targets)
+        Dual coefficients (kernels other than linear): the scores are
+        ``k(X, X_fit_) @ dual_coef_``.
+    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
+        Training samples or basis vectors (rbf and poly kernels only).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the features, when ``X`` has string column names."""
+
+
+class _RankRLSBase(RLSEstimatorBase):
+    """Common base of :class:`RankRLS` and :class:`RankRLSCV` (not public)."""
+
+    def _kernel_spec(self, n_features):
+        if resolve_kernel(self.kernel) == "LinearKernel":
+            return "LinearKernel", {"bias": 0.0}     # no effect on a ranking
+        return super()._kernel_spec(n_features)
+
+    def _build(self, X, Y, codes, alpha, path):
+        """The core model for validated data (no fitted attributes set)."""
+        name, params = self._kernel_spec(X.shape[1])
+        if codes is None:
+            return GlobalRankRLSModel(X, Y, regparam=alpha, kernel=name,
+                                      basis_vectors=self.basis_vectors, path=path,
+                                      **params)
+        return QueryRankRLSModel(X, Y, codes, regparam=alpha, kernel=name,
+                                 basis_vectors=self.basis_vectors, path=path, **params)
+
+    def _fit_model(self, X, y, alpha, path, codes=None):
+        """Train the core model (global without ``codes``, query-structured with) and
+        set the fitted attributes."""
+        _check_has_pairs(type(self).__name__, X.shape[0], codes)
+        self._y_1d = y.ndim == 1
+        self.model_ = self._build(X, y, codes, alpha, path)
+        self._set_fitted_attributes()
+        return self
+
+    def score(self, X, y, qid=None, groups=None):
+        """Concordance index (c-index) of the predicted scores.
+
+        Over the pairs with different labels (label ties are not pairs), the fraction
+        the scores order as the labels, prediction ties counting 1/2
+        (:func:`rlscore.measure.cindex`). With query ids only pairs within a query count
+        and the c-index is averaged over the queries that have a pair
+        (:func:`rlscore.measure.query_cindex`). Several targets: averaged over targets.
+
+        Parameters
+        ----------
+        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+{qid}
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        rlscore.measure.UndefinedPerformance
+            No pair with different labels (within a query).
+
+        Notes
+        -----
+        O(n log n) after the prediction.
+        """
+        P = self.predict(X)
+        m = P.shape[0]
+        if np.shape(y)[:1] != (m,):
+            raise ValueError(f"y has {np.shape(y)[0] if np.ndim(y) else 0} rows, but X "
+                             f"has {m} samples")
+        codes = _query_codes(qid, groups, m)
+        if codes is None:
+            return float(_measures.cindex(y, P))
+        return float(_measures.query_cindex(y, P, codes))
+
+    score.__doc__ = score.__doc__.format(qid=_QID_DOC)
+
+
+class RankRLS(_RankRLSBase):
+    __doc__ = f"""Regularized least-squares ranking (RankRLS).
+
+    Learns scoring functions f that preserve the differences of the targets over
+    pairs of samples (the magnitude-preserving pairwise squared loss), through the
+    Laplacian of the preference graph without forming the pairs (Pahikkala et al.,
+    Machine Learning 75, 2009). Without query ids (global RankRLS) it minimizes
+
+        sum_{{i<j}} ((y_i - y_j) - (f_i - f_j))^2 + alpha ||f||^2
+
+    over all pairs (:class:`rlscore.core.rankrls.GlobalRankRLSModel`); with query ids
+    (``qid`` or ``groups`` in ``fit``, query-structured RankRLS) only pairs within a
+    query count, a pair of query q weighted 1 / n_q (RLScore's convention):
+
+        sum_q (1 / n_q) sum_{{i<j in q}} ((y_i - y_j) - (f_i - f_j))^2 + alpha ||f||^2
+
+    (:class:`rlscore.core.rankrls.QueryRankRLSModel`). ``alpha`` is RLScore's
+    ``regparam``: the model equals :class:`rlscore.learner.GlobalRankRLS` /
+    :class:`rlscore.learner.QueryRankRLS` at ``regparam=alpha``. (One query holding
+    every sample is global RankRLS at ``alpha * n_samples``.) Several targets are
+    ranked separately. ``predict`` returns ranking scores (defined up to a shift);
+    ``score`` is the c-index, query-averaged with query ids.
+
+    Parameters
+    ----------
+    alpha : float >= 0, default=1.0
+        Regularization parameter.
+{_KERNEL_PARAMS_DOC}
+
+    Attributes
+    ----------
+{_FITTED_ATTRS_DOC}
+
+    See Also
+    --------
+    RankRLSCV : alpha chosen by exact leave-pair-out, leave-query-out or K-fold
+        cross-validation.
+    rlscore.learner.GlobalRankRLS, rlscore.learner.QueryRankRLS : the RLScore
+        interfaces.
+
+    Notes
+    -----
+    Training costs what RLS costs: the kernel (O(m^2 d)), O(m^2) for the Householder
+    rotation that removes the (per-query) all-ones directions and one Cholesky
+    factorization (O(m^3 / 3), O(m^2) memory); linear kernel with d < m: O(m d^2 + d^3).
+    With b basis vectors: O(m b d + m b^2 + b^3). ``predict`` costs O(n d p) (linear)
+    or O(n m (d + p)) (kernels).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlscore.estimators import RankRLS
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3)); y = X @ [1.0, -2.0, 0.5]
+    >>> qid = np.repeat(np.arange(8), 5)
+    >>> model = RankRLS(alpha=1e-3).fit(X, y, qid=qid)
+    >>> round(model.score(X, y, qid=qid), 3)
+    1.0
+    """
+
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
+                 basis_vectors=None):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.basis_vectors = basis_vectors
+
+    def fit(self, X, y, qid=None, groups=None):
+        """Fit the ranker.
+
+        Parameters
+        ----------
+        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
+            Training data (the kernel matrix for ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Relevance scores (any real values).
+{qid}
+
+        Returns
+        -------
+        self : RankRLS
+
+        Raises
+        ------
+        ValueError
+            Invalid parameter values or data; query ids of the wrong length or
+            non-integral floats; fewer than 2 samples, every query a single sample, or
+            all labels tied (within every query): no pair to learn from.
+        TypeError
+            Parameters of the wrong type.
+
+        Notes
+        -----
+        One factorization: see the class notes for the cost.
+        """
+        alpha = check_alpha(self.alpha)
+        X, y = self._validate_fit_data(X, y)
+        codes = _query_codes(qid, groups, X.shape[0])
+        return self._fit_model(X, y, alpha, path=False, codes=codes)
+
+    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
+
+
+class RankRLSCV(_RankRLSBase):
+    __doc__ = f"""RankRLS with alpha chosen by exact fast cross-validation.
+
+    The model of :class:`RankRLS` (global without query ids, query-structured with
+    ``qid``/``groups`` in ``fit``). The core model is eigendecomposed once; each alpha
+    then costs a fraction of a training, and the leave-pair-out, leave-query-out and
+    (global) K-fold estimates use the exact hold-out shortcuts of the core model -- the
+    same numbers as retraining on every split, up to rounding. The final model is
+    trained on all the data with the best alpha.
+
+    Parameters
+    ----------
+    alphas : array-like of float >= 0, default=None
+        The grid, searched in the given order (the first best wins); None means
+        ``2**-15, 2**-14, ..., 2**15``.
+    cv : "lpo", "lqo", int, CV splitter or iterable of (train, test), default="lpo"
+        * ``"lpo"``: exact leave-pair-out (Airola et al. 2011). Without query ids every
+          pair of samples with different labels is held out in turn
+          (:class:`rlscore.core.rankrls.RankLPOCV`) and the estimate is the fraction
+          of them the held-out model orders correctly (ties 1/2): the LPO estimate of
+          the c-index (of the AUC for +-1 labels). With query ids, every pair with
+          different labels *within a query* is held out (the rest of its query stays
+          in training as a smaller query) and the estimate is the fraction of all
+          those pairs ordered correctly (pooled over the queries, so queries with
+          more pairs weigh more; ``"lqo"`` gives the query-averaged c-index).
+        * ``"lqo"``: exact leave-query-out (needs query ids): every query is held out
+          in turn (one fold per query) and the measure is query-averaged over the
+          held-out predictions.
+        * int k: K-fold. Without query ids the test folds of
+          ``sklearn.model_selection.KFold(k)`` with the exact hold-out shortcut of the
+          global model (:class:`rlscore.core.selection.NfoldCV`; no retraining); with
+          query ids ``GroupKFold(k)`` over the queries, so that no query is split.
+        * a scikit-learn splitter or an iterable of (train, test) index arrays;
+          splitters receive the query ids as ``groups``.
+
+        For K-fold and splitters the estimate is the unweighted mean of the per-split
+        performances; with query ids the performance of a split is query-averaged.
+        Query-structured K-fold and splitters train one core model per split (the core
+        holds out rows of a single query only), each eigendecomposed once for the whole
+        grid.
+    scoring : None, str or callable, default=None
+        The rlscore measure (a function ``f(Y, P)`` with a boolean ``iserror``
+        attribute, or its name such as ``"cindex"``, ``"auc"``, ``"ndcg"``,
+        ``"kendall_tau_b"``, ``"sqmprank"``). None means the c-index. With query ids
+        the measure is applied to each query and averaged over the queries where it
+        is defined (:func:`rlscore.measure.query_average`). ``"lpo"`` accepts only
+        None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).
+        An error measure is negated in ``mean_test_score`` and ``best_score_``.
+{_KERNEL_PARAMS_DOC}
+
+    Attributes
+    ----------
+    alpha_ : float
+        The selected alpha.
+    best_score_ : float
+        The cross-validation score of ``alpha_`` (larger is better).
+    best_index_ : int
+        Index of ``alpha_`` in ``cv_results_["alphas"]``.
+    cv_results_ : dict of ndarrays of shape (n_alphas,)
+        ``"alphas"``; ``"cv_performances"`` (the measure's value per alpha);
+        ``"mean_test_score"`` (the same, negated for error measures);
+        ``"rank_test_score"`` (1 is best).
+{_FITTED_ATTRS_DOC}
+
+    See Also
+    --------
+    RankRLS : a single alpha.
+    rlscore.learner.LeavePairOutRankRLS, rlscore.learner.LeaveQueryOutRankRLS,
+    rlscore.learner.KfoldRankRLS : the RLScore interfaces.
+
+    Notes
+    -----
+    For m samples, p targets, r = rank of the centred kernel (<= m, or <= d for the
+    linear kernel with d < m) and n_alphas values: one eigendecomposition (O(m^3), or
+    O(m d^2 + d^3) linear), then per alpha
+
+    * ``"lpo"`` global: O(m^3) for the hold-out matrix (one SYRK; O(m r) linear) plus
+      O(p) per pair, up to m (m - 1) / 2 pairs (O(m^2) memory);
+    * ``"lpo"`` with queries: O(m r p) plus O(r + p) and a Python call per
+      within-query pair (sum_q n_q (n_q - 1) / 2 pairs);
+    * ``"lqo"``: O(m r p + sum_q (n_q^2 r + n_q^3)), batched over queries;
+    * K-fold global: O(m r p + sum_f (|f|^2 r + |f|^3)); with queries one
+      decomposition per fold and O(m^2 p) per fold and alpha.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlscore.estimators import RankRLSCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4)); y = X[:, 0] + 0.1 * rng.normal(size=60)
+    >>> qid = np.repeat(np.arange(12), 5)
+    >>> model = RankRLSCV(cv="lqo").fit(X, y, qid=qid)
+    >>> model.best_score_ > 0.9
+    True
+    """
+
+    def __init__(self, alphas=None, *, cv="lpo", scoring=None, kernel="linear",
+                 gamma=None, degree=3, coef0=1, basis_vectors=None):
+        self.alphas = alphas
+        self.cv = cv
+        self.scoring = scoring
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.basis_vectors = basis_vectors
+
+    # the same alphas semantics and checks as KernelRLSCV
+    _check_alphas = KernelRLSCV._check_alphas
+
+    def _check_cv(self):
+        cv = self.cv
+        bad = (cv not in _CV_STRINGS) if isinstance(cv, str) else (
+            isinstance(cv, (bool, np.bool_))
+            or (isinstance(cv, numbers.Real) and not isinstance(cv, numbers.Integral)))
+        if bad:
+            raise ValueError(f"cv must be 'lpo', 'lqo', an int >= 2, a CV splitter or "
+                             f"an iterable of (train, test) splits, got {cv!r}")
+        return cv
+
+    def _crossvalidator(self, cv, measure, X, y, codes, qids, alpha0):
+        model = self.model_
+        m = X.shape[0]
+        if isinstance(cv, str) and cv == "lpo":
+            if m < 3:
+                raise ValueError(f"cv='lpo' needs at least 3 samples, got {m}")
+            return RankLPOCV(model) if codes is None else _QueryLPOCV(model)
+        if isinstance(cv, str):            # "lqo", with query ids (checked in fit)
+            if len(model.qidlist) < 2:
+                raise ValueError("cv='lqo' needs at least 2 queries, got 1")
+            return _LQOCV(model, measure, codes)
+        if codes is None:
+            return make_crossvalidator(cv, model, measure, X, y, None)
+        if isinstance(cv, numbers.Integral):
+            cv = GroupKFold(int(cv))
+        # the splitter gets the ids as given, so that its splits are the ones the
+        # user gets from it (GroupKFold, for one, breaks ties by the id values)
+        splits = _splits(cv, X, y, qids, m)
+        name, params = self._kernel_spec(X.shape[1])
+
+        def build(Xtr, Ytr, qtr):
+            return QueryRankRLSModel(Xtr, Ytr, qtr, regparam=alpha0,
+                                     kernel=name, basis_vectors=self.basis_vectors,
+                                     path=True, **params)
+        return _QuerySplitsCV(model, measure, build, X, codes, splits,
+                              self._is_precomputed(), self.basis_vectors is not None)
+
+    def fit(self, X, y, qid=None, groups=None):
+        """Select alpha by cross-validation and fit the model with it.
+
+        Parameters
+        ----------
+        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
+            Training data (the kernel matrix for ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Relevance scores.
+{qid}
+            The query ids are also the ``groups`` of a CV splitter.
+
+        Returns
+        -------
+        self : RankRLSCV
+
+        Raises
+        ------
+        ValueError
+            Invalid parameter values or data; query ids of the wrong length;
+            ``cv="lqo"`` without query ids (or with a single query); no pair to learn
+            from (all labels tied, or every query a single sample); a measure that is
+            undefined for every alpha (e.g. ``cv="lpo"`` with an output whose labels
+            are all tied).
+        TypeError
+            Parameters of the wrong type.
+
+        Notes
+        -----
+        See the class notes for the cost.
+        """
+        alphas = self._check_alphas()
+        cv = self._check_cv()
+        measure = _measures.cindex if self.scoring is None else \
+            resolve_scoring(self.scoring, cv)
+        X, y = self._validate_fit_data(X, y)
+        codes = _query_codes(qid, groups, X.shape[0])
+        if isinstance(cv, str) and cv == "lqo" and codes is None:
+            raise ValueError("cv='lqo' (leave-query-out) needs query ids: pass qid (or "
+                             "groups) to fit")
+        self._fit_model(X, y, alphas[0], path=True, codes=codes)
+        UndefinedPerformance = _measures.UndefinedPerformance
+        try:
+            crossvalidator = self._crossvalidator(
+                cv, measure, X, y, codes, qid if qid is not None else groups, alphas[0])
+            perfs, _, best = grid_search(crossvalidator, alphas)
+        except UndefinedPerformance as exc:
+            raise ValueError(f"the cross-validation measure is undefined on these "
+                             f"data: {exc}") from exc
+        best_index = alphas.index(best)
+        # grid_search re-solved the model at the best alpha
+        self._set_fitted_attributes()
+
+        iserror = bool(getattr(crossvalidator.measure, "iserror", False))
+        scores = -perfs if iserror else perfs.copy()
+        order = np.where(np.isnan(scores), -np.inf, scores)
+        rank = 1 + np.array([np.sum(order > s) for s in order], dtype=np.int32)
+        self.alpha_ = float(best)
+        self.best_index_ = int(best_index)
+        self.best_score_ = float(scores[best_index])
+        self.cv_results_ = {
+            "alphas": np.asarray(alphas, dtype=np.float64),
+            "cv_performances": np.asarray(perfs, dtype=np.float64),
+            "mean_test_score": scores,
+            "rank_test_score": rank,
+        }
+        return self
+
+    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
