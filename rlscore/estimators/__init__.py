@@ -22,5 +22,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 
 from rlscore.estimators._rls import KernelRLS, KernelRLSCV  # noqa: E402
 from rlscore.estimators._rankrls import RankRLS, RankRLSCV  # noqa: E402
+from rlscore.estimators._cg import CGRLSRegressor, CGRankRLSRanker  # noqa: E402
+from rlscore.estimators._greedy import GreedyRLSSelector  # noqa: E402
+from rlscore.estimators._kronecker import PairwiseRLS  # noqa: E402
 
-__all__ = ["KernelRLS", "KernelRLSCV", "RankRLS", "RankRLSCV"]
+__all__ = ["KernelRLS", "KernelRLSCV", "RankRLS", "RankRLSCV", "CGRLSRegressor",
+           "CGRankRLSRanker", "GreedyRLSSelector", "PairwiseRLS"]

@@ -1,0 +1,362 @@
+# cython: language_level=3
+"""Sampled Kronecker products (the generalized vec trick), nogil and OpenMP-parallel.
+
+The product computed by :mod:`rlscore.core.vec_trick` is
+
+    u[h] = sum_k A[rA[h], cA[k]] * B[rB[h], cB[k]] * v[k]
+
+(u = R (B kron A) C^T v for the row/column sampling matrices R, C). It is split in two
+phases through the intermediate T = A V (rows of A x columns of B), where V is the
+sparse matrix with V[cA[k], cB[k]] += v[k]:
+
+* scatter: T[:, cB[k]] += v[k] * A[:, cA[k]] for every k: O(rows(A) * len(v));
+* gather:  u[h] = <T[rA[h], :], B[rB[h], :]>:              O(len(u) * cols(B)).
+
+The caller picks which factor plays A (the cheaper order) and may replace either phase
+by a dense BLAS product when the sampling is dense. The kernels here work on
+transposed, C-contiguous layouts so that every inner loop is a contiguous AXPY or dot
+product, blocked so that the block of the factor and of T stays in the L2 cache; the
+inner loops are compiled for AVX-512, AVX2 and baseline x86-64 and the best one is
+picked at load time (GCC on x86-64), or compiled once elsewhere.
+
+Every function re-checks the shapes and the index ranges (an O(n) scan) before it
+releases the GIL, so a wrong call raises instead of crashing the interpreter. Index
+arrays are int32 (half the memory traffic of int64); the Python layer converts.
+"""
+
+from cython.parallel cimport prange
+from libc.stdint cimport int32_t
+
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <stdint.h>
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define RLS_KRON_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+    #else
+    #define RLS_KRON_CLONES
+    #endif
+
+    #if defined(__GNUC__)
+    typedef double rls_v8d __attribute__((vector_size(64)));
+    #define RLS_LOAD8(dst, src) __builtin_memcpy(&(dst), (src), 64)
+    #define RLS_STORE8(dst, src) __builtin_memcpy((dst), &(src), 64)
+    static inline __attribute__((always_inline)) double rls_hsum8(rls_v8d a)
+    {
+        return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
+    }
+    #endif
+
+    /* Tt[cB[k], i0:i0+len] += v[k] * AT[cA[k], i0:i0+len] for k = 0 .. nv-1.
+       The k are sorted by cB, so a run of equal cB updates one row segment: four
+       source rows are combined per pass over the segment. */
+    RLS_KRON_CLONES
+    static void rls_kron_scatter_block(const double *restrict AT, ptrdiff_t lda,
+                                       const int32_t *restrict cA,
+                                       const int32_t *restrict cB,
+                                       const double *restrict v, ptrdiff_t nv,
+                                       double *restrict Tt, ptrdiff_t ldt,
+                                       ptrdiff_t i0, ptrdiff_t len)
+    {
+        ptrdiff_t k = 0;
+        while (k < nv) {
+            const int32_t b = cB[k];
+            ptrdiff_t e = k + 1;
+            while (e < nv && cB[e] == b) e++;
+            double *restrict y = Tt + (ptrdiff_t)b * ldt + i0;
+            for (; k + 4 <= e; k += 4) {
+                const double a0 = v[k], a1 = v[k + 1], a2 = v[k + 2], a3 = v[k + 3];
+                const double *restrict x0 = AT + (ptrdiff_t)cA[k] * lda + i0;
+                const double *restrict x1 = AT + (ptrdiff_t)cA[k + 1] * lda + i0;
+                const double *restrict x2 = AT + (ptrdiff_t)cA[k + 2] * lda + i0;
+                const double *restrict x3 = AT + (ptrdiff_t)cA[k + 3] * lda + i0;
+                ptrdiff_t i = 0;
+    #if defined(__GNUC__)
+                for (; i + 8 <= len; i += 8) {
+                    rls_v8d yy, p0, p1, p2, p3;
+                    RLS_LOAD8(yy, y + i);
+                    RLS_LOAD8(p0, x0 + i);
+                    RLS_LOAD8(p1, x1 + i);
+                    RLS_LOAD8(p2, x2 + i);
+                    RLS_LOAD8(p3, x3 + i);
+                    yy += (a0 * p0 + a1 * p1) + (a2 * p2 + a3 * p3);
+                    RLS_STORE8(y + i, yy);
+                }
+    #endif
+                for (; i < len; i++)
+                    y[i] += (a0 * x0[i] + a1 * x1[i]) + (a2 * x2[i] + a3 * x3[i]);
+            }
+            for (; k < e; k++) {
+                const double a = v[k];
+                const double *restrict x = AT + (ptrdiff_t)cA[k] * lda + i0;
+                for (ptrdiff_t i = 0; i < len; i++) y[i] += a * x[i];
+            }
+        }
+    }
+
+    /* u[h] += <T[rA[h], j0:j0+len], B[rB[h], j0:j0+len]> for h = h0 .. h1-1.
+       The h are sorted by rB: for a run of equal rB the segment of B is shared and
+       four rows of T are dotted with it per pass. */
+    RLS_KRON_CLONES
+    static void rls_kron_gather_block(const double *restrict T, ptrdiff_t ldt,
+                                      const int32_t *restrict rA,
+                                      const double *restrict B, ptrdiff_t ldb,
+                                      const int32_t *restrict rB,
+                                      double *restrict u, ptrdiff_t h0, ptrdiff_t h1,
+                                      ptrdiff_t j0, ptrdiff_t len)
+    {
+        ptrdiff_t h = h0;
+        while (h < h1) {
+            const int32_t b = rB[h];
+            ptrdiff_t e = h + 1;
+            while (e < h1 && rB[e] == b) e++;
+            const double *restrict y = B + (ptrdiff_t)b * ldb + j0;
+            for (; h + 4 <= e; h += 4) {
+                const double *restrict x0 = T + (ptrdiff_t)rA[h] * ldt + j0;
+                const double *restrict x1 = T + (ptrdiff_t)rA[h + 1] * ldt + j0;
+                const double *restrict x2 = T + (ptrdiff_t)rA[h + 2] * ldt + j0;
+                const double *restrict x3 = T + (ptrdiff_t)rA[h + 3] * ldt + j0;
+                double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+                ptrdiff_t j = 0;
+    #if defined(__GNUC__)
+                rls_v8d c0 = {0, 0, 0, 0, 0, 0, 0, 0}, c1 = c0, c2 = c0, c3 = c0;
+                for (; j + 8 <= len; j += 8) {
+                    rls_v8d yy, p0, p1, p2, p3;
+                    RLS_LOAD8(yy, y + j);
+                    RLS_LOAD8(p0, x0 + j);
+                    RLS_LOAD8(p1, x1 + j);
+                    RLS_LOAD8(p2, x2 + j);
+                    RLS_LOAD8(p3, x3 + j);
+                    c0 += p0 * yy;
+                    c1 += p1 * yy;
+                    c2 += p2 * yy;
+                    c3 += p3 * yy;
+                }
+                s0 = rls_hsum8(c0);
+                s1 = rls_hsum8(c1);
+                s2 = rls_hsum8(c2);
+                s3 = rls_hsum8(c3);
+    #endif
+                for (; j < len; j++) {
+                    s0 += x0[j] * y[j];
+                    s1 += x1[j] * y[j];
+                    s2 += x2[j] * y[j];
+                    s3 += x3[j] * y[j];
+                }
+                u[h] += s0;
+                u[h + 1] += s1;
+                u[h + 2] += s2;
+                u[h + 3] += s3;
+            }
+            for (; h < e; h++) {
+                const double *restrict x = T + (ptrdiff_t)rA[h] * ldt + j0;
+                double s = 0.0;
+                for (ptrdiff_t j = 0; j < len; j++) s += x[j] * y[j];
+                u[h] += s;
+            }
+        }
+    }
+    """
+    void rls_kron_scatter_block(const double *AT, Py_ssize_t lda, const int32_t *cA,
+                                const int32_t *cB, const double *v, Py_ssize_t nv,
+                                double *Tt, Py_ssize_t ldt, Py_ssize_t i0,
+                                Py_ssize_t len) noexcept nogil
+    void rls_kron_gather_block(const double *T, Py_ssize_t ldt, const int32_t *rA,
+                               const double *B, Py_ssize_t ldb, const int32_t *rB,
+                               double *u, Py_ssize_t h0, Py_ssize_t h1, Py_ssize_t j0,
+                               Py_ssize_t len) noexcept nogil
+
+
+# below this many multiply-adds a loop runs on one thread (thread start-up and the
+# barrier cost more than they save, especially on a loaded machine)
+cdef Py_ssize_t _PARALLEL_MIN_WORK = 200000
+
+
+cdef int _check_range(const int32_t[::1] idx, Py_ssize_t bound, str name) except -1:
+    """IndexError unless 0 <= idx[k] < bound for every k (an O(n) scan)."""
+    cdef Py_ssize_t k, n = idx.shape[0]
+    cdef int32_t lo = 0, hi = -1, x
+    if n == 0:
+        return 0
+    lo = idx[0]
+    hi = idx[0]
+    with nogil:
+        for k in range(1, n):
+            x = idx[k]
+            if x < lo:
+                lo = x
+            elif x > hi:
+                hi = x
+    if lo < 0 or hi >= bound:
+        raise IndexError(f"{name} holds index {lo if lo < 0 else hi}, outside 0..{bound - 1}")
+    return 0
+
+
+cdef Py_ssize_t _block_width(Py_ssize_t width, Py_ssize_t depth, Py_ssize_t block,
+                             Py_ssize_t target_bytes):
+    """Columns per block so that a depth x block slab of doubles takes about
+    ``target_bytes`` (a part of the L2 cache); ``block`` > 0 overrides."""
+    cdef Py_ssize_t b = block
+    if b <= 0:
+        b = target_bytes // (8 * (depth if depth > 0 else 1))
+        b = (b // 8) * 8
+        if b < 16:
+            b = 16
+    if b > width:
+        b = width
+    return b if b > 0 else 1
+
+
+def scatter_axpy(const double[:, ::1] AT, const int32_t[::1] cA, const int32_t[::1] cB,
+                 const double[::1] v, double[:, ::1] Tt, Py_ssize_t block=0):
+    """Tt[cB[k], :] += v[k] * AT[cA[k], :] for every k (Tt is updated, not zeroed).
+
+    AT is the transposed factor (cols(A) x rows(A)) and Tt the transposed intermediate
+    (cols(B) x rows(A)), both C-contiguous. Parallel over column blocks of Tt (no write
+    conflicts). O(rows(A) * len(v)).
+    """
+    cdef Py_ssize_t nv = v.shape[0]
+    cdef Py_ssize_t width = AT.shape[1]
+    if cA.shape[0] != nv or cB.shape[0] != nv:
+        raise ValueError("scatter_axpy: the index vectors and v differ in length")
+    if Tt.shape[1] != width:
+        raise ValueError("scatter_axpy: Tt and AT differ in their number of columns")
+    _check_range(cA, AT.shape[0], "column indices of the first factor")
+    _check_range(cB, Tt.shape[0], "column indices of the second factor")
+    if nv == 0 or width == 0:
+        return
+    # the caller sorts k by cB, so the rows of Tt are reused from L1; the block of AT
+    # (its rows are hit at random) is what must stay in L2
+    cdef Py_ssize_t b = _block_width(width, AT.shape[0], block, 1024 * 1024)
+    cdef Py_ssize_t nb = (width + b - 1) // b
+    cdef Py_ssize_t blk, i0, ln
+    cdef Py_ssize_t lda = AT.shape[1], ldt = Tt.shape[1]
+    cdef const double *pa = &AT[0, 0]
+    cdef double *pt = &Tt[0, 0]
+    cdef const int32_t *pca = &cA[0]
+    cdef const int32_t *pcb = &cB[0]
+    cdef const double *pv = &v[0]
+    if nv * width < _PARALLEL_MIN_WORK or nb == 1:
+        with nogil:
+            for blk in range(nb):
+                i0 = blk * b
+                ln = width - i0
+                if ln > b:
+                    ln = b
+                rls_kron_scatter_block(pa, lda, pca, pcb, pv, nv, pt, ldt, i0, ln)
+        return
+    for blk in prange(nb, nogil=True, schedule="dynamic"):
+        i0 = blk * b
+        ln = width - i0
+        if ln > b:
+            ln = b
+        rls_kron_scatter_block(pa, lda, pca, pcb, pv, nv, pt, ldt, i0, ln)
+
+
+def gather_dot(const double[:, ::1] T, const int32_t[::1] rA, const double[:, ::1] B,
+               const int32_t[::1] rB, double[::1] u, Py_ssize_t block=0):
+    """u[h] = <T[rA[h], :], B[rB[h], :]> for every h (u is overwritten).
+
+    T and B are C-contiguous with the same number of columns. Parallel over chunks of
+    h, blocked over the columns. O(len(u) * cols(B)).
+    """
+    cdef Py_ssize_t nu = u.shape[0]
+    cdef Py_ssize_t width = T.shape[1]
+    if rA.shape[0] != nu or rB.shape[0] != nu:
+        raise ValueError("gather_dot: the index vectors and u differ in length")
+    if B.shape[1] != width:
+        raise ValueError("gather_dot: T and B differ in their number of columns")
+    _check_range(rA, T.shape[0], "row indices of the first factor")
+    _check_range(rB, B.shape[0], "row indices of the second factor")
+    cdef Py_ssize_t h
+    with nogil:
+        for h in range(nu):
+            u[h] = 0.0
+    if nu == 0 or width == 0:
+        return
+    # the caller sorts h by rB, so the rows of B are reused from L1; the block of T
+    # (its rows are hit at random) is what must stay in L2
+    cdef Py_ssize_t b = _block_width(width, T.shape[0], block, 2 * 1024 * 1024)
+    cdef Py_ssize_t chunk = 8192
+    cdef Py_ssize_t nch = (nu + chunk - 1) // chunk
+    cdef Py_ssize_t ch, h0, h1, j0, ln
+    cdef Py_ssize_t ldt = T.shape[1], ldb = B.shape[1]
+    cdef const double *pt = &T[0, 0]
+    cdef const double *pb = &B[0, 0]
+    cdef const int32_t *pra = &rA[0]
+    cdef const int32_t *prb = &rB[0]
+    cdef double *pu = &u[0]
+    if nu * width < _PARALLEL_MIN_WORK or nch == 1:
+        with nogil:
+            j0 = 0
+            while j0 < width:
+                ln = width - j0
+                if ln > b:
+                    ln = b
+                rls_kron_gather_block(pt, ldt, pra, pb, ldb, prb, pu, 0, nu, j0, ln)
+                j0 = j0 + b
+        return
+    for ch in prange(nch, nogil=True, schedule="dynamic"):
+        h0 = ch * chunk
+        h1 = h0 + chunk
+        if h1 > nu:
+            h1 = nu
+        j0 = 0
+        while j0 < width:
+            ln = width - j0
+            if ln > b:
+                ln = b
+            rls_kron_gather_block(pt, ldt, pra, pb, ldb, prb, pu, h0, h1, j0, ln)
+            j0 = j0 + b
+
+
+def scatter_add(const int32_t[::1] rows, const int32_t[::1] cols, const double[::1] v,
+                double[:, ::1] V):
+    """V[rows[k], cols[k]] += v[k] (repeated positions add up). Serial, O(len(v))."""
+    cdef Py_ssize_t n = v.shape[0], k
+    if rows.shape[0] != n or cols.shape[0] != n:
+        raise ValueError("scatter_add: the index vectors and v differ in length")
+    _check_range(rows, V.shape[0], "row indices")
+    _check_range(cols, V.shape[1], "column indices")
+    with nogil:
+        for k in range(n):
+            V[rows[k], cols[k]] += v[k]
+
+
+def gather_entries(const double[:, ::1] T, const int32_t[::1] rows,
+                   const int32_t[::1] cols, double[::1] u):
+    """u[h] = T[rows[h], cols[h]]. Parallel, O(len(u))."""
+    cdef Py_ssize_t n = u.shape[0], h
+    if rows.shape[0] != n or cols.shape[0] != n:
+        raise ValueError("gather_entries: the index vectors and u differ in length")
+    _check_range(rows, T.shape[0], "row indices")
+    _check_range(cols, T.shape[1], "column indices")
+    if n < _PARALLEL_MIN_WORK:
+        with nogil:
+            for h in range(n):
+                u[h] = T[rows[h], cols[h]]
+        return
+    for h in prange(n, nogil=True, schedule="static"):
+        u[h] = T[rows[h], cols[h]]
+
+
+def counting_order(const int32_t[::1] keys, Py_ssize_t nkeys, Py_ssize_t[::1] order):
+    """Stable counting sort: ``order`` receives the permutation that sorts ``keys``
+    (values in 0 .. nkeys-1). O(len(keys) + nkeys)."""
+    cdef Py_ssize_t n = keys.shape[0], k, acc, c
+    if order.shape[0] != n:
+        raise ValueError("counting_order: order and keys differ in length")
+    _check_range(keys, nkeys, "keys")
+    cdef Py_ssize_t[::1] start = None
+    import numpy as np
+    start = np.zeros(nkeys + 1, dtype=np.intp)
+    with nogil:
+        for k in range(n):
+            start[keys[k] + 1] += 1
+        acc = 0
+        for c in range(nkeys + 1):
+            acc = acc + start[c]
+            start[c] = acc
+        for k in range(n):
+            order[start[keys[k]]] = k
+            start[keys[k]] += 1

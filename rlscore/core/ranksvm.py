@@ -1,0 +1,618 @@
+"""Linear RankSVM: the pairwise hinge loss in O(m log m + nnz) per evaluation, trained
+with the bundle method (Airola, Pahikkala & Salakoski, "Training linear ranking SVMs in
+linearithmic time using red-black trees", Pattern Recognition Letters 32(9), 2011).
+
+Objective (scored data, optionally query-structured; pairs only inside a query, label
+ties are not pairs):
+
+    J(w) = (regparam / 2) ||w||^2 + sum_q s_q sum_{(u, l) in q, y_u > y_l}
+                                               max(0, 1 - w^T x_u + w^T x_l)
+
+with the pair weight s_q given by ``normalize``:
+
+* ``"pairs"`` (default, the bundle-method convention of the paper): s_q = 1 / N, N the
+  number of pairs over all queries, so the loss is the mean pairwise hinge;
+* ``"query"``: s_q = 1 / (Q' N_q), N_q the pairs of query q and Q' the number of queries
+  that have pairs: the mean over queries of the mean hinge inside the query (Cao et al.
+  2006);
+* ``"none"``: s_q = 1, the plain sum over pairs (SVMlight ``-z p`` with C = 1 / regparam).
+
+Relation to SVMrank (Joachims 2006, ``svm_rank_learn -c C``), which minimizes
+(1/2) ||w||^2 + (C / n) sum_pairs xi with n the number of queries (its documentation:
+C_light = C_rank / n): with ``normalize="pairs"`` the minimizers coincide when
+``regparam = n / (C N)``, i.e. ``C = n / (regparam N)``; SVMlight's ``-z p -c C`` (and
+scikit-learn's ``LinearSVC(loss="hinge", C=C, fit_intercept=False)`` on the explicit
+pair differences) corresponds to ``regparam = 1 / (C N)``.
+
+Each evaluation of the loss and a subgradient computes p = X w (O(nnz)), the counts
+c_i, d_i of the margin-violating pairs in which example i is the lower / upper item
+with an order-statistic red-black tree (O(m log m), :mod:`rlscore._ext._ranksvm`), the
+loss sum_i s (c_i (1 + p_i) - d_i p_i) and the subgradient X^T (s (c - d)) (O(nnz)).
+Dense and CSR input; any scipy sparse format is converted to CSR once.
+
+Kernel RankSVM works through an empirical kernel map: the Cholesky factor L of the
+kernel matrix (K = L L^T, O(m^3 / 3); an eigendecomposition when K is singular) or the
+Nystrom features of a reduced set, on which the linear solver runs; the weights map
+back to dual coefficients A = L^{-T} w.
+"""
+
+import os
+import warnings
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+
+from rlscore._ext._ranksvm import PreferencePairs, RankingPairs
+from rlscore.core.bmrm import bmrm
+from rlscore.core.representation import build_representation
+from rlscore.core.validation import (as_2d_labels, as_data_matrix, as_index_array,
+                                     check_regparam)
+from rlscore.predictor import LinearPredictor
+
+__all__ = [
+    "ConvergenceWarning", "RankingRisk", "PairRisk", "RankSVMSolution", "check_qids",
+    "check_utilities", "ranksvm_regparam", "solve_ranksvm", "fit_linear_ranksvm",
+    "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
+    "query_folds", "kfold_ranksvm", "NORMALIZATIONS",
+]
+
+NORMALIZATIONS = ("pairs", "query", "none")
+
+
+class ConvergenceWarning(UserWarning):
+    """The bundle method stopped at ``max_iter`` before reaching ``tol``."""
+
+
+# ---------------------------------------------------------------------------------------
+# input checking
+
+
+def check_qids(qids, m):
+    """Query ids -> (codes 0..n_queries-1 in order of first appearance, n_queries).
+
+    ValueError for a wrong length, more than one dimension, NaN/inf or non-integral
+    float ids; TypeError for unhashable ids. O(m log m).
+    """
+    if sp.issparse(qids):
+        raise TypeError("qids must be a 1-D sequence of query ids, got a sparse matrix")
+    if isinstance(qids, (str, bytes)):
+        raise TypeError("qids must be a sequence of query ids, got a string")
+    arr = np.asarray(qids) if not isinstance(qids, np.ndarray) else qids
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"qids must be 1-D, got shape {arr.shape}")
+    if arr.shape[0] != m:
+        raise ValueError(f"qids has length {arr.shape[0]}, but there are {m} examples")
+    if arr.dtype != object and np.issubdtype(arr.dtype, np.number) \
+            and not np.iscomplexobj(arr) and arr.dtype != np.bool_:
+        if np.issubdtype(arr.dtype, np.floating):
+            if not np.all(np.isfinite(arr)):
+                raise ValueError("qids contains NaN or infinity")
+            if np.any(arr != np.round(arr)):
+                raise ValueError("qids must be integer (or hashable) ids; got "
+                                 "non-integral floats")
+        uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
+        rank = np.empty(uniq.shape[0], dtype=np.intp)
+        rank[np.argsort(first, kind="stable")] = np.arange(uniq.shape[0])
+        return np.ascontiguousarray(rank[inverse.ravel()]), int(uniq.shape[0])
+    table = {}
+    codes = np.empty(m, dtype=np.intp)
+    for i, q in enumerate(arr.tolist()):
+        try:
+            codes[i] = table.setdefault(q, len(table))
+        except TypeError:
+            raise TypeError(f"qids must hold hashable ids; element {i} is an unhashable "
+                            f"{type(q).__name__}") from None
+    return codes, len(table)
+
+
+def check_utilities(Y, m=None, name="Y"):
+    """Utilities as a 1-D float64 array: ValueError for NaN/inf, non-numeric data, more
+    than one column or a length different from m."""
+    Y = as_2d_labels(Y, name=name)
+    if Y.shape[1] != 1:
+        raise ValueError(f"{name} must hold one utility per example (shape (m,) or "
+                         f"(m, 1)), got shape {Y.shape}; train one RankSVM per column")
+    y = np.ascontiguousarray(Y[:, 0])
+    if m is not None and y.shape[0] != m:
+        raise ValueError(f"X has {m} rows but {name} has {y.shape[0]}: lengths must match")
+    return y
+
+
+def ranksvm_regparam(regparam, name="regparam"):
+    """regparam as a float > 0 (the bundle method needs strong convexity)."""
+    value = check_regparam(regparam, name=name)
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0 for RankSVM, got {regparam!r}")
+    return value
+
+
+def _check_normalize(normalize):
+    if normalize not in NORMALIZATIONS:
+        raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got {normalize!r}")
+    return normalize
+
+
+def _check_positive_int(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value!r}")
+    return int(value)
+
+
+def _check_tol(tol):
+    try:
+        tol = float(tol)
+    except (TypeError, ValueError):
+        raise TypeError(f"tol must be a positive number, got {tol!r}") from None
+    if not np.isfinite(tol) or tol <= 0:
+        raise ValueError(f"tol must be a positive finite number, got {tol!r}")
+    return tol
+
+
+def _default_threads(m):
+    if m < 20000:
+        return 1
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    return max(1, n)
+
+
+def _as_features(X):
+    """Dense C-contiguous float64 or CSR float64, checked for NaN/inf. Any sparse
+    format is converted once here."""
+    X = as_data_matrix(X, name="X")
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.sort_indices()
+        return X
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------------------
+# risks
+
+
+def _pair_structure(y, qids, m):
+    """(codes, n_queries, RankingPairs); ValueError when there is no pair."""
+    if qids is None:
+        codes, nq = None, 1
+    else:
+        codes, nq = check_qids(qids, m)
+    pairs = RankingPairs(y, codes, nq)
+    if pairs.n_pairs == 0:
+        if qids is None:
+            raise ValueError("there are no pairs to rank: all utilities are equal")
+        raise ValueError("there are no pairs to rank: the utilities are equal within "
+                         "every query (or every query holds one example)")
+    return codes, nq, pairs
+
+
+class RankingRisk:
+    """The normalized pairwise hinge risk of scored (query-structured) data as a bundle
+    method oracle.
+
+    Parameters
+    ----------
+    X : array-like or sparse (m, d); converted once (dense C order or CSR).
+    y : array-like (m,) utilities.
+    qids : sequence (m,) of query ids, or None for one global ranking.
+    normalize : "pairs", "query" or "none" (see the module docstring).
+    n_threads : int or None; threads of the counting pass (None: all the CPUs for
+        m >= 20000, else 1).
+
+    Attributes
+    ----------
+    n_pairs : int, number of pairs (u, l), y_u > y_l, in the same query.
+    query_pairs : ndarray (n_queries,), pairs per query.
+    scale : float, R(0) = sum_q s_q N_q (1 for the normalized losses, N for "none").
+
+    Raises
+    ------
+    ValueError
+        No pairs (all utilities equal within every query), bad shapes or values.
+
+    Notes
+    -----
+    Construction O(nnz + m log m) (one sort by (query, utility)). ``__call__`` costs
+    O(m log m + nnz): the two matrix-vector products and the counting pass.
+    """
+
+    def __init__(self, X, y, qids=None, normalize="pairs", n_threads=None):
+        self.X = _as_features(X)
+        m = self.X.shape[0]
+        self.y = check_utilities(y, m)
+        self.normalize = _check_normalize(normalize)
+        codes, nq, self.pairs = _pair_structure(self.y, qids, m)
+        self.qcodes = codes
+        self.n_queries = nq
+        self.n_pairs = int(self.pairs.n_pairs)
+        self.query_pairs = np.asarray(self.pairs.query_pairs)
+        qp = self.query_pairs.astype(np.float64)
+        if self.normalize == "pairs":
+            self.weights = np.full(nq, 1.0 / self.n_pairs)
+        elif self.normalize == "query":
+            has = qp > 0
+            self.weights = np.where(has, 1.0 / (np.count_nonzero(has) * np.maximum(qp, 1)),
+                                    0.0)
+        else:
+            self.weights = np.ones(nq)
+        self.scale = float(self.weights @ qp)
+        self.n_threads = _default_threads(m) if n_threads is None else max(1, int(n_threads))
+        self.dim = self.X.shape[1]
+        self._coef = np.empty(m)
+
+    @property
+    def m(self):
+        return self.X.shape[0]
+
+    def loss_from_predictions(self, p):
+        """(loss, coef) for predictions p; coef is the gradient of the loss with respect
+        to p (a fresh array). O(m log m)."""
+        coef = np.empty(self.m)
+        loss = self.pairs.hinge(p, self.weights, coef, self.n_threads)
+        return loss, coef
+
+    def counts(self, p):
+        """The counts c, d (int64 arrays) for predictions p. O(m log m)."""
+        return self.pairs.counts(p, self.n_threads)
+
+    def __call__(self, w):
+        """(R(w), subgradient). O(m log m + nnz)."""
+        p = np.asarray(self.X @ w).ravel()
+        loss = self.pairs.hinge(p, self.weights, self._coef, self.n_threads)
+        g = np.asarray(self.X.T @ self._coef).ravel()
+        return loss, g
+
+    def value(self, w):
+        """R(w) alone."""
+        p = np.asarray(self.X @ w).ravel()
+        return self.pairs.hinge(p, self.weights, self._coef, self.n_threads)
+
+
+class PairRisk:
+    """The pairwise hinge risk over explicit preference pairs.
+
+    R(w) = s sum_k v_k max(0, 1 - w^T x_{start_k} + w^T x_{end_k}), with pair weights v
+    (default 1) and s = 1 / sum(v) when ``normalize`` (default) else 1.
+
+    Parameters
+    ----------
+    X : array-like or sparse (m, d)
+    starts, ends : int sequences (l,): example starts[k] is preferred over ends[k]
+    weights : positive floats (l,), optional
+    normalize : bool, default True
+
+    Notes
+    -----
+    Construction O(nnz + l); ``__call__`` O(nnz + l).
+    """
+
+    def __init__(self, X, starts, ends, weights=None, normalize=True):
+        self.X = _as_features(X)
+        m = self.X.shape[0]
+        s = as_index_array(starts, m, name="pairs_start_inds", unique=False)
+        e = as_index_array(ends, m, name="pairs_end_inds", unique=False)
+        if s.shape != e.shape:
+            raise ValueError(f"pairs_start_inds and pairs_end_inds have different lengths "
+                             f"{s.shape[0]} and {e.shape[0]}")
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.float64).ravel()
+        self.pairs = PreferencePairs(s, e, m, weights)
+        self.n_pairs = int(self.pairs.n_pairs)
+        total = float(np.sum(self.pairs.weights))
+        self.s = 1.0 / total if normalize else 1.0
+        self.scale = self.s * total
+        self.dim = self.X.shape[1]
+        self._coef = np.empty(m)
+
+    @property
+    def m(self):
+        return self.X.shape[0]
+
+    def loss_from_predictions(self, p):
+        coef = np.empty(self.m)
+        loss = self.pairs.hinge(np.ascontiguousarray(p, dtype=np.float64), self.s, coef)
+        return loss, coef
+
+    def __call__(self, w):
+        p = np.ascontiguousarray(np.asarray(self.X @ w).ravel())
+        loss = self.pairs.hinge(p, self.s, self._coef)
+        g = np.asarray(self.X.T @ self._coef).ravel()
+        return loss, g
+
+    def value(self, w):
+        p = np.ascontiguousarray(np.asarray(self.X @ w).ravel())
+        return self.pairs.hinge(p, self.s, self._coef)
+
+
+# ---------------------------------------------------------------------------------------
+# training
+
+
+class RankSVMSolution:
+    """A trained linear RankSVM.
+
+    Attributes
+    ----------
+    w : ndarray (d,), the weights
+    objective : float, J(w)
+    risk : float, the loss part of J(w)
+    duality_gap : float, J(w) - (lower bound of min J): the suboptimality is at most this
+    iterations : int, risk and subgradient evaluations
+    converged : bool, whether duality_gap <= tol * R(0)
+    regparam : float
+    bundle : the cutting planes (warm start for another regparam)
+    history : per-iteration dicts (see :class:`rlscore.core.bmrm.BMRMResult`)
+    """
+
+    def __init__(self, result, regparam):
+        self.w = result.w
+        self.objective = result.objective
+        self.risk = result.risk
+        self.duality_gap = result.gap
+        self.lower_bound = result.lower_bound
+        self.iterations = result.iterations
+        self.converged = result.converged
+        self.regparam = regparam
+        self.bundle = result.bundle
+        self.history = result.history
+
+
+def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbose=False,
+                  w0=None, bundle=None, warn=True):
+    """Train a linear RankSVM on a risk oracle (:class:`RankingRisk` or
+    :class:`PairRisk`) with the bundle method.
+
+    ``tol`` is relative to R(0) = risk.scale (1 for the normalized losses, so it is the
+    absolute duality gap in the units of J; N for ``normalize="none"``). Emits a
+    :class:`ConvergenceWarning` when ``max_iter`` is reached first (unless ``warn`` is
+    False).
+
+    Returns
+    -------
+    RankSVMSolution
+
+    Notes
+    -----
+    O(1 / (regparam tol)) iterations at worst, each O(m log m + nnz) (one evaluation of
+    the risk) plus O(d t) for t <= 100 cutting planes.
+    """
+    regparam = ranksvm_regparam(regparam)
+    tol = _check_tol(tol)
+    max_iter = _check_positive_int(max_iter, "max_iter")
+    result = bmrm(risk, risk.dim, regparam, tol=tol * risk.scale, max_iter=max_iter,
+                  w0=w0, bundle=bundle, callback=callback, verbose=verbose)
+    if warn and not result.converged and result.iterations >= max_iter:
+        warnings.warn(
+            f"RankSVM did not converge in max_iter={max_iter} iterations: duality gap "
+            f"{result.gap:.3g} > tol {tol:g} (relative to R(0)); increase max_iter or "
+            f"regparam", ConvergenceWarning, stacklevel=3)
+    return RankSVMSolution(result, regparam)
+
+
+def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=1e-3, max_iter=1000,
+                       normalize="pairs", callback=None, verbose=False, n_threads=None):
+    """Linear RankSVM on scored data: (solution, risk). See :class:`RankingRisk` and
+    :func:`solve_ranksvm`."""
+    regparam = ranksvm_regparam(regparam)
+    risk = RankingRisk(X, y, qids, normalize=normalize, n_threads=n_threads)
+    return solve_ranksvm(risk, regparam, tol, max_iter, callback, verbose), risk
+
+
+def fit_pairwise_ranksvm(X, starts, ends, regparam=1.0, tol=1e-3, max_iter=1000,
+                         weights=None, normalize=True, callback=None, verbose=False):
+    """Linear RankSVM on explicit preference pairs: (solution, risk). See
+    :class:`PairRisk`."""
+    regparam = ranksvm_regparam(regparam)
+    risk = PairRisk(X, starts, ends, weights=weights, normalize=normalize)
+    return solve_ranksvm(risk, regparam, tol, max_iter, callback, verbose), risk
+
+
+# ---------------------------------------------------------------------------------------
+# kernels through the empirical kernel map
+
+
+def empirical_kernel_map(X, kernel="GaussianKernel", basis_vectors=None, **kernel_params):
+    """Features on which a linear RankSVM trains the kernel RankSVM, and the map back.
+
+    Returns ``(Phi, to_predictor)``: Phi is (m, r) and ``to_predictor(w)`` gives the
+    predictor of the kernel model for the weights w (r,).
+
+    * Linear kernel without basis vectors: Phi = X (a bias has no effect on pairwise
+      losses and is dropped), a :class:`~rlscore.predictor.LinearPredictor`.
+    * Reduced set (``basis_vectors``): the Nystrom features of
+      :func:`rlscore.core.representation.build_representation`, O(m b^2 + b^3).
+    * Otherwise the full map: K = L L^T (Cholesky, O(m^3 / 3), O(m^2) memory), Phi = L
+      and dual coefficients A = L^{-T} w; when K is singular, K = E diag(nu) E^T with
+      Phi = E diag(nu^1/2) and A = E diag(nu^-1/2) w over the nonzero eigenvalues.
+      ValueError if K has a clearly negative eigenvalue (not a kernel matrix).
+    """
+    params = dict(kernel_params)
+    if kernel == "LinearKernel" and basis_vectors is None:
+        Phi = _as_features(X)
+        return Phi, lambda w: LinearPredictor(np.asarray(w, dtype=np.float64), 0.0)
+    if kernel == "LinearKernel":
+        params["bias"] = 0.0
+    rep = build_representation(X, kernel, basis_vectors, prefer="primal", **params)
+    if rep.kind == "primal":
+        return rep.matrix, rep.predictor
+    K = rep.matrix
+    try:
+        L = la.cholesky(K, lower=True, check_finite=False)
+        if not np.all(np.isfinite(L)) or np.min(np.abs(np.diag(L))) <= \
+                1e-10 * np.sqrt(max(np.max(np.diag(K)), 1e-300)):
+            raise la.LinAlgError("ill-conditioned")
+
+        def to_predictor(w):
+            A = la.solve_triangular(L, w, lower=True, trans="T", check_finite=False)
+            return rep.predictor(A)
+        return L, to_predictor
+    except la.LinAlgError:
+        from rlscore.core.rls_solvers import psd_eigh
+        nu, E = psd_eigh(K)
+        if nu.min() < -1e-8 * max(nu.max(), 0.0):
+            raise ValueError(f"the kernel matrix is not positive semidefinite (smallest "
+                             f"eigenvalue {nu.min():.3g}): not a kernel matrix") from None
+        keep = nu > 0
+        if not np.any(keep):
+            raise ValueError("the kernel matrix is zero") from None
+        s = np.sqrt(nu[keep])
+        Phi = E[:, keep] * s
+        T = E[:, keep] / s
+        return np.ascontiguousarray(Phi), lambda w: rep.predictor(T @ w)
+
+
+def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
+                       basis_vectors=None, tol=1e-3, max_iter=1000, normalize="pairs",
+                       callback=None, verbose=False, **kernel_params):
+    """Kernel RankSVM through :func:`empirical_kernel_map`: (solution, predictor).
+
+    The solution's ``w`` holds the weights of the map's features.
+
+    Notes
+    -----
+    The map costs O(m^2 d + m^3 / 3) (full kernel) or O(m b d + m b^2) (b basis
+    vectors); each bundle iteration then O(m r + m log m) with r = m or b.
+    """
+    regparam = ranksvm_regparam(regparam)
+    _check_normalize(normalize)
+    shape = getattr(X, "shape", None)
+    m = shape[0] if shape else np.asarray(X).shape[0]
+    y = check_utilities(y, m)
+    # the labels and the query structure are checked before the (expensive) kernel map
+    _pair_structure(y, qids, m)
+    Phi, to_predictor = empirical_kernel_map(X, kernel, basis_vectors, **kernel_params)
+    risk = RankingRisk(Phi, y, qids, normalize=normalize)
+    sol = solve_ranksvm(risk, regparam, tol, max_iter, callback, verbose)
+    return sol, to_predictor(sol.w)
+
+
+# ---------------------------------------------------------------------------------------
+# model selection by K-fold cross-validation over queries
+
+
+def query_folds(qcodes, n_queries, n_folds, seed=0):
+    """Split the queries into ``n_folds`` folds at random; returns a list of index arrays
+    of examples (a query is never split). O(m)."""
+    if n_folds > n_queries:
+        raise ValueError(f"n_folds = {n_folds} exceeds the number of queries "
+                         f"({n_queries})")
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(n_queries)
+    fold_of_query = np.empty(n_queries, dtype=np.intp)
+    fold_of_query[perm] = np.arange(n_queries) % n_folds
+    f = fold_of_query[qcodes]
+    return [np.flatnonzero(f == k) for k in range(n_folds)]
+
+
+def _rows(X, idx):
+    return X[idx] if not sp.issparse(X) else X[idx]
+
+
+def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measure=None,
+                  tol=1e-3, max_iter=1000, normalize="pairs", seed=0, callback=None):
+    """Choose regparam by K-fold cross-validation (folds of whole queries), then train
+    on all the data.
+
+    Parameters
+    ----------
+    X, y, qids : data, utilities, query ids (None: one global ranking, folds of
+        examples).
+    folds : list of index lists, optional; default ``n_folds`` random folds of queries
+        (of examples without qids).
+    regparams : grid, default 10^-6 ... 10^2 (9 values); visited from the largest to the
+        smallest, each fold warm-starting from the previous solution and its cutting
+        planes (the planes bound the risk whatever regparam is).
+    measure : f(Y, P) with ``iserror``; default the c-index (query-averaged with qids,
+        queries without pairs skipped).
+
+    Returns
+    -------
+    dict with keys regparams, cv_performances (per regparam, mean over folds),
+    fold_performances (n_regparams, n_folds), best_regparam, solution (trained on all
+    the data), risk.
+
+    Notes
+    -----
+    K (folds) x n_regparams RankSVM trainings on (K - 1) / K of the data, each
+    O(iterations (m log m + nnz)); warm starts cut the iterations along the path.
+    """
+    from rlscore.measure import UndefinedPerformance, cindex, query_cindex
+
+    Xf = _as_features(X)
+    m = Xf.shape[0]
+    y = check_utilities(y, m)
+    if qids is not None:
+        codes, nq = check_qids(qids, m)
+    else:
+        codes, nq = np.arange(m, dtype=np.intp), m
+    if regparams is None:
+        regparams = [10.0 ** k for k in range(-6, 3)]
+    grid = [ranksvm_regparam(r, "regparams") for r in regparams]
+    if not grid:
+        raise ValueError("regparams is empty")
+    if folds is None:
+        folds = query_folds(codes, nq, _check_positive_int(n_folds, "n_folds"), seed)
+    else:
+        folds = [as_index_array(f, m, name="folds") for f in folds]
+    if len(folds) < 2:
+        raise ValueError("K-fold cross-validation needs at least 2 folds")
+    if qids is not None:
+        qarr = codes
+        for f in folds:
+            inside = np.zeros(m, dtype=bool)
+            inside[f] = True
+            split = np.unique(qarr[f])
+            if np.any(np.bincount(qarr[inside], minlength=nq)[split]
+                      != np.bincount(qarr, minlength=nq)[split]):
+                raise ValueError("a fold splits a query: folds must hold whole queries")
+    if measure is None:
+        if qids is not None:
+            def measure(Y, P, _q=None):
+                return query_cindex(Y, P, _q)
+            measure.iserror = False
+            use_q = True
+        else:
+            measure = cindex
+            use_q = False
+    else:
+        use_q = False
+    order = np.argsort(grid)[::-1]
+    perfs = np.full((len(grid), len(folds)), np.nan)
+    for k, test in enumerate(folds):
+        train = np.setdiff1d(np.arange(m), test)
+        try:
+            risk = RankingRisk(_rows(Xf, train), y[train],
+                               None if qids is None else codes[train], normalize=normalize)
+        except ValueError:
+            continue            # no pairs in this training set
+        w0, bundle = None, None
+        for gi in order:
+            sol = solve_ranksvm(risk, grid[gi], tol, max_iter, callback, w0=w0,
+                                bundle=bundle, warn=False)
+            w0, bundle = sol.w, sol.bundle
+            P = np.asarray(_rows(Xf, test) @ sol.w).ravel()
+            try:
+                if use_q:
+                    perfs[gi, k] = measure(y[test], P, codes[test])
+                else:
+                    perfs[gi, k] = measure(y[test], P)
+            except UndefinedPerformance:
+                pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(perfs, axis=1)
+    if np.all(np.isnan(mean)):
+        raise ValueError("the cross-validation measure is undefined on every fold")
+    iserror = bool(getattr(measure, "iserror", False))
+    best = int(np.nanargmin(mean) if iserror else np.nanargmax(mean))
+    sol, risk = fit_linear_ranksvm(Xf, y, qids, grid[best], tol, max_iter, normalize)
+    return dict(regparams=np.asarray(grid), cv_performances=mean,
+                fold_performances=perfs, best_regparam=grid[best], solution=sol,
+                risk=risk, folds=folds)

@@ -1,0 +1,333 @@
+"""Pairwise (Kronecker) RLS as a scikit-learn regressor.
+
+Input format
+------------
+The objects of the two domains are given once, at construction: ``X1`` (n1 objects,
+e.g. drugs) and ``X2`` (n2 objects, e.g. targets), as feature matrices or, with
+``kernel="precomputed"``, as the n1 x n1 and n2 x n2 kernel matrices over *all*
+objects (training and test). The samples of ``fit``, ``predict`` and ``score`` are
+pairs: ``X`` is an integer array of shape (n_pairs, 2) whose row ``(i, j)`` is the pair
+(object ``X1[i]``, object ``X2[j]``), and ``y`` holds one label per pair.
+
+Because a sample is just two indices, every scikit-learn tool that splits samples
+works: ``cross_val_score`` / ``KFold`` gives setting A (new pairs of known objects),
+``GroupKFold(groups=X[:, 0])`` setting B (new domain-1 objects), ``groups=X[:, 1]``
+setting C, and ``GridSearchCV`` tunes ``alpha``. Training uses only the objects that
+occur in the training pairs; prediction computes kernels between the test objects and
+those.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from rlscore.estimators._base import _check_degree, _check_real, check_alpha, resolve_kernel
+from rlscore.kernel import KERNELS
+
+__all__ = ["PairwiseRLS"]
+
+
+def _check_pairs(X, n1, n2):
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"X must be an integer array of index pairs with shape "
+                         f"(n_pairs, 2), got shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError("X holds no pairs")
+    if not np.issubdtype(X.dtype, np.integer):
+        if X.dtype == np.bool_ or not np.issubdtype(X.dtype, np.number) or \
+                not np.all(np.isfinite(X)) or np.any(X != np.round(X)):
+            raise ValueError("X must hold integer indices of objects in X1 and X2")
+    X = X.astype(np.int64)
+    for col, n, name in ((0, n1, "X1"), (1, n2, "X2")):
+        lo, hi = X[:, col].min(), X[:, col].max()
+        if lo < 0 or hi >= n:
+            raise IndexError(f"X[:, {col}] holds index {lo if lo < 0 else hi}, outside "
+                             f"the {n} objects of {name}")
+    return X
+
+
+class PairwiseRLS(RegressorMixin, BaseEstimator):
+    """Kronecker-kernel regularized least squares on pairs of objects (dyadic data:
+    drug-target affinities, interactions, user-item ratings, game outcomes).
+
+    The pairwise kernel of the pairs (a, b) and (c, d) is k1(a, c) * k2(b, d). When
+    the training pairs form a complete grid of their objects the model is trained in
+    closed form (:class:`rlscore.learner.KronRLS`); otherwise, or with repeated pairs,
+    by MINRES with the generalized vec trick (:class:`rlscore.learner.CGKronRLS`).
+
+    Parameters
+    ----------
+    X1 : array-like of shape (n1, d1), or (n1, n1) with ``kernel="precomputed"``
+        All objects of domain 1 (training and test); pairs refer to them by row.
+    X2 : array-like of shape (n2, d2) or (n2, n2), default=None
+        All objects of domain 2. None means one domain: both elements of a pair index
+        ``X1`` (required for the symmetric and reciprocal pairwise kernels).
+    alpha : float >= 0, default=1.0
+        Regularization parameter (RLScore's ``regparam``). 0 is allowed with the
+        iterative solver and ``max_iter`` (early stopping regularizes).
+    kernel : {"linear", "rbf", "poly", "precomputed"}, default="linear"
+        Kernel of both domains: linear <x, z> (the primal d1 x d2 weight matrix is
+        learned), rbf exp(-gamma ||x - z||^2), poly (gamma <x, z> + coef0)^degree, or
+        precomputed kernel matrices in ``X1`` / ``X2``.
+    gamma : float > 0 or None, default=None
+        rbf / poly parameter; None means 1 / n_features of each domain.
+    degree : int, default=3
+    coef0 : float, default=1
+    pairwise_kernel : {"kronecker", "symmetric", "reciprocal"}, default="kronecker"
+        For one domain (``X2=None``): the symmetric kernel
+        1/2 [k(a,c) k(b,d) + k(a,d) k(b,c)] for symmetric relations, or the
+        reciprocal one (minus sign) for antisymmetric ones (y(a, b) = -y(b, a)).
+    loss : {"squared", "conditional_ranking"}, default="squared"
+        "conditional_ranking" treats the pairs that share their first object as a
+        query and fits the per-query centred squared loss (rank the second objects
+        for each first object); predictions are then meaningful up to a per-query
+        constant.
+    solver : {"auto", "closed_form", "iterative"}, default="auto"
+        "closed_form" needs a complete grid of training pairs (each pair once).
+    max_iter : int or None, default=None
+        Iteration limit of the iterative solver.
+    tol : float, default=1e-10
+        Relative residual at which the iterative solver stops.
+
+    Attributes
+    ----------
+    model_ : rlscore.learner.KronRLS or rlscore.learner.CGKronRLS
+        The trained RLScore-style learner (on the training objects, re-indexed).
+    objects1_, objects2_ : ndarray of int
+        Indices (into X1 and X2) of the objects seen in training, in the order the
+        model uses them.
+    solver_ : "closed_form" or "iterative", the solver used
+    n_iter_ : int or None, iterations of the iterative solver
+    coef_ : ndarray of shape (d1, d2), linear kernel: prediction X1[i] @ coef_ @ X2[j]
+    dual_coef_ : ndarray, other kernels: coefficients of the training pairs
+        (n1_train x n2_train for the closed form, one per training pair otherwise)
+    n_features_in_ : 2
+
+    Notes
+    -----
+    Closed form: O(n1^3 + n2^3 + n1 n2 (n1 + n2)) with n1, n2 training objects.
+    Iterative: O(q (n1 + n2)) per iteration for q training pairs (kernels), or
+    O(q (d1 + d2) + n d1 d2) (linear). Kernel matrices between training objects cost
+    O(n^2 d). ``predict`` for u pairs: O(u (n1 + n2)) plus the test kernels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlscore.estimators import PairwiseRLS
+    >>> rng = np.random.default_rng(0)
+    >>> drugs, targets = rng.normal(size=(8, 3)), rng.normal(size=(6, 4))
+    >>> pairs = np.array([(i, j) for j in range(6) for i in range(8)])
+    >>> y = np.sin(drugs[pairs[:, 0], 0]) * targets[pairs[:, 1], 1]
+    >>> model = PairwiseRLS(drugs, targets, alpha=0.1, kernel="rbf").fit(pairs, y)
+    >>> model.predict(pairs[:3]).shape
+    (3,)
+    """
+
+    def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
+                 degree=3, coef0=1, pairwise_kernel="kronecker", loss="squared",
+                 solver="auto", max_iter=None, tol=1e-10):
+        self.X1 = X1
+        self.X2 = X2
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.pairwise_kernel = pairwise_kernel
+        self.loss = loss
+        self.solver = solver
+        self.max_iter = max_iter
+        self.tol = tol
+
+    # -- parameters ---------------------------------------------------------------------
+    def _objects(self):
+        from rlscore.core.validation import as_data_matrix
+        if self.X1 is None:
+            raise ValueError("PairwiseRLS needs the objects X1 (and X2) at construction")
+        X1 = as_data_matrix(self.X1, name="X1")
+        X2 = X1 if self.X2 is None else as_data_matrix(self.X2, name="X2")
+        name = resolve_kernel(self.kernel)
+        if name == "PrecomputedKernel":
+            for X, nm in ((X1, "X1"), (X2, "X2")):
+                if X.shape[0] != X.shape[1]:
+                    raise ValueError(f"with kernel='precomputed', {nm} must be the square "
+                                     f"kernel matrix of all objects, got {X.shape}")
+        return name, X1, X2
+
+    def _kernel_params(self, name, d):
+        if name in ("LinearKernel", "PrecomputedKernel"):
+            return {"bias": 0.0} if name == "LinearKernel" else {}
+        gamma = 1.0 / d if self.gamma is None else _check_real(self.gamma, "gamma",
+                                                                positive=True)
+        if name == "GaussianKernel":
+            return {"gamma": gamma}
+        return {"gamma": gamma, "degree": _check_degree(self.degree),
+                "coef0": _check_real(self.coef0, "coef0")}
+
+    def _check_params(self):
+        alpha = check_alpha(self.alpha)
+        if self.pairwise_kernel not in ("kronecker", "symmetric", "reciprocal"):
+            raise ValueError(f"pairwise_kernel must be 'kronecker', 'symmetric' or "
+                             f"'reciprocal', got {self.pairwise_kernel!r}")
+        if self.pairwise_kernel != "kronecker" and self.X2 is not None:
+            raise ValueError("the symmetric and reciprocal pairwise kernels need one "
+                             "domain: leave X2=None")
+        if self.loss not in ("squared", "conditional_ranking"):
+            raise ValueError(f"loss must be 'squared' or 'conditional_ranking', got "
+                             f"{self.loss!r}")
+        if self.solver not in ("auto", "closed_form", "iterative"):
+            raise ValueError(f"solver must be 'auto', 'closed_form' or 'iterative', got "
+                             f"{self.solver!r}")
+        if self.max_iter is not None and (
+                isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral)
+                or self.max_iter < 1):
+            raise ValueError(f"max_iter must be a positive integer or None, got "
+                             f"{self.max_iter!r}")
+        tol = _check_real(self.tol, "tol", positive=True)
+        return alpha, tol
+
+    def _domain_data(self, name, X, rows, cols=None):
+        """Kernel rows x cols (objects given by index), or the features of ``rows``."""
+        Xr = X[rows]
+        if name == "PrecomputedKernel":
+            return np.asarray(X[np.ix_(rows, cols)] if not hasattr(X, "tocsr")
+                              else X.tocsr()[rows][:, cols].toarray())
+        if name == "LinearKernel":
+            return Xr
+        kern = KERNELS[name](X=X[cols], **self._kernel_params(name, X.shape[1]))
+        return kern.getKM(Xr)
+
+    # -- fit / predict ----------------------------------------------------------------
+    def fit(self, X, y):
+        """Fit on the labelled pairs ``X`` (n_pairs, 2) with labels ``y`` (n_pairs,).
+
+        Returns
+        -------
+        self
+        """
+        from rlscore.learner.cg_kron_rls import CGKronRLS
+        from rlscore.learner.kron_rls import KronRLS
+        alpha, tol = self._check_params()
+        name, X1, X2 = self._objects()
+        pairs = _check_pairs(X, X1.shape[0], X2.shape[0])
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1 or y.shape[0] != pairs.shape[0]:
+            raise ValueError(f"y must hold one label per pair ({pairs.shape[0]}), got "
+                             f"shape {y.shape}")
+        if not np.issubdtype(y.dtype, np.number) or np.issubdtype(y.dtype, np.bool_):
+            raise ValueError("y must be numeric")
+        y = y.astype(np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity")
+        one = self.X2 is None
+        if one:
+            objs = np.unique(pairs)
+            o1 = o2 = objs
+        else:
+            o1, o2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
+        r = np.searchsorted(o1, pairs[:, 0])
+        c = np.searchsorted(o2, pairs[:, 1])
+        n1, n2 = o1.size, o2.size
+        lin = r.astype(np.int64) + n1 * c.astype(np.int64)
+        complete = lin.size == n1 * n2 and np.unique(lin).size == lin.size
+        use_closed = self.solver == "closed_form" or (self.solver == "auto" and complete
+                                                      and (self.loss == "squared" or
+                                                           self.pairwise_kernel == "kronecker"))
+        if use_closed and not complete:
+            raise ValueError("solver='closed_form' needs every pair of the training objects "
+                             "labelled exactly once; use solver='iterative'")
+        if use_closed and self.loss == "conditional_ranking" and \
+                self.pairwise_kernel != "kronecker":
+            raise ValueError("conditional ranking with a symmetric / reciprocal kernel has "
+                             "no closed form; use solver='iterative'")
+        linear = name == "LinearKernel"
+        D1 = self._domain_data(name, X1, o1, o1)
+        D2 = D1 if one else self._domain_data(name, X2, o2, o2)
+        if not linear:
+            D1 = 0.5 * (D1 + D1.T)
+            D2 = D1 if one else 0.5 * (D2 + D2.T)
+        data = ({"X1": D1, "X2": D2} if linear else {"K1": D1, "K2": D2})
+        if use_closed:
+            Y = np.empty(n1 * n2)
+            Y[lin] = y
+            model = KronRLS(Y=Y, regparam=alpha, pairwise_kernel=self.pairwise_kernel,
+                            **data)
+            if self.loss == "conditional_ranking":
+                model.solve_conditional_ranking(alpha)
+            self.solver_ = "closed_form"
+            self.n_iter_ = None
+        else:
+            if linear and self.pairwise_kernel != "kronecker":
+                G = D1 @ D1.T if not hasattr(D1, "toarray") else (D1 @ D1.T).toarray()
+                data = {"K1": np.asarray(G), "K2": np.asarray(G)}
+            if alpha == 0 and self.max_iter is None:
+                raise ValueError("alpha=0 with the iterative solver needs max_iter (early "
+                                 "stopping); the unregularized system may be singular")
+            model = CGKronRLS(Y=y, label_row_inds=r, label_col_inds=c, regparam=alpha,
+                              maxiter=self.max_iter, tol=tol,
+                              conditional_ranking=self.loss == "conditional_ranking",
+                              pairwise_kernel=self.pairwise_kernel, **data)
+            self.solver_ = "iterative"
+            self.n_iter_ = model.iterations
+        self.model_ = model
+        self.objects1_, self.objects2_ = o1, o2
+        self._linear = linear and not (self.solver_ == "iterative"
+                                       and self.pairwise_kernel != "kronecker")
+        for attr in ("coef_", "dual_coef_"):
+            self.__dict__.pop(attr, None)
+        if self._linear:
+            W = model.W
+            self.coef_ = W if W.ndim == 2 else W.reshape((D1.shape[1], D2.shape[1]),
+                                                         order="F")
+        else:
+            self.dual_coef_ = model.A
+        self.n_features_in_ = 2
+        return self
+
+    def predict(self, X):
+        """Predictions for the pairs ``X`` (n_pairs, 2) of objects in X1 and X2.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        check_is_fitted(self, "model_")
+        name, X1, X2 = self._objects()
+        pairs = _check_pairs(X, X1.shape[0], X2.shape[0])
+        one = self.X2 is None
+        if one:
+            t = np.unique(pairs)
+            t1 = t2 = t
+        else:
+            t1, t2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
+        i = np.searchsorted(t1, pairs[:, 0]).astype(np.int32)
+        j = np.searchsorted(t2, pairs[:, 1]).astype(np.int32)
+        if self._linear:
+            D1, D2 = X1[t1], X2[t2]
+            if hasattr(D1, "toarray"):
+                D1, D2 = D1.toarray(), D2.toarray()
+        else:
+            lin_name = name
+            D1 = self._domain_data(lin_name, X1, t1, self.objects1_) if name != \
+                "LinearKernel" else np.asarray(X1[t1] @ X1[self.objects1_].T)
+            if one:
+                D2 = D1
+            else:
+                D2 = self._domain_data(lin_name, X2, t2, self.objects2_) if name != \
+                    "LinearKernel" else np.asarray(X2[t2] @ X2[self.objects2_].T)
+            D1, D2 = np.asarray(D1.toarray() if hasattr(D1, "toarray") else D1), \
+                np.asarray(D2.toarray() if hasattr(D2, "toarray") else D2)
+        return np.asarray(self.model_.predict(D1, D2, i, j), dtype=np.float64)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.target_tags.single_output = True
+        tags.target_tags.multi_output = False
+        tags.non_deterministic = False
+        return tags

@@ -1,0 +1,262 @@
+"""RankSVM as a scikit-learn estimator: ``fit(X, y, qid=None)``, ``predict(X)`` (scores),
+``score(X, y, qid=None)`` (c-index).
+
+A thin adapter over :mod:`rlscore.core.ranksvm` (the bundle method over the pairwise
+hinge loss, evaluated in O(m log m + nnz) per iteration).
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from rlscore.core.ranksvm import (NORMALIZATIONS, check_qids, fit_kernel_ranksvm,
+                                  fit_linear_ranksvm)
+from rlscore.estimators._base import (_check_degree, _check_real, check_alpha,
+                                      resolve_kernel)
+from rlscore.predictor import LinearPredictor
+
+__all__ = ["RankSVM"]
+
+
+class RankSVM(BaseEstimator):
+    """Ranking SVM (pairwise hinge loss), trained with the bundle method.
+
+    Minimizes
+
+        (alpha / 2) ||w||^2 + (1 / N) sum_{(i, j): y_i > y_j, same query}
+                                   max(0, 1 - f(x_i) + f(x_j))
+
+    over linear f(x) = w^T x (or f in the kernel's space), N the number of pairs: pairs
+    are formed only inside a query (``qid`` given to ``fit``) and tied targets are not
+    pairs. Each iteration costs O(m log m + nnz) for m samples, whatever the number of
+    distinct target values (Airola, Pahikkala & Salakoski 2011).
+
+    Relation to other software: SVMrank's ``-c C`` (with n queries) gives the same model
+    for ``alpha = n / (C N)``; ``LinearSVC(loss="hinge", C=C, fit_intercept=False)`` on
+    the pair differences x_i - x_j for ``alpha = 1 / (C N)``.
+
+    Parameters
+    ----------
+    alpha : float > 0, default=1.0
+        Regularization parameter (RLScore's ``regparam``).
+    tol : float > 0, default=1e-3
+        Stop when the duality gap, an upper bound of the objective's suboptimality, is at
+        most ``tol`` times the loss of the zero model (which is 1 unless
+        ``normalize="none"``).
+    max_iter : int >= 1, default=1000
+        Maximum number of bundle iterations (loss evaluations); a
+        ``rlscore.core.ranksvm.ConvergenceWarning`` is emitted when it is reached.
+    normalize : {"pairs", "query", "none"}, default="pairs"
+        Weight of the pairs: the mean over all pairs, the mean over queries of the mean
+        inside each query, or the plain sum.
+    kernel : {"linear", "rbf", "poly", "precomputed"}, default="linear"
+        Non-linear kernels are trained through the empirical kernel map (Cholesky
+        factor of the kernel matrix, O(m^3 / 3) time and O(m^2) memory, or the Nystrom
+        features of ``basis_vectors``).
+    gamma : float > 0 or None, default=None
+        rbf / poly parameter; None means 1 / n_features.
+    degree : int >= 1, default=3
+        poly degree.
+    coef0 : float, default=1
+        poly constant.
+    basis_vectors : array-like of shape (n_basis, n_features), default=None
+        Reduced-set (Nystrom) model for the non-linear kernels.
+    verbose : bool, default=False
+        Print one line per bundle iteration.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Weights (linear kernel).
+    dual_coef_ : ndarray of shape (n_basis,)
+        Dual coefficients (other kernels): scores are ``k(X, X_fit_) @ dual_coef_``.
+    X_fit_ : ndarray of shape (n_basis, n_features)
+        Training samples or basis vectors (rbf and poly kernels).
+    n_iter_ : int
+        Bundle iterations used.
+    duality_gap_ : float
+        Final duality gap.
+    objective_ : float
+        Final value of the objective.
+    converged_ : bool
+    predictor_ : rlscore.predictor.LinearPredictor or KernelPredictor
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    rlscore.learner.LinearRankSVM : the RLScore-compatible interface.
+    rlscore.estimators.KernelRLS : least-squares regression.
+
+    Notes
+    -----
+    Linear kernel: O(1 / (alpha tol)) iterations at worst, each O(m log m + nnz).
+    ``predict`` costs O(n_samples n_features) (linear) or one kernel evaluation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlscore.estimators import RankSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = X @ [1.0, -1.0, 0.0]
+    >>> model = RankSVM(alpha=1e-3).fit(X, y)
+    >>> model.score(X, y) > 0.95
+    True
+    """
+
+    def __init__(self, alpha=1.0, *, tol=1e-3, max_iter=1000, normalize="pairs",
+                 kernel="linear", gamma=None, degree=3, coef0=1, basis_vectors=None,
+                 verbose=False):
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.normalize = normalize
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.basis_vectors = basis_vectors
+        self.verbose = verbose
+
+    # -- parameters ---------------------------------------------------------------------
+    def _check_params(self, n_features):
+        alpha = check_alpha(self.alpha)
+        if alpha <= 0:
+            raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
+        tol = _check_real(self.tol, "tol", positive=True)
+        if isinstance(self.max_iter, (bool, np.bool_)) or \
+                not isinstance(self.max_iter, numbers.Integral):
+            raise TypeError(f"max_iter must be an integer, got {self.max_iter!r}")
+        if self.max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}")
+        if self.normalize not in NORMALIZATIONS:
+            raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got "
+                             f"{self.normalize!r}")
+        name = resolve_kernel(self.kernel)
+        params = {}
+        if name in ("GaussianKernel", "PolynomialKernel"):
+            gamma = 1.0 / n_features if self.gamma is None else \
+                _check_real(self.gamma, "gamma", positive=True)
+            params["gamma"] = gamma
+            if name == "PolynomialKernel":
+                params["degree"] = _check_degree(self.degree)
+                params["coef0"] = _check_real(self.coef0, "coef0")
+        return alpha, tol, int(self.max_iter), name, params
+
+    def _is_precomputed(self):
+        return isinstance(self.kernel, str) and self.kernel in ("precomputed",
+                                                                "PrecomputedKernel")
+
+    # -- fitting ------------------------------------------------------------------------
+    def fit(self, X, y, qid=None):
+        """Fit the ranking model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (the kernel matrix for ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,)
+            Real-valued relevance of each sample (any number of distinct values).
+        qid : array-like of shape (n_samples,), default=None
+            Query id of each sample: pairs are formed only within a query.
+
+        Returns
+        -------
+        self : RankSVM
+
+        Raises
+        ------
+        ValueError
+            Invalid parameters, NaN/inf, fewer than 2 samples, qid of the wrong length,
+            or no pair to learn from (all targets equal within every query).
+        """
+        accept = False if self._is_precomputed() else "csr"
+        X, y = validate_data(self, X, y, accept_sparse=accept, dtype=np.float64,
+                             y_numeric=True)
+        alpha, tol, max_iter, name, params = self._check_params(X.shape[1])
+        if X.shape[0] < 2:
+            raise ValueError(f"RankSVM needs at least 2 samples to form a pair, got "
+                             f"{X.shape[0]} sample (n_samples = 1)")
+        if qid is not None:
+            check_qids(qid, X.shape[0])
+        for attr in ("coef_", "dual_coef_", "X_fit_"):
+            self.__dict__.pop(attr, None)
+        if name == "LinearKernel" and self.basis_vectors is None:
+            sol, _ = fit_linear_ranksvm(X, y, qid, alpha, tol, max_iter, self.normalize,
+                                        verbose=self.verbose)
+            self.coef_ = sol.w.copy()
+            self.predictor_ = LinearPredictor(sol.w, 0.0)
+        else:
+            sol, predictor = fit_kernel_ranksvm(
+                X, y, qid, alpha, name, self.basis_vectors, tol, max_iter,
+                self.normalize, verbose=self.verbose, **params)
+            self.predictor_ = predictor
+            if isinstance(predictor, LinearPredictor):
+                if name == "LinearKernel":
+                    self.coef_ = np.asarray(predictor.W, dtype=np.float64).ravel().copy()
+                else:
+                    self.dual_coef_ = np.asarray(predictor.W,
+                                                 dtype=np.float64).ravel().copy()
+            else:
+                self.dual_coef_ = np.asarray(predictor.A, dtype=np.float64).ravel().copy()
+                self.X_fit_ = predictor.kernel.train_X
+        self.n_iter_ = sol.iterations
+        self.duality_gap_ = float(sol.duality_gap)
+        self.objective_ = float(sol.objective)
+        self.converged_ = bool(sol.converged)
+        return self
+
+    # -- prediction ---------------------------------------------------------------------
+    def predict(self, X):
+        """Ranking scores (larger means ranked higher).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples; for ``kernel="precomputed"`` the kernel between them and the
+            training samples (or basis vectors).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Notes
+        -----
+        O(n_samples n_features) for the linear kernel; one kernel evaluation otherwise.
+        """
+        check_is_fitted(self)
+        accept = False if self._is_precomputed() else "csr"
+        X = validate_data(self, X, reset=False, accept_sparse=accept, dtype=np.float64)
+        P = np.asarray(self.predictor_.predict(X), dtype=np.float64)
+        return np.ascontiguousarray(P.reshape(X.shape[0]))
+
+    decision_function = predict
+
+    def score(self, X, y, qid=None):
+        """Concordance index of the scores: the fraction of pairs (y_i > y_j, in the
+        same query when ``qid`` is given) ordered correctly, prediction ties counting
+        1/2; with ``qid``, the mean over the queries that have pairs.
+
+        Returns
+        -------
+        float
+        """
+        from rlscore.measure import cindex, query_cindex
+        P = self.predict(X)
+        y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64).ravel()
+        if qid is None:
+            return float(cindex(y, P))
+        return float(query_cindex(y, P, qid))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        precomputed = self._is_precomputed()
+        tags.input_tags.sparse = not precomputed
+        tags.input_tags.pairwise = precomputed
+        tags.target_tags.required = True
+        tags.target_tags.single_output = True
+        tags.target_tags.multi_output = False
+        return tags

@@ -1,0 +1,270 @@
+"""CGRankRLS and PCGRankRLS: linear RankRLS by conjugate gradient for large sparse data,
+from scored (optionally query-structured) data or from preference pairs, with RLScore's
+interface, and the early-stopping callback ``EarlyStopCB``."""
+
+import warnings
+
+import numpy as np
+
+from rlscore.core.cg import (
+    CGStop, cg_preference_rankrls, cg_rankrls, check_maxiter, check_tol)
+from rlscore.core.validation import as_2d_labels, warn_unused_kwargs
+from rlscore.predictor import LinearPredictor, PredictorInterface
+
+__all__ = ["CGRankRLS", "PCGRankRLS", "EarlyStopCB", "Finished"]
+
+
+class Finished(CGStop):
+    """Raised by a callback to stop :class:`CGRankRLS`; ``.value`` holds the message.
+    The learner keeps the primal weights that ``learner.A`` holds at that moment."""
+
+    def __init__(self, value):
+        super().__init__(value)
+        self.value = value
+
+    def __str__(self):
+        return repr(self.value)
+
+
+class EarlyStopCB:
+    """Early stopping for :class:`CGRankRLS` on a validation set.
+
+    After each iteration the current model is evaluated on ``(X_valid, Y_valid)``: with
+    ``qids_valid`` the performance is the mean over the validation queries of
+    ``measure`` on each query (queries where it is undefined are skipped); without, it
+    is ``measure`` on the whole set (RLScore crashed here; one global group is the
+    documented intent). The best primal iterate is remembered (strict improvement, in
+    the direction of ``measure.iserror``); after ``maxiter`` consecutive iterations
+    without improvement the learner's ``A`` is reset to it and :class:`Finished` is
+    raised.
+
+    Parameters
+    ----------
+    X_valid : array-like or sparse (n, d)
+    Y_valid : array-like (n,) or (n, 1)
+    qids_valid : sequence of length n or None
+    measure : performance measure, default ``sqmprank``
+    maxiter : int, default 10
+
+    Attributes
+    ----------
+    bestperf, bestA, iter, last_update, maxiter
+
+    Notes
+    -----
+    One prediction plus one evaluation per query per iteration: O(nnz(X_valid) +
+    sum_q cost(measure, n_q)).
+    """
+
+    def __init__(self, X_valid, Y_valid, qids_valid=None, measure=None, maxiter=10):
+        if measure is None:
+            from rlscore.measure import sqmprank as measure
+        self.X_valid = X_valid
+        self.Y_valid = as_2d_labels(Y_valid, name="Y_valid")
+        self.measure = measure
+        self.maxiter = maxiter
+        if qids_valid is None:
+            self.qidlist = None
+        else:
+            from rlscore.core.rankrls import map_qids
+            codes, nq = map_qids(qids_valid, self.Y_valid.shape[0])
+            order = np.argsort(codes, kind="stable")
+            self.qidlist = np.split(order, np.cumsum(np.bincount(codes, minlength=nq))[:-1])
+        self.bestperf = None
+        self.bestA = None
+        self.iter = 0
+        self.last_update = 0
+
+    def _performance(self, P):
+        from rlscore.measure import UndefinedPerformance
+        P = np.reshape(P, self.Y_valid.shape)
+        if self.qidlist is None:
+            return self.measure(self.Y_valid, P)
+        perfs = []
+        for rows in self.qidlist:
+            try:
+                perfs.append(self.measure(self.Y_valid[rows], P[rows]))
+            except UndefinedPerformance:
+                pass
+        if not perfs:
+            raise UndefinedPerformance("the measure is undefined on every validation query")
+        return np.mean(perfs)
+
+    def callback(self, learner):
+        perf = self._performance(learner.predict(self.X_valid))
+        better = self.bestperf is None or (
+            perf < self.bestperf if getattr(self.measure, "iserror", True)
+            else perf > self.bestperf)
+        if better:
+            self.bestperf = perf
+            self.bestA = np.array(learner.A, copy=True)
+            self.last_update = self.iter
+        elif self.iter - self.last_update >= self.maxiter:
+            learner.A = self.bestA
+            raise Finished("Done")
+        self.iter += 1
+
+    def finished(self, learner):
+        pass
+
+
+def _run(learner, solve, callbackfun, tol, maxiter, name, verbose=False):
+    """Shared driver: the callback wrapper, the early stop and the final predictor."""
+    learner._stopped = False
+
+    def cb(k, x, op, residuals):
+        if verbose:
+            print(f"{name} iteration {k}: relative residual {np.max(residuals):.3g}",
+                  flush=True)
+        if callbackfun is None:
+            return False
+        learner.A = np.array(x, copy=True)
+        learner.b = np.zeros((1, x.shape[1]))
+        learner.predictor = LinearPredictor(learner.A, 0.0)
+        try:
+            callbackfun.callback(learner)
+        except CGStop:
+            learner._stopped = True
+            return True
+        return False
+
+    W, res, op = solve(cb if callbackfun is not None or verbose else None)
+    learner.n_iter = res.iterations
+    learner.converged = bool(np.all(res.converged)) and not learner._stopped
+    if not learner._stopped:
+        learner.A = W
+    if not learner._stopped and not learner.converged and maxiter is None:
+        warnings.warn(
+            f"{name}: conjugate gradient did not reach tol={tol} in {res.iterations} "
+            f"iterations (relative residual {float(np.max(res.residuals)):.3g})",
+            UserWarning, stacklevel=3)
+    if callbackfun is not None and hasattr(callbackfun, "finished"):
+        callbackfun.finished(learner)
+    learner.A = np.asarray(learner.A, dtype=np.float64).reshape(op.d, -1)
+    learner.b = np.zeros((1, learner.A.shape[1]))
+    learner.predictor = LinearPredictor(learner.A, 0.0)
+
+
+class CGRankRLS(PredictorInterface):
+    """Linear RankRLS solved by conjugate gradient in the primal (large sparse data);
+    trains in the constructor.
+
+    Solves ``(X^T L X + regparam I) w = X^T L Y`` from 0, where L is
+
+    * with ``qids``: the per-query centering ``I - sum_q 1_q 1_q^T / n_q`` of
+      :class:`rlscore.learner.QueryRankRLS` (the same model at the same regparam);
+    * without: the global centering ``I - 1 1^T / m``, i.e. GlobalRankRLS's Laplacian
+      divided by m, so ``CGRankRLS(regparam)`` equals ``GlobalRankRLS(m * regparam)``.
+
+    L is applied as "subtract the query means", so neither X^T X nor any of the pairs
+    is formed. There is no intercept (``predictor.b`` = 0).
+
+    Parameters
+    ----------
+    X : array-like or sparse (m, d)
+    Y : array-like (m,) or (m, 1)
+        One column (several raise ValueError, as in RLScore).
+    regparam : float >= 0, default 1.0
+    qids : sequence of length m or None
+        Query ids, grouped by equal value.
+    callbackfun : object with ``callback(learner)`` (and optionally ``finished``)
+        ``callback`` runs after every iteration with ``learner.A`` the current primal
+        iterate (d x 1), ``learner.b`` zeros (1 x 1) and ``learner.predictor`` its
+        model; raising :class:`Finished` stops with whatever ``learner.A`` then holds.
+        ``finished`` (never called by RLScore here) runs once at the end.
+    tol : float in (0, 1), default 1e-8
+        Relative residual at which CG stops (RLScore used 1e-5).
+    maxiter : int > 0 or None
+    verbose : bool, default False
+        Print the relative residual after every iteration.
+    **kwargs
+        Ignored with a UserWarning (``bias``, for example, has no effect on ranking).
+
+    Attributes
+    ----------
+    predictor : LinearPredictor
+    A : ndarray (d, 1)
+    b : ndarray (1, 1), zeros
+    regparam
+    qids : list of int or None
+        The 0-based query number of each row.
+    n_iter, converged
+
+    Notes
+    -----
+    O(t (nnz(X) + m + d)) time for t iterations and O(nnz(X) + m + d) memory.
+    """
+
+    def __init__(self, X, Y, regparam=1.0, qids=None, callbackfun=None, tol=1e-8,
+                 maxiter=None, verbose=False, **kwargs):
+        kernel = kwargs.get("kernel", "LinearKernel")
+        warn_unused_kwargs(kwargs, {"kernel"} if kernel == "LinearKernel" else set(),
+                           "CGRankRLS")
+        Y2 = as_2d_labels(Y)
+        if Y2.shape[1] != 1:
+            raise ValueError(f"CGRankRLS supports a single output; Y has {Y2.shape[1]} "
+                             f"columns")
+        tol = check_tol(tol)
+        maxiter = check_maxiter(maxiter)
+        self.regparam = regparam
+        self.qids = None
+
+        def solve(cb):
+            W, res, op, codes = cg_rankrls(X, Y2, regparam, qids=qids, tol=tol,
+                                           maxiter=maxiter, callback=cb)
+            self.qids = None if codes is None else codes.tolist()
+            self.regparam = op.regparam
+            return W, res, op
+
+        _run(self, solve, callbackfun, tol, maxiter, "CGRankRLS", verbose)
+
+
+class PCGRankRLS(PredictorInterface):
+    """Linear RankRLS from pairwise preferences, solved by conjugate gradient; trains
+    in the constructor.
+
+    Solves ``(X^T C^T C X + regparam I) w = X^T C^T 1``, the minimizer of
+    ``sum_k (1 - (f(x_a_k) - f(x_b_k)))^2 + regparam ||w||^2`` over the preferences
+    (a_k above b_k); ``C^T C`` is the sparse Laplacian of the preference (multi)graph.
+
+    Parameters
+    ----------
+    X : array-like or sparse (m, d)
+    train_preferences : integer array-like (n_pairs, 2)
+        Row [a, b]: example a is preferred to (ranked above) example b. Repeated pairs
+        count repeatedly; self-pairs and indices outside 0..m-1 raise.
+    regparam : float >= 0, default 1.0
+    callbackfun, tol, maxiter, verbose : as for :class:`CGRankRLS` (an extension:
+        RLScore's PCGRankRLS had no callbacks).
+    **kwargs
+        Ignored with a UserWarning.
+
+    Attributes
+    ----------
+    predictor : LinearPredictor (b = 0)
+    A : ndarray (d, 1); b : zeros (1, 1); regparam; pairs : ndarray (n_pairs, 2)
+    n_iter, converged
+
+    Notes
+    -----
+    O(n_pairs) to build the Laplacian, then O(t (nnz(X) + m + n_pairs)) time for t
+    iterations.
+    """
+
+    def __init__(self, X, train_preferences, regparam=1.0, callbackfun=None, tol=1e-8,
+                 maxiter=None, verbose=False, **kwargs):
+        kernel = kwargs.get("kernel", "LinearKernel")
+        warn_unused_kwargs(kwargs, {"kernel"} if kernel == "LinearKernel" else set(),
+                           "PCGRankRLS")
+        tol = check_tol(tol)
+        maxiter = check_maxiter(maxiter)
+        self.regparam = regparam
+        self.pairs = np.asarray(train_preferences)
+
+        def solve(cb):
+            W, res, op = cg_preference_rankrls(X, train_preferences, regparam, tol=tol,
+                                               maxiter=maxiter, callback=cb)
+            self.regparam = op.regparam
+            return W, res, op
+
+        _run(self, solve, callbackfun, tol, maxiter, "PCGRankRLS", verbose)

@@ -1,0 +1,190 @@
+"""CGRLS: linear RLS by conjugate gradient for large sparse data, with RLScore's
+interface, and the early-stopping callback ``EarlyStopCB``."""
+
+import warnings
+
+import numpy as np
+
+from rlscore.core.cg import CGStop, cg_rls, check_maxiter, check_tol
+from rlscore.core.validation import warn_unused_kwargs
+from rlscore.predictor import LinearPredictor, PredictorInterface
+
+__all__ = ["CGRLS", "EarlyStopCB", "Finished"]
+
+
+class Finished(CGStop):
+    """Raised by a callback to stop :class:`CGRLS`; ``.value`` holds the message. The
+    learner keeps the dual coefficients that ``learner.A`` holds at that moment."""
+
+    def __init__(self, value):
+        super().__init__(value)
+        self.value = value
+
+    def __str__(self):
+        return repr(self.value)
+
+
+def _better(measure, perf, best):
+    if best is None:
+        return True
+    return perf < best if getattr(measure, "iserror", True) else perf > best
+
+
+class EarlyStopCB:
+    """Early stopping for :class:`CGRLS` on a validation set.
+
+    After each CG iteration the current model is evaluated on ``(X_valid, Y_valid)``;
+    the best dual iterate is remembered (strict improvement, in the direction given by
+    ``measure.iserror``). After ``maxiter`` consecutive iterations without improvement
+    the learner's ``A`` is reset to the best iterate and :class:`Finished` is raised,
+    so the learner ends with the best model seen.
+
+    Parameters
+    ----------
+    X_valid : array-like or sparse (n, d)
+    Y_valid : array-like (n,) or (n, l)
+    measure : performance measure, default ``sqerror``
+    maxiter : int, default 10
+        Iterations without improvement before stopping.
+
+    Attributes
+    ----------
+    bestperf, bestA, iter, last_update, maxiter
+
+    Notes
+    -----
+    One prediction on the validation set per iteration: O(nnz(X_valid) l).
+    """
+
+    def __init__(self, X_valid, Y_valid, measure=None, maxiter=10):
+        if measure is None:
+            from rlscore.measure import sqerror as measure
+        self.X_valid = X_valid
+        self.Y_valid = Y_valid
+        self.measure = measure
+        self.maxiter = maxiter
+        self.bestperf = None
+        self.bestA = None
+        self.iter = 0
+        self.last_update = 0
+
+    def callback(self, learner):
+        perf = self.measure(self.Y_valid, learner.predict(self.X_valid))
+        if _better(self.measure, perf, self.bestperf):
+            self.bestperf = perf
+            self.bestA = np.array(learner.A, copy=True)
+            self.last_update = self.iter
+        elif self.iter - self.last_update >= self.maxiter:
+            learner.A = self.bestA
+            raise Finished("Done")
+        self.iter += 1
+
+    def finished(self, learner):
+        pass
+
+
+class CGRLS(PredictorInterface):
+    """Linear regularized least squares solved by conjugate gradient (for large sparse
+    data); trains in the constructor.
+
+    Minimizes ``||Y - X W - b||^2 + regparam (||W||^2 + w_bias^2)`` with the constant
+    feature ``sqrt(bias)`` (weight w_bias, so ``b = sqrt(bias) w_bias``), by CG on the
+    dual system ``(X_a X_a^T + regparam I) a = Y`` started from 0; then
+    ``[W; w_bias] = X_a^T a``. Equals :class:`rlscore.learner.RLS` with the same
+    ``regparam`` and ``bias`` up to the CG tolerance.
+
+    Parameters
+    ----------
+    X : array-like or sparse (m, d)
+        ``numpy.matrix``, lists and every scipy sparse format are accepted; sparse data
+        stays sparse (explicit zeros and unsorted indices are handled).
+    Y : array-like (m,) or (m, l)
+        Several columns are solved together (one CG run each, sharing the products).
+    regparam : float >= 0, default 1.0
+    bias : float >= 0, default 1.0
+    callbackfun : object with ``callback(learner)`` (and optionally
+        ``finished(learner)``), or None
+        ``callback`` runs after every iteration with ``learner.A`` the current dual
+        iterate (m x l) and ``learner.predictor`` the model it defines; it may raise
+        :class:`Finished` to stop (the model is then built from whatever
+        ``learner.A`` holds). ``finished`` runs once at the end, before the dual
+        coefficients are converted to the primal model.
+    tol : float in (0, 1), default 1e-8
+        Stop when ``||Y - S a|| <= tol ||Y||`` per column (RLScore used scipy's 1e-5).
+    maxiter : int > 0 or None
+        Iteration limit (None: 10 m).
+    verbose : bool, default False
+        Print the relative residual after every iteration.
+    **kwargs
+        ``kernel="LinearKernel"`` is accepted (always linear); other keywords are
+        ignored with a UserWarning.
+
+    Attributes
+    ----------
+    predictor : LinearPredictor
+    A : ndarray (d, l)
+        The primal weights (without the bias weight).
+    b : ndarray (1, l)
+        The intercept.
+    regparam, bias
+    n_iter : int
+        CG iterations performed.
+    converged : bool
+        Whether every column reached ``tol`` (False when stopped early).
+
+    Notes
+    -----
+    Never forms X X^T or X^T X: O(t (nnz(X) + m + d) l) time for t iterations (two
+    passes over X per iteration) and O(nnz(X) + (m + d) l) memory. With a callback, the
+    predictor is refreshed before each call (one more pass over X).
+    """
+
+    def __init__(self, X, Y, regparam=1.0, bias=1.0, callbackfun=None, tol=1e-8,
+                 maxiter=None, verbose=False, **kwargs):
+        kernel = kwargs.get("kernel", "LinearKernel")
+        used = {"kernel"} if kernel == "LinearKernel" else set()
+        warn_unused_kwargs(kwargs, used, "CGRLS")
+        tol = check_tol(tol)
+        user_maxiter = check_maxiter(maxiter)
+        self.regparam = regparam
+        self.bias = bias
+        self.callbackfun = callbackfun
+        self._stopped = False
+
+        def cb(k, x, op, residuals):
+            if verbose:
+                print(f"CGRLS iteration {k}: relative residual {np.max(residuals):.3g}",
+                      flush=True)
+            if callbackfun is None:
+                return False
+            self.A = np.array(x, copy=True)
+            W, b = op.primal_weights(self.A)
+            self.predictor = LinearPredictor(W, b)
+            try:
+                callbackfun.callback(self)
+            except CGStop:
+                self._stopped = True
+                return True
+            return False
+
+        W, b, res, op = cg_rls(X, Y, regparam, bias, form="dual", tol=tol,
+                               maxiter=user_maxiter,
+                               callback=cb if callbackfun is not None or verbose else None)
+        self.regparam = op.regparam
+        self.bias = op.bias
+        self.n_iter = res.iterations
+        self.converged = bool(np.all(res.converged)) and not self._stopped
+        if not self._stopped:
+            self.A = res.x
+        if not self._stopped and not self.converged and user_maxiter is None:
+            warnings.warn(
+                f"CGRLS: conjugate gradient did not reach tol={tol} in {res.iterations} "
+                f"iterations (relative residual {float(np.max(res.residuals)):.3g})",
+                UserWarning, stacklevel=2)
+        if callbackfun is not None and hasattr(callbackfun, "finished"):
+            callbackfun.finished(self)
+        A = np.asarray(self.A, dtype=np.float64).reshape(op.m, -1)
+        W, b = op.primal_weights(A)
+        self.predictor = LinearPredictor(W, b)
+        self.A = W
+        self.b = np.reshape(b, (1, -1))

@@ -1,0 +1,276 @@
+"""Linear RankSVM with RLScore's interface (the constructor trains): scored and
+query-structured data (:class:`LinearRankSVM`), explicit preference pairs
+(:class:`PPLinearRankSVM`), kernels through the empirical kernel map
+(:class:`KernelRankSVM`) and regparam selection by K-fold cross-validation over queries
+(:class:`KfoldLinearRankSVM`).
+
+The solver is the bundle method over the pairwise hinge loss evaluated in
+O(m log m + nnz) with an order-statistic red-black tree (Airola, Pahikkala & Salakoski
+2011); see :mod:`rlscore.core.ranksvm` for the objective, its normalizations and the
+mapping to SVMrank's C.
+"""
+
+import numpy as np
+
+from rlscore.core.ranksvm import (fit_kernel_ranksvm, fit_linear_ranksvm,
+                                  fit_pairwise_ranksvm, kfold_ranksvm)
+from rlscore.core.validation import warn_unused_kwargs
+from rlscore.learner._common import split_kernel_kwargs
+from rlscore.predictor import LinearPredictor, PredictorInterface
+
+__all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM"]
+
+
+def _check_bias(bias):
+    try:
+        value = float(bias)
+    except (TypeError, ValueError):
+        raise TypeError(f"bias must be a real number, got {bias!r}") from None
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"bias must be a finite number >= 0, got {bias!r}")
+    return value
+
+
+class _SolutionAttributes:
+    """Copies the solver's outcome onto the learner."""
+
+    def _store(self, solution):
+        self.solution = solution
+        self.regparam = solution.regparam
+        self.iterations = solution.iterations
+        self.duality_gap = solution.duality_gap
+        self.objective = solution.objective
+        self.converged = solution.converged
+
+
+class LinearRankSVM(PredictorInterface, _SolutionAttributes):
+    """Linear RankSVM (pairwise hinge loss) trained with the bundle method; trains in
+    the constructor.
+
+    Minimizes exactly
+
+        J(w) = (regparam / 2) ||w||^2
+               + (1 / N) sum_{(i, j): y_i > y_j, same query} max(0, 1 - w^T x_i + w^T x_j)
+
+    with N the number of such pairs (``normalize="pairs"``, the bundle-method convention
+    of Airola et al. 2011); label ties are not pairs and pairs never cross queries.
+    SVMrank's ``-c C`` (objective (1/2)||w||^2 + (C / n) sum xi over n queries) gives the
+    same minimizer for ``regparam = n / (C N)``; SVMlight ``-z p -c C`` and
+    ``LinearSVC(loss="hinge", C=C, fit_intercept=False)`` on the pair differences for
+    ``regparam = 1 / (C N)``.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix (m, d)
+        Any scipy sparse format (converted to CSR once).
+    Y : array-like (m,) or (m, 1)
+        Real-valued utilities (any number of distinct values).
+    qids : sequence (m,), optional
+        Query ids: pairs are formed inside each query only. Queries of one example are
+        allowed and contribute no pairs.
+    regparam : float > 0, default 1.0
+    bias : float >= 0, default 0.0
+        Accepted for RLScore compatibility: a constant feature cancels in every pairwise
+        difference, so the model (and ``predictor.b`` = 0) does not depend on it.
+    tol : float > 0, default 1e-3
+        Stop when the duality gap (an upper bound of J(w) - min J) is <= tol * R(0),
+        where R(0) is the loss of w = 0 (1 for the normalized losses).
+    max_iter : int, default 1000
+        Maximum number of loss evaluations; a ``ConvergenceWarning`` is emitted when it
+        is reached first.
+    callback : callable or object with ``callback(info)`` (and optionally
+        ``finished(info)``), optional
+        Called after each iteration with a dict (iteration, objective, best_objective,
+        lower_bound, gap, n_planes, time, w); returning True stops training.
+    normalize : "pairs" (default), "query" or "none"
+        ``"query"``: the loss is the mean over queries of the mean hinge inside the
+        query; ``"none"``: the plain sum over pairs.
+    verbose : bool, default False
+        Print one line per iteration.
+    **kwargs : ignored with a UserWarning.
+
+    Attributes
+    ----------
+    predictor : LinearPredictor (W of shape (d,), b = 0)
+    iterations : int, loss and subgradient evaluations
+    duality_gap : float, J(w) minus the best lower bound of min J
+    objective : float, J(w)
+    converged : bool
+    regparam : float
+    n_pairs : int
+    solution : rlscore.core.ranksvm.RankSVMSolution (history, cutting planes)
+
+    Raises
+    ------
+    ValueError
+        NaN/inf, mismatched lengths, qids of the wrong length, no pairs (all utilities
+        equal within every query), regparam <= 0, Y with several columns.
+
+    Notes
+    -----
+    Each iteration costs O(m log m + nnz): X w, the counts of margin-violating pairs per
+    example with a red-black order-statistic tree, and X^T (c - d). The number of
+    iterations is O(1 / (regparam tol)) at worst, far fewer in practice.
+    """
+
+    def __init__(self, X, Y, qids=None, regparam=1.0, bias=0.0, tol=1e-3, max_iter=1000,
+                 callback=None, normalize="pairs", verbose=False, **kwargs):
+        warn_unused_kwargs(kwargs, (), type(self).__name__)
+        self.bias = _check_bias(bias)
+        solution, risk = fit_linear_ranksvm(X, Y, qids, regparam, tol, max_iter,
+                                            normalize, callback, verbose)
+        self.n_pairs = risk.n_pairs
+        self._store(solution)
+        self.predictor = LinearPredictor(solution.w, 0.0)
+
+
+class PPLinearRankSVM(PredictorInterface, _SolutionAttributes):
+    """Linear RankSVM from explicit preference pairs; trains in the constructor.
+
+    Minimizes (regparam / 2) ||w||^2 + (1 / l) sum_k max(0, 1 - w^T x_{s_k} + w^T x_{e_k})
+    over the l pairs (s_k preferred over e_k), as ``PPRankRLS`` takes its pairs.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix (m, d)
+    pairs_start_inds, pairs_end_inds : int sequences (l,)
+        Example ``pairs_start_inds[k]`` is preferred over ``pairs_end_inds[k]``;
+        repeated pairs count repeatedly.
+    regparam : float > 0, default 1.0
+    weights : positive floats (l,), optional
+        Pair weights v_k: the loss is sum_k v_k hinge_k / sum_k v_k.
+    normalize : bool, default True
+        False: the plain (weighted) sum over pairs.
+    tol, max_iter, callback, verbose : as for :class:`LinearRankSVM`
+    **kwargs : ignored with a UserWarning (``bias`` silently: it has no effect).
+
+    Attributes
+    ----------
+    predictor, iterations, duality_gap, objective, converged, regparam, n_pairs,
+    solution : as for :class:`LinearRankSVM`
+
+    Raises
+    ------
+    ValueError
+        Index lists of different lengths or empty, a pair joining an example with
+        itself, NaN/inf, regparam <= 0. IndexError for indices outside 0 .. m - 1.
+
+    Notes
+    -----
+    O(nnz + l) per iteration.
+    """
+
+    def __init__(self, X, pairs_start_inds, pairs_end_inds, regparam=1.0, tol=1e-3,
+                 max_iter=1000, callback=None, weights=None, normalize=True,
+                 verbose=False, **kwargs):
+        if "bias" in kwargs:
+            _check_bias(kwargs.pop("bias"))
+        warn_unused_kwargs(kwargs, (), type(self).__name__)
+        solution, risk = fit_pairwise_ranksvm(X, pairs_start_inds, pairs_end_inds,
+                                              regparam, tol, max_iter, weights,
+                                              bool(normalize), callback, verbose)
+        self.n_pairs = risk.n_pairs
+        self._store(solution)
+        self.predictor = LinearPredictor(solution.w, 0.0)
+
+
+class KernelRankSVM(PredictorInterface, _SolutionAttributes):
+    """Kernel RankSVM through the empirical kernel map; trains in the constructor.
+
+    The kernel matrix is factored, K = L L^T (Cholesky; an eigendecomposition when K is
+    singular), the linear RankSVM is trained on the rows of L, and the weights map back
+    to dual coefficients A = L^{-T} w, so f(x) = k(x, X) A minimizes
+    (regparam / 2) A^T K A + (1 / N) sum_pairs max(0, 1 - f(x_i) + f(x_j)). With
+    ``basis_vectors`` the reduced-set (Nystrom) features are used instead.
+
+    Parameters
+    ----------
+    X : array-like (m, d), or the kernel matrix for ``kernel="PrecomputedKernel"``
+    Y, qids, regparam, tol, max_iter, callback, normalize, verbose : as for
+        :class:`LinearRankSVM`
+    kernel : "GaussianKernel" (default), "PolynomialKernel", "LinearKernel",
+        "RsetKernel" or "PrecomputedKernel"
+    basis_vectors : basis rows for a reduced-set model (or the basis kernel matrix)
+    **kwargs : kernel parameters (gamma, coef0, degree); others ignored with a
+        UserWarning.
+
+    Attributes
+    ----------
+    predictor : KernelPredictor (or LinearPredictor for the linear and precomputed
+        kernels)
+    A : dual coefficients (m,) (or (b,) with basis vectors)
+    iterations, duality_gap, objective, converged, regparam, solution : as for
+        :class:`LinearRankSVM` (``solution.w`` holds the weights of the map).
+
+    Notes
+    -----
+    O(m^2 d) for the kernel matrix and O(m^3 / 3) for its Cholesky factor (O(m^2)
+    memory), then O(m^2 + m log m) per bundle iteration. With b basis vectors:
+    O(m b d + m b^2), then O(m b + m log m) per iteration.
+    """
+
+    def __init__(self, X, Y, qids=None, regparam=1.0, kernel="GaussianKernel",
+                 basis_vectors=None, tol=1e-3, max_iter=1000, callback=None,
+                 normalize="pairs", verbose=False, **kwargs):
+        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
+                                     force={"bias": 0.0})
+        solution, predictor = fit_kernel_ranksvm(
+            X, Y, qids, regparam, kernel, basis_vectors, tol, max_iter, normalize,
+            callback, verbose, **params)
+        self._store(solution)
+        self.predictor = predictor
+
+    @property
+    def A(self):
+        return getattr(self.predictor, "A", getattr(self.predictor, "W", None))
+
+
+class KfoldLinearRankSVM(PredictorInterface):
+    """Linear RankSVM with regparam chosen by K-fold cross-validation over queries
+    (no leave-pair-out: every fold is a set of whole queries).
+
+    Parameters
+    ----------
+    X, Y, qids, tol, max_iter, normalize : as for :class:`LinearRankSVM`
+    folds : list of index lists, optional
+        Default: ``n_folds`` random folds of whole queries (of examples without qids).
+    n_folds : int, default 5
+    regparams : sequence of floats > 0, default 10^-6, 10^-5, ..., 10^2
+    measure : f(Y, P) with an ``iserror`` attribute, optional
+        Default: the c-index, averaged over the queries of a fold that have pairs.
+    seed : int, default 0, for the random folds
+    **kwargs : ignored with a UserWarning.
+
+    Attributes
+    ----------
+    regparam : the selected value
+    cv_performances : ndarray (n_regparams,), mean over the folds
+    fold_performances : ndarray (n_regparams, n_folds)
+    regparams : ndarray, the grid
+    folds : the folds used
+    predictor : LinearPredictor trained on all the data with ``regparam``
+    learner : the final :class:`LinearRankSVM`-like outcome (iterations, duality_gap,
+        objective, converged in ``solution``)
+
+    Notes
+    -----
+    K x n_regparams trainings on (K - 1)/K of the data, visited from the largest
+    regparam down, each warm-started from the previous solution and its cutting planes;
+    each O(iterations (m log m + nnz)).
+    """
+
+    def __init__(self, X, Y, qids=None, folds=None, n_folds=5, regparams=None,
+                 measure=None, tol=1e-3, max_iter=1000, normalize="pairs", seed=0,
+                 **kwargs):
+        warn_unused_kwargs(kwargs, (), type(self).__name__)
+        out = kfold_ranksvm(X, Y, qids, folds, n_folds, regparams, measure, tol,
+                            max_iter, normalize, seed)
+        self.regparams = out["regparams"]
+        self.cv_performances = out["cv_performances"]
+        self.fold_performances = out["fold_performances"]
+        self.regparam = out["best_regparam"]
+        self.folds = out["folds"]
+        self.solution = out["solution"]
+        self.iterations = self.solution.iterations
+        self.duality_gap = self.solution.duality_gap
+        self.predictor = LinearPredictor(self.solution.w, 0.0)

@@ -1,0 +1,241 @@
+"""Pairwise (Kronecker) predictors: dual :class:`KernelPairwisePredictor` and primal
+:class:`LinearPairwisePredictor`.
+
+A pair is (object of domain 1, object of domain 2). Predictions for the full grid of
+n1 x n2 test pairs come in column-major (Fortran) order, P[i + j * n1] for the pair
+(row i of the domain-1 test matrix, row j of the domain-2 test matrix); with index
+vectors (inds_1, inds_2), P[h] is the prediction for (inds_1[h], inds_2[h]). All
+products use the generalized vec trick (:mod:`rlscore.core.vec_trick`); the pairwise
+kernel matrix is never formed.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from rlscore.core.vec_trick import PairwiseKernelOperator, SampledKronProduct
+
+__all__ = ["PairwisePredictorInterface", "KernelPairwisePredictor",
+           "LinearPairwisePredictor"]
+
+
+class PairwisePredictorInterface:
+    """Mixin of the pairwise learners: ``predict`` forwards to ``self.predictor``."""
+
+    def predict(self, X1=None, X2=None, inds_X1pred=None, inds_X2pred=None, pko=None):
+        """Predictions for test pairs (see the predictor's ``predict``).
+
+        Parameters
+        ----------
+        X1, X2 : test data of the two domains: feature matrices (linear models) or
+            test-by-training kernel matrices (kernel models); a 1-D array is one
+            object; lists of them for a sum of Kronecker terms
+        inds_X1pred, inds_X2pred : index vectors selecting test pairs, or None for
+            every pair in column-major order
+        pko : a PairwiseKernelOperator to multiply the dual coefficients with instead
+        """
+        return self.predictor.predict(X1, X2, inds_X1pred, inds_X2pred, pko)
+
+
+def _dense(X, name):
+    if X is None:
+        raise ValueError(f"{name} is required")
+    if sp.issparse(X):
+        X = X.toarray()
+    X = np.asarray(X)
+    if X.dtype == object or not (np.issubdtype(X.dtype, np.number)
+                                 and not np.issubdtype(X.dtype, np.bool_)):
+        raise ValueError(f"{name} must be a real numeric matrix")
+    if X.ndim == 1:
+        X = X.reshape(1, -1)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (a 1-D array is one object), got "
+                         f"{X.ndim} dimensions")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return X
+
+
+def _as_terms(X1, X2, inds1, inds2, weights):
+    """Normalise single or multi-term arguments to lists of equal length."""
+    multi = isinstance(X1, (list, tuple))
+    if multi != isinstance(X2, (list, tuple)):
+        raise ValueError("the two test matrices must both be arrays or both be lists")
+    X1s = list(X1) if multi else [X1]
+    X2s = list(X2) if multi else [X2]
+    T = len(X1s)
+    if T == 0 or len(X2s) != T:
+        raise ValueError("the two lists of test matrices must have the same positive length")
+
+    def per_term(inds, name):
+        if inds is None:
+            return [None] * T
+        if multi:
+            if not isinstance(inds, (list, tuple)) or len(inds) != T or \
+                    (T > 0 and np.ndim(inds[0]) == 0 and inds[0] is not None):
+                raise ValueError(f"{name} must be a list of {T} index vectors")
+            return list(inds)
+        return [inds]
+
+    i1 = per_term(inds1, "inds_X1pred")
+    i2 = per_term(inds2, "inds_X2pred")
+    if weights is None:
+        w = np.ones(T)
+    else:
+        w = np.asarray(weights, dtype=np.float64).ravel()
+        if w.size != T:
+            raise ValueError(f"weights must have {T} entries (one per term), got {w.size}")
+    return X1s, X2s, i1, i2, w
+
+
+class KernelPairwisePredictor:
+    """Dual pairwise model: P = (sampled K2pred kron K1pred) A.
+
+    Parameters
+    ----------
+    A : array-like (n_train_pairs,)
+        Dual coefficients. A[k] belongs to the training pair
+        (inds_K1training[k], inds_K2training[k]); without training indices the
+        training pairs are the complete grid in column-major order (k = a + b * n1).
+    inds_K1training, inds_K2training : index vectors (lists of them for a sum of
+        Kronecker terms), or None
+    weights : term weights for a sum of Kronecker terms (default all ones)
+
+    Attributes
+    ----------
+    A, inds_K1training, inds_K2training, weights
+
+    Notes
+    -----
+    ``predict`` costs, per term, O(min(n1t q + n2 u, n2t q + n1 u)) with q training
+    pairs and u predicted pairs (the vec trick), or dense products when either set
+    of pairs is a complete grid.
+    """
+
+    def __init__(self, A, inds_K1training=None, inds_K2training=None, weights=None):
+        A = np.asarray(A, dtype=np.float64)
+        if A.ndim == 2 and 1 in A.shape:
+            A = A.ravel()
+        if A.ndim != 1:
+            raise ValueError(f"A must be a vector of dual coefficients, got shape {A.shape}")
+        self.A = A
+        self.inds_K1training = inds_K1training
+        self.inds_K2training = inds_K2training
+        self.weights = weights
+
+    def predict(self, K1pred=None, K2pred=None, inds_K1pred=None, inds_K2pred=None,
+                pko=None):
+        """Predictions for test pairs.
+
+        Parameters
+        ----------
+        K1pred : (n1_test, n1_train) test-by-training kernel of domain 1 (1-D: one
+            test object), or a list of them for several Kronecker terms
+        K2pred : (n2_test, n2_train), likewise for domain 2
+        inds_K1pred, inds_K2pred : test pairs (inds_K1pred[h], inds_K2pred[h]); both
+            None for all n1_test * n2_test pairs in column-major order
+        pko : PairwiseKernelOperator; if given, the result is ``pko.matvec(A)`` and the
+            other arguments are ignored
+
+        Returns
+        -------
+        ndarray (n_pairs,)
+        """
+        if pko is not None:
+            return np.asarray(pko.matvec(self.A)).ravel()
+        K1s, K2s, i1, i2, w = _as_terms(K1pred, K2pred, inds_K1pred, inds_K2pred,
+                                        self.weights)
+        T = len(K1s)
+        c1 = self._training_inds(self.inds_K1training, T, "inds_K1training")
+        c2 = self._training_inds(self.inds_K2training, T, "inds_K2training")
+        K1s = [_dense(K, "K1pred") for K in K1s]
+        K2s = [_dense(K, "K2pred") for K in K2s]
+        for t in range(T):
+            if c1[t] is None and K1s[t].shape[1] * K2s[t].shape[1] != self.A.size:
+                raise ValueError(
+                    f"the model has {self.A.size} dual coefficients but the test kernels "
+                    f"have {K1s[t].shape[1]} x {K2s[t].shape[1]} training columns")
+        op = PairwiseKernelOperator(K1s if T > 1 else K1s[0], K2s if T > 1 else K2s[0],
+                                    i1 if T > 1 else i1[0], i2 if T > 1 else i2[0],
+                                    c1 if T > 1 else c1[0], c2 if T > 1 else c2[0], w)
+        if op.shape[1] != self.A.size:
+            raise ValueError(f"the model has {self.A.size} dual coefficients but the "
+                             f"training indices describe {op.shape[1]} pairs")
+        return op.matvec(self.A)
+
+    @staticmethod
+    def _training_inds(inds, T, name):
+        if inds is None:
+            return [None] * T
+        if T > 1:
+            if isinstance(inds, np.ndarray) and inds.ndim == 2 and inds.shape[0] == T:
+                return list(inds)
+            if not isinstance(inds, (list, tuple)) or len(inds) != T:
+                raise ValueError(f"{name} must hold one index vector per term ({T})")
+            return list(inds)
+        if isinstance(inds, (list, tuple)) and len(inds) == 1 and np.ndim(inds[0]) == 1:
+            return [inds[0]]
+        if isinstance(inds, np.ndarray) and inds.ndim == 2 and inds.shape[0] == 1:
+            return [inds[0]]
+        return [inds]
+
+
+class LinearPairwisePredictor:
+    """Primal pairwise model: P[h] = X1pred[r1[h]] W X2pred[r2[h]]^T.
+
+    Parameters
+    ----------
+    W : array-like (d1 * d2,)
+        vec_F of the d1 x d2 weight matrix (entry (a, b) at a + b * d1). A 2-D W of
+        shape (d1, d2) is flattened in that order.
+    inds_X1training, inds_X2training : stored, not used
+    weights : term weights when predicting with lists of test matrices (all terms
+        share W)
+
+    Notes
+    -----
+    ``predict`` costs O(n1t d1 d2 + u d2) (or the other order) for u pairs, O(n1t d1 d2
+    + n1t d2 n2t) for the full grid.
+    """
+
+    def __init__(self, W, inds_X1training=None, inds_X2training=None, weights=None):
+        W = np.asarray(W, dtype=np.float64)
+        self._shape2d = None
+        if W.ndim == 2 and 1 not in W.shape:
+            self._shape2d = W.shape
+            W = W.ravel(order="F")
+        elif W.ndim == 2:
+            W = W.ravel()
+        if W.ndim != 1:
+            raise ValueError(f"W must be vec_F of the d1 x d2 weight matrix, got shape "
+                             f"{W.shape}")
+        self.W = W
+        self.inds_X1training = inds_X1training
+        self.inds_X2training = inds_X2training
+        self.weights = weights
+
+    def predict(self, X1pred=None, X2pred=None, inds_X1pred=None, inds_X2pred=None,
+                pko=None):
+        """Predictions for test pairs (see :meth:`KernelPairwisePredictor.predict`;
+        here X1pred, X2pred are feature matrices with d1 and d2 columns).
+
+        Returns
+        -------
+        ndarray (n_pairs,)
+        """
+        if pko is not None:
+            return np.asarray(pko.matvec(self.W)).ravel()
+        X1s, X2s, i1, i2, w = _as_terms(X1pred, X2pred, inds_X1pred, inds_X2pred,
+                                        self.weights)
+        out = None
+        for t in range(len(X1s)):
+            X1 = _dense(X1s[t], "X1pred")
+            X2 = _dense(X2s[t], "X2pred")
+            d1, d2 = X1.shape[1], X2.shape[1]
+            if d1 * d2 != self.W.size:
+                raise ValueError(f"W has {self.W.size} entries but the test features give "
+                                 f"d1 * d2 = {d1} * {d2} = {d1 * d2}")
+            prod = SampledKronProduct(X2, X1, i2[t], i1[t], None, None)
+            P = w[t] * prod.matvec(self.W)
+            out = P if out is None else out + P
+        return out

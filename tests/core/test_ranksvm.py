@@ -1,0 +1,614 @@
+"""Linear RankSVM core: the red-black order-statistic tree, the counting pass, the
+pairwise hinge loss and subgradient, the bundle method and its QP, each checked against
+a brute-force computation (O(m^2) pairs, an independent dual solver, KKT conditions)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import Bounds, minimize
+
+from rlscore._ext._ranksvm import (OrderStatisticTree, PreferencePairs, RankingPairs,
+                                   simplex_qp)
+from rlscore.core.bmrm import Bundle, bmrm, simplex_qp_active_set
+from rlscore.core.ranksvm import (ConvergenceWarning, PairRisk, RankingRisk,
+                                  check_qids, empirical_kernel_map, fit_kernel_ranksvm,
+                                  fit_linear_ranksvm, fit_pairwise_ranksvm,
+                                  kfold_ranksvm, solve_ranksvm)
+
+ENGINES = ["fenwick", "rbtree"]
+
+
+# ---------------------------------------------------------------------------------------
+# brute force
+
+
+def brute_pairs(y, q=None):
+    """(upper, lower) index arrays of all pairs y_u > y_l in the same query."""
+    y = np.asarray(y, dtype=float)
+    same = np.ones((y.size, y.size), bool) if q is None else \
+        (np.asarray(q)[:, None] == np.asarray(q)[None, :])
+    u, l = np.nonzero((y[:, None] > y[None, :]) & same)
+    return u, l
+
+
+def brute_counts(y, p, q=None):
+    u, l = brute_pairs(y, q)
+    active = p[u] < p[l] + 1.0
+    c = np.bincount(l[active], minlength=y.size)
+    d = np.bincount(u[active], minlength=y.size)
+    return c, d
+
+
+def brute_risk(X, y, w, q=None, normalize="pairs"):
+    """Loss and subgradient summed over the explicit pairs."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    u, l = brute_pairs(y, q)
+    qq = np.zeros(y.size, int) if q is None else np.asarray(q)
+    if normalize == "pairs":
+        s = np.full(u.size, 1.0 / u.size)
+    elif normalize == "none":
+        s = np.ones(u.size)
+    else:
+        nq = np.bincount(qq[u])
+        queries = np.count_nonzero(nq)
+        s = 1.0 / (queries * nq[qq[u]])
+    p = X @ w
+    h = 1.0 - p[u] + p[l]
+    active = h > 0
+    loss = float(np.sum(s * np.maximum(h, 0)))
+    g = ((s * active)[:, None] * (X[l] - X[u])).sum(axis=0)
+    return loss, g
+
+
+def independent_optimum(Z, s, regparam):
+    """min regparam/2 ||w||^2 + sum_k s_k max(0, 1 - w.z_k) through its box-constrained
+    dual in the variables gamma = beta / s in [0, 1], solved by scipy's trust-constr
+    (interior point). Returns (primal objective at the dual's w, dual value)."""
+    H = (Z * s[:, None]) @ (Z * s[:, None]).T
+
+    def f(g):
+        Hg = H @ g
+        return 0.5 * g @ Hg / regparam - s @ g, Hg / regparam - s
+
+    res = minimize(f, np.full(len(s), 0.5), jac=True, hess=lambda g: H / regparam,
+                   method="trust-constr", bounds=Bounds(0, 1),
+                   options=dict(gtol=1e-14, xtol=1e-15, maxiter=20000))
+    beta = s * np.clip(res.x, 0, 1)
+    v = Z.T @ beta
+    w = v / regparam
+    J = 0.5 * regparam * w @ w + np.sum(s * np.maximum(0, 1 - Z @ w))
+    return J, beta.sum() - 0.5 * v @ v / regparam
+
+
+def rb_invariants(tree):
+    """Check the red-black, BST and augmentation invariants of the tree's arrays."""
+    a = tree._arrays()
+    key, lsize, count = a["key"], a["lsize"], a["count"]
+    left, right, parent, red = a["left"], a["right"], a["parent"], a["red"]
+    root = a["root"]
+    n = key.size - 1
+    assert red[0] == 0 and lsize[0] == 0 and count[0] == 0
+    if n == 0:
+        assert root == 0
+        return
+    assert red[root] == 0 and parent[root] == 0
+
+    def walk(x, lo, hi):
+        # (black height, total count, value sum, nodes); lo/hi None = unbounded
+        if x == 0:
+            return 1, 0, 0.0, 0
+        assert lo is None or lo < key[x]
+        assert hi is None or key[x] < hi
+        if red[x]:
+            assert red[left[x]] == 0 and red[right[x]] == 0
+        for ch in (left[x], right[x]):
+            if ch:
+                assert parent[ch] == x
+        bl, cl, sl, nl = walk(left[x], lo, key[x])
+        br, cr, sr, nr = walk(right[x], key[x], hi)
+        assert bl == br
+        assert lsize[x] == cl
+        assert count[x] >= 1
+        s = sl + sr + (a["own"][x] if a["own"] is not None else 0.0)
+        if a["ssum"] is not None:
+            assert a["ssum"][x] == pytest.approx(s, rel=1e-12, abs=1e-12)
+        return bl + (0 if red[x] else 1), cl + cr + count[x], s, nl + nr + 1
+
+    _, total, _, nodes = walk(root, None, None)
+    assert total == len(tree)
+    assert nodes == n == tree.n_nodes
+
+
+# ---------------------------------------------------------------------------------------
+# the red-black order-statistic tree
+
+KEYS = st.sampled_from([-np.inf, -3.0, -1.5, -0.0, 0.0, 0.25, 1.0, 2.0, 7.5, 1e300, np.inf])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(KEYS, st.integers(1, 3), st.floats(-10, 10)), max_size=80),
+       st.booleans(), st.integers(1, 8))
+def test_tree_against_sorted_list(items, with_sums, capacity):
+    tree = OrderStatisticTree(capacity, with_sums=with_sums)
+    keys, vals = [], []
+    for k, cnt, v in items:
+        tree.insert(k, cnt, v)
+        keys += [k] * cnt
+        vals += [v / cnt] * cnt
+    keys = np.array(keys, dtype=float)
+    vals = np.array(vals, dtype=float)
+    assert len(tree) == keys.size
+    rb_invariants(tree)
+    for b in [-np.inf, -2.0, -0.0, 0.0, 0.1, 1.0, 1.5, 7.5, 1e300, np.inf]:
+        less, leq = tree.count_less(b), tree.count_leq(b)
+        if with_sums:
+            (less, s_less), (leq, s_leq) = less, leq
+            assert s_less == pytest.approx(vals[keys < b].sum(), abs=1e-9)
+            assert s_leq == pytest.approx(vals[keys <= b].sum(), abs=1e-9)
+        assert less == np.count_nonzero(keys < b)
+        assert leq == np.count_nonzero(keys <= b)
+        assert tree.count_greater(b) == np.count_nonzero(keys > b)
+        assert tree.count_geq(b) == np.count_nonzero(keys >= b)
+    srt = np.sort(keys)
+    for k in range(keys.size):
+        assert tree.select(k) == srt[k]
+    if with_sums:
+        assert tree.total_sum == pytest.approx(vals.sum(), abs=1e-9)
+    tree.clear()
+    assert len(tree) == 0 and tree.n_nodes == 0
+    rb_invariants(tree)
+
+
+def test_tree_sequential_and_random_inserts_stay_balanced(rng):
+    for keys in (np.arange(5000.0), np.arange(5000.0)[::-1], rng.standard_normal(5000)):
+        tree = OrderStatisticTree(1)
+        for k in keys:
+            tree.insert(k)
+        rb_invariants(tree)
+        a = tree._arrays()
+
+        def height(x):
+            return 0 if x == 0 else 1 + max(height(a["left"][x]), height(a["right"][x]))
+        assert height(a["root"]) <= 2 * np.log2(5001)
+        assert tree.count_less(2500.5) == np.count_nonzero(keys < 2500.5)
+
+
+def test_tree_bad_input():
+    tree = OrderStatisticTree()
+    with pytest.raises(ValueError):
+        tree.insert(np.nan)
+    with pytest.raises(ValueError):
+        tree.insert(1.0, 0)
+    with pytest.raises(ValueError):
+        tree.count_less(np.nan)
+    with pytest.raises(IndexError):
+        tree.select(0)
+    with pytest.raises(ValueError):
+        OrderStatisticTree(0)
+
+
+# ---------------------------------------------------------------------------------------
+# the counting pass
+
+TIED = st.integers(0, 3).map(float)
+PRED = st.one_of(st.integers(-4, 4).map(lambda v: v * 0.5),
+                 st.floats(-3, 3, allow_nan=False, allow_subnormal=False))
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 45).flatmap(lambda m: st.tuples(
+    st.lists(TIED, min_size=m, max_size=m), st.lists(PRED, min_size=m, max_size=m),
+    st.lists(st.integers(0, 3), min_size=m, max_size=m))), st.booleans())
+def test_counts_against_brute_force(data, use_q):
+    y, p, q = (np.array(v) for v in data)
+    p = p.astype(float)
+    q = q if use_q else None
+    pairs = RankingPairs(y, None if q is None else q.astype(np.intp), 4 if use_q else None)
+    cb, db = brute_counts(y, p, q)
+    u, _ = brute_pairs(y, q)
+    assert pairs.n_pairs == u.size
+    for engine in ENGINES:
+        for nt in (1, 2):
+            c, d = pairs.counts(p, nt, engine)
+            np.testing.assert_array_equal(c, cb)
+            np.testing.assert_array_equal(d, db)
+    # loss and coefficients with per-query weights
+    nq = 4 if use_q else 1
+    weights = np.arange(1, nq + 1) / 7.0
+    coef = np.empty(y.size)
+    loss = pairs.hinge(p, weights, coef, 1)
+    qq = np.zeros(y.size, int) if q is None else q
+    uu, ll = brute_pairs(y, q)
+    h = np.maximum(1 - p[uu] + p[ll], 0) * (p[uu] < p[ll] + 1)
+    assert loss == pytest.approx(np.sum(weights[qq[uu]] * h), rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(coef, weights[qq] * (cb - db), rtol=0, atol=1e-15)
+
+
+def test_counts_engines_agree_on_larger_data(rng):
+    m = 20000
+    y = np.round(rng.standard_normal(m), 1)           # many ties
+    q = rng.integers(0, 30, m)
+    pairs = RankingPairs(y, q, 30)
+    for p in (y + rng.standard_normal(m), np.round(rng.standard_normal(m), 1),
+              np.zeros(m)):
+        ref = pairs.counts(p, 1, "rbtree")
+        for nt in (1, 2):
+            c, d = pairs.counts(p, nt, "fenwick")
+            np.testing.assert_array_equal(c, ref[0])
+            np.testing.assert_array_equal(d, ref[1])
+        assert ref[0].sum() == ref[1].sum()
+
+
+def test_counts_bad_input():
+    pairs = RankingPairs(np.arange(5.0))
+    with pytest.raises(ValueError, match="NaN"):
+        pairs.counts(np.array([0, 1, np.nan, 2, 3.0]))
+    with pytest.raises(ValueError, match="shape"):
+        pairs.counts(np.zeros(4))
+    with pytest.raises(ValueError, match="engine"):
+        pairs.counts(np.zeros(5), engine="avl")
+    with pytest.raises(ValueError, match="NaN"):
+        RankingPairs(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError):
+        RankingPairs(np.zeros(3), np.array([0, 1, 5]), 2)
+
+
+def test_pair_counts_per_query():
+    y = np.array([1.0, 2, 2, 3, 1, 1, 5])
+    q = np.array([0, 0, 0, 0, 1, 1, 2])
+    pairs = RankingPairs(y, q, 3)
+    # query 0: runs 1,2 (x2),3 -> 5 pairs; query 1: tie -> 0; query 2: one item -> 0
+    np.testing.assert_array_equal(pairs.query_pairs, [5, 0, 0])
+    assert pairs.n_pairs == 5
+
+
+# ---------------------------------------------------------------------------------------
+# risks: loss and subgradient
+
+
+def _data(rng, m=40, n=4, levels=None, nq=None):
+    X = rng.standard_normal((m, n))
+    y = X @ rng.standard_normal(n) + rng.standard_normal(m)
+    if levels:
+        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, levels + 1)[1:-1])).astype(float)
+    q = None if nq is None else rng.integers(0, nq, m)
+    return X, y, q
+
+
+@pytest.mark.parametrize("normalize", ["pairs", "query", "none"])
+@pytest.mark.parametrize("levels,nq", [(None, None), (3, None), (None, 5), (4, 6)])
+def test_risk_against_brute_force(rng, normalize, levels, nq):
+    X, y, q = _data(rng, levels=levels, nq=nq)
+    risk = RankingRisk(X, y, q, normalize=normalize)
+    for scale in (0.0, 0.3, 3.0):
+        w = scale * rng.standard_normal(X.shape[1])
+        loss, g = risk(w)
+        bl, bg = brute_risk(X, y, w, q, normalize)
+        assert loss == pytest.approx(bl, rel=1e-12, abs=1e-13)
+        np.testing.assert_allclose(g, bg, rtol=1e-10, atol=1e-12)
+        assert risk.value(w) == pytest.approx(bl, rel=1e-12, abs=1e-13)
+    assert risk(np.zeros(X.shape[1]))[0] == pytest.approx(risk.scale)
+    # it is a subgradient: R(v) >= R(w) + g (v - w)
+    w = rng.standard_normal(X.shape[1])
+    loss, g = risk(w)
+    for _ in range(20):
+        v = w + rng.standard_normal(X.shape[1])
+        assert risk.value(v) >= loss + g @ (v - w) - 1e-12
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "lil", "dok", "csr_array"])
+def test_risk_sparse_formats_equal_dense(rng, fmt):
+    X, y, q = _data(rng, nq=3)
+    X[rng.random(X.shape) < 0.5] = 0.0
+    Xs = sp.csr_array(X) if fmt == "csr_array" else sp.csr_matrix(X).asformat(fmt)
+    dense, sparse = RankingRisk(X, y, q), RankingRisk(Xs, y, q)
+    assert sp.isspmatrix_csr(sparse.X) or sp.issparse(sparse.X)
+    w = rng.standard_normal(X.shape[1])
+    ld, gd = dense(w)
+    ls, gs = sparse(w)
+    assert ld == pytest.approx(ls, rel=1e-13)
+    np.testing.assert_allclose(gd, gs, rtol=1e-12, atol=1e-14)
+
+
+def test_query_structured_risk_is_the_sum_over_queries(rng):
+    X, y, q = _data(rng, m=60, levels=4, nq=5)
+    w = rng.standard_normal(X.shape[1])
+    total, gtot = RankingRisk(X, y, q, normalize="none")(w)
+    parts, gparts = 0.0, 0.0
+    for k in np.unique(q):
+        idx = q == k
+        if len(np.unique(y[idx])) < 2:
+            continue
+        lk, gk = RankingRisk(X[idx], y[idx], normalize="none")(w)
+        parts += lk
+        gparts = gparts + gk
+    assert total == pytest.approx(parts, rel=1e-12)
+    np.testing.assert_allclose(gtot, gparts, rtol=1e-12)
+
+
+def test_pair_risk_against_brute_force(rng):
+    X, y, _ = _data(rng, m=30)
+    s = rng.integers(0, 30, 80)
+    e = (s + rng.integers(1, 30, 80)) % 30
+    v = rng.random(80) + 0.1
+    for normalize in (True, False):
+        risk = PairRisk(X, s, e, weights=v, normalize=normalize)
+        w = rng.standard_normal(X.shape[1])
+        loss, g = risk(w)
+        p = X @ w
+        h = 1 - p[s] + p[e]
+        sc = 1 / v.sum() if normalize else 1.0
+        assert loss == pytest.approx(sc * np.sum(v * np.maximum(h, 0)), rel=1e-12)
+        bg = sc * ((v * (h > 0))[:, None] * (X[e] - X[s])).sum(axis=0)
+        np.testing.assert_allclose(g, bg, rtol=1e-12, atol=1e-14)
+
+
+def test_risk_bad_input(rng):
+    X, y, q = _data(rng, nq=3)
+    with pytest.raises(ValueError, match="no pairs"):
+        RankingRisk(X, np.ones(40))
+    with pytest.raises(ValueError, match="no pairs"):
+        RankingRisk(X, y, np.arange(40))             # every query holds one example
+    with pytest.raises(ValueError, match="qids"):
+        RankingRisk(X, y, q[:-1])
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        RankingRisk(Xn, y)
+    yn = y.copy()
+    yn[0] = np.inf
+    with pytest.raises(ValueError, match="NaN"):
+        RankingRisk(X, yn)
+    with pytest.raises(ValueError, match="lengths"):
+        RankingRisk(X, y[:-1])
+    with pytest.raises(ValueError, match="one utility"):
+        RankingRisk(X, np.c_[y, y])
+    with pytest.raises(ValueError, match="normalize"):
+        RankingRisk(X, y, normalize="mean")
+    with pytest.raises(ValueError, match="itself"):
+        PairRisk(X, [0, 1], [0, 2])
+    with pytest.raises(IndexError):
+        PairRisk(X, [0, 1], [2, 40])
+    with pytest.raises(ValueError, match="lengths"):
+        PairRisk(X, [0, 1], [2])
+    with pytest.raises(ValueError):
+        fit_linear_ranksvm(X, y, regparam=0.0)
+    with pytest.raises(ValueError):
+        fit_linear_ranksvm(X, y, regparam=-1.0)
+    with pytest.raises(ValueError):
+        check_qids(np.array([0.5, 1.0]), 2)
+    with pytest.raises(ValueError):
+        check_qids(np.array([0.0, np.nan]), 2)
+    # a query of one item is allowed: it contributes no pairs
+    q1 = q.copy()
+    q1[0] = 99
+    risk = RankingRisk(X, y, q1)
+    assert risk.query_pairs[check_qids(q1, 40)[0][0]] == 0
+
+
+# ---------------------------------------------------------------------------------------
+# the simplex QP
+
+
+def _random_qp(rng, t, rank=None):
+    A = rng.standard_normal((rank or t, t))
+    Q = A.T @ A + (0 if rank else 1e-3) * np.eye(t)
+    b = rng.standard_normal(t)
+    return np.ascontiguousarray(Q), b
+
+
+def _kkt_gap(Q, b, a):
+    g = Q @ a - b
+    return g[a > 0].max() - g.min()
+
+
+@pytest.mark.parametrize("t,rank", [(1, None), (2, None), (5, None), (12, None),
+                                    (12, 3), (30, 5)])
+def test_simplex_qp_solvers_reach_the_kkt_point(rng, t, rank):
+    for _ in range(5):
+        Q, b = _random_qp(rng, t, rank)
+        scale = np.abs(Q).max() + np.abs(b).max()
+        a = np.full(t, 1.0 / t)
+        its, viol = simplex_qp(Q, b, a, 1e-12 * scale, 10 ** 6)
+        assert a.min() >= 0 and a.sum() == pytest.approx(1)
+        assert _kkt_gap(Q, b, a) <= 1e-10 * scale
+        a2 = simplex_qp_active_set(Q + 1e-12 * np.eye(t), b, np.eye(t)[0])
+        assert a2 is not None and a2.min() >= 0 and a2.sum() == pytest.approx(1)
+        assert _kkt_gap(Q, b, a2) <= 1e-8 * scale
+        f = lambda x: 0.5 * x @ Q @ x - b @ x  # noqa: E731
+        # no vertex or random feasible point is better
+        for v in list(np.eye(t)) + list(rng.dirichlet(np.ones(t), 50)):
+            assert f(a2) <= f(v) + 1e-9 * scale
+
+
+# ---------------------------------------------------------------------------------------
+# training: the bundle method against an independent solver
+
+
+def _pair_problem(X, y, q, normalize):
+    u, l = brute_pairs(y, q)
+    Z = X[u] - X[l]
+    if normalize == "pairs":
+        s = np.full(u.size, 1.0 / u.size)
+    elif normalize == "none":
+        s = np.ones(u.size)
+    else:
+        qq = np.asarray(q)
+        nq = np.bincount(qq[u])
+        s = 1.0 / (np.count_nonzero(nq) * nq[qq[u]])
+    return Z, s
+
+
+@pytest.mark.parametrize("regparam", [1e-3, 1e-1, 10.0])
+@pytest.mark.parametrize("normalize,levels,nq", [("pairs", None, None),
+                                                 ("pairs", 3, 4),
+                                                 ("query", None, 4),
+                                                 ("none", 4, None)])
+def test_trained_objective_matches_independent_optimum(rng, regparam, normalize, levels,
+                                                       nq):
+    X, y, q = _data(rng, m=30, n=3, levels=levels, nq=nq)
+    sol, risk = fit_linear_ranksvm(X, y, q, regparam, tol=1e-7, max_iter=5000,
+                                   normalize=normalize)
+    assert sol.converged
+    Z, s = _pair_problem(X, y, q, normalize)
+    J_ref, D_ref = independent_optimum(Z, s, regparam)
+    assert J_ref - D_ref <= 1e-5 * J_ref          # the reference is accurate
+    assert abs(sol.objective - J_ref) <= 1e-4 * J_ref
+    # the reported objective and gap are consistent with the independent optimum
+    assert sol.objective >= D_ref - 1e-12
+    assert sol.objective - sol.duality_gap <= J_ref + 1e-9
+    p = X @ sol.w
+    assert sol.objective == pytest.approx(
+        0.5 * regparam * sol.w @ sol.w + np.sum(s * np.maximum(0, 1 - Z @ sol.w)),
+        rel=1e-12)
+    assert p.shape == (30,)
+
+
+def test_pairwise_variant_matches_independent_optimum(rng):
+    X, y, _ = _data(rng, m=25, n=3)
+    s = rng.integers(0, 25, 60)
+    e = (s + rng.integers(1, 25, 60)) % 25
+    for regparam in (1e-2, 1.0):
+        sol, _ = fit_pairwise_ranksvm(X, s, e, regparam, tol=1e-7, max_iter=5000)
+        J_ref, D_ref = independent_optimum(X[s] - X[e], np.full(60, 1 / 60), regparam)
+        assert abs(sol.objective - J_ref) <= 1e-4 * J_ref
+
+
+def test_scored_and_pairwise_variants_agree(rng):
+    X, y, q = _data(rng, m=35, levels=5, nq=3)
+    u, l = brute_pairs(y, q)
+    a, _ = fit_linear_ranksvm(X, y, q, 0.05, tol=1e-8, max_iter=5000)
+    b, _ = fit_pairwise_ranksvm(X, u, l, 0.05, tol=1e-8, max_iter=5000)
+    assert a.objective == pytest.approx(b.objective, rel=1e-6)
+    np.testing.assert_allclose(a.w, b.w, atol=1e-3)
+
+
+def test_bmrm_variants_bounded_bundle_and_warm_start(rng):
+    X, y, q = _data(rng, m=60, n=6, nq=4)
+    risk = RankingRisk(X, y, q)
+    ref = bmrm(risk, 6, 1e-3, tol=1e-8, max_iter=5000)
+    assert ref.converged and ref.gap <= 1e-8
+    for kw, tol in ((dict(mu=1.0, adaptive=False), 1e-8), (dict(mu=0.1, adaptive=False), 1e-8),
+                    (dict(max_planes=4), 1e-5), (dict(max_planes=2, inactive_limit=1), 1e-4)):
+        # a small bundle is aggregated all the time: slower, but it converges
+        r = bmrm(risk, 6, 1e-3, tol=tol, max_iter=20000, **kw)
+        assert r.converged, kw
+        assert ref.lower_bound - 1e-12 <= r.objective <= ref.objective + tol
+        assert r.bundle.t <= kw.get("max_planes", 100)
+    # the planes of another regparam are a valid warm start
+    other = bmrm(risk, 6, 1e-1, tol=1e-6)
+    warm = bmrm(risk, 6, 1e-3, tol=1e-8, w0=other.w, bundle=other.bundle)
+    assert ref.lower_bound - 1e-12 <= warm.objective <= ref.objective + 1e-8
+    assert warm.lower_bound <= ref.objective + 1e-12
+
+
+def test_callback_and_convergence_warning(rng):
+    X, y, _ = _data(rng, m=50)
+    risk = RankingRisk(X, y)
+    seen = []
+
+    class CB:
+        def callback(self, info):
+            seen.append(info)
+            return info["iteration"] >= 3
+
+        def finished(self, info):
+            seen.append(("finished", info["converged"]))
+
+    r = bmrm(risk, X.shape[1], 1e-4, tol=1e-12, callback=CB())
+    assert r.iterations == 3 and not r.converged
+    assert seen[-1] == ("finished", False)
+    assert {"iteration", "objective", "gap", "lower_bound", "w"} <= set(seen[0])
+    with pytest.warns(ConvergenceWarning):
+        sol = solve_ranksvm(risk, 1e-4, tol=1e-12, max_iter=2)
+    assert sol.iterations == 2 and not sol.converged
+    with pytest.raises(ValueError):
+        solve_ranksvm(risk, 1.0, tol=0)
+    with pytest.raises(TypeError):
+        solve_ranksvm(risk, 1.0, max_iter=2.5)
+
+
+def test_history_is_monotone(rng):
+    X, y, _ = _data(rng, m=80)
+    sol, _ = fit_linear_ranksvm(X, y, regparam=1e-3, tol=1e-6)
+    best = [h["best_objective"] for h in sol.history]
+    low = [h["lower_bound"] for h in sol.history]
+    assert np.all(np.diff(best) <= 0) and np.all(np.diff(low) >= 0)
+    assert sol.history[-1]["gap"] == pytest.approx(sol.duality_gap)
+
+
+# ---------------------------------------------------------------------------------------
+# kernels through the empirical kernel map
+
+
+def test_empirical_kernel_map(rng):
+    from rlscore.kernel import GaussianKernel
+    X = rng.standard_normal((30, 3))
+    K = GaussianKernel(X, gamma=0.3).getKM(X)
+    Phi, back = empirical_kernel_map(X, "GaussianKernel", gamma=0.3)
+    np.testing.assert_allclose(Phi @ Phi.T, K, atol=1e-12)
+    w = rng.standard_normal(Phi.shape[1])
+    np.testing.assert_allclose(back(w).predict(X), Phi @ w, atol=1e-9)
+    # singular kernel (repeated rows): eigendecomposition route
+    Xr = np.vstack([X, X[:5]])
+    Kr = GaussianKernel(Xr, gamma=0.3).getKM(Xr)
+    Phi, back = empirical_kernel_map(Xr, "GaussianKernel", gamma=0.3)
+    np.testing.assert_allclose(Phi @ Phi.T, Kr, atol=1e-10)
+    w = rng.standard_normal(Phi.shape[1])
+    np.testing.assert_allclose(back(w).predict(Xr), Phi @ w, atol=1e-8)
+    # precomputed kernel
+    Phi, back = empirical_kernel_map(K, "PrecomputedKernel")
+    np.testing.assert_allclose(Phi @ Phi.T, K, atol=1e-12)
+    np.testing.assert_allclose(back(w[:30]).predict(K), Phi @ w[:30], atol=1e-9)
+
+
+def test_kernel_ranksvm_objective_in_dual_form(rng):
+    from rlscore.kernel import GaussianKernel
+    X, y, q = _data(rng, m=30, n=3, nq=3)
+    regparam = 1e-2
+    sol, pred = fit_kernel_ranksvm(X, y, q, regparam, "GaussianKernel", gamma=0.5,
+                                   tol=1e-7, max_iter=5000)
+    K = GaussianKernel(X, gamma=0.5).getKM(X)
+    A = pred.A
+    f = K @ A
+    np.testing.assert_allclose(pred.predict(X), f, atol=1e-8)
+    u, l = brute_pairs(y, q)
+    J = 0.5 * regparam * A @ K @ A + np.mean(np.maximum(0, 1 - f[u] + f[l]))
+    assert J == pytest.approx(sol.objective, rel=1e-8)
+    # independent optimum over the kernel features
+    L = np.linalg.cholesky(K)
+    J_ref, _ = independent_optimum(L[u] - L[l], np.full(u.size, 1 / u.size), regparam)
+    assert abs(sol.objective - J_ref) <= 1e-4 * J_ref
+
+
+def test_kernel_ranksvm_checks_labels_before_the_kernel(rng):
+    X = rng.standard_normal((20, 2))
+    with pytest.raises(ValueError, match="no pairs"):
+        fit_kernel_ranksvm(X, np.ones(20), gamma=1.0)
+
+
+# ---------------------------------------------------------------------------------------
+# K-fold model selection over queries
+
+
+def test_kfold_over_queries(rng):
+    from rlscore.measure import query_cindex
+    X, y, q = _data(rng, m=120, n=4, levels=3, nq=12)
+    out = kfold_ranksvm(X, y, q, n_folds=3, regparams=[1e-3, 1e-1, 10.0], tol=1e-6)
+    for f in out["folds"]:
+        inside = set(np.unique(q[f]))
+        outside = set(np.unique(q[np.setdiff1d(np.arange(120), f)]))
+        assert not inside & outside                  # no query is split
+    assert out["best_regparam"] == out["regparams"][np.nanargmax(out["cv_performances"])]
+    # one fold, one regparam, recomputed by hand
+    f = out["folds"][0]
+    train = np.setdiff1d(np.arange(120), f)
+    sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], 10.0, tol=1e-10)
+    ref = query_cindex(y[f], X[f] @ sol.w, q[f])
+    assert out["fold_performances"][2, 0] == pytest.approx(ref, abs=1e-9)
+    with pytest.raises(ValueError, match="splits a query"):
+        kfold_ranksvm(X, y, q, folds=[np.arange(60), np.arange(60, 120)],
+                      regparams=[1.0])
