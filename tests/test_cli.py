@@ -2,6 +2,7 @@
 
 import re
 import subprocess
+import tempfile
 import sys
 
 from rlscore.cli import main
@@ -22,6 +23,7 @@ def test_no_command_prints_help_and_fails(capsys):
 
 
 def test_module_entry_point():
+    # outside the checkout, so that the installed package (not the source folder) runs
     res = subprocess.run([sys.executable, "-m", "rlscore", "--help"], capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=300, cwd=tempfile.gettempdir())
     assert res.returncode == 0 and "demo" in res.stdout

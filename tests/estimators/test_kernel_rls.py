@@ -3,6 +3,7 @@ fitted attributes, parameter validation, pipelines, pickling, optional scikit-le
 
 import pickle
 import subprocess
+import tempfile
 import sys
 import textwrap
 
@@ -371,8 +372,11 @@ def test_pickle_keeps_predictions_and_drops_the_factorization():
 
 
 def _run(code):
+    # run outside the checkout: "python -c" puts the working directory first on sys.path,
+    # which would import the uncompiled source folder instead of the installed package
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300,
+                          cwd=tempfile.gettempdir())
 
 
 def test_rlscore_and_core_do_not_import_sklearn():
