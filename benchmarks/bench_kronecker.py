@@ -138,7 +138,7 @@ def bench_davis(data_dir):
           f"{time.perf_counter() - t0:.2f} s for 20 regparams")
 
     learner = TwoStepRLS(K1=KD, K2=KT, Y=y, regparam1=1.0, regparam2=1.0)
-    grid = [2.0 ** k for k in range(-10, 11, 2)]
+    grid = [2.0 ** k for k in range(-14, 9, 2)]
     drug_folds = random_folds(n1, 5, seed=123)
     target_folds = random_folds(n2, 5, seed=456)
     rng = np.random.default_rng(7)

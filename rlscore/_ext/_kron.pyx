@@ -24,6 +24,7 @@ releases the GIL, so a wrong call raises instead of crashing the interpreter. In
 arrays are int32 (half the memory traffic of int64); the Python layer converts.
 """
 
+cimport openmp
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t
 
@@ -37,6 +38,11 @@ cdef extern from *:
     #define RLS_KRON_CLONES
     #endif
 
+    #if defined(__GNUC__)
+    #define RLS_PREFETCH(p) __builtin_prefetch(p)
+    #else
+    #define RLS_PREFETCH(p) ((void)0)
+    #endif
     #if defined(__GNUC__)
     typedef double rls_v8d __attribute__((vector_size(64)));
     #define RLS_LOAD8(dst, src) __builtin_memcpy(&(dst), (src), 64)
@@ -65,6 +71,12 @@ cdef extern from *:
             while (e < nv && cB[e] == b) e++;
             double *restrict y = Tt + (ptrdiff_t)b * ldt + i0;
             for (; k + 4 <= e; k += 4) {
+                if (k + 8 < nv) {
+                    RLS_PREFETCH(AT + (ptrdiff_t)cA[k + 4] * lda + i0);
+                    RLS_PREFETCH(AT + (ptrdiff_t)cA[k + 5] * lda + i0);
+                    RLS_PREFETCH(AT + (ptrdiff_t)cA[k + 6] * lda + i0);
+                    RLS_PREFETCH(AT + (ptrdiff_t)cA[k + 7] * lda + i0);
+                }
                 const double a0 = v[k], a1 = v[k + 1], a2 = v[k + 2], a3 = v[k + 3];
                 const double *restrict x0 = AT + (ptrdiff_t)cA[k] * lda + i0;
                 const double *restrict x1 = AT + (ptrdiff_t)cA[k + 1] * lda + i0;
@@ -112,6 +124,12 @@ cdef extern from *:
             while (e < h1 && rB[e] == b) e++;
             const double *restrict y = B + (ptrdiff_t)b * ldb + j0;
             for (; h + 4 <= e; h += 4) {
+                if (h + 8 < h1) {
+                    RLS_PREFETCH(T + (ptrdiff_t)rA[h + 4] * ldt + j0);
+                    RLS_PREFETCH(T + (ptrdiff_t)rA[h + 5] * ldt + j0);
+                    RLS_PREFETCH(T + (ptrdiff_t)rA[h + 6] * ldt + j0);
+                    RLS_PREFETCH(T + (ptrdiff_t)rA[h + 7] * ldt + j0);
+                }
                 const double *restrict x0 = T + (ptrdiff_t)rA[h] * ldt + j0;
                 const double *restrict x1 = T + (ptrdiff_t)rA[h + 1] * ldt + j0;
                 const double *restrict x2 = T + (ptrdiff_t)rA[h + 2] * ldt + j0;
@@ -277,7 +295,12 @@ def gather_dot(const double[:, ::1] T, const int32_t[::1] rA, const double[:, ::
     # the caller sorts h by rB, so the rows of B are reused from L1; the block of T
     # (its rows are hit at random) is what must stay in L2
     cdef Py_ssize_t b = _block_width(width, T.shape[0], block, 2 * 1024 * 1024)
-    cdef Py_ssize_t chunk = 8192
+    # one contiguous range of h per thread (and a few more for balance): each thread
+    # then sweeps the column blocks once, re-using the block of T from its L2 cache
+    cdef int nthreads = openmp.omp_get_max_threads()
+    cdef Py_ssize_t chunk = (nu + 2 * nthreads - 1) // (2 * nthreads)
+    if chunk < 4096:
+        chunk = 4096
     cdef Py_ssize_t nch = (nu + chunk - 1) // chunk
     cdef Py_ssize_t ch, h0, h1, j0, ln
     cdef Py_ssize_t ldt = T.shape[1], ldb = B.shape[1]

@@ -222,6 +222,7 @@ class DomainRLS(_HoldoutShortcuts):
         self.m = factor.n
         self._VtZ = factor.V.T @ self.Y
         self._P = None
+        self._rf_cache = None
 
     def _w(self, regparam):
         fac = self.factor
@@ -233,6 +234,9 @@ class DomainRLS(_HoldoutShortcuts):
         return 1.0 / fac.e, np.ones_like(fac.e)
 
     def _rf(self, regparam):
+        # cached: a K-fold run calls it once per fold with the same regparam
+        if self._rf_cache is not None and self._rf_cache[0] == regparam:
+            return self._rf_cache[1]
         fac = self.factor
         wm, wb = self._w(regparam)
         R = fac.V @ (self._VtZ * wm[:, None])
@@ -241,6 +245,7 @@ class DomainRLS(_HoldoutShortcuts):
                 self._P = self.Y - fac.V @ self._VtZ
             R = R + self._P
         F = fac.V @ (self._VtZ * wb[:, None])
+        self._rf_cache = (regparam, (R, F))
         return R, F
 
     def _blocks(self, regparam, H):

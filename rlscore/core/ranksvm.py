@@ -36,7 +36,6 @@ Nystrom features of a reduced set, on which the linear solver runs; the weights 
 back to dual coefficients A = L^{-T} w.
 """
 
-import os
 import warnings
 
 import numpy as np
@@ -153,16 +152,6 @@ def _check_tol(tol):
     return tol
 
 
-def _default_threads(m):
-    if m < 20000:
-        return 1
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
-    return max(1, n)
-
-
 def _as_features(X):
     """Dense C-contiguous float64 or CSR float64, checked for NaN/inf. Any sparse
     format is converted once here."""
@@ -203,8 +192,11 @@ class RankingRisk:
     y : array-like (m,) utilities.
     qids : sequence (m,) of query ids, or None for one global ranking.
     normalize : "pairs", "query" or "none" (see the module docstring).
-    n_threads : int or None; threads of the counting pass (None: all the CPUs for
-        m >= 20000, else 1).
+    n_threads : int, default 1; threads of the counting pass. More than one runs the two
+        sweeps (and different queries) in parallel with OpenMP: it pays off on an idle
+        multi-core machine for m >~ 10^5, and costs time when the cores are busy.
+    engine : "fenwick" (default) or "rbtree", the order-statistic structure of the
+        counting pass (see :class:`rlscore._ext._ranksvm.RankingPairs`).
 
     Attributes
     ----------
@@ -223,7 +215,7 @@ class RankingRisk:
     O(m log m + nnz): the two matrix-vector products and the counting pass.
     """
 
-    def __init__(self, X, y, qids=None, normalize="pairs", n_threads=None):
+    def __init__(self, X, y, qids=None, normalize="pairs", n_threads=1, engine="fenwick"):
         self.X = _as_features(X)
         m = self.X.shape[0]
         self.y = check_utilities(y, m)
@@ -243,7 +235,9 @@ class RankingRisk:
         else:
             self.weights = np.ones(nq)
         self.scale = float(self.weights @ qp)
-        self.n_threads = _default_threads(m) if n_threads is None else max(1, int(n_threads))
+        self.n_threads = _check_positive_int(n_threads, "n_threads")
+        RankingPairs._engine(engine)
+        self.engine = engine
         self.dim = self.X.shape[1]
         self._coef = np.empty(m)
 
@@ -255,24 +249,24 @@ class RankingRisk:
         """(loss, coef) for predictions p; coef is the gradient of the loss with respect
         to p (a fresh array). O(m log m)."""
         coef = np.empty(self.m)
-        loss = self.pairs.hinge(p, self.weights, coef, self.n_threads)
+        loss = self.pairs.hinge(p, self.weights, coef, self.n_threads, self.engine)
         return loss, coef
 
     def counts(self, p):
         """The counts c, d (int64 arrays) for predictions p. O(m log m)."""
-        return self.pairs.counts(p, self.n_threads)
+        return self.pairs.counts(p, self.n_threads, self.engine)
 
     def __call__(self, w):
         """(R(w), subgradient). O(m log m + nnz)."""
         p = np.asarray(self.X @ w).ravel()
-        loss = self.pairs.hinge(p, self.weights, self._coef, self.n_threads)
+        loss = self.pairs.hinge(p, self.weights, self._coef, self.n_threads, self.engine)
         g = np.asarray(self.X.T @ self._coef).ravel()
         return loss, g
 
     def value(self, w):
         """R(w) alone."""
         p = np.asarray(self.X @ w).ravel()
-        return self.pairs.hinge(p, self.weights, self._coef, self.n_threads)
+        return self.pairs.hinge(p, self.weights, self._coef, self.n_threads, self.engine)
 
 
 class PairRisk:
@@ -397,7 +391,7 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
 
 
 def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=1e-3, max_iter=1000,
-                       normalize="pairs", callback=None, verbose=False, n_threads=None):
+                       normalize="pairs", callback=None, verbose=False, n_threads=1):
     """Linear RankSVM on scored data: (solution, risk). See :class:`RankingRisk` and
     :func:`solve_ranksvm`."""
     regparam = ranksvm_regparam(regparam)

@@ -256,3 +256,29 @@ def test_bad_input(rng):
         learner.in_sample_kfoldcv([([0, 10], [1, 1])])
     with pytest.raises(TypeError):
         TwoStepRLS(K1, K2, Y, 1.0, 1.0)
+
+
+def test_sparse_features_equal_dense(rng):
+    import scipy.sparse as sp
+    X1 = sp.random(9, 5, density=0.5, random_state=3, format="csr")
+    X2 = sp.random(7, 4, density=0.5, random_state=4, format="csc")
+    Y = rng.standard_normal((9, 7))
+    a = TwoStepRLS(X1=X1, X2=X2, Y=Y, regparam1=0.3, regparam2=2.0)
+    b = TwoStepRLS(X1=X1.toarray(), X2=X2.toarray(), Y=Y, regparam1=0.3, regparam2=2.0)
+    np.testing.assert_allclose(a.W, b.W, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(a.leave_x1_out(), b.leave_x1_out(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.out_of_sample_loo(), b.out_of_sample_loo(), rtol=1e-9,
+                               atol=1e-12)
+
+
+@pytest.mark.slow
+def test_larger_problem_shortcuts_match_retraining(rng):
+    X1, X2, Y = xor_task(rng, n1=60, n2=45, d1=8, d2=6)
+    K1 = np.exp(-0.1 * ((X1[:, None] - X1[None]) ** 2).sum(-1))
+    K2 = np.exp(-0.1 * ((X2[:, None] - X2[None]) ** 2).sum(-1))
+    learner = fit(K1, K2, Y, 0.1, 0.3)
+    oos = grid(learner.out_of_sample_loo(), Y.shape)
+    for (i, j) in [(0, 0), (59, 44), (30, 7)]:
+        np.testing.assert_allclose(
+            oos[i, j], retrain_predict(K1, K2, Y, 0.1, 0.3, [i], [j], [i], [j])[0, 0],
+            rtol=1e-6, atol=1e-9)
