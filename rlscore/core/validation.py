@@ -68,7 +68,11 @@ def as_data_matrix(X, name="X", allow_sparse=True, dtype=np.float64):
             raise ValueError(f"{name} contains NaN or infinity")
         if X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"{name} is empty (shape {X.shape})")
-        X.sum_duplicates()
+        if not X.has_canonical_format:
+            # csr_matrix(X) may share arrays with the caller's matrix: never sort or
+            # merge duplicates in place
+            X = X.copy()
+            X.sum_duplicates()
         return X
     X = np.asarray(X)
     if X.dtype == object:

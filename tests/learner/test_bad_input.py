@@ -113,3 +113,18 @@ def test_indefinite_precomputed_kernel_refused_on_both_routes(rng):
         RLS(K, y, 0.1, kernel="PrecomputedKernel")                      # Cholesky route
     with pytest.raises(ValueError, match="indefinite"):
         learner.solve(0.1)                                               # eigen route
+
+
+def test_sparse_input_with_duplicates_is_not_modified(rng):
+    import scipy.sparse as sp
+    X = rng.random((12, 3))
+    # each row stores every entry twice (two halves), columns unsorted
+    indices = np.tile(np.array([2, 1, 0, 0, 1, 2]), 12)
+    data = np.concatenate([np.r_[X[i, ::-1], X[i]] / 2 for i in range(12)])
+    Xs = sp.csr_matrix((data, indices, np.arange(0, 73, 6)), shape=(12, 3))
+    assert not Xs.has_canonical_format
+    before = (Xs.data.copy(), Xs.indices.copy(), Xs.indptr.copy())
+    y = rng.random(12)
+    np.testing.assert_allclose(RLS(Xs, y).predictor.W, RLS(X, y).predictor.W, rtol=1e-10)
+    for a, b in zip(before, (Xs.data, Xs.indices, Xs.indptr)):
+        np.testing.assert_array_equal(a, b)
