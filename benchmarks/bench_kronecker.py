@@ -76,10 +76,20 @@ def bench_kronrls(n, repeats):
 
     A = ours().A
     np.testing.assert_allclose(A, floor(), rtol=1e-6, atol=1e-9 * np.abs(A).max())
-    t_ours = median_time(ours, repeats)
-    t_floor = median_time(floor, repeats)
-    row(f"(a) KronRLS, complete {n} x {n} Gaussian ({n * n:.0e} labels)", t_ours, t_floor,
-        "2 x eigh(evd) + 4 GEMMs", 1.3)
+    # interleaved runs: on a shared machine the two LAPACK threads are easily
+    # descheduled, so each variant is timed repeatedly and the fastest run compared
+    t_ours, t_floor = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        floor()
+        t_floor.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        ours()
+        t_ours.append(time.perf_counter() - t0)
+    row(f"(a) KronRLS, complete {n} x {n} Gaussian ({n * n:.0e} labels), fastest of "
+        f"{repeats}", min(t_ours), min(t_floor), "2 x eigh(evd) + 4 GEMMs", 1.3)
+    print(f"|   (medians: {statistics.median(t_ours):.3f} s vs "
+          f"{statistics.median(t_floor):.3f} s) | | | | | |", flush=True)
 
 
 def bench_cgkron(n, q, iters, repeats):
@@ -138,7 +148,7 @@ def bench_davis(data_dir):
           f"{time.perf_counter() - t0:.2f} s for 20 regparams")
 
     learner = TwoStepRLS(K1=KD, K2=KT, Y=y, regparam1=1.0, regparam2=1.0)
-    grid = [2.0 ** k for k in range(-14, 9, 2)]
+    grid = [2.0 ** k for k in range(-20, 9, 2)]
     drug_folds = random_folds(n1, 5, seed=123)
     target_folds = random_folds(n2, 5, seed=456)
     rng = np.random.default_rng(7)
@@ -193,7 +203,7 @@ def main():
     print("\n| benchmark | rlscore | baseline | ratio | target | |")
     print("|---|---|---|---|---|---|")
     if "a" not in skip:
-        bench_kronrls(600 if args.quick else 2000, 1 if args.quick else 3)
+        bench_kronrls(600 if args.quick else 2000, 2 if args.quick else 5)
     if "b" not in skip:
         if args.quick:
             bench_cgkron(500, 25000, 20, 3)

@@ -53,7 +53,8 @@ cdef extern from *:
     }
     #endif
 
-    /* Tt[cB[k], i0:i0+len] += v[k] * AT[cA[k], i0:i0+len] for k = 0 .. nv-1.
+    /* Tt[cB[k], 0:len] += v[k] * AT[cA[k], 0:len] for k = 0 .. nv-1 (the callers pass
+       base pointers already offset to a column block, and the row strides).
        The k are sorted by cB, so a run of equal cB updates one row segment: four
        source rows are combined per pass over the segment. */
     RLS_KRON_CLONES
@@ -62,8 +63,9 @@ cdef extern from *:
                                        const int32_t *restrict cB,
                                        const double *restrict v, ptrdiff_t nv,
                                        double *restrict Tt, ptrdiff_t ldt,
-                                       ptrdiff_t i0, ptrdiff_t len)
+                                       ptrdiff_t len)
     {
+        const ptrdiff_t i0 = 0;
         ptrdiff_t k = 0;
         while (k < nv) {
             const int32_t b = cB[k];
@@ -106,7 +108,8 @@ cdef extern from *:
         }
     }
 
-    /* u[h] += <T[rA[h], j0:j0+len], B[rB[h], j0:j0+len]> for h = h0 .. h1-1.
+    /* u[h] += <T[rA[h], 0:len], B[rB[h], 0:len]> for h = h0 .. h1-1 (base pointers
+       offset to a column block by the callers).
        The h are sorted by rB: for a run of equal rB the segment of B is shared and
        four rows of T are dotted with it per pass. */
     RLS_KRON_CLONES
@@ -115,8 +118,9 @@ cdef extern from *:
                                       const double *restrict B, ptrdiff_t ldb,
                                       const int32_t *restrict rB,
                                       double *restrict u, ptrdiff_t h0, ptrdiff_t h1,
-                                      ptrdiff_t j0, ptrdiff_t len)
+                                      ptrdiff_t len)
     {
+        const ptrdiff_t j0 = 0;
         ptrdiff_t h = h0;
         while (h < h1) {
             const int32_t b = rB[h];
@@ -177,11 +181,10 @@ cdef extern from *:
     """
     void rls_kron_scatter_block(const double *AT, Py_ssize_t lda, const int32_t *cA,
                                 const int32_t *cB, const double *v, Py_ssize_t nv,
-                                double *Tt, Py_ssize_t ldt, Py_ssize_t i0,
-                                Py_ssize_t len) noexcept nogil
+                                double *Tt, Py_ssize_t ldt, Py_ssize_t len) noexcept nogil
     void rls_kron_gather_block(const double *T, Py_ssize_t ldt, const int32_t *rA,
                                const double *B, Py_ssize_t ldb, const int32_t *rB,
-                               double *u, Py_ssize_t h0, Py_ssize_t h1, Py_ssize_t j0,
+                               double *u, Py_ssize_t h0, Py_ssize_t h1,
                                Py_ssize_t len) noexcept nogil
 
 
@@ -230,8 +233,9 @@ def scatter_axpy(const double[:, ::1] AT, const int32_t[::1] cA, const int32_t[:
     """Tt[cB[k], :] += v[k] * AT[cA[k], :] for every k (Tt is updated, not zeroed).
 
     AT is the transposed factor (cols(A) x rows(A)) and Tt the transposed intermediate
-    (cols(B) x rows(A)), both C-contiguous. Parallel over column blocks of Tt (no write
-    conflicts). O(rows(A) * len(v)).
+    (cols(B) x rows(A)), both C-contiguous; k should be sorted by cB (rows of Tt are
+    then reused from L1). Parallel over column blocks of Tt (no write conflicts).
+    O(rows(A) * len(v)). :func:`scatter_blocked` is the same with a blocked copy of AT.
     """
     cdef Py_ssize_t nv = v.shape[0]
     cdef Py_ssize_t width = AT.shape[1]
@@ -243,8 +247,6 @@ def scatter_axpy(const double[:, ::1] AT, const int32_t[::1] cA, const int32_t[:
     _check_range(cB, Tt.shape[0], "column indices of the second factor")
     if nv == 0 or width == 0:
         return
-    # the caller sorts k by cB, so the rows of Tt are reused from L1; the block of AT
-    # (its rows are hit at random) is what must stay in L2
     cdef Py_ssize_t b = _block_width(width, AT.shape[0], block, 1024 * 1024)
     cdef Py_ssize_t nb = (width + b - 1) // b
     cdef Py_ssize_t blk, i0, ln
@@ -261,22 +263,74 @@ def scatter_axpy(const double[:, ::1] AT, const int32_t[::1] cA, const int32_t[:
                 ln = width - i0
                 if ln > b:
                     ln = b
-                rls_kron_scatter_block(pa, lda, pca, pcb, pv, nv, pt, ldt, i0, ln)
+                rls_kron_scatter_block(pa + i0, lda, pca, pcb, pv, nv, pt + i0, ldt, ln)
         return
     for blk in prange(nb, nogil=True, schedule="dynamic"):
         i0 = blk * b
         ln = width - i0
         if ln > b:
             ln = b
-        rls_kron_scatter_block(pa, lda, pca, pcb, pv, nv, pt, ldt, i0, ln)
+        rls_kron_scatter_block(pa + i0, lda, pca, pcb, pv, nv, pt + i0, ldt, ln)
+
+
+def scatter_blocked(const double[:, :, ::1] ATb, const int32_t[::1] cA,
+                    const int32_t[::1] cB, const double[::1] v, double[:, ::1] Tt):
+    """:func:`scatter_axpy` with AT in column blocks: ATb[blk] (cols(A) x b) holds the
+    columns blk*b .. blk*b + b - 1 of AT (zero padded), contiguous, so the block
+    touched at random stays in few memory pages (TLB) and in the L2 cache.
+    Tt has cols(B) rows and at most nblk * b columns. O(rows(A) * len(v))."""
+    cdef Py_ssize_t nv = v.shape[0]
+    cdef Py_ssize_t nb = ATb.shape[0], b = ATb.shape[2]
+    cdef Py_ssize_t width = Tt.shape[1]
+    if cA.shape[0] != nv or cB.shape[0] != nv:
+        raise ValueError("scatter_blocked: the index vectors and v differ in length")
+    if width > nb * b or (nb > 0 and width <= (nb - 1) * b):
+        raise ValueError("scatter_blocked: Tt's columns do not match the blocks of ATb")
+    _check_range(cA, ATb.shape[1], "column indices of the first factor")
+    _check_range(cB, Tt.shape[0], "column indices of the second factor")
+    if nv == 0 or width == 0:
+        return
+    cdef Py_ssize_t blk, i0, ln
+    cdef Py_ssize_t ldt = Tt.shape[1]
+    cdef const double *pa = &ATb[0, 0, 0]
+    cdef Py_ssize_t slab = ATb.shape[1] * b
+    cdef double *pt = &Tt[0, 0]
+    cdef const int32_t *pca = &cA[0]
+    cdef const int32_t *pcb = &cB[0]
+    cdef const double *pv = &v[0]
+    if nv * width < _PARALLEL_MIN_WORK or nb == 1:
+        with nogil:
+            for blk in range(nb):
+                i0 = blk * b
+                ln = width - i0
+                if ln > b:
+                    ln = b
+                rls_kron_scatter_block(pa + blk * slab, b, pca, pcb, pv, nv, pt + i0, ldt,
+                                       ln)
+        return
+    for blk in prange(nb, nogil=True, schedule="dynamic"):
+        i0 = blk * b
+        ln = width - i0
+        if ln > b:
+            ln = b
+        rls_kron_scatter_block(pa + blk * slab, b, pca, pcb, pv, nv, pt + i0, ldt, ln)
+
+
+cdef Py_ssize_t _chunk(Py_ssize_t n):
+    """h per parallel task: a few contiguous ranges per thread."""
+    cdef int nthreads = openmp.omp_get_max_threads()
+    cdef Py_ssize_t chunk = (n + 2 * nthreads - 1) // (2 * nthreads)
+    return chunk if chunk > 4096 else 4096
 
 
 def gather_dot(const double[:, ::1] T, const int32_t[::1] rA, const double[:, ::1] B,
                const int32_t[::1] rB, double[::1] u, Py_ssize_t block=0):
     """u[h] = <T[rA[h], :], B[rB[h], :]> for every h (u is overwritten).
 
-    T and B are C-contiguous with the same number of columns. Parallel over chunks of
-    h, blocked over the columns. O(len(u) * cols(B)).
+    T and B are C-contiguous with the same number of columns; h should be sorted by
+    rB (the row of B is then shared by a run of h, four rows of T per pass). Parallel
+    over ranges of h, blocked over the columns. O(len(u) * cols(B)).
+    :func:`gather_blocked` is the same with a blocked copy of T.
     """
     cdef Py_ssize_t nu = u.shape[0]
     cdef Py_ssize_t width = T.shape[1]
@@ -292,15 +346,8 @@ def gather_dot(const double[:, ::1] T, const int32_t[::1] rA, const double[:, ::
             u[h] = 0.0
     if nu == 0 or width == 0:
         return
-    # the caller sorts h by rB, so the rows of B are reused from L1; the block of T
-    # (its rows are hit at random) is what must stay in L2
-    cdef Py_ssize_t b = _block_width(width, T.shape[0], block, 2 * 1024 * 1024)
-    # one contiguous range of h per thread (and a few more for balance): each thread
-    # then sweeps the column blocks once, re-using the block of T from its L2 cache
-    cdef int nthreads = openmp.omp_get_max_threads()
-    cdef Py_ssize_t chunk = (nu + 2 * nthreads - 1) // (2 * nthreads)
-    if chunk < 4096:
-        chunk = 4096
+    cdef Py_ssize_t b = _block_width(width, T.shape[0], block, 1024 * 1024)
+    cdef Py_ssize_t chunk = _chunk(nu)
     cdef Py_ssize_t nch = (nu + chunk - 1) // chunk
     cdef Py_ssize_t ch, h0, h1, j0, ln
     cdef Py_ssize_t ldt = T.shape[1], ldb = B.shape[1]
@@ -316,7 +363,7 @@ def gather_dot(const double[:, ::1] T, const int32_t[::1] rA, const double[:, ::
                 ln = width - j0
                 if ln > b:
                     ln = b
-                rls_kron_gather_block(pt, ldt, pra, pb, ldb, prb, pu, 0, nu, j0, ln)
+                rls_kron_gather_block(pt + j0, ldt, pra, pb + j0, ldb, prb, pu, 0, nu, ln)
                 j0 = j0 + b
         return
     for ch in prange(nch, nogil=True, schedule="dynamic"):
@@ -329,8 +376,60 @@ def gather_dot(const double[:, ::1] T, const int32_t[::1] rA, const double[:, ::
             ln = width - j0
             if ln > b:
                 ln = b
-            rls_kron_gather_block(pt, ldt, pra, pb, ldb, prb, pu, h0, h1, j0, ln)
+            rls_kron_gather_block(pt + j0, ldt, pra, pb + j0, ldb, prb, pu, h0, h1, ln)
             j0 = j0 + b
+
+
+def gather_blocked(const double[:, :, ::1] Tb, const int32_t[::1] rA,
+                   const double[:, ::1] B, const int32_t[::1] rB, double[::1] u):
+    """:func:`gather_dot` with T in column blocks: Tb[blk] (rows(T) x b) holds the
+    columns blk*b .. blk*b + b - 1 of T (zero padded), contiguous (few memory pages
+    and L2-resident while the h sweep uses it). B has at most nblk * b columns."""
+    cdef Py_ssize_t nu = u.shape[0]
+    cdef Py_ssize_t nb = Tb.shape[0], b = Tb.shape[2]
+    cdef Py_ssize_t width = B.shape[1]
+    if rA.shape[0] != nu or rB.shape[0] != nu:
+        raise ValueError("gather_blocked: the index vectors and u differ in length")
+    if width > nb * b or (nb > 0 and width <= (nb - 1) * b):
+        raise ValueError("gather_blocked: B's columns do not match the blocks of Tb")
+    _check_range(rA, Tb.shape[1], "row indices of the first factor")
+    _check_range(rB, B.shape[0], "row indices of the second factor")
+    cdef Py_ssize_t h
+    with nogil:
+        for h in range(nu):
+            u[h] = 0.0
+    if nu == 0 or width == 0:
+        return
+    cdef Py_ssize_t slab = Tb.shape[1] * b
+    cdef Py_ssize_t chunk = _chunk(nu)
+    cdef Py_ssize_t nch = (nu + chunk - 1) // chunk
+    cdef Py_ssize_t ch, h0, h1, blk, ln
+    cdef Py_ssize_t ldb = B.shape[1]
+    cdef const double *pt = &Tb[0, 0, 0]
+    cdef const double *pb = &B[0, 0]
+    cdef const int32_t *pra = &rA[0]
+    cdef const int32_t *prb = &rB[0]
+    cdef double *pu = &u[0]
+    if nu * width < _PARALLEL_MIN_WORK or nch == 1:
+        with nogil:
+            for blk in range(nb):
+                ln = width - blk * b
+                if ln > b:
+                    ln = b
+                rls_kron_gather_block(pt + blk * slab, b, pra, pb + blk * b, ldb, prb, pu,
+                                      0, nu, ln)
+        return
+    for ch in prange(nch, nogil=True, schedule="dynamic"):
+        h0 = ch * chunk
+        h1 = h0 + chunk
+        if h1 > nu:
+            h1 = nu
+        for blk in range(nb):
+            ln = width - blk * b
+            if ln > b:
+                ln = b
+            rls_kron_gather_block(pt + blk * slab, b, pra, pb + blk * b, ldb, prb, pu, h0,
+                                  h1, ln)
 
 
 def scatter_add(const int32_t[::1] rows, const int32_t[::1] cols, const double[::1] v,

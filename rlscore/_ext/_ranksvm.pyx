@@ -12,21 +12,27 @@ example i
     d_i = #{l : y_l < y_i, active(i, l)}   (i is the upper item of an active pair)
 
 and then the pairwise hinge loss is sum_i c_i (1 + p_i) - d_i p_i and a subgradient
-with respect to w (p = X w) is X^T (c - d). The examples are sorted once by (query,
-utility); per evaluation two sweeps over the runs of equal utility fill an
-order-statistic tree keyed by the *predictions*:
+with respect to w (p = X w) is X^T (c - d). Every engine evaluates the same
+floating-point predicate, active(u, l) <=> p_u < fl(p_l + 1), so sum(c) == sum(d)
+exactly and the loss formula is consistent; a pair exactly at margin 1 is inactive (its
+hinge is 0).
 
-* c-sweep, utilities descending: query the number of stored p_u < p_i + 1, then store
-  the run's p;
-* d-sweep, utilities ascending: store p_l + 1 and query the number of stored values
-  > p_i.
+Two engines (:class:`RankingPairs`), both O(m log m) per evaluation with no dependence
+on the number of distinct utilities:
 
-Both sweeps evaluate the same floating-point predicate p_u < fl(p_l + 1), so
-sum(c) == sum(d) exactly and the loss formula is consistent; a pair exactly at margin 1
-is inactive (its hinge is 0). Each sweep is m inserts and m rank queries, O(log m)
-each: O(m log m) per evaluation with no sort of the predictions and no dependence on
-the number of distinct utilities. The two sweeps of a query (and different queries)
-run in parallel with OpenMP, one tree per thread.
+* ``"rbtree"``, the method of the paper: the examples are sorted once by (query,
+  utility); per evaluation a c-sweep over the runs of equal utility, descending, asks an
+  order-statistic red-black tree keyed by the predictions for the number of stored
+  p_u < p_i + 1 and then stores the run's p; a d-sweep, ascending, stores p_l + 1 and
+  asks for the number of stored values > p_i.
+* ``"fenwick"`` (default): the predictions are sorted; a two-pointer window in
+  prediction order inserts each example's position in the utility order into a
+  bit-packed Fenwick tree, and rank queries against the example's utility run give c_i
+  and d_i. The same operations on an array of m / 8 bytes that stays in cache, instead
+  of 32 m bytes of pointer-linked nodes: about 15 times faster at m = 10^6.
+
+The two sweeps of a query, and different queries, can run in parallel (OpenMP), one
+structure per thread.
 
 Everything here runs without the GIL and never reads out of bounds: the ``def``
 entry points and the classes validate their arguments once.
@@ -36,10 +42,11 @@ import numpy as np
 
 cimport cython
 from cython.parallel cimport parallel, prange, threadid
-from libc.math cimport isfinite, fabs
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, INT32_MAX
+from libc.math cimport isfinite
+from libc.stdint cimport int32_t, int64_t, uint64_t, INT32_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
+from scipy.linalg.cython_lapack cimport dsysv, dsytrs
 
 # ---------------------------------------------------------------------------------------
 # order-statistic red-black tree (CLRS ch. 13-14, with left-subtree sizes)
@@ -633,7 +640,8 @@ cdef class RankingPairs:
       chasing, which makes it an order of magnitude faster at m = 10^6.
 
     Every evaluation costs O(m log m) time and O(max query size) memory per thread.
-    The two sweeps of a query, and different queries, run in parallel (OpenMP).
+    With n_threads > 1 the two sweeps of a query, and different queries, run in
+    parallel (OpenMP).
     """
 
     cdef readonly Py_ssize_t m, n_queries, n_runs, max_query
@@ -720,8 +728,12 @@ cdef class RankingPairs:
             raise ValueError(f"engine must be one of {sorted(ENGINES)}, got "
                              f"{engine!r}") from None
 
-    cdef int _count(self, const double[::1] p, int64_t[::1] c, int64_t[::1] d,
-                    int n_threads, int engine) except -1:
+    cdef int _count(self, const double[::1] p, int64_t *cc, int64_t *dd,
+                    int n_threads, int engine, const double *weights, double *coef,
+                    double *loss) except -1:
+        # c, d into cc, dd (example order); with coef != NULL also the weighted loss
+        # (into *loss) and coef[i] = weights[q(i)] (c_i - d_i). The Fenwick engine then
+        # needs no cc, dd (NULL allowed) and works in prediction order throughout.
         cdef Py_ssize_t m = self.m, nq = self.n_queries
         cdef Py_ssize_t ntasks = 2 * nq
         cdef Py_ssize_t task, q, i, k
@@ -741,8 +753,8 @@ cdef class RankingPairs:
         cdef const Py_ssize_t *qrun = &self._qrun_ptr[0]
         cdef const Py_ssize_t *qstart = &self._qstart[0]
         cdef const double *pp = &p[0]
-        cdef int64_t *cc = &c[0]
-        cdef int64_t *dd = &d[0]
+        cdef double total = 0.0, part, wq
+        cdef int64_t diff
         for i in range(m):
             if not isfinite(pp[i]):
                 raise ValueError("the predictions contain NaN or infinity")
@@ -800,9 +812,32 @@ cdef class RankingPairs:
                                     qstart, keys, cs, ds, cc, dd)
             if engine == ENGINE_FENWICK:
                 with nogil:
-                    for k in range(m):
-                        cc[seg[k]] = cs[k]
-                        dd[seg[k]] = ds[k]
+                    if cc != NULL:
+                        for k in range(m):
+                            cc[seg[k]] = cs[k]
+                            dd[seg[k]] = ds[k]
+                    if coef != NULL:
+                        for q in range(nq):
+                            wq = weights[q]
+                            part = 0.0
+                            for k in range(qstart[q], qstart[q + 1]):
+                                diff = cs[k] - ds[k]
+                                part += cs[k] + diff * keys[k].p
+                                coef[seg[k]] = wq * diff
+                            total += wq * part
+            elif coef != NULL:
+                with nogil:
+                    for q in range(nq):
+                        wq = weights[q]
+                        part = 0.0
+                        for k in range(run_ptr[qrun[q]], run_ptr[qrun[q + 1]]):
+                            i = order[k]
+                            diff = cc[i] - dd[i]
+                            part += cc[i] + diff * pp[i]
+                            coef[i] = wq * diff
+                        total += wq * part
+            if loss != NULL:
+                loss[0] = total
         finally:
             if work != NULL:
                 for i in range(nt):
@@ -824,10 +859,12 @@ cdef class RankingPairs:
         p_upper < fl(p_lower + 1)). O(m log m) time.
         """
         cdef int eng = RankingPairs._engine(engine)
-        p = self._check_p(p)
+        cdef double[::1] pv = self._check_p(p)
         c = np.empty(self.m, dtype=np.int64)
         d = np.empty(self.m, dtype=np.int64)
-        self._count(p, c, d, n_threads, eng)
+        cdef int64_t[::1] cv = c
+        cdef int64_t[::1] dv = d
+        self._count(pv, &cv[0], &dv[0], n_threads, eng, NULL, NULL, NULL)
         return c, d
 
     def hinge(self, p, weights, coef, int n_threads=1, engine="fenwick"):
@@ -855,22 +892,18 @@ cdef class RankingPairs:
         cdef double[::1] pv = self._check_p(p)
         cdef double[::1] w = np.ascontiguousarray(weights, dtype=np.float64)
         cdef double[::1] out = coef
-        cdef int64_t[::1] c = np.empty(self.m, dtype=np.int64)
-        cdef int64_t[::1] d = np.empty(self.m, dtype=np.int64)
-        cdef Py_ssize_t i
-        cdef double total = 0.0, wq
-        cdef int64_t diff
+        cdef int64_t[::1] c, d
+        cdef double total = 0.0
         if w.shape[0] != self.n_queries:
             raise ValueError(f"weights must have shape ({self.n_queries},)")
         if out.shape[0] != self.m:
             raise ValueError(f"coef must have shape ({self.m},)")
-        self._count(pv, c, d, n_threads, eng)
-        with nogil:
-            for i in range(self.m):
-                wq = w[self._qcodes[i]]
-                diff = c[i] - d[i]
-                total += wq * (c[i] + diff * pv[i])
-                out[i] = wq * diff
+        if eng == ENGINE_FENWICK:
+            self._count(pv, NULL, NULL, n_threads, eng, &w[0], &out[0], &total)
+        else:
+            c = np.empty(self.m, dtype=np.int64)
+            d = np.empty(self.m, dtype=np.int64)
+            self._count(pv, &c[0], &d[0], n_threads, eng, &w[0], &out[0], &total)
         return total
 
 
@@ -1051,3 +1084,133 @@ def simplex_qp(const double[:, ::1] Q, const double[::1] b, double[::1] alpha,
                     for i in range(t):
                         gv[k] += Q[k, i] * alpha[i]
     return it, gmax - gmin
+
+
+cdef inline double fabs_(double x) noexcept nogil:
+    return x if x >= 0 else -x
+
+
+@cython.cdivision(True)
+def simplex_qp_active(const double[:, ::1] Q, const double[::1] b, double[::1] alpha,
+                      Py_ssize_t max_iter):
+    """Minimize 1/2 a^T Q a - b^T a over the simplex exactly with the primal active-set
+    method, for a positive definite Q (add a tiny ridge to a semidefinite one).
+
+    ``alpha`` is a feasible warm start, overwritten with the solution. Every step solves
+    the KKT system of the free set F, [[Q_FF, 1], [1^T, 0]] [x; nu] = [b_F; 1], by a
+    symmetric indefinite (Bunch-Kaufman, LAPACK dsysv) factorization, O(k^3 / 3) for k
+    free variables, plus one step of iterative refinement. The bordered system keeps
+    sum(x) = 1 to rounding even when Q_FF is nearly singular (planes that outnumber the
+    dimension), where eliminating nu through Q_FF^{-1} would cancel. A step that leaves
+    the simplex stops at the first variable reaching 0 (removed from F); at a feasible
+    step the variable with the most negative reduced gradient enters F, or the KKT
+    conditions hold and it returns.
+
+    Returns 0 on success, 1 when max_iter steps did not suffice, 2 when the KKT matrix
+    was singular (alpha is then feasible but not optimal).
+    """
+    cdef Py_ssize_t t = b.shape[0]
+    cdef Py_ssize_t i, j, k, it, nf, jmin, blocking
+    cdef int n, nrhs = 1, info = 0, lwork
+    cdef char uplo = b'L'
+    cdef double nu, step, r, gmin, gi, scale = 0.0, ssum
+    if Q.shape[0] != t or Q.shape[1] != t or alpha.shape[0] != t or t == 0:
+        raise ValueError("Q, b and alpha sizes differ or are empty")
+    lwork = <int> (64 * (t + 1))
+    M = np.empty((t + 1) * (t + 1))
+    R = np.empty(t + 1)
+    E = np.empty(t + 1)
+    W = np.empty(lwork)
+    piv_a = np.empty(t + 1, dtype=np.intc)
+    idx_a = np.empty(t, dtype=np.intp)
+    free_a = np.zeros(t, dtype=np.uint8)
+    cdef double[::1] Mv = M, Rv = R, Ev = E, Wv = W
+    cdef int[::1] piv = piv_a
+    cdef Py_ssize_t[::1] idx = idx_a
+    cdef unsigned char[::1] free = free_a
+    with nogil:
+        for i in range(t):
+            if fabs_(Q[i, i]) > scale:
+                scale = fabs_(Q[i, i])
+            if fabs_(b[i]) > scale:
+                scale = fabs_(b[i])
+            free[i] = alpha[i] > 0.0
+        for it in range(max_iter):
+            nf = 0
+            for i in range(t):
+                if free[i]:
+                    idx[nf] = i
+                    nf += 1
+            if nf == 0:
+                info = 3
+                break
+            # M = [[Q_FF, 1], [1^T, 0]] (symmetric: row-major = column-major)
+            n = <int> (nf + 1)
+            for j in range(nf):
+                for k in range(nf):
+                    Mv[j * n + k] = Q[idx[j], idx[k]]
+                Mv[j * n + nf] = 1.0
+                Mv[nf * n + j] = 1.0
+                Rv[j] = b[idx[j]]
+            Mv[nf * n + nf] = 0.0
+            Rv[nf] = 1.0
+            dsysv(&uplo, &n, &nrhs, &Mv[0], &n, &piv[0], &Rv[0], &n, &Wv[0], &lwork,
+                  &info)
+            if info != 0:
+                info = 2
+                break
+            # one step of iterative refinement against the unfactored system
+            ssum = 0.0
+            for j in range(nf):
+                Ev[j] = b[idx[j]] - Rv[nf]
+                for k in range(nf):
+                    Ev[j] -= Q[idx[j], idx[k]] * Rv[k]
+                ssum += Rv[j]
+            Ev[nf] = 1.0 - ssum
+            dsytrs(&uplo, &n, &nrhs, &Mv[0], &n, &piv[0], &Ev[0], &n, &info)
+            for j in range(nf + 1):
+                Rv[j] += Ev[j]
+            nu = Rv[nf]             # Q_FF x - b_F = -nu 1
+            # feasible?  else step towards x until the first variable reaches 0
+            step = 1.0
+            blocking = -1
+            for j in range(nf):
+                if Rv[j] < 0.0:
+                    r = alpha[idx[j]] / (alpha[idx[j]] - Rv[j])
+                    if r < step:
+                        step = r
+                        blocking = j
+            if blocking >= 0:
+                ssum = 0.0
+                for j in range(nf):
+                    alpha[idx[j]] += step * (Rv[j] - alpha[idx[j]])
+                    if alpha[idx[j]] < 0.0 or j == blocking:
+                        alpha[idx[j]] = 0.0
+                    ssum += alpha[idx[j]]
+                for j in range(nf):
+                    alpha[idx[j]] /= ssum
+                    if alpha[idx[j]] <= 0.0:
+                        free[idx[j]] = 0
+                continue
+            for i in range(t):
+                alpha[i] = 0.0
+            for j in range(nf):
+                alpha[idx[j]] = Rv[j]
+            # reduced gradients of the variables at 0: g_i - g_F, g_F = -nu
+            jmin = -1
+            gmin = -1e-12 * scale
+            for i in range(t):
+                if not free[i]:
+                    gi = -b[i] + nu
+                    for j in range(nf):
+                        gi += Q[i, idx[j]] * Rv[j]
+                    if gi < gmin:
+                        gmin = gi
+                        jmin = i
+            if jmin < 0:
+                info = 0
+                break
+            free[jmin] = 1
+        else:
+            info = 1
+    return info

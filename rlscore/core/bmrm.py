@@ -44,7 +44,7 @@ import time
 
 import numpy as np
 
-from rlscore._ext._ranksvm import simplex_qp
+from rlscore._ext._ranksvm import simplex_qp, simplex_qp_active
 
 __all__ = ["bmrm", "BMRMResult", "Bundle"]
 
@@ -166,95 +166,30 @@ def _objective(Q, b, alpha):
     return 0.5 * float(alpha @ Q @ alpha) - float(b @ alpha)
 
 
-def _kkt_direction(Q, b, alpha, F):
-    """Solve the QP restricted to the free set F with sum(alpha_F) = 1 (others 0).
-
-    Returns ("point", x) with the minimizer on the affine hull, or ("ray", d) with a
-    direction (1^T d = 0, zero curvature) along which the objective decreases without
-    bound on the affine hull (singular Q_FF with an inconsistent KKT system).
-    """
-    k = F.size
-    K = np.empty((k + 1, k + 1))
-    K[:k, :k] = Q[np.ix_(F, F)]
-    K[:k, k] = 1.0
-    K[k, :k] = 1.0
-    K[k, k] = 0.0
-    rhs = np.append(b[F], 1.0)
-    scale = max(np.abs(K).max(), np.abs(rhs).max(), 1e-300)
-    try:
-        sol = np.linalg.solve(K, rhs)
-    except np.linalg.LinAlgError:
-        sol = None
-    if sol is None or not np.all(np.isfinite(sol)) or \
-            np.abs(K @ sol - rhs).max() > 1e-9 * scale * max(1.0, np.abs(sol).max()):
-        sol, *_ = np.linalg.lstsq(K, rhs, rcond=None)
-    resid = K @ sol - rhs
-    if np.abs(resid).max() <= 1e-9 * scale * max(1.0, np.abs(sol).max()):
-        return "point", sol[:k]
-    # inconsistent: a null vector z of K with z . rhs != 0 gives the descent ray
-    _, sv, Vt = np.linalg.svd(K)
-    null = Vt[sv <= 1e-12 * sv[0]]
-    z = null[np.argmax(np.abs(null @ rhs))]
-    d = z[:k]
-    if z @ rhs < 0:
-        d = -d
-    return "ray", d
-
-
 def simplex_qp_active_set(Q, b, alpha, max_iter=None):
-    """Minimize 1/2 a^T Q a - b^T a over the simplex exactly (primal active set).
+    """Minimize 1/2 a^T Q a - b^T a over the simplex exactly (primal active set with
+    bordered KKT solves, :func:`rlscore._ext._ranksvm.simplex_qp_active`), for a positive
+    definite Q. ``alpha`` (feasible) is the warm start and is not modified. Returns the
+    solution, or None when the method did not finish (then fall back to SMO).
 
-    ``alpha`` (feasible) is the warm start; returns the solution. Each iteration solves
-    the KKT system of the free set (O(k^3), k free variables); with a warm start from
-    the previous bundle solution one or two iterations are typical. Returns None if it
-    did not finish within ``max_iter`` iterations (degenerate cycling).
+    O(k^3 / 3) per active-set step for k free variables; with a warm start from the
+    previous bundle solution a few steps are typical.
     """
     t = b.size
-    if max_iter is None:
-        max_iter = 10 * t + 20
-    alpha = alpha.copy()
-    F = np.flatnonzero(alpha > 0)
-    gscale = max(np.abs(Q).max(), np.abs(b).max(), 1e-300)
-    for _ in range(max_iter):
-        kind, x = _kkt_direction(Q, b, alpha, F)
-        if kind == "point" and np.all(x >= 0):
-            alpha[:] = 0.0
-            alpha[F] = x
-            g = Q @ alpha - b
-            nu = float(np.mean(g[F]))
-            viol = g - nu
-            viol[F] = 0.0
-            j = int(np.argmin(viol))
-            if viol[j] >= -1e-12 * gscale:
-                return alpha
-            F = np.sort(np.append(F, j))
-            continue
-        # move towards the point (or along the ray) until a variable hits zero
-        d = (x - alpha[F]) if kind == "point" else x
-        neg = d < 0
-        if not np.any(neg):          # pragma: no cover - 1^T d = 0 forces a negative entry
-            return None
-        ratios = alpha[F][neg] / -d[neg]
-        step = float(ratios.min())
-        if kind == "point":
-            step = min(step, 1.0)
-        alpha[F] = np.maximum(alpha[F] + step * d, 0.0)
-        hit = F[neg][ratios <= step * (1 + 1e-12)]
-        alpha[hit] = 0.0
-        alpha /= alpha.sum()
-        F = np.flatnonzero(alpha > 0)
-        if F.size == 0:              # pragma: no cover - the sum stays 1
-            return None
-    return None
+    a = np.array(alpha, dtype=np.float64)
+    status = simplex_qp_active(np.ascontiguousarray(Q, dtype=np.float64),
+                               np.ascontiguousarray(b, dtype=np.float64), a,
+                               10 * t + 20 if max_iter is None else int(max_iter))
+    return a if status == 0 else None
 
 
 def solve_bundle_qp(bundle, regparam, tol):
     """Solve the dual QP of the bundle in place (bundle.alpha).
 
-    Exact primal active-set solver warm-started from the previous weights (O(k^3) per
-    active-set step for k planes in the support); sequential minimal optimization to
-    ``tol`` (Cython, O(t) per step) is the fallback for degenerate cases. Returns the
-    dual objective value b^T alpha - ||A alpha||^2 / (2 regparam).
+    Exact primal active-set solver warm-started from the previous weights (O(k^3 / 3)
+    per active-set step for k planes in the support); sequential minimal optimization
+    to ``tol`` (O(t) per step) is the fallback for degenerate cases. Returns the dual
+    objective value b^T alpha - ||A alpha||^2 / (2 regparam).
     """
     t = bundle.t
     Q = np.ascontiguousarray(bundle.G[:t, :t]) / regparam
@@ -380,7 +315,8 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
     if not 0 < mu <= 1:
         raise ValueError(f"mu must be in (0, 1], got {mu!r}")
     mu_min = min(mu, 0.05)
-    mu_cur = mu
+    # from a given start (already near the solution) cut close to it first
+    mu_cur = min(mu, 0.1) if (adaptive and w0 is not None) else mu
     qp_tol = 1e-2 * tol
     best_J = np.inf
     best_w = w.copy()

@@ -14,9 +14,11 @@ products, never formed: each product with it is one generalized vec trick,
   (L Kq L + lambda I) a = L y (whose solution also solves (L Kq + lambda I) a = L y,
   Lemma 4.9) and (Z^T L Z + lambda I) w = Z^T L y, both symmetric, O(q) per L.
 
-Both are solved by MINRES (scipy), which stops when its relative residual reaches
-``tol`` or after ``maxiter`` iterations; early stopping is itself a regularizer, so
-lambda = 0 with a small ``maxiter`` is a valid model (the paper's setting).
+Both are solved by MINRES (:func:`minres`, Paige & Saunders), which stops when the
+relative residual ||b - A x|| / ||b|| reaches ``tol`` -- a real stopping rule, unlike
+a backward-error test that large ||A|| ||x|| satisfies early -- or after ``maxiter``
+iterations; early stopping is itself a regularizer, so lambda = 0 with a small
+``maxiter`` is a valid model (the paper's setting).
 """
 
 import numpy as np

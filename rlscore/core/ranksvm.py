@@ -26,9 +26,17 @@ pair differences) corresponds to ``regparam = 1 / (C N)``.
 
 Each evaluation of the loss and a subgradient computes p = X w (O(nnz)), the counts
 c_i, d_i of the margin-violating pairs in which example i is the lower / upper item
-with an order-statistic red-black tree (O(m log m), :mod:`rlscore._ext._ranksvm`), the
-loss sum_i s (c_i (1 + p_i) - d_i p_i) and the subgradient X^T (s (c - d)) (O(nnz)).
-Dense and CSR input; any scipy sparse format is converted to CSR once.
+(O(m log m), :class:`rlscore._ext._ranksvm.RankingPairs`), the loss
+sum_i s (c_i (1 + p_i) - d_i p_i) and the subgradient X^T (s (c - d)) (O(nnz)). Two
+counting engines give identical counts: the paper's sweeps with an order-statistic
+red-black tree (``engine="rbtree"``), and, by default, sweeps in prediction order over a
+bit-packed Fenwick tree (``engine="fenwick"``), which does the same O(log m) work per
+example without pointer chasing and is about 15 times faster at m = 10^6. Dense and CSR
+input; any scipy sparse format is converted to CSR once.
+
+Training uses the bundle method of :mod:`rlscore.core.bmrm`; for m >= 50000 it starts
+from the solution on a random tenth of the data (recursively), see
+:func:`solve_ranksvm`.
 
 Kernel RankSVM works through an empirical kernel map: the Cholesky factor L of the
 kernel matrix (K = L L^T, O(m^3 / 3); an eigendecomposition when K is singular) or the
@@ -268,6 +276,31 @@ class RankingRisk:
         p = np.asarray(self.X @ w).ravel()
         return self.pairs.hinge(p, self.weights, self._coef, self.n_threads, self.engine)
 
+    def subsample(self, fraction, seed=0):
+        """The same risk on a random subset: ``fraction`` of the examples (of the
+        queries for query-structured data). Returns (risk, factor), factor being the
+        scaling of regparam that makes the subset's objective estimate this one (N_sub /
+        N for ``normalize="none"``, else 1), or None when the subset has no pairs.
+        O(m + nnz of the subset)."""
+        rng = np.random.default_rng(seed)
+        if self.qcodes is None:
+            k = max(2, int(round(fraction * self.m)))
+            idx = np.sort(rng.choice(self.m, k, replace=False))
+            qids = None
+        else:
+            k = max(1, int(round(fraction * self.n_queries)))
+            chosen = np.zeros(self.n_queries, dtype=bool)
+            chosen[rng.choice(self.n_queries, k, replace=False)] = True
+            idx = np.flatnonzero(chosen[self.qcodes])
+            qids = self.qcodes[idx]
+        try:
+            sub = RankingRisk(self.X[idx], self.y[idx], qids, normalize=self.normalize,
+                              n_threads=self.n_threads, engine=self.engine)
+        except ValueError:
+            return None
+        factor = sub.n_pairs / self.n_pairs if self.normalize == "none" else 1.0
+        return sub, factor
+
 
 class PairRisk:
     """The pairwise hinge risk over explicit preference pairs.
@@ -338,7 +371,9 @@ class RankSVMSolution:
     objective : float, J(w)
     risk : float, the loss part of J(w)
     duality_gap : float, J(w) - (lower bound of min J): the suboptimality is at most this
-    iterations : int, risk and subgradient evaluations
+    iterations : int, risk and subgradient evaluations on the full data
+    warm_start_iterations : int, those spent on random subsets first (see
+        :func:`solve_ranksvm`)
     converged : bool, whether duality_gap <= tol * R(0)
     regparam : float
     bundle : the cutting planes (warm start for another regparam)
@@ -356,10 +391,15 @@ class RankSVMSolution:
         self.regparam = regparam
         self.bundle = result.bundle
         self.history = result.history
+        self.warm_start_iterations = 0
+
+
+#: Below this many examples no subsample warm start is used.
+WARM_START_MIN = 50000
 
 
 def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbose=False,
-                  w0=None, bundle=None, warn=True):
+                  w0=None, bundle=None, warn=True, warm_start="auto"):
     """Train a linear RankSVM on a risk oracle (:class:`RankingRisk` or
     :class:`PairRisk`) with the bundle method.
 
@@ -368,9 +408,17 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
     :class:`ConvergenceWarning` when ``max_iter`` is reached first (unless ``warn`` is
     False).
 
+    ``warm_start="auto"`` (scored data with at least ``WARM_START_MIN`` examples, no
+    ``w0`` or ``bundle`` given): first train on a random tenth of the examples (of the
+    queries), recursively, and start from that solution. The subset's solution is
+    already close to the full one, so the bundle method on all the data needs several
+    times fewer iterations (e.g. 36 -> 5 at m = 2 10^5, regparam 1e-3) for a tenth of
+    their cost. The result is the solution of the full problem to ``tol`` either way
+    (the stopping test does not depend on the start). None disables it.
+
     Returns
     -------
-    RankSVMSolution
+    RankSVMSolution (``warm_start_iterations``: the iterations spent on the subsets)
 
     Notes
     -----
@@ -380,6 +428,18 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
     regparam = ranksvm_regparam(regparam)
     tol = _check_tol(tol)
     max_iter = _check_positive_int(max_iter, "max_iter")
+    if warm_start not in ("auto", None):
+        raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
+    sub_iterations = 0
+    if warm_start == "auto" and w0 is None and bundle is None and \
+            isinstance(risk, RankingRisk) and risk.m >= WARM_START_MIN:
+        sub = risk.subsample(0.1)
+        if sub is not None:
+            sub_risk, factor = sub
+            sub_sol = solve_ranksvm(sub_risk, regparam * factor, tol, max_iter,
+                                    warn=False, warm_start="auto")
+            w0 = sub_sol.w
+            sub_iterations = sub_sol.iterations + sub_sol.warm_start_iterations
     result = bmrm(risk, risk.dim, regparam, tol=tol * risk.scale, max_iter=max_iter,
                   w0=w0, bundle=bundle, callback=callback, verbose=verbose)
     if warn and not result.converged and result.iterations >= max_iter:
@@ -387,7 +447,9 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
             f"RankSVM did not converge in max_iter={max_iter} iterations: duality gap "
             f"{result.gap:.3g} > tol {tol:g} (relative to R(0)); increase max_iter or "
             f"regparam", ConvergenceWarning, stacklevel=3)
-    return RankSVMSolution(result, regparam)
+    sol = RankSVMSolution(result, regparam)
+    sol.warm_start_iterations = sub_iterations
+    return sol
 
 
 def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=1e-3, max_iter=1000,
@@ -505,10 +567,6 @@ def query_folds(qcodes, n_queries, n_folds, seed=0):
     return [np.flatnonzero(f == k) for k in range(n_folds)]
 
 
-def _rows(X, idx):
-    return X[idx] if not sp.issparse(X) else X[idx]
-
-
 def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measure=None,
                   tol=1e-3, max_iter=1000, normalize="pairs", seed=0, callback=None):
     """Choose regparam by K-fold cross-validation (folds of whole queries), then train
@@ -582,7 +640,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     for k, test in enumerate(folds):
         train = np.setdiff1d(np.arange(m), test)
         try:
-            risk = RankingRisk(_rows(Xf, train), y[train],
+            risk = RankingRisk(Xf[train], y[train],
                                None if qids is None else codes[train], normalize=normalize)
         except ValueError:
             continue            # no pairs in this training set
@@ -591,7 +649,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
             sol = solve_ranksvm(risk, grid[gi], tol, max_iter, callback, w0=w0,
                                 bundle=bundle, warn=False)
             w0, bundle = sol.w, sol.bundle
-            P = np.asarray(_rows(Xf, test) @ sol.w).ravel()
+            P = np.asarray(Xf[test] @ sol.w).ravel()
             try:
                 if use_q:
                     perfs[gi, k] = measure(y[test], P, codes[test])

@@ -107,6 +107,33 @@ def _pair(inds_M, inds_N, n_M, n_N, what):
     return iM, iN, iM.size
 
 
+def _block(width, depth, target=1 << 20):
+    """Block width (a multiple of 8, >= 16) so that depth x block doubles take about
+    ``target`` bytes, at most ``width``."""
+    b = max(16, (target // (8 * max(depth, 1))) // 8 * 8)
+    return max(1, min(b, width))
+
+
+def _blocked(M, b, transposed=False):
+    """Contiguous column blocks of M (d x W): out[k] = M[:, k b : (k + 1) b] (zero
+    padded), shape (ceil(W / b), d, b). With ``transposed`` M is given as its
+    transpose (W x d), whose row blocks are copied transposed."""
+    if transposed:
+        W, d = M.shape
+    else:
+        d, W = M.shape
+    nb = -(-W // b) if W else 0
+    out = np.empty((max(nb, 1), d, b))
+    for k in range(nb):
+        j0, j1 = k * b, min((k + 1) * b, W)
+        out[k, :, : j1 - j0] = M[j0:j1].T if transposed else M[:, j0:j1]
+        if j1 - j0 < b:
+            out[k, :, j1 - j0:] = 0.0
+    if nb == 0:
+        out.fill(0.0)
+    return out
+
+
 class _Order:
     """One multiplication order: u[h] = sum_k A[rA[h], cA[k]] B[rB[h], cB[k]] v[k],
     through T = A V (rows(A) x cols(B)) with V[cA[k], cB[k]] += v[k]."""
@@ -118,7 +145,7 @@ class _Order:
         self.dense1 = dense1        # phase 1 (T = A V) as a dense GEMM
         self.dense2 = dense2        # phase 2 (gather) as a dense GEMM
         self.nu, self.nv = nu, nv
-        self._AT = None
+        self._ATb = None
         self._scatter_order = None
         self._gather_order = None
 
@@ -138,17 +165,25 @@ class _Order:
             V = np.zeros((A.shape[1], B.shape[1]))
             _kron.scatter_add(self.cA, self.cB, v, V)
             return A @ V, False
-        if self._AT is None:
-            self._AT = np.ascontiguousarray(A.T)
-            order = np.empty(self.cB.size, dtype=np.intp)
-            _kron.counting_order(self.cB, B.shape[1], order)
-            self._scatter_order = order
-            self._cA_sorted = np.ascontiguousarray(self.cA[order])
-            self._cB_sorted = np.ascontiguousarray(self.cB[order])
+        if self._ATb is None:
+            self._prepare_scatter()
         Tt = np.zeros((B.shape[1], A.shape[0]))
         vs = np.ascontiguousarray(v[self._scatter_order])
-        _kron.scatter_axpy(self._AT, self._cA_sorted, self._cB_sorted, vs, Tt)
+        _kron.scatter_blocked(self._ATb, self._cA_sorted, self._cB_sorted, vs, Tt)
         return Tt, True
+
+    def _prepare_scatter(self):
+        """A^T in contiguous column blocks (each ~1 MiB: the block hit at random stays
+        in the L2 cache and in few memory pages), and k sorted by cB (a run of equal
+        cB updates one row of Tt, reused from L1)."""
+        A, B = self.A, self.B
+        W, depth = A.shape[0], A.shape[1]
+        self._ATb = _blocked(A.T, _block(W, depth))
+        order = np.empty(self.cB.size, dtype=np.intp)
+        _kron.counting_order(self.cB, B.shape[1], order)
+        self._scatter_order = order
+        self._cA_sorted = np.ascontiguousarray(self.cA[order])
+        self._cB_sorted = np.ascontiguousarray(self.cB[order])
 
     # -- phase 2 ----------------------------------------------------------------
     def apply(self, v, out=None):
@@ -168,23 +203,25 @@ class _Order:
                 out[...] = u
                 return out
             return np.ascontiguousarray(u)
-        if transposed:
-            T = np.ascontiguousarray(T.T)
-        else:
-            T = np.ascontiguousarray(T)
         u = out if out is not None else np.empty(self.nu)
         if self.dense2:
+            T = np.ascontiguousarray(T.T if transposed else T)
             P = np.ascontiguousarray(T @ B.T)
             _kron.gather_entries(P, self.rA, self.rB, u)
             return u
+        # T (rows(A) x cols(B)) in contiguous column blocks for the random row access
+        rows = A.shape[0]
+        Tb = _blocked(T.T if not transposed else T, _block(B.shape[1], rows),
+                      transposed=True)
         if self._gather_order is None:
+            # h sorted by rB: a run of equal rB shares one row of B (from L1)
             order = np.empty(self.rB.size, dtype=np.intp)
             _kron.counting_order(self.rB, B.shape[0], order)
             self._gather_order = order
             self._rA_sorted = np.ascontiguousarray(self.rA[order])
             self._rB_sorted = np.ascontiguousarray(self.rB[order])
         us = np.empty(self.nu)
-        _kron.gather_dot(T, self._rA_sorted, B, self._rB_sorted, us)
+        _kron.gather_blocked(Tb, self._rA_sorted, B, self._rB_sorted, us)
         u[self._gather_order] = us
         return u
 

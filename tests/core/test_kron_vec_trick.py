@@ -177,6 +177,43 @@ def test_compiled_kernels_refuse_bad_indices_instead_of_crashing():
         _kron.counting_order(np.array([0, 5], dtype=np.int32), 3, np.empty(2, dtype=np.intp))
     with pytest.raises((TypeError, ValueError)):
         _kron.scatter_axpy(AT, ok.astype(np.int64), ok, v, Tt)
+    ATb = np.ones((2, 3, 2))
+    with pytest.raises(IndexError):
+        _kron.scatter_blocked(ATb, np.array([0, 3], dtype=np.int32), ok, v, Tt)
+    with pytest.raises(ValueError, match="blocks"):
+        _kron.scatter_blocked(ATb, ok, ok, v, np.zeros((2, 5)))
+    with pytest.raises(ValueError, match="blocks"):
+        _kron.scatter_blocked(ATb, ok, ok, v, np.zeros((2, 2)))
+    with pytest.raises(IndexError):
+        _kron.gather_blocked(ATb, np.array([0, 3], dtype=np.int32), AT, ok, u)
+    with pytest.raises(IndexError):
+        _kron.gather_blocked(ATb, ok, AT, np.array([0, 7], dtype=np.int32), u)
+    with pytest.raises(ValueError, match="blocks"):
+        _kron.gather_blocked(ATb, ok, np.ones((3, 9)), ok, u)
+
+
+def test_blocked_kernels_match_plain_ones(rng):
+    from rlscore.core.vec_trick import _blocked
+    A = rng.standard_normal((37, 29))          # AT: 37 x 29, blocks of 8 columns
+    cA = rng.integers(0, 37, 500).astype(np.int32)
+    cB = np.sort(rng.integers(0, 11, 500)).astype(np.int32)
+    v = rng.standard_normal(500)
+    T1 = np.zeros((11, 29))
+    _kron.scatter_axpy(A, cA, cB, v, T1, 8)
+    T2 = np.zeros((11, 29))
+    _kron.scatter_blocked(_blocked(A, 8), cA, cB, v, T2)
+    ref = np.zeros((11, 29))
+    np.add.at(ref, cB, v[:, None] * A[cA])
+    np.testing.assert_allclose(T1, ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(T2, ref, rtol=1e-12, atol=1e-12)
+    B = rng.standard_normal((13, 29))
+    rA = rng.integers(0, 11, 300).astype(np.int32)
+    rB = np.sort(rng.integers(0, 13, 300)).astype(np.int32)
+    u1, u2 = np.empty(300), np.empty(300)
+    _kron.gather_dot(ref, rA, B, rB, u1, 8)
+    _kron.gather_blocked(_blocked(ref, 8), rA, B, rB, u2)
+    np.testing.assert_allclose(u1, (ref[rA] * B[rB]).sum(1), rtol=1e-12)
+    np.testing.assert_allclose(u2, (ref[rA] * B[rB]).sum(1), rtol=1e-12)
 
 
 def test_counting_order_is_stable_sort():

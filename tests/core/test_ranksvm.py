@@ -9,9 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import Bounds, minimize
 
-from rlscore._ext._ranksvm import (OrderStatisticTree, PreferencePairs, RankingPairs,
-                                   simplex_qp)
-from rlscore.core.bmrm import Bundle, bmrm, simplex_qp_active_set
+from rlscore._ext._ranksvm import OrderStatisticTree, RankingPairs, simplex_qp
+from rlscore.core.bmrm import bmrm, simplex_qp_active_set
 from rlscore.core.ranksvm import (ConvergenceWarning, PairRisk, RankingRisk,
                                   check_qids, empirical_kernel_map, fit_kernel_ranksvm,
                                   fit_linear_ranksvm, fit_pairwise_ranksvm,
@@ -273,7 +272,8 @@ def _data(rng, m=40, n=4, levels=None, nq=None):
     X = rng.standard_normal((m, n))
     y = X @ rng.standard_normal(n) + rng.standard_normal(m)
     if levels:
-        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, levels + 1)[1:-1])).astype(float)
+        cuts = np.quantile(y, np.linspace(0, 1, levels + 1)[1:-1])
+        y = np.digitize(y, cuts).astype(float)
     q = None if nq is None else rng.integers(0, nq, m)
     return X, y, q
 
@@ -491,8 +491,9 @@ def test_bmrm_variants_bounded_bundle_and_warm_start(rng):
     risk = RankingRisk(X, y, q)
     ref = bmrm(risk, 6, 1e-3, tol=1e-8, max_iter=5000)
     assert ref.converged and ref.gap <= 1e-8
-    for kw, tol in ((dict(mu=1.0, adaptive=False), 1e-8), (dict(mu=0.1, adaptive=False), 1e-8),
-                    (dict(max_planes=4), 1e-5), (dict(max_planes=2, inactive_limit=1), 1e-4)):
+    variants = ((dict(mu=1.0, adaptive=False), 1e-8), (dict(mu=0.1, adaptive=False), 1e-8),
+                (dict(max_planes=4), 1e-5), (dict(max_planes=2, inactive_limit=1), 1e-4))
+    for kw, tol in variants:
         # a small bundle is aggregated all the time: slower, but it converges
         r = bmrm(risk, 6, 1e-3, tol=tol, max_iter=20000, **kw)
         assert r.converged, kw
@@ -612,3 +613,43 @@ def test_kfold_over_queries(rng):
     with pytest.raises(ValueError, match="splits a query"):
         kfold_ranksvm(X, y, q, folds=[np.arange(60), np.arange(60, 120)],
                       regparams=[1.0])
+
+
+# ---------------------------------------------------------------------------------------
+# subsample warm start, threads and engines end to end
+
+
+def test_subsample_warm_start_reaches_the_same_optimum(rng, monkeypatch):
+    import rlscore.core.ranksvm as core
+    monkeypatch.setattr(core, "WARM_START_MIN", 1000)
+    for nq in (None, 40):
+        X, y, q = _data(rng, m=3000, n=5, nq=nq, levels=None if nq is None else 4)
+        risk = RankingRisk(X, y, q)
+        cold = solve_ranksvm(risk, 1e-3, tol=1e-6, warm_start=None)
+        warm = solve_ranksvm(risk, 1e-3, tol=1e-6)
+        assert warm.warm_start_iterations > 0 and cold.warm_start_iterations == 0
+        assert warm.converged and cold.converged
+        assert abs(warm.objective - cold.objective) <= 1e-6 * risk.scale
+        sub, factor = risk.subsample(0.1)
+        assert factor == 1.0 and sub.m < risk.m
+        if nq is not None:           # whole queries are kept
+            assert sub.n_pairs > 0
+    risk = RankingRisk(X, y, q, normalize="none")
+    sub, factor = risk.subsample(0.1)
+    assert factor == pytest.approx(sub.n_pairs / risk.n_pairs)
+    with pytest.raises(ValueError, match="warm_start"):
+        solve_ranksvm(risk, 1.0, warm_start="yes")
+
+
+def test_threads_and_engines_give_the_same_training(rng):
+    X, y, q = _data(rng, m=400, nq=6, levels=5)
+    ref, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-8)
+    for kw in (dict(n_threads=2), dict(engine="rbtree"),
+               dict(n_threads=2, engine="rbtree")):
+        risk = RankingRisk(X, y, q, **kw)
+        sol = solve_ranksvm(risk, 1e-2, tol=1e-8)
+        np.testing.assert_allclose(sol.w, ref.w, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="engine"):
+        RankingRisk(X, y, engine="avl")
+    with pytest.raises(ValueError):
+        RankingRisk(X, y, n_threads=0)

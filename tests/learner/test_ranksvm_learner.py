@@ -16,7 +16,8 @@ def _data(rng, m=80, n=4, nq=None, levels=None):
     X = rng.standard_normal((m, n))
     y = X @ rng.standard_normal(n) + 0.3 * rng.standard_normal(m)
     if levels:
-        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, levels + 1)[1:-1])).astype(float)
+        cuts = np.quantile(y, np.linspace(0, 1, levels + 1)[1:-1])
+        y = np.digitize(y, cuts).astype(float)
     q = None if nq is None else rng.integers(0, nq, m)
     return X, y, q
 
