@@ -84,21 +84,7 @@ DEF _BLOCK = 256
 
 
 cdef inline double _sumsq(const double* x, Py_ssize_t n) noexcept nogil:
-    cdef double s0 = 0.0
-    cdef double s1 = 0.0
-    cdef double s2 = 0.0
-    cdef double s3 = 0.0
-    cdef Py_ssize_t i = 0
-    while i + 4 <= n:
-        s0 = s0 + x[i] * x[i]
-        s1 = s1 + x[i + 1] * x[i + 1]
-        s2 = s2 + x[i + 2] * x[i + 2]
-        s3 = s3 + x[i + 3] * x[i + 3]
-        i = i + 4
-    while i < n:
-        s0 = s0 + x[i] * x[i]
-        i = i + 1
-    return (s0 + s1) + (s2 + s3)
+    return _dot(x, x, n)
 
 
 cdef inline void _loo_residuals(const double* up, const double* ap, const double* dp,

@@ -213,72 +213,14 @@ cdef int _check_range(const int32_t[::1] idx, Py_ssize_t bound, str name) except
     return 0
 
 
-cdef Py_ssize_t _block_width(Py_ssize_t width, Py_ssize_t depth, Py_ssize_t block,
-                             Py_ssize_t target_bytes):
-    """Columns per block so that a depth x block slab of doubles takes about
-    ``target_bytes`` (a part of the L2 cache); ``block`` > 0 overrides."""
-    cdef Py_ssize_t b = block
-    if b <= 0:
-        b = target_bytes // (8 * (depth if depth > 0 else 1))
-        b = (b // 8) * 8
-        if b < 16:
-            b = 16
-    if b > width:
-        b = width
-    return b if b > 0 else 1
-
-
-def scatter_axpy(const double[:, ::1] AT, const int32_t[::1] cA, const int32_t[::1] cB,
-                 const double[::1] v, double[:, ::1] Tt, Py_ssize_t block=0):
-    """Tt[cB[k], :] += v[k] * AT[cA[k], :] for every k (Tt is updated, not zeroed).
-
-    AT is the transposed factor (cols(A) x rows(A)) and Tt the transposed intermediate
-    (cols(B) x rows(A)), both C-contiguous; k should be sorted by cB (rows of Tt are
-    then reused from L1). Parallel over column blocks of Tt (no write conflicts).
-    O(rows(A) * len(v)). :func:`scatter_blocked` is the same with a blocked copy of AT.
-    """
-    cdef Py_ssize_t nv = v.shape[0]
-    cdef Py_ssize_t width = AT.shape[1]
-    if cA.shape[0] != nv or cB.shape[0] != nv:
-        raise ValueError("scatter_axpy: the index vectors and v differ in length")
-    if Tt.shape[1] != width:
-        raise ValueError("scatter_axpy: Tt and AT differ in their number of columns")
-    _check_range(cA, AT.shape[0], "column indices of the first factor")
-    _check_range(cB, Tt.shape[0], "column indices of the second factor")
-    if nv == 0 or width == 0:
-        return
-    cdef Py_ssize_t b = _block_width(width, AT.shape[0], block, 1024 * 1024)
-    cdef Py_ssize_t nb = (width + b - 1) // b
-    cdef Py_ssize_t blk, i0, ln
-    cdef Py_ssize_t lda = AT.shape[1], ldt = Tt.shape[1]
-    cdef const double *pa = &AT[0, 0]
-    cdef double *pt = &Tt[0, 0]
-    cdef const int32_t *pca = &cA[0]
-    cdef const int32_t *pcb = &cB[0]
-    cdef const double *pv = &v[0]
-    if nv * width < _PARALLEL_MIN_WORK or nb == 1:
-        with nogil:
-            for blk in range(nb):
-                i0 = blk * b
-                ln = width - i0
-                if ln > b:
-                    ln = b
-                rls_kron_scatter_block(pa + i0, lda, pca, pcb, pv, nv, pt + i0, ldt, ln)
-        return
-    for blk in prange(nb, nogil=True, schedule="dynamic"):
-        i0 = blk * b
-        ln = width - i0
-        if ln > b:
-            ln = b
-        rls_kron_scatter_block(pa + i0, lda, pca, pcb, pv, nv, pt + i0, ldt, ln)
-
-
 def scatter_blocked(const double[:, :, ::1] ATb, const int32_t[::1] cA,
                     const int32_t[::1] cB, const double[::1] v, double[:, ::1] Tt):
-    """:func:`scatter_axpy` with AT in column blocks: ATb[blk] (cols(A) x b) holds the
-    columns blk*b .. blk*b + b - 1 of AT (zero padded), contiguous, so the block
-    touched at random stays in few memory pages (TLB) and in the L2 cache.
-    Tt has cols(B) rows and at most nblk * b columns. O(rows(A) * len(v))."""
+    """Tt[cB[k], :] += v[k] * AT[cA[k], :] for every k (the scatter phase, transposed:
+    Tt = T^T), with AT = A^T in column blocks: ATb[blk] (cols(A) x b) holds the columns
+    blk*b .. blk*b + b - 1 of AT (zero padded), contiguous, so the block touched at
+    random stays in few memory pages (TLB) and in the L2 cache. Tt has cols(B) rows
+    and at most nblk * b columns; k should be sorted by cB (a run of equal cB updates
+    one row of Tt). Parallel over the blocks. O(rows(A) * len(v))."""
     cdef Py_ssize_t nv = v.shape[0]
     cdef Py_ssize_t nb = ATb.shape[0], b = ATb.shape[2]
     cdef Py_ssize_t width = Tt.shape[1]
@@ -323,68 +265,14 @@ cdef Py_ssize_t _chunk(Py_ssize_t n):
     return chunk if chunk > 4096 else 4096
 
 
-def gather_dot(const double[:, ::1] T, const int32_t[::1] rA, const double[:, ::1] B,
-               const int32_t[::1] rB, double[::1] u, Py_ssize_t block=0):
-    """u[h] = <T[rA[h], :], B[rB[h], :]> for every h (u is overwritten).
-
-    T and B are C-contiguous with the same number of columns; h should be sorted by
-    rB (the row of B is then shared by a run of h, four rows of T per pass). Parallel
-    over ranges of h, blocked over the columns. O(len(u) * cols(B)).
-    :func:`gather_blocked` is the same with a blocked copy of T.
-    """
-    cdef Py_ssize_t nu = u.shape[0]
-    cdef Py_ssize_t width = T.shape[1]
-    if rA.shape[0] != nu or rB.shape[0] != nu:
-        raise ValueError("gather_dot: the index vectors and u differ in length")
-    if B.shape[1] != width:
-        raise ValueError("gather_dot: T and B differ in their number of columns")
-    _check_range(rA, T.shape[0], "row indices of the first factor")
-    _check_range(rB, B.shape[0], "row indices of the second factor")
-    cdef Py_ssize_t h
-    with nogil:
-        for h in range(nu):
-            u[h] = 0.0
-    if nu == 0 or width == 0:
-        return
-    cdef Py_ssize_t b = _block_width(width, T.shape[0], block, 1024 * 1024)
-    cdef Py_ssize_t chunk = _chunk(nu)
-    cdef Py_ssize_t nch = (nu + chunk - 1) // chunk
-    cdef Py_ssize_t ch, h0, h1, j0, ln
-    cdef Py_ssize_t ldt = T.shape[1], ldb = B.shape[1]
-    cdef const double *pt = &T[0, 0]
-    cdef const double *pb = &B[0, 0]
-    cdef const int32_t *pra = &rA[0]
-    cdef const int32_t *prb = &rB[0]
-    cdef double *pu = &u[0]
-    if nu * width < _PARALLEL_MIN_WORK or nch == 1:
-        with nogil:
-            j0 = 0
-            while j0 < width:
-                ln = width - j0
-                if ln > b:
-                    ln = b
-                rls_kron_gather_block(pt + j0, ldt, pra, pb + j0, ldb, prb, pu, 0, nu, ln)
-                j0 = j0 + b
-        return
-    for ch in prange(nch, nogil=True, schedule="dynamic"):
-        h0 = ch * chunk
-        h1 = h0 + chunk
-        if h1 > nu:
-            h1 = nu
-        j0 = 0
-        while j0 < width:
-            ln = width - j0
-            if ln > b:
-                ln = b
-            rls_kron_gather_block(pt + j0, ldt, pra, pb + j0, ldb, prb, pu, h0, h1, ln)
-            j0 = j0 + b
-
-
 def gather_blocked(const double[:, :, ::1] Tb, const int32_t[::1] rA,
                    const double[:, ::1] B, const int32_t[::1] rB, double[::1] u):
-    """:func:`gather_dot` with T in column blocks: Tb[blk] (rows(T) x b) holds the
-    columns blk*b .. blk*b + b - 1 of T (zero padded), contiguous (few memory pages
-    and L2-resident while the h sweep uses it). B has at most nblk * b columns."""
+    """u[h] = <T[rA[h], :], B[rB[h], :]> for every h (u is overwritten), with T in
+    column blocks: Tb[blk] (rows(T) x b) holds the columns blk*b .. blk*b + b - 1 of T
+    (zero padded), contiguous (few memory pages and L2-resident while the h sweep uses
+    it). B is C-contiguous with at most nblk * b columns; h should be sorted by rB (the
+    row of B is then shared by a run of h). Parallel over ranges of h.
+    O(len(u) * cols(B))."""
     cdef Py_ssize_t nu = u.shape[0]
     cdef Py_ssize_t nb = Tb.shape[0], b = Tb.shape[2]
     cdef Py_ssize_t width = B.shape[1]

@@ -8,25 +8,19 @@ import numpy as np
 
 from rlscore.core.cg import (
     CGStop, cg_preference_rankrls, cg_rankrls, check_maxiter, check_tol)
+from rlscore.learner import cg_rls as _cg_rls
 from rlscore.core.validation import as_2d_labels, warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["CGRankRLS", "PCGRankRLS", "EarlyStopCB", "Finished"]
 
 
-class Finished(CGStop):
+class Finished(_cg_rls.Finished):
     """Raised by a callback to stop :class:`CGRankRLS`; ``.value`` holds the message.
     The learner keeps the primal weights that ``learner.A`` holds at that moment."""
 
-    def __init__(self, value):
-        super().__init__(value)
-        self.value = value
 
-    def __str__(self):
-        return repr(self.value)
-
-
-class EarlyStopCB:
+class EarlyStopCB(_cg_rls.EarlyStopCB):
     """Early stopping for :class:`CGRankRLS` on a validation set.
 
     After each iteration the current model is evaluated on ``(X_valid, Y_valid)``: with
@@ -90,22 +84,7 @@ class EarlyStopCB:
             raise UndefinedPerformance("the measure is undefined on every validation query")
         return np.mean(perfs)
 
-    def callback(self, learner):
-        perf = self._performance(learner.predict(self.X_valid))
-        better = self.bestperf is None or (
-            perf < self.bestperf if getattr(self.measure, "iserror", True)
-            else perf > self.bestperf)
-        if better:
-            self.bestperf = perf
-            self.bestA = np.array(learner.A, copy=True)
-            self.last_update = self.iter
-        elif self.iter - self.last_update >= self.maxiter:
-            learner.A = self.bestA
-            raise Finished("Done")
-        self.iter += 1
-
-    def finished(self, learner):
-        pass
+    _finished = Finished
 
 
 def _run(learner, solve, callbackfun, tol, maxiter, name, verbose=False):

@@ -68,15 +68,20 @@ class EarlyStopCB:
         self.iter = 0
         self.last_update = 0
 
+    _finished = Finished
+
+    def _performance(self, P):
+        return self.measure(self.Y_valid, P)
+
     def callback(self, learner):
-        perf = self.measure(self.Y_valid, learner.predict(self.X_valid))
+        perf = self._performance(learner.predict(self.X_valid))
         if _better(self.measure, perf, self.bestperf):
             self.bestperf = perf
             self.bestA = np.array(learner.A, copy=True)
             self.last_update = self.iter
         elif self.iter - self.last_update >= self.maxiter:
             learner.A = self.bestA
-            raise Finished("Done")
+            raise self._finished("Done")
         self.iter += 1
 
     def finished(self, learner):

@@ -153,67 +153,57 @@ def test_empty_sides(rng):
 
 def test_compiled_kernels_refuse_bad_indices_instead_of_crashing():
     AT = np.ones((3, 4))
+    ATb = np.ones((2, 3, 2))                   # AT in two blocks of two columns
     Tt = np.zeros((2, 4))
     v = np.ones(2)
+    u = np.zeros(2)
     ok = np.array([0, 1], dtype=np.int32)
     with pytest.raises(IndexError):
-        _kron.scatter_axpy(AT, np.array([0, 3], dtype=np.int32), ok, v, Tt)
-    with pytest.raises(IndexError):
-        _kron.scatter_axpy(AT, ok, np.array([0, 2], dtype=np.int32), v, Tt)
-    with pytest.raises(ValueError):
-        _kron.scatter_axpy(AT, ok, ok, np.ones(3), Tt)
-    with pytest.raises(ValueError):
-        _kron.scatter_axpy(AT, ok, ok, v, np.zeros((2, 5)))
-    u = np.zeros(2)
-    with pytest.raises(IndexError):
-        _kron.gather_dot(AT, np.array([-1, 0], dtype=np.int32), AT, ok, u)
-    with pytest.raises(ValueError):
-        _kron.gather_dot(AT, ok, np.ones((3, 5)), ok, u)
-    with pytest.raises(IndexError):
-        _kron.scatter_add(ok, np.array([0, 9], dtype=np.int32), v, np.zeros((2, 2)))
-    with pytest.raises(IndexError):
-        _kron.gather_entries(np.zeros((2, 2)), ok, np.array([0, 2], dtype=np.int32), u)
-    with pytest.raises(IndexError):
-        _kron.counting_order(np.array([0, 5], dtype=np.int32), 3, np.empty(2, dtype=np.intp))
-    with pytest.raises((TypeError, ValueError)):
-        _kron.scatter_axpy(AT, ok.astype(np.int64), ok, v, Tt)
-    ATb = np.ones((2, 3, 2))
-    with pytest.raises(IndexError):
         _kron.scatter_blocked(ATb, np.array([0, 3], dtype=np.int32), ok, v, Tt)
+    with pytest.raises(IndexError):
+        _kron.scatter_blocked(ATb, ok, np.array([0, 2], dtype=np.int32), v, Tt)
+    with pytest.raises(ValueError, match="length"):
+        _kron.scatter_blocked(ATb, ok, ok, np.ones(3), Tt)
     with pytest.raises(ValueError, match="blocks"):
         _kron.scatter_blocked(ATb, ok, ok, v, np.zeros((2, 5)))
     with pytest.raises(ValueError, match="blocks"):
         _kron.scatter_blocked(ATb, ok, ok, v, np.zeros((2, 2)))
+    with pytest.raises((TypeError, ValueError)):
+        _kron.scatter_blocked(ATb, ok.astype(np.int64), ok, v, Tt)
+    with pytest.raises(IndexError):
+        _kron.gather_blocked(ATb, np.array([-1, 0], dtype=np.int32), AT, ok, u)
     with pytest.raises(IndexError):
         _kron.gather_blocked(ATb, np.array([0, 3], dtype=np.int32), AT, ok, u)
     with pytest.raises(IndexError):
         _kron.gather_blocked(ATb, ok, AT, np.array([0, 7], dtype=np.int32), u)
     with pytest.raises(ValueError, match="blocks"):
         _kron.gather_blocked(ATb, ok, np.ones((3, 9)), ok, u)
+    with pytest.raises(IndexError):
+        _kron.scatter_add(ok, np.array([0, 9], dtype=np.int32), v, np.zeros((2, 2)))
+    with pytest.raises(IndexError):
+        _kron.gather_entries(np.zeros((2, 2)), ok, np.array([0, 2], dtype=np.int32), u)
+    with pytest.raises(IndexError):
+        _kron.counting_order(np.array([0, 5], dtype=np.int32), 3, np.empty(2, dtype=np.intp))
 
 
-def test_blocked_kernels_match_plain_ones(rng):
+@pytest.mark.parametrize("block", [8, 16, 29, 64])
+def test_blocked_kernels_match_explicit_sums(rng, block):
     from rlscore.core.vec_trick import _blocked
-    A = rng.standard_normal((37, 29))          # AT: 37 x 29, blocks of 8 columns
+    A = rng.standard_normal((37, 29))          # AT: 37 x 29
     cA = rng.integers(0, 37, 500).astype(np.int32)
     cB = np.sort(rng.integers(0, 11, 500)).astype(np.int32)
     v = rng.standard_normal(500)
-    T1 = np.zeros((11, 29))
-    _kron.scatter_axpy(A, cA, cB, v, T1, 8)
-    T2 = np.zeros((11, 29))
-    _kron.scatter_blocked(_blocked(A, 8), cA, cB, v, T2)
+    T = np.zeros((11, 29))
+    _kron.scatter_blocked(_blocked(A, block), cA, cB, v, T)
     ref = np.zeros((11, 29))
     np.add.at(ref, cB, v[:, None] * A[cA])
-    np.testing.assert_allclose(T1, ref, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(T2, ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(T, ref, rtol=1e-12, atol=1e-12)
     B = rng.standard_normal((13, 29))
     rA = rng.integers(0, 11, 300).astype(np.int32)
     rB = np.sort(rng.integers(0, 13, 300)).astype(np.int32)
-    u1, u2 = np.empty(300), np.empty(300)
-    _kron.gather_dot(ref, rA, B, rB, u1, 8)
-    _kron.gather_blocked(_blocked(ref, 8), rA, B, rB, u2)
-    np.testing.assert_allclose(u1, (ref[rA] * B[rB]).sum(1), rtol=1e-12)
-    np.testing.assert_allclose(u2, (ref[rA] * B[rB]).sum(1), rtol=1e-12)
+    u = np.empty(300)
+    _kron.gather_blocked(_blocked(ref, block), rA, B, rB, u)
+    np.testing.assert_allclose(u, (ref[rA] * B[rB]).sum(1), rtol=1e-12)
 
 
 def test_counting_order_is_stable_sort():
