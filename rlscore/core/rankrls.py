@@ -57,6 +57,8 @@ an O(m^3) setup: one SYRK of the eigenvectors, or -- when no eigendecomposition 
 yet -- one Cholesky at mu' and its inverse.
 """
 
+import warnings
+
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
@@ -896,10 +898,10 @@ class PPRankRLSModel:
             else:
                 with np.errstate(divide="ignore"):
                     c = np.where(keep, c / np.where(keep, mags, 1.0) ** 2, 0.0)
-        keep &= c > 0
+        keep &= (c > 0) & (s != e)
         if not np.any(keep):
-            raise ValueError("no preferences remain: every pair has weight 0 or (for this "
-                             "cost) is a tie")
+            raise ValueError("no preferences remain: every pair has weight 0, is a "
+                             "self-pair or (for this cost) is a tie")
         s, e, c, z = s[keep], e[keep], c[keep], z[keep]
         k = np.arange(s.size)
         Cm = sp.csr_matrix(
@@ -957,8 +959,11 @@ class PPRankRLSModel:
             raise ValueError(f"pairs_start_inds and pairs_end_inds differ in length "
                              f"({s.size} vs {e.size})")
         if np.any(s == e):
-            k = int(np.flatnonzero(s == e)[0])
-            raise ValueError(f"pair {k} prefers example {s[k]} to itself (self-pair)")
+            # a self-pair's row of the pair matrix is zero: it changes neither L nor the
+            # right-hand side. RLScore accepted them silently (random pair draws hit them)
+            warnings.warn(f"the preferences hold {int(np.sum(s == e))} self-pair(s) (an "
+                          f"example preferred over itself); they do not affect the model",
+                          UserWarning, stacklevel=4)
         return s, e
 
     def solve(self, regparam):

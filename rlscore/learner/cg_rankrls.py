@@ -211,7 +211,8 @@ class PCGRankRLS(PredictorInterface):
     X : array-like or sparse (m, d)
     train_preferences : integer array-like (n_pairs, 2)
         Row [a, b]: example a is preferred to (ranked above) example b. Repeated pairs
-        count repeatedly; self-pairs and indices outside 0..m-1 raise.
+        count repeatedly; self-pairs are ignored with a UserWarning, indices outside
+        0..m-1 raise.
     regparam : float >= 0, default 1.0
     callbackfun, tol, maxiter, verbose : as for :class:`CGRankRLS` (an extension:
         RLScore's PCGRankRLS had no callbacks).

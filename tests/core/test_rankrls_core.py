@@ -416,6 +416,18 @@ def test_pp_defaults_are_rlscore_closed_form(rng):
     assert_close(a, b, rtol=1e-12)
 
 
+def test_pp_self_pairs_are_ignored_with_a_warning(rng):
+    # RLScore's own test draws random pairs and so includes self-pairs: they add a zero
+    # row to the pair matrix and must not change the model
+    X = rng.standard_normal((10, 3))
+    s, e = [0, 3, 5, 2, 7], [1, 3, 6, 2, 8]
+    with pytest.warns(UserWarning, match="2 self-pair"):
+        a = PPRankRLSModel(X, s, e, 1.0, kernel="GaussianKernel").predictor.predict(X)
+    b = PPRankRLSModel(X, [0, 5, 7], [1, 6, 8], 1.0,
+                       kernel="GaussianKernel").predictor.predict(X)
+    assert_close(a, b, rtol=1e-12)
+
+
 def test_pp_solve_path(rng):
     X = rng.standard_normal((10, 3))
     model = PPRankRLSModel(X, PAIRS_S, PAIRS_E, 1.0, kernel="GaussianKernel")
@@ -428,7 +440,7 @@ def test_pp_solve_path(rng):
 @pytest.mark.parametrize("s,e,kw,exc,match", [
     ([], [], {}, ValueError, "empty"),
     ([0, 1], [1], {}, ValueError, "differ in length"),
-    ([0, 1], [1, 1], {}, ValueError, "self-pair"),
+    ([1, 2], [1, 2], {}, ValueError, "self-pair"),
     ([0, 10], [1, 2], {}, IndexError, "outside"),
     ([0, -1], [1, 2], {}, IndexError, "outside"),
     ([0, 1], [1, 2], {"weights": [1, -1]}, ValueError, ">= 0"),
