@@ -137,17 +137,19 @@ class Graph:
         bounds = np.searchsorted(comp[order], np.arange(ncomp + 1))
         rows, cols, vals = [], [], []
         rho = 0.0
+        dense = A.toarray() if n <= 2000 else None
         for c in range(ncomp):
             idx = order[bounds[c]:bounds[c + 1]]
-            Ac = A[idx][:, idx].toarray()
+            Ac = dense[np.ix_(idx, idx)] if dense is not None else A[idx][:, idx].toarray()
             if not Ac.any():
                 continue
-            rho = max(rho, float(np.abs(la.eigvals(Ac)).max()))
+            rho = max(rho, float(np.abs(la.eigvals(Ac, check_finite=False)).max()))
             if rho >= 1.0:
                 raise ValueError(
                     f"the spectral radius of the adjacency matrix is {rho:.6g} >= 1, so "
                     f"the walk series (I - A)^-1 diverges; scale the edge weights down")
-            Wc = la.solve(np.eye(idx.size) - Ac, Ac)   # (I - A)^{-1} - I = (I - A)^{-1} A
+            # (I - A)^{-1} - I = (I - A)^{-1} A, without the cancellation of "- I"
+            Wc = la.solve(np.eye(idx.size) - Ac, Ac, check_finite=False)
             r, s = np.nonzero(Wc)
             rows.append(idx[r])
             cols.append(idx[s])
