@@ -1,7 +1,7 @@
 """All-paths graph kernel (Airola et al. 2008, Paper V of Airola 2011, with its erratum).
 
-A graph with weighted adjacency A (|V| x |V|, ``A[k, l]`` the weight of the edge
-k -> l) and label allocation L (|labels| x |V|, ``L[i, k]`` the weight of label i on
+A graph with n vertices, c labels, weighted adjacency A (n x n, ``A[k, l]`` the weight
+of the edge k -> l) and label allocation L (c x n, ``L[i, k]`` the weight of label i on
 vertex k, 1 for the paper's binary labels) is represented by the label-pair matrix
 
 * ``variant="sum"`` (the article): G = L W L^T, i.e.
@@ -9,7 +9,7 @@ vertex k, 1 for the paper's binary labels) is represented by the label-pair matr
   (Neumann series, the summed weights of all walks of length >= 1; needs the spectral
   radius of A below 1);
 * ``variant="max"`` (the erratum's definition (2), what the published experiments
-  computed): G_ij = max_{1 <= k, l <= |V|} L_ik W_kl L_jl. The maximum runs over every
+  computed): G_ij = max_{1 <= k, l <= n} L_ik W_kl L_jl. The maximum runs over every
   vertex pair, so a pair with a zero product (no walk, or a vertex without the label)
   takes part: with nonnegative weights G_ij is the largest single vertex-pair weight,
   and it is never below 0 unless every vertex pair has a nonzero negative product.
@@ -35,7 +35,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from rlscore.kernel._base import KernelBase, dot_dense
+from rlscore.kernel._base import KernelBase, as_item_list, dot_dense
 
 __all__ = ["Graph", "as_graphs", "AllPathsGraphKernel", "relation_graph"]
 
@@ -127,6 +127,9 @@ class Graph:
     def walk_matrix(self):
         """W = (I - A)^{-1} - I as a CSR matrix, computed per weakly connected component.
 
+        Entries below 64 eps max|W| of their component (rounding noise where no walk
+        exists) are dropped.
+
         Raises ValueError when the spectral radius of A is >= 1 (the series diverges).
         O(sum_c n_c^3) over the components' sizes n_c.
         """
@@ -150,7 +153,9 @@ class Graph:
                     f"the walk series (I - A)^-1 diverges; scale the edge weights down")
             # (I - A)^{-1} - I = (I - A)^{-1} A, without the cancellation of "- I"
             Wc = la.solve(np.eye(idx.size) - Ac, Ac, check_finite=False)
-            r, s = np.nonzero(Wc)
+            # vertex pairs without a walk come out as rounding noise (~eps max|W|) of
+            # either sign; dropping it keeps G as sparse as the walk structure
+            r, s = np.nonzero(np.abs(Wc) > 64 * np.finfo(float).eps * np.abs(Wc).max())
             rows.append(idx[r])
             cols.append(idx[s])
             vals.append(Wc[r, s])
@@ -164,7 +169,7 @@ class Graph:
 
         ``"sum"``: L W L^T by sparse products. ``"max"``: every nonzero W_kl is paired
         with the labels of k and of l and the largest product kept per label pair.
-        Costs O(n^3) for W plus O(sum over nonzero W_kl of |labels(k)| |labels(l)|).
+        Costs O(n^3) for W plus O(sum over nonzero W_kl of nl(k) nl(l)), nl(k) the number of labels of vertex k.
         """
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
@@ -205,12 +210,7 @@ def as_graphs(X, name="X"):
     tuples. Raises ValueError for an empty list or a bad graph (naming its index)."""
     if isinstance(X, Graph):
         X = [X]
-    try:
-        X = list(X)
-    except TypeError:
-        raise ValueError(f"{name} must be a list of graphs, got {type(X).__name__}") from None
-    if not X:
-        raise ValueError(f"{name} holds no graphs")
+    X = as_item_list(X, name, "graphs")
     out = []
     for i, g in enumerate(X):
         if isinstance(g, Graph):

@@ -25,18 +25,13 @@ implemented.
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.kernel._base import KernelBase, dot_dense
+from rlscore.kernel._base import KernelBase, as_item_list, dot_dense
 
 __all__ = ["ContextWeightedBowVectorizer", "ContextWeightedBowKernel"]
 
 
 def _check_documents(X, name="documents"):
-    try:
-        X = list(X)
-    except TypeError:
-        raise ValueError(f"{name} must be a list of (tokens, target) pairs") from None
-    if not X:
-        raise ValueError(f"{name} holds no documents")
+    X = as_item_list(X, name, "documents")
     out = []
     for i, doc in enumerate(X):
         if not isinstance(doc, (tuple, list)) or len(doc) != 2:
