@@ -144,9 +144,11 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     ----------
     X : data (m, d), or the kernel matrix when ``kernel="PrecomputedKernel"`` (m x m, or
         m x b training-versus-basis with ``basis_vectors`` = the b x b basis kernel).
-    kernel : "LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel" or
-        "PrecomputedKernel".
-    basis_vectors : basis rows (reduced-set model), or the basis kernel matrix.
+    kernel : "LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
+        "PrecomputedKernel", or a structured-input kernel ("AllPathsGraphKernel",
+        "ContextWeightedBowKernel"; X is then a list of graphs or documents).
+    basis_vectors : basis rows (reduced-set model), or the basis kernel matrix; for a
+        structured-input kernel a list of basis graphs or documents.
     prefer : "auto" (primal for the linear kernel when d + 1 <= m), "primal" or "dual".
     kernel_params : the kernel's parameters (bias, gamma, coef0, degree, ...).
 
@@ -180,6 +182,9 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
         K = kobj.getKM(kobj.train_X)
         return Representation("dual", 0.5 * (K + K.T), _PredictorMap(kernel=kobj),
                               "reduced-set kernel")
+
+    if getattr(KERNELS[kernel], "structured_input", False):
+        return _structured_representation(X, kernel, basis_vectors, kernel_params)
 
     X = as_data_matrix(X, name="X")
     if basis_vectors is not None:
@@ -219,3 +224,18 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     # one triangle, so no symmetrizing pass over the m x m matrix is needed
     K = kobj.getKM(X)
     return Representation("dual", K, _PredictorMap(kernel=kobj), kernel)
+
+
+def _structured_representation(X, kernel, basis_vectors, kernel_params):
+    """Dual (or, with basis objects, reduced-set primal) form for a kernel whose inputs
+    are not vectors: the kernel object receives X and the basis as given."""
+    if basis_vectors is not None:
+        kobj = KERNELS[kernel](X=basis_vectors, **kernel_params)
+        Phi, T = nystrom_features(kobj.getKM(X), kobj.getKM(basis_vectors))
+        return Representation("primal", Phi, _PredictorMap(transform=T, kernel=kobj),
+                              f"{kernel} reduced-set")
+    kobj = KERNELS[kernel](X=X, **kernel_params)
+    m_rows = kobj.train_X.shape[0]
+    check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+    K = kobj.getKM(X)
+    return Representation("dual", 0.5 * (K + K.T), _PredictorMap(kernel=kobj), kernel)

@@ -22,6 +22,8 @@ def make_solver(rep, Y):
 def n_rows(X, name="X"):
     """Number of rows of an array-like without converting it."""
     shape = getattr(X, "shape", None)
+    if shape is None and isinstance(X, list):
+        return len(X)     # e.g. graphs or documents for a structured-input kernel
     if shape is None:
         X = np.asarray(X)
         shape = X.shape

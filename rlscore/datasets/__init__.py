@@ -11,7 +11,7 @@ load_letor
 Generators
 ----------
 make_regression, make_classification, make_ranking_queries,
-make_irrelevant_pairs_example
+make_irrelevant_pairs_example, make_relation_extraction
 """
 
 from rlscore.datasets.loaders import load_heart, load_letor
@@ -21,8 +21,9 @@ from rlscore.datasets.synthetic import (
     make_ranking_queries,
     make_regression,
 )
+from rlscore.datasets.relation_extraction import make_relation_extraction
 
 __all__ = [
     "load_heart", "load_letor", "make_regression", "make_classification",
-    "make_ranking_queries", "make_irrelevant_pairs_example",
+    "make_ranking_queries", "make_irrelevant_pairs_example", "make_relation_extraction",
 ]

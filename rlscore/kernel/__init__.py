@@ -1,6 +1,12 @@
 """Kernel functions. A kernel object is built on basis data (``train_X``) and computes
 ``getKM(X)``, the dense (n_samples, n_basis) kernel matrix.
 
+Kernels on structured inputs (``AllPathsGraphKernel`` on graphs,
+``ContextWeightedBowKernel`` on documents with a target position) set the class
+attribute ``structured_input = True``: the learners then pass X and ``basis_vectors``
+to them as given (lists of graphs or documents), and ``train_X`` holds the basis
+features.
+
 ``"PrecomputedKernel"`` is a name the learners recognise (X is then a kernel matrix);
 it is not a class.
 """
@@ -11,15 +17,20 @@ from rlscore.kernel.linear_kernel import LinearKernel
 from rlscore.kernel.gaussian_kernel import GaussianKernel
 from rlscore.kernel.polynomial_kernel import PolynomialKernel
 from rlscore.kernel.rset_kernel import RsetKernel
+from rlscore.kernel.graph_kernel import AllPathsGraphKernel, Graph, relation_graph
+from rlscore.kernel.text_kernel import ContextWeightedBowKernel, ContextWeightedBowVectorizer
 
 __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
-           "createKernelByModuleName", "kernel_parameter_names", "KERNELS"]
+           "AllPathsGraphKernel", "Graph", "relation_graph", "ContextWeightedBowKernel",
+           "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS"]
 
 KERNELS = {
     "LinearKernel": LinearKernel,
     "GaussianKernel": GaussianKernel,
     "PolynomialKernel": PolynomialKernel,
     "RsetKernel": RsetKernel,
+    "AllPathsGraphKernel": AllPathsGraphKernel,
+    "ContextWeightedBowKernel": ContextWeightedBowKernel,
 }
 
 

@@ -15,6 +15,18 @@ def as_kernel_input(X, name="X"):
     return as_data_matrix(X, name=name)
 
 
+def as_item_list(X, name, what):
+    """The inputs of a structured-input kernel as a non-empty list; ``what`` names the
+    items in error messages (e.g. "graphs")."""
+    try:
+        X = list(X)
+    except TypeError:
+        raise ValueError(f"{name} must be a list of {what}, got {type(X).__name__}") from None
+    if not X:
+        raise ValueError(f"{name} holds no {what}")
+    return X
+
+
 def match_width(X, d, name="X"):
     """Give test data the basis width d: sparse input is truncated or zero-padded
     (RLScore convention), dense input with another width is an error."""

@@ -90,7 +90,10 @@ class KernelPredictor:
         self.dim = kernel.train_X.shape[1]
 
     def predict(self, X):
-        """Predict for X (n, d). A 1-D X is one sample (n samples when dim == 1)."""
+        """Predict for X (n, d). A 1-D X is one sample (n samples when dim == 1).
+        For a structured-input kernel X is passed to it as given (graphs, documents)."""
+        if getattr(self.kernel, "structured_input", False):
+            return np.squeeze(self.kernel.getKM(X) @ self.A)
         if not sp.issparse(X):
             X = np.asarray(X)
             if X.ndim == 1:
