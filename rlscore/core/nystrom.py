@@ -346,8 +346,8 @@ class NystromSolver(LinearSolver):
         Z = U[rows] * sq                                    # (k, q) rows of the basis
         y = self.Y[rows]                                    # (k, p)
         gk = g[keep]
-        mdiag, bdiag = self._diags(regparam)
-        Sd = mdiag[rows]                                    # 1 - z^T g z, no cancellation
+        Uq, s2q, q, _, _, U2 = self._cv_parts()
+        Sd = q[rows] + U2[rows] @ (regparam / (s2q + regparam))   # 1 - z^T g z
         t = 1.0 - Sd                                        # z^T g z
         gVtPY = g[:, None] * VtPY                           # (k_all, p)
         zgb = Z @ gVtPY[keep] - t[:, None] * y              # z^T g beta
