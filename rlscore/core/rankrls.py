@@ -373,6 +373,8 @@ class _CenteredRankModel:
 
     def _build(self, X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
                kernel_params):
+        kernel_params = dict(kernel_params)
+        keep_basis = kernel_params.pop("keep_basis_in_cv", False)
         self.Y = as_2d_labels(Y)
         m = n_rows(X)
         if m != self.Y.shape[0]:
@@ -382,6 +384,8 @@ class _CenteredRankModel:
         self._check_pairs_exist()
         rep = build_representation(X, kernel, basis_vectors, prefer=prefer, **kernel_params)
         self.representation = rep
+        self.remove_basis = rep.basis_indices is not None and not keep_basis
+        self._rem = None
         gr = groups
         self._Ybar = gr.means(self.Y)                      # (g, p) block label means
         self.PY = self.Y - gr.expand(self._Ybar)
@@ -574,6 +578,10 @@ class _CenteredRankModel:
         if H.size >= self.m:
             raise ValueError("indices hold out every example; nothing is left to train on")
         q = self._block_of(H)
+        if self.remove_basis:
+            out = self._holdout_removing(H)
+            if out is not None:
+                return out
         h = H.size
         nq = self.groups.n[q]
         mu = self._mu(self.regparam, h)
@@ -589,6 +597,68 @@ class _CenteredRankModel:
         X = self._solve_small(M, Pr[H])
         t = (UH * w) @ Yf[q]
         return F[H] - N @ X - (t @ X)[None, :]
+
+    # -- cross-validation that removes held-out basis vectors -------------------
+    def _holdout_removing(self, U):
+        """Predictions for the rows U from the sparse RankRLS model retrained without
+        them and without the basis vectors among them (None when U holds no basis
+        vector). Retrains in the full map's coordinates: the fold's centred Gram matrix
+        by a downdate of |U| rows and of the touched blocks (O((|U| + n_touched) r^2)),
+        the removal as the constraint N^T w = 0 with N = C^{-1}[:, H]
+        (:mod:`rlscore.core.nystrom`), one O(r^3/3) Cholesky per fold."""
+        from rlscore.core.nystrom import basis_positions, constrained_solve
+        rep = self.representation
+        nmap = rep.nystrom
+        Hpos = nmap.positions(basis_positions(rep.basis_indices, U))
+        if Hpos.size == 0:
+            return None
+        if Hpos.size >= nmap.k:
+            raise ValueError(
+                "the hold-out set contains every basis vector: removing them leaves no "
+                "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
+        gr = self.groups
+        Phi = np.asarray(self._Phi)
+        if self._rem is None:
+            S = gr.sums(Phi)                                # (g, r) block sums
+            T = gr.sums(self.Y)                             # (g, p)
+            inv_n = 1.0 / gr.n
+            self._rem = (Phi.T @ Phi, Phi.T @ self.Y,
+                         (S.T * inv_n) @ S, (S.T * inv_n) @ T, S, T)
+        G, B, SS, ST, S, T = self._rem
+        PU, YU = Phi[U], self.Y[U]
+        C = G - PU.T @ PU - SS
+        b = B - PU.T @ YU - ST
+        qs, qpos = np.unique(gr.codes[U], return_inverse=True)
+        for j, q in enumerate(qs):
+            rows = qpos == j
+            nq = gr.n[q] - rows.sum()
+            s_old, t_old = S[q][:, None], T[q][None, :]
+            C += (s_old @ s_old.T) / gr.n[q]
+            b += (s_old @ t_old) / gr.n[q]
+            if nq > 0:
+                s_new = s_old - PU[rows].sum(axis=0)[:, None]
+                t_new = t_old - YU[rows].sum(axis=0)[None, :]
+                C -= (s_new @ s_new.T) / nq
+                b -= (s_new @ t_new) / nq
+        C = 0.5 * (C + C.T)
+        C.flat[:: C.shape[0] + 1] += self._mu(self.regparam, U.size)
+        try:
+            c = la.cho_factor(C, lower=True, check_finite=False)
+        except la.LinAlgError:
+            raise ValueError("the hold-out problem is singular (regparam=0 with too few "
+                             "remaining examples); use regparam > 0") from None
+        W = constrained_solve(lambda R: la.cho_solve(c, R, check_finite=False),
+                              nmap.Cinv[:, Hpos], b)
+        return PU @ W
+
+    def _basis_rows_removing(self, P):
+        """Overwrite the leave-one-out predictions P of the basis examples by those of
+        the model retrained without them as examples and as basis vectors. O(r^4)."""
+        for i in self.representation.basis_indices:
+            out = self._holdout_removing(np.array([i], dtype=np.intp))
+            if out is not None:
+                P[i] = out[0]
+        return P
 
     @staticmethod
     def _solve_small(M, R):
@@ -647,7 +717,10 @@ class GlobalRankRLSModel(_CenteredRankModel):
                              "regparam > 0")
         X = Pr / mdiag[:, None]
         shift = U2 @ (s2 * w) + U @ (w * Yf[0])
-        return F - shift[:, None] * X
+        P = F - shift[:, None] * X
+        if self.remove_basis:
+            P = self._basis_rows_removing(P)
+        return P
 
     def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
         """Exact leave-pair-out: for pair k, the predictions for its two examples from
@@ -784,6 +857,11 @@ class QueryRankRLSModel(_CenteredRankModel):
                 P = F[ik] - N @ X - (t.transpose(0, 2, 1) @ X)
                 for j, q in enumerate(qk):
                     out[q] = P[j]
+        if self.remove_basis:
+            for q, mem in enumerate(gr.members):
+                fresh = self._holdout_removing(np.ascontiguousarray(mem, dtype=np.intp))
+                if fresh is not None:
+                    out[q] = fresh
         return out
 
     def _batches(self):

@@ -490,7 +490,9 @@ def empirical_kernel_map(X, kernel="GaussianKernel", basis_vectors=None, **kerne
       ValueError if K has a clearly negative eigenvalue (not a kernel matrix).
     """
     params = dict(kernel_params)
-    if kernel == "LinearKernel" and basis_vectors is None:
+    reduced = basis_vectors is not None or params.get("basis_indices") is not None \
+        or params.get("n_basis") is not None
+    if kernel == "LinearKernel" and not reduced:
         Phi = _as_features(X)
         return Phi, lambda w: LinearPredictor(np.asarray(w, dtype=np.float64), 0.0)
     if kernel == "LinearKernel":

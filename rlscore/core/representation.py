@@ -65,24 +65,15 @@ def _check_kernel_matrix(K, name, square=True):
 
 
 def nystrom_features(K_r, K_rr):
-    """Decomposed Nystrom map: Phi = K_r E_+ diag(nu_+^-1/2) and the back map
-    T = E_+ diag(nu_+^-1/2) (A_B = T W) from K_rr = E diag(nu) E^T.
+    """Decomposed Nystrom map Phi = K_r C^{-T} (C C^T = K_rr) and the back map
+    T = C^{-T} (A_B = T W), through :class:`rlscore.core.nystrom.NystromMap`.
 
-    Eigenvalues below b eps max(nu) are dropped, with a warning stating the effective
-    rank. O(b^3 + m b^2).
+    A K_rr that is not positive definite is factored by pivoted Cholesky, with a
+    warning stating the effective rank. O(b^3/3 + m b^2).
     """
-    from rlscore.core.rls_solvers import psd_eigh
-    nu, E = psd_eigh(K_rr)
-    keep = nu > 0
-    if not np.all(keep):
-        warnings.warn(
-            f"the kernel matrix of the basis vectors is singular: effective rank "
-            f"{int(keep.sum())} of {nu.size}; the reduced-set model uses that rank",
-            UserWarning, stacklevel=4)
-    if not np.any(keep):
-        raise ValueError("the kernel matrix of the basis vectors is zero")
-    T = E[:, keep] / np.sqrt(nu[keep])[None, :]
-    return np.ascontiguousarray(K_r @ T), T
+    from rlscore.core.nystrom import NystromMap
+    nmap = NystromMap(K_r, K_rr)
+    return nmap.Phi, nmap.back_matrix(), nmap
 
 
 class Representation:
@@ -94,11 +85,15 @@ class Representation:
     matrix : Phi (m, d) for primal, K (m, m) for dual
     """
 
-    def __init__(self, kind, matrix, make_predictor, describe):
+    def __init__(self, kind, matrix, make_predictor, describe, nystrom=None,
+                 basis_indices=None):
         self.kind = kind
         self.matrix = matrix
         self._make_predictor = make_predictor
         self.describe = describe
+        # reduced-set models: the NystromMap, and the basis indices into X when known
+        self.nystrom = nystrom
+        self.basis_indices = basis_indices
 
     @property
     def m(self):
@@ -137,7 +132,8 @@ class _PredictorMap:
 
 
 def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
-                         prefer="auto", **kernel_params):
+                         prefer="auto", basis_indices=None, n_basis=None,
+                         random_state=None, **kernel_params):
     """Decide the primal or dual form of a kernel learner's problem.
 
     Parameters
@@ -149,6 +145,11 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
         "ContextWeightedBowKernel"; X is then a list of graphs or documents).
     basis_vectors : basis rows (reduced-set model), or the basis kernel matrix; for a
         structured-input kernel a list of basis graphs or documents.
+    basis_indices : indices of the basis vectors among the rows of X (with a
+        precomputed kernel, X is then the m x m kernel and the predictor takes the
+        test-versus-training kernel); or
+    n_basis, random_state : that many basis indices drawn uniformly without
+        replacement. Either makes the basis known to cross-validation (basis removal).
     prefer : "auto" (primal for the linear kernel when d + 1 <= m), "primal" or "dual".
     kernel_params : the kernel's parameters (bias, gamma, coef0, degree, ...).
 
@@ -161,6 +162,12 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
             f"unknown kernel {kernel!r}; choose one of "
             f"{sorted(KERNELS) + ['PrecomputedKernel']}")
 
+    if basis_indices is not None or n_basis is not None:
+        if basis_vectors is not None:
+            raise ValueError("give basis_vectors or basis_indices/n_basis, not both")
+        return _indexed_basis(X, kernel, basis_indices, n_basis, random_state,
+                              kernel_params)
+
     if kernel == "PrecomputedKernel":
         if basis_vectors is None:
             K = _check_kernel_matrix(X, "X (precomputed kernel)")
@@ -171,9 +178,9 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
             raise ValueError(
                 f"X has {K_r.shape[1]} columns but basis_vectors is {K_rr.shape[0]} x "
                 f"{K_rr.shape[1]}: they must match")
-        Phi, T = nystrom_features(K_r, K_rr)
+        Phi, T, nmap = nystrom_features(K_r, K_rr)
         return Representation("primal", Phi, _PredictorMap(transform=T),
-                              "precomputed reduced-set kernel")
+                              "precomputed reduced-set kernel", nystrom=nmap)
 
     if kernel == "RsetKernel":
         kobj = KERNELS[kernel](X=X, **kernel_params)
@@ -192,19 +199,7 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
         if B.shape[1] != X.shape[1]:
             raise ValueError(
                 f"basis_vectors has {B.shape[1]} features but X has {X.shape[1]}")
-        if kernel == "LinearKernel":
-            bias = float(kernel_params.get("bias", 1.0))
-            Xa = _append_bias(X, bias) if bias != 0 else X
-            Ba = _append_bias(B, bias) if bias != 0 else B
-            K_r, K_rr = _dense_product(Xa, Ba), _dense_product(Ba, Ba)
-            Phi, T = nystrom_features(K_r, K_rr)
-            return Representation("primal", Phi,
-                                  _PredictorMap(transform=np.asarray(Ba.T @ T), bias=bias),
-                                  "linear reduced-set")
-        kobj = KERNELS[kernel](X=B, **kernel_params)
-        Phi, T = nystrom_features(kobj.getKM(X), kobj.getKM(B))
-        return Representation("primal", Phi, _PredictorMap(transform=T, kernel=kobj),
-                              f"{kernel} reduced-set")
+        return _basis_rows_representation(X, B, kernel, kernel_params)
 
     m_rows = X.shape[0]
     if kernel == "LinearKernel":
@@ -226,16 +221,60 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     return Representation("dual", K, _PredictorMap(kernel=kobj), kernel)
 
 
-def _structured_representation(X, kernel, basis_vectors, kernel_params):
+def _structured_representation(X, kernel, basis_vectors, kernel_params,
+                               basis_indices=None):
     """Dual (or, with basis objects, reduced-set primal) form for a kernel whose inputs
     are not vectors: the kernel object receives X and the basis as given."""
     if basis_vectors is not None:
         kobj = KERNELS[kernel](X=basis_vectors, **kernel_params)
-        Phi, T = nystrom_features(kobj.getKM(X), kobj.getKM(basis_vectors))
+        Phi, T, nmap = nystrom_features(kobj.getKM(X), kobj.getKM(basis_vectors))
         return Representation("primal", Phi, _PredictorMap(transform=T, kernel=kobj),
-                              f"{kernel} reduced-set")
+                              f"{kernel} reduced-set", nystrom=nmap,
+                              basis_indices=basis_indices)
     kobj = KERNELS[kernel](X=X, **kernel_params)
     m_rows = kobj.train_X.shape[0]
     check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
     K = kobj.getKM(X)
     return Representation("dual", 0.5 * (K + K.T), _PredictorMap(kernel=kobj), kernel)
+
+
+def _basis_rows_representation(X, B, kernel, kernel_params, basis_indices=None):
+    """Reduced-set representation for the basis rows B of a kernel object's data."""
+    if kernel == "LinearKernel":
+        bias = float(kernel_params.get("bias", 1.0))
+        Xa = _append_bias(X, bias) if bias != 0 else X
+        Ba = _append_bias(B, bias) if bias != 0 else B
+        K_r, K_rr = _dense_product(Xa, Ba), _dense_product(Ba, Ba)
+        Phi, T, nmap = nystrom_features(K_r, K_rr)
+        return Representation("primal", Phi,
+                              _PredictorMap(transform=np.asarray(Ba.T @ T), bias=bias),
+                              "linear reduced-set", nystrom=nmap,
+                              basis_indices=basis_indices)
+    kobj = KERNELS[kernel](X=B, **kernel_params)
+    Phi, T, nmap = nystrom_features(kobj.getKM(X), kobj.getKM(B))
+    return Representation("primal", Phi, _PredictorMap(transform=T, kernel=kobj),
+                          f"{kernel} reduced-set", nystrom=nmap,
+                          basis_indices=basis_indices)
+
+
+def _indexed_basis(X, kernel, basis_indices, n_basis, random_state, kernel_params):
+    """Reduced-set representation with the basis given as indices into X (or drawn)."""
+    from rlscore.core.nystrom import select_basis
+    if kernel == "PrecomputedKernel":
+        K = _check_kernel_matrix(X, "X (precomputed kernel)")
+        idx = select_basis(K.shape[0], basis_indices, n_basis, random_state)
+        Phi, T, nmap = nystrom_features(K[:, idx], K[np.ix_(idx, idx)])
+        T_full = np.zeros((K.shape[0], T.shape[1]))
+        T_full[idx] = T
+        return Representation("primal", Phi, _PredictorMap(transform=T_full),
+                              "precomputed reduced-set kernel (indexed basis)",
+                              nystrom=nmap, basis_indices=idx)
+    if kernel == "RsetKernel":
+        raise ValueError("basis_indices/n_basis cannot be combined with RsetKernel")
+    if getattr(KERNELS[kernel], "structured_input", False):
+        idx = select_basis(len(X), basis_indices, n_basis, random_state)
+        return _structured_representation(X, kernel, [X[i] for i in idx], kernel_params,
+                                          basis_indices=idx)
+    X = as_data_matrix(X, name="X")
+    idx = select_basis(X.shape[0], basis_indices, n_basis, random_state)
+    return _basis_rows_representation(X, X[idx], kernel, kernel_params, basis_indices=idx)

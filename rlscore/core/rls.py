@@ -15,7 +15,11 @@ __all__ = ["RLSModel", "make_solver", "n_rows"]
 
 
 def make_solver(rep, Y):
-    """The RLS solver for a representation: primal or dual."""
+    """The RLS solver for a representation: primal, primal with a known Nystrom basis
+    (cross-validation can remove basis vectors), or dual."""
+    if rep.kind == "primal" and rep.basis_indices is not None:
+        from rlscore.core.nystrom import NystromSolver
+        return NystromSolver(rep.nystrom, Y, rep.basis_indices)
     return LinearSolver(rep.matrix, Y) if rep.kind == "primal" else KernelSolver(rep.matrix, Y)
 
 
@@ -43,6 +47,14 @@ class RLSModel:
     regparam : float >= 0
     path : bool
         Eigendecompose at once (a lambda path or cross-validation will follow).
+    basis_indices, n_basis, random_state : a reduced-set model whose basis is given as
+        indices into X (or drawn); see ``build_representation``.
+    keep_basis_in_cv : bool, default False
+        With a known basis, ``holdout`` and ``leave_one_out`` remove the held-out basis
+        vectors (Airola et al. 2011, Theorem 1), i.e. they equal retraining with the
+        reduced basis. True keeps them (the model then uses test examples as basis
+        vectors, which biases the estimate). With ``basis_vectors`` the indices are
+        unknown and the basis is always kept.
 
     Notes
     -----
@@ -53,14 +65,18 @@ class RLSModel:
     """
 
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 path=False, prefer="auto", **kernel_params):
+                 path=False, prefer="auto", basis_indices=None, n_basis=None,
+                 random_state=None, keep_basis_in_cv=False, **kernel_params):
         self.Y = as_2d_labels(Y)
         m = n_rows(X)
         if m != self.Y.shape[0]:
             raise ValueError(f"X has {m} rows but Y has {self.Y.shape[0]}: lengths must match")
         self.representation = build_representation(
-            X, kernel, basis_vectors, prefer=prefer, **kernel_params)
+            X, kernel, basis_vectors, prefer=prefer, basis_indices=basis_indices,
+            n_basis=n_basis, random_state=random_state, **kernel_params)
         self.solver = make_solver(self.representation, self.Y)
+        self.remove_basis = (self.representation.basis_indices is not None
+                             and not keep_basis_in_cv)
         if path:
             self.solver.decompose()
         self.solve(regparam)
@@ -79,10 +95,18 @@ class RLSModel:
             return self.coef
         return self.solver.dual_coefficients(self.regparam)
 
+    @property
+    def basis_indices(self):
+        return self.representation.basis_indices
+
     def holdout(self, indices):
+        if self.remove_basis:
+            return self.solver.holdout_removing(self.regparam, indices)
         return self.solver.holdout(self.regparam, indices)
 
     def leave_one_out(self):
+        if self.remove_basis:
+            return self.solver.leave_one_out_removing(self.regparam)
         return self.solver.leave_one_out(self.regparam)
 
     def leave_pair_out(self, starts, ends):

@@ -100,6 +100,18 @@ class RLSEstimatorBase(RegressorMixin, BaseEstimator):
         return name, {"gamma": gamma, "degree": _check_degree(self.degree),
                       "coef0": _check_real(self.coef0, "coef0")}
 
+    def _basis_params(self, cv=True):
+        """The reduced-set keywords of the core model: ``basis_indices`` or
+        ``n_basis`` (+ ``random_state``), and ``keep_basis_in_cv`` when ``cv``."""
+        if getattr(self, "basis_indices", None) is None and \
+                getattr(self, "n_basis", None) is None:
+            return {}
+        params = {"basis_indices": self.basis_indices, "n_basis": self.n_basis,
+                  "random_state": self.random_state}
+        if cv:
+            params["keep_basis_in_cv"] = bool(self.keep_basis_in_cv)
+        return params
+
     def _is_precomputed(self):
         return isinstance(self.kernel, str) and \
             KERNEL_NAMES.get(self.kernel) == "PrecomputedKernel"
@@ -123,7 +135,8 @@ class RLSEstimatorBase(RegressorMixin, BaseEstimator):
         name, params = self._kernel_spec(X.shape[1])
         self._y_1d = y.ndim == 1
         self.model_ = RLSModel(X, y, regparam=alpha, kernel=name,
-                               basis_vectors=self.basis_vectors, path=path, **params)
+                               basis_vectors=self.basis_vectors, path=path,
+                               **self._basis_params(), **params)
         self._set_fitted_attributes()
         return self
 

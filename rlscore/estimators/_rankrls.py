@@ -182,7 +182,7 @@ class _QuerySplitsCV:
             else:
                 Xtr, Xte = X[train], X[test]
             try:
-                fold_model = build(Xtr, Y[train], codes[train])
+                fold_model = build(Xtr, Y[train], codes[train], train)
             except ValueError as exc:
                 raise ValueError(f"the training rows of split {k}: {exc}") from exc
             self.parts.append((fold_model, Xte, test))
@@ -225,7 +225,24 @@ default=None
         functions of these rows only, trained on all samples. With
         ``kernel="precomputed"``, ``X`` is the (n_samples, n_basis) kernel between the
         samples and the basis vectors and ``basis_vectors`` the (n_basis, n_basis)
-        kernel of the basis vectors."""
+        kernel of the basis vectors.
+    n_basis : int or None, default=None
+        Reduced-set model with this many basis vectors drawn uniformly without
+        replacement from the training samples (``random_state`` seeds the draw).
+    basis_indices : array-like of int or None, default=None
+        Reduced-set model with the training samples at these indices as basis vectors
+        (with ``kernel="precomputed"``, ``X`` is the full (n_samples, n_samples) kernel
+        and ``predict`` takes the (n_test, n_samples) kernel). With ``n_basis`` or
+        ``basis_indices`` the basis is known, and cross-validation (the ``model_``
+        shortcuts, the CV estimators) removes the held-out basis vectors: the estimate
+        equals retraining with the reduced basis (Airola et al. 2011). With
+        ``basis_vectors`` the basis is kept.
+    random_state : int, numpy Generator or RandomState, or None, default=None
+        Seed of the basis draw of ``n_basis``.
+    keep_basis_in_cv : bool, default=False
+        Keep held-out basis vectors in cross-validation (the held-out samples then act
+        as basis vectors, which biases the estimate: pessimistic at small alpha on
+        grouped data). Only with ``n_basis`` / ``basis_indices``."""
 
 _QID_DOC = """\
         qid : array-like of shape (n_samples,), default=None
@@ -271,6 +288,7 @@ class _RankRLSBase(RLSEstimatorBase):
     def _build(self, X, Y, codes, alpha, path):
         """The core model for validated data (no fitted attributes set)."""
         name, params = self._kernel_spec(X.shape[1])
+        params.update(self._basis_params())
         if codes is None:
             return GlobalRankRLSModel(X, Y, regparam=alpha, kernel=name,
                                       basis_vectors=self.basis_vectors, path=path,
@@ -389,13 +407,19 @@ class RankRLS(_RankRLSBase):
     """
 
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
-                 basis_vectors=None):
+                 basis_vectors=None,
+                 n_basis=None, basis_indices=None, random_state=None,
+                 keep_basis_in_cv=False):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
         self.basis_vectors = basis_vectors
+        self.n_basis = n_basis
+        self.basis_indices = basis_indices
+        self.random_state = random_state
+        self.keep_basis_in_cv = keep_basis_in_cv
 
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranker.
@@ -530,7 +554,9 @@ class RankRLSCV(_RankRLSBase):
     """
 
     def __init__(self, alphas=None, *, cv="lpo", scoring=None, kernel="linear",
-                 gamma=None, degree=3, coef0=1, basis_vectors=None):
+                 gamma=None, degree=3, coef0=1, basis_vectors=None,
+                 n_basis=None, basis_indices=None, random_state=None,
+                 keep_basis_in_cv=False):
         self.alphas = alphas
         self.cv = cv
         self.scoring = scoring
@@ -539,6 +565,10 @@ class RankRLSCV(_RankRLSBase):
         self.degree = degree
         self.coef0 = coef0
         self.basis_vectors = basis_vectors
+        self.n_basis = n_basis
+        self.basis_indices = basis_indices
+        self.random_state = random_state
+        self.keep_basis_in_cv = keep_basis_in_cv
 
     # the same alphas semantics and checks as KernelRLSCV
     _check_alphas = KernelRLSCV._check_alphas
@@ -573,12 +603,34 @@ class RankRLSCV(_RankRLSBase):
         splits = _splits(cv, X, y, qids, m)
         name, params = self._kernel_spec(X.shape[1])
 
-        def build(Xtr, Ytr, qtr):
-            return QueryRankRLSModel(Xtr, Ytr, qtr, regparam=alpha0,
-                                     kernel=name, basis_vectors=self.basis_vectors,
-                                     path=True, **params)
+        basis_idx = model.representation.basis_indices
+        keep = bool(self.keep_basis_in_cv)
+        if basis_idx is not None and keep and self._is_precomputed():
+            raise ValueError("keep_basis_in_cv=True with a precomputed kernel is not "
+                             "supported by split cross-validation; use cv='lqo'")
+
+        def build(Xtr, Ytr, qtr, train):
+            extra = {}
+            if basis_idx is not None and keep:
+                extra = {"basis_vectors": X[basis_idx]}
+            elif basis_idx is not None:
+                # retraining on the split with the basis reduced to its training rows
+                pos = np.full(m, -1, dtype=np.intp)
+                pos[train] = np.arange(train.size)
+                kept = pos[basis_idx]
+                kept = kept[kept >= 0]
+                if kept.size == 0:
+                    raise ValueError("the split holds out every basis vector: removing "
+                                     "them leaves no basis")
+                extra = {"basis_indices": kept}
+            else:
+                extra = {"basis_vectors": self.basis_vectors}
+            return QueryRankRLSModel(Xtr, Ytr, qtr, regparam=alpha0, kernel=name,
+                                     path=True, **extra, **params)
         return _QuerySplitsCV(model, measure, build, X, codes, splits,
-                              self._is_precomputed(), self.basis_vectors is not None)
+                              self._is_precomputed(),
+                              self.basis_vectors is not None or
+                              (basis_idx is not None and keep))
 
     def fit(self, X, y, qid=None, groups=None):
         """Select alpha by cross-validation and fit the model with it.

@@ -64,6 +64,16 @@ class RankSVM(BaseEstimator):
         poly constant.
     basis_vectors : array-like of shape (n_basis, n_features), default=None
         Reduced-set (Nystrom) model for the non-linear kernels.
+    n_basis : int or None, default=None
+        Reduced-set model with this many basis vectors drawn uniformly without
+        replacement (seeded by ``random_state``): kernel RankSVM on the decomposed
+        Nystrom map, O(m b^2) for the map, O(m b + m log m) per iteration.
+    basis_indices : array-like of int or None, default=None
+        The training samples at these indices are the basis vectors (with
+        ``kernel="precomputed"`` ``X`` is the full kernel and ``predict`` takes the
+        (n_test, n_samples) kernel).
+    random_state : int, numpy Generator or RandomState, or None, default=None
+        Seed of the basis draw of ``n_basis``.
     verbose : bool, default=False
         Print one line per bundle iteration.
 
@@ -109,7 +119,7 @@ class RankSVM(BaseEstimator):
 
     def __init__(self, alpha=1.0, *, tol=1e-3, max_iter=1000, normalize="pairs",
                  kernel="linear", gamma=None, degree=3, coef0=1, basis_vectors=None,
-                 verbose=False):
+                 n_basis=None, basis_indices=None, random_state=None, verbose=False):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
@@ -119,6 +129,9 @@ class RankSVM(BaseEstimator):
         self.degree = degree
         self.coef0 = coef0
         self.basis_vectors = basis_vectors
+        self.n_basis = n_basis
+        self.basis_indices = basis_indices
+        self.random_state = random_state
         self.verbose = verbose
 
     # -- parameters ---------------------------------------------------------------------
@@ -184,7 +197,11 @@ class RankSVM(BaseEstimator):
             check_qids(qid, X.shape[0])
         for attr in ("coef_", "dual_coef_", "X_fit_"):
             self.__dict__.pop(attr, None)
-        if name == "LinearKernel" and self.basis_vectors is None:
+        indexed = self.basis_indices is not None or self.n_basis is not None
+        if indexed:
+            params = dict(params, basis_indices=self.basis_indices, n_basis=self.n_basis,
+                          random_state=self.random_state)
+        if name == "LinearKernel" and self.basis_vectors is None and not indexed:
             sol, _ = fit_linear_ranksvm(X, y, qid, alpha, tol, max_iter, self.normalize,
                                         verbose=self.verbose)
             self.coef_ = sol.w.copy()

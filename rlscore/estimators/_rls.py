@@ -38,7 +38,24 @@ default=None
         functions of these rows only, trained on all samples. With
         ``kernel="precomputed"``, ``X`` is then the (n_samples, n_basis) kernel between
         the samples and the basis vectors and ``basis_vectors`` the (n_basis, n_basis)
-        kernel of the basis vectors."""
+        kernel of the basis vectors.
+    n_basis : int or None, default=None
+        Reduced-set model with this many basis vectors drawn uniformly without
+        replacement from the training samples (``random_state`` seeds the draw).
+    basis_indices : array-like of int or None, default=None
+        Reduced-set model with the training samples at these indices as basis vectors
+        (with ``kernel="precomputed"``, ``X`` is the full (n_samples, n_samples) kernel
+        and ``predict`` takes the (n_test, n_samples) kernel). With ``n_basis`` or
+        ``basis_indices`` the basis is known, and cross-validation (the ``model_``
+        shortcuts, the CV estimators) removes the held-out basis vectors: the estimate
+        equals retraining with the reduced basis (Airola et al. 2011). With
+        ``basis_vectors`` the basis is kept.
+    random_state : int, numpy Generator or RandomState, or None, default=None
+        Seed of the basis draw of ``n_basis``.
+    keep_basis_in_cv : bool, default=False
+        Keep held-out basis vectors in cross-validation (the held-out samples then act
+        as basis vectors, which biases the estimate: pessimistic at small alpha on
+        grouped data). Only with ``n_basis`` / ``basis_indices``."""
 
 _FITTED_ATTRS_DOC = """\
     model_ : rlscore.core.rls.RLSModel or None
@@ -113,7 +130,9 @@ class KernelRLS(RLSEstimatorBase):
     """
 
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
-                 bias=1.0, basis_vectors=None):
+                 bias=1.0, basis_vectors=None,
+                 n_basis=None, basis_indices=None, random_state=None,
+                 keep_basis_in_cv=False):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -121,6 +140,10 @@ class KernelRLS(RLSEstimatorBase):
         self.coef0 = coef0
         self.bias = bias
         self.basis_vectors = basis_vectors
+        self.n_basis = n_basis
+        self.basis_indices = basis_indices
+        self.random_state = random_state
+        self.keep_basis_in_cv = keep_basis_in_cv
 
     def fit(self, X, y):
         """Fit the model.
@@ -244,7 +267,9 @@ class KernelRLSCV(RLSEstimatorBase):
     """
 
     def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
-                 gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None):
+                 gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
+                 n_basis=None, basis_indices=None, random_state=None,
+                 keep_basis_in_cv=False):
         self.alphas = alphas
         self.cv = cv
         self.scoring = scoring
@@ -254,6 +279,10 @@ class KernelRLSCV(RLSEstimatorBase):
         self.coef0 = coef0
         self.bias = bias
         self.basis_vectors = basis_vectors
+        self.n_basis = n_basis
+        self.basis_indices = basis_indices
+        self.random_state = random_state
+        self.keep_basis_in_cv = keep_basis_in_cv
 
     def _check_alphas(self):
         if self.alphas is None:

@@ -27,3 +27,12 @@ def squeeze(a):
 
 def regparam_grid(regparams, default):
     return list(default) if regparams is None else list(regparams)
+
+
+BASIS_KEYWORDS = ("basis_indices", "n_basis", "random_state", "keep_basis_in_cv")
+
+
+def pop_basis_kwargs(kwargs, allowed=BASIS_KEYWORDS):
+    """Take the reduced-set keywords (``basis_indices``, ``n_basis``, ``random_state``
+    and, for learners with cross-validation, ``keep_basis_in_cv``) out of ``kwargs``."""
+    return {k: kwargs.pop(k) for k in allowed if k in kwargs}

@@ -3,7 +3,7 @@ model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.rankrls import GlobalRankRLSModel, RankLPOCV
 from rlscore.core.selection import NfoldCV
-from rlscore.learner._common import split_kernel_kwargs, squeeze
+from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs, squeeze
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
 
@@ -29,6 +29,13 @@ class GlobalRankRLS(PredictorInterface):
     kernel : "LinearKernel" (default), "GaussianKernel", "PolynomialKernel",
         "RsetKernel" or "PrecomputedKernel"
     basis_vectors : basis rows for a reduced-set model (or the basis kernel matrix)
+    basis_indices, n_basis, random_state, keep_basis_in_cv : keywords, a reduced-set
+        (sparse RankRLS) model with the basis given as indices into X or drawn, as
+        for :class:`~rlscore.learner.rls.RLS`: O(m b^2) training, O(b^2 p) per
+        regparam; ``holdout``, ``leave_one_out`` (and leave-query-out) remove the
+        held-out basis vectors unless keep_basis_in_cv=True (one O(b^3) retraining in
+        the map's coordinates per fold holding basis vectors); leave-pair-out keeps
+        them. With ``basis_vectors`` the basis is always kept.
     **kwargs : kernel parameters (gamma, coef0, degree, ...). ``bias`` is forced to 0:
         a constant feature has no effect on a ranking. Other keywords are ignored with
         a UserWarning.
@@ -60,8 +67,11 @@ class GlobalRankRLS(PredictorInterface):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
+        kwargs = dict(kwargs)
+        basis = pop_basis_kwargs(kwargs)
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
                                      force={"bias": 0.0})
+        params.update(basis)
         self._model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
                                          **params)
         self._sync()

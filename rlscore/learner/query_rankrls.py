@@ -7,7 +7,8 @@ import numpy as np
 from rlscore.core import rankrls as _core
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import grid_search
-from rlscore.learner._common import regparam_grid, split_kernel_kwargs, squeeze
+from rlscore.learner._common import (
+    pop_basis_kwargs, regparam_grid, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "LQOCV", "map_qids"]
@@ -59,7 +60,10 @@ class QueryRankRLS(PredictorInterface):
         (they need not be contiguous). A query of one item is allowed and contributes
         no pairs (if every query is a singleton the model is zero, with a warning).
     regparam, kernel, basis_vectors, **kwargs : as for
-        :class:`~rlscore.learner.global_rankrls.GlobalRankRLS` (bias forced to 0).
+        :class:`~rlscore.learner.global_rankrls.GlobalRankRLS` (bias forced to 0),
+        including the keywords ``basis_indices``, ``n_basis``, ``random_state`` and
+        ``keep_basis_in_cv`` (sparse RankRLS; ``holdout`` and leave-query-out then
+        remove the held-out basis vectors).
 
     Attributes
     ----------
@@ -85,8 +89,11 @@ class QueryRankRLS(PredictorInterface):
         self._setup(X, Y, qids, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path):
+        kwargs = dict(kwargs)
+        basis = pop_basis_kwargs(kwargs)
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
                                      force={"bias": 0.0})
+        params.update(basis)
         self._model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
                                         path=path, **params)
         self.qids = self._model.qids.tolist()

@@ -15,7 +15,7 @@ import numpy as np
 from rlscore.core.ranksvm import (fit_kernel_ranksvm, fit_linear_ranksvm,
                                   fit_pairwise_ranksvm, kfold_ranksvm)
 from rlscore.core.validation import warn_unused_kwargs
-from rlscore.learner._common import split_kernel_kwargs
+from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM"]
@@ -194,6 +194,9 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     kernel : "GaussianKernel" (default), "PolynomialKernel", "LinearKernel",
         "RsetKernel" or "PrecomputedKernel"
     basis_vectors : basis rows for a reduced-set model (or the basis kernel matrix)
+    basis_indices, n_basis, random_state : keywords, the basis as indices into X or
+        drawn uniformly (the decomposed Nystrom map of
+        :mod:`rlscore.core.nystrom`); predictions need b kernel evaluations
     **kwargs : kernel parameters (gamma, coef0, degree); others ignored with a
         UserWarning.
 
@@ -215,8 +218,11 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     def __init__(self, X, Y, qids=None, regparam=1.0, kernel="GaussianKernel",
                  basis_vectors=None, tol=1e-3, max_iter=1000, callback=None,
                  normalize="pairs", verbose=False, **kwargs):
+        kwargs = dict(kwargs)
+        basis = pop_basis_kwargs(kwargs, ("basis_indices", "n_basis", "random_state"))
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
                                      force={"bias": 0.0})
+        params.update(basis)
         solution, predictor = fit_kernel_ranksvm(
             X, Y, qids, regparam, kernel, basis_vectors, tol, max_iter, normalize,
             callback, verbose, **params)

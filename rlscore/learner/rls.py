@@ -5,7 +5,8 @@ import numpy as np
 
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV, grid_search
-from rlscore.learner._common import regparam_grid, split_kernel_kwargs, squeeze
+from rlscore.learner._common import (
+    pop_basis_kwargs, regparam_grid, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
@@ -25,7 +26,18 @@ class RLS(PredictorInterface):
     kernel : "LinearKernel" (default), "GaussianKernel", "PolynomialKernel",
         "RsetKernel" or "PrecomputedKernel"
     basis_vectors : basis rows for a reduced-set (Nystrom) model, or the basis kernel
-        matrix with a precomputed kernel
+        matrix with a precomputed kernel. The basis is then unknown to
+        cross-validation: ``holdout``/``leave_one_out`` keep held-out basis vectors.
+    basis_indices : keyword, indices into X of the basis vectors (with a precomputed
+        kernel X is the m x m kernel and the predictor takes test-versus-training
+        kernel rows); or
+    n_basis, random_state : keywords, draw that many basis indices uniformly without
+        replacement (Airola et al. 2011). With a known basis, ``holdout``,
+        ``leave_one_out`` and the wrappers (LeaveOneOutRLS, KfoldRLS) remove the
+        held-out basis vectors, i.e. equal retraining with the reduced basis;
+    keep_basis_in_cv : keyword, default False; True keeps held-out basis vectors in
+        cross-validation (test examples then act as basis vectors: a biased estimate,
+        pessimistic at small regparam). Leave-pair-out always keeps them.
     **kwargs : kernel parameters (bias, gamma, coef0, degree, ...); other keywords are
         ignored with a UserWarning
 
@@ -36,6 +48,9 @@ class RLS(PredictorInterface):
 
     Notes
     -----
+    Reduced set with b basis vectors: O(m b d + m b^2) (Cholesky Nystrom map, then
+    primal); with basis removal ``holdout`` costs O(b^2 h + |U| b (p + h)) (h held-out
+    basis vectors) and ``leave_one_out`` O(b^3) once plus O(m b p).
     Linear kernel with d + 1 <= m: primal, O(m d^2). Otherwise dual: O(m^2 d) for the
     kernel plus O(m^3/3) (Cholesky). ``solve`` for a second lambda eigendecomposes once
     (O(m^3)) and then costs O(m^2 p); ``holdout`` of h rows O(h^2 m + h^3) after that,
@@ -47,8 +62,11 @@ class RLS(PredictorInterface):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
+        kwargs = dict(kwargs)
+        basis = pop_basis_kwargs(kwargs)
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__)
-        self._model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
+        self._model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
+                               **basis, **params)
         self.Y = self._model.Y
         self.regparam = self._model.regparam
         self.predictor = self._model.predictor

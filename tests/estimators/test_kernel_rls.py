@@ -346,7 +346,9 @@ def test_pipeline_and_grid_search():
 def test_clone_and_get_params():
     est = KernelRLS(alpha=2.0, kernel="rbf", gamma=0.1)
     assert est.get_params() == {"alpha": 2.0, "kernel": "rbf", "gamma": 0.1, "degree": 3,
-                                "coef0": 1, "bias": 1.0, "basis_vectors": None}
+                                "coef0": 1, "bias": 1.0, "basis_vectors": None,
+                                "n_basis": None, "basis_indices": None,
+                                "random_state": None, "keep_basis_in_cv": False}
     assert clone(est).get_params() == est.get_params()
     assert repr(est) == "KernelRLS(alpha=2.0, gamma=0.1, kernel='rbf')"
 

@@ -251,6 +251,30 @@ def test_reduced_set_rls_equals_precomputed(variant):
                                atol=1e-9)
 
 
+def test_indexed_graph_basis_removes_held_out_basis_graphs_in_cv():
+    from rlscore.learner import RLS
+    graphs, y, test = _data(1, m=40)
+    idx = [0, 3, 5, 8, 12, 20, 31]
+    k = AllPathsGraphKernel(graphs)
+    K = k.getKM(graphs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # possibly rank-deficient basis
+        got = RLS(graphs, y, regparam=0.3, kernel="AllPathsGraphKernel", basis_indices=idx)
+        same = RLS(graphs, y, regparam=0.3, kernel="AllPathsGraphKernel",
+                   basis_vectors=[graphs[i] for i in idx])
+        ho = got.holdout([0, 5, 7])
+        # brute force: retrain without the held-out rows and their basis graphs
+        keep = np.setdiff1d(np.arange(len(graphs)), [0, 5, 7])
+        kept_basis = [i for i in idx if i not in (0, 5, 7)]
+        brute = RLS(K[np.ix_(keep, kept_basis)], y[keep], regparam=0.3,
+                    kernel="PrecomputedKernel",
+                    basis_vectors=K[np.ix_(kept_basis, kept_basis)])
+    np.testing.assert_allclose(got.predictor.predict(test), same.predictor.predict(test),
+                               rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(ho, brute.predictor.predict(K[np.ix_([0, 5, 7], kept_basis)]),
+                               rtol=1e-8, atol=1e-9)
+
+
 def test_rankrls_with_graphs_equals_precomputed():
     from rlscore.learner import GlobalRankRLS, QueryRankRLS
     graphs, y, test = _data(2)

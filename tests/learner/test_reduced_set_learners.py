@@ -1,0 +1,91 @@
+"""Learner faces of the reduced-set models: basis_indices / n_basis, CV wrappers that
+remove held-out basis vectors, basis_vectors unchanged, kernel RankSVM via the map."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from rlscore.kernel import GaussianKernel
+from rlscore.learner import (GlobalRankRLS, KfoldRLS, LeaveOneOutRLS, QueryRankRLS, RLS)
+from rlscore.learner.ranksvm import KernelRankSVM
+from rlscore.measure import sqerror
+
+G = 0.3
+
+
+def gk(A, B):
+    return GaussianKernel(X=B, gamma=G).getKM(A)
+
+
+def sor(X, y, train, basis, lam, test):
+    Kr, Krr = gk(X[train], X[basis]), gk(X[basis], X[basis])
+    return gk(X[test], X[basis]) @ np.linalg.solve(Kr.T @ Kr + lam * Krr, Kr.T @ y[train])
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 2))
+    return X, np.sin(X[:, 0]) + 0.1 * rng.normal(size=30)
+
+
+def test_basis_indices_equals_basis_vectors(data):
+    X, y = data
+    idx = [1, 4, 9, 16, 25]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = RLS(X, y, 0.1, "GaussianKernel", basis_indices=idx, gamma=G)
+    b = RLS(X, y, 0.1, "GaussianKernel", basis_vectors=X[idx], gamma=G)
+    np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-10)
+    # basis_vectors: indices unknown, so holdout keeps the basis (documented)
+    fold = [1, 2, 3]
+    train = np.setdiff1d(np.arange(30), fold)
+    np.testing.assert_allclose(b.holdout(fold), sor(X, y, train, idx, 0.1, fold), atol=1e-9)
+    np.testing.assert_allclose(a.holdout(fold),
+                               sor(X, y, train, [4, 9, 16, 25], 0.1, fold), atol=1e-9)
+    c = RLS(X, y, 0.1, "GaussianKernel", n_basis=6, random_state=0, gamma=G)
+    d = RLS(X, y, 0.1, "GaussianKernel", n_basis=6, random_state=0, gamma=G)
+    np.testing.assert_array_equal(c.predict(X), d.predict(X))
+
+
+def test_wrappers_select_with_removal(data):
+    X, y = data
+    idx = np.array([0, 5, 10, 15, 20, 25])
+    folds = [np.arange(k, 30, 3) for k in range(3)]
+    grid = [1e-3, 1e-1, 10.0]
+    kf = KfoldRLS(X, y, folds, "GaussianKernel", regparams=grid, basis_indices=idx, gamma=G)
+    loo = LeaveOneOutRLS(X, y, "GaussianKernel", regparams=grid, basis_indices=idx, gamma=G)
+    for j, lam in enumerate(grid):
+        perf = np.mean([sqerror(y[f], sor(X, y, np.setdiff1d(np.arange(30), f),
+                                          np.setdiff1d(idx, f), lam, f)) for f in folds])
+        assert kf.cv_performances[j] == pytest.approx(perf, rel=1e-8)
+        P = np.array([sor(X, y, np.setdiff1d(np.arange(30), [i]), np.setdiff1d(idx, [i]),
+                          lam, [i])[0] for i in range(30)])
+        assert loo.cv_performances[j] == pytest.approx(sqerror(y, P), rel=1e-8)
+    kk = KfoldRLS(X, y, folds, "GaussianKernel", regparams=grid, basis_indices=idx,
+                  keep_basis_in_cv=True, gamma=G)
+    perf = np.mean([sqerror(y[f], sor(X, y, np.setdiff1d(np.arange(30), f), idx, grid[0], f))
+                    for f in folds])
+    assert kk.cv_performances[0] == pytest.approx(perf, rel=1e-8)
+
+
+def test_rank_learners_accept_basis(data):
+    X, y = data
+    qids = np.repeat(np.arange(5), 6)
+    g = GlobalRankRLS(X, y, 1.0, "GaussianKernel", n_basis=8, random_state=1, gamma=G)
+    q = QueryRankRLS(X, y, qids, 1.0, "GaussianKernel", basis_indices=[0, 7, 14, 21],
+                     gamma=G)
+    assert g.predict(X).shape == (30,) and q.predict(X).shape == (30,)
+    assert np.all(np.isfinite(q.holdout([0, 1])))
+
+
+def test_kernel_ranksvm_with_indexed_basis(data):
+    X, y = data
+    idx = [2, 8, 14, 20, 26]
+    a = KernelRankSVM(X, y, regparam=0.1, kernel="GaussianKernel", basis_indices=idx,
+                      gamma=G, tol=1e-8, max_iter=5000)
+    b = KernelRankSVM(X, y, regparam=0.1, kernel="GaussianKernel", basis_vectors=X[idx],
+                      gamma=G, tol=1e-8, max_iter=5000)
+    np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-5)
+    assert a.predictor.A.shape == (5,)
