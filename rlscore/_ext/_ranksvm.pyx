@@ -1452,6 +1452,12 @@ cdef class SquaredHingeActiveSet:
         return out
 
 
+# Below this many examples the sweeps run on one thread whatever n_threads says: they
+# take well under a millisecond, less than waking an OpenMP team on a busy machine.
+cdef enum:
+    SQ_PARALLEL_MIN = 50000
+
+
 cdef int _sq_run(const _Key *keys, const double *val, Py_ssize_t nq,
                  const Py_ssize_t *qstart, Py_ssize_t max_query, int n_threads,
                  bint record, int32_t *jc, int32_t *jd, int64_t *cc, int64_t *dd,
@@ -1461,7 +1467,7 @@ cdef int _sq_run(const _Key *keys, const double *val, Py_ssize_t nq,
     cdef Py_ssize_t nwords = (max_query >> 6) + 2
     cdef int nt = n_threads, tid, failed = 0
     cdef _SqScratch *work = NULL
-    if nt < 1:
+    if nt < 1 or qstart[nq] < SQ_PARALLEL_MIN:
         nt = 1
     if nt > ntasks:
         nt = <int> ntasks
