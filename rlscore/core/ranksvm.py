@@ -798,11 +798,13 @@ def empirical_kernel_map(X, kernel="GaussianKernel", basis_vectors=None, **kerne
 
 
 def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
-                       basis_vectors=None, tol=1e-3, max_iter=1000, normalize="pairs",
-                       callback=None, verbose=False, **kernel_params):
+                       basis_vectors=None, tol=1e-3, max_iter=None, normalize="pairs",
+                       callback=None, verbose=False, loss="hinge", solver=None,
+                       **kernel_params):
     """Kernel RankSVM through :func:`empirical_kernel_map`: (solution, predictor).
 
-    The solution's ``w`` holds the weights of the map's features.
+    The solution's ``w`` holds the weights of the map's features; ``loss`` and
+    ``solver`` as in :func:`fit_linear_ranksvm`.
 
     Notes
     -----
@@ -811,14 +813,15 @@ def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
     """
     regparam = ranksvm_regparam(regparam)
     _check_normalize(normalize)
+    loss, solver = check_loss_solver(loss, solver)
     shape = getattr(X, "shape", None)
     m = shape[0] if shape else np.asarray(X).shape[0]
     y = check_utilities(y, m)
     # the labels and the query structure are checked before the (expensive) kernel map
     _pair_structure(y, qids, m)
     Phi, to_predictor = empirical_kernel_map(X, kernel, basis_vectors, **kernel_params)
-    risk = RankingRisk(Phi, y, qids, normalize=normalize)
-    sol = solve_ranksvm(risk, regparam, tol, max_iter, callback, verbose)
+    risk = make_risk(Phi, y, qids, loss, normalize)
+    sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose)
     return sol, to_predictor(sol.w)
 
 
@@ -841,7 +844,8 @@ def query_folds(qcodes, n_queries, n_folds, seed=0):
 
 
 def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measure=None,
-                  tol=1e-3, max_iter=1000, normalize="pairs", seed=0, callback=None):
+                  tol=1e-3, max_iter=None, normalize="pairs", seed=0, callback=None,
+                  loss="hinge", solver=None):
     """Choose regparam by K-fold cross-validation (folds of whole queries), then train
     on all the data.
 
@@ -852,8 +856,10 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     folds : list of index lists, optional; default ``n_folds`` random folds of queries
         (of examples without qids).
     regparams : grid, default 10^-6 ... 10^2 (9 values); visited from the largest to the
-        smallest, each fold warm-starting from the previous solution and its cutting
-        planes (the planes bound the risk whatever regparam is).
+        smallest, each fold warm-starting from the previous solution (and, for the
+        bundle method, its cutting planes, which bound the risk whatever regparam is).
+    loss, solver : see :func:`check_loss_solver` ("squared_hinge" trains with the
+        trust-region Newton method by default, started from the previous regparam's w).
     measure : f(Y, P) with ``iserror``; default the c-index (query-averaged with qids,
         queries without pairs skipped).
 
@@ -870,6 +876,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     """
     from rlscore.measure import UndefinedPerformance, cindex, query_cindex
 
+    loss, solver = check_loss_solver(loss, solver)
     Xf = _as_features(X)
     m = Xf.shape[0]
     y = check_utilities(y, m)
@@ -913,13 +920,13 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     for k, test in enumerate(folds):
         train = np.setdiff1d(np.arange(m), test)
         try:
-            risk = RankingRisk(Xf[train], y[train],
-                               None if qids is None else codes[train], normalize=normalize)
+            risk = make_risk(Xf[train], y[train], None if qids is None else codes[train],
+                             loss, normalize)
         except ValueError:
             continue            # no pairs in this training set
         w0, bundle = None, None
         for gi in order:
-            sol = solve_ranksvm(risk, grid[gi], tol, max_iter, callback, w0=w0,
+            sol = train_ranksvm(risk, grid[gi], solver, tol, max_iter, callback, w0=w0,
                                 bundle=bundle, warn=False)
             w0, bundle = sol.w, sol.bundle
             P = np.asarray(Xf[test] @ sol.w).ravel()
@@ -937,7 +944,8 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
         raise ValueError("the cross-validation measure is undefined on every fold")
     iserror = bool(getattr(measure, "iserror", False))
     best = int(np.nanargmin(mean) if iserror else np.nanargmax(mean))
-    sol, risk = fit_linear_ranksvm(Xf, y, qids, grid[best], tol, max_iter, normalize)
+    sol, risk = fit_linear_ranksvm(Xf, y, qids, grid[best], tol, max_iter, normalize,
+                                   loss=loss, solver=solver)
     return dict(regparams=np.asarray(grid), cv_performances=mean,
                 fold_performances=perfs, best_regparam=grid[best], solution=sol,
                 risk=risk, folds=folds)
