@@ -10,7 +10,7 @@ subproblem
     min_s  g^T s + 1/2 s^T H s   subject to ||s|| <= delta
 
 by conjugate gradients (Steihaug's truncated CG: stop when the residual is below
-``eps_cg`` ||g|| or when the iterate reaches the boundary), then accepts the step when
+a forcing term times ||g|| or when the iterate reaches the boundary), then accepts the step when
 the actual reduction is a fair fraction of the predicted one and updates the radius
 delta with the rules of Lin & More (eq. 2.6 of Lin, Weng & Keerthi 2008).
 
@@ -77,8 +77,8 @@ def _boundary_step(s, d, delta):
     return (delta * delta - ss) / (sd + rad) if sd >= 0 else (rad - sd) / dd
 
 
-def _trcg(oracle, point, g, delta, eps_cg, max_cg):
-    """Steihaug CG on H s = -g inside ||s|| <= delta.
+def _trcg(oracle, point, g, delta, forcing, max_cg):
+    """Steihaug CG on H s = -g inside ||s|| <= delta, to ||r|| <= forcing ||g||.
 
     Returns (s, r, zs, iterations): r = -g - H s, zs = the sum of the auxiliary vectors
     (None if the oracle gives none)."""
@@ -86,7 +86,7 @@ def _trcg(oracle, point, g, delta, eps_cg, max_cg):
     r = -g
     d = r.copy()
     rr = float(r @ r)
-    cgtol = eps_cg * np.sqrt(rr)
+    cgtol = forcing * np.sqrt(rr)
     zs = None
     it = 0
     while np.sqrt(rr) > cgtol and it < max_cg:
@@ -135,8 +135,10 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
     grad_norm0 : float, the reference gradient norm; default ||grad f(w0)||. For the
         rule of Lee & Lin (2014), pass ||grad f(0)|| whatever the start.
     max_iter : int, outer steps.
-    eps_cg : float, CG stops when ||r|| <= eps_cg ||g|| (0.1 as in LIBLINEAR).
-    max_cg : int, CG iterations per step, default max(dim, 20)... capped at dim + 20.
+    eps_cg : float, CG stops when ||r|| <= min(eps_cg, sqrt(||g|| / grad_norm0)) ||g||
+        (LIBLINEAR uses the constant 0.1; the second term makes the local rate
+        superlinear, Eisenstat & Walker 1994).
+    max_cg : int, CG iterations per step, default dim + 20.
     p0 : the auxiliary vector of w0 (X w0), if known.
     callback : f(info) called after every outer step; returning True stops.
     verbose : print one line per outer step.
@@ -170,7 +172,10 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
     converged = gnorm <= target
     while not converged and it < max_iter:
         it += 1
-        s, r, zs, ncg = _trcg(oracle, point, g, delta, eps_cg, max_cg)
+        # forcing term min(eps_cg, sqrt(||g|| / ||g0||)) (Eisenstat & Walker 1994):
+        # LIBLINEAR's constant 0.1 far from the solution, a superlinear rate near it
+        forcing = min(eps_cg, np.sqrt(gnorm / grad_norm0)) if grad_norm0 > 0 else eps_cg
+        s, r, zs, ncg = _trcg(oracle, point, g, delta, forcing, max_cg)
         total_cg += ncg
         w_new = w + s
         gs = float(g @ s)
