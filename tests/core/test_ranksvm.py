@@ -869,7 +869,7 @@ def test_hinge_bundle_and_squared_newton_against_references(rng):
 
 def test_newton_warm_starts(rng, monkeypatch):
     import rlscore.core.ranksvm as core
-    monkeypatch.setattr(core, "WARM_START_MIN", 1000)
+    monkeypatch.setattr(core, "NEWTON_WARM_START_MIN", 1000)
     X, y, q = _data(rng, m=3000, n=5, nq=30, levels=4)
     risk = SquaredRankingRisk(X, y, q)
     cold = solve_ranksvm_newton(risk, 1e-3, tol=1e-8, warm_start=None)
