@@ -1248,7 +1248,7 @@ def simplex_qp_active(const double[:, ::1] Q, const double[::1] b, double[::1] a
 # squared pairwise hinge: counts and sums over the active pairs
 #
 # For the squared hinge sum_{(u, l) active} r_ul^2, r_ul = 1 - p_u + p_l (Lee & Lin 2014,
-# "Large-scale linear RankSVM", sec. 3), every example i needs, besides c_i and d_i, the
+# "Large-scale linear RankSVM"), every example i needs, besides c_i and d_i, the
 # sums of the partners' predictions:
 #
 #     S^c_i = sum_{u : y_u > y_i, active(u, i)} p_u,   S^d_i = sum_{l : y_l < y_i,

@@ -91,7 +91,7 @@ SOLVERS = ("bundle", "newton")
 
 
 class ConvergenceWarning(UserWarning):
-    """The bundle method stopped at ``max_iter`` before reaching ``tol``."""
+    """The bundle or Newton method stopped at ``max_iter`` before reaching ``tol``."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -418,9 +418,9 @@ class _SquaredHingeObjective:
 
     evaluate: X w (skipped when the predictions are passed), the sweeps; gradient:
     regparam w + X^T coef; hessian_vector: regparam v + X^T (2 s Lap (X v)) with the
-    active set of the point (Lee & Lin 2014, eq. 18), returning X v too, so that the
-    predictions of the next iterate w + s = w + sum alpha_k d_k are p + sum alpha_k X d_k
-    (``advance``) and cost no product with X.
+    active set of the point (the generalized Hessian of Lee & Lin 2014), returning X v
+    too, so that the predictions of the next iterate w + s = w + sum alpha_k d_k are
+    p + sum alpha_k X d_k (``advance``) and cost no product with X.
     """
 
     def __init__(self, risk, regparam):
@@ -524,7 +524,15 @@ class RankSVMSolution:
     converged : bool, whether duality_gap <= tol * R(0)
     regparam : float
     bundle : the cutting planes (warm start for another regparam)
-    history : per-iteration dicts (see :class:`rlscore.core.bmrm.BMRMResult`)
+    history : per-iteration dicts (see :class:`rlscore.core.bmrm.BMRMResult` and
+        :class:`rlscore.core.tron.TRONResult`)
+    solver : "bundle" or "newton"; loss : "hinge" or "squared_hinge"
+    grad_norm, grad_norm0 : ||grad J(w)|| and ||grad J(0)|| (Newton; nan for bundle)
+    cg_iterations : Hessian-vector products (Newton; 0 for bundle)
+
+    For the Newton method ``iterations`` counts Newton steps, ``duality_gap`` and
+    ``lower_bound`` are nan, ``bundle`` is None and ``converged`` means
+    grad_norm <= tol grad_norm0.
     """
 
     def __init__(self, result, regparam):
@@ -575,6 +583,13 @@ WARM_START_MIN = 50000
 NEWTON_WARM_START_MIN = 5000
 
 
+def _check_solver_args(regparam, tol, max_iter, warm_start):
+    if warm_start not in ("auto", None):
+        raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
+    return (ranksvm_regparam(regparam), _check_tol(tol),
+            _check_positive_int(max_iter, "max_iter"))
+
+
 def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbose=False,
                   w0=None, bundle=None, warn=True, warm_start="auto"):
     """Train a linear RankSVM on a risk oracle (:class:`RankingRisk` or
@@ -602,11 +617,7 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
     O(1 / (regparam tol)) iterations at worst, each O(m log m + nnz) (one evaluation of
     the risk) plus O(d t) for t <= 100 cutting planes.
     """
-    regparam = ranksvm_regparam(regparam)
-    tol = _check_tol(tol)
-    max_iter = _check_positive_int(max_iter, "max_iter")
-    if warm_start not in ("auto", None):
-        raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
+    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start)
     sub_iterations = 0
     if warm_start == "auto" and w0 is None and bundle is None and \
             isinstance(risk, RankingRisk) and risk.m >= WARM_START_MIN:
@@ -671,11 +682,7 @@ def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
     if not isinstance(risk, SquaredRankingRisk):
         raise TypeError("solve_ranksvm_newton needs a SquaredRankingRisk (the Newton "
                         "method needs the squared hinge)")
-    regparam = ranksvm_regparam(regparam)
-    tol = _check_tol(tol)
-    max_iter = _check_positive_int(max_iter, "max_iter")
-    if warm_start not in ("auto", None):
-        raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
+    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start)
     sub_iterations = 0
     if w0 is not None:
         w0 = np.asarray(w0, dtype=np.float64).ravel()
