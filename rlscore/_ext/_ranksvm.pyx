@@ -1415,6 +1415,8 @@ cdef class SquaredHingeActiveSet:
         out = np.empty(self.m, dtype=np.int64)
         cdef int64_t[::1] o = out
         cdef Py_ssize_t k
+        if self.keys == NULL:
+            return out
         for k in range(self.m):
             o[self.seg[k]] = self.npart[k]
         return out
@@ -1428,6 +1430,9 @@ cdef class SquaredHingeActiveSet:
         windows over a Fenwick tree of doubles; with n_threads > 1 the sweeps (and
         queries) run in parallel.
         """
+        if self.keys == NULL:
+            raise ValueError("an empty active set: SquaredHingeActiveSet objects come "
+                             "from RankingPairs.squared_hinge")
         cdef double[::1] zv = np.ascontiguousarray(z, dtype=np.float64)
         if zv.shape[0] != self.m:
             raise ValueError(f"z must have shape ({self.m},)")

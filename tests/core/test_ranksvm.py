@@ -929,6 +929,10 @@ def test_squared_and_newton_bad_input(rng):
         active.hessian_coef(np.ones(29))
     with pytest.raises(ValueError, match="shape"):
         active.hessian_coef(np.ones(30), np.empty(3))
+    from rlscore._ext._ranksvm import SquaredHingeActiveSet
+    with pytest.raises(ValueError, match="empty active set"):
+        SquaredHingeActiveSet().hessian_coef(np.ones(0))
+    assert SquaredHingeActiveSet().degrees().shape == (0,)
     with pytest.raises(ValueError, match="shape"):
         risk.pairs.squared_hinge(np.ones(30), np.ones(2), np.empty(30))
     with pytest.raises(ValueError, match="shape"):
