@@ -38,6 +38,25 @@ Training uses the bundle method of :mod:`rlscore.core.bmrm`; for m >= 50000 it s
 from the solution on a random tenth of the data (recursively), see
 :func:`solve_ranksvm`.
 
+Squared hinge (``loss="squared_hinge"``): the same objective with the pair loss
+max(0, 1 - w^T x_u + w^T x_l)^2 (the L2-loss RankSVM of Lee & Lin, "Large-scale linear
+RankSVM", Neural Computation 26(4), 2014), i.e.
+
+    J(w) = (regparam / 2) ||w||^2 + sum_q s_q sum_{(u, l) in q} max(0, 1 - p_u + p_l)^2.
+
+Dividing by regparam gives Lee & Lin's (and LIBLINEAR's ``-c C``)
+J2(w) = 1/2 ||w||^2 + C sum_pairs max(0, 1 - p_u + p_l)^2 with ``C = s / regparam``:
+``C = 1 / (regparam N)`` for ``normalize="pairs"``, ``C = 1 / regparam`` for
+``normalize="none"``; the minimizers coincide and J = regparam J2. It is
+differentiable with a piecewise constant generalized Hessian, and is trained by the
+trust-region Newton method (:func:`solve_ranksvm_newton`, :mod:`rlscore.core.tron`):
+the gradient needs, per example, the counts and the sums of the partners' predictions
+over the active pairs (:meth:`rlscore._ext._ranksvm.RankingPairs.squared_hinge`,
+O(m log m)), and a Hessian-vector product H v = regparam v + X^T (2 s Lap (X v)), Lap
+the Laplacian of the active-pair graph, the sums of X v over the same partners
+(O(m log m) replaying the windows of the evaluation, no sort). Stopping rule of Lee &
+Lin: ||grad J(w)|| <= tol ||grad J(0)||. The bundle method also accepts this loss.
+
 Kernel RankSVM works through an empirical kernel map: the Cholesky factor L of the
 kernel matrix (K = L L^T, O(m^3 / 3); an eigendecomposition when K is singular) or the
 Nystrom features of a reduced set, on which the linear solver runs; the weights map
@@ -61,14 +80,18 @@ __all__ = [
     "ConvergenceWarning", "RankingRisk", "PairRisk", "RankSVMSolution", "check_qids",
     "check_utilities", "ranksvm_regparam", "solve_ranksvm", "fit_linear_ranksvm",
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
-    "query_folds", "kfold_ranksvm", "NORMALIZATIONS",
+    "query_folds", "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
+    "SquaredRankingRisk", "solve_ranksvm_newton", "check_loss_solver", "make_risk",
+    "train_ranksvm",
 ]
 
 NORMALIZATIONS = ("pairs", "query", "none")
+LOSSES = ("hinge", "squared_hinge")
+SOLVERS = ("bundle", "newton")
 
 
 class ConvergenceWarning(UserWarning):
-    """The bundle method stopped at ``max_iter`` before reaching ``tol``."""
+    """The bundle or Newton method stopped at ``max_iter`` before reaching ``tol``."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -140,6 +163,24 @@ def _check_normalize(normalize):
     if normalize not in NORMALIZATIONS:
         raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got {normalize!r}")
     return normalize
+
+
+def check_loss_solver(loss, solver=None):
+    """(loss, solver) checked; solver None picks the default of the loss ("bundle" for
+    the hinge, "newton" for the squared hinge). ValueError for unknown names and for
+    the Newton method on the hinge loss (not differentiable: no Hessian)."""
+    if not isinstance(loss, str) or loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    if solver is None:
+        solver = "bundle" if loss == "hinge" else "newton"
+    if not isinstance(solver, str) or solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS} (or None for the loss's "
+                         f"default), got {solver!r}")
+    if loss == "hinge" and solver == "newton":
+        raise ValueError("solver='newton' needs a twice differentiable loss: the hinge "
+                         "loss has no Hessian; use loss='squared_hinge' with "
+                         "solver='newton', or solver='bundle' for the hinge")
+    return loss, solver
 
 
 def _check_positive_int(value, name):
@@ -294,12 +335,118 @@ class RankingRisk:
             idx = np.flatnonzero(chosen[self.qcodes])
             qids = self.qcodes[idx]
         try:
-            sub = RankingRisk(self.X[idx], self.y[idx], qids, normalize=self.normalize,
-                              n_threads=self.n_threads, engine=self.engine)
+            sub = type(self)(self.X[idx], self.y[idx], qids, normalize=self.normalize,
+                             n_threads=self.n_threads, engine=self.engine)
         except ValueError:
             return None
         factor = sub.n_pairs / self.n_pairs if self.normalize == "none" else 1.0
         return sub, factor
+
+
+class SquaredRankingRisk(RankingRisk):
+    """The normalized squared pairwise hinge risk of scored (query-structured) data,
+
+        R(w) = sum_q s_q sum_{(u, l) in q, y_u > y_l} max(0, 1 - w^T x_u + w^T x_l)^2,
+
+    with the weights s_q of ``normalize`` (see :class:`RankingRisk`, same parameters;
+    ``engine`` is accepted for symmetry, the sums need the Fenwick sweeps). Callable as
+    a bundle-method oracle (R and its gradient), and :meth:`newton_oracle` gives the
+    trust-region Newton oracle of J(w) = regparam / 2 ||w||^2 + R(w).
+
+    Notes
+    -----
+    ``__call__`` costs O(m log m + nnz): X w, one sort and two sweeps per query with a
+    bit-packed Fenwick tree (counts) and a Fenwick tree of doubles (sums of the
+    partners' predictions), X^T coef. A Hessian-vector product costs O(m log m + nnz)
+    without sorting.
+    """
+
+    def loss_from_predictions(self, p):
+        coef = np.empty(self.m)
+        loss, _ = self.pairs.squared_hinge(p, self.weights, coef, self.n_threads)
+        return loss, coef
+
+    def counts(self, p):
+        return self.pairs.counts(p, self.n_threads)
+
+    def evaluate_predictions(self, p):
+        """(loss, coef, active) at predictions p: coef is the gradient with respect to
+        p and ``active`` the :class:`~rlscore._ext._ranksvm.SquaredHingeActiveSet`."""
+        coef = np.empty(self.m)
+        loss, active = self.pairs.squared_hinge(p, self.weights, coef, self.n_threads)
+        return loss, coef, active
+
+    def __call__(self, w):
+        p = np.asarray(self.X @ w).ravel()
+        loss, _ = self.pairs.squared_hinge(p, self.weights, self._coef, self.n_threads)
+        return loss, np.asarray(self.X.T @ self._coef).ravel()
+
+    def value(self, w):
+        p = np.asarray(self.X @ w).ravel()
+        return self.pairs.squared_hinge(p, self.weights, self._coef, self.n_threads)[0]
+
+    def zero_gradient(self):
+        """The gradient of R at w = 0 in closed form: every pair is active with r = 1,
+        so d R / d p_i = 2 s_q (#{higher in the query} - #{lower}). O(m + nnz)."""
+        pr = self.pairs
+        order = np.asarray(pr.order)
+        run_ptr = np.asarray(pr.run_ptr)
+        run = np.repeat(np.arange(run_ptr.size - 1), np.diff(run_ptr))
+        qs = np.asarray(pr.qcodes)[order]
+        qstart = np.concatenate(([0], np.cumsum(pr.query_sizes)))
+        lower = run_ptr[run] - qstart[qs]
+        higher = qstart[qs + 1] - run_ptr[run + 1]
+        coef = np.empty(self.m)
+        coef[order] = 2.0 * self.weights[qs] * (higher - lower)
+        return np.asarray(self.X.T @ coef).ravel()
+
+    def newton_oracle(self, regparam):
+        """The :func:`rlscore.core.tron.tron` oracle of
+        J(w) = regparam / 2 ||w||^2 + R(w)."""
+        return _SquaredHingeObjective(self, regparam)
+
+
+class _NewtonPoint:
+    __slots__ = ("w", "p", "loss", "coef", "active")
+
+    def __init__(self, w, p, loss, coef, active):
+        self.w, self.p, self.loss, self.coef, self.active = w, p, loss, coef, active
+
+
+class _SquaredHingeObjective:
+    """TRON oracle of J(w) = regparam / 2 ||w||^2 + R(w) for a SquaredRankingRisk.
+
+    evaluate: X w (skipped when the predictions are passed), the sweeps; gradient:
+    regparam w + X^T coef; hessian_vector: regparam v + X^T (2 s Lap (X v)) with the
+    active set of the point (the generalized Hessian of Lee & Lin 2014), returning X v
+    too, so that the predictions of the next iterate w + s = w + sum alpha_k d_k are
+    p + sum alpha_k X d_k (``advance``) and cost no product with X.
+    """
+
+    def __init__(self, risk, regparam):
+        self.risk = risk
+        self.regparam = float(regparam)
+        self.X = risk.X
+
+    def evaluate(self, w, p=None):
+        if p is None:
+            p = np.asarray(self.X @ w).ravel()
+        loss, coef, active = self.risk.evaluate_predictions(p)
+        f = 0.5 * self.regparam * float(w @ w) + loss
+        return f, _NewtonPoint(w, p, loss, coef, active)
+
+    def gradient(self, point):
+        return self.regparam * point.w + np.asarray(self.X.T @ point.coef).ravel()
+
+    def hessian_vector(self, point, v):
+        z = np.asarray(self.X @ v).ravel()
+        u = point.active.hessian_coef(z, None, self.risk.n_threads)
+        return self.regparam * v + np.asarray(self.X.T @ u).ravel(), z
+
+    def advance(self, point, zs):
+        if zs is None:
+            return None
+        return point.p + zs
 
 
 class PairRisk:
@@ -377,7 +524,15 @@ class RankSVMSolution:
     converged : bool, whether duality_gap <= tol * R(0)
     regparam : float
     bundle : the cutting planes (warm start for another regparam)
-    history : per-iteration dicts (see :class:`rlscore.core.bmrm.BMRMResult`)
+    history : per-iteration dicts (see :class:`rlscore.core.bmrm.BMRMResult` and
+        :class:`rlscore.core.tron.TRONResult`)
+    solver : "bundle" or "newton"; loss : "hinge" or "squared_hinge"
+    grad_norm, grad_norm0 : ||grad J(w)|| and ||grad J(0)|| (Newton; nan for bundle)
+    cg_iterations : Hessian-vector products (Newton; 0 for bundle)
+
+    For the Newton method ``iterations`` counts Newton steps, ``duality_gap`` and
+    ``lower_bound`` are nan, ``bundle`` is None and ``converged`` means
+    grad_norm <= tol grad_norm0.
     """
 
     def __init__(self, result, regparam):
@@ -392,10 +547,47 @@ class RankSVMSolution:
         self.bundle = result.bundle
         self.history = result.history
         self.warm_start_iterations = 0
+        self.solver = "bundle"
+        self.loss = "hinge"
+        self.grad_norm = self.grad_norm0 = float("nan")
+        self.cg_iterations = 0
+
+    @classmethod
+    def from_tron(cls, result, regparam, risk_value, loss="squared_hinge"):
+        """The solution of :func:`solve_ranksvm_newton` (a TRONResult): no duality gap
+        (nan), the gradient norms and CG iterations instead."""
+        self = cls.__new__(cls)
+        self.w = result.w
+        self.objective = result.objective
+        self.risk = risk_value
+        self.duality_gap = float("nan")
+        self.lower_bound = float("nan")
+        self.iterations = result.iterations
+        self.converged = result.converged
+        self.regparam = regparam
+        self.bundle = None
+        self.history = result.history
+        self.warm_start_iterations = 0
+        self.solver = "newton"
+        self.loss = loss
+        self.grad_norm = result.grad_norm
+        self.grad_norm0 = result.grad_norm0
+        self.cg_iterations = result.cg_iterations
+        return self
 
 
-#: Below this many examples no subsample warm start is used.
+#: Below this many examples no subsample warm start is used (bundle method).
 WARM_START_MIN = 50000
+#: The same for the Newton method, whose steps on a subset are cheaper relative to the
+#: ones they save on all the data (6 -> 2-3 Newton steps from m = 10^4 on).
+NEWTON_WARM_START_MIN = 5000
+
+
+def _check_solver_args(regparam, tol, max_iter, warm_start):
+    if warm_start not in ("auto", None):
+        raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
+    return (ranksvm_regparam(regparam), _check_tol(tol),
+            _check_positive_int(max_iter, "max_iter"))
 
 
 def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbose=False,
@@ -425,11 +617,7 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
     O(1 / (regparam tol)) iterations at worst, each O(m log m + nnz) (one evaluation of
     the risk) plus O(d t) for t <= 100 cutting planes.
     """
-    regparam = ranksvm_regparam(regparam)
-    tol = _check_tol(tol)
-    max_iter = _check_positive_int(max_iter, "max_iter")
-    if warm_start not in ("auto", None):
-        raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
+    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start)
     sub_iterations = 0
     if warm_start == "auto" and w0 is None and bundle is None and \
             isinstance(risk, RankingRisk) and risk.m >= WARM_START_MIN:
@@ -449,16 +637,111 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
             f"regparam", ConvergenceWarning, stacklevel=3)
     sol = RankSVMSolution(result, regparam)
     sol.warm_start_iterations = sub_iterations
+    sol.loss = "squared_hinge" if isinstance(risk, SquaredRankingRisk) else "hinge"
     return sol
 
 
-def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=1e-3, max_iter=1000,
-                       normalize="pairs", callback=None, verbose=False, n_threads=1):
-    """Linear RankSVM on scored data: (solution, risk). See :class:`RankingRisk` and
-    :func:`solve_ranksvm`."""
+def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
+                         warm_start="auto", callback=None, verbose=False, warn=True,
+                         eps_cg=0.1):
+    """Train the squared-hinge linear RankSVM with the trust-region Newton method.
+
+    Minimizes J(w) = regparam / 2 ||w||^2 + R(w) for a :class:`SquaredRankingRisk` R
+    until ||grad J(w)|| <= tol ||grad J(0)|| (the rule of Lee & Lin 2014; J = regparam
+    J2, so the test is the same for J2).
+
+    Parameters
+    ----------
+    risk : SquaredRankingRisk
+    regparam : float > 0
+    tol : float > 0, default 1e-3
+    max_iter : int, Newton steps, default 100 (a ConvergenceWarning when reached)
+    w0 : ndarray (dim,), optional start (e.g. the solution for a neighbouring
+        regparam on a regularization path)
+    warm_start : "auto" or None. "auto" without ``w0``, for at least
+        ``NEWTON_WARM_START_MIN`` (5000) examples: start from the solution on a random
+        tenth of the examples (queries), recursively, which leaves 1-3 Newton steps on
+        all the data instead of 6-7 (the stopping test does not depend on the start).
+    callback, verbose : see :func:`rlscore.core.tron.tron`
+    eps_cg : float, CG stops at ||r|| <= eps_cg ||g||
+
+    Returns
+    -------
+    RankSVMSolution (``solver="newton"``; ``grad_norm``, ``grad_norm0``,
+    ``cg_iterations``; ``duality_gap`` is nan)
+
+    Notes
+    -----
+    Each Newton step costs one evaluation (X^T coef, a sort and the sweeps,
+    O(m log m + nnz); the predictions X w come from the CG directions' X d) and one
+    Hessian-vector product per CG iteration (X v, the replayed sweeps, X^T u:
+    O(m log m + nnz)); a few (5-10) Newton steps are typical.
+    """
+    from rlscore.core.tron import tron
+
+    if not isinstance(risk, SquaredRankingRisk):
+        raise TypeError("solve_ranksvm_newton needs a SquaredRankingRisk (the Newton "
+                        "method needs the squared hinge)")
+    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start)
+    sub_iterations = 0
+    if w0 is not None:
+        w0 = np.asarray(w0, dtype=np.float64).ravel()
+        if w0.shape != (risk.dim,) or not np.all(np.isfinite(w0)):
+            raise ValueError(f"w0 must be a finite vector of length {risk.dim}")
+    elif warm_start == "auto" and risk.m >= NEWTON_WARM_START_MIN:
+        sub = risk.subsample(0.1)
+        if sub is not None:
+            sub_risk, factor = sub
+            sub_sol = solve_ranksvm_newton(sub_risk, regparam * factor, tol, max_iter,
+                                           warn=False, eps_cg=eps_cg)
+            w0 = sub_sol.w
+            sub_iterations = sub_sol.iterations + sub_sol.warm_start_iterations
+    if w0 is None:
+        w0 = np.zeros(risk.dim)
+    gnorm0 = float(np.linalg.norm(risk.zero_gradient()))
+    oracle = risk.newton_oracle(regparam)
+    result = tron(oracle, w0, tol=tol, grad_norm0=gnorm0, max_iter=max_iter,
+                  eps_cg=eps_cg, callback=callback, verbose=verbose)
+    if warn and not result.converged and result.iterations >= max_iter:
+        warnings.warn(
+            f"RankSVM (Newton) did not converge in max_iter={max_iter} steps: gradient "
+            f"norm {result.grad_norm:.3g} > tol {tol:g} x {gnorm0:.3g}; increase "
+            f"max_iter", ConvergenceWarning, stacklevel=3)
+    sol = RankSVMSolution.from_tron(result, regparam, result.point.loss)
+    sol.warm_start_iterations = sub_iterations
+    return sol
+
+
+def make_risk(X, y, qids=None, loss="hinge", normalize="pairs", n_threads=1):
+    """The risk oracle of a loss: :class:`RankingRisk` or :class:`SquaredRankingRisk`."""
+    cls = SquaredRankingRisk if loss == "squared_hinge" else RankingRisk
+    return cls(X, y, qids, normalize=normalize, n_threads=n_threads)
+
+
+def train_ranksvm(risk, regparam, solver, tol=1e-3, max_iter=None, callback=None,
+                  verbose=False, w0=None, bundle=None, warn=True):
+    """Dispatch to :func:`solve_ranksvm` (``"bundle"``) or
+    :func:`solve_ranksvm_newton` (``"newton"``). max_iter None: 1000 bundle iterations
+    or 100 Newton steps. ``bundle`` is only used by the bundle method."""
+    if solver == "newton":
+        return solve_ranksvm_newton(risk, regparam, tol,
+                                    100 if max_iter is None else max_iter, w0=w0,
+                                    callback=callback, verbose=verbose, warn=warn)
+    return solve_ranksvm(risk, regparam, tol, 1000 if max_iter is None else max_iter,
+                         callback, verbose, w0=w0, bundle=bundle, warn=warn)
+
+
+def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=1e-3, max_iter=None,
+                       normalize="pairs", callback=None, verbose=False, n_threads=1,
+                       loss="hinge", solver=None):
+    """Linear RankSVM on scored data: (solution, risk). See :class:`RankingRisk`,
+    :class:`SquaredRankingRisk`, :func:`solve_ranksvm` and :func:`solve_ranksvm_newton`;
+    ``loss`` / ``solver`` as in :func:`check_loss_solver`. max_iter None: 1000 bundle
+    iterations or 100 Newton steps."""
     regparam = ranksvm_regparam(regparam)
-    risk = RankingRisk(X, y, qids, normalize=normalize, n_threads=n_threads)
-    return solve_ranksvm(risk, regparam, tol, max_iter, callback, verbose), risk
+    loss, solver = check_loss_solver(loss, solver)
+    risk = make_risk(X, y, qids, loss, normalize, n_threads)
+    return train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose), risk
 
 
 def fit_pairwise_ranksvm(X, starts, ends, regparam=1.0, tol=1e-3, max_iter=1000,
@@ -527,11 +810,13 @@ def empirical_kernel_map(X, kernel="GaussianKernel", basis_vectors=None, **kerne
 
 
 def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
-                       basis_vectors=None, tol=1e-3, max_iter=1000, normalize="pairs",
-                       callback=None, verbose=False, **kernel_params):
+                       basis_vectors=None, tol=1e-3, max_iter=None, normalize="pairs",
+                       callback=None, verbose=False, loss="hinge", solver=None,
+                       **kernel_params):
     """Kernel RankSVM through :func:`empirical_kernel_map`: (solution, predictor).
 
-    The solution's ``w`` holds the weights of the map's features.
+    The solution's ``w`` holds the weights of the map's features; ``loss`` and
+    ``solver`` as in :func:`fit_linear_ranksvm`.
 
     Notes
     -----
@@ -540,14 +825,15 @@ def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
     """
     regparam = ranksvm_regparam(regparam)
     _check_normalize(normalize)
+    loss, solver = check_loss_solver(loss, solver)
     shape = getattr(X, "shape", None)
     m = shape[0] if shape else np.asarray(X).shape[0]
     y = check_utilities(y, m)
     # the labels and the query structure are checked before the (expensive) kernel map
     _pair_structure(y, qids, m)
     Phi, to_predictor = empirical_kernel_map(X, kernel, basis_vectors, **kernel_params)
-    risk = RankingRisk(Phi, y, qids, normalize=normalize)
-    sol = solve_ranksvm(risk, regparam, tol, max_iter, callback, verbose)
+    risk = make_risk(Phi, y, qids, loss, normalize)
+    sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose)
     return sol, to_predictor(sol.w)
 
 
@@ -570,7 +856,8 @@ def query_folds(qcodes, n_queries, n_folds, seed=0):
 
 
 def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measure=None,
-                  tol=1e-3, max_iter=1000, normalize="pairs", seed=0, callback=None):
+                  tol=1e-3, max_iter=None, normalize="pairs", seed=0, callback=None,
+                  loss="hinge", solver=None):
     """Choose regparam by K-fold cross-validation (folds of whole queries), then train
     on all the data.
 
@@ -581,8 +868,10 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     folds : list of index lists, optional; default ``n_folds`` random folds of queries
         (of examples without qids).
     regparams : grid, default 10^-6 ... 10^2 (9 values); visited from the largest to the
-        smallest, each fold warm-starting from the previous solution and its cutting
-        planes (the planes bound the risk whatever regparam is).
+        smallest, each fold warm-starting from the previous solution (and, for the
+        bundle method, its cutting planes, which bound the risk whatever regparam is).
+    loss, solver : see :func:`check_loss_solver` ("squared_hinge" trains with the
+        trust-region Newton method by default, started from the previous regparam's w).
     measure : f(Y, P) with ``iserror``; default the c-index (query-averaged with qids,
         queries without pairs skipped).
 
@@ -599,6 +888,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     """
     from rlscore.measure import UndefinedPerformance, cindex, query_cindex
 
+    loss, solver = check_loss_solver(loss, solver)
     Xf = _as_features(X)
     m = Xf.shape[0]
     y = check_utilities(y, m)
@@ -642,13 +932,13 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     for k, test in enumerate(folds):
         train = np.setdiff1d(np.arange(m), test)
         try:
-            risk = RankingRisk(Xf[train], y[train],
-                               None if qids is None else codes[train], normalize=normalize)
+            risk = make_risk(Xf[train], y[train], None if qids is None else codes[train],
+                             loss, normalize)
         except ValueError:
             continue            # no pairs in this training set
         w0, bundle = None, None
         for gi in order:
-            sol = solve_ranksvm(risk, grid[gi], tol, max_iter, callback, w0=w0,
+            sol = train_ranksvm(risk, grid[gi], solver, tol, max_iter, callback, w0=w0,
                                 bundle=bundle, warn=False)
             w0, bundle = sol.w, sol.bundle
             P = np.asarray(Xf[test] @ sol.w).ravel()
@@ -666,7 +956,8 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
         raise ValueError("the cross-validation measure is undefined on every fold")
     iserror = bool(getattr(measure, "iserror", False))
     best = int(np.nanargmin(mean) if iserror else np.nanargmax(mean))
-    sol, risk = fit_linear_ranksvm(Xf, y, qids, grid[best], tol, max_iter, normalize)
+    sol, risk = fit_linear_ranksvm(Xf, y, qids, grid[best], tol, max_iter, normalize,
+                                   loss=loss, solver=solver)
     return dict(regparams=np.asarray(grid), cv_performances=mean,
                 fold_performances=perfs, best_regparam=grid[best], solution=sol,
                 risk=risk, folds=folds)

@@ -2,7 +2,8 @@
 ``score(X, y, qid=None)`` (c-index).
 
 A thin adapter over :mod:`rlscore.core.ranksvm` (the bundle method over the pairwise
-hinge loss, evaluated in O(m log m + nnz) per iteration).
+hinge loss, or the trust-region Newton method over the squared hinge; both
+evaluated in O(m log m + nnz) per iteration).
 """
 
 import numbers
@@ -12,8 +13,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.ranksvm import (NORMALIZATIONS, check_qids, fit_kernel_ranksvm,
-                                  fit_linear_ranksvm)
+from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver, check_qids,
+                                  fit_kernel_ranksvm, fit_linear_ranksvm)
 from rlscore.estimators._base import (_check_degree, _check_real, check_alpha,
                                       resolve_kernel)
 from rlscore.predictor import LinearPredictor
@@ -22,13 +23,16 @@ __all__ = ["RankSVM"]
 
 
 class RankSVM(BaseEstimator):
-    """Ranking SVM (pairwise hinge loss), trained with the bundle method.
+    """Ranking SVM (pairwise hinge or squared hinge loss).
 
     Minimizes
 
         (alpha / 2) ||w||^2 + (1 / N) sum_{(i, j): y_i > y_j, same query}
-                                   max(0, 1 - f(x_i) + f(x_j))
+                                   l(1 - f(x_i) + f(x_j))
 
+    with l(r) = max(0, r) (``loss="hinge"``, bundle method) or l(r) = max(0, r)^2
+    (``loss="squared_hinge"``, trust-region Newton method by default; LIBLINEAR's
+    RankSVM with ``C = 1 / (alpha N)``),
     over linear f(x) = w^T x (or f in the kernel's space), N the number of pairs: pairs
     are formed only inside a query (``qid`` given to ``fit``) and tied targets are not
     pairs. Each iteration costs O(m log m + nnz) for m samples, whatever the number of
@@ -47,8 +51,14 @@ class RankSVM(BaseEstimator):
         most ``tol`` times the loss of the zero model (which is 1 unless
         ``normalize="none"``).
     max_iter : int >= 1, default=1000
-        Maximum number of bundle iterations (loss evaluations); a
+        Maximum number of bundle iterations (loss evaluations) or Newton steps; a
         ``rlscore.core.ranksvm.ConvergenceWarning`` is emitted when it is reached.
+        (With ``solver="newton"``, ``tol`` bounds ||grad J(w)|| / ||grad J(0)||
+        instead of the duality gap.)
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+    solver : {"bundle", "newton"} or None, default=None
+        None: "bundle" for the hinge, "newton" for the squared hinge. "newton" with
+        the hinge raises a ValueError (the hinge has no Hessian).
     normalize : {"pairs", "query", "none"}, default="pairs"
         Weight of the pairs: the mean over all pairs, the mean over queries of the mean
         inside each query, or the plain sum.
@@ -86,9 +96,9 @@ class RankSVM(BaseEstimator):
     X_fit_ : ndarray of shape (n_basis, n_features)
         Training samples or basis vectors (rbf and poly kernels).
     n_iter_ : int
-        Bundle iterations used.
+        Bundle iterations or Newton steps used.
     duality_gap_ : float
-        Final duality gap.
+        Final duality gap (nan for the Newton method).
     objective_ : float
         Final value of the objective.
     converged_ : bool
@@ -119,8 +129,11 @@ class RankSVM(BaseEstimator):
 
     def __init__(self, alpha=1.0, *, tol=1e-3, max_iter=1000, normalize="pairs",
                  kernel="linear", gamma=None, degree=3, coef0=1, basis_vectors=None,
-                 n_basis=None, basis_indices=None, random_state=None, verbose=False):
+                 n_basis=None, basis_indices=None, random_state=None, verbose=False,
+                 loss="hinge", solver=None):
         self.alpha = alpha
+        self.loss = loss
+        self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
         self.normalize = normalize
@@ -148,8 +161,9 @@ class RankSVM(BaseEstimator):
         if self.normalize not in NORMALIZATIONS:
             raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got "
                              f"{self.normalize!r}")
+        loss, solver = check_loss_solver(self.loss, self.solver)
         name = resolve_kernel(self.kernel)
-        params = {}
+        params = {"loss": loss, "solver": solver}
         if name in ("GaussianKernel", "PolynomialKernel"):
             gamma = 1.0 / n_features if self.gamma is None else \
                 _check_real(self.gamma, "gamma", positive=True)
@@ -203,7 +217,7 @@ class RankSVM(BaseEstimator):
                           random_state=self.random_state)
         if name == "LinearKernel" and self.basis_vectors is None and not indexed:
             sol, _ = fit_linear_ranksvm(X, y, qid, alpha, tol, max_iter, self.normalize,
-                                        verbose=self.verbose)
+                                        verbose=self.verbose, **params)
             self.coef_ = sol.w.copy()
             self.predictor_ = LinearPredictor(sol.w, 0.0)
         else:

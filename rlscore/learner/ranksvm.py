@@ -4,16 +4,18 @@ query-structured data (:class:`LinearRankSVM`), explicit preference pairs
 (:class:`KernelRankSVM`) and regparam selection by K-fold cross-validation over queries
 (:class:`KfoldLinearRankSVM`).
 
-The solver is the bundle method over the pairwise hinge loss evaluated in
-O(m log m + nnz) with an order-statistic red-black tree (Airola, Pahikkala & Salakoski
-2011); see :mod:`rlscore.core.ranksvm` for the objective, its normalizations and the
-mapping to SVMrank's C.
+The default solver is the bundle method over the pairwise hinge loss evaluated in
+O(m log m + nnz) with an order-statistic structure (Airola, Pahikkala & Salakoski
+2011). ``loss="squared_hinge"`` trains the L2-loss RankSVM of Lee & Lin (2014) with a
+trust-region Newton method (``solver="newton"``, the default for that loss). See
+:mod:`rlscore.core.ranksvm` for the objectives, their normalizations and the mapping to
+SVMrank's and LIBLINEAR's C.
 """
 
 import numpy as np
 
-from rlscore.core.ranksvm import (fit_kernel_ranksvm, fit_linear_ranksvm,
-                                  fit_pairwise_ranksvm, kfold_ranksvm)
+from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm,
+                                  fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm)
 from rlscore.core.validation import warn_unused_kwargs
 from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -44,20 +46,26 @@ class _SolutionAttributes:
 
 
 class LinearRankSVM(PredictorInterface, _SolutionAttributes):
-    """Linear RankSVM (pairwise hinge loss) trained with the bundle method; trains in
-    the constructor.
+    """Linear RankSVM (pairwise hinge or squared hinge loss); trains in the constructor.
 
     Minimizes exactly
 
         J(w) = (regparam / 2) ||w||^2
-               + (1 / N) sum_{(i, j): y_i > y_j, same query} max(0, 1 - w^T x_i + w^T x_j)
+               + (1 / N) sum_{(i, j): y_i > y_j, same query} l(1 - w^T x_i + w^T x_j)
 
-    with N the number of such pairs (``normalize="pairs"``, the bundle-method convention
-    of Airola et al. 2011); label ties are not pairs and pairs never cross queries.
-    SVMrank's ``-c C`` (objective (1/2)||w||^2 + (C / n) sum xi over n queries) gives the
-    same minimizer for ``regparam = n / (C N)``; SVMlight ``-z p -c C`` and
+    with l(r) = max(0, r) (``loss="hinge"``, default, trained with the bundle method)
+    or l(r) = max(0, r)^2 (``loss="squared_hinge"``, trained with a trust-region Newton
+    method by default), and N the number of such pairs (``normalize="pairs"``, the
+    bundle-method convention of Airola et al. 2011); label ties are not pairs and pairs
+    never cross queries.
+
+    Hinge: SVMrank's ``-c C`` (objective (1/2)||w||^2 + (C / n) sum xi over n queries)
+    gives the same minimizer for ``regparam = n / (C N)``; SVMlight ``-z p -c C`` and
     ``LinearSVC(loss="hinge", C=C, fit_intercept=False)`` on the pair differences for
-    ``regparam = 1 / (C N)``.
+    ``regparam = 1 / (C N)``. Squared hinge: J = regparam J2 for Lee & Lin's
+    J2(w) = 1/2 ||w||^2 + C sum_pairs max(0, 1 - w^T x_i + w^T x_j)^2 (LIBLINEAR's
+    RankSVM ``-c C``) with ``C = 1 / (regparam N)``, i.e. ``regparam = 1 / (C N)``
+    (``normalize="none"``: ``regparam = 1 / C``).
 
     Parameters
     ----------
@@ -73,11 +81,19 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
         Accepted for RLScore compatibility: a constant feature cancels in every pairwise
         difference, so the model (and ``predictor.b`` = 0) does not depend on it.
     tol : float > 0, default 1e-3
-        Stop when the duality gap (an upper bound of J(w) - min J) is <= tol * R(0),
-        where R(0) is the loss of w = 0 (1 for the normalized losses).
-    max_iter : int, default 1000
-        Maximum number of loss evaluations; a ``ConvergenceWarning`` is emitted when it
-        is reached first.
+        Bundle method: stop when the duality gap (an upper bound of J(w) - min J) is
+        <= tol * R(0), where R(0) is the loss of w = 0 (1 for the normalized losses).
+        Newton method: stop when ||grad J(w)|| <= tol * ||grad J(0)||.
+    max_iter : int, optional
+        Maximum number of loss evaluations (bundle, default 1000) or Newton steps
+        (default 100); a ``ConvergenceWarning`` is emitted when it is reached first.
+    loss : "hinge" (default) or "squared_hinge"
+    solver : "bundle", "newton" or None (default: "bundle" for the hinge, "newton" for
+        the squared hinge). The Newton method needs the squared hinge (ValueError
+        otherwise).
+    n_threads : int, default 1
+        OpenMP threads of the counting / summing sweeps (used from m = 50000 on for
+        the squared hinge).
     callback : callable or object with ``callback(info)`` (and optionally
         ``finished(info)``), optional
         Called after each iteration with a dict (iteration, objective, best_objective,
@@ -92,8 +108,9 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     Attributes
     ----------
     predictor : LinearPredictor (W of shape (d,), b = 0)
-    iterations : int, loss and subgradient evaluations
-    duality_gap : float, J(w) minus the best lower bound of min J
+    iterations : int, loss and subgradient evaluations (bundle) or Newton steps
+    duality_gap : float, J(w) minus the best lower bound of min J (nan for Newton,
+        see ``solution.grad_norm``)
     objective : float, J(w)
     converged : bool
     regparam : float
@@ -110,18 +127,24 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     -----
     Each iteration costs O(m log m + nnz): X w, the counts of margin-violating pairs per
     example (an order-statistic structure swept in prediction order), and X^T (c - d).
+    A Newton step (squared hinge) costs one such evaluation, with the sums of the
+    partners' predictions besides the counts, plus one Hessian-vector product per
+    conjugate-gradient iteration (O(m log m + nnz), no sort); 2-10 steps are typical.
     The number of iterations is O(1 / (regparam tol)) at worst, far fewer in practice;
     from m = 50000 examples on, a solution on a random tenth of the data (recursively)
     is the starting point, which typically leaves 5-10 iterations on all the data
     (``solution.warm_start_iterations`` counts the others).
     """
 
-    def __init__(self, X, Y, qids=None, regparam=1.0, bias=0.0, tol=1e-3, max_iter=1000,
-                 callback=None, normalize="pairs", verbose=False, **kwargs):
+    def __init__(self, X, Y, qids=None, regparam=1.0, bias=0.0, tol=1e-3, max_iter=None,
+                 callback=None, normalize="pairs", verbose=False, loss="hinge",
+                 solver=None, n_threads=1, **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
         self.bias = _check_bias(bias)
+        self.loss, self.solver = check_loss_solver(loss, solver)
         solution, risk = fit_linear_ranksvm(X, Y, qids, regparam, tol, max_iter,
-                                            normalize, callback, verbose)
+                                            normalize, callback, verbose, n_threads,
+                                            self.loss, self.solver)
         self.n_pairs = risk.n_pairs
         self._store(solution)
         self.predictor = LinearPredictor(solution.w, 0.0)
@@ -189,8 +212,8 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     Parameters
     ----------
     X : array-like (m, d), or the kernel matrix for ``kernel="PrecomputedKernel"``
-    Y, qids, regparam, tol, max_iter, callback, normalize, verbose : as for
-        :class:`LinearRankSVM`
+    Y, qids, regparam, tol, max_iter, callback, normalize, verbose, loss, solver : as
+        for :class:`LinearRankSVM`
     kernel : "GaussianKernel" (default), "PolynomialKernel", "LinearKernel",
         "RsetKernel" or "PrecomputedKernel"
     basis_vectors : basis rows for a reduced-set model (or the basis kernel matrix)
@@ -216,16 +239,17 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     """
 
     def __init__(self, X, Y, qids=None, regparam=1.0, kernel="GaussianKernel",
-                 basis_vectors=None, tol=1e-3, max_iter=1000, callback=None,
-                 normalize="pairs", verbose=False, **kwargs):
+                 basis_vectors=None, tol=1e-3, max_iter=None, callback=None,
+                 normalize="pairs", verbose=False, loss="hinge", solver=None, **kwargs):
         kwargs = dict(kwargs)
         basis = pop_basis_kwargs(kwargs, ("basis_indices", "n_basis", "random_state"))
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
                                      force={"bias": 0.0})
         params.update(basis)
+        self.loss, self.solver = check_loss_solver(loss, solver)
         solution, predictor = fit_kernel_ranksvm(
             X, Y, qids, regparam, kernel, basis_vectors, tol, max_iter, normalize,
-            callback, verbose, **params)
+            callback, verbose, self.loss, self.solver, **params)
         self._store(solution)
         self.predictor = predictor
 
@@ -248,6 +272,8 @@ class KfoldLinearRankSVM(PredictorInterface):
     measure : f(Y, P) with an ``iserror`` attribute, optional
         Default: the c-index, averaged over the queries of a fold that have pairs.
     seed : int, default 0, for the random folds
+    loss, solver : as for :class:`LinearRankSVM`; along the regparam path every
+        training starts from the previous regparam's solution.
     **kwargs : ignored with a UserWarning.
 
     Attributes
@@ -270,11 +296,13 @@ class KfoldLinearRankSVM(PredictorInterface):
     """
 
     def __init__(self, X, Y, qids=None, folds=None, n_folds=5, regparams=None,
-                 measure=None, tol=1e-3, max_iter=1000, normalize="pairs", seed=0,
-                 **kwargs):
+                 measure=None, tol=1e-3, max_iter=None, normalize="pairs", seed=0,
+                 loss="hinge", solver=None, **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
+        self.loss, self.solver = check_loss_solver(loss, solver)
         out = kfold_ranksvm(X, Y, qids, folds, n_folds, regparams, measure, tol,
-                            max_iter, normalize, seed)
+                            max_iter, normalize, seed, loss=self.loss,
+                            solver=self.solver)
         self.regparams = out["regparams"]
         self.cv_performances = out["cv_performances"]
         self.fold_performances = out["fold_performances"]

@@ -12,9 +12,10 @@ from scipy.optimize import Bounds, minimize
 from rlscore._ext._ranksvm import OrderStatisticTree, RankingPairs, simplex_qp
 from rlscore.core.bmrm import bmrm, simplex_qp_active_set
 from rlscore.core.ranksvm import (ConvergenceWarning, PairRisk, RankingRisk,
-                                  check_qids, empirical_kernel_map, fit_kernel_ranksvm,
-                                  fit_linear_ranksvm, fit_pairwise_ranksvm,
-                                  kfold_ranksvm, solve_ranksvm)
+                                  SquaredRankingRisk, check_qids, empirical_kernel_map,
+                                  fit_kernel_ranksvm, fit_linear_ranksvm,
+                                  fit_pairwise_ranksvm, kfold_ranksvm,
+                                  solve_ranksvm, solve_ranksvm_newton)
 
 ENGINES = ["fenwick", "rbtree"]
 
@@ -653,3 +654,286 @@ def test_threads_and_engines_give_the_same_training(rng):
         RankingRisk(X, y, engine="avl")
     with pytest.raises(ValueError):
         RankingRisk(X, y, n_threads=0)
+
+
+# ---------------------------------------------------------------------------------------
+# squared pairwise hinge and the trust-region Newton method
+
+
+def brute_squared(X, y, w, v=None, q=None, normalize="pairs"):
+    """J's loss part, its gradient and (with v) the generalized Hessian-vector product
+    of the squared pairwise hinge, from the explicit pairs. A pair is active when
+    p_u < fl(p_l + 1) (the generalized Hessian takes that side at r = 0)."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    u, l = brute_pairs(y, q)
+    Z, s = _pair_problem(X, y, q, normalize) if u.size else (np.empty((0, X.shape[1])),
+                                                             np.empty(0))
+    p = X @ w
+    r = 1.0 - p[u] + p[l]
+    act = p[u] < p[l] + 1.0                 # the library's predicate, exact at r = 0
+    loss = float(np.sum(s * np.where(act, r, 0.0) ** 2))
+    g = -2.0 * Z.T @ (s * np.where(act, r, 0.0))
+    Hv = None if v is None else 2.0 * Z.T @ (s * act * (Z @ v))
+    return loss, g, Hv
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 40).flatmap(lambda m: st.tuples(
+    st.lists(TIED, min_size=m, max_size=m), st.lists(PRED, min_size=m, max_size=m),
+    st.lists(st.integers(0, 3), min_size=m, max_size=m),
+    st.lists(st.floats(-2, 2), min_size=m, max_size=m))), st.booleans(),
+    st.sampled_from(["pairs", "query", "none"]))
+def test_squared_hinge_against_brute_force(data, use_q, normalize):
+    """Loss, gradient and Hessian-vector products of the squared pairwise hinge with ties
+    in y and in p (p on the grid of halves hits margins exactly) and queries."""
+    y, p, q, z = (np.array(v, dtype=float) for v in data)
+    m = y.size
+    q = q.astype(np.intp) if use_q else None
+    if normalize == "query" and q is None:
+        normalize = "pairs"
+    u, _ = brute_pairs(y, q)
+    if u.size == 0:
+        with pytest.raises(ValueError, match="no pairs"):
+            SquaredRankingRisk(np.eye(m), y, q)
+        return
+    # X = I: w = p, so the gradient with respect to w is the one with respect to p
+    X = np.eye(m)
+    for nt in (1, 2):
+        risk = SquaredRankingRisk(X, y, q, normalize=normalize, n_threads=nt)
+        loss_b, g_b, Hv_b = brute_squared(X, y, p, z, q, normalize)
+        loss, g = risk(p)
+        assert loss == pytest.approx(loss_b, rel=1e-12, abs=1e-12)
+        np.testing.assert_allclose(g, g_b, rtol=0, atol=1e-12 * max(1, np.abs(g_b).max()))
+        _, coef, active = risk.evaluate_predictions(p)
+        np.testing.assert_allclose(coef, g_b, rtol=0, atol=1e-12 * max(1, np.abs(g_b).max()))
+        Hz = active.hessian_coef(z, n_threads=nt)
+        np.testing.assert_allclose(Hz, Hv_b, rtol=0,
+                                   atol=1e-12 * max(1, np.abs(Hv_b).max()))
+        # the active set: pairs with p_u < fl(p_l + 1), counted per example
+        uu, ll = brute_pairs(y, q)
+        act = p[uu] < p[ll] + 1.0
+        np.testing.assert_array_equal(active.degrees(),
+                                      np.bincount(uu[act], minlength=m)
+                                      + np.bincount(ll[act], minlength=m))
+        assert active.n_active == np.count_nonzero(act)
+        # the closed-form gradient at w = 0
+        np.testing.assert_allclose(risk.zero_gradient(),
+                                   brute_squared(X, y, np.zeros(m), None, q, normalize)[1],
+                                   rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr", "csc"])
+def test_squared_risk_and_hessian_on_features(rng, fmt):
+    X, y, q = _data(rng, m=60, n=5, levels=4, nq=5)
+    Xs = X if fmt == "dense" else getattr(sp, fmt + "_matrix")(X)
+    risk = SquaredRankingRisk(Xs, y, q)
+    w = rng.standard_normal(5)
+    v = rng.standard_normal(5)
+    loss_b, g_b, Hv_b = brute_squared(X, y, w, v, q)
+    loss, g = risk(w)
+    assert loss == pytest.approx(loss_b, rel=1e-12)
+    assert risk.value(w) == pytest.approx(loss_b, rel=1e-12)
+    np.testing.assert_allclose(g, g_b, rtol=1e-11, atol=1e-14)
+    oracle = risk.newton_oracle(0.1)
+    f, point = oracle.evaluate(w)
+    assert f == pytest.approx(0.05 * w @ w + loss_b, rel=1e-12)
+    np.testing.assert_allclose(oracle.gradient(point), 0.1 * w + g_b, rtol=1e-11,
+                               atol=1e-14)
+    Hv, z = oracle.hessian_vector(point, v)
+    np.testing.assert_allclose(Hv, 0.1 * v + Hv_b, rtol=1e-11, atol=1e-14)
+    np.testing.assert_allclose(z, X @ v, rtol=1e-12, atol=1e-14)
+    # loss_from_predictions is the same computation
+    lp, coef = risk.loss_from_predictions(X @ w)
+    assert lp == pytest.approx(loss_b, rel=1e-12)
+    np.testing.assert_allclose(X.T @ coef, g_b, rtol=1e-11, atol=1e-14)
+
+
+def test_squared_threads_on_large_queries(rng):
+    """n_threads > 1 is used from 50000 examples on: same numbers as one thread, and the
+    brute force over the pairs of 250 queries."""
+    m, nq = 60000, 250
+    y = rng.integers(0, 5, m).astype(float)
+    q = rng.integers(0, nq, m)
+    p = y * 0.3 + rng.standard_normal(m)
+    z = rng.standard_normal(m)
+    pairs = RankingPairs(y, q.astype(np.intp), nq)
+    weights = rng.random(nq) + 0.5
+    out = []
+    for nt in (1, 2):
+        coef = np.empty(m)
+        loss, active = pairs.squared_hinge(p, weights, coef, nt)
+        out.append((loss, coef, active.hessian_coef(z, None, nt)))
+    assert out[0][0] == out[1][0]
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+    np.testing.assert_array_equal(out[0][2], out[1][2])
+    order = np.argsort(q, kind="stable")
+    loss_b = 0.0
+    g_b = np.zeros(m)
+    Hz_b = np.zeros(m)
+    bounds = np.searchsorted(q[order], np.arange(nq + 1))
+    for k in range(nq):
+        idx = order[bounds[k]:bounds[k + 1]]
+        u, l = brute_pairs(y[idx])
+        u, l = idx[u], idx[l]
+        r = 1.0 - p[u] + p[l]
+        act = p[u] < p[l] + 1.0
+        r = np.where(act, r, 0.0)
+        loss_b += weights[k] * np.sum(r * r)
+        np.add.at(g_b, u, -2 * weights[k] * r)
+        np.add.at(g_b, l, 2 * weights[k] * r)
+        dz = 2 * weights[k] * act * (z[u] - z[l])
+        np.add.at(Hz_b, u, dz)
+        np.add.at(Hz_b, l, -dz)
+    assert out[0][0] == pytest.approx(loss_b, rel=1e-11)
+    np.testing.assert_allclose(out[0][1], g_b, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(out[0][2], Hz_b, rtol=0, atol=1e-9)
+
+
+def _direct_squared_optimum(X, y, q, regparam, normalize):
+    """Minimize J by scipy's L-BFGS with the brute-force gradient (an independent
+    minimizer, O(pairs) per evaluation)."""
+    def fun(w):
+        loss, g, _ = brute_squared(X, y, w, None, q, normalize)
+        return 0.5 * regparam * w @ w + loss, regparam * w + g
+
+    res = minimize(fun, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
+                   options=dict(gtol=1e-13, ftol=1e-16, maxiter=20000, maxcor=30))
+    return res.x, res.fun
+
+
+@pytest.mark.parametrize("regparam", [1e-3, 1e-1, 10.0])
+@pytest.mark.parametrize("normalize,levels,nq", [("pairs", None, None), ("pairs", 3, 4),
+                                                 ("query", None, 4), ("none", 4, None)])
+def test_newton_matches_direct_minimization(rng, regparam, normalize, levels, nq):
+    X, y, q = _data(rng, m=40, n=4, levels=levels, nq=nq)
+    w_ref, J_ref = _direct_squared_optimum(X, y, q, regparam, normalize)
+    sol, risk = fit_linear_ranksvm(X, y, q, regparam, tol=1e-10, normalize=normalize,
+                                   loss="squared_hinge")
+    assert sol.solver == "newton" and sol.loss == "squared_hinge"
+    assert sol.converged and sol.grad_norm <= 1e-10 * sol.grad_norm0
+    assert np.isnan(sol.duality_gap)
+    # grad_norm0 is ||grad J(0)||, by brute force
+    assert sol.grad_norm0 == pytest.approx(
+        np.linalg.norm(brute_squared(X, y, np.zeros(4), None, q, normalize)[1]), rel=1e-12)
+    assert sol.objective <= J_ref + 1e-12 * abs(J_ref)
+    assert sol.objective == pytest.approx(J_ref, rel=1e-9)
+    np.testing.assert_allclose(sol.w, w_ref, rtol=1e-5, atol=1e-7 * np.abs(w_ref).max())
+    loss_b = brute_squared(X, y, sol.w, None, q, normalize)[0]
+    assert sol.objective == pytest.approx(0.5 * regparam * sol.w @ sol.w + loss_b,
+                                          rel=1e-12)
+    assert sol.risk == pytest.approx(loss_b, rel=1e-12)
+    # the bundle method on the same (squared) risk reaches the same optimum
+    bsol, _ = fit_linear_ranksvm(X, y, q, regparam, tol=1e-9, max_iter=5000,
+                                 normalize=normalize, loss="squared_hinge",
+                                 solver="bundle")
+    assert bsol.converged and bsol.loss == "squared_hinge"
+    assert bsol.objective == pytest.approx(J_ref, rel=1e-6)
+
+
+@pytest.mark.parametrize("regparam", [1e-3, 1e-1])
+def test_newton_matches_liblinear_on_pair_differences(rng, regparam):
+    """J = regparam J2 with C = 1 / (regparam N): the same w as LIBLINEAR's L2-loss SVM
+    (scikit-learn's LinearSVC) on the pair differences, each pair entered in both
+    orientations (which doubles the loss, hence C / 2); primal LIBLINEAR is itself a
+    trust-region Newton method, on the O(m^2) explicit pairs."""
+    from sklearn.svm import LinearSVC
+    X, y, q = _data(rng, m=50, n=4, levels=5, nq=3)
+    u, l = brute_pairs(y, q)
+    N = u.size
+    C = 1.0 / (regparam * N)
+    Z = X[u] - X[l]
+    svc = LinearSVC(loss="squared_hinge", C=C / 2, fit_intercept=False, dual=False,
+                    tol=1e-12, max_iter=200000).fit(np.vstack([Z, -Z]),
+                                                    np.r_[np.ones(N), -np.ones(N)])
+    sol, _ = fit_linear_ranksvm(X, y, q, regparam, tol=1e-10, loss="squared_hinge")
+    np.testing.assert_allclose(sol.w, svc.coef_.ravel(), rtol=1e-5,
+                               atol=1e-6 * np.abs(sol.w).max())
+    J2 = 0.5 * sol.w @ sol.w + C * np.sum(np.maximum(0, 1 - Z @ sol.w) ** 2)
+    assert sol.objective == pytest.approx(regparam * J2, rel=1e-12)
+
+
+def test_hinge_bundle_and_squared_newton_against_references(rng):
+    """The two losses on one data set: each matches its own independent reference, and
+    the two models differ (different losses)."""
+    X, y, q = _data(rng, m=30, n=3, levels=4, nq=3)
+    Z, s = _pair_problem(X, y, q, "pairs")
+    hinge, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-8, max_iter=5000)
+    J_ref, _ = independent_optimum(Z, s, 1e-2)
+    assert hinge.objective == pytest.approx(J_ref, rel=1e-5)
+    sq, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-10, loss="squared_hinge")
+    w_ref, J2_ref = _direct_squared_optimum(X, y, q, 1e-2, "pairs")
+    assert sq.objective == pytest.approx(J2_ref, rel=1e-9)
+    assert np.linalg.norm(sq.w - hinge.w) > 1e-3 * np.linalg.norm(hinge.w)
+
+
+def test_newton_warm_starts(rng, monkeypatch):
+    import rlscore.core.ranksvm as core
+    monkeypatch.setattr(core, "NEWTON_WARM_START_MIN", 1000)
+    X, y, q = _data(rng, m=3000, n=5, nq=30, levels=4)
+    risk = SquaredRankingRisk(X, y, q)
+    cold = solve_ranksvm_newton(risk, 1e-3, tol=1e-8, warm_start=None)
+    warm = solve_ranksvm_newton(risk, 1e-3, tol=1e-8)
+    assert warm.warm_start_iterations > 0 and cold.warm_start_iterations == 0
+    assert warm.converged and cold.converged
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-12)
+    # along a regparam path: start from the neighbour's solution
+    path = solve_ranksvm_newton(risk, 3e-3, tol=1e-8, w0=cold.w)
+    fresh = solve_ranksvm_newton(risk, 3e-3, tol=1e-8, warm_start=None)
+    assert path.objective == pytest.approx(fresh.objective, rel=1e-12)
+    assert path.iterations <= fresh.iterations
+    # k-fold over the path equals independent trainings per regparam
+    out = kfold_ranksvm(X[:600], y[:600], q[:600], n_folds=3, regparams=[1e-2, 1e-1],
+                        loss="squared_hinge", tol=1e-9)
+    assert out["solution"].solver == "newton"
+    from rlscore.measure import query_cindex
+    for gi, reg in enumerate([1e-2, 1e-1]):
+        for k, test in enumerate(out["folds"]):
+            train = np.setdiff1d(np.arange(600), test)
+            sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], reg, tol=1e-9,
+                                        loss="squared_hinge")
+            assert out["fold_performances"][gi, k] == pytest.approx(
+                query_cindex(y[test], X[test] @ sol.w, q[test]), abs=1e-6)
+
+
+def test_squared_and_newton_bad_input(rng):
+    X, y, q = _data(rng, m=30, n=3)
+    with pytest.raises(ValueError, match="no Hessian"):
+        fit_linear_ranksvm(X, y, loss="hinge", solver="newton")
+    with pytest.raises(ValueError, match="loss must be one of"):
+        fit_linear_ranksvm(X, y, loss="squared")
+    with pytest.raises(ValueError, match="solver must be one of"):
+        fit_linear_ranksvm(X, y, loss="squared_hinge", solver="lbfgs")
+    with pytest.raises(ValueError, match="no Hessian"):
+        kfold_ranksvm(X, y, n_folds=2, loss="hinge", solver="newton")
+    with pytest.raises(TypeError, match="SquaredRankingRisk"):
+        solve_ranksvm_newton(RankingRisk(X, y), 1.0)
+    risk = SquaredRankingRisk(X, y)
+    with pytest.raises(ValueError, match="w0"):
+        solve_ranksvm_newton(risk, 1.0, w0=np.ones(4))
+    with pytest.raises(ValueError, match="w0"):
+        solve_ranksvm_newton(risk, 1.0, w0=np.array([np.nan, 0, 0]))
+    with pytest.raises(ValueError, match="regparam"):
+        solve_ranksvm_newton(risk, 0.0)
+    with pytest.raises(ValueError, match="warm_start"):
+        solve_ranksvm_newton(risk, 1.0, warm_start="yes")
+    with pytest.raises(ValueError, match="NaN"):
+        risk(np.array([np.nan, 0, 0]))
+    with pytest.raises(ValueError, match="no pairs"):
+        SquaredRankingRisk(X, np.ones(30))
+    with pytest.warns(ConvergenceWarning, match="Newton"):
+        sol = solve_ranksvm_newton(risk, 1e-4, tol=1e-12, max_iter=1, warm_start=None)
+    assert not sol.converged and sol.iterations == 1
+    _, active = risk.pairs.squared_hinge(X @ np.ones(3), risk.weights, np.empty(30))
+    with pytest.raises(ValueError, match="shape"):
+        active.hessian_coef(np.ones(29))
+    with pytest.raises(ValueError, match="shape"):
+        active.hessian_coef(np.ones(30), np.empty(3))
+    from rlscore._ext._ranksvm import SquaredHingeActiveSet
+    with pytest.raises(ValueError, match="empty active set"):
+        SquaredHingeActiveSet().hessian_coef(np.ones(0))
+    assert SquaredHingeActiveSet().degrees().shape == (0,)
+    with pytest.raises(ValueError, match="shape"):
+        risk.pairs.squared_hinge(np.ones(30), np.ones(2), np.empty(30))
+    with pytest.raises(ValueError, match="shape"):
+        risk.pairs.squared_hinge(np.ones(29), np.ones(1), np.empty(30))

@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 from rlscore.estimators._ranksvm import RankSVM  # noqa: E402
 
 ESTIMATORS = [RankSVM(), RankSVM(alpha=1e-2, kernel="rbf"), RankSVM(kernel="poly"),
-              RankSVM(kernel="precomputed")]
+              RankSVM(kernel="precomputed"), RankSVM(loss="squared_hinge")]
 
 # With kernel="precomputed" X is the kernel matrix; these checks feed matrices that are
 # not kernel matrices (the empirical kernel map needs a positive semidefinite K).
@@ -95,3 +95,27 @@ def test_kernel_models(rng):
     np.testing.assert_allclose(pre.predict(K), rbf.predict(X), atol=1e-6)
     red = RankSVM(alpha=1e-2, kernel="rbf", gamma=0.5, basis_vectors=X[:20]).fit(X, y)
     assert red.dual_coef_.shape == (20,)
+
+
+def test_squared_hinge_estimator(rng):
+    """loss="squared_hinge" trains the Newton method of the core on the same objective;
+    the bundle method agrees; bad loss / solver values raise on fit."""
+    from rlscore.core.ranksvm import fit_linear_ranksvm
+    X, y, q = _ranking_data(rng, nq=8)
+    est = RankSVM(alpha=1e-2, tol=1e-10, loss="squared_hinge").fit(X, y, qid=q)
+    sol, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-10, loss="squared_hinge")
+    assert sol.solver == "newton"
+    np.testing.assert_allclose(est.coef_, sol.w, rtol=1e-12, atol=1e-14)
+    assert est.converged_ and np.isnan(est.duality_gap_)
+    assert est.objective_ == pytest.approx(sol.objective, rel=1e-12)
+    bun = RankSVM(alpha=1e-2, tol=1e-9, max_iter=5000, loss="squared_hinge",
+                  solver="bundle").fit(X, y, qid=q)
+    np.testing.assert_allclose(bun.coef_, est.coef_, rtol=1e-3, atol=1e-4)
+    rbf = RankSVM(alpha=1e-2, kernel="rbf", loss="squared_hinge").fit(X, y)
+    assert rbf.score(X, y) > 0.8
+    with pytest.raises(ValueError, match="no Hessian"):
+        RankSVM(solver="newton").fit(X, y)
+    with pytest.raises(ValueError, match="loss must be"):
+        RankSVM(loss="l2").fit(X, y)
+    with pytest.raises(ValueError, match="solver must be"):
+        RankSVM(loss="squared_hinge", solver=1).fit(X, y)

@@ -142,3 +142,48 @@ def test_callback_object(rng):
 
     LinearRankSVM(X, y, regparam=1e-2, callback=CB())
     assert log[-1] == "done" and len(log) >= 2
+
+
+def test_squared_hinge_learners(rng):
+    """loss="squared_hinge": Newton by default, the documented J2 objective, the same
+    model from the bundle method, the kernel learner with the linear kernel and the
+    K-fold learner; invalid loss / solver combinations raise."""
+    X, y, q = _data(rng, nq=5, levels=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lrn = LinearRankSVM(X, y, qids=q, regparam=0.01, tol=1e-10, loss="squared_hinge")
+    assert lrn.solver == "newton" and lrn.loss == "squared_hinge"
+    assert lrn.converged and np.isnan(lrn.duality_gap)
+    assert lrn.solution.grad_norm <= 1e-10 * lrn.solution.grad_norm0
+    u, l = np.nonzero((y[:, None] > y[None, :]) & (q[:, None] == q[None, :]))
+    w = lrn.predictor.W
+    J = 0.005 * w @ w + np.mean(np.maximum(0, 1 - X[u] @ w + X[l] @ w) ** 2)
+    assert lrn.objective == pytest.approx(J, rel=1e-12)
+    # the gradient of the documented objective vanishes at the solution
+    r = np.maximum(0, 1 - X[u] @ w + X[l] @ w)
+    g = 0.01 * w - 2 * (X[u] - X[l]).T @ r / u.size
+    assert np.linalg.norm(g) <= 1e-9
+    bun = LinearRankSVM(X, y, qids=q, regparam=0.01, tol=1e-9, max_iter=5000,
+                        loss="squared_hinge", solver="bundle")
+    assert bun.solver == "bundle" and bun.converged
+    np.testing.assert_allclose(bun.predictor.W, w, rtol=1e-3, atol=1e-4)
+    sparse = LinearRankSVM(sp.csr_matrix(X), y, qids=q, regparam=0.01, tol=1e-10,
+                           loss="squared_hinge", n_threads=2)
+    np.testing.assert_allclose(sparse.predictor.W, w, rtol=1e-10, atol=1e-12)
+    ker = KernelRankSVM(X, y, qids=q, regparam=0.01, kernel="LinearKernel", tol=1e-10,
+                        loss="squared_hinge")
+    np.testing.assert_allclose(ker.predict(X), lrn.predict(X), rtol=1e-8, atol=1e-8)
+    kf = KfoldLinearRankSVM(X, y, qids=q, regparams=[1e-3, 1e-1], n_folds=3,
+                            loss="squared_hinge", tol=1e-8)
+    assert kf.solution.solver == "newton" and kf.regparam in (1e-3, 1e-1)
+    ref = LinearRankSVM(X, y, qids=q, regparam=kf.regparam, tol=1e-8,
+                        loss="squared_hinge")
+    np.testing.assert_allclose(kf.predictor.W, ref.predictor.W, rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="no Hessian"):
+        LinearRankSVM(X, y, solver="newton")
+    with pytest.raises(ValueError, match="loss must be"):
+        LinearRankSVM(X, y, loss="logistic")
+    with pytest.raises(ValueError, match="solver must be"):
+        KfoldLinearRankSVM(X, y, loss="squared_hinge", solver="sgd")
+    with pytest.raises(ValueError, match="no Hessian"):
+        KernelRankSVM(X, y, solver="newton")
