@@ -326,7 +326,17 @@ class NystromSolver(LinearSolver):
     def leave_one_out_removing(self, regparam):
         """Leave-one-out predictions (m, p); a basis example's prediction comes from the
         model without it as an example and as a basis vector."""
-        P = self.leave_one_out(regparam)
+        return self._remove_from_loo(regparam, self.leave_one_out(regparam))
+
+    def leave_one_out_removing_path(self, regparams):
+        """:meth:`leave_one_out_removing` for every lambda of ``regparams`` (a list),
+        the plain leave-one-out part batched by :meth:`leave_one_out_path`."""
+        return [self._remove_from_loo(lam, P) for lam, P in
+                zip(regparams, self.leave_one_out_path(regparams))]
+
+    def _remove_from_loo(self, regparam, P):
+        """Replace the basis examples' rows of the plain LOO predictions P by those of
+        the model without them as examples and as basis vectors. O(k^2 p)."""
         bpos = self.nmap.positions(np.arange(self.nmap.r))
         if bpos.size == 0:
             return P

@@ -109,5 +109,17 @@ class RLSModel:
             return self.solver.leave_one_out_removing(self.regparam)
         return self.solver.leave_one_out(self.regparam)
 
+    def leave_one_out_path(self, regparams):
+        """Leave-one-out predictions (m, p) for every lambda of ``regparams`` (a list);
+        batched over the grid for primal models (see
+        :meth:`rlscore.core.rls_solvers.LinearSolver.leave_one_out_path`), else one
+        :meth:`leave_one_out` per lambda. The model's own lambda is unchanged."""
+        grid = [check_regparam(lam) for lam in regparams]
+        if self.remove_basis:
+            return self.solver.leave_one_out_removing_path(grid)
+        if hasattr(self.solver, "leave_one_out_path"):
+            return self.solver.leave_one_out_path(grid)
+        return [self.solver.leave_one_out(lam) for lam in grid]
+
     def leave_pair_out(self, starts, ends):
         return self.solver.leave_pair_out(self.regparam, starts, ends)

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
 from rlscore._ext import _lpo
+from rlscore.core.validation import check_regparam
 
 __all__ = ["KernelSolver", "LinearSolver", "psd_eigh"]
 
@@ -115,6 +116,11 @@ class _HoldoutShortcuts:
         """Leave-one-out predictions (m, p)."""
         R, F = self._rf(regparam)
         mdiag, bdiag = self._diags(regparam)
+        return self._loo_combine(R, F, mdiag, bdiag)
+
+    def _loo_combine(self, R, F, mdiag, bdiag):
+        # per row the better-conditioned of Proposition 1 (Y - R / m_ii) and Theorem 1
+        # ((F - b_ii Y) / m_ii)
         if np.any(mdiag <= 0):
             raise ValueError("leave-one-out is undefined at regparam=0 for an example "
                              "the others determine exactly; use regparam > 0")
@@ -389,6 +395,37 @@ class LinearSolver(_HoldoutShortcuts):
         RF = U @ np.hstack([UtY * (regparam / (s2 + regparam))[:, None],
                             UtY * (s2 / (s2 + regparam))[:, None]])
         return P + RF[:, :p], np.ascontiguousarray(RF[:, p:])
+
+    def leave_one_out_path(self, regparams, max_bytes=1 << 28):
+        """Leave-one-out predictions for every lambda of ``regparams``: a list of
+        (m, p) arrays, equal to ``leave_one_out`` per lambda.
+
+        The grid is batched: R, F and both diagonals for L lambdas come from one GEMM
+        with U (m x r x 2Lp) and one with U * U (m x r x 2L), so U is read twice for
+        the whole grid instead of twice per lambda. O(m r L p) flops, memory
+        O(m L p) per batch (batches of at most ``max_bytes``).
+        """
+        U, s2, q, P, UtY, U2 = self._cv_parts()
+        grid = [float(check_regparam(lam)) for lam in regparams]
+        m, p = self.Y.shape
+        per_lambda = 8 * m * (2 * p + 2)
+        step = max(1, int(max_bytes // per_lambda))
+        out = []
+        for b0 in range(0, len(grid), step):
+            lam = np.asarray(grid[b0:b0 + step])
+            L = lam.size
+            a = lam[None, :] / (s2[:, None] + lam[None, :])          # (r, L)
+            f = s2[:, None] / (s2[:, None] + lam[None, :])            # no cancellation
+            D = U2 @ np.hstack([a, f])                                # (m, 2L)
+            coef = np.concatenate([(UtY[:, None, :] * a[:, :, None]).reshape(-1, L * p),
+                                   (UtY[:, None, :] * f[:, :, None]).reshape(-1, L * p)],
+                                  axis=1)
+            RF = U @ coef                                             # (m, 2Lp)
+            for j in range(L):
+                R = P + RF[:, j * p:(j + 1) * p]
+                F = RF[:, (L + j) * p:(L + j + 1) * p]
+                out.append(self._loo_combine(R, F, q + D[:, j], D[:, L + j]))
+        return out
 
     def _blocks(self, regparam, H):
         U, s2, q, P, UtY, U2 = self._cv_parts()

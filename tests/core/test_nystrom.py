@@ -227,3 +227,12 @@ def test_select_basis_draws_reproducibly():
         select_basis(100, n_basis=0)
     with pytest.raises(TypeError):
         select_basis(100, n_basis=2.5)
+
+
+def test_batched_loo_path_with_removal_equals_per_lambda(data):
+    X, Y, basis = data
+    model = RLSModel(X, Y, 1.0, "GaussianKernel", basis_indices=basis, gamma=0.3)
+    grid = [1e-6, 1e-2, 1.0, 100.0]
+    for lam, P in zip(grid, model.leave_one_out_path(grid)):
+        model.solve(lam)
+        np.testing.assert_allclose(P, model.leave_one_out(), rtol=1e-10, atol=1e-12)

@@ -195,3 +195,23 @@ def test_trained_models_pickle(rng, kind, prefer, d):
     clone.solve(2.0)
     model.solve(2.0)
     np.testing.assert_allclose(clone.holdout([1, 2]), model.holdout([1, 2]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind,prefer,d", CASES)
+@pytest.mark.parametrize("p", [1, 3])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_batched_loo_path_equals_loo_per_lambda(rng, kind, prefer, d, p, sparse):
+    X, Y = make_problem(rng, 24, d, p)
+    basis = np.array([0, 3, 5, 8, 11, 13, 17, 20])
+    model = fit(kind, X, Y, 1.0, prefer, sparse, basis)
+    grid = REGPARAMS + [1e-9, 1e9]
+    path = model.leave_one_out_path(grid)
+    assert len(path) == len(grid)
+    for lam, P in zip(grid, path):
+        model.solve(lam)
+        assert_close(P, model.leave_one_out(), rtol=1e-10)
+    # tiny batches give the same predictions as one batch
+    if hasattr(model.solver, "leave_one_out_path"):
+        small = model.solver.leave_one_out_path(grid, max_bytes=1)
+        for P, Q in zip(path, small):
+            np.testing.assert_array_equal(P, Q)
