@@ -115,8 +115,6 @@ class _SelectionWrapper(PredictorInterface):
         learner = self._base.__new__(self._base)
         learner._setup(X, Y, grid[0], kernel, basis_vectors, kwargs, path=True)
         cv = make_cv(learner._model)
-        if hasattr(cv, "prepare"):
-            cv.prepare(grid)          # a batched lambda path where the model has one
         perfs, preds, best = grid_search(cv, grid)
         learner.solve(best)
         self.learner = learner

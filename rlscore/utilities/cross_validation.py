@@ -181,12 +181,16 @@ def grid_search(crossvalidator, grid):
     -----
     NaN performances (a measure undefined at some λ) are never selected; upstream's
     ``numpy.argmin`` would have picked the first NaN. A ``RuntimeWarning`` reports them.
-    Complexity: ``len(grid)`` calls of ``solve`` and ``cv``, plus one ``solve``.
+    Complexity: ``len(grid)`` calls of ``solve`` and ``cv``, plus one ``solve``; a
+    cross-validator with a ``prepare(grid)`` method is first given the whole grid (the
+    leave-one-out of primal models computes it in two matrix products).
     """
     values = list(grid)
     if not values:
         raise ValueError("the regularization parameter grid is empty")
     learner = crossvalidator.rls
+    if hasattr(crossvalidator, "prepare"):
+        crossvalidator.prepare(values)     # e.g. LOOCV batches the whole grid
     performances = []
     predictions = []
     for regparam in values:
