@@ -23,7 +23,8 @@ from rlscore.core.validation import as_data_matrix, check_memory
 from rlscore.kernel import KERNELS, kernel_parameter_names
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
-__all__ = ["Representation", "build_representation", "kernel_param_names"]
+__all__ = ["Representation", "build_representation", "kernel_param_names", "NystromMap",
+           "nystrom_features", "nystrom_back_map"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -64,12 +65,12 @@ def _check_kernel_matrix(K, name, square=True):
     return K
 
 
-def nystrom_features(K_r, K_rr):
-    """Decomposed Nystrom map: Phi = K_r E_+ diag(nu_+^-1/2) and the back map
-    T = E_+ diag(nu_+^-1/2) (A_B = T W) from K_rr = E diag(nu) E^T.
+def nystrom_back_map(K_rr, stacklevel=4):
+    """The back map T = E_+ diag(nu_+^-1/2) of the decomposed Nystrom map, from
+    K_rr = E diag(nu) E^T; the features are Phi = K_r T.
 
     Eigenvalues below b eps max(nu) are dropped, with a warning stating the effective
-    rank. O(b^3 + m b^2).
+    rank. O(b^3).
     """
     from rlscore.core.rls_solvers import psd_eigh
     nu, E = psd_eigh(K_rr)
@@ -78,11 +79,85 @@ def nystrom_features(K_r, K_rr):
         warnings.warn(
             f"the kernel matrix of the basis vectors is singular: effective rank "
             f"{int(keep.sum())} of {nu.size}; the reduced-set model uses that rank",
-            UserWarning, stacklevel=4)
+            UserWarning, stacklevel=stacklevel)
     if not np.any(keep):
         raise ValueError("the kernel matrix of the basis vectors is zero")
-    T = E[:, keep] / np.sqrt(nu[keep])[None, :]
+    return E[:, keep] / np.sqrt(nu[keep])[None, :]
+
+
+def nystrom_features(K_r, K_rr):
+    """Decomposed Nystrom map: Phi = K_r E_+ diag(nu_+^-1/2) and the back map
+    T = E_+ diag(nu_+^-1/2) (A_B = T W) from K_rr = E diag(nu) E^T (see
+    :func:`nystrom_back_map`). O(b^3 + m b^2).
+    """
+    T = nystrom_back_map(K_rr, stacklevel=5)
     return np.ascontiguousarray(K_r @ T), T
+
+
+class NystromMap:
+    """The feature map of a reduced-set (Nystrom) model, usable on any block of rows:
+    ``features(X)`` gives the rows of Phi for the rows of X, ``predictor(W)`` the
+    predictor of the weights W. Built once from the basis vectors, then applied
+    block by block (e.g. per partition of a distributed data set, see
+    :mod:`rlscore.distributed`); picklable.
+
+    Parameters
+    ----------
+    kernel : "LinearKernel", "GaussianKernel", "PolynomialKernel" (not precomputed)
+    basis_vectors : (b, d) basis rows
+    kernel_params : the kernel's parameters (``bias`` for the linear kernel, default 1)
+
+    Attributes
+    ----------
+    T : ndarray (b, r), the back map; r = b unless K_rr is singular
+    n_features : r
+    predictor_map : callable W -> predictor
+
+    Notes
+    -----
+    Construction O(b^2 d + b^3); ``features`` O(m b d + m b r) for m rows.
+    """
+
+    def __init__(self, kernel, basis_vectors, **kernel_params):
+        if kernel not in KERNELS or kernel == "RsetKernel":
+            raise ValueError(f"a reduced-set map needs one of {sorted(set(KERNELS) - {'RsetKernel'})}"
+                             f", got kernel={kernel!r}")
+        B = as_data_matrix(basis_vectors, name="basis_vectors")
+        self.n_basis, self.dim = B.shape
+        if kernel == "LinearKernel":
+            self.bias = float(kernel_params.get("bias", 1.0))
+            self._Ba = _append_bias(B, self.bias) if self.bias != 0 else B
+            self._kobj = None
+            K_rr = _dense_product(self._Ba, self._Ba)
+        else:
+            self.bias = None
+            self._kobj = KERNELS[kernel](X=B, **kernel_params)
+            K_rr = self._kobj.getKM(B)
+        self.T = nystrom_back_map(K_rr, stacklevel=4)
+        self.n_features = self.T.shape[1]
+        if self._kobj is None:
+            self.predictor_map = _PredictorMap(transform=np.asarray(self._Ba.T @ self.T),
+                                               bias=self.bias)
+        else:
+            self.predictor_map = _PredictorMap(transform=self.T, kernel=self._kobj)
+
+    def kernel_rows(self, X):
+        """K(X, basis) (m, b)."""
+        if self._kobj is None:
+            Xa = _append_bias(X, self.bias) if self.bias != 0 else X
+            return _dense_product(Xa, self._Ba)
+        return self._kobj.getKM(X)
+
+    def features(self, X):
+        """The Nystrom features Phi (m, r) of the rows of X."""
+        if X.shape[1] != self.dim:
+            raise ValueError(f"basis_vectors has {self.dim} features but X has "
+                             f"{X.shape[1]}")
+        return np.ascontiguousarray(self.kernel_rows(X) @ self.T)
+
+    def predictor(self, W):
+        """Predictor of the weights W (r,) or (r, p) of the features."""
+        return self.predictor_map(W)
 
 
 class Representation:
@@ -187,19 +262,10 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
         if B.shape[1] != X.shape[1]:
             raise ValueError(
                 f"basis_vectors has {B.shape[1]} features but X has {X.shape[1]}")
-        if kernel == "LinearKernel":
-            bias = float(kernel_params.get("bias", 1.0))
-            Xa = _append_bias(X, bias) if bias != 0 else X
-            Ba = _append_bias(B, bias) if bias != 0 else B
-            K_r, K_rr = _dense_product(Xa, Ba), _dense_product(Ba, Ba)
-            Phi, T = nystrom_features(K_r, K_rr)
-            return Representation("primal", Phi,
-                                  _PredictorMap(transform=np.asarray(Ba.T @ T), bias=bias),
-                                  "linear reduced-set")
-        kobj = KERNELS[kernel](X=B, **kernel_params)
-        Phi, T = nystrom_features(kobj.getKM(X), kobj.getKM(B))
-        return Representation("primal", Phi, _PredictorMap(transform=T, kernel=kobj),
-                              f"{kernel} reduced-set")
+        nmap = NystromMap(kernel, B, **kernel_params)
+        return Representation("primal", nmap.features(X), nmap.predictor_map,
+                              "linear reduced-set" if kernel == "LinearKernel"
+                              else f"{kernel} reduced-set")
 
     m_rows = X.shape[0]
     if kernel == "LinearKernel":
