@@ -93,8 +93,9 @@ def check_whole_queries(unique_qids):
         return
     bad = int(np.flatnonzero(counts > 1)[0])
     where = owner[np.asarray(inverse).ravel() == bad]
+    qid = uniq[bad].item() if isinstance(uniq[bad], np.generic) else uniq[bad]
     raise ValueError(
-        f"query {uniq[bad]!r} is split over partitions {sorted(set(where.tolist()))}: every "
+        f"query {qid!r} is split over partitions {sorted(set(where.tolist()))}: every "
         f"partition must hold whole queries (sort the rows by query and chunk them with "
         f"rlscore.distributed.query_chunks, or repartition the dataframe by query)")
 
@@ -114,12 +115,13 @@ def _rechunk_rows(A, row_chunks, name):
         return None
     if not isinstance(A, da.Array):
         A = np.asarray(A)
-        A = da.from_array(A, chunks=(row_chunks,) + tuple((s,) for s in A.shape[1:]))
     if A.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D, got {A.ndim} dimensions")
     if A.shape[0] != sum(row_chunks):
         raise ValueError(f"X has {sum(row_chunks)} rows but {name} has {A.shape[0]}: "
                          f"lengths must match")
+    if not isinstance(A, da.Array):
+        A = da.from_array(A, chunks=(row_chunks,) + tuple((s,) for s in A.shape[1:]))
     chunks = (row_chunks,) + ((-1,) if A.ndim == 2 else ())
     return A.rechunk(chunks)
 
@@ -207,27 +209,34 @@ class PartitionedData:
     def n_partitions(self):
         return len(self._parts)
 
-    def _submit(self, func, part, *args):
-        if isinstance(part, Delayed):
-            return self.client.compute(dask.delayed(func, pure=True)(part, *args))
-        return self.client.submit(func, part, *args, pure=True)
+    def _submit_all(self, func, parts, *per_part_and_args):
+        """Submit ``func(part, *args)`` for every part at once (one graph for delayed
+        parts, whose optimization dominates the client's cost of a pass)."""
+        if parts and isinstance(parts[0], Delayed):
+            tasks = [dask.delayed(func, pure=True)(p, *a)
+                     for p, a in zip(parts, per_part_and_args[0])]
+            return self.client.compute(tasks)
+        return [self.client.submit(func, p, *a, pure=True)
+                for p, a in zip(parts, per_part_and_args[0])]
 
     def map_persist(self, func, *args):
         """Futures of ``func(part, *args)`` per partition, kept on the workers (e.g. a
         partition's pair structure). ``part`` is checked (NaN/inf, shapes) on this
         first pass."""
         if self._checked:
-            return [self._submit(func, p, *args) for p in self._parts]
-        return [self._submit(_checked_then, p, func, *args) for p in self._parts]
+            return self._submit_all(func, self._parts, [args] * self.n_partitions)
+        return self._submit_all(_checked_then, self._parts,
+                                [(func,) + args] * self.n_partitions)
 
     def map_gather(self, func, states=None, *args, partitions=None):
         """``[func(part, state_p, *args) for each partition]`` computed on the cluster
         and gathered in partition order (``part`` with X as float64). ``states``: a
         list of futures from :meth:`map_persist` (or None); ``partitions``: a subset of
         partition numbers."""
-        idx = range(self.n_partitions) if partitions is None else partitions
-        futs = [self._submit(_float_then, self._parts[p], func,
-                             None if states is None else states[p], *args) for p in idx]
+        idx = list(range(self.n_partitions)) if partitions is None else list(partitions)
+        futs = self._submit_all(
+            _float_then, [self._parts[p] for p in idx],
+            [(func, None if states is None else states[p]) + args for p in idx])
         out = self.client.gather(futs)
         del futs
         return out

@@ -50,7 +50,7 @@ def _unique_of(state):
     return state[2]
 
 
-def _column_sums(part):
+def _column_sums(part, _state):
     X = part[0]
     return X.shape[0], X.sum(axis=0)
 

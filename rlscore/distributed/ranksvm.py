@@ -2,15 +2,17 @@
 risk oracle that evaluates the pairwise hinge loss and its subgradient per partition.
 
 Pairs never cross queries, and every partition holds whole queries, so the risk and
-its subgradient are exact sums of per-partition terms; each term is the one of
-:class:`rlscore.core.ranksvm.RankingRisk` on the partition (the same Cython counting
-kernel), with the pair weights of the whole data set (N pairs, Q' ranked queries).
+its subgradient are exact sums of per-partition terms; each term is computed as in
+:class:`rlscore.core.ranksvm.RankingRisk` on the partition (the same pair structure and
+Cython counting kernel, ``RankingPairs.hinge``), with the pair weights of the whole data
+set (N pairs, Q' ranked queries; :func:`rlscore.core.ranksvm.pair_weights`).
 """
 
 import numpy as np
 
-from rlscore.core.ranksvm import (NORMALIZATIONS, RankingRisk, check_qids, check_utilities,
-                                  pair_weights, solve_ranksvm)
+from rlscore._ext._ranksvm import RankingPairs
+from rlscore.core.ranksvm import (NORMALIZATIONS, _pair_structure, check_qids,
+                                  check_utilities, pair_weights, solve_ranksvm)
 from rlscore.distributed._data import (PartitionedData, check_whole_queries,
                                        ordered_sum)
 from rlscore.learner.ranksvm import _SolutionAttributes
@@ -37,49 +39,64 @@ def as_partitioned(X, Y, qids, client, persist, need_labels=True):
 
 
 class _PartitionState:
-    """What a partition keeps between passes: its pair structure (no copy of X)."""
+    """What a partition keeps between passes: its utilities, query ids and pair
+    structure (no copy of X). The compiled pair structure is not pickled: when Dask
+    moves the state to another worker it is rebuilt there (O(m_p log m_p))."""
 
-    def __init__(self, risk, unique_qids, m, d, n_ranked):
-        self.risk = risk
-        self.unique_qids = unique_qids
-        self.m = m
-        self.d = d
-        self.n_ranked = n_ranked
+    def __init__(self, y, q, m, d, n_threads, engine):
+        self.y, self.q, self.m, self.d = y, q, m, d
+        self.n_threads, self.engine = n_threads, engine
+        self.unique_qids = np.zeros(0) if q is None else np.unique(np.asarray(q).ravel())
+        self._pairs = None
+        self.has_pairs = False
+        if m:
+            try:
+                self._build()
+                self.has_pairs = True
+            except ValueError:    # the input is valid (checked before): no pairs here
+                pass
+        self.query_pairs = np.array(self._pairs.query_pairs) if self.has_pairs else \
+            np.zeros(0, dtype=np.int64)
+        self.n_ranked = int(np.count_nonzero(self.query_pairs))
+
+    def _build(self):
+        self._pairs = _pair_structure(self.y, self.q, self.m)[2]
+
+    @property
+    def pairs(self):
+        if self._pairs is None:
+            self._build()
+        return self._pairs
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_pairs"] = None
+        return state
 
 
 def _rank_state(part, n_threads, engine):
     X, Y, q = part
     m, d = X.shape
-    if m == 0:
-        return _PartitionState(None, np.zeros(0), 0, d, 0)
-    y = check_utilities(Y, m)
-    uniq = np.zeros(0)
-    if q is not None:
+    y = check_utilities(Y, m) if m else np.zeros(0)
+    if q is not None and m:
         check_qids(q, m)
-        uniq = np.unique(np.asarray(q).ravel())
-    try:
-        risk = RankingRisk(X, y, q, normalize="none", n_threads=n_threads, engine=engine)
-    except ValueError:            # the input is valid (checked above): no pairs here
-        return _PartitionState(None, uniq, m, d, 0)
-    risk.X = None                 # X is read again on every pass; keep only the pairs
-    return _PartitionState(risk, uniq, m, d, int(np.count_nonzero(risk.query_pairs)))
+    RankingPairs._engine(engine)
+    return _PartitionState(y, q, m, d, n_threads, engine)
 
 
 def _rank_summary(state):
-    qp = np.zeros(0, dtype=np.int64) if state.risk is None else state.risk.query_pairs
-    return dict(m=state.m, d=state.d, unique_qids=state.unique_qids, query_pairs=qp,
-                n_ranked=state.n_ranked)
+    return dict(m=state.m, d=state.d, unique_qids=state.unique_qids,
+                query_pairs=state.query_pairs, n_ranked=state.n_ranked)
 
 
 def _rank_eval(part, state, w, normalize, n_pairs, n_ranked):
     X = part[0]
-    risk = state.risk
-    if risk is None:
+    if not state.has_pairs:
         return 0.0, np.zeros(X.shape[1])
-    weights = pair_weights(risk.query_pairs, normalize, n_pairs, n_ranked)
+    weights = pair_weights(state.query_pairs, normalize, n_pairs, n_ranked)
     p = X @ w
     coef = np.empty(X.shape[0])
-    loss = risk.pairs.hinge(p, weights, coef, risk.n_threads, risk.engine)
+    loss = state.pairs.hinge(p, weights, coef, state.n_threads, state.engine)
     return loss, X.T @ coef
 
 
