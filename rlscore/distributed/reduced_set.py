@@ -347,7 +347,7 @@ class QueryRankRLS(_ReducedSetModel):
                     verbose, kernel_params)
 
 
-class GlobalRankRLS(_ReducedSetModel):
+class GlobalRankRLS(RLS):
     __doc__ = ("""Reduced-set (Nystrom) global RankRLS on a Dask cluster; trains in
     the constructor. Equals :class:`rlscore.learner.GlobalRankRLS` with the same
     ``basis_vectors`` (the global centering couples all partitions; see the module
@@ -355,10 +355,3 @@ class GlobalRankRLS(_ReducedSetModel):
 """ + _DOC_PARAMS.format(qnote="", qarg="", qdoc=""))
 
     _kind = "global"
-
-    def __init__(self, X, Y=None, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 n_basis=100, seed=0, path=False, client=None, persist=False,
-                 callback=None, verbose=False, **kernel_params):
-        data = as_partitioned(X, Y, None, client, persist)
-        self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path, callback,
-                    verbose, kernel_params)
