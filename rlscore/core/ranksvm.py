@@ -77,7 +77,7 @@ from rlscore.core.validation import (as_2d_labels, as_data_matrix, as_index_arra
 from rlscore.predictor import LinearPredictor
 
 __all__ = [
-    "ConvergenceWarning", "RankingRisk", "PairRisk", "RankSVMSolution", "check_qids",
+    "ConvergenceWarning", "RankingRisk", "pair_weights", "PairRisk", "RankSVMSolution", "check_qids",
     "check_utilities", "ranksvm_regparam", "solve_ranksvm", "fit_linear_ranksvm",
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
     "query_folds", "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
@@ -231,6 +231,24 @@ def _pair_structure(y, qids, m):
     return codes, nq, pairs
 
 
+def pair_weights(query_pairs, normalize, n_pairs=None, n_ranked_queries=None):
+    """Per-query pair weights s_q of the normalization ``normalize`` (module docstring).
+
+    ``n_pairs`` (N) and ``n_ranked_queries`` (Q', the queries with pairs) default to
+    those of ``query_pairs``; pass the totals of the whole data set when
+    ``query_pairs`` covers only part of it (a partition of distributed data). O(n_q).
+    """
+    qp = np.asarray(query_pairs).astype(np.float64)
+    if normalize == "pairs":
+        n = int(np.asarray(query_pairs).sum()) if n_pairs is None else n_pairs
+        return np.full(qp.shape[0], 1.0 / n)
+    if normalize == "query":
+        has = qp > 0
+        nr = np.count_nonzero(has) if n_ranked_queries is None else n_ranked_queries
+        return np.where(has, 1.0 / (nr * np.maximum(qp, 1)), 0.0)
+    return np.ones(qp.shape[0])
+
+
 class RankingRisk:
     """The normalized pairwise hinge risk of scored (query-structured) data as a bundle
     method oracle.
@@ -274,16 +292,8 @@ class RankingRisk:
         self.n_queries = nq
         self.n_pairs = int(self.pairs.n_pairs)
         self.query_pairs = np.asarray(self.pairs.query_pairs)
-        qp = self.query_pairs.astype(np.float64)
-        if self.normalize == "pairs":
-            self.weights = np.full(nq, 1.0 / self.n_pairs)
-        elif self.normalize == "query":
-            has = qp > 0
-            self.weights = np.where(has, 1.0 / (np.count_nonzero(has) * np.maximum(qp, 1)),
-                                    0.0)
-        else:
-            self.weights = np.ones(nq)
-        self.scale = float(self.weights @ qp)
+        self.weights = pair_weights(self.query_pairs, self.normalize)
+        self.scale = float(self.weights @ self.query_pairs.astype(np.float64))
         self.n_threads = _check_positive_int(n_threads, "n_threads")
         RankingPairs._engine(engine)
         self.engine = engine

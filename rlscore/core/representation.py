@@ -23,7 +23,8 @@ from rlscore.core.validation import as_data_matrix, check_memory
 from rlscore.kernel import KERNELS, kernel_parameter_names
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
-__all__ = ["Representation", "build_representation", "kernel_param_names"]
+__all__ = ["Representation", "build_representation", "kernel_param_names",
+           "NystromFeatureMap", "nystrom_features"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -74,6 +75,74 @@ def nystrom_features(K_r, K_rr):
     from rlscore.core.nystrom import NystromMap
     nmap = NystromMap(K_r, K_rr)
     return nmap.Phi, nmap.back_matrix(), nmap
+
+
+class NystromFeatureMap:
+    """The feature map of a reduced-set (Nystrom) model, usable on any block of rows:
+    ``features(X)`` gives the rows of Phi for the rows of X, ``predictor(W)`` the
+    predictor of the weights W. Built once from the basis vectors, then applied
+    block by block (e.g. per partition of a distributed data set, see
+    :mod:`rlscore.distributed`); picklable.
+
+    Parameters
+    ----------
+    kernel : "LinearKernel", "GaussianKernel", "PolynomialKernel" (not precomputed)
+    basis_vectors : (b, d) basis rows
+    kernel_params : the kernel's parameters (``bias`` for the linear kernel, default 1)
+
+    Attributes
+    ----------
+    T : ndarray (b, r), the back map C^{-T} of :class:`rlscore.core.nystrom.NystromMap`
+        (zero rows for dependent basis vectors); r = b unless K_rr is singular
+    n_features : r
+    predictor_map : callable W -> predictor
+
+    Notes
+    -----
+    Construction O(b^2 d + b^3); ``features`` O(m b d + m b r) for m rows.
+    """
+
+    def __init__(self, kernel, basis_vectors, **kernel_params):
+        if kernel not in KERNELS or kernel == "RsetKernel":
+            raise ValueError(f"a reduced-set map needs one of {sorted(set(KERNELS) - {'RsetKernel'})}"
+                             f", got kernel={kernel!r}")
+        B = as_data_matrix(basis_vectors, name="basis_vectors")
+        self.n_basis, self.dim = B.shape
+        if kernel == "LinearKernel":
+            self.bias = float(kernel_params.get("bias", 1.0))
+            self._Ba = _append_bias(B, self.bias) if self.bias != 0 else B
+            self._kobj = None
+            K_rr = _dense_product(self._Ba, self._Ba)
+        else:
+            self.bias = None
+            self._kobj = KERNELS[kernel](X=B, **kernel_params)
+            K_rr = self._kobj.getKM(B)
+        from rlscore.core.nystrom import NystromMap
+        self.T = NystromMap(K_rr, K_rr).back_matrix()
+        self.n_features = self.T.shape[1]
+        if self._kobj is None:
+            self.predictor_map = _PredictorMap(transform=np.asarray(self._Ba.T @ self.T),
+                                               bias=self.bias)
+        else:
+            self.predictor_map = _PredictorMap(transform=self.T, kernel=self._kobj)
+
+    def kernel_rows(self, X):
+        """K(X, basis) (m, b)."""
+        if self._kobj is None:
+            Xa = _append_bias(X, self.bias) if self.bias != 0 else X
+            return _dense_product(Xa, self._Ba)
+        return self._kobj.getKM(X)
+
+    def features(self, X):
+        """The Nystrom features Phi (m, r) of the rows of X."""
+        if X.shape[1] != self.dim:
+            raise ValueError(f"basis_vectors has {self.dim} features but X has "
+                             f"{X.shape[1]}")
+        return np.ascontiguousarray(self.kernel_rows(X) @ self.T)
+
+    def predictor(self, W):
+        """Predictor of the weights W (r,) or (r, p) of the features."""
+        return self.predictor_map(W)
 
 
 class Representation:

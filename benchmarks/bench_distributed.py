@@ -1,0 +1,181 @@
+"""rlscore.distributed on a LocalCluster: overhead against the single-machine learner,
+and an out-of-core problem (float32 on disk, larger than one float64 array in memory).
+
+    python benchmarks/bench_distributed.py [--quick] [--gb 12] [--dir /tmp]
+
+Table 1 (overhead): seconds per iteration of the single-machine solver (the same core
+code on one in-memory float64 array, one thread) against rlscore.distributed with 2
+worker processes of 1 thread (persisted partitions), same data, same iterations; ratio
+= distributed / single. Table 2 (out of core): a float32 .npy file of ``--gb`` GB
+read chunk by chunk on every pass (persist=False); throughput per worker in examples
+per second per iteration. Medians of the timed iterations. The machine may be shared:
+the load average is printed.
+"""
+
+import argparse
+import os
+import shutil
+import time
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import numpy as np  # noqa: E402
+
+
+def _load(path, a, b, dtype_kind):
+    arr = np.load(path, mmap_mode="r")
+    return np.array(arr[a:b])
+
+
+def on_disk(dirname, m, d, q_size, seed=0):
+    """X (float32), y, qids as .npy files written in blocks (never all in memory)."""
+    os.makedirs(dirname, exist_ok=True)
+    px, py, pq = (os.path.join(dirname, f) for f in ("X.npy", "y.npy", "q.npy"))
+    if os.path.exists(px) and np.load(px, mmap_mode="r").shape == (m, d):
+        return px, py, pq
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(d).astype(np.float32)
+    base = rng.standard_normal((1 << 16, d)).astype(np.float32)
+    X = np.lib.format.open_memmap(px, mode="w+", dtype=np.float32, shape=(m, d))
+    y = np.lib.format.open_memmap(py, mode="w+", dtype=np.float64, shape=(m,))
+    step = 1 << 16
+    for k, a in enumerate(range(0, m, step)):
+        b = min(m, a + step)
+        blk = np.roll(base[: b - a], k * 37, axis=0) * np.float32(1 + 0.01 * (k % 13))
+        blk[:, k % d] += np.float32(0.1)
+        X[a:b] = blk
+        y[a:b] = np.round(blk @ w + rng.standard_normal(b - a), 1)
+    X.flush()
+    y.flush()
+    del X, y
+    np.save(pq, np.arange(m, dtype=np.int64) // q_size)
+    return px, py, pq
+
+
+def dask_arrays(px, py, pq, m, d, rows):
+    import dask
+    import dask.array as da
+    cuts = list(range(0, m, rows)) + [m]
+    def col(path, shape_tail, dtype):
+        return da.concatenate([
+            da.from_delayed(dask.delayed(_load, pure=True)(path, a, b, 0),
+                            shape=(b - a,) + shape_tail, dtype=dtype)
+            for a, b in zip(cuts[:-1], cuts[1:])])
+    return col(px, (d,), np.float32), col(py, (), np.float64), col(pq, (), np.int64)
+
+
+def per_iter(history):
+    t = np.diff([0.0] + [h["time"] for h in history])
+    return float(np.median(t[1:])) if t.size > 1 else float(t[0])
+
+
+def overhead(client, m, d, q_size, iters):
+    import dask.array as da
+    import rlscore.distributed as rd
+    from rlscore.core.cg import cg_rls
+    from rlscore.core.ranksvm import RankingRisk, solve_ranksvm
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((m, d))
+    y = np.round(X @ rng.standard_normal(d) + rng.standard_normal(m), 1)
+    q = np.arange(m) // q_size
+    rows = []
+    # RankSVM: the bundle iterations, same number on both sides (no warm start)
+    risk = RankingRisk(X, y, q)
+    s = solve_ranksvm(risk, 1e-4, tol=1e-12, max_iter=iters, warn=False, warm_start=None)
+    t_single = per_iter(s.history)
+    ch = rd.query_chunks(q, 2 * len(client.scheduler_info()['workers']))
+    Xd = da.from_array(X, chunks=(ch, -1))
+    data = rd.PartitionedData(Xd, y, q, client=client, persist=True)
+    dist = rd.LinearRankSVM(data, regparam=1e-4, tol=1e-12, max_iter=iters)
+    t_dist = per_iter(dist.history)
+    rows.append(("LinearRankSVM (bundle iteration)", m, d, t_single, t_dist))
+    # CG RLS: seconds per CG iteration
+    times = []
+    cg_rls(X, y, 1.0, 1.0, form="primal", tol=1e-15, maxiter=iters,
+           callback=lambda k, x, op, r: times.append(time.perf_counter()))
+    t_single = float(np.median(np.diff(times)))
+    times = []
+    rd.CGRLS(data, regparam=1.0, bias=1.0, tol=1e-15, maxiter=iters,
+             callback=lambda info: times.append(time.perf_counter()))
+    t_dist = float(np.median(np.diff(times)))
+    rows.append(("CGRLS (CG iteration)", m, d, t_single, t_dist))
+    return rows
+
+
+def out_of_core(client, gb, dirname, d, q_size, rows_per_chunk, iters, n_workers):
+    import rlscore.distributed as rd
+    m = int(gb * 1e9 / (4 * d))
+    t0 = time.perf_counter()
+    px, py, pq = on_disk(dirname, m, d, q_size)
+    t_write = time.perf_counter() - t0
+    Xd, yd, qd = dask_arrays(px, py, pq, m, d, rows_per_chunk)
+    data = rd.PartitionedData(Xd, yd, qd, client=client, persist=False)
+    out = []
+    t0 = time.perf_counter()
+    svm = rd.LinearRankSVM(data, regparam=1e-4, tol=1e-12, max_iter=iters, verbose=True)
+    t_setup = time.perf_counter() - t0 - svm.history[-1]["time"]
+    t_it = per_iter(svm.history)
+    out.append(("LinearRankSVM", m, d, data.n_partitions, t_setup, t_it,
+                m / t_it / n_workers))
+    times = []
+    rd.CGRLS(data, regparam=1.0, tol=1e-15, maxiter=iters, verbose=True,
+             callback=lambda info: times.append(time.perf_counter()))
+    t_it = float(np.median(np.diff(times)))
+    out.append(("CGRLS", m, d, data.n_partitions, float("nan"), t_it,
+                m / t_it / n_workers))
+    return out, m, t_write
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--gb", type=float, default=14.0,
+                    help="size of the float32 X on disk (GB)")
+    ap.add_argument("--dir", default="/tmp/rlscore_bench_distributed")
+    ap.add_argument("--keep", action="store_true", help="keep the data files")
+    ap.add_argument("--m-overhead", type=int, default=2000000,
+                    help="rows of the in-memory problem of the overhead table")
+    ap.add_argument("--skip-out-of-core", action="store_true")
+    args = ap.parse_args()
+    from distributed import Client, LocalCluster
+    n_workers = 2
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                           host="127.0.0.1", dashboard_address=None)
+    client = Client(cluster)
+    print(f"load average before: {os.getloadavg()}; {os.cpu_count()} cores (shared)")
+    m_small = 20000 if args.quick else args.m_overhead
+    rows = overhead(client, m_small, 50, 20, 6 if args.quick else 12)
+    print("\n| learner | m | d | single s/it | distributed s/it | ratio |")
+    print("|---|---|---|---|---|---|")
+    for name, m, d, ts, tdist in rows:
+        print(f"| {name} | {m} | {d} | {ts:.4f} | {tdist:.4f} | {tdist / ts:.2f} |")
+    if args.skip_out_of_core:
+        client.close()
+        cluster.close()
+        return
+    gb = 0.2 if args.quick else args.gb
+    free = shutil.disk_usage(os.path.dirname(args.dir.rstrip("/")) or "/").free / 1e9
+    if gb * 1.1 > free:
+        raise SystemExit(f"only {free:.1f} GB free for a {gb} GB data set")
+    d = 200
+    res, m, t_write = out_of_core(client, gb, args.dir, d, 100,
+                                  20000 if args.quick else 250000,
+                                  3 if args.quick else 4, n_workers)
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    print(f"\nout of core: X float32 {m} x {d} = {m * d * 4 / 1e9:.1f} GB on disk "
+          f"(float64 in one array: {m * d * 8 / 2**30:.1f} GiB; RAM {mem:.1f} GiB); "
+          f"written in {t_write:.0f} s")
+    print("\n| learner | m | d | partitions | set-up s | s/iteration | examples/s/worker |")
+    print("|---|---|---|---|---|---|---|")
+    for name, m_, d_, P, ts, ti, thr in res:
+        print(f"| {name} | {m_} | {d_} | {P} | {ts:.1f} | {ti:.2f} | {thr:.3g} |")
+    print(f"\nload average after: {os.getloadavg()}")
+    client.close()
+    cluster.close()
+    if not args.keep:
+        shutil.rmtree(args.dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

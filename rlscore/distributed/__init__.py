@@ -1,0 +1,41 @@
+"""Train the scalable learners on a Dask cluster (optional extra ``rlscore[dask]``).
+
+The data are a :class:`dask.array.Array` (rows of X, Y and qids in the same row chunks)
+or a :class:`dask.dataframe.DataFrame`; every partition (row chunk) must hold whole
+queries. Each pass over the data is one Dask task per partition that calls the same
+code as the single-machine learner (the Cython order-statistics kernel of RankSVM, the
+operators of :mod:`rlscore.core.cg`, the Nystrom map of
+:mod:`rlscore.core.representation`); the client sums the per-partition results in
+partition order (a fixed order, so a run is reproducible) and runs the small solver
+(the bundle QP, the CG recursion, the |R| x |R| eigendecomposition) itself.
+
+* :class:`LinearRankSVM` -- bundle method; per partition the pairwise hinge loss and
+  its subgradient (pairs never cross queries, so the partition sums are exact).
+* :class:`CGRLS`, :class:`CGRankRLS` -- conjugate gradients; per partition the product
+  with X_p^T L_p X_p.
+* :class:`RLS`, :class:`QueryRankRLS`, :class:`GlobalRankRLS` -- reduced-set (Nystrom)
+  models; per partition Phi_p^T L_p Phi_p and Phi_p^T L_p Y_p; regularization path and
+  K-fold cross-validation over partitions.
+
+Data stay out of core when ``persist=False`` (the default): every pass reads each chunk
+from its source (e.g. a zarr store or a memory-mapped ``.npy`` file) and converts it to
+float64 inside the task. Tasks are pure functions of (partition, current iterate), so a
+worker lost during training only makes Dask recompute its tasks: the result does not
+change.
+"""
+
+try:
+    import dask  # noqa: F401
+    import distributed  # noqa: F401
+except ImportError as exc:         # pragma: no cover - exercised without dask
+    raise ImportError(
+        "rlscore.distributed needs dask and distributed: pip install 'rlscore[dask]'"
+    ) from exc
+
+from rlscore.distributed._data import PartitionedData, query_chunks
+from rlscore.distributed.cg import CGRankRLS, CGRLS
+from rlscore.distributed.ranksvm import LinearRankSVM
+from rlscore.distributed.reduced_set import GlobalRankRLS, QueryRankRLS, RLS
+
+__all__ = ["PartitionedData", "query_chunks", "LinearRankSVM", "CGRLS", "CGRankRLS",
+           "RLS", "QueryRankRLS", "GlobalRankRLS"]

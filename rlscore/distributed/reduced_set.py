@@ -1,0 +1,357 @@
+"""Reduced-set (Nystrom) RLS and RankRLS on a Dask cluster.
+
+With the Nystrom features Phi = K(X, R) T of a basis R (:class:`rlscore.core.
+representation.NystromFeatureMap`, T = C^{-T} with C C^T = K(R, R)), the models are
+the primal problems of the single-machine learners:
+
+* :class:`RLS`: W = (Phi^T Phi + lambda I)^{-1} Phi^T Y;
+* :class:`QueryRankRLS`: Phi^T P Phi with P the per-query centering (inside each
+  partition, since partitions hold whole queries), mu = lambda;
+* :class:`GlobalRankRLS`: the global centering, mu = lambda / m. Its Gram matrix is
+  formed from per-partition moments of Phi - 1 c^T (c the mean of the basis
+  vectors' features, close to the data mean, so the subtraction
+  S - s s^T / m does not cancel): Phi^T P Phi = S - s s^T / m, Phi^T P Y = t - s u^T / m
+  with S = sum (Phi_p - c)^T (Phi_p - c), s = sum (Phi_p - c)^T 1, t = sum
+  (Phi_p - c)^T Y_p, u = sum 1^T Y_p.
+
+Each partition's r x r statistics are computed once (one pass: O(m_p b d + m_p r^2)
+per partition) and kept on the workers; the client sums them in partition order and
+solves with :class:`rlscore.core.rls_solvers.KernelSolver` on the r x r system (a
+Cholesky factorization per lambda, or one eigendecomposition for a regularization
+path). K-fold cross-validation holds out whole partitions: the training statistics of
+a fold are the sums over the other folds (no subtraction, no retraining pass), and the
+held-out predictions take one more pass over the data. The basis is the same in every
+fold: it defines the hypothesis space only (the labels of held-out basis rows are not
+used), so the estimate is that of a Nystrom model with a fixed dictionary.
+"""
+
+import numpy as np
+
+from rlscore.core.representation import NystromFeatureMap
+from rlscore.core.rls_solvers import KernelSolver
+from rlscore.core.validation import check_regparam
+from rlscore.distributed._data import check_whole_queries
+from rlscore.distributed.ranksvm import as_partitioned
+from rlscore.predictor import PredictorInterface
+
+__all__ = ["RLS", "QueryRankRLS", "GlobalRankRLS"]
+
+
+# ---------------------------------------------------------------------------------------
+# per-partition tasks
+
+
+def _rows(part, _state):
+    return part[0].shape[0]
+
+
+def _take_rows(part, _state, idx):
+    return part[0][idx]
+
+
+def _stats(part, nmap, kind, shift):
+    """The partition's statistics (tuple of arrays, summed over partitions) and its
+    distinct query ids."""
+    from rlscore.core.rankrls import _gram, _Groups, map_qids
+    X, Y, q = part
+    m = X.shape[0]
+    r, p = nmap.n_features, Y.shape[1]
+    if m == 0:
+        zeros = (np.zeros((r, r)), np.zeros((r, p)))
+        if kind == "global":
+            zeros += (np.zeros(r), np.zeros(p), 0)
+        return zeros, np.zeros(0)
+    Phi = nmap.features(X)
+    if kind == "rls":
+        return (_gram(Phi), Phi.T @ Y), np.zeros(0)
+    if kind == "query":
+        codes, g = map_qids(q, m)
+        gr = _Groups(codes, g)
+        PhiP = np.ascontiguousarray(Phi - gr.expand(gr.means(Phi)))
+        return (_gram(PhiP), PhiP.T @ Y), np.unique(np.asarray(q).ravel())
+    Pc = np.ascontiguousarray(Phi - shift)
+    return (_gram(Pc), Pc.T @ Y, Pc.sum(axis=0), Y.sum(axis=0), m), np.zeros(0)
+
+
+def _stats_only(out):
+    return out[0]
+
+
+def _qids_only(out):
+    return out[1]
+
+
+def _predict(part, _state, nmap, W):
+    return nmap.features(part[0]) @ W, part[1], part[2]
+
+
+def _add(a, b):
+    return tuple(x + y for x, y in zip(a, b))
+
+
+# ---------------------------------------------------------------------------------------
+# the model
+
+
+class _ReducedSetModel(PredictorInterface):
+    _kind = "rls"
+
+    def _setup(self, data, regparam, kernel, basis_vectors, n_basis, seed, path,
+               callback, verbose, kernel_params):
+        self.data = data
+        self.kernel = kernel
+        self.kernel_params = dict(kernel_params)
+        self._callback, self._verbose = callback, verbose
+        if self._kind == "query" and not data.has_qids:
+            raise ValueError("QueryRankRLS needs qids")
+        if basis_vectors is None:
+            basis_vectors = self._sample_basis(n_basis, seed)
+        self.basis_vectors = np.asarray(basis_vectors, dtype=np.float64)
+        self.nmap = NystromFeatureMap(kernel, self.basis_vectors, **kernel_params)
+        self._shift = None
+        if self._kind == "global":
+            self._shift = self.nmap.features(self.basis_vectors).mean(axis=0)
+        client = data.client
+        outs = data.map_persist(_stats, self.nmap, self._kind, self._shift)
+        self._stat_futures = [client.submit(_stats_only, o) for o in outs]
+        if self._kind == "query":
+            check_whole_queries(client.gather([client.submit(_qids_only, o)
+                                               for o in outs]))
+        del outs
+        self._fold_sums = None
+        total = self._sum_stats(np.zeros(data.n_partitions, dtype=np.intp), 1)[0]
+        self.m = self._m_of(total)
+        self.solver = self._solver(total)
+        if path:
+            self.solver.decompose()
+        self.solve(regparam)
+
+    # -- data passes -------------------------------------------------------------
+    def _sample_basis(self, n_basis, seed):
+        """n_basis rows drawn uniformly without replacement from all the data."""
+        n_basis = int(n_basis)
+        if n_basis < 1:
+            raise ValueError(f"n_basis must be >= 1, got {n_basis}")
+        sizes = np.array(self.data.map_gather(_rows), dtype=np.int64)
+        m = int(sizes.sum())
+        if n_basis > m:
+            raise ValueError(f"n_basis = {n_basis} exceeds the number of rows ({m})")
+        idx = np.sort(np.random.default_rng(seed).choice(m, n_basis, replace=False))
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        owner = np.searchsorted(starts, idx, side="right") - 1
+        parts = np.unique(owner)
+        rows = [self.data.map_gather(_take_rows, None, idx[owner == p] - starts[p],
+                                     partitions=[p])[0] for p in parts]
+        return np.vstack(rows)
+
+    def _progress(self, stage, k, n):
+        if self._verbose:
+            print(f"{type(self).__name__}: {stage} partition {k + 1}/{n}", flush=True)
+        if self._callback is not None:
+            self._callback(dict(stage=stage, partition=k, n_partitions=n))
+
+    def _sum_stats(self, group, n_groups):
+        """Per-group sums of the partitions' statistics, each in partition order,
+        streamed from the workers (the client holds n_groups sums at once)."""
+        sums = [None] * n_groups
+        for k, fut in enumerate(self._stat_futures):
+            st = fut.result()
+            g = group[k]
+            sums[g] = st if sums[g] is None else _add(sums[g], st)
+            self._progress("statistics", k, len(self._stat_futures))
+        return sums
+
+    # -- algebra on the r x r statistics -------------------------------------------
+    def _m_of(self, st):
+        return st[4] if self._kind == "global" else None
+
+    def _gram_rhs(self, st):
+        if self._kind == "global":
+            S, t, s, u, m = st
+            G = S - np.outer(s, s) / m
+            return 0.5 * (G + G.T), t - np.outer(s, u) / m
+        return st[0], st[1]
+
+    def _solver(self, st):
+        G, b = self._gram_rhs(st)
+        return KernelSolver(G, b)
+
+    def _mu(self, regparam, m):
+        return regparam / m if self._kind == "global" else regparam
+
+    def solve(self, regparam):
+        """Train for ``regparam``: O(r^3 / 3) (Cholesky), or O(r^2 p) after the first
+        call (the r x r matrix is eigendecomposed once for the path)."""
+        self.regparam = check_regparam(regparam)
+        self.W = self.solver.solve(self._mu(self.regparam, self.m))
+        self.predictor = self.nmap.predictor(self.W)
+        return self
+
+    def kfold(self, regparams, n_folds=5, folds=None, measure=None, seed=0):
+        """K-fold cross-validation over partitions for each regparam; the model is then
+        trained with the best one.
+
+        Parameters
+        ----------
+        regparams : sequence of floats >= 0
+        n_folds : int, default 5; folds of partitions drawn at random (``seed``)
+        folds : list of lists of partition numbers, optional (overrides n_folds)
+        measure : f(Y, P) with ``iserror``; default sqerror (RLS), cindex
+            (GlobalRankRLS) or the query-averaged cindex (QueryRankRLS, called as
+            f(Y, P, qids))
+
+        Returns
+        -------
+        dict: regparams, fold_performances (n_regparams, n_folds), cv_performances
+        (mean over folds), best_regparam, folds, predictions (per fold: the held-out
+        predictions (m_f, n_regparams, p))
+
+        Notes
+        -----
+        Training statistics per fold: sums of the other folds' r x r statistics (no data
+        pass). One eigendecomposition per fold (O(K r^3)), then O(r^2 p) per regparam;
+        one pass over the data for the held-out predictions (O(m_p b d) per
+        partition). The held-out predictions are gathered on the client: O(m
+        n_regparams p) memory.
+        """
+        from rlscore.measure import UndefinedPerformance, cindex, query_cindex, sqerror
+        P = self.data.n_partitions
+        grid = [check_regparam(r, name="regparams") for r in regparams]
+        if not grid:
+            raise ValueError("regparams is empty")
+        if folds is None:
+            n_folds = int(n_folds)
+            if not 2 <= n_folds <= P:
+                raise ValueError(f"n_folds must be between 2 and the number of "
+                                 f"partitions ({P}), got {n_folds}")
+            perm = np.random.default_rng(seed).permutation(P)
+            folds = [sorted(f.tolist()) for f in np.array_split(perm, n_folds)]
+        else:
+            folds = [sorted(int(p) for p in f) for f in folds]
+            flat = [p for f in folds for p in f]
+            if len(folds) < 2 or any(not f for f in folds):
+                raise ValueError("folds must be at least 2 non-empty lists of partitions")
+            if sorted(flat) != list(range(P)):
+                raise ValueError(f"folds must partition the partitions 0..{P - 1} "
+                                 f"(each exactly once)")
+        K = len(folds)
+        group = np.empty(P, dtype=np.intp)
+        for k, f in enumerate(folds):
+            group[f] = k
+        sums = self._sum_stats(group, K)
+        Ws = []
+        for k in range(K):
+            train = None
+            for j in range(K):
+                if j != k:
+                    train = sums[j] if train is None else _add(train, sums[j])
+            solver = self._solver(train)
+            solver.decompose()
+            mtrain = self._m_of(train)
+            Ws.append(np.hstack([solver.solve(self._mu(lam, mtrain)) for lam in grid]))
+        outs = [None] * P
+        for k, f in enumerate(folds):
+            res = self.data.map_gather(_predict, None, self.nmap, Ws[k], partitions=f)
+            for p, o in zip(f, res):
+                outs[p] = o
+                self._progress("held-out predictions", p, P)
+        if measure is None:
+            measure = {"rls": sqerror, "global": cindex, "query": query_cindex}[self._kind]
+        use_q = self._kind == "query" and measure is query_cindex
+        perfs = np.full((len(grid), K), np.nan)
+        preds = []
+        for k, f in enumerate(folds):
+            Pf = np.vstack([outs[p][0] for p in f])
+            Yf = np.vstack([outs[p][1] for p in f])
+            pcols = Yf.shape[1]
+            Pf = Pf.reshape(Pf.shape[0], len(grid), pcols)
+            preds.append(Pf)
+            qf = np.concatenate([np.asarray(outs[p][2]).ravel() for p in f]) if use_q \
+                else None
+            for i in range(len(grid)):
+                Yi, Pi = (Yf[:, 0], Pf[:, i, 0]) if pcols == 1 else (Yf, Pf[:, i, :])
+                try:
+                    perfs[i, k] = measure(Yi, Pi, qf) if use_q else measure(Yi, Pi)
+                except UndefinedPerformance:
+                    pass
+        mean = np.nanmean(perfs, axis=1) if np.any(np.isfinite(perfs)) else \
+            np.full(len(grid), np.nan)
+        if np.all(np.isnan(mean)):
+            raise ValueError("the cross-validation measure is undefined on every fold")
+        best = int(np.nanargmin(mean) if getattr(measure, "iserror", False)
+                   else np.nanargmax(mean))
+        self.solve(grid[best])
+        return dict(regparams=np.asarray(grid), fold_performances=perfs,
+                    cv_performances=mean, best_regparam=grid[best], folds=folds,
+                    predictions=preds)
+
+
+_DOC_PARAMS = """
+    Parameters
+    ----------
+    X : dask.array.Array (m, d) (row chunks = partitions{qnote}), or a
+        :class:`PartitionedData` (then Y{qarg} are None)
+    Y : labels (m,) or (m, p) (dask array or array-like){qdoc}
+    regparam : float >= 0, default 1.0
+    kernel : "LinearKernel" (default), "GaussianKernel" or "PolynomialKernel"
+    basis_vectors : (b, d) basis rows, or None to draw ``n_basis`` rows of the data at
+        random (``seed``)
+    n_basis : int, default 100; seed : int, default 0
+    path : bool, eigendecompose the r x r matrix at once (a regularization path follows)
+    client, persist : see :class:`PartitionedData`
+    callback : ``callback(info)`` after each partition of a pass (info: stage,
+        partition, n_partitions); verbose : print the same
+    **kernel_params : bias, gamma, coef0, degree
+
+    Attributes
+    ----------
+    predictor, W (r, p) weights of the Nystrom features, basis_vectors, nmap
+    (the feature map), regparam
+
+    Notes
+    -----
+    One pass over the data, O(m_p (b d + r^2)) per partition; O(P r^2) transfer
+    (streamed: the client holds one r x r sum); O(r^3) on the client.
+"""
+
+
+class RLS(_ReducedSetModel):
+    __doc__ = ("""Reduced-set (Nystrom) RLS trained on a Dask cluster; trains in the
+    constructor. Equals :class:`rlscore.learner.RLS` with the same ``basis_vectors``.
+""" + _DOC_PARAMS.format(qnote="", qarg="", qdoc=""))
+
+    _kind = "rls"
+
+    def __init__(self, X, Y=None, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
+                 n_basis=100, seed=0, path=False, client=None, persist=False,
+                 callback=None, verbose=False, **kernel_params):
+        data = as_partitioned(X, Y, None, client, persist)
+        self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path, callback,
+                    verbose, kernel_params)
+
+
+class QueryRankRLS(_ReducedSetModel):
+    __doc__ = ("""Reduced-set (Nystrom) query-structured RankRLS on a Dask cluster;
+    trains in the constructor. Equals :class:`rlscore.learner.QueryRankRLS` with the
+    same ``basis_vectors``.
+""" + _DOC_PARAMS.format(qnote=" of whole queries", qarg=" and qids",
+                         qdoc="\n    qids : query ids (m,)"))
+
+    _kind = "query"
+
+    def __init__(self, X, Y=None, qids=None, regparam=1.0, kernel="LinearKernel",
+                 basis_vectors=None, n_basis=100, seed=0, path=False, client=None,
+                 persist=False, callback=None, verbose=False, **kernel_params):
+        data = as_partitioned(X, Y, qids, client, persist)
+        self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path, callback,
+                    verbose, kernel_params)
+
+
+class GlobalRankRLS(RLS):
+    __doc__ = ("""Reduced-set (Nystrom) global RankRLS on a Dask cluster; trains in
+    the constructor. Equals :class:`rlscore.learner.GlobalRankRLS` with the same
+    ``basis_vectors`` (the global centering couples all partitions; see the module
+    docstring).
+""" + _DOC_PARAMS.format(qnote="", qarg="", qdoc=""))
+
+    _kind = "global"

@@ -1,0 +1,320 @@
+"""rlscore.distributed on a LocalCluster (2 worker processes, 1 thread each, loopback):
+every learner equals its single-machine counterpart on the same data."""
+
+import os
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+import rlscore.distributed as rd  # noqa: E402
+from rlscore.learner import (CGRankRLS, CGRLS, GlobalRankRLS, LinearRankSVM,  # noqa: E402
+                             QueryRankRLS, RLS)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _ranking_data(seed=0, n_queries=24, d=6, float32=False):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(3, 12, n_queries)
+    qids = np.repeat(np.arange(n_queries) * 7 + 3, sizes)       # arbitrary ids
+    m = qids.size
+    X = rng.standard_normal((m, d))
+    w = rng.standard_normal(d)
+    y = np.round(X @ w + 0.5 * rng.standard_normal(m), 1)
+    if float32:
+        X = X.astype(np.float32)
+    return X, y, qids
+
+
+def _dask(X, y, qids, n_parts):
+    chunks = rd.query_chunks(qids, n_parts)
+    return (da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)),
+            da.from_array(qids, chunks=(chunks,)))
+
+
+# ---------------------------------------------------------------------------------------
+# RankSVM
+
+
+@pytest.mark.parametrize("normalize", ["pairs", "query", "none"])
+def test_ranksvm_equals_single_machine(client, normalize):
+    X, y, q = _ranking_data(1)
+    Xd, yd, qd = _dask(X, y, q, 4)
+    lam, tol = 0.1, 1e-7
+    single = LinearRankSVM(X, y, qids=q, regparam=lam, tol=tol, normalize=normalize)
+    seen = []
+    dist = rd.LinearRankSVM(Xd, yd, qd, regparam=lam, tol=tol, normalize=normalize,
+                            client=client, callback=lambda info: seen.append(info["gap"]))
+    assert dist.converged and single.converged
+    assert dist.n_pairs == single.n_pairs
+    scale = 1.0 if normalize != "none" else single.n_pairs
+    # both objectives are within tol * R(0) of the minimum
+    assert abs(dist.objective - single.objective) <= tol * scale
+    # strong convexity: ||w - w*||^2 <= 2 gap / regparam for either
+    wd, ws = dist.predictor.W.ravel(), single.predictor.W.ravel()
+    assert np.linalg.norm(wd - ws) <= 2 * np.sqrt(2 * tol * scale / lam)
+    assert len(seen) == dist.iterations - 1        # per-iteration progress
+    # the objective of the distributed w, evaluated on one machine, is what it reports
+    from rlscore.core.ranksvm import RankingRisk
+    R = RankingRisk(X, y, q, normalize=normalize)
+    assert np.isclose(0.5 * lam * wd @ wd + R.value(wd), dist.objective, rtol=1e-12)
+
+
+def test_ranksvm_iterates_match_and_reproducible(client):
+    """Same bundle iterates as the single machine (the sums differ only by rounding),
+    and the same result from persisted and re-read partitions."""
+    X, y, q = _ranking_data(2)
+    Xd, yd, qd = _dask(X, y, q, 3)
+    single = LinearRankSVM(X, y, qids=q, regparam=0.1, tol=1e-6)
+    a = rd.LinearRankSVM(Xd, yd, qd, regparam=0.1, tol=1e-6, client=client)
+    b = rd.LinearRankSVM(Xd, yd, qd, regparam=0.1, tol=1e-6, client=client, persist=True)
+    assert a.iterations == b.iterations == single.iterations
+    np.testing.assert_allclose(a.predictor.W, b.predictor.W, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(a.predictor.W, single.predictor.W, rtol=1e-8, atol=1e-10)
+
+
+def test_ranksvm_float32_and_dataframe(client):
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+    X, y, q = _ranking_data(3, float32=True)
+    single = LinearRankSVM(X.astype(np.float64), y, qids=q, regparam=0.05, tol=1e-8)
+    Xd, yd, qd = _dask(X, y, q, 3)
+    dist = rd.LinearRankSVM(Xd, yd, qd, regparam=0.05, tol=1e-8, client=client)
+    chunks = np.cumsum((0,) + rd.query_chunks(q, 3))
+    frames = []
+    for a, b in zip(chunks[:-1], chunks[1:]):
+        f = pd.DataFrame(X[a:b].astype(np.float64), columns=[f"f{j}" for j in range(6)])
+        f["y"], f["qid"] = y[a:b], q[a:b]
+        frames.append(f)
+    ddf = dd.from_map(lambda f: f, frames)
+    data = rd.PartitionedData.from_dataframe(ddf, label="y", qid="qid", client=client)
+    dist_df = rd.LinearRankSVM(data, regparam=0.05, tol=1e-8)
+    for model in (dist, dist_df):
+        assert abs(model.objective - single.objective) <= 1e-8
+        assert np.linalg.norm(model.predictor.W.ravel() - single.predictor.W.ravel()) \
+            <= 2 * np.sqrt(2e-8 / 0.05)
+
+
+def test_split_query_detected(client):
+    X, y, q = _ranking_data(4)
+    Xd = da.from_array(X, chunks=(len(y) // 2 + 1, -1))      # cuts a query
+    cut = len(y) // 2 + 1
+    assert q[cut - 1] == q[cut]
+    with pytest.raises(ValueError, match=f"query {q[cut]} is split over partitions"):
+        rd.LinearRankSVM(Xd, y, q, client=client)
+    with pytest.raises(ValueError, match="split over partitions"):
+        rd.CGRankRLS(Xd, y, qids=q, client=client)
+    with pytest.raises(ValueError, match="split over partitions"):
+        rd.QueryRankRLS(Xd, y, qids=q, n_basis=5, client=client)
+
+
+def test_global_ranking_refused(client):
+    X, y, q = _ranking_data(5)
+    Xd, yd, _ = _dask(X, y, q, 3)
+    with pytest.raises(ValueError, match="global ranking"):
+        rd.LinearRankSVM(Xd, yd, client=client)
+    # one partition: allowed, and equal to the single machine
+    one = rd.LinearRankSVM(da.from_array(X, chunks=(-1, -1)), y, regparam=0.1, tol=1e-8,
+                           client=client)
+    single = LinearRankSVM(X, y, regparam=0.1, tol=1e-8)
+    assert abs(one.objective - single.objective) <= 1e-8
+
+
+def test_bad_input(client):
+    X, y, q = _ranking_data(6)
+    Xd, yd, qd = _dask(X, y, q, 2)
+    Xbad = X.copy()
+    Xbad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        rd.LinearRankSVM(da.from_array(Xbad, chunks=(Xd.chunks[0], -1)), y, q,
+                         client=client)
+    with pytest.raises(TypeError, match="dask.array"):
+        rd.LinearRankSVM(X, y, q, client=client)
+    with pytest.raises(ValueError, match="lengths must match"):
+        rd.CGRLS(Xd, y[:-1], client=client)
+    with pytest.raises(ValueError, match="no pairs"):
+        rd.LinearRankSVM(Xd, np.ones_like(y), qd, client=client)
+    with pytest.raises(ValueError, match="contiguous"):
+        rd.query_chunks([1, 1, 2, 1], 2)
+
+
+# ---------------------------------------------------------------------------------------
+# CG
+
+
+def test_cgrls_equals_single_machine(client):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((300, 8)).astype(np.float32)
+    Y = rng.standard_normal((300, 2))
+    Xd = da.from_array(X, chunks=(70, 4))                     # column chunks merged
+    progress = []
+    dist = rd.CGRLS(Xd, Y, regparam=3.0, bias=2.0, tol=1e-13, client=client,
+                    callback=lambda info: progress.append(info["iteration"]))
+    single = CGRLS(X.astype(np.float64), Y, regparam=3.0, bias=2.0, tol=1e-13)
+    exact = RLS(X.astype(np.float64), Y, regparam=3.0, bias=2.0)
+    assert dist.converged and progress == list(range(1, dist.n_iter + 1))
+    Xt = rng.standard_normal((20, 8))
+    for ref in (single, exact):
+        np.testing.assert_allclose(dist.predict(Xt), ref.predict(Xt), rtol=1e-8,
+                                   atol=1e-10)
+    # preconditioned: same solution
+    pre = rd.CGRLS(Xd, Y, regparam=3.0, bias=2.0, tol=1e-13, precondition="jacobi",
+                   client=client)
+    np.testing.assert_allclose(pre.predict(Xt), exact.predict(Xt), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("with_qids", [True, False])
+def test_cgrankrls_equals_single_machine(client, with_qids):
+    X, y, q = _ranking_data(8)
+    X = X + 5.0                                          # nonzero means: centering matters
+    Xd, yd, qd = _dask(X, y, q, 4)
+    qs = q if with_qids else None
+    dist = rd.CGRankRLS(Xd, yd, regparam=2.0, qids=qd if with_qids else None, tol=1e-13,
+                        client=client)
+    single = CGRankRLS(X, y, regparam=2.0, qids=qs, tol=1e-13)
+    closed = QueryRankRLS(X, y, q, regparam=2.0, bias=0.0) if with_qids else \
+        GlobalRankRLS(X, y, regparam=2.0 * len(y), bias=0.0)
+    Xt = np.random.default_rng(1).standard_normal((15, X.shape[1]))
+    for ref in (single, closed):
+        pr = ref.predict(Xt)
+        pd_ = dist.predict(Xt).reshape(pr.shape)
+        # a ranking model is defined up to a constant (no bias): compare centred
+        np.testing.assert_allclose(pd_ - pd_.mean(), pr - pr.mean(), rtol=1e-8, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------
+# reduced set
+
+
+def _basis(X, k, seed=0):
+    return X[np.sort(np.random.default_rng(seed).choice(len(X), k, replace=False))]
+
+
+def test_reduced_set_rls_path_and_sampling(client):
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((260, 5))
+    Y = np.sin(X[:, :2]) + 0.1 * rng.standard_normal((260, 2))
+    Xd = da.from_array(X, chunks=(60, -1))
+    B = _basis(X, 30)
+    dist = rd.RLS(Xd, Y, regparam=0.1, kernel="GaussianKernel", gamma=0.3,
+                  basis_vectors=B, path=True, client=client)
+    Xt = rng.standard_normal((25, 5))
+    for lam in (1e-4, 0.1, 10.0):
+        dist.solve(lam)
+        single = RLS(X, Y, regparam=lam, kernel="GaussianKernel", gamma=0.3,
+                     basis_vectors=B)
+        np.testing.assert_allclose(dist.predict(Xt), single.predict(Xt), rtol=1e-8,
+                                   atol=1e-10)
+    # basis sampled from the data: rows of X, and the same model as with those rows
+    samp = rd.RLS(Xd, Y, regparam=1.0, kernel="LinearKernel", n_basis=4, seed=3,
+                  client=client)
+    hits = (samp.basis_vectors[:, None, :] == X[None]).all(axis=2)
+    assert hits.sum() == 4 and np.all(hits.sum(axis=1) == 1)
+    single = RLS(X, Y, regparam=1.0, basis_vectors=samp.basis_vectors)
+    np.testing.assert_allclose(samp.predict(Xt), single.predict(Xt), rtol=1e-8,
+                               atol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["query", "global"])
+def test_reduced_set_rankrls_equals_single_machine(client, kind):
+    X, y, q = _ranking_data(10, n_queries=30)
+    X = X + 3.0
+    Xd, yd, qd = _dask(X, y, q, 5)
+    B = _basis(X, 25)
+    Xt = np.random.default_rng(2).standard_normal((20, X.shape[1]))
+    kw = dict(kernel="GaussianKernel", gamma=0.1, basis_vectors=B)
+    if kind == "query":
+        dist = rd.QueryRankRLS(Xd, yd, qd, regparam=0.5, client=client, **kw)
+    else:
+        dist = rd.GlobalRankRLS(Xd, yd, regparam=0.5, client=client, **kw)
+    for lam in (1e-3, 0.5, 50.0):
+        dist.solve(lam)
+        single = QueryRankRLS(X, y, q, regparam=lam, **kw) if kind == "query" else \
+            GlobalRankRLS(X, y, regparam=lam, **kw)
+        np.testing.assert_allclose(dist.predict(Xt), single.predict(Xt), rtol=1e-8,
+                                   atol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["rls", "query", "global"])
+def test_kfold_over_partitions_equals_retraining(client, kind):
+    from rlscore.measure import cindex, query_cindex, sqerror
+    X, y, q = _ranking_data(11, n_queries=30)
+    Xd, yd, qd = _dask(X, y, q, 6)
+    bounds = np.cumsum((0,) + Xd.chunks[0])
+    B = _basis(X, 20)
+    kw = dict(kernel="GaussianKernel", gamma=0.2, basis_vectors=B)
+    if kind == "rls":
+        model = rd.RLS(Xd, yd, client=client, **kw)
+    elif kind == "query":
+        model = rd.QueryRankRLS(Xd, yd, qd, client=client, **kw)
+    else:
+        model = rd.GlobalRankRLS(Xd, yd, client=client, **kw)
+    grid = [1e-3, 0.1, 10.0]
+    folds = [[0, 3], [1, 5], [2, 4]]
+    out = model.kfold(grid, folds=folds)
+    measure = {"rls": sqerror, "global": cindex, "query": query_cindex}[kind]
+    for k, f in enumerate(folds):
+        test = np.concatenate([np.arange(bounds[p], bounds[p + 1]) for p in f])
+        train = np.setdiff1d(np.arange(len(y)), test)
+        for i, lam in enumerate(grid):
+            if kind == "rls":
+                ref = RLS(X[train], y[train], regparam=lam, **kw)
+            elif kind == "query":
+                ref = QueryRankRLS(X[train], y[train], q[train], regparam=lam, **kw)
+            else:
+                ref = GlobalRankRLS(X[train], y[train], regparam=lam, **kw)
+            P = ref.predict(X[test])
+            np.testing.assert_allclose(out["predictions"][k][:, i, 0], P, rtol=1e-8,
+                                       atol=1e-10)
+            perf = measure(y[test], P, q[test]) if kind == "query" else \
+                measure(y[test], P)
+            assert np.isclose(out["fold_performances"][i, k], perf, rtol=1e-12)
+    best = out["best_regparam"]
+    assert model.regparam == best
+    with pytest.raises(ValueError, match="each exactly once"):
+        model.kfold(grid, folds=[[0, 1], [1, 2, 3, 4, 5]])
+
+
+# ---------------------------------------------------------------------------------------
+# fault tolerance
+
+
+async def _die():
+    os._exit(1)          # the worker process dies at once; its nanny starts a new one
+
+
+def test_lost_worker_does_not_change_the_result(client):
+    X, y, q = _ranking_data(12, n_queries=40)
+    Xd, yd, qd = _dask(X, y, q, 4)
+    ref = rd.LinearRankSVM(Xd, yd, qd, regparam=0.05, tol=1e-6, client=client)
+    killed = []
+    import sys
+
+    import cloudpickle
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # _die for the worker
+
+    def kill_after_two(info):
+        if info["iteration"] == 2 and not killed:
+            victim = sorted(client.scheduler_info()["workers"])[0]
+            client.run(_die, workers=[victim], wait=False)
+            killed.append(victim)
+
+    got = rd.LinearRankSVM(Xd, yd, qd, regparam=0.05, tol=1e-6, client=client,
+                           callback=kill_after_two)
+    assert killed
+    assert got.iterations == ref.iterations
+    np.testing.assert_allclose(got.predictor.W, ref.predictor.W, rtol=1e-12, atol=1e-14)
+    assert got.objective == pytest.approx(ref.objective, rel=1e-13)
+    client.wait_for_workers(2, timeout=60)          # the nanny restarted it
+    assert killed[0] not in client.scheduler_info()["workers"]
