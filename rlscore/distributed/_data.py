@@ -23,6 +23,15 @@ def _dataframe_part(pdf, features, label, qid):
     return X, Y, q
 
 
+def _aligned_float64(X):
+    """X as C-ordered float64 in an aligned buffer. Arrays deserialized from the
+    network can be unaligned, and BLAS then takes a slow path: X @ w and X^T c were 5
+    and 15 times slower on such a partition (m = 5e5, d = 50). O(m d) only when a copy
+    is needed."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return X if X.flags.aligned else X.copy()
+
+
 def _checked_part(part):
     """The partition with X as float64 (C order) and Y as 2-D float64, both checked for
     NaN/inf; a partition of no rows is kept (it contributes nothing)."""
@@ -32,7 +41,7 @@ def _checked_part(part):
         raise ValueError(f"X must be 2-D, got a partition of shape {X.shape}")
     if X.shape[0]:
         X = as_data_matrix(X, name="X")
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = _aligned_float64(X)
     if Y is not None:
         if np.asarray(Y).shape[0] != X.shape[0]:
             raise ValueError(f"a partition has {X.shape[0]} rows of X but "
@@ -45,7 +54,7 @@ def float_part(part):
     """The partition with X as float64 (no checks: a later pass over data already
     checked by :func:`_checked_part`). O(m d) when X is not float64 already."""
     X, Y, q = part
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = _aligned_float64(X)
     if Y is not None:
         Y = np.asarray(Y, dtype=np.float64)
         Y = Y.reshape(Y.shape[0], -1)
