@@ -138,7 +138,7 @@ def test_gigantic_feature_indices_stay_sparse(tmp_path, capsys):
     for i in range(30):
         a, b = (float(v) for v in rng.standard_normal(2))
         rows.append((a, b))
-        lines.append(f"{a + 2 * b:.6f} 7:{a!r} {big}:{b!r}\n")
+        lines.append(f"{a + 2 * b!r} 7:{a!r} {big}:{b!r}\n")
     (tmp_path / "big.txt").write_text("".join(lines))
     model = tmp_path / "big.npz"
     assert _run(["fit", tmp_path / "big.txt", "-o", model, "--regparam", "0.5"],
