@@ -252,16 +252,18 @@ def make_irrelevant_pairs_example():
 
 
 def make_drug_target(n_drugs=40, n_targets=30, d=5, noise=0.3, interaction=1.0,
-                     gamma=None, random_state=None):
+                     side_noise=1.0, gamma=None, random_state=None):
     """Drug–target-like pairwise data: two kernels and a complete affinity matrix.
 
     Drugs and targets have latent features ``u_i, v_j ~ N(0, I_d)``. The affinity of a
     pair is a drug effect plus a target effect plus an interaction,
     ``Y[i, j] = a(u_i) + b(v_j) + interaction · c(u_i, v_j) + noise · ε``, where a, b are
     random smooth functions (random Fourier features) of one side and c is a product
-    of such functions of both sides. The kernels are Gaussian kernels of the latent
-    features (symmetric PSD, unit diagonal), so ``K_D ⊗ K_T`` can express all three
-    terms, and the four Kronecker settings of Pahikkala et al. (Brief. Bioinform.
+    of such functions of both sides. The kernels are Gaussian kernels of noisy copies
+    of the latent features, ``u_i + side_noise · N(0, I)`` (symmetric PSD, unit
+    diagonal): side information that describes the objects only in part, as chemical
+    and sequence similarities do. So ``K_D ⊗ K_T`` can express all three terms, the
+    labels of known drugs and targets carry what the kernels miss, and the four Kronecker settings of Pahikkala et al. (Brief. Bioinform.
     2015) become progressively harder: A (new pairs of known objects) < B (new drugs)
     and C (new targets) < D (both new). A miniature stand-in for the Davis data.
 
@@ -274,6 +276,9 @@ def make_drug_target(n_drugs=40, n_targets=30, d=5, noise=0.3, interaction=1.0,
         Standard deviation of the label noise.
     interaction : float, default 1.0
         Weight of the drug × target interaction term.
+    side_noise : float, default 1.0
+        Standard deviation of the noise of the features behind the kernels (0: the
+        kernels see the latent features exactly).
     gamma : float, optional
         Width of the Gaussian kernels; default 1 / (2 d).
     random_state : None, int, SeedSequence, Generator or RandomState
@@ -294,6 +299,7 @@ def make_drug_target(n_drugs=40, n_targets=30, d=5, noise=0.3, interaction=1.0,
     d = _positive_int(d, "d")
     noise = _nonneg_float(noise, "noise")
     interaction = _nonneg_float(interaction, "interaction")
+    side_noise = _nonneg_float(side_noise, "side_noise")
     gamma = 1.0 / (2 * d) if gamma is None else _nonneg_float(gamma, "gamma")
     rng = _rng(random_state)
     U = rng.standard_normal((n_drugs, d))
@@ -315,4 +321,6 @@ def make_drug_target(n_drugs=40, n_targets=30, d=5, noise=0.3, interaction=1.0,
         D2 = np.maximum(sq[:, None] + sq[None, :] - 2 * Z @ Z.T, 0.0)
         return np.exp(-gamma * D2)
 
-    return gauss(U), gauss(V), Y
+    U_seen = U + side_noise * rng.standard_normal(U.shape)
+    V_seen = V + side_noise * rng.standard_normal(V.shape)
+    return gauss(U_seen), gauss(V_seen), Y
