@@ -6,7 +6,14 @@ project = "rlscore"
 author = "the rlscore developers"
 release = rlscore.__version__
 version = release
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax"]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
+              "matplotlib.sphinxext.plot_directive"]
+# the tutorial figures are computed when the documentation is built
+plot_include_source = False
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 90)]
+plot_pre_code = "import matplotlib\nmatplotlib.use('Agg')\n"
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 autodoc_member_order = "bysource"

@@ -1,4 +1,5 @@
-"""Loaders for the data shipped with the package and for user-provided LETOR files."""
+"""Loaders for the data shipped with the package and for user-provided files: LETOR
+folds, the Davis and Metz drug–target affinity matrices, the Yamanishi interaction sets."""
 
 from importlib import resources
 
@@ -6,7 +7,8 @@ import numpy as np
 
 from rlscore.utilities.reader import read_svmlight
 
-__all__ = ["load_heart", "load_letor", "data_file"]
+__all__ = ["load_heart", "load_letor", "load_davis", "load_metz", "load_yamanishi",
+           "data_file"]
 
 
 def data_file(name):
@@ -98,3 +100,222 @@ def load_letor(path, fdim=None, dense=True):
     if dense:
         X = X.toarray()
     return X, Y[:, 0].copy(), np.asarray(qids, dtype=str)
+
+
+# ---------------------------------------------------------------- drug-target data
+
+_DAVIS_Y = "drug-target_interaction_affinities_Kd__Davis_et_al.2011v1.txt"
+_DAVIS_XD = "drug-drug_similarities_2D.txt"
+_DAVIS_XT = {"raw": "target-target_similarities_WS.txt",
+             "normalized": "target-target_similarities_WS_normalized.reconstructed.txt"}
+_METZ_Y = "known_drug-target_interaction_affinities_pKi__Metz_et_al.2011.txt"
+_METZ_XD = ("drug-drug_similarities_2D__Metz_et_al.2011.txt",
+            "drug-drug_similarities_2D__Metz_et_al.2011.reconstructed.txt.xz",
+            "drug-drug_similarities_2D__Metz_et_al.2011.txt.xz")
+_METZ_XT = "target-target_similarities_WS_normalized__Metz_et_al.2011.txt"
+YAMANISHI_SETS = ("nr", "gpcr", "ic", "e")
+
+
+def _in_dir(path, names, what):
+    import os
+    if isinstance(names, str):
+        names = (names,)
+    folder = os.fspath(path)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"{folder}: not a directory (pass the folder that holds "
+                                f"the {what} files)")
+    for name in names:
+        full = os.path.join(folder, name)
+        if os.path.exists(full):
+            return full
+    raise FileNotFoundError(f"{folder}: no {names[0]} ({what})")
+
+
+def _matrix(fname, shape=None, square=False):
+    try:
+        M = np.loadtxt(fname, dtype=np.float64, ndmin=2)
+    except ValueError as exc:
+        raise ValueError(f"{fname}: not a whitespace-separated numeric matrix ({exc})") \
+            from None
+    if square and M.shape[0] != M.shape[1]:
+        raise ValueError(f"{fname}: expected a square matrix, got {M.shape}")
+    if shape is not None and M.shape != shape:
+        raise ValueError(f"{fname}: shape {M.shape}, expected {shape}")
+    return M
+
+
+def load_davis(path, affinity="pKd", target_kernel="raw"):
+    """Load the Davis et al. (2011) kinase inhibitor data from a local folder.
+
+    68 drugs × 442 kinases, every pair measured (Kd in nM). Not shipped with the
+    package: get the files of Pahikkala et al. (2015) (also redistributed with DeepDTA,
+    folder ``data/davis``) and pass their folder. Terms: no licence is stated; cite
+    M. I. Davis et al., Nat. Biotechnol. 29:1046 (2011) and T. Pahikkala et al.,
+    Brief. Bioinform. 16(2):325 (2015).
+
+    Parameters
+    ----------
+    path : str or path-like
+        Folder with ``drug-target_interaction_affinities_Kd__Davis_et_al.2011v1.txt``,
+        ``drug-drug_similarities_2D.txt`` and the target kernel file.
+    affinity : {"pKd", "Kd"}, default "pKd"
+        ``pKd = -log10(Kd / 1e9)`` (5.0 = no binding detected, up to 10.8) or raw Kd.
+    target_kernel : {"raw", "normalized"}, default "raw"
+        ``"raw"``: Smith–Waterman scores (``target-target_similarities_WS.txt``,
+        symmetric PSD, used by RLScore's tutorials); ``"normalized"``: the 0–100
+        normalized scores (``..._WS_normalized.reconstructed.txt``; not PSD).
+
+    Returns
+    -------
+    XD : numpy.ndarray, shape (n_drugs, n_drugs)
+        Drug–drug 2D structure similarity.
+    XT : numpy.ndarray, shape (n_targets, n_targets)
+        Target–target sequence similarity.
+    Y : numpy.ndarray, shape (n_drugs, n_targets)
+        Affinities; rows are drugs. ``Y.ravel(order="F")`` is the vec_F label vector
+        of :class:`~rlscore.learner.KronRLS` with ``K1 = XD``, ``K2 = XT``.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        Missing files; non-numeric content or shapes that do not agree.
+
+    Notes
+    -----
+    Complexity: parses about 1.2 MB of text, O(n_drugs·n_targets + n_targets²).
+    """
+    if affinity not in ("pKd", "Kd"):
+        raise ValueError(f"affinity must be 'pKd' or 'Kd', got {affinity!r}")
+    if target_kernel not in _DAVIS_XT:
+        raise ValueError(f"target_kernel must be 'raw' or 'normalized', got "
+                         f"{target_kernel!r}")
+    Y = _matrix(_in_dir(path, _DAVIS_Y, "Davis"))
+    n_d, n_t = Y.shape
+    XD = _matrix(_in_dir(path, _DAVIS_XD, "Davis"), shape=(n_d, n_d))
+    XT = _matrix(_in_dir(path, _DAVIS_XT[target_kernel], "Davis"), shape=(n_t, n_t))
+    if affinity == "pKd":
+        if np.any(Y <= 0):
+            raise ValueError("Davis Kd values must be positive to take pKd")
+        Y = -np.log10(Y / 1e9)
+    return XD, XT, Y
+
+
+def load_metz(path, scale=True):
+    """Load the Metz et al. (2011) kinase inhibitor pKi data from a local folder.
+
+    1421 drugs × 156 kinases, 93 356 measured pairs (42 %); unmeasured pairs are NaN.
+    Not shipped: get the files of Pahikkala et al. (2015) and pass their folder (the
+    drug kernel may be the original ``.txt`` or an ``.xz``-compressed copy). No
+    licence is stated; cite J. T. Metz et al., Nat. Chem. Biol. 7:200 (2011) and
+    Pahikkala et al. (2015).
+
+    Parameters
+    ----------
+    path : str or path-like
+        Folder with ``known_drug-target_interaction_affinities_pKi__Metz_et_al.2011.txt``,
+        ``drug-drug_similarities_2D__Metz_et_al.2011.txt[.xz]`` and
+        ``target-target_similarities_WS_normalized__Metz_et_al.2011.txt``.
+    scale : bool, default True
+        Divide both similarity matrices by 100 (the files are on a 0–100 scale). Neither
+        is PSD; add a ridge or clip eigenvalues if a method needs it.
+
+    Returns
+    -------
+    XD : numpy.ndarray (n_drugs, n_drugs)
+    XT : numpy.ndarray (n_targets, n_targets)
+    Y : numpy.ndarray (n_drugs, n_targets)
+        pKi with NaN for unmeasured pairs. The labelled pairs for
+        :class:`~rlscore.learner.KronRLS` (``label_row_inds``, ``label_col_inds``) are
+        ``np.where(~np.isnan(Y))``.
+
+    Notes
+    -----
+    Complexity: dominated by parsing the 1421 × 1421 drug matrix, O(n_drugs²).
+    """
+    Y = _matrix(_in_dir(path, _METZ_Y, "Metz"))
+    n_d, n_t = Y.shape
+    XD = _matrix(_in_dir(path, _METZ_XD, "Metz"), shape=(n_d, n_d))
+    XT = _matrix(_in_dir(path, _METZ_XT, "Metz"), shape=(n_t, n_t))
+    if scale:
+        XD /= 100.0
+        XT /= 100.0
+    return XD, XT, Y
+
+
+def _labelled_table(fname):
+    """A tab-separated matrix with a header line of column ids and a row id per line."""
+    with open(fname, encoding="utf-8") as fh:
+        lines = [ln.rstrip("\r\n") for ln in fh if ln.strip()]
+    if len(lines) < 2:
+        raise ValueError(f"{fname}: expected a header line and at least one row")
+    cols = lines[0].split("\t")[1:]
+    rows, values = [], []
+    for lineno, line in enumerate(lines[1:], 2):
+        cells = line.split("\t")
+        if len(cells) != len(cols) + 1:
+            raise ValueError(f"{fname}, line {lineno}: {len(cells) - 1} values, the header "
+                             f"has {len(cols)} column ids")
+        rows.append(cells[0])
+        try:
+            values.append([float(v) for v in cells[1:]])
+        except ValueError:
+            raise ValueError(f"{fname}, line {lineno}: non-numeric value") from None
+    return np.array(values, dtype=np.float64), rows, cols
+
+
+def load_yamanishi(path, subset="nr", return_ids=False):
+    """Load a Yamanishi et al. (2008) drug–target interaction set from a local folder.
+
+    Binary interactions with a drug kernel (SIMCOMP chemical similarity) and a target
+    kernel (normalized Smith–Waterman). Not shipped: get the files (``nr``, ``gpcr``,
+    ``ic``, ``e``) of Yamanishi et al., Bioinformatics 24(13):i232 (2008), also
+    redistributed by PyDTI (``datasets/``), and pass their folder. No licence is stated
+    for the data; cite Yamanishi et al. 2008.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Folder with ``{subset}_admat_dgc.txt``, ``{subset}_simmat_dc.txt`` and
+        ``{subset}_simmat_dg.txt`` (tab-separated, header line of ids, one row id per
+        line; the admat has targets as rows and drugs as columns).
+    subset : {"nr", "gpcr", "ic", "e"}, default "nr"
+    return_ids : bool, default False
+        Also return the drug (KEGG DRUG) and target (KEGG GENES) ids.
+
+    Returns
+    -------
+    KD : numpy.ndarray (n_drugs, n_drugs)
+        Drug similarity as in the file; it is not exactly symmetric (use
+        ``(KD + KD.T) / 2``).
+    KT : numpy.ndarray (n_targets, n_targets)
+    Y : numpy.ndarray (n_drugs, n_targets)
+        1 for a known interaction, else 0: the admat **transposed**, so that rows are
+        drugs as in :func:`load_davis`.
+    drug_ids, target_ids : list of str
+        Only with ``return_ids=True``.
+
+    Raises
+    ------
+    ValueError
+        Unknown subset, malformed tables, or ids that disagree between the three files.
+
+    Notes
+    -----
+    Complexity: O(n_drugs² + n_targets² + n_drugs·n_targets).
+    """
+    if subset not in YAMANISHI_SETS:
+        raise ValueError(f"subset must be one of {YAMANISHI_SETS}, got {subset!r}")
+    A, t_rows, d_cols = _labelled_table(_in_dir(path, f"{subset}_admat_dgc.txt", "Yamanishi"))
+    KD, d_rows, d_cols2 = _labelled_table(_in_dir(path, f"{subset}_simmat_dc.txt",
+                                                  "Yamanishi"))
+    KT, t_rows2, t_cols2 = _labelled_table(_in_dir(path, f"{subset}_simmat_dg.txt",
+                                                   "Yamanishi"))
+    if d_rows != d_cols or d_cols2 != d_cols:
+        raise ValueError(f"{subset}: the drug ids of the admat and the drug kernel differ")
+    if t_rows2 != t_rows or t_cols2 != t_rows:
+        raise ValueError(f"{subset}: the target ids of the admat and the target kernel "
+                         f"differ")
+    if not np.all((A == 0) | (A == 1)):
+        raise ValueError(f"{subset}: the interaction matrix must hold 0/1 values")
+    Y = np.ascontiguousarray(A.T)
+    return (KD, KT, Y, d_cols, t_rows) if return_ids else (KD, KT, Y)

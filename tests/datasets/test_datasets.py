@@ -229,4 +229,5 @@ def test_make_irrelevant_pairs_example():
 def test_public_names():
     assert set(datasets.__all__) == {
         "load_heart", "load_letor", "make_regression", "make_classification",
-        "make_ranking_queries", "make_irrelevant_pairs_example", "make_relation_extraction"}
+        "make_ranking_queries", "make_irrelevant_pairs_example", "make_relation_extraction",
+        "load_davis", "load_metz", "load_yamanishi", "make_drug_target"}

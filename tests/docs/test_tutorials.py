@@ -1,0 +1,116 @@
+"""The tutorials of docs/tutorials run here, smaller, and their findings are checked.
+(The documentation build runs their ``plot()`` at full size and draws the figures.)"""
+
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
+TUTORIALS = DOCS / "tutorials"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"tutorial_{name}", TUTORIALS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_auc_cv_lpo_unbiased_pooled_pessimistic():
+    mod = _load("auc_cv")
+    res = mod.run(repetitions=60, n_test=500, seed=1)
+    lpo = np.array([dev[:, 0].mean() for dev in res.values()])
+    pooled = np.array([dev[:, 1].mean() for dev in res.values()])
+    averaged_sd = np.array([dev[:, 2].std() for dev in res.values()])
+    lpo_sd = np.array([dev[:, 0].std() for dev in res.values()])
+    assert np.all(np.abs(lpo) < 0.05)
+    assert np.mean(pooled) < np.mean(lpo) - 0.015        # pooling biases AUC downwards
+    assert np.mean(averaged_sd) > np.mean(lpo_sd)        # averaging is noisier than LPO
+    assert "leave-pair-out" in mod.table(res)
+
+
+def test_auc_cv_estimates_equal_retraining(rng):
+    """The shortcuts behind the study against brute-force retraining."""
+    from rlscore.learner import RLS
+    from rlscore.datasets import make_classification
+    mod = _load("auc_cv")
+    X, y = make_classification(16, 3, 1.0, 0.5, random_state=2)
+    _, (lpo, pooled, averaged) = mod.estimates(X, y, regparam=0.5, k=4, seed=3)
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    hits = []
+    for i in pos:
+        for j in neg:
+            keep = np.setdiff1d(np.arange(16), [i, j])
+            p = RLS(X[keep], y[keep], regparam=0.5).predict(X[[i, j]])
+            hits.append(1.0 if p[0] > p[1] else 0.5 if p[0] == p[1] else 0.0)
+    assert lpo == pytest.approx(np.mean(hits), abs=1e-12)
+
+
+def test_irrelevant_pairs():
+    res = _load("irrelevant_pairs").run()
+    assert res["within-query pairs"]["correct"] == [True, True]
+    assert res["all pairs"]["correct"] == [False, False]
+    assert res["within-query pairs"]["slope"] == pytest.approx(-1.0, abs=1e-4)
+    assert res["all pairs"]["slope"] == pytest.approx(76 / 404, abs=1e-4)
+
+
+def test_rare_positives():
+    mod = _load("rare_positives")
+    res = mod.run(repetitions=6, m=80, n_test=500)
+    rls = np.array([np.mean(v) for v in res["rls"]])
+    rank = np.array([np.mean(v) for v in res["rankrls"]])
+    assert rls[-1] > rls[0] + 0.1 and rank[-1] > rank[0] + 0.1    # rarer is harder
+    assert rank[-1] > 0.75 and np.max(np.abs(rank - rls)) < 0.05
+
+
+def test_kronecker_settings_order():
+    mod = _load("kronecker_settings")
+    res = mod.run(*mod.synthetic(seed=3), grid=[0.1, 1.0, 10.0])
+    c = {k[0]: v[0] for k, v in res.items()}
+    assert c["A"] > max(c["B"], c["C"]) and min(c["B"], c["C"]) > c["D"] > 0.55
+
+
+def test_kronecker_settings_script_on_davis_format(tmp_path):
+    """The script the user runs with the Davis folder, on a tiny folder in that format."""
+    from rlscore.datasets import make_drug_target
+    KD, KT, Y = make_drug_target(8, 6, random_state=0)
+    np.savetxt(tmp_path / "drug-target_interaction_affinities_Kd__Davis_et_al.2011v1.txt",
+               10 ** (9 - (Y - Y.min() + 5)))
+    np.savetxt(tmp_path / "drug-drug_similarities_2D.txt", KD)
+    np.savetxt(tmp_path / "target-target_similarities_WS.txt", KT * 1000)
+    res = subprocess.run([sys.executable, str(TUTORIALS / "kronecker_settings.py"),
+                          "--davis", str(tmp_path)], capture_output=True, text=True,
+                         timeout=300, cwd=str(tmp_path),
+                         env={**os.environ, "MPLBACKEND": "Agg"})
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("|") > 20 and "D: both new" in res.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["auc_cv", "irrelevant_pairs", "rare_positives",
+                                  "kronecker_settings"])
+def test_tutorial_figures_render(name, tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    _load(name).plot()
+    plt.savefig(tmp_path / f"{name}.png")
+    assert (tmp_path / f"{name}.png").stat().st_size > 1000
+    plt.close("all")
+
+
+@pytest.mark.slow
+def test_docs_build_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("sphinx")
+    pytest.importorskip("matplotlib")
+    res = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html",
+                          str(DOCS), str(tmp_path / "html")], capture_output=True,
+                         text=True, timeout=1200, cwd=str(tmp_path))
+    assert res.returncode == 0, res.stderr[-3000:]
+    for name in ("auc_cv", "irrelevant_pairs", "rare_positives", "kronecker_settings"):
+        assert list((tmp_path / "html").rglob(f"*{name}*.png")), name
