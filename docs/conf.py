@@ -18,6 +18,9 @@ napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 autodoc_member_order = "bysource"
 autodoc_default_options = {}
+# napoleon turns the words of numpydoc type fields ("array (m, n_pairs)") into
+# cross-references; a word naming attributes of several classes is ambiguous, not broken
+suppress_warnings = ["ref.python"]
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
 # no CDN: a local MathJax copy is used if one is placed there, else TeX source shows

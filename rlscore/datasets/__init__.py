@@ -19,7 +19,8 @@ Of these, only the heart sample is shipped; see each loader for the data's terms
 Generators
 ----------
 make_regression, make_classification, make_ranking_queries,
-make_irrelevant_pairs_example, make_relation_extraction, make_drug_target
+make_irrelevant_pairs_example, make_relation_extraction, make_drug_target,
+make_grouped_regression
 """
 
 from rlscore.datasets.loaders import (load_davis, load_heart, load_letor, load_metz,
@@ -27,6 +28,7 @@ from rlscore.datasets.loaders import (load_davis, load_heart, load_letor, load_m
 from rlscore.datasets.synthetic import (
     make_classification,
     make_drug_target,
+    make_grouped_regression,
     make_irrelevant_pairs_example,
     make_ranking_queries,
     make_regression,
@@ -37,4 +39,5 @@ __all__ = [
     "load_heart", "load_letor", "load_davis", "load_metz", "load_yamanishi",
     "make_regression", "make_drug_target", "make_classification",
     "make_ranking_queries", "make_irrelevant_pairs_example", "make_relation_extraction",
+    "make_grouped_regression",
 ]

@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = [
     "make_regression", "make_classification", "make_ranking_queries",
-    "make_irrelevant_pairs_example", "make_drug_target",
+    "make_irrelevant_pairs_example", "make_drug_target", "make_grouped_regression",
 ]
 
 
@@ -81,6 +81,48 @@ def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=Fa
     w = rng.standard_normal(d)
     y = X @ w + noise * rng.standard_normal(m)
     return (X, y, w) if return_coef else (X, y)
+
+
+def make_grouped_regression(n_groups=50, per_group=20, d=5, noise=0.3,
+                            random_state=None):
+    """Regression data in groups of dependent examples (as the candidate parses of one
+    sentence in Airola et al. 2011): each group has a random centre in input space and
+    a random offset of its outputs.
+
+    ``x = c_g + 0.3 ε``, ``y = sin(x_1) + 0.5 x_2 + s_g + noise·ε'`` with centres
+    c_g ~ N(0, 4 I), offsets s_g ~ N(0, 1) and standard normal ε, ε'. Cross-validation
+    on such data must hold out whole groups.
+
+    Parameters
+    ----------
+    n_groups, per_group : int, default 50 and 20
+    d : int, default 5 (>= 2)
+    noise : float, default 0.3
+    random_state : None, int, SeedSequence, Generator or RandomState
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (n_groups * per_group, d)
+    y : numpy.ndarray, shape (n_groups * per_group,)
+    groups : numpy.ndarray of int, the group of each row (rows of a group contiguous)
+
+    Notes
+    -----
+    Complexity: O(m·d) for m = n_groups·per_group.
+    """
+    n_groups = _positive_int(n_groups, "n_groups")
+    per_group = _positive_int(per_group, "per_group")
+    d = _positive_int(d, "d")
+    if d < 2:
+        raise ValueError(f"d must be >= 2, got {d}")
+    noise = _nonneg_float(noise, "noise")
+    rng = _rng(random_state)
+    centers = rng.normal(scale=2.0, size=(n_groups, d))
+    shift = rng.normal(size=n_groups)
+    groups = np.repeat(np.arange(n_groups), per_group)
+    X = centers[groups] + 0.3 * rng.normal(size=(groups.size, d))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + shift[groups] + noise * rng.normal(size=groups.size)
+    return X, y, groups
 
 
 def make_classification(m=100, d=10, separation=2.0, positive_fraction=0.5, flip=0.0,

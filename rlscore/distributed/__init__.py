@@ -7,7 +7,8 @@ code as the single-machine learner (the Cython order-statistics kernel of RankSV
 operators of :mod:`rlscore.core.cg`, the Nystrom map of
 :mod:`rlscore.core.representation`); the client sums the per-partition results in
 partition order (a fixed order, so a run is reproducible) and runs the small solver
-(the bundle QP, the CG recursion, the |R| x |R| eigendecomposition) itself.
+(the bundle QP, the CG recursion, the r x r eigendecomposition for r basis vectors)
+itself.
 
 * :class:`LinearRankSVM` -- bundle method; per partition the pairwise hinge loss and
   its subgradient (pairs never cross queries, so the partition sums are exact).

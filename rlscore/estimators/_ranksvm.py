@@ -104,7 +104,7 @@ class RankSVM(BaseEstimator):
     converged_ : bool
     predictor_ : rlscore.predictor.LinearPredictor or KernelPredictor
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
 
     See Also
     --------

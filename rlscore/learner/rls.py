@@ -49,8 +49,8 @@ class RLS(PredictorInterface):
     Notes
     -----
     Reduced set with b basis vectors: O(m b d + m b^2) (Cholesky Nystrom map, then
-    primal); with basis removal ``holdout`` costs O(b^2 h + |U| b (p + h)) (h held-out
-    basis vectors) and ``leave_one_out`` O(b^3) once plus O(m b p).
+    primal); with basis removal ``holdout`` costs O(b^2 h + u b (p + h)) (u held-out
+    rows, h held-out basis vectors) and ``leave_one_out`` O(b^3) once plus O(m b p).
     Linear kernel with d + 1 <= m: primal, O(m d^2). Otherwise dual: O(m^2 d) for the
     kernel plus O(m^3/3) (Cholesky). ``solve`` for a second lambda eigendecomposes once
     (O(m^3)) and then costs O(m^2 p); ``holdout`` of h rows O(h^2 m + h^3) after that,

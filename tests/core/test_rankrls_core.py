@@ -452,6 +452,7 @@ def test_pp_solve_path(rng):
     ([0, 1], [1, 2], {"weights": [0, 0]}, ValueError, "no preferences"),
     ([0.5, 1], [1, 2], {}, ValueError, "integer"),
 ])
+@pytest.mark.filterwarnings("ignore:the preferences hold:UserWarning")
 def test_pp_bad_input(rng, s, e, kw, exc, match):
     X = rng.standard_normal((10, 2))
     with pytest.raises(exc, match=match):

@@ -230,4 +230,22 @@ def test_public_names():
     assert set(datasets.__all__) == {
         "load_heart", "load_letor", "make_regression", "make_classification",
         "make_ranking_queries", "make_irrelevant_pairs_example", "make_relation_extraction",
-        "load_davis", "load_metz", "load_yamanishi", "make_drug_target"}
+        "load_davis", "load_metz", "load_yamanishi", "make_drug_target",
+        "make_grouped_regression"}
+
+
+def test_make_grouped_regression():
+    from rlscore.datasets import make_grouped_regression
+    X, y, g = make_grouped_regression(7, 4, d=3, random_state=2)
+    assert X.shape == (28, 3) and y.shape == (28,) and g.shape == (28,)
+    np.testing.assert_array_equal(g, np.repeat(np.arange(7), 4))
+    X2, y2, _ = make_grouped_regression(7, 4, d=3, random_state=2)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    # rows of a group lie around a common centre: within-group spread << between
+    within = np.mean([X[g == k].std(axis=0).mean() for k in range(7)])
+    assert within < 0.5 * X.std(axis=0).mean()
+    with pytest.raises(ValueError, match="d must be >= 2"):
+        make_grouped_regression(3, 3, d=1)
+    with pytest.raises(ValueError):
+        make_grouped_regression(0, 3)

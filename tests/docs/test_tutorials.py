@@ -114,3 +114,14 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     for name in ("auc_cv", "irrelevant_pairs", "rare_positives", "kronecker_settings"):
         assert list((tmp_path / "html").rglob(f"*{name}*.png")), name
+
+
+def test_nystrom_basis_removal_cv_is_not_pessimistic():
+    mod = _load("nystrom_basis_removal")
+    res = mod.run(n_groups=40, per_group=10, n_folds=5, lambdas=[1e-8, 1e-3, 1.0, 1e3])
+    small = 0                                   # lambda = 1e-8
+    assert res["keep"][small] > 3 * res["remove"][small]     # keeping: pessimistic
+    # with removal the estimate stays near the error on new groups (40 groups: noisy)
+    assert res["remove"][small] < 2 * res["test"][small]
+    np.testing.assert_allclose(res["keep"][-1], res["remove"][-1], rtol=0.05)
+    assert "CV removing basis" in mod.table(res)

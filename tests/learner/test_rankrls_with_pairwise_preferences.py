@@ -84,7 +84,8 @@ def test_bad_input(rng):
     with pytest.warns(UserWarning, match="1 self-pair"):      # RLScore accepted them
         np.testing.assert_allclose(PPRankRLS(X, [0, 2], [1, 2]).predict(X),
                                    PPRankRLS(X, [0], [1]).predict(X), rtol=1e-12)
-    with pytest.raises(ValueError, match="self-pair"):         # nothing else remains
+    with pytest.raises(ValueError, match="self-pair"), \
+            pytest.warns(UserWarning, match="self-pair"):       # nothing else remains
         PPRankRLS(X, [2], [2])
     with pytest.raises(IndexError):
         PPRankRLS(X, [0, 6], [1, 2])
