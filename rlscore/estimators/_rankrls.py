@@ -23,7 +23,7 @@ from rlscore.core.rankrls import (
 from rlscore.core.selection import grid_search
 from rlscore.estimators._base import RLSEstimatorBase, check_alpha, resolve_kernel
 from rlscore.estimators._cv import _splits, make_crossvalidator, resolve_scoring
-from rlscore.estimators._rls import KernelRLSCV
+from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
 
 __all__ = ["RankRLS", "RankRLSCV"]
 
@@ -219,30 +219,9 @@ _KERNEL_PARAMS_DOC = """\
         Degree of the poly kernel.
     coef0 : float, default=1
         Constant of the poly kernel.
-    basis_vectors : {array-like, sparse matrix} of shape (n_basis, n_features), \
-default=None
-        Reduced-set (Nystrom) model: the predictor is a combination of the kernel
-        functions of these rows only, trained on all samples. With
-        ``kernel="precomputed"``, ``X`` is the (n_samples, n_basis) kernel between the
-        samples and the basis vectors and ``basis_vectors`` the (n_basis, n_basis)
-        kernel of the basis vectors.
-    n_basis : int or None, default=None
-        Reduced-set model with this many basis vectors drawn uniformly without
-        replacement from the training samples (``random_state`` seeds the draw).
-    basis_indices : array-like of int or None, default=None
-        Reduced-set model with the training samples at these indices as basis vectors
-        (with ``kernel="precomputed"``, ``X`` is the full (n_samples, n_samples) kernel
-        and ``predict`` takes the (n_test, n_samples) kernel). With ``n_basis`` or
-        ``basis_indices`` the basis is known, and cross-validation (the ``model_``
-        shortcuts, the CV estimators) removes the held-out basis vectors: the estimate
-        equals retraining with the reduced basis (Airola et al. 2011). With
-        ``basis_vectors`` the basis is kept.
-    random_state : int, numpy Generator or RandomState, or None, default=None
-        Seed of the basis draw of ``n_basis``.
-    keep_basis_in_cv : bool, default=False
-        Keep held-out basis vectors in cross-validation (the held-out samples then act
-        as basis vectors, which biases the estimate: pessimistic at small alpha on
-        grouped data). Only with ``n_basis`` / ``basis_indices``."""
+"""
+
+_KERNEL_PARAMS_DOC += _BASIS_PARAMS_DOC
 
 _QID_DOC = """\
         qid : array-like of shape (n_samples,), default=None

@@ -32,6 +32,9 @@ _KERNEL_PARAMS_DOC = """\
         intercept is shrunk towards 0 (unlike :class:`sklearn.linear_model.Ridge`);
         ``bias=0`` gives the model without intercept of
         ``KernelRidge(kernel="linear")``. Ignored by the other kernels.
+"""
+
+_BASIS_PARAMS_DOC = """\
     basis_vectors : {array-like, sparse matrix} of shape (n_basis, n_features), \
 default=None
         Reduced-set (Nystrom) model: the predictor is a combination of the kernel
@@ -56,6 +59,8 @@ default=None
         Keep held-out basis vectors in cross-validation (the held-out samples then act
         as basis vectors, which biases the estimate: pessimistic at small alpha on
         grouped data). Only with ``n_basis`` / ``basis_indices``."""
+
+_KERNEL_PARAMS_DOC += _BASIS_PARAMS_DOC
 
 _FITTED_ATTRS_DOC = """\
     model_ : rlscore.core.rls.RLSModel or None
