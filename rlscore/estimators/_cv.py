@@ -8,9 +8,9 @@ import numpy as np
 from sklearn.model_selection import check_cv
 
 from rlscore import measure as _measures
-from rlscore.core.selection import LOOCV, LPOCV, NfoldCV
+from rlscore.core.selection import LOOCV, LPOCV, NfoldCV, grid_search
 
-__all__ = ["resolve_scoring", "make_crossvalidator", "TrainTestCV"]
+__all__ = ["resolve_scoring", "make_crossvalidator", "TrainTestCV", "search_alphas"]
 
 # measures that need query ids cannot be used as a plain ``scoring``
 _QUERY_MEASURES = {"query_average", "query_cindex", "query_kendall_tau_b",
@@ -151,3 +151,34 @@ def make_crossvalidator(cv, model, measure, X, y, groups):
     if all(train.size + test.size == m for train, test in splits):
         return NfoldCV(model, measure, [test for _, test in splits])
     return TrainTestCV(model, measure, splits)
+
+
+def search_alphas(estimator, build_crossvalidator, alphas):
+    """Choose alpha for a fitted CV estimator whose ``model_`` was fitted with
+    ``path=True``: run the grid search of ``build_crossvalidator()`` (called once),
+    then set the fitted attributes, ``alpha_``, ``best_index_``, ``best_score_`` and
+    ``cv_results_`` (scores in scikit-learn's larger-is-better convention). An undefined
+    measure becomes a ValueError. O(len(alphas)) cross-validations."""
+    try:
+        crossvalidator = build_crossvalidator()
+        perfs, _, best = grid_search(crossvalidator, alphas)
+    except _measures.UndefinedPerformance as exc:
+        raise ValueError(f"the cross-validation measure is undefined on these "
+                         f"data: {exc}") from exc
+    best_index = alphas.index(best)
+    # grid_search re-solved the model at the best alpha
+    estimator._set_fitted_attributes()
+    iserror = bool(getattr(crossvalidator.measure, "iserror", False))
+    scores = -perfs if iserror else perfs.copy()
+    order = np.where(np.isnan(scores), -np.inf, scores)
+    rank = 1 + np.array([np.sum(order > s) for s in order], dtype=np.int32)
+    estimator.alpha_ = float(best)
+    estimator.best_index_ = int(best_index)
+    estimator.best_score_ = float(scores[best_index])
+    estimator.cv_results_ = {
+        "alphas": np.asarray(alphas, dtype=np.float64),
+        "cv_performances": np.asarray(perfs, dtype=np.float64),
+        "mean_test_score": scores,
+        "rank_test_score": rank,
+    }
+    return estimator

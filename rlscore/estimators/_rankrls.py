@@ -20,9 +20,9 @@ from sklearn.model_selection import GroupKFold
 from rlscore import measure as _measures
 from rlscore.core.rankrls import (
     GlobalRankRLSModel, QueryRankRLSModel, RankLPOCV, lpo_cindex, map_qids)
-from rlscore.core.selection import grid_search
 from rlscore.estimators._base import RLSEstimatorBase, check_alpha, resolve_kernel
-from rlscore.estimators._cv import _splits, make_crossvalidator, resolve_scoring
+from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
+                                    search_alphas)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
 
 __all__ = ["RankRLS", "RankRLSCV"]
@@ -652,31 +652,10 @@ class RankRLSCV(_RankRLSBase):
             raise ValueError("cv='lqo' (leave-query-out) needs query ids: pass qid (or "
                              "groups) to fit")
         self._fit_model(X, y, alphas[0], path=True, codes=codes)
-        UndefinedPerformance = _measures.UndefinedPerformance
-        try:
-            crossvalidator = self._crossvalidator(
-                cv, measure, X, y, codes, qid if qid is not None else groups, alphas[0])
-            perfs, _, best = grid_search(crossvalidator, alphas)
-        except UndefinedPerformance as exc:
-            raise ValueError(f"the cross-validation measure is undefined on these "
-                             f"data: {exc}") from exc
-        best_index = alphas.index(best)
-        # grid_search re-solved the model at the best alpha
-        self._set_fitted_attributes()
-
-        iserror = bool(getattr(crossvalidator.measure, "iserror", False))
-        scores = -perfs if iserror else perfs.copy()
-        order = np.where(np.isnan(scores), -np.inf, scores)
-        rank = 1 + np.array([np.sum(order > s) for s in order], dtype=np.int32)
-        self.alpha_ = float(best)
-        self.best_index_ = int(best_index)
-        self.best_score_ = float(scores[best_index])
-        self.cv_results_ = {
-            "alphas": np.asarray(alphas, dtype=np.float64),
-            "cv_performances": np.asarray(perfs, dtype=np.float64),
-            "mean_test_score": scores,
-            "rank_test_score": rank,
-        }
-        return self
+        return search_alphas(
+            self, lambda: self._crossvalidator(cv, measure, X, y, codes,
+                                               qid if qid is not None else groups,
+                                               alphas[0]),
+            alphas)
 
     fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from rlscore.core.selection import DEFAULT_REGPARAMS, grid_search
+from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import RLSEstimatorBase, check_alpha
-from rlscore.estimators._cv import make_crossvalidator, resolve_scoring
+from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
 
@@ -333,8 +333,6 @@ class KernelRLSCV(RLSEstimatorBase):
         -----
         See the class notes for the cost.
         """
-        from rlscore.measure import UndefinedPerformance
-
         alphas = self._check_alphas()
         measure = resolve_scoring(self.scoring, self.cv)
         X, y = self._validate_fit_data(X, y)
@@ -342,27 +340,6 @@ class KernelRLSCV(RLSEstimatorBase):
             raise ValueError(f"{type(self).__name__} needs at least 2 samples for "
                              f"cross-validation, got 1 sample")
         self._fit_model(X, y, alphas[0], path=True)
-        crossvalidator = make_crossvalidator(self.cv, self.model_, measure, X, y, groups)
-        try:
-            perfs, _, best = grid_search(crossvalidator, alphas)
-        except UndefinedPerformance as exc:
-            raise ValueError(f"the cross-validation measure is undefined on these "
-                             f"data: {exc}") from exc
-        best_index = alphas.index(best)
-        # grid_search re-solved the model at the best alpha
-        self._set_fitted_attributes()
-
-        iserror = bool(getattr(crossvalidator.measure, "iserror", False))
-        scores = -perfs if iserror else perfs.copy()
-        order = np.where(np.isnan(scores), -np.inf, scores)
-        rank = 1 + np.array([np.sum(order > s) for s in order], dtype=np.int32)
-        self.alpha_ = float(best)
-        self.best_index_ = int(best_index)
-        self.best_score_ = float(scores[best_index])
-        self.cv_results_ = {
-            "alphas": np.asarray(alphas, dtype=np.float64),
-            "cv_performances": perfs,
-            "mean_test_score": scores,
-            "rank_test_score": rank,
-        }
-        return self
+        return search_alphas(
+            self, lambda: make_crossvalidator(self.cv, self.model_, measure, X, y, groups),
+            alphas)
