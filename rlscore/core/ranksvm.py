@@ -72,6 +72,7 @@ import scipy.sparse as sp
 from rlscore._ext._ranksvm import PreferencePairs, RankingPairs
 from rlscore.core.bmrm import bmrm
 from rlscore.core.representation import build_representation
+from rlscore.core.rankrls import map_qids
 from rlscore.core.validation import (as_2d_labels, as_data_matrix, as_index_array,
                                      check_regparam)
 from rlscore.predictor import LinearPredictor
@@ -99,43 +100,13 @@ class ConvergenceWarning(UserWarning):
 
 
 def check_qids(qids, m):
-    """Query ids -> (codes 0..n_queries-1 in order of first appearance, n_queries).
+    """Query ids -> (codes 0..n_queries-1 in order of first appearance, n_queries):
+    :func:`rlscore.core.rankrls.map_qids` with the length fixed to m.
 
     ValueError for a wrong length, more than one dimension, NaN/inf or non-integral
     float ids; TypeError for unhashable ids. O(m log m).
     """
-    if sp.issparse(qids):
-        raise TypeError("qids must be a 1-D sequence of query ids, got a sparse matrix")
-    if isinstance(qids, (str, bytes)):
-        raise TypeError("qids must be a sequence of query ids, got a string")
-    arr = np.asarray(qids) if not isinstance(qids, np.ndarray) else qids
-    if arr.ndim == 2 and 1 in arr.shape:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(f"qids must be 1-D, got shape {arr.shape}")
-    if arr.shape[0] != m:
-        raise ValueError(f"qids has length {arr.shape[0]}, but there are {m} examples")
-    if arr.dtype != object and np.issubdtype(arr.dtype, np.number) \
-            and not np.iscomplexobj(arr) and arr.dtype != np.bool_:
-        if np.issubdtype(arr.dtype, np.floating):
-            if not np.all(np.isfinite(arr)):
-                raise ValueError("qids contains NaN or infinity")
-            if np.any(arr != np.round(arr)):
-                raise ValueError("qids must be integer (or hashable) ids; got "
-                                 "non-integral floats")
-        uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
-        rank = np.empty(uniq.shape[0], dtype=np.intp)
-        rank[np.argsort(first, kind="stable")] = np.arange(uniq.shape[0])
-        return np.ascontiguousarray(rank[inverse.ravel()]), int(uniq.shape[0])
-    table = {}
-    codes = np.empty(m, dtype=np.intp)
-    for i, q in enumerate(arr.tolist()):
-        try:
-            codes[i] = table.setdefault(q, len(table))
-        except TypeError:
-            raise TypeError(f"qids must hold hashable ids; element {i} is an unhashable "
-                            f"{type(q).__name__}") from None
-    return codes, len(table)
+    return map_qids(qids, m)
 
 
 def check_utilities(Y, m=None, name="Y"):

@@ -14,8 +14,6 @@ maps the solver's coefficients to a :class:`~rlscore.predictor.LinearPredictor` 
 :class:`~rlscore.predictor.KernelPredictor` with RLScore's conventions.
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 

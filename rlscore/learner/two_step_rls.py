@@ -1,8 +1,6 @@
 """Two-step kernel RLS on complete pairwise data, with cross-validation shortcuts for
 the four prediction settings (Pahikkala et al. 2014; Stock et al. 2018)."""
 
-import numpy as np
-
 from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
                                     check_pairwise_labels, make_factor,
                                     resolve_domains, vec_f)
