@@ -90,6 +90,16 @@ def as_cg_data(X, name="X", contiguous=True):
         np.asarray(X, dtype=np.float64)
 
 
+def _cg_data_and_labels(X, Y):
+    """(:func:`as_cg_data` (X), Y as 2-D labels); ValueError when their lengths differ."""
+    X = as_cg_data(X)
+    Y = as_2d_labels(Y)
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}: lengths must "
+                         f"match")
+    return X, Y
+
+
 # ---------------------------------------------------------------------------------------
 # the solver
 
@@ -517,11 +527,8 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
     + (m + d) l) memory. t depends on the conditioning: roughly
     sqrt(sigma_max^2 / lambda) log(1 / tol) for a small lambda.
     """
-    X = as_cg_data(X)
-    Y = as_2d_labels(Y)
+    X, Y = _cg_data_and_labels(X, Y)
     m, d = X.shape
-    if Y.shape[0] != m:
-        raise ValueError(f"X has {m} rows but Y has {Y.shape[0]}: lengths must match")
     regparam = check_regparam(regparam)
     bias = check_regparam(bias, name="bias")
     if form == "auto":
@@ -563,16 +570,12 @@ def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
     -----
     O(t (nnz(X) + m + d) l) time for t iterations; O(nnz(X) + (m + d) l) memory.
     """
-    X = as_cg_data(X)
-    Y = as_2d_labels(Y)
-    m, d = X.shape
-    if Y.shape[0] != m:
-        raise ValueError(f"X has {m} rows but Y has {Y.shape[0]}: lengths must match")
+    X, Y = _cg_data_and_labels(X, Y)
     regparam = check_regparam(regparam)
     codes = n_groups = None
     if qids is not None:
         from rlscore.core.rankrls import map_qids
-        codes, n_groups = map_qids(qids, m)
+        codes, n_groups = map_qids(qids, X.shape[0])
     op = RankRLSOperator(X, regparam, codes, n_groups)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
     res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
