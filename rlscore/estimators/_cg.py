@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.cg import cg_rankrls, cg_rls, check_maxiter, check_tol
 from rlscore.estimators._base import check_alpha
+from rlscore.estimators._rankrls import _query_codes
 
 __all__ = ["CGRLSRegressor", "CGRankRLSRanker"]
 
@@ -275,16 +276,6 @@ class CGRankRLSRanker(_CGBase):
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
 
-    @staticmethod
-    def _qids(qid, groups, m):
-        if qid is not None and groups is not None:
-            raise ValueError("give the query ids as qid or as groups, not both")
-        q = qid if qid is not None else groups
-        if q is None:
-            return None
-        from rlscore.core.rankrls import map_qids
-        return map_qids(q, m)[0]
-
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranker.
 
@@ -305,7 +296,7 @@ class CGRankRLSRanker(_CGBase):
         max_iter = check_maxiter(self.max_iter, name="max_iter")
         es = _check_early_stopping(self)
         X, y = self._validate(X, y)
-        codes = self._qids(qid, groups, X.shape[0])
+        codes = _query_codes(qid, groups, X.shape[0])
         y_1d = y.ndim == 1
         Y = y.reshape(-1, 1) if y_1d else y
         callback = stopper = None
@@ -359,7 +350,7 @@ class CGRankRLSRanker(_CGBase):
         from rlscore.measure import cindex, query_cindex
         P = self.predict(X)
         y = np.asarray(y, dtype=np.float64)
-        codes = self._qids(qid, groups, np.shape(y)[0])
+        codes = _query_codes(qid, groups, np.shape(y)[0])
         if codes is None:
             return float(cindex(y, P))
         return float(query_cindex(y, P, codes))
