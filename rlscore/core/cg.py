@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.validation import (
+from rlscore._validation import (
     as_2d_labels, as_data_matrix, as_index_array, check_regparam)
 
 __all__ = [

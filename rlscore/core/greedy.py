@@ -45,7 +45,7 @@ import scipy.sparse as sp
 
 from rlscore._ext import _greedy
 from rlscore.core.cg import as_cg_data
-from rlscore.core.validation import as_2d_labels, check_memory, check_regparam
+from rlscore._validation import as_2d_labels, check_memory, check_regparam
 
 __all__ = ["GreedyRLSState", "greedy_forward_selection", "check_subsetsize"]
 

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.linalg as la
 
 from rlscore.core.rls_solvers import _HoldoutShortcuts, psd_eigh
-from rlscore.core.validation import as_data_matrix, as_index_array, check_memory
+from rlscore._validation import as_data_matrix, as_index_array, check_memory
 
 __all__ = ["DomainFactor", "check_pairwise_labels", "check_complete_size",
            "check_square_kernel", "vec_f", "KronRLSSolver", "TwoStepSolver",

@@ -57,7 +57,7 @@ from scipy.linalg import lapack
 
 from rlscore._ext import _nystrom
 from rlscore.core.rls_solvers import LinearSolver, _check_holdout
-from rlscore.core.validation import as_index_array
+from rlscore._validation import as_index_array
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
            "constrained_solve"]

@@ -68,7 +68,7 @@ from rlscore._ext import _lpo
 from rlscore.core.representation import build_representation
 from rlscore.core.rls import n_rows
 from rlscore.core.rls_solvers import KernelSolver, _check_pairs, psd_eigh
-from rlscore.core.validation import (
+from rlscore._validation import (
     as_2d_labels, as_index_array, check_memory, check_regparam)
 
 __all__ = [

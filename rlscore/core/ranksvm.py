@@ -73,7 +73,7 @@ from rlscore._ext._ranksvm import PreferencePairs, RankingPairs
 from rlscore.core.bmrm import bmrm
 from rlscore.core.representation import build_representation
 from rlscore.core.rankrls import map_qids
-from rlscore.core.validation import (as_2d_labels, as_data_matrix, as_index_array,
+from rlscore._validation import (as_2d_labels, as_data_matrix, as_index_array,
                                      check_regparam)
 from rlscore.predictor import LinearPredictor
 

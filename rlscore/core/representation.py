@@ -17,7 +17,7 @@ maps the solver's coefficients to a :class:`~rlscore.predictor.LinearPredictor` 
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.validation import as_data_matrix, check_memory
+from rlscore._validation import as_data_matrix, check_memory
 from rlscore.kernel import KERNELS, kernel_parameter_names
 from rlscore.predictor import KernelPredictor, LinearPredictor
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from rlscore.core.representation import build_representation
 from rlscore.core.rls_solvers import KernelSolver, LinearSolver
-from rlscore.core.validation import as_2d_labels, check_regparam
+from rlscore._validation import as_2d_labels, check_regparam
 
 __all__ = ["RLSModel", "make_solver", "n_rows"]
 

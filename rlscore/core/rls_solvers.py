@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
 from rlscore._ext import _lpo
-from rlscore.core.validation import check_regparam
+from rlscore._validation import check_regparam
 
 __all__ = ["KernelSolver", "LinearSolver", "psd_eigh"]
 
@@ -78,7 +78,7 @@ def _symmetric_from_triangle(T, lower):
 
 
 def _check_pairs(starts, ends, m):
-    from rlscore.core.validation import as_index_array
+    from rlscore._validation import as_index_array
     s = as_index_array(starts, m, name="pairs_start_inds", unique=False)
     e = as_index_array(ends, m, name="pairs_end_inds", unique=False)
     if s.shape != e.shape:
@@ -91,7 +91,7 @@ def _check_pairs(starts, ends, m):
 
 
 def _check_holdout(indices, m):
-    from rlscore.core.validation import as_index_array
+    from rlscore._validation import as_index_array
     H = as_index_array(indices, m, name="indices")
     if H.size >= m:
         raise ValueError("indices hold out every example; nothing is left to train on")

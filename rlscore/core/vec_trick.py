@@ -31,7 +31,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from rlscore._ext import _kron
-from rlscore.core.validation import check_memory
+from rlscore._validation import check_memory
 
 __all__ = ["SampledKronProduct", "sampled_kron_matvec", "as_index_vector",
            "grid_indices", "PairwiseKernelOperator"]

@@ -7,7 +7,7 @@ from dask.delayed import Delayed
 import numpy as np
 from distributed import get_client
 
-from rlscore.core.validation import as_2d_labels, as_data_matrix
+from rlscore._validation import as_2d_labels, as_data_matrix
 
 __all__ = ["PartitionedData", "query_chunks", "check_whole_queries", "ordered_sum"]
 

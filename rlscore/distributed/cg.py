@@ -19,7 +19,7 @@ import numpy as np
 
 from rlscore.core.cg import (RankRLSOperator, RLSOperator, _DataOperator, check_maxiter,
                              check_tol, conjugate_gradient)
-from rlscore.core.validation import check_regparam
+from rlscore._validation import check_regparam
 from rlscore.distributed._data import check_whole_queries, ordered_sum
 from rlscore.distributed.ranksvm import as_partitioned
 from rlscore.predictor import LinearPredictor, PredictorInterface

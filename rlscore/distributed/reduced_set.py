@@ -29,7 +29,7 @@ import numpy as np
 
 from rlscore.core.representation import NystromFeatureMap
 from rlscore.core.rls_solvers import KernelSolver
-from rlscore.core.validation import check_regparam
+from rlscore._validation import check_regparam
 from rlscore.distributed._data import check_whole_queries
 from rlscore.distributed.ranksvm import as_partitioned
 from rlscore.predictor import PredictorInterface

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.rls import RLSModel
-from rlscore.core.validation import check_regparam
+from rlscore._validation import check_regparam
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "check_alpha", "RLSEstimatorBase"]

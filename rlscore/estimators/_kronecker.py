@@ -144,7 +144,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
 
     # -- parameters ---------------------------------------------------------------------
     def _objects(self):
-        from rlscore.core.validation import as_data_matrix
+        from rlscore._validation import as_data_matrix
         if self.X1 is None:
             raise ValueError("PairwiseRLS needs the objects X1 (and X2) at construction")
         X1 = as_data_matrix(self.X1, name="X1")

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.validation import as_data_matrix
+from rlscore._validation import as_data_matrix
 
 
 def as_kernel_input(X, name="X"):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from rlscore.core.representation import kernel_param_names
-from rlscore.core.validation import warn_unused_kwargs
+from rlscore._validation import warn_unused_kwargs
 
 
 def split_kernel_kwargs(kwargs, kernel, owner, extra=(), force=None):

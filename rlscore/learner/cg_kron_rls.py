@@ -7,7 +7,7 @@ import numpy as np
 
 from rlscore.core.kronecker import (check_pairwise_kernel, check_square_kernel)
 from rlscore.core.kronecker_cg import GroupCentering, KronMinres
-from rlscore.core.validation import as_data_matrix, check_regparam, warn_unused_kwargs
+from rlscore._validation import as_data_matrix, check_regparam, warn_unused_kwargs
 from rlscore.core.vec_trick import (PairwiseKernelOperator, SampledKronProduct,
                                     as_index_vector)
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,

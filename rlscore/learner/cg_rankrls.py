@@ -9,7 +9,7 @@ import numpy as np
 from rlscore.core.cg import (
     CGStop, cg_preference_rankrls, cg_rankrls, check_maxiter, check_tol)
 from rlscore.learner import cg_rls as _cg_rls
-from rlscore.core.validation import as_2d_labels, warn_unused_kwargs
+from rlscore._validation import as_2d_labels, warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["CGRankRLS", "PCGRankRLS", "EarlyStopCB", "Finished"]

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from rlscore.core.cg import CGStop, cg_rls, check_maxiter, check_tol
-from rlscore.core.validation import warn_unused_kwargs
+from rlscore._validation import warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["CGRLS", "EarlyStopCB", "Finished"]

@@ -5,7 +5,7 @@ RLScore's interface; and GreedyRankRLS, its leave-query-out variant for query da
 import numpy as np
 
 from rlscore.core.greedy import greedy_forward_selection
-from rlscore.core.validation import warn_unused_kwargs
+from rlscore._validation import warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["GreedyRLS", "GreedyRankRLS", "DefaultCallback", "SELECTED_FEATURES",

@@ -6,7 +6,7 @@ from rlscore.core.kronecker import (KronRLSSolver, check_complete_size,
                                     check_pairwise_kernel, check_pairwise_labels,
                                     centred_domain, make_factor, resolve_domains,
                                     symmetrize_labels, vec_f)
-from rlscore.core.validation import check_regparam, warn_unused_kwargs
+from rlscore._validation import check_regparam, warn_unused_kwargs
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)

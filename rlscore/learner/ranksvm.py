@@ -16,7 +16,7 @@ import numpy as np
 
 from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm,
                                   fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm)
-from rlscore.core.validation import warn_unused_kwargs
+from rlscore._validation import warn_unused_kwargs
 from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 

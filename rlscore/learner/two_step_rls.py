@@ -4,7 +4,7 @@ the four prediction settings (Pahikkala et al. 2014; Stock et al. 2018)."""
 from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
                                     check_pairwise_labels, make_factor,
                                     resolve_domains, vec_f)
-from rlscore.core.validation import check_regparam, warn_unused_kwargs
+from rlscore._validation import check_regparam, warn_unused_kwargs
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)

@@ -8,7 +8,7 @@ and the column/query averaging rule.
 
 import numpy as np
 
-from rlscore.core.validation import as_2d_labels
+from rlscore._validation import as_2d_labels
 
 __all__ = ["UndefinedPerformance", "qids_to_splits", "aggregate", "multitask"]
 

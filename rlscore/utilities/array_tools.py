@@ -1,12 +1,12 @@
 """Array conversion helpers kept for old RLScore scripts.
 
-Thin wrappers around :mod:`rlscore.core.validation`, which implements the package-wide
+Thin wrappers around :mod:`rlscore._validation`, which implements the package-wide
 conventions for labels and index lists.
 """
 
 import scipy.sparse as sp
 
-from rlscore.core.validation import as_2d_labels, as_index_array
+from rlscore._validation import as_2d_labels, as_index_array
 
 __all__ = ["as_2d_array", "as_index_list"]
 

@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.validation import as_2d_labels
+from rlscore._validation import as_2d_labels
 
 __all__ = [
     "read_svmlight", "write_svmlight", "read_sparse", "read_folds", "read_qids",

@@ -287,7 +287,7 @@ def test_bad_input(rng):
 
 
 def test_memory_is_checked_before_allocating(rng, monkeypatch):
-    import rlscore.core.validation as validation
+    import rlscore._validation as validation
     monkeypatch.setattr(validation, "available_memory", lambda: 1000)
     X, Y = _data(rng, 50, 20, 1, False)
     with pytest.raises(MemoryError, match="cache"):

@@ -310,7 +310,7 @@ def test_k_wins_over_x_and_unknown_keywords_warn(task):
 
 
 def test_too_large_problem_is_refused_before_allocating(monkeypatch, rng):
-    import rlscore.core.validation as validation
+    import rlscore._validation as validation
     monkeypatch.setattr(validation, "available_memory", lambda: 10_000)
     K = np.eye(20)
     with pytest.raises(MemoryError, match="CGKronRLS"):

@@ -1,0 +1,241 @@
+"""Query structure: the one home of query ids, groups and folds by query.
+
+Every layer that sees query ids (``qids`` in :mod:`rlscore.learner`, ``qid`` or
+``groups`` in :mod:`rlscore.estimators`, the ``qid:`` column of a LETOR file in the CLI,
+the measures' ``qids``) builds one :class:`QueryGroups` from them and passes it down.
+Codes, sizes, member lists, folds of whole queries, per-query sums, means and centring
+are computed here and nowhere else.
+
+It sits at the bottom of the package (beside :mod:`rlscore._validation`) so that the
+measures, which lie below :mod:`rlscore.core`, can use it; :mod:`rlscore.core.groups`
+is its public name.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["QueryGroups", "as_query_groups"]
+
+
+def _encode(qids, m, name):
+    """Query ids -> (codes 0..n-1 in order of first appearance, n, ids in code order)."""
+    if sp.issparse(qids):
+        raise TypeError(f"{name} must be a 1-D sequence of query ids, got a sparse matrix")
+    if isinstance(qids, np.ndarray) or hasattr(qids, "__array__"):
+        arr = np.asarray(qids)
+        if arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.ravel()
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    elif isinstance(qids, (str, bytes)) or not hasattr(qids, "__len__"):
+        raise TypeError(f"{name} must be a sequence of query ids, got {type(qids).__name__}")
+    else:
+        arr = None
+    n = len(qids) if arr is None else arr.shape[0]
+    if m is not None and n != m:
+        raise ValueError(f"{name} has length {n}, but there are {m} examples")
+    if n == 0:
+        raise ValueError(f"{name} is empty")
+    if arr is not None and arr.dtype != object and np.issubdtype(arr.dtype, np.number) \
+            and not np.iscomplexobj(arr) and not np.issubdtype(arr.dtype, np.bool_):
+        if np.issubdtype(arr.dtype, np.floating):
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"{name} contains NaN or infinity")
+            if np.any(arr != np.round(arr)):
+                raise ValueError(f"{name} must be integer (or hashable) ids; got "
+                                 "non-integral floats")
+        uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(uniq.shape[0], dtype=np.intp)
+        rank[order] = np.arange(uniq.shape[0])
+        return (np.ascontiguousarray(rank[inverse.ravel()]), int(uniq.shape[0]),
+                uniq[order])
+    values = arr.tolist() if arr is not None else list(qids)
+    table = {}
+    codes = np.empty(n, dtype=np.intp)
+    for i, q in enumerate(values):
+        if isinstance(q, float):
+            if not np.isfinite(q):
+                raise ValueError(f"{name} contains NaN or infinity")
+            if q != round(q):
+                raise ValueError(f"{name} must be integer (or hashable) ids; got "
+                                 "non-integral floats")
+        try:
+            codes[i] = table.setdefault(q, len(table))
+        except TypeError:
+            raise TypeError(f"{name} must hold hashable ids; element {i} is an unhashable "
+                            f"{type(q).__name__}") from None
+    ids = np.empty(len(table), dtype=object)
+    ids[:] = list(table)
+    return codes, len(table), ids
+
+
+class QueryGroups:
+    """The query structure of m rows: which rows belong to which query.
+
+    Build it once per data set (:meth:`from_qids`, :meth:`single`) and pass it down;
+    every per-query computation of the library goes through it.
+
+    Attributes
+    ----------
+    codes : ndarray of intp, shape (m,)
+        Query code of each row, 0 .. n_groups-1 in order of first appearance of the id.
+    n_groups : int
+    ids : ndarray, shape (n_groups,)
+        The original id of each code.
+    sizes : ndarray of intp, shape (n_groups,)
+        Rows per query.
+    order : ndarray of intp, shape (m,)
+        Stable sort of the rows by code: ``order[starts[g]:starts[g + 1]]`` are the rows
+        of query g in their original order.
+    starts : ndarray of intp, shape (n_groups + 1,)
+
+    Notes
+    -----
+    Construction is O(m log m) for numeric ids and O(m) expected for other hashable ids;
+    every method below is O(m) unless it says otherwise.
+    """
+
+    __slots__ = ("codes", "n_groups", "ids", "sizes", "order", "starts")
+
+    def __init__(self, codes, n_groups=None, ids=None):
+        codes = np.ascontiguousarray(codes, dtype=np.intp)
+        if codes.ndim != 1:
+            raise ValueError(f"codes must be 1-D, got shape {codes.shape}")
+        if n_groups is None:
+            n_groups = int(codes.max()) + 1 if codes.size else 0
+        if codes.size and (codes.min() < 0 or codes.max() >= n_groups):
+            raise ValueError(f"codes must lie in 0..{n_groups - 1}")
+        self.codes = codes
+        self.n_groups = int(n_groups)
+        self.ids = np.arange(self.n_groups) if ids is None else ids
+        self.sizes = np.bincount(codes, minlength=self.n_groups).astype(np.intp)
+        self.order = np.argsort(codes, kind="stable").astype(np.intp, copy=False)
+        self.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+        np.cumsum(self.sizes, out=self.starts[1:])
+
+    # --- construction ---------------------------------------------------------------
+
+    @classmethod
+    def from_qids(cls, qids, m=None, name="qids"):
+        """Groups from one query id per row.
+
+        Parameters
+        ----------
+        qids : sequence of hashable, length m
+            Integers, integral floats, strings or other hashable ids; rows are grouped
+            by equal value, not by contiguity.
+        m : int, optional
+            The number of rows the ids must cover.
+        name : str
+            The argument's name in error messages (``qids``, ``qid``, ``groups``).
+
+        Raises
+        ------
+        ValueError
+            Wrong length, empty, not 1-D, NaN/inf or non-integral float ids.
+        TypeError
+            Unhashable ids, a sparse matrix, or not a sequence.
+        """
+        codes, n, ids = _encode(qids, m, name)
+        return cls(codes, n, ids)
+
+    @classmethod
+    def single(cls, m):
+        """One query holding all m rows (a global ranking)."""
+        return cls(np.zeros(int(m), dtype=np.intp), 1 if m else 0)
+
+    @property
+    def m(self):
+        """Number of rows."""
+        return self.codes.shape[0]
+
+    def __len__(self):
+        return self.codes.shape[0]
+
+    def __repr__(self):
+        return f"QueryGroups(m={self.m}, n_groups={self.n_groups})"
+
+    # --- members --------------------------------------------------------------------
+
+    def members(self, g):
+        """Row indices of query ``g`` in increasing order."""
+        return self.order[self.starts[g]:self.starts[g + 1]]
+
+    def split(self):
+        """List of the row-index arrays of every query, in code order."""
+        return np.split(self.order, self.starts[1:-1])
+
+    def subset(self, rows):
+        """The groups of ``rows`` (codes renumbered by first appearance within them)."""
+        return QueryGroups.from_qids(self.codes[np.asarray(rows, dtype=np.intp)])
+
+    # --- folds ----------------------------------------------------------------------
+
+    def folds(self, n_folds, seed=0):
+        """``n_folds`` folds of whole queries, the queries assigned at random.
+
+        Queries are permuted with ``numpy.random.default_rng(seed)`` and dealt to the
+        folds in turn, so fold sizes differ by at most one query.
+
+        Returns
+        -------
+        list of ndarray of intp
+            Row indices of each fold, increasing.
+
+        Raises
+        ------
+        ValueError
+            ``n_folds`` < 2 or more than the number of queries.
+        """
+        n_folds = int(n_folds)
+        if n_folds < 2:
+            raise ValueError(f"the number of folds must be at least 2, got {n_folds}")
+        if n_folds > self.n_groups:
+            raise ValueError(f"{n_folds} folds of whole queries need at least {n_folds} "
+                             f"queries; there are {self.n_groups}")
+        perm = np.random.default_rng(seed).permutation(self.n_groups)
+        fold_of_query = np.empty(self.n_groups, dtype=np.intp)
+        fold_of_query[perm] = np.arange(self.n_groups) % n_folds
+        f = fold_of_query[self.codes]
+        return [np.flatnonzero(f == k) for k in range(n_folds)]
+
+    # --- per-query reductions -------------------------------------------------------
+
+    def sum(self, values):
+        """Per-query sums of ``values`` (shape (m,) or (m, p)) -> (n_groups,) or (n_groups, p)."""
+        v = np.asarray(values, dtype=np.float64)
+        if v.shape[0] != self.m:
+            raise ValueError(f"values has {v.shape[0]} rows, groups cover {self.m}")
+        if v.ndim == 1:
+            return np.bincount(self.codes, weights=v, minlength=self.n_groups)
+        out = np.zeros((self.n_groups,) + v.shape[1:])
+        np.add.at(out, self.codes, v)
+        return out
+
+    def mean(self, values):
+        """Per-query means of ``values``."""
+        s = self.sum(values)
+        n = self.sizes.astype(np.float64)
+        return s / (n if s.ndim == 1 else n[:, None])
+
+    def center(self, values):
+        """``values`` minus its query mean, row by row: P v with
+        P = I - sum_q 1_q 1_q^T / n_q (the query-centring projection of RankRLS)."""
+        v = np.asarray(values, dtype=np.float64)
+        return v - self.mean(v)[self.codes]
+
+
+def as_query_groups(qids, m=None, name="qids"):
+    """A :class:`QueryGroups` from ids, or the given one checked against m.
+
+    ``None`` gives ``None``, so callers can write ``groups = as_query_groups(qids, m)``
+    for an optional argument.
+    """
+    if qids is None:
+        return None
+    if isinstance(qids, QueryGroups):
+        if m is not None and qids.m != m:
+            raise ValueError(f"{name} cover {qids.m} rows, but there are {m} examples")
+        return qids
+    return QueryGroups.from_qids(qids, m, name)
