@@ -16,6 +16,8 @@ import scipy.sparse as sp
 
 __all__ = ["QueryGroups", "as_query_groups"]
 
+_CHUNK = 1 << 22          # elements per temporary block in the chunked loops
+
 
 def _encode(qids, m, name):
     """Query ids -> (codes 0..n-1 in order of first appearance, n, ids in code order)."""
@@ -74,7 +76,10 @@ class QueryGroups:
     """The query structure of m rows: which rows belong to which query.
 
     Build it once per data set (:meth:`from_qids`, :meth:`single`) and pass it down;
-    every per-query computation of the library goes through it.
+    every per-query computation of the library goes through it: codes and sizes, member
+    lists, folds of whole queries, per-query sums and means, the query-centring
+    projection P = I - sum_q 1_q 1_q^T / n_q of RankRLS and the orthonormal basis of its
+    range (one Householder reflection per query) that the RankRLS solvers rotate into.
 
     Attributes
     ----------
@@ -93,10 +98,10 @@ class QueryGroups:
     Notes
     -----
     Construction is O(m log m) for numeric ids and O(m) expected for other hashable ids;
-    every method below is O(m) unless it says otherwise.
+    every method below is O(m) (O(m c) for m x c arrays) unless it says otherwise.
     """
 
-    __slots__ = ("codes", "n_groups", "ids", "sizes", "order", "starts")
+    __slots__ = ("codes", "n_groups", "ids", "sizes", "order", "starts", "_cache")
 
     def __init__(self, codes, n_groups=None, ids=None):
         codes = np.ascontiguousarray(codes, dtype=np.intp)
@@ -113,6 +118,15 @@ class QueryGroups:
         self.order = np.argsort(codes, kind="stable").astype(np.intp, copy=False)
         self.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
         np.cumsum(self.sizes, out=self.starts[1:])
+        self._cache = {}
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in self.__slots__ if k != "_cache"}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._cache = {}
 
     # --- construction ---------------------------------------------------------------
 
@@ -145,16 +159,32 @@ class QueryGroups:
         """One query holding all m rows (a global ranking)."""
         return cls(np.zeros(int(m), dtype=np.intp), 1 if m else 0)
 
+    @classmethod
+    def singletons(cls, m):
+        """Every row its own query (folds of single rows; no pairs)."""
+        return cls(np.arange(int(m), dtype=np.intp), int(m))
+
     @property
     def m(self):
         """Number of rows."""
         return self.codes.shape[0]
+
+    @property
+    def is_single(self):
+        """True when one query holds every row."""
+        return self.n_groups == 1
 
     def __len__(self):
         return self.codes.shape[0]
 
     def __repr__(self):
         return f"QueryGroups(m={self.m}, n_groups={self.n_groups})"
+
+    def _cached(self, key, make):
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = make()
+        return v
 
     # --- members --------------------------------------------------------------------
 
@@ -163,12 +193,20 @@ class QueryGroups:
         return self.order[self.starts[g]:self.starts[g + 1]]
 
     def split(self):
-        """List of the row-index arrays of every query, in code order."""
-        return np.split(self.order, self.starts[1:-1])
+        """List of the row-index arrays of every query, in code order (computed once;
+        do not modify the arrays)."""
+        return self._cached("split", lambda: np.split(self.order, self.starts[1:-1]))
 
     def subset(self, rows):
         """The groups of ``rows`` (codes renumbered by first appearance within them)."""
         return QueryGroups.from_qids(self.codes[np.asarray(rows, dtype=np.intp)])
+
+    def whole(self, rows):
+        """True when ``rows`` hold every member of each query they touch."""
+        rows = np.asarray(rows, dtype=np.intp)
+        touched = np.bincount(self.codes[rows], minlength=self.n_groups)
+        hit = touched > 0
+        return bool(np.all(touched[hit] == self.sizes[hit]))
 
     # --- folds ----------------------------------------------------------------------
 
@@ -202,28 +240,140 @@ class QueryGroups:
 
     # --- per-query reductions -------------------------------------------------------
 
+    def indicator(self):
+        """The sparse (n_groups, m) query-indicator matrix D^T (CSR), built once."""
+        def make():
+            m = self.m
+            return sp.csr_matrix((np.ones(m), (self.codes, np.arange(m))),
+                                 shape=(self.n_groups, m))
+        return self._cached("indicator", make)
+
+    def _sizes_f(self):
+        return self._cached("sizes_f", lambda: self.sizes.astype(np.float64))
+
     def sum(self, values):
-        """Per-query sums of ``values`` (shape (m,) or (m, p)) -> (n_groups,) or (n_groups, p)."""
+        """Per-query sums of ``values`` (shape (m,) or (m, c); dense or sparse) ->
+        (n_groups,) or (n_groups, c) (sparse for sparse input)."""
+        if sp.issparse(values):
+            if values.shape[0] != self.m:
+                raise ValueError(f"values has {values.shape[0]} rows, groups cover "
+                                 f"{self.m}")
+            return self.indicator() @ values
         v = np.asarray(values, dtype=np.float64)
         if v.shape[0] != self.m:
             raise ValueError(f"values has {v.shape[0]} rows, groups cover {self.m}")
         if v.ndim == 1:
             return np.bincount(self.codes, weights=v, minlength=self.n_groups)
-        out = np.zeros((self.n_groups,) + v.shape[1:])
-        np.add.at(out, self.codes, v)
-        return out
+        if self.is_single:
+            return v.sum(axis=0, keepdims=True)
+        return np.asarray(self.indicator() @ v.reshape(self.m, -1)).reshape(
+            (self.n_groups,) + v.shape[1:])
 
     def mean(self, values):
-        """Per-query means of ``values``."""
+        """Per-query means of ``values`` (dense)."""
         s = self.sum(values)
-        n = self.sizes.astype(np.float64)
-        return s / (n if s.ndim == 1 else n[:, None])
+        if sp.issparse(s):
+            s = s.toarray()
+        n = self._sizes_f()
+        return s / n.reshape((-1,) + (1,) * (s.ndim - 1))
+
+    def expand(self, per_query):
+        """Rows of the per-query array ``per_query`` (n_groups, ...) repeated to the rows
+        of their queries (m, ...); with a single query the (1, ...) array itself, which
+        broadcasts."""
+        B = np.asarray(per_query)
+        if self.is_single and B.ndim > 1:
+            return B
+        return B[self.codes]
 
     def center(self, values):
         """``values`` minus its query mean, row by row: P v with
         P = I - sum_q 1_q 1_q^T / n_q (the query-centring projection of RankRLS)."""
         v = np.asarray(values, dtype=np.float64)
+        if v.ndim > 1:
+            return v - self.expand(self.mean(v))
         return v - self.mean(v)[self.codes]
+
+    # --- an orthonormal basis of range(P) ------------------------------------------
+    #
+    # H = blockdiag(I - 2 v_q v_q^T / v_q^T v_q), v_q = 1_q + sqrt(n_q) e_first(q), maps
+    # 1_q to -sqrt(n_q) e_first(q); the rows of H other than the first of each query are
+    # an orthonormal basis B of range(P). RankRLS solves in these coordinates.
+
+    @property
+    def first(self):
+        """The first row of each query (n_groups,)."""
+        return self._cached("first", lambda: np.ascontiguousarray(
+            self.order[self.starts[:-1]]))
+
+    @property
+    def rest(self):
+        """The rows that are not the first of their query (m - n_groups,)."""
+        def make():
+            mask = np.ones(self.m, dtype=bool)
+            mask[self.first] = False
+            return np.flatnonzero(mask)
+        return self._cached("rest", make)
+
+    def reflect_rows(self, M):
+        """M <- H M in place for M of shape (m, c); returns M. O(m c)."""
+        sqrt_n = self._cached("sqrt_n", lambda: np.sqrt(self._sizes_f()))
+        coef = self.sum(M)
+        coef += sqrt_n[:, None] * M[self.first]
+        coef /= (self._sizes_f() + sqrt_n)[:, None]
+        if self.is_single:
+            M -= coef
+        else:
+            step = max(1, _CHUNK // max(1, M.shape[1]))
+            for i0 in range(0, self.m, step):
+                M[i0:i0 + step] -= coef[self.codes[i0:i0 + step]]
+        M[self.first] -= sqrt_n[:, None] * coef
+        return M
+
+    def basis(self, Z):
+        """B Z (m, c) for Z of shape (m - n_groups, c)."""
+        out = np.zeros((self.m, Z.shape[1]))
+        out[self.rest] = Z
+        return self.reflect_rows(out)
+
+    def rotate_kernel(self, K):
+        """H K H for a symmetric m x m K, with the rows and columns ``first`` (the
+        directions 1_q) decoupled: zero off the diagonal, 1 on it. The remaining block
+        is B^T K B. K is overwritten (and returned) when possible. O(m^2)."""
+        first = self.first
+        if self.is_single:
+            # H K H = K - v g^T - g v^T, v = 1 + sqrt(m) e_0, one blocked pass
+            m = self.m
+            sq = np.sqrt(float(m))
+            beta = 1.0 / (m + sq)                      # 2 / v^T v
+            k = K.sum(axis=1) + sq * K[:, 0]           # K v
+            g = beta * k - 0.5 * beta * beta * (k.sum() + sq * k[0]) * \
+                np.concatenate([[1.0 + sq], np.ones(m - 1)])
+            step = max(1, _CHUNK // max(1, m))
+            for i0 in range(0, m, step):
+                blk = K[i0:i0 + step]
+                blk -= g[i0:i0 + step, None]
+                blk -= g[None, :]
+            K[0, :] -= sq * g
+            K[:, 0] -= sq * g
+        else:
+            self.reflect_rows(K)
+            K = np.ascontiguousarray(K.T)
+            self.reflect_rows(K)
+        K[first, :] = 0.0
+        K[:, first] = 0.0
+        K[first, first] = 1.0
+        return K
+
+    def unrotate_symmetric(self, M):
+        """B G B^T for a symmetric G given embedded in the m x m M (the rows and
+        columns ``first`` are ignored; M is overwritten). O(m^2)."""
+        M[self.first, :] = 0.0
+        M[:, self.first] = 0.0
+        self.reflect_rows(M)
+        M = np.ascontiguousarray(M.T)
+        self.reflect_rows(M)
+        return M
 
 
 def as_query_groups(qids, m=None, name="qids"):

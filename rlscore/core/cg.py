@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from rlscore.core.groups import QueryGroups, as_query_groups
 from rlscore._validation import (
     as_2d_labels, as_data_matrix, as_index_array, check_regparam)
 
@@ -350,42 +351,11 @@ class RLSOperator(_DataOperator):
         return Wa, np.zeros(Wa.shape[1])
 
 
-class _Centering:
-    """The projection L = I - sum_q 1_q 1_q^T / n_q (one block when codes is None),
-    applied in O(m l) without forming it."""
-
-    def __init__(self, codes, n_groups, m):
-        self.m = m
-        if codes is None:
-            self.codes = None
-            self.counts = np.array([m])
-            self._S = None
-        else:
-            self.codes = np.asarray(codes, dtype=np.intp)
-            self.counts = np.bincount(self.codes, minlength=n_groups)
-            self._S = sp.csr_matrix(
-                (1.0 / self.counts[self.codes], (self.codes, np.arange(m))),
-                shape=(n_groups, m))
-
-    def apply(self, U):
-        if self.codes is None:
-            return U - U.mean(axis=0, keepdims=True)
-        means = np.asarray(self._S @ U)
-        return U - means[self.codes]
-
-    def column_sums(self, X):
-        """Per-group column sums of X (groups x d), dense or sparse result."""
-        if self.codes is None:
-            return np.asarray(X.sum(axis=0)).reshape(1, -1)
-        S = sp.csr_matrix((np.ones(self.m), (self.codes, np.arange(self.m))),
-                          shape=(self.counts.size, self.m))
-        return S @ X
-
-
 class RankRLSOperator(_DataOperator):
     """Linear RankRLS ``S = X^T L X + lambda I``, right-hand side ``X^T L Y``, with L
-    the per-query centering of QueryRankRLS (``codes`` given) or the global centering
-    ``I - 1 1^T / m`` (``codes`` None; this is GlobalRankRLS's Laplacian divided by m).
+    the per-query centering of QueryRankRLS (``groups``, a
+    :class:`rlscore.core.groups.QueryGroups`) or the global centering ``I - 1 1^T / m``
+    (``groups`` None; this is GlobalRankRLS's Laplacian divided by m).
 
     Notes
     -----
@@ -393,25 +363,26 @@ class RankRLSOperator(_DataOperator):
     means of X w, so neither X^T X nor any pair is formed.
     """
 
-    def __init__(self, X, regparam, codes=None, n_groups=None):
+    def __init__(self, X, regparam, groups=None):
         super().__init__(X)
         self.regparam = float(regparam)
-        self.L = _Centering(codes, n_groups, self.m)
+        self.groups = QueryGroups.single(self.m) if groups is None else \
+            as_query_groups(groups, self.m)
         self.n = self.d
 
     def matvec(self, V):
-        return self.XT_dot(self.L.apply(self.X_dot(V))) + self.regparam * V
+        return self.XT_dot(self.groups.center(self.X_dot(V))) + self.regparam * V
 
     def rhs(self, Y):
-        return self.XT_dot(self.L.apply(Y))
+        return self.XT_dot(self.groups.center(Y))
 
     def diagonal(self):
         """diag(X^T L X) + lambda = column norms minus n_q * (query column means)^2."""
-        sums = self.L.column_sums(self.X)
+        sums = self.groups.sum(self.X)
         if sp.issparse(sums):
-            sq = np.asarray(sums.multiply(sums).T @ (1.0 / self.L.counts)).ravel()
+            sq = np.asarray(sums.multiply(sums).T @ (1.0 / self.groups.sizes)).ravel()
         else:
-            sq = (sums * sums / self.L.counts[:, None]).sum(axis=0)
+            sq = (sums * sums / self.groups.sizes[:, None]).sum(axis=0)
         return np.maximum(self.column_sq_norms() - sq, 0.0) + self.regparam
 
 
@@ -551,7 +522,7 @@ def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
     X : array-like or sparse (m, d)
     Y : array-like (m,) or (m, l)
     regparam : float >= 0
-    qids : sequence of length m or None
+    qids : sequence of length m, QueryGroups or None
         Query ids (grouped by equal value): L is QueryRankRLS's per-query centering
         ``I - sum_q 1_q 1_q^T / n_q``. None: the global centering ``I - 1 1^T / m``
         (GlobalRankRLS's Laplacian divided by m, so the solution equals GlobalRankRLS
@@ -572,11 +543,9 @@ def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
     """
     X, Y = _cg_data_and_labels(X, Y)
     regparam = check_regparam(regparam)
-    codes = n_groups = None
-    if qids is not None:
-        from rlscore.core.rankrls import map_qids
-        codes, n_groups = map_qids(qids, X.shape[0])
-    op = RankRLSOperator(X, regparam, codes, n_groups)
+    groups = as_query_groups(qids, X.shape[0])
+    codes = None if groups is None else groups.codes
+    op = RankRLSOperator(X, regparam, groups)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
     res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
                              precond=_jacobi(op, precondition), callback=cb)

@@ -45,6 +45,7 @@ import scipy.sparse as sp
 
 from rlscore._ext import _greedy
 from rlscore.core.cg import as_cg_data
+from rlscore.core.groups import as_query_groups
 from rlscore._validation import as_2d_labels, check_memory, check_regparam
 
 __all__ = ["GreedyRLSState", "greedy_forward_selection", "check_subsetsize"]
@@ -234,15 +235,13 @@ class GreedyRLSState:
         self._n_err = m * self.l
 
     def _setup_queries(self, X, Y, qids):
-        from rlscore.core.rankrls import map_qids
         m, lam = self.m, self.regparam
-        codes, nq = map_qids(qids, m)
-        counts = np.bincount(codes, minlength=nq)
+        groups = as_query_groups(qids, m)
+        codes, counts = groups.codes, groups.sizes
         keep_rows = counts[codes] >= 2
         if not np.any(keep_rows):
             raise ValueError("every query has a single item: there are no pairs to rank")
-        order = np.argsort(codes, kind="stable")
-        order = order[keep_rows[order]]
+        order = groups.order[keep_rows[groups.order]]
         sizes = counts[counts >= 2]
         qptr = np.zeros(sizes.size + 1, dtype=np.intp)
         np.cumsum(sizes, out=qptr[1:])

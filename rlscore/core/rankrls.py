@@ -65,6 +65,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
 from rlscore._ext import _lpo
+from rlscore.core.groups import QueryGroups, as_query_groups
 from rlscore.core.representation import build_representation
 from rlscore.core.rls import n_rows
 from rlscore.core.rls_solvers import KernelSolver, _check_pairs, psd_eigh
@@ -72,7 +73,7 @@ from rlscore._validation import (
     as_2d_labels, as_index_array, check_memory, check_regparam)
 
 __all__ = [
-    "GlobalRankRLSModel", "QueryRankRLSModel", "PPRankRLSModel", "RankLPOCV", "map_qids",
+    "GlobalRankRLSModel", "QueryRankRLSModel", "PPRankRLSModel", "RankLPOCV",
     "lpo_cindex", "preference_pairs", "COSTS",
 ]
 
@@ -80,190 +81,6 @@ COSTS = ("magnitude", "unit", "inverse")
 
 _CHUNK = 1 << 22          # elements per temporary block in the chunked loops
 _CACHE = 1 << 24          # elements of lambda-independent blocks kept between calls
-
-
-# ---------------------------------------------------------------------------------------
-# query ids
-
-
-def map_qids(qids, m=None):
-    """Map query ids to 0-based integer codes in order of first appearance.
-
-    Parameters
-    ----------
-    qids : sequence of hashable (ints, strings, numpy scalars), length m
-        Rows are grouped by equal value, not by contiguity.
-    m : int, optional
-        The number of rows the ids must cover.
-
-    Returns
-    -------
-    codes : ndarray of intp, shape (m,)
-    n_queries : int
-
-    Raises
-    ------
-    ValueError
-        Wrong length, empty, not 1-D, NaN/inf or non-integral float ids.
-    TypeError
-        Unhashable ids, or qids that are not a sequence.
-
-    Notes
-    -----
-    O(m log m) for numeric arrays, O(m) expected for other sequences.
-    """
-    if sp.issparse(qids):
-        raise TypeError("qids must be a 1-D sequence of query ids, got a sparse matrix")
-    if isinstance(qids, np.ndarray) or hasattr(qids, "__array__"):
-        arr = np.asarray(qids)
-        if arr.ndim == 2 and 1 in arr.shape:
-            arr = arr.ravel()
-        if arr.ndim != 1:
-            raise ValueError(f"qids must be 1-D, got shape {arr.shape}")
-    elif isinstance(qids, (str, bytes)) or not hasattr(qids, "__len__"):
-        raise TypeError(f"qids must be a sequence of query ids, got {type(qids).__name__}")
-    else:
-        arr = None
-    n = len(qids) if arr is None else arr.shape[0]
-    if m is not None and n != m:
-        raise ValueError(f"qids has length {n}, but there are {m} examples")
-    if n == 0:
-        raise ValueError("qids is empty")
-    if arr is not None and arr.dtype != object and np.issubdtype(arr.dtype, np.number) \
-            and not np.iscomplexobj(arr):
-        if np.issubdtype(arr.dtype, np.floating):
-            if not np.all(np.isfinite(arr)):
-                raise ValueError("qids contains NaN or infinity")
-            if np.any(arr != np.round(arr)):
-                raise ValueError("qids must be integer (or hashable) ids; got "
-                                 "non-integral floats")
-        uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
-        rank = np.empty(uniq.shape[0], dtype=np.intp)
-        rank[np.argsort(first, kind="stable")] = np.arange(uniq.shape[0])
-        return np.ascontiguousarray(rank[inverse.ravel()]), int(uniq.shape[0])
-    values = arr.tolist() if arr is not None else list(qids)
-    table = {}
-    codes = np.empty(n, dtype=np.intp)
-    for i, q in enumerate(values):
-        if isinstance(q, float):
-            if not np.isfinite(q):
-                raise ValueError("qids contains NaN or infinity")
-            if q != round(q):
-                raise ValueError("qids must be integer (or hashable) ids; got "
-                                 "non-integral floats")
-        try:
-            codes[i] = table.setdefault(q, len(table))
-        except TypeError:
-            raise TypeError(f"qids must hold hashable ids; element {i} is an unhashable "
-                            f"{type(q).__name__}") from None
-    return codes, len(table)
-
-
-class _Groups:
-    """Block structure of a centering projection P = I - sum_q 1_q 1_q^T / n_q."""
-
-    def __init__(self, codes, g):
-        codes = np.ascontiguousarray(codes, dtype=np.intp)
-        m = codes.size
-        self.m, self.g, self.codes = m, g, codes
-        counts = np.bincount(codes, minlength=g)
-        self.count = counts
-        self.n = counts.astype(np.float64)
-        self.sqrt_n = np.sqrt(self.n)
-        order = np.argsort(codes, kind="stable")
-        bounds = np.cumsum(counts)[:-1]
-        self.members = np.split(order, bounds)
-        self.first = np.ascontiguousarray(order[np.concatenate([[0], bounds])])
-        mask = np.ones(m, dtype=bool)
-        mask[self.first] = False
-        self.rest = np.flatnonzero(mask)
-        self.Dt = sp.csr_matrix((np.ones(m), (codes, np.arange(m))), shape=(g, m))
-        self.inv_n_row = 1.0 / self.n[codes]
-
-    @property
-    def single(self):
-        return self.g == 1
-
-    def sums(self, M):
-        """Per-block column sums of M (m, c) -> (g, c)."""
-        if self.single:
-            return M.sum(axis=0, keepdims=True)
-        return np.asarray(self.Dt @ M)
-
-    def means(self, M):
-        return self.sums(M) / self.n[:, None]
-
-    def center(self, M):
-        """P M (a new array)."""
-        M = np.asarray(M, dtype=np.float64)
-        return M - self.expand(self.means(M))
-
-    def expand(self, B):
-        """Rows of the (g, c) array B repeated to the rows of their blocks (m, c)."""
-        if self.single:
-            return B
-        return B[self.codes]
-
-    def reflect_rows(self, M):
-        """M <- H M in place, H = blockdiag(I - 2 v_q v_q^T / v_q^T v_q) with
-        v_q = 1_q + sqrt(n_q) e_first(q): H 1_q = -sqrt(n_q) e_first(q), so the rows of H
-        other than the first of each block are an orthonormal basis of range(P).
-        O(m c)."""
-        coef = self.sums(M)
-        coef += self.sqrt_n[:, None] * M[self.first]
-        coef /= (self.n + self.sqrt_n)[:, None]
-        if self.single:
-            M -= coef
-        else:
-            step = max(1, _CHUNK // max(1, M.shape[1]))
-            for i0 in range(0, self.m, step):
-                M[i0:i0 + step] -= coef[self.codes[i0:i0 + step]]
-        M[self.first] -= self.sqrt_n[:, None] * coef
-        return M
-
-    def basis(self, Z):
-        """B Z (m, c) for Z of shape (m - g, c)."""
-        out = np.zeros((self.m, Z.shape[1]))
-        out[self.rest] = Z
-        return self.reflect_rows(out)
-
-    def rotate_kernel(self, K):
-        """H K H for a symmetric m x m K, with the rows and columns ``first`` (the
-        directions 1_q) decoupled: zero off the diagonal, 1 on it. The remaining block
-        is B^T K B. K is overwritten (and returned) when possible. O(m^2)."""
-        if self.single:
-            # H K H = K - v g^T - g v^T, v = 1 + sqrt(m) e_0, one blocked pass
-            m = self.m
-            sq = self.sqrt_n[0]
-            beta = 1.0 / (m + sq)                      # 2 / v^T v
-            k = K.sum(axis=1) + sq * K[:, 0]           # K v
-            g = beta * k - 0.5 * beta * beta * (k.sum() + sq * k[0]) * \
-                np.concatenate([[1.0 + sq], np.ones(m - 1)])
-            step = max(1, _CHUNK // max(1, m))
-            for i0 in range(0, m, step):
-                blk = K[i0:i0 + step]
-                blk -= g[i0:i0 + step, None]
-                blk -= g[None, :]
-            K[0, :] -= sq * g
-            K[:, 0] -= sq * g
-        else:
-            self.reflect_rows(K)
-            K = np.ascontiguousarray(K.T)
-            self.reflect_rows(K)
-        K[self.first, :] = 0.0
-        K[:, self.first] = 0.0
-        K[self.first, self.first] = 1.0
-        return K
-
-    def unrotate_symmetric(self, M):
-        """B G B^T for a symmetric G given embedded in the m x m M (the rows and
-        columns ``first`` are ignored; M is overwritten). O(m^2)."""
-        M[self.first, :] = 0.0
-        M[:, self.first] = 0.0
-        self.reflect_rows(M)
-        M = np.ascontiguousarray(M.T)
-        self.reflect_rows(M)
-        return M
 
 
 def _symmetrize(C):
@@ -387,7 +204,7 @@ class _CenteredRankModel:
         self.remove_basis = rep.basis_indices is not None and not keep_basis
         self._rem = None
         gr = groups
-        self._Ybar = gr.means(self.Y)                      # (g, p) block label means
+        self._Ybar = gr.mean(self.Y)                      # (g, p) block label means
         self.PY = self.Y - gr.expand(self._Ybar)
         self.kind = rep.kind
         if rep.kind == "primal":
@@ -407,18 +224,18 @@ class _CenteredRankModel:
 
     def _check_pairs_exist(self):
         gr, Y = self.groups, self.Y
-        if gr.count.max() < 2:
+        if gr.sizes.max() < 2:
             import warnings
             what = "there is a single example" if self._global else \
                 "every query holds a single example"
             warnings.warn(f"{what}: there are no pairs, the model is zero", UserWarning,
                           stacklevel=4)
             return
-        big = gr.count[gr.codes] >= 2
+        big = gr.sizes[gr.codes] >= 2
         Yb = Y[big]
         codes = gr.codes[big]
-        mx = np.full((gr.g, Y.shape[1]), -np.inf)
-        mn = np.full((gr.g, Y.shape[1]), np.inf)
+        mx = np.full((gr.n_groups, Y.shape[1]), -np.inf)
+        mn = np.full((gr.n_groups, Y.shape[1]), np.inf)
         np.maximum.at(mx, codes, Yb)
         np.minimum.at(mn, codes, Yb)
         if not np.any(mx > mn):
@@ -433,14 +250,14 @@ class _CenteredRankModel:
         gr = self.groups
         if sp.issparse(Phi):
             Phi = sp.csr_matrix(Phi, dtype=np.float64)
-            Phibar = (gr.Dt @ Phi).toarray() / gr.n[:, None]
-            C = (Phi.T @ Phi).toarray() - (Phibar.T * gr.n) @ Phibar
+            Phibar = gr.mean(Phi)
+            C = (Phi.T @ Phi).toarray() - (Phibar.T * gr.sizes) @ Phibar
             C = _symmetrize(C)
             b = np.asarray(Phi.T @ self.PY)
             self._PhiP = None
         else:
             Phi = np.ascontiguousarray(Phi, dtype=np.float64)
-            Phibar = gr.means(Phi)
+            Phibar = gr.mean(Phi)
             PhiP = np.ascontiguousarray(Phi - gr.expand(Phibar))
             C = _gram(PhiP)
             b = PhiP.T @ self.Y
@@ -452,7 +269,7 @@ class _CenteredRankModel:
     def _init_dual(self, K):
         gr = self.groups
         check_memory(2 * 8 * self.m * self.m, f"the {self.m} x {self.m} rotated kernel")
-        self._Kbar = gr.means(K)                            # (g, m)
+        self._Kbar = gr.mean(K)                            # (g, m)
         K = gr.rotate_kernel(K)
         YB = gr.reflect_rows(self.Y.copy())
         YB[gr.first] = 0.0
@@ -514,7 +331,7 @@ class _CenteredRankModel:
             U = np.ascontiguousarray(ZP / s)
             Yf = (self._Phibar @ Vk) * s
             c = VtB[keep] / s[:, None]
-            qdiag = (1.0 - gr.inv_n_row) - np.einsum("ij,ij->i", U, U)
+            qdiag = (1.0 - 1.0 / gr.sizes[gr.codes]) - np.einsum("ij,ij->i", U, U)
             np.maximum(qdiag, 0.0, out=qdiag)
             self._R0 = self.PY - U @ c          # (P - U U^T) Y, lambda-independent
             self._cv = (U, s2[keep], c, Yf, qdiag, bool(np.all(keep)))
@@ -583,7 +400,7 @@ class _CenteredRankModel:
             if out is not None:
                 return out
         h = H.size
-        nq = self.groups.n[q]
+        nq = float(self.groups.sizes[q])
         mu = self._mu(self.regparam, h)
         w, Pr, F = self._state(mu)
         U, s2, c, Yf, qdiag, full = self._parts()
@@ -591,7 +408,7 @@ class _CenteredRankModel:
         M = (UH * (mu * w)) @ UH.T
         if self.kind == "primal":
             M += np.eye(h) - 1.0 / nq - UH @ UH.T
-        if h == self.groups.count[q]:
+        if h == self.groups.sizes[q]:
             M += 1.0 / nq
         N = (UH * (s2 * w)) @ UH.T
         X = self._solve_small(M, Pr[H])
@@ -619,9 +436,9 @@ class _CenteredRankModel:
         gr = self.groups
         Phi = np.asarray(self._Phi)
         if self._rem is None:
-            S = gr.sums(Phi)                                # (g, r) block sums
-            T = gr.sums(self.Y)                             # (g, p)
-            inv_n = 1.0 / gr.n
+            S = gr.sum(Phi)                                 # (g, r) block sums
+            T = gr.sum(self.Y)                              # (g, p)
+            inv_n = 1.0 / gr.sizes
             self._rem = (Phi.T @ Phi, Phi.T @ self.Y,
                          (S.T * inv_n) @ S, (S.T * inv_n) @ T, S, T)
         G, B, SS, ST, S, T = self._rem
@@ -631,10 +448,10 @@ class _CenteredRankModel:
         qs, qpos = np.unique(gr.codes[U], return_inverse=True)
         for j, q in enumerate(qs):
             rows = qpos == j
-            nq = gr.n[q] - rows.sum()
+            nq = gr.sizes[q] - rows.sum()
             s_old, t_old = S[q][:, None], T[q][None, :]
-            C += (s_old @ s_old.T) / gr.n[q]
-            b += (s_old @ t_old) / gr.n[q]
+            C += (s_old @ s_old.T) / gr.sizes[q]
+            b += (s_old @ t_old) / gr.sizes[q]
             if nq > 0:
                 s_new = s_old - PU[rows].sum(axis=0)[:, None]
                 t_new = t_old - YU[rows].sum(axis=0)[None, :]
@@ -696,7 +513,7 @@ class GlobalRankRLSModel(_CenteredRankModel):
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  path=False, prefer="auto", **kernel_params):
         m = n_rows(X)
-        groups = _Groups(np.zeros(m, dtype=np.intp), 1)
+        groups = QueryGroups.single(m)
         self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
                     kernel_params)
 
@@ -800,8 +617,9 @@ class QueryRankRLSModel(_CenteredRankModel):
 
     Parameters
     ----------
-    qids : sequence of hashable, length m (grouped by equal value). Queries of one item
-        are allowed; they contribute no pairs.
+    qids : sequence of hashable, length m (grouped by equal value), or a
+        :class:`rlscore.core.groups.QueryGroups` built once by the caller. Queries of
+        one item are allowed; they contribute no pairs.
     Other parameters as :class:`GlobalRankRLSModel`.
 
     Notes
@@ -817,10 +635,9 @@ class QueryRankRLSModel(_CenteredRankModel):
     def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  path=False, prefer="auto", **kernel_params):
         m = n_rows(X)
-        codes, g = map_qids(qids, m)
-        groups = _Groups(codes, g)
-        self.qids = codes
-        self.qidlist = [list(map(int, mem)) for mem in groups.members]
+        groups = as_query_groups(qids, m)
+        self.qids = groups.codes
+        self.qidlist = [mem.tolist() for mem in groups.split()]
         self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
                     kernel_params)
 
@@ -836,7 +653,7 @@ class QueryRankRLSModel(_CenteredRankModel):
         mu = self._mu(self.regparam)
         w, Pr, F = self._state(mu)
         U, s2, c, Yf, qdiag, full = self._parts()
-        out = [None] * gr.g
+        out = [None] * gr.n_groups
         mw = mu * w
         nw = s2 * w
         wY = w * Yf                                            # (g, r)
@@ -858,7 +675,7 @@ class QueryRankRLSModel(_CenteredRankModel):
                 for j, q in enumerate(qk):
                     out[q] = P[j]
         if self.remove_basis:
-            for q, mem in enumerate(gr.members):
+            for q, mem in enumerate(gr.split()):
                 fresh = self._holdout_removing(np.ascontiguousarray(mem, dtype=np.intp))
                 if fresh is not None:
                     out[q] = fresh
@@ -875,10 +692,11 @@ class QueryRankRLSModel(_CenteredRankModel):
         r = U.shape[1]
         keep_blocks = self.m * r <= _CACHE
         batches = []
-        for n in np.unique(gr.count):
+        members = gr.split()
+        for n in np.unique(gr.sizes):
             n = int(n)
-            qs = np.flatnonzero(gr.count == n)
-            idx = np.stack([gr.members[q] for q in qs])
+            qs = np.flatnonzero(gr.sizes == n)
+            idx = np.stack([members[q] for q in qs])
             step = max(1, _CHUNK // max(1, n * r))
             chunks = []
             for k0 in range(0, qs.size, step):
@@ -1129,7 +947,7 @@ def preference_pairs(y, qids=None, kind="different"):
         raise ValueError(f"kind must be 'different' or 'bipartite', got {kind!r}")
     if kind == "bipartite" and not np.all((y == 1) | (y == -1)):
         raise ValueError("kind='bipartite' needs labels -1 and +1")
-    blocks = [np.arange(m)] if qids is None else _Groups(*map_qids(qids, m)).members
+    blocks = [np.arange(m)] if qids is None else as_query_groups(qids, m).split()
     S, E = [], []
     for idx in blocks:
         yi = y[idx]

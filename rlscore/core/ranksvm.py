@@ -72,16 +72,16 @@ import scipy.sparse as sp
 from rlscore._ext._ranksvm import PreferencePairs, RankingPairs
 from rlscore.core.bmrm import bmrm
 from rlscore.core.representation import build_representation
-from rlscore.core.rankrls import map_qids
+from rlscore.core.groups import QueryGroups, as_query_groups
 from rlscore._validation import (as_2d_labels, as_data_matrix, as_index_array,
                                      check_regparam)
 from rlscore.predictor import LinearPredictor
 
 __all__ = [
-    "ConvergenceWarning", "RankingRisk", "pair_weights", "PairRisk", "RankSVMSolution", "check_qids",
+    "ConvergenceWarning", "RankingRisk", "pair_weights", "PairRisk", "RankSVMSolution",
     "check_utilities", "ranksvm_regparam", "solve_ranksvm", "fit_linear_ranksvm",
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
-    "query_folds", "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
+    "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
     "SquaredRankingRisk", "solve_ranksvm_newton", "check_loss_solver", "make_risk",
     "train_ranksvm",
 ]
@@ -97,16 +97,6 @@ class ConvergenceWarning(UserWarning):
 
 # ---------------------------------------------------------------------------------------
 # input checking
-
-
-def check_qids(qids, m):
-    """Query ids -> (codes 0..n_queries-1 in order of first appearance, n_queries):
-    :func:`rlscore.core.rankrls.map_qids` with the length fixed to m.
-
-    ValueError for a wrong length, more than one dimension, NaN/inf or non-integral
-    float ids; TypeError for unhashable ids. O(m log m).
-    """
-    return map_qids(qids, m)
 
 
 def check_utilities(Y, m=None, name="Y"):
@@ -189,10 +179,11 @@ def _as_features(X):
 
 def _pair_structure(y, qids, m):
     """(codes, n_queries, RankingPairs); ValueError when there is no pair."""
-    if qids is None:
+    groups = as_query_groups(qids, m)
+    if groups is None:
         codes, nq = None, 1
     else:
-        codes, nq = check_qids(qids, m)
+        codes, nq = groups.codes, groups.n_groups
     pairs = RankingPairs(y, codes, nq)
     if pairs.n_pairs == 0:
         if qids is None:
@@ -228,7 +219,8 @@ class RankingRisk:
     ----------
     X : array-like or sparse (m, d); converted once (dense C order or CSR).
     y : array-like (m,) utilities.
-    qids : sequence (m,) of query ids, or None for one global ranking.
+    qids : sequence (m,) of query ids, a :class:`rlscore.core.groups.QueryGroups`, or
+        None for one global ranking.
     normalize : "pairs", "query" or "none" (see the module docstring).
     n_threads : int, default 1; threads of the counting pass. More than one runs the two
         sweeps (and different queries) in parallel with OpenMP: it pays off on an idle
@@ -822,123 +814,95 @@ def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
 # model selection by K-fold cross-validation over queries
 
 
-def query_folds(qcodes, n_queries, n_folds, seed=0):
-    """Split the queries into ``n_folds`` folds at random; returns a list of index arrays
-    of examples (a query is never split). O(m)."""
-    if n_folds > n_queries:
-        raise ValueError(f"n_folds = {n_folds} exceeds the number of queries "
-                         f"({n_queries})")
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(n_queries)
-    fold_of_query = np.empty(n_queries, dtype=np.intp)
-    fold_of_query[perm] = np.arange(n_queries) % n_folds
-    f = fold_of_query[qcodes]
-    return [np.flatnonzero(f == k) for k in range(n_folds)]
-
-
 def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measure=None,
                   tol=1e-3, max_iter=None, normalize="pairs", seed=0, callback=None,
                   loss="hinge", solver=None):
     """Choose regparam by K-fold cross-validation (folds of whole queries), then train
-    on all the data.
+    on all the data: :class:`rlscore.core.selection.RefitCV` and
+    :func:`rlscore.core.selection.grid_search` with one RankSVM path per fold.
 
     Parameters
     ----------
-    X, y, qids : data, utilities, query ids (None: one global ranking, folds of
-        examples).
+    X, y : data and utilities.
+    qids : query ids, a :class:`rlscore.core.groups.QueryGroups`, or None (one global
+        ranking, folds of examples).
     folds : list of index lists, optional; default ``n_folds`` random folds of queries
-        (of examples without qids).
+        (:meth:`QueryGroups.folds`; of examples without qids).
     regparams : grid, default 10^-6 ... 10^2 (9 values); visited from the largest to the
         smallest, each fold warm-starting from the previous solution (and, for the
         bundle method, its cutting planes, which bound the risk whatever regparam is).
     loss, solver : see :func:`check_loss_solver` ("squared_hinge" trains with the
         trust-region Newton method by default, started from the previous regparam's w).
-    measure : f(Y, P) with ``iserror``; default the c-index (query-averaged with qids,
-        queries without pairs skipped).
+    measure : f(Y, P) with ``iserror``; default the c-index. With qids every measure
+        is evaluated per query (:func:`rlscore.core.selection.query_score`: the mean
+        over the fold's queries, queries where it is undefined -- e.g. without a pair
+        -- skipped; a measure with a ``qids`` parameter gets the fold's query ids).
 
     Returns
     -------
     dict with keys regparams, cv_performances (per regparam, mean over folds),
     fold_performances (n_regparams, n_folds), best_regparam, solution (trained on all
-    the data), risk.
+    the data), risk, folds.
 
     Notes
     -----
     K (folds) x n_regparams RankSVM trainings on (K - 1) / K of the data, each
     O(iterations (m log m + nnz)); warm starts cut the iterations along the path.
     """
-    from rlscore.measure import UndefinedPerformance, cindex, query_cindex
+    from rlscore.core.selection import RefitCV, grid_search
+    from rlscore.measure import cindex
 
     loss, solver = check_loss_solver(loss, solver)
     Xf = _as_features(X)
     m = Xf.shape[0]
     y = check_utilities(y, m)
-    if qids is not None:
-        codes, nq = check_qids(qids, m)
-    else:
-        codes, nq = np.arange(m, dtype=np.intp), m
+    groups = as_query_groups(qids, m)
     if regparams is None:
         regparams = [10.0 ** k for k in range(-6, 3)]
     grid = [ranksvm_regparam(r, "regparams") for r in regparams]
     if not grid:
         raise ValueError("regparams is empty")
     if folds is None:
-        folds = query_folds(codes, nq, _check_positive_int(n_folds, "n_folds"), seed)
+        n_folds = _check_positive_int(n_folds, "n_folds")
+        folds = (groups or QueryGroups.singletons(m)).folds(n_folds, seed)
     else:
         folds = [as_index_array(f, m, name="folds") for f in folds]
     if len(folds) < 2:
         raise ValueError("K-fold cross-validation needs at least 2 folds")
-    if qids is not None:
-        qarr = codes
-        for f in folds:
-            inside = np.zeros(m, dtype=bool)
-            inside[f] = True
-            split = np.unique(qarr[f])
-            if np.any(np.bincount(qarr[inside], minlength=nq)[split]
-                      != np.bincount(qarr, minlength=nq)[split]):
-                raise ValueError("a fold splits a query: folds must hold whole queries")
+    if groups is not None and not all(groups.whole(f) for f in folds):
+        raise ValueError("a fold splits a query: folds must hold whole queries")
     if measure is None:
-        if qids is not None:
-            def measure(Y, P, _q=None):
-                return query_cindex(Y, P, _q)
-            measure.iserror = False
-            use_q = True
-        else:
-            measure = cindex
-            use_q = False
-    else:
-        use_q = False
-    order = np.argsort(grid)[::-1]
-    perfs = np.full((len(grid), len(folds)), np.nan)
-    for k, test in enumerate(folds):
-        train = np.setdiff1d(np.arange(m), test)
+        measure = cindex
+
+    def fit_split(train, test):
         try:
-            risk = make_risk(Xf[train], y[train], None if qids is None else codes[train],
+            risk = make_risk(Xf[train], y[train],
+                             None if groups is None else groups.codes[train],
                              loss, normalize)
         except ValueError:
-            continue            # no pairs in this training set
-        w0, bundle = None, None
-        for gi in order:
-            sol = train_ranksvm(risk, grid[gi], solver, tol, max_iter, callback, w0=w0,
-                                bundle=bundle, warn=False)
-            w0, bundle = sol.w, sol.bundle
-            P = np.asarray(Xf[test] @ sol.w).ravel()
-            try:
-                if use_q:
-                    perfs[gi, k] = measure(y[test], P, codes[test])
-                else:
-                    perfs[gi, k] = measure(y[test], P)
-            except UndefinedPerformance:
-                pass
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mean = np.nanmean(perfs, axis=1)
-    if np.all(np.isnan(mean)):
-        raise ValueError("the cross-validation measure is undefined on every fold")
-    iserror = bool(getattr(measure, "iserror", False))
-    best = int(np.nanargmin(mean) if iserror else np.nanargmax(mean))
-    sol, risk = fit_linear_ranksvm(Xf, y, qids, grid[best], tol, max_iter, normalize,
+            return None            # no pairs in this training set
+        state = {"w0": None, "bundle": None}
+        Xte = Xf[test]
+
+        def predict_at(regparam):
+            sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback,
+                                w0=state["w0"], bundle=state["bundle"], warn=False)
+            state["w0"], state["bundle"] = sol.w, sol.bundle
+            return np.asarray(Xte @ sol.w).ravel()
+        return predict_at
+
+    splits = [(np.setdiff1d(np.arange(m), f), f) for f in folds]
+    cv = RefitCV(y, measure, splits, fit_split, groups=groups, order="descending")
+    try:
+        mean, _, best = grid_search(cv, grid)
+    except ValueError as exc:
+        if "NaN" not in str(exc):
+            raise
+        raise ValueError("the cross-validation measure is undefined on every fold") \
+            from None
+    perfs = np.array([cv.split_performances[float(r)] for r in grid])
+    sol, risk = fit_linear_ranksvm(Xf, y, groups, best, tol, max_iter, normalize,
                                    loss=loss, solver=solver)
     return dict(regparams=np.asarray(grid), cv_performances=mean,
-                fold_performances=perfs, best_regparam=grid[best], solution=sol,
+                fold_performances=perfs, best_regparam=best, solution=sol,
                 risk=risk, folds=folds)

@@ -1,25 +1,228 @@
-"""Model selection over a regularization grid: the cross-validators of RLScore
-(leave-one-out, K-fold, leave-pair-out) and the pair enumeration of LPO.
+"""Model selection: the one home of the cross-validation estimates and the grid search.
 
-A cross-validator holds a model (``rls``: any object with ``solve(lambda)``, ``Y`` and
-the shortcut it needs, returning 2-D arrays) and a ``measure`` (with ``iserror``);
-``cv(lambda)`` returns ``(performance, predictions)`` for the model's current lambda.
+Every face (:mod:`rlscore.learner`'s selection wrappers, :mod:`rlscore.estimators`'
+``*CV`` estimators, :mod:`rlscore.distributed`, RLScore's
+:func:`rlscore.utilities.cross_validation.grid_search`) builds one of the
+cross-validators below and hands it to :func:`grid_search`; no other module loops over
+folds or over a regularization grid.
+
+A cross-validator follows RLScore's protocol: attributes ``rls`` (the model, with
+``solve(lambda)``; None when the cross-validator refits per fold itself) and ``measure``
+(with a boolean ``iserror``), and ``cv(lambda) -> (performance, predictions)`` for the
+model's current lambda; an optional ``prepare(grid)`` is given the whole grid first.
+
+=====================  ==========================================================
+:class:`LOOCV`         leave-one-out from the model's ``leave_one_out`` shortcut
+:class:`NfoldCV`       K-fold (by sample, or by query with folds of whole queries)
+                       from ``holdout(fold)``
+:class:`TrainTestCV`   splits whose training set is not the test set's complement
+:class:`LPOCV`         leave-pair-out over all pairs with different labels
+:class:`QueryLPOCV`    leave-pair-out within queries (``holdout([i, j])``)
+:class:`LQOCV`         leave-query-out from ``leave_query_out`` (all queries at once)
+:class:`RefitCV`       any splits, one model trained per split (where no hold-out
+                       shortcut exists: RankSVM, query-structured K-fold of RankRLS)
+=====================  ==========================================================
+
+With query groups (:class:`rlscore.core.groups.QueryGroups`) every estimate is
+per query: a fold's performance is :func:`query_score`, the mean over its queries.
 """
+
+import inspect
+import warnings
 
 import numpy as np
 
-# one implementation of the grid loop, shared with RLScore-style user code
-from rlscore.utilities.cross_validation import grid_search
-
-__all__ = ["DEFAULT_REGPARAMS", "LOOCV", "NfoldCV", "LPOCV", "grid_search",
-           "lpo_pairs", "lpo_ranking_accuracy"]
+__all__ = ["DEFAULT_REGPARAMS", "grid_search", "query_score", "LOOCV", "NfoldCV",
+           "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "RefitCV", "lpo_pairs",
+           "lpo_ranking_accuracy", "EdgeOfGridWarning"]
 
 DEFAULT_REGPARAMS = [2 ** x for x in range(-15, 16)]
+
+
+class EdgeOfGridWarning(UserWarning):
+    """The grid search chose a value on an edge of the grid while the performance was
+    still improving towards that edge: the optimum may lie outside the grid."""
 
 
 def _undefined():
     from rlscore.measure.measure_utilities import UndefinedPerformance
     return UndefinedPerformance
+
+
+# ---------------------------------------------------------------------------------------
+# the grid search
+
+
+def _edge_warning(values, perfs, best_index, iserror, name):
+    """Warn when the chosen value is the smallest or largest of >= 3 distinct values
+    and strictly better than the next value inwards (a plateau reaching the edge is no
+    sign that the optimum lies outside)."""
+    try:
+        keys = np.asarray([float(v) for v in values])
+    except (TypeError, ValueError):
+        return
+    distinct = np.unique(keys)
+    if distinct.size < 3:
+        return
+    chosen = keys[best_index]
+    if chosen == distinct[0]:
+        inner, side = distinct[1], "smallest"
+    elif chosen == distinct[-1]:
+        inner, side = distinct[-2], "largest"
+    else:
+        return
+    neighbour = perfs[keys == inner]
+    neighbour = neighbour[~np.isnan(neighbour)]
+    if neighbour.size == 0:
+        return
+    better = perfs[best_index] < neighbour.min() if iserror else \
+        perfs[best_index] > neighbour.max()
+    if better:
+        warnings.warn(
+            f"the selected {name} {values[best_index]!r} is the {side} value of the grid "
+            f"and performs better than its neighbour {inner:g}: the optimum may lie "
+            f"outside the grid; extend the grid past {values[best_index]!r}",
+            EdgeOfGridWarning, stacklevel=3)
+
+
+def grid_search(crossvalidator, grid, name="regparam"):
+    """Pick the grid value with the best cross-validated performance.
+
+    For each value in ``grid`` (in order), call ``crossvalidator.rls.solve(value)``
+    (unless ``rls`` is None) and then ``crossvalidator.cv(value)``, which returns
+    ``(performance, predictions)``. The best value is the first arg-min of the
+    performances when ``crossvalidator.measure.iserror`` is true, else the first
+    arg-max. The model is finally re-solved at the chosen value.
+
+    Parameters
+    ----------
+    crossvalidator : object
+        Duck-typed: attributes ``rls`` (a model with ``solve(value)``, or None) and
+        ``measure`` (a function with a boolean ``iserror`` attribute), and a method
+        ``cv(value) -> (performance, predictions)``; an optional ``prepare(grid)`` is
+        called first with the whole grid (LOOCV computes the whole path at once, the
+        refitting cross-validators visit it with warm starts).
+    grid : iterable
+        Candidate values (consumed once): regularization parameters, or any other
+        parameter the model's ``solve`` takes (e.g. a kernel width).
+    name : str
+        The parameter's name in the warning.
+
+    Returns
+    -------
+    performances : numpy.ndarray, shape (len(grid),)
+    predictions : list
+        The predictions returned by ``cv``, one entry per grid point.
+    best : object
+        The chosen grid element itself, type kept (e.g. the int ``16``).
+
+    Raises
+    ------
+    ValueError
+        If ``grid`` is empty, or every performance is NaN.
+
+    Warns
+    -----
+    EdgeOfGridWarning (a UserWarning)
+        When the chosen value is the smallest or the largest of at least three distinct
+        grid values and performs strictly better than the next value inwards.
+    RuntimeWarning
+        When some (not all) performances are NaN; they are never selected.
+
+    Notes
+    -----
+    ``len(grid)`` calls of ``solve`` and ``cv``, plus one ``solve``.
+    """
+    values = list(grid)
+    if not values:
+        raise ValueError("the regularization parameter grid is empty")
+    learner = crossvalidator.rls
+    if hasattr(crossvalidator, "prepare"):
+        crossvalidator.prepare(values)
+    performances = []
+    predictions = []
+    for value in values:
+        if learner is not None:
+            learner.solve(value)
+        perf, pred = crossvalidator.cv(value)
+        performances.append(perf)
+        predictions.append(pred)
+    perfs = np.array(performances, dtype=np.float64)
+    if perfs.ndim != 1:
+        raise ValueError("cv() must return one scalar performance per grid point")
+    nan = np.isnan(perfs)
+    if nan.all():
+        raise ValueError("every grid point gave an undefined (NaN) performance")
+    if nan.any():
+        warnings.warn(f"{int(nan.sum())} grid point(s) gave a NaN performance and were "
+                      f"not considered", RuntimeWarning, stacklevel=2)
+    iserror = bool(getattr(crossvalidator.measure, "iserror", False))
+    best_index = int(np.nanargmin(perfs) if iserror else np.nanargmax(perfs))
+    best = values[best_index]
+    _edge_warning(values, perfs, best_index, iserror, name)
+    if learner is not None:
+        learner.solve(best)
+    return perfs, predictions, best
+
+
+# ---------------------------------------------------------------------------------------
+# per-query measures
+
+
+def _takes_qids(measure):
+    try:
+        params = inspect.signature(measure).parameters
+    except (TypeError, ValueError):
+        return False
+    return "qids" in params or "qid" in params
+
+
+def query_score(measure, Y, P, groups):
+    """``measure`` applied per query and averaged over queries.
+
+    The rule for every per-query estimate of the library: the c-index through
+    :func:`rlscore.measure.query_cindex` (one grouped O(m log m) pass); a measure that
+    takes query ids itself (a parameter ``qids``) is called with them and follows its
+    own documented convention; any other measure through
+    :func:`rlscore.measure.query_average` (each query scored on its own, queries where
+    the measure is undefined whatever the predictions -- e.g. without a pair --
+    skipped, every other query weighted equally).
+
+    Parameters
+    ----------
+    measure : f(Y, P) with ``iserror``
+    Y, P : (m,) or (m, p)
+    groups : QueryGroups, or query ids of length m
+
+    Raises
+    ------
+    UndefinedPerformance
+        The measure is undefined on every query.
+    """
+    from rlscore import measure as _measures
+    codes = getattr(groups, "codes", groups)
+    if measure is _measures.cindex:
+        return float(_measures.query_cindex(Y, P, codes))
+    if _takes_qids(measure):
+        return float(measure(Y, P, qids=codes))
+    return float(_measures.query_average(measure, Y, P, codes))
+
+
+def _score(measure, Y, P, codes):
+    """Per query when ``codes`` is given, else the measure itself."""
+    if codes is None:
+        return measure(Y, P)
+    return query_score(measure, Y, P, codes)
+
+
+def _mean_of_defined(perfs, what):
+    if not perfs:
+        raise _undefined()(f"the measure is undefined on every {what}")
+    return float(np.mean(perfs))
+
+
+# ---------------------------------------------------------------------------------------
+# cross-validators on hold-out shortcuts
 
 
 class LOOCV:
@@ -47,9 +250,13 @@ class LOOCV:
 
 class NfoldCV:
     """K-fold with given folds: the unweighted mean of the per-fold performances of
-    the hold-out predictions; folds whose measure is undefined are skipped."""
+    the hold-out predictions (``rls.holdout(fold)``); folds whose measure is undefined
+    are skipped. With ``groups`` (query structure of the rows) a fold's performance is
+    per query (:func:`query_score`) -- folds should then hold whole queries
+    (:meth:`rlscore.core.groups.QueryGroups.folds`). O(sum_f n_f^2 m) per lambda for a
+    dual model."""
 
-    def __init__(self, rls, measure, folds):
+    def __init__(self, rls, measure, folds, groups=None):
         if measure is None:
             from rlscore.measure import sqerror
             measure = sqerror
@@ -58,6 +265,7 @@ class NfoldCV:
         self.folds = [np.asarray(f) for f in folds]
         if len(self.folds) == 0:
             raise ValueError("folds is empty")
+        self.codes = None if groups is None else getattr(groups, "codes", groups)
 
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
@@ -66,12 +274,45 @@ class NfoldCV:
             P = self.rls.holdout(fold)
             preds.append(P)
             try:
-                perfs.append(self.measure(self.rls.Y[fold], P))
+                perfs.append(_score(self.measure, self.rls.Y[fold], P,
+                                    None if self.codes is None else self.codes[fold]))
             except UndefinedPerformance:
                 pass
-        if not perfs:
-            raise UndefinedPerformance("the measure is undefined on every fold")
-        return float(np.mean(perfs)), preds
+        return _mean_of_defined(perfs, "fold"), preds
+
+
+class TrainTestCV:
+    """Cross-validator for splits whose training set is not the complement of the
+    test set (e.g. ``TimeSeriesSplit``, ``ShuffleSplit(train_size=...)``).
+
+    For each split the model holds out every non-training row at once (the exact
+    hold-out shortcut: the predictions of the model trained on ``train`` only) and the
+    measure is applied to the ``test`` rows among them. Like :class:`NfoldCV`, the
+    performance is the unweighted mean over the splits, and splits whose measure is
+    undefined are skipped. O(|H|^2 m + |H|^3) per split and lambda for a dual model,
+    H being the rows not used for training.
+    """
+
+    def __init__(self, rls, measure, splits):
+        self.rls = rls
+        self.measure = measure
+        m = rls.Y.shape[0]
+        self.parts = []
+        for train, test in splits:
+            held = np.setdiff1d(np.arange(m), train)       # sorted, contains test
+            self.parts.append((held, np.searchsorted(held, test), test))
+
+    def cv(self, regparam):
+        UndefinedPerformance = _undefined()
+        perfs, preds = [], []
+        for held, pos, test in self.parts:
+            P = self.rls.holdout(held)[pos]
+            preds.append(P)
+            try:
+                perfs.append(self.measure(self.rls.Y[test], P))
+            except UndefinedPerformance:
+                pass
+        return _mean_of_defined(perfs, "split"), preds
 
 
 def lpo_pairs(y):
@@ -110,3 +351,162 @@ class LPOCV:
             ps, pe = self.rls.leave_pair_out(s, e)
             perfs.append(lpo_ranking_accuracy(Y[s, c], Y[e, c], ps[:, c], pe[:, c]))
         return float(np.mean(perfs)), None
+
+
+class QueryLPOCV:
+    """Leave-pair-out within queries for a query-structured model with ``holdout``.
+
+    Every pair i < j of one query whose labels differ (in some output) is held out in
+    turn with the model's exact hold-out (``holdout([i, j])``: the model retrained
+    without both, the rest of their query forming a smaller query). Per output, the
+    fraction of the within-query pairs with different labels that the held-out
+    predictions order as the labels, ties 1/2 (pooled over all those pairs, as
+    :class:`LPOCV` does globally); the mean over outputs.
+
+    Parameters
+    ----------
+    rls : model with ``Y``, ``groups`` (QueryGroups) and ``holdout``
+
+    Notes
+    -----
+    O(m r p) once per lambda, then O(r + p) plus a Python call per pair; the pairs are
+    enumerated once (O(sum_q n_q^2)).
+    """
+
+    def __init__(self, rls):
+        from rlscore import measure as _measures
+        self.rls = rls
+        self.measure = _measures.cindex
+        Y = rls.Y
+        starts, ends = [], []
+        for rows in rls.groups.split():
+            i, j = np.triu_indices(rows.size, k=1)
+            keep = np.any(Y[rows[i]] != Y[rows[j]], axis=1)
+            starts.append(rows[i[keep]])
+            ends.append(rows[j[keep]])
+        self.starts = np.concatenate(starts).astype(np.intp)
+        self.ends = np.concatenate(ends).astype(np.intp)
+        for c in range(Y.shape[1]):
+            if not np.any(Y[self.starts, c] != Y[self.ends, c]):
+                raise _undefined()(
+                    f"all labels of output {c} are tied within every query: no pairs")
+
+    def cv(self, regparam):
+        from rlscore.core.rankrls import lpo_cindex
+        Y = self.rls.Y
+        n, p = self.starts.size, Y.shape[1]
+        ps, pe = np.empty((n, p)), np.empty((n, p))
+        for k in range(n):
+            P = self.rls.holdout([self.starts[k], self.ends[k]])
+            ps[k], pe[k] = P[0], P[1]
+        perfs = [lpo_cindex(Y[:, c], self.starts, self.ends, ps[:, c], pe[:, c])
+                 for c in range(p)]
+        return float(np.mean(perfs)), (ps, pe)
+
+
+class LQOCV:
+    """Leave-query-out: for each query the predictions of the model trained without it
+    (the model's ``leave_query_out``, all queries at once), scored per query
+    (:func:`query_score`: the mean over queries, queries where the measure is
+    undefined -- e.g. all labels tied -- skipped). Predictions: a list (one per
+    query, first-appearance order) of 2-D arrays.
+
+    Parameters
+    ----------
+    rls : a query-structured model with ``Y``, ``groups`` and ``leave_query_out`` (or
+        an object holding one as ``_model``, e.g. :class:`rlscore.learner.QueryRankRLS`)
+    measure : default ``cindex``
+
+    Notes
+    -----
+    O(m r p + sum_q (n_q^2 r + n_q^3)) per lambda for RankRLS.
+    """
+
+    def __init__(self, rls, measure=None):
+        if measure is None:
+            from rlscore.measure import cindex as measure
+        self.rls = rls
+        self.measure = measure
+
+    def cv(self, regparam):
+        model = getattr(self.rls, "_model", self.rls)
+        preds = model.leave_query_out()
+        Y = model.Y
+        P = np.empty_like(Y)
+        for rows, Pq in zip(model.groups.split(), preds):
+            P[rows] = Pq
+        return query_score(self.measure, Y, P, model.groups), preds
+
+
+# ---------------------------------------------------------------------------------------
+# refitting cross-validation
+
+
+class RefitCV:
+    """Cross-validation that trains one model per split, for models without a
+    hold-out shortcut for these splits.
+
+    Parameters
+    ----------
+    Y : (m,) or (m, p) labels
+    measure : f(Y, P) with ``iserror``
+    splits : list of (train, test) index arrays
+    fit_split : callable ``fit_split(train, test) -> predict_at`` or None
+        Trains on ``train`` and returns ``predict_at(value) -> predictions of the test
+        rows`` for a grid value (the returned object may re-solve a decomposition or
+        warm-start an iterative solver from its previous value); None skips the split
+        (e.g. no pair to learn from in its training rows).
+    groups : QueryGroups or None
+        Query structure of the rows: a split's performance is then per query.
+    order : None or "descending"
+        ``prepare(grid)`` visits the grid in this order for every split (warm starts
+        along a regularization path run from the most regularized model).
+    rls : the model re-solved by :func:`grid_search`, or None.
+
+    Attributes
+    ----------
+    split_performances : dict value -> ndarray (n_splits,), NaN where undefined
+
+    Notes
+    -----
+    One training per split, then one ``predict_at`` per split and grid value.
+    """
+
+    def __init__(self, Y, measure, splits, fit_split, groups=None, order=None, rls=None):
+        self.Y = Y
+        self.measure = measure
+        self.splits = [(np.asarray(tr), np.asarray(te)) for tr, te in splits]
+        if not self.splits:
+            raise ValueError("cross-validation needs at least one split")
+        self.codes = None if groups is None else getattr(groups, "codes", groups)
+        self.order = order
+        self.rls = rls
+        self._fitted = [fit_split(tr, te) for tr, te in self.splits]
+        self._cache = {}
+        self.split_performances = {}
+
+    def prepare(self, grid):
+        if self.order == "descending":
+            for value in sorted(grid, key=float, reverse=True):
+                self._cache[float(value)] = self._predict(value)
+
+    def _predict(self, value):
+        return [None if f is None else f(value) for f in self._fitted]
+
+    def cv(self, value):
+        UndefinedPerformance = _undefined()
+        preds = self._cache.pop(float(value), None)
+        if preds is None:
+            preds = self._predict(value)
+        perfs = np.full(len(self.splits), np.nan)
+        for k, ((train, test), P) in enumerate(zip(self.splits, preds)):
+            if P is None:
+                continue
+            try:
+                perfs[k] = _score(self.measure, self.Y[test], P,
+                                  None if self.codes is None else self.codes[test])
+            except UndefinedPerformance:
+                pass
+        self.split_performances[float(value)] = perfs
+        ok = ~np.isnan(perfs)
+        return (float(np.mean(perfs[ok])) if ok.any() else np.nan), preds

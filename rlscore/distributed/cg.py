@@ -19,6 +19,7 @@ import numpy as np
 
 from rlscore.core.cg import (RankRLSOperator, RLSOperator, _DataOperator, check_maxiter,
                              check_tol, conjugate_gradient)
+from rlscore.core.groups import QueryGroups
 from rlscore._validation import check_regparam
 from rlscore.distributed._data import check_whole_queries, ordered_sum
 from rlscore.distributed.ranksvm import as_partitioned
@@ -34,20 +35,19 @@ __all__ = ["DistributedOperator", "CGRLS", "CGRankRLS"]
 def _partition_op(X, kind, bias, state):
     if kind == "rls":
         return RLSOperator(X, 0.0, bias, "primal")
-    return RankRLSOperator(X, 0.0, state[0], state[1])
+    return RankRLSOperator(X, 0.0, state[0])
 
 
 def _query_state(part):
-    from rlscore.core.rankrls import map_qids
     q = part[2]
     if part[0].shape[0] == 0:
-        return None, 0, np.zeros(0)
-    codes, g = map_qids(q, part[0].shape[0])
-    return codes, g, np.unique(np.asarray(q).ravel())
+        return None, np.zeros(0)
+    groups = QueryGroups.from_qids(q, part[0].shape[0])
+    return groups, np.unique(np.asarray(q).ravel())
 
 
 def _unique_of(state):
-    return state[2]
+    return state[1]
 
 
 def _column_sums(part, _state):

@@ -11,7 +11,8 @@ set (N pairs, Q' ranked queries; :func:`rlscore.core.ranksvm.pair_weights`).
 import numpy as np
 
 from rlscore._ext._ranksvm import RankingPairs
-from rlscore.core.ranksvm import (NORMALIZATIONS, _pair_structure, check_qids,
+from rlscore.core.groups import QueryGroups
+from rlscore.core.ranksvm import (NORMALIZATIONS, _pair_structure,
                                   check_utilities, pair_weights, solve_ranksvm)
 from rlscore.distributed._data import (PartitionedData, check_whole_queries,
                                        ordered_sum)
@@ -46,7 +47,7 @@ class _PartitionState:
     def __init__(self, y, q, m, d, n_threads, engine):
         self.y, self.q, self.m, self.d = y, q, m, d
         self.n_threads, self.engine = n_threads, engine
-        self.unique_qids = np.zeros(0) if q is None else np.unique(np.asarray(q).ravel())
+        self.unique_qids = np.zeros(0) if q is None else np.unique(q.ids)
         self._pairs = None
         self.has_pairs = False
         if m:
@@ -78,8 +79,7 @@ def _rank_state(part, n_threads, engine):
     X, Y, q = part
     m, d = X.shape
     y = check_utilities(Y, m) if m else np.zeros(0)
-    if q is not None and m:
-        check_qids(q, m)
+    q = QueryGroups.from_qids(q, m) if q is not None and m else None
     RankingPairs._engine(engine)
     return _PartitionState(y, q, m, d, n_threads, engine)
 

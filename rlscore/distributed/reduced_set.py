@@ -27,8 +27,10 @@ used), so the estimate is that of a Nystrom model with a fixed dictionary.
 
 import numpy as np
 
+from rlscore.core.groups import QueryGroups
 from rlscore.core.representation import NystromFeatureMap
 from rlscore.core.rls_solvers import KernelSolver
+from rlscore.core.selection import RefitCV, grid_search
 from rlscore._validation import check_regparam
 from rlscore.distributed._data import check_whole_queries
 from rlscore.distributed.ranksvm import as_partitioned
@@ -52,7 +54,7 @@ def _take_rows(part, _state, idx):
 def _stats(part, nmap, kind, shift):
     """The partition's statistics (tuple of arrays, summed over partitions) and its
     distinct query ids."""
-    from rlscore.core.rankrls import _gram, _Groups, map_qids
+    from rlscore.core.rankrls import _gram
     X, Y, q = part
     m = X.shape[0]
     r, p = nmap.n_features, Y.shape[1]
@@ -65,9 +67,7 @@ def _stats(part, nmap, kind, shift):
     if kind == "rls":
         return (_gram(Phi), Phi.T @ Y), np.zeros(0)
     if kind == "query":
-        codes, g = map_qids(q, m)
-        gr = _Groups(codes, g)
-        PhiP = np.ascontiguousarray(Phi - gr.expand(gr.means(Phi)))
+        PhiP = np.ascontiguousarray(QueryGroups.from_qids(q, m).center(Phi))
         return (_gram(PhiP), PhiP.T @ Y), np.unique(np.asarray(q).ravel())
     Pc = np.ascontiguousarray(Phi - shift)
     return (_gram(Pc), Pc.T @ Y, Pc.sum(axis=0), Y.sum(axis=0), m), np.zeros(0)
@@ -196,9 +196,10 @@ class _ReducedSetModel(PredictorInterface):
         regparams : sequence of floats >= 0
         n_folds : int, default 5; folds of partitions drawn at random (``seed``)
         folds : list of lists of partition numbers, optional (overrides n_folds)
-        measure : f(Y, P) with ``iserror``; default sqerror (RLS), cindex
-            (GlobalRankRLS) or the query-averaged cindex (QueryRankRLS, called as
-            f(Y, P, qids))
+        measure : f(Y, P) with ``iserror``; default sqerror (RLS) or cindex (the
+            RankRLS models). For QueryRankRLS every measure is evaluated per query
+            (:func:`rlscore.core.selection.query_score`: the mean over the fold's
+            queries, queries where it is undefined skipped).
 
         Returns
         -------
@@ -214,7 +215,7 @@ class _ReducedSetModel(PredictorInterface):
         partition). The held-out predictions are gathered on the client: O(m
         n_regparams p) memory.
         """
-        from rlscore.measure import UndefinedPerformance, cindex, query_cindex, sqerror
+        from rlscore.measure import cindex, sqerror
         P = self.data.n_partitions
         grid = [check_regparam(r, name="regparams") for r in regparams]
         if not grid:
@@ -256,33 +257,37 @@ class _ReducedSetModel(PredictorInterface):
                 outs[p] = o
                 self._progress("held-out predictions", p, P)
         if measure is None:
-            measure = {"rls": sqerror, "global": cindex, "query": query_cindex}[self._kind]
-        use_q = self._kind == "query" and measure is query_cindex
-        perfs = np.full((len(grid), K), np.nan)
-        preds = []
-        for k, f in enumerate(folds):
+            measure = {"rls": sqerror, "global": cindex, "query": cindex}[self._kind]
+        # the held-out predictions of every fold, in fold order, scored by the one
+        # cross-validation loop of rlscore.core.selection (per query for QueryRankRLS)
+        preds, Ys, Qs, splits, start = [], [], [], [], 0
+        for f in folds:
             Pf = np.vstack([outs[p][0] for p in f])
             Yf = np.vstack([outs[p][1] for p in f])
-            pcols = Yf.shape[1]
-            Pf = Pf.reshape(Pf.shape[0], len(grid), pcols)
-            preds.append(Pf)
-            qf = np.concatenate([np.asarray(outs[p][2]).ravel() for p in f]) if use_q \
-                else None
-            for i in range(len(grid)):
-                Yi, Pi = (Yf[:, 0], Pf[:, i, 0]) if pcols == 1 else (Yf, Pf[:, i, :])
-                try:
-                    perfs[i, k] = measure(Yi, Pi, qf) if use_q else measure(Yi, Pi)
-                except UndefinedPerformance:
-                    pass
-        mean = np.nanmean(perfs, axis=1) if np.any(np.isfinite(perfs)) else \
-            np.full(len(grid), np.nan)
-        if np.all(np.isnan(mean)):
-            raise ValueError("the cross-validation measure is undefined on every fold")
-        best = int(np.nanargmin(mean) if getattr(measure, "iserror", False)
-                   else np.nanargmax(mean))
-        self.solve(grid[best])
+            preds.append(Pf.reshape(Pf.shape[0], len(grid), Yf.shape[1]))
+            Ys.append(Yf)
+            if self._kind == "query":
+                Qs.append(np.concatenate([np.asarray(outs[p][2]).ravel() for p in f]))
+            splits.append((np.zeros(0, dtype=np.intp),
+                           np.arange(start, start + Yf.shape[0])))
+            start += Yf.shape[0]
+        column = {float(lam): i for i, lam in enumerate(grid)}
+        fold_preds = iter(preds)         # RefitCV fits the splits once, in order
+
+        def fit_split(train, test):
+            Pf = next(fold_preds)
+            return lambda lam: Pf[:, column[float(lam)], :]
+        groups = QueryGroups.from_qids(np.concatenate(Qs)) if Qs else None
+        cv = RefitCV(np.vstack(Ys), measure, splits, fit_split, groups=groups)
+        try:
+            mean, _, best = grid_search(cv, grid)
+        except ValueError:
+            raise ValueError("the cross-validation measure is undefined on every "
+                             "fold") from None
+        perfs = np.array([cv.split_performances[float(lam)] for lam in grid])
+        self.solve(best)
         return dict(regparams=np.asarray(grid), fold_performances=perfs,
-                    cv_performances=mean, best_regparam=grid[best], folds=folds,
+                    cv_performances=mean, best_regparam=best, folds=folds,
                     predictions=preds)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from rlscore.core.cg import (
     CGStop, cg_preference_rankrls, cg_rankrls, check_maxiter, check_tol)
+from rlscore.core.groups import QueryGroups
 from rlscore.learner import cg_rls as _cg_rls
 from rlscore._validation import as_2d_labels, warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -60,10 +61,8 @@ class EarlyStopCB(_cg_rls.EarlyStopCB):
         if qids_valid is None:
             self.qidlist = None
         else:
-            from rlscore.core.rankrls import map_qids
-            codes, nq = map_qids(qids_valid, self.Y_valid.shape[0])
-            order = np.argsort(codes, kind="stable")
-            self.qidlist = np.split(order, np.cumsum(np.bincount(codes, minlength=nq))[:-1])
+            self.qidlist = QueryGroups.from_qids(qids_valid, self.Y_valid.shape[0],
+                                                 name="qids_valid").split()
         self.bestperf = None
         self.bestA = None
         self.iter = 0

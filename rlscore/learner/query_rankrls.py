@@ -4,9 +4,9 @@ map_qids."""
 
 import numpy as np
 
-from rlscore.core import rankrls as _core
+from rlscore.core.groups import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.selection import grid_search
+from rlscore.core.selection import LQOCV, grid_search
 from rlscore.learner._common import (
     pop_basis_kwargs, regparam_grid, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
@@ -39,8 +39,7 @@ def map_qids(qids):
     -----
     O(m) (O(m log m) for numeric arrays).
     """
-    codes, _ = _core.map_qids(qids)
-    return codes.tolist()
+    return QueryGroups.from_qids(qids).codes.tolist()
 
 
 class QueryRankRLS(PredictorInterface):
@@ -125,78 +124,6 @@ class QueryRankRLS(PredictorInterface):
         (IndexError for out-of-range or repeated indices, ValueError for an empty list).
         """
         return squeeze(self._model.holdout(indices))
-
-
-class LQOCV:
-    """Leave-query-out cross-validator (RLScore protocol: attributes ``rls`` and
-    ``measure``, method ``cv(regparam)``).
-
-    For each query, the hold-out predictions of the model trained without it (all
-    queries at once, batched); performance = the mean over queries of
-    ``measure(Y[query], P[query])``, skipping queries where the measure is undefined
-    (e.g. all labels of the query tied). Predictions: a list (one per query) of 2-D
-    arrays.
-
-    Parameters
-    ----------
-    learner : QueryRankRLS (or its core model)
-    measure : default ``cindex``
-    """
-
-    def __init__(self, learner, measure=None):
-        if measure is None:
-            from rlscore.measure import cindex as measure
-        self.rls = learner
-        self.measure = measure
-
-    def _model(self):
-        return getattr(self.rls, "_model", self.rls)
-
-    def cv(self, regparam):
-        from rlscore.measure import cindex
-        from rlscore.measure.measure_utilities import UndefinedPerformance
-        model = self._model()
-        preds = model.leave_query_out()
-        Y = model.Y
-        members = model.qidlist
-        if self.measure is cindex:
-            perf = _mean_query_cindex(Y, preds, model)
-            if perf is not None:
-                return perf, preds
-        perfs = []
-        for rows, P in zip(members, preds):
-            try:
-                perfs.append(self.measure(Y[rows], P))
-            except UndefinedPerformance:
-                pass
-        if not perfs:
-            raise UndefinedPerformance("the measure is undefined on every query")
-        return float(np.mean(perfs)), preds
-
-
-def _mean_query_cindex(Y, preds, model):
-    """Mean over queries of the per-query c-index (each the mean over its columns with
-    a pair; queries without pairs skipped), computed in one grouped O(m log m) pass.
-    None when the grouped helper is unavailable."""
-    try:
-        from rlscore.measure.cindex_measure import _cindex_cells
-    except ImportError:
-        return None
-    from rlscore.measure.measure_utilities import UndefinedPerformance
-    gr = model.groups
-    P = np.empty_like(Y)
-    for rows, Pq in zip(gr.members, preds):
-        P[rows] = Pq
-    try:
-        values, valid = _cindex_cells(Y, P, gr.codes, gr.g)     # (p, g)
-    except TypeError:
-        return None
-    counts = valid.sum(axis=0)
-    keep = counts > 0
-    if not np.any(keep):
-        raise UndefinedPerformance("the measure is undefined on every query")
-    per_query = np.where(valid, values, 0.0).sum(axis=0)[keep] / counts[keep]
-    return float(np.mean(per_query))
 
 
 class LeaveQueryOutRankRLS(PredictorInterface):

@@ -1,11 +1,14 @@
-"""Cross-validation helpers: random folds, folds from ids, and the λ grid search used by
-the model-selection wrappers of :mod:`rlscore.learner`."""
+"""RLScore's cross-validation helpers: random folds, folds from ids, and the λ grid
+search (a thin call into :mod:`rlscore.core.selection`, the one home of model
+selection)."""
 
 import operator
 import random
-import warnings
 
 import numpy as np
+
+from rlscore.core.groups import QueryGroups
+from rlscore.core.selection import grid_search as _core_grid_search
 
 __all__ = ["random_folds", "grid_search", "map_ids", "qid_folds"]
 
@@ -115,102 +118,49 @@ def map_ids(ids):
 def qid_folds(qids):
     """Group row indices by equal id, groups in order of first appearance.
 
-    ``qid_folds(['b', 'a', 'b', 3])`` gives ``[[0, 2], [1], [3]]`` (the same grouping
-    as :func:`rlscore.measure.measure_utilities.qids_to_splits`). The result can be used
-    as the folds of a leave-query-out cross-validation.
+    ``qid_folds(['b', 'a', 'b', 3])`` gives ``[[0, 2], [1], [3]]`` (the grouping of
+    :class:`rlscore.core.groups.QueryGroups`, the library's one home of query
+    structure). The result can be used as the folds of a leave-query-out
+    cross-validation.
 
     Parameters
     ----------
     qids : sequence of hashable
-        One id per row (ints, strings, numpy scalars).
+        One id per row (ints, integral floats, strings, numpy scalars).
 
     Returns
     -------
     folds : list of list of int
         Empty for an empty input.
 
+    Raises
+    ------
+    ValueError, TypeError
+        As :meth:`rlscore.core.groups.QueryGroups.from_qids` (not 1-D, NaN,
+        non-integral floats, unhashable ids).
+
     Notes
     -----
-    Complexity: O(len(qids)) expected (hashing).
+    Complexity: O(len(qids) log len(qids)).
     """
-    if isinstance(qids, np.ndarray):
-        if qids.ndim != 1:
-            raise ValueError(f"qids must be 1-D, got {qids.ndim} dimensions")
-        qids = qids.tolist()
-    groups = {}
-    for i, q in enumerate(qids):
-        try:
-            groups.setdefault(q, []).append(i)
-        except TypeError:
-            raise TypeError(f"qids must be hashable, got {type(q).__name__} at position "
-                            f"{i}") from None
-    return list(groups.values())
+    if len(qids) == 0:
+        return []
+    return [rows.tolist() for rows in QueryGroups.from_qids(qids).split()]
 
 
 def grid_search(crossvalidator, grid):
     """Pick the regularization parameter with the best cross-validated performance.
 
-    For each λ in ``grid`` (in order), call ``crossvalidator.rls.solve(λ)`` and then
-    ``crossvalidator.cv(λ)``, which returns ``(performance, predictions)``. The best λ is
-    the first arg-min of the performances when ``crossvalidator.measure.iserror`` is
-    true, else the first arg-max. The learner is finally re-solved at the chosen λ.
+    RLScore's name for :func:`rlscore.core.selection.grid_search` (see there): for
+    each λ in ``grid`` (in order) ``crossvalidator.rls.solve(λ)`` then
+    ``crossvalidator.cv(λ) -> (performance, predictions)``; the first arg-min when
+    ``crossvalidator.measure.iserror`` is true, else the first arg-max; the learner is
+    re-solved at the chosen λ. Returns ``(performances, predictions, best)``.
 
-    Parameters
-    ----------
-    crossvalidator : object
-        Duck-typed: attributes ``rls`` (a learner with ``solve(regparam)``) and
-        ``measure`` (a function with a boolean ``iserror`` attribute), and a method
-        ``cv(regparam) -> (performance, predictions)``.
-    grid : iterable
-        Candidate regularization parameters (consumed once).
-
-    Returns
-    -------
-    performances : numpy.ndarray, shape (len(grid),)
-    predictions : list
-        The predictions returned by ``cv``, one entry per grid point.
-    best : object
-        The chosen grid element itself, type kept (e.g. the int ``16``).
-
-    Raises
-    ------
-    ValueError
-        If ``grid`` is empty, or every performance is NaN.
-
-    Notes
-    -----
-    NaN performances (a measure undefined at some λ) are never selected; upstream's
-    ``numpy.argmin`` would have picked the first NaN. A ``RuntimeWarning`` reports them.
-    Complexity: ``len(grid)`` calls of ``solve`` and ``cv``, plus one ``solve``; a
-    cross-validator with a ``prepare(grid)`` method is first given the whole grid (the
-    leave-one-out of primal models computes it in two matrix products).
+    NaN performances are never selected (upstream's ``numpy.argmin`` would have
+    picked the first NaN); a value chosen on an edge of the grid while the performance
+    still improves towards it gives a
+    :class:`rlscore.core.selection.EdgeOfGridWarning` (a UserWarning).
+    Complexity: ``len(grid)`` calls of ``solve`` and ``cv``, plus one ``solve``.
     """
-    values = list(grid)
-    if not values:
-        raise ValueError("the regularization parameter grid is empty")
-    learner = crossvalidator.rls
-    if hasattr(crossvalidator, "prepare"):
-        crossvalidator.prepare(values)     # e.g. LOOCV batches the whole grid
-    performances = []
-    predictions = []
-    for regparam in values:
-        learner.solve(regparam)
-        perf, pred = crossvalidator.cv(regparam)
-        performances.append(perf)
-        predictions.append(pred)
-    perfs = np.array(performances, dtype=np.float64)
-    if perfs.ndim != 1:
-        raise ValueError("cv() must return one scalar performance per grid point")
-    nan = np.isnan(perfs)
-    if nan.all():
-        raise ValueError("every grid point gave an undefined (NaN) performance")
-    if nan.any():
-        warnings.warn(f"{int(nan.sum())} grid point(s) gave a NaN performance and were "
-                      f"not considered", RuntimeWarning, stacklevel=2)
-    if getattr(crossvalidator.measure, "iserror", False):
-        best_index = int(np.nanargmin(perfs))
-    else:
-        best_index = int(np.nanargmax(perfs))
-    best = values[best_index]
-    learner.solve(best)
-    return np.array(performances), predictions, best
+    return _core_grid_search(crossvalidator, grid)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from rlscore.core.groups import QueryGroups
 from rlscore.core.cg import (
     CGResult, RLSOperator, RankRLSOperator, cg_preference_rankrls, cg_rankrls, cg_rls,
     check_maxiter, check_tol, conjugate_gradient, preference_matrix)
@@ -157,7 +158,7 @@ def test_operators_equal_explicit_matrices(rng):
     np.testing.assert_allclose(op.diagonal(), np.diag(Xa @ Xa.T) + 0.3, rtol=1e-12)
     codes = np.array([0, 0, 1, 1, 1, 2, 0, 2, 3, 3, 3, 3, 1, 4, 2])
     L = _centering(codes)
-    op = RankRLSOperator(X, 0.3, codes, 5)
+    op = RankRLSOperator(X, 0.3, QueryGroups(codes))
     W = rng.normal(size=(9, 2))
     np.testing.assert_allclose(op.matvec(W), (Xd.T @ L @ Xd + 0.3 * np.eye(9)) @ W,
                                rtol=1e-10, atol=1e-12)

@@ -78,3 +78,50 @@ def test_wrong_length_and_passthrough():
         as_query_groups(g, 5)
     with pytest.raises(ValueError, match="folds"):
         g.folds(3)
+
+
+def test_codes_of_mixed_and_column_ids():
+    assert QueryGroups.from_qids(["b", "a", "b", 3]).codes.tolist() == [0, 1, 0, 2]
+    g = QueryGroups.from_qids(np.array([7, 7, 2, 9, 2]))
+    assert g.codes.tolist() == [0, 0, 1, 2, 1] and g.n_groups == 3
+    assert QueryGroups.from_qids(np.array([[1], [1], [0]])).codes.tolist() == [0, 0, 1]
+    assert QueryGroups.from_qids([1.0, 2.0, 1.0]).codes.tolist() == [0, 1, 0]
+    with pytest.raises(TypeError):
+        QueryGroups.from_qids(5)
+
+
+@pytest.mark.parametrize("qids", [[0] * 7, [2, 1, 2, 2, 0, 1, 0]])
+def test_householder_basis_spans_the_centring_projection(qids):
+    g = QueryGroups.from_qids(qids)
+    m = g.m
+    P = np.eye(m)
+    for rows in g.split():
+        P[np.ix_(rows, rows)] -= 1.0 / rows.size
+    B = g.basis(np.eye(m - g.n_groups))
+    np.testing.assert_allclose(B.T @ B, np.eye(m - g.n_groups), atol=1e-12)
+    np.testing.assert_allclose(B @ B.T, P, atol=1e-12)
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(m, m))
+    K = A @ A.T
+    R = g.rotate_kernel(K.copy())
+    np.testing.assert_allclose(R[np.ix_(g.rest, g.rest)], B.T @ K @ B, atol=1e-10)
+    G = rng.normal(size=(m - g.n_groups,) * 2)
+    G = G + G.T
+    M = np.zeros((m, m))
+    M[np.ix_(g.rest, g.rest)] = G
+    np.testing.assert_allclose(g.unrotate_symmetric(M), B @ G @ B.T, atol=1e-10)
+    v = rng.normal(size=(m, 2))
+    np.testing.assert_allclose(g.center(v), P @ v, atol=1e-12)
+    np.testing.assert_allclose(g.expand(g.mean(v)) + g.center(v), v, atol=1e-12)
+
+
+def test_sparse_sum_whole_and_pickle():
+    import pickle
+    import scipy.sparse as sp
+    g = QueryGroups.from_qids([3, 1, 3, 2])
+    X = sp.random(4, 5, density=0.5, random_state=0, format="csr")
+    np.testing.assert_allclose(g.sum(X).toarray(), g.sum(X.toarray()))
+    assert g.whole([0, 2]) and not g.whole([0, 1])
+    h = pickle.loads(pickle.dumps(g))
+    np.testing.assert_array_equal(h.codes, g.codes)
+    assert [r.tolist() for r in h.split()] == [[0, 2], [1], [3]]

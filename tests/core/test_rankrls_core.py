@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from rlscore._ext import _lpo
 from rlscore.core.rankrls import (
-    GlobalRankRLSModel, PPRankRLSModel, QueryRankRLSModel, lpo_cindex, map_qids,
+    GlobalRankRLSModel, PPRankRLSModel, QueryRankRLSModel, lpo_cindex,
     preference_pairs)
 from rlscore.datasets.synthetic import make_irrelevant_pairs_example
 from rlscore.kernel import GaussianKernel
@@ -522,17 +522,15 @@ def test_query_bad_input(rng):
         one.holdout(list(range(9)))
 
 
-def test_map_qids():
-    codes, g = map_qids(["b", "a", "b", 3])
-    assert codes.tolist() == [0, 1, 0, 2] and g == 3
-    codes, g = map_qids(np.array([7, 7, 2, 9, 2]))
-    assert codes.tolist() == [0, 0, 1, 2, 1] and g == 3
-    assert map_qids(np.array([[1], [1], [0]]))[0].tolist() == [0, 0, 1]
-    assert map_qids([1.0, 2.0, 1.0])[0].tolist() == [0, 1, 0]
-    with pytest.raises(ValueError):
-        map_qids([])
-    with pytest.raises(TypeError):
-        map_qids(5)
+def test_query_model_takes_prebuilt_groups():
+    from rlscore.core.groups import QueryGroups
+    rng = np.random.default_rng(5)
+    X, Y = rng.normal(size=(30, 4)), rng.normal(size=30)
+    q = rng.integers(0, 6, size=30)
+    a = QueryRankRLSModel(X, Y, q, 0.5)
+    b = QueryRankRLSModel(X, Y, QueryGroups.from_qids(q), 0.5)
+    np.testing.assert_allclose(a.coef, b.coef, rtol=1e-12)
+    assert a.qidlist == b.qidlist
 
 
 # ---------------------------------------------------------------------------------------

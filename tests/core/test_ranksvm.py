@@ -12,7 +12,7 @@ from scipy.optimize import Bounds, minimize
 from rlscore._ext._ranksvm import OrderStatisticTree, RankingPairs, simplex_qp
 from rlscore.core.bmrm import bmrm, simplex_qp_active_set
 from rlscore.core.ranksvm import (ConvergenceWarning, PairRisk, RankingRisk,
-                                  SquaredRankingRisk, check_qids, empirical_kernel_map,
+                                  SquaredRankingRisk, empirical_kernel_map,
                                   fit_kernel_ranksvm, fit_linear_ranksvm,
                                   fit_pairwise_ranksvm, kfold_ranksvm,
                                   solve_ranksvm, solve_ranksvm_newton)
@@ -379,15 +379,15 @@ def test_risk_bad_input(rng):
         fit_linear_ranksvm(X, y, regparam=0.0)
     with pytest.raises(ValueError):
         fit_linear_ranksvm(X, y, regparam=-1.0)
-    with pytest.raises(ValueError):
-        check_qids(np.array([0.5, 1.0]), 2)
-    with pytest.raises(ValueError):
-        check_qids(np.array([0.0, np.nan]), 2)
+    with pytest.raises(ValueError, match="non-integral"):
+        RankingRisk(X[:2], y[:2], np.array([0.5, 1.0]))
+    with pytest.raises(ValueError, match="NaN"):
+        RankingRisk(X[:2], y[:2], np.array([0.0, np.nan]))
     # a query of one item is allowed: it contributes no pairs
     q1 = q.copy()
     q1[0] = 99
     risk = RankingRisk(X, y, q1)
-    assert risk.query_pairs[check_qids(q1, 40)[0][0]] == 0
+    assert risk.query_pairs[risk.qcodes[0]] == 0
 
 
 # ---------------------------------------------------------------------------------------
