@@ -12,11 +12,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from rlscore.core.groups import QueryGroups
 from rlscore.core.rls import RLSModel
 from rlscore._validation import check_regparam
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
-__all__ = ["KERNEL_NAMES", "resolve_kernel", "check_alpha", "RLSEstimatorBase"]
+__all__ = ["KERNEL_NAMES", "resolve_kernel", "check_alpha", "query_groups",
+           "RLSEstimatorBase"]
 
 #: Accepted ``kernel`` values (scikit-learn names and RLScore names) and the RLScore
 #: kernel each one means.
@@ -40,6 +42,31 @@ def resolve_kernel(kernel):
         return KERNEL_NAMES[kernel]
     raise ValueError(
         f"kernel must be one of {sorted(KERNEL_NAMES)}, got {kernel!r}")
+
+
+def query_groups(qid, groups, m):
+    """The :class:`rlscore.core.groups.QueryGroups` of ``qid`` or ``groups`` (one
+    meaning in every estimator: the query -- or group -- id of each sample), or None
+    when neither is given. Built once per ``fit``/``score`` and passed down.
+
+    Raises
+    ------
+    ValueError
+        Both given; a length other than m; NaN or non-integral float ids.
+    TypeError
+        Unhashable ids.
+    """
+    if qid is not None and groups is not None:
+        raise ValueError("give the query ids as qid or as groups (its alias), not both")
+    name = "qid" if qid is not None else "groups"
+    q = qid if qid is not None else groups
+    if q is None:
+        return None
+    if not sp.issparse(q) and not isinstance(q, (str, bytes)) \
+            and hasattr(q, "__len__") and np.ndim(q) == 1 and len(q) != m:
+        raise ValueError(f"{name} has length {len(q)}, but X has {m} samples: give one "
+                         f"query id per sample")
+    return QueryGroups.from_qids(q, m, name=name)
 
 
 def _is_real_number(value):

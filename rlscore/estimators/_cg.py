@@ -10,8 +10,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.cg import cg_rankrls, cg_rls, check_maxiter, check_tol
-from rlscore.estimators._base import check_alpha
-from rlscore.estimators._rankrls import _query_codes
+from rlscore.core.groups import QueryGroups
+from rlscore.core.selection import query_score
+from rlscore.estimators._base import check_alpha, query_groups
 
 __all__ = ["CGRLSRegressor", "CGRankRLSRanker"]
 
@@ -296,36 +297,32 @@ class CGRankRLSRanker(_CGBase):
         max_iter = check_maxiter(self.max_iter, name="max_iter")
         es = _check_early_stopping(self)
         X, y = self._validate(X, y)
-        codes = _query_codes(qid, groups, X.shape[0])
+        gr = query_groups(qid, groups, X.shape[0])
+        codes = None if gr is None else gr.codes
         y_1d = y.ndim == 1
         Y = y.reshape(-1, 1) if y_1d else y
         callback = stopper = None
         if es is not None:
-            if codes is None:
+            if gr is None:
                 tr, va = _split(X.shape[0], es[0], self.random_state)
-                vcodes = np.zeros(va.size, dtype=np.intp)
+                vgr = QueryGroups.single(va.size)
             else:
-                nq = int(codes.max()) + 1
-                if nq < 2:
+                if gr.n_groups < 2:
                     raise ValueError("early_stopping with query ids needs at least 2 "
                                      "queries")
-                qtr, qva = _split(nq, es[0], self.random_state)
-                in_va = np.isin(codes, qva)
+                qtr, qva = _split(gr.n_groups, es[0], self.random_state)
+                in_va = np.isin(gr.codes, qva)
                 tr, va = np.flatnonzero(~in_va), np.flatnonzero(in_va)
-                vcodes = np.unique(codes[va], return_inverse=True)[1].ravel()
+                vgr = gr.subset(va)
 
-            def centred_error(yv, P, vc=vcodes):
-                R = yv - P
-                counts = np.bincount(vc)
-                means = np.stack([np.bincount(vc, R[:, k]) for k in range(R.shape[1])],
-                                 axis=1) / counts[:, None]
-                return float(np.mean((R - means[vc]) ** 2))
+            def centred_error(yv, P, vg=vgr):
+                return float(np.mean(vg.center(yv - P) ** 2))
 
             stopper = _EarlyStop(X[va], Y[va], es[1],
                                  lambda x, op: (x, np.zeros(x.shape[1])), centred_error)
             callback = stopper
             X, Y = X[tr], Y[tr]
-            codes = None if codes is None else codes[tr]
+            codes = None if gr is None else gr.codes[tr]
         W, res, op, _ = cg_rankrls(X, Y, alpha, qids=codes, tol=tol, maxiter=max_iter,
                                    precondition=self.precondition, callback=callback)
         if stopper is not None and stopper.best_Wb is not None:
@@ -347,10 +344,10 @@ class CGRankRLSRanker(_CGBase):
         -------
         float
         """
-        from rlscore.measure import cindex, query_cindex
+        from rlscore.measure import cindex
         P = self.predict(X)
         y = np.asarray(y, dtype=np.float64)
-        codes = _query_codes(qid, groups, np.shape(y)[0])
-        if codes is None:
+        gr = query_groups(qid, groups, np.shape(y)[0])
+        if gr is None:
             return float(cindex(y, P))
-        return float(query_cindex(y, P, codes))
+        return query_score(cindex, y, P, gr)

@@ -8,9 +8,9 @@ import numpy as np
 from sklearn.model_selection import check_cv
 
 from rlscore import measure as _measures
-from rlscore.core.selection import LOOCV, LPOCV, NfoldCV, grid_search
+from rlscore.core.selection import LOOCV, LPOCV, NfoldCV, TrainTestCV, grid_search
 
-__all__ = ["resolve_scoring", "make_crossvalidator", "TrainTestCV", "search_alphas"]
+__all__ = ["resolve_scoring", "make_crossvalidator", "search_alphas"]
 
 # measures that need query ids cannot be used as a plain ``scoring``
 _QUERY_MEASURES = {"query_average", "query_cindex", "query_kendall_tau_b",
@@ -85,46 +85,6 @@ def _splits(cv, X, y, groups, m):
     if not splits:
         raise ValueError("cv produced no splits")
     return splits
-
-
-class TrainTestCV:
-    """Cross-validator for splits whose training set is not the complement of the
-    test set (e.g. ``TimeSeriesSplit``, ``ShuffleSplit(train_size=...)``).
-
-    For each split the core model holds out every non-training row at once (the exact
-    hold-out shortcut: the predictions of the model trained on ``train`` only) and the
-    measure is applied to the ``test`` rows among them. Like
-    :class:`rlscore.core.selection.NfoldCV`, the performance is the unweighted mean over
-    the splits, and splits whose measure is undefined are skipped.
-
-    Notes
-    -----
-    O(|H|^2 m + |H|^3) per split and lambda for a dual model, H being the rows not used
-    for training.
-    """
-
-    def __init__(self, rls, measure, splits):
-        self.rls = rls
-        self.measure = measure
-        m = rls.Y.shape[0]
-        self.parts = []
-        for train, test in splits:
-            held = np.setdiff1d(np.arange(m), train)       # sorted, contains test
-            self.parts.append((held, np.searchsorted(held, test), test))
-
-    def cv(self, regparam):
-        UndefinedPerformance = _measures.UndefinedPerformance
-        perfs, preds = [], []
-        for held, pos, test in self.parts:
-            P = self.rls.holdout(held)[pos]
-            preds.append(P)
-            try:
-                perfs.append(self.measure(self.rls.Y[test], P))
-            except UndefinedPerformance:
-                pass
-        if not perfs:
-            raise UndefinedPerformance("the measure is undefined on every split")
-        return float(np.mean(perfs)), preds
 
 
 def make_crossvalidator(cv, model, measure, X, y, groups):

@@ -11,7 +11,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.greedy import greedy_forward_selection
-from rlscore.estimators._base import check_alpha
+from rlscore.estimators._base import check_alpha, query_groups
 
 __all__ = ["GreedyRLSSelector"]
 
@@ -141,15 +141,13 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
         if alpha <= 0:
             raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
         bias = check_alpha(self.bias, name="bias")
-        if qid is not None and groups is not None:
-            raise ValueError("give the query ids as qid or as groups, not both")
-        qids = qid if qid is not None else groups
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                              multi_output=True, y_numeric=True)
         y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(f"GreedyRLSSelector needs at least 2 samples, got "
                              f"n_samples = {X.shape[0]} (1 sample)")
+        qids = query_groups(qid, groups, X.shape[0])
         d = X.shape[1]
         k = self._n_select(d)
         state = greedy_forward_selection(X, y, 0, alpha, bias, qids=qids,

@@ -18,9 +18,10 @@ import scipy.sparse as sp
 from sklearn.model_selection import GroupKFold
 
 from rlscore import measure as _measures
-from rlscore.core.rankrls import (
-    GlobalRankRLSModel, QueryRankRLSModel, RankLPOCV, lpo_cindex, map_qids)
-from rlscore.estimators._base import RLSEstimatorBase, check_alpha, resolve_kernel
+from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel, RankLPOCV
+from rlscore.core.selection import LQOCV, QueryLPOCV, RefitCV, query_score
+from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
+                                      resolve_kernel)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
@@ -31,177 +32,22 @@ _CV_STRINGS = ("lpo", "lqo")
 
 
 # ---------------------------------------------------------------------------------------
-# query ids and measures
+# checks
 
 
-def _query_codes(qid, groups, m):
-    """Integer query codes (0, 1, ... in order of first appearance) from ``qid`` or its
-    alias ``groups``; None when neither is given. O(m log m)."""
-    if qid is not None and groups is not None:
-        raise ValueError("give the query ids as qid or as groups (its alias), not both")
-    name = "qid" if qid is not None else "groups"
-    q = qid if qid is not None else groups
-    if q is None:
-        return None
-    if not sp.issparse(q) and not isinstance(q, (str, bytes)) \
-            and hasattr(q, "__len__") and np.ndim(q) == 1 and len(q) != m:
-        raise ValueError(f"{name} has length {len(q)}, but X has {m} samples: give one "
-                         f"query id per sample")
-    try:
-        codes, _ = map_qids(q, m)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(str(exc).replace("qids", name)) from None
-    return codes
-
-
-def _query_scorer(measure):
-    """``f(Y, P, codes)``: ``measure`` applied to each query and averaged over the
-    queries where it is defined (:func:`rlscore.measure.query_average`; the vectorized
-    :func:`rlscore.measure.query_cindex` for the c-index)."""
-    if measure is _measures.cindex:
-        return _measures.query_cindex
-
-    def scorer(Y, P, codes):
-        return _measures.query_average(measure, Y, P, codes)
-    return scorer
-
-
-def _check_has_pairs(name, m, codes):
+def _check_has_pairs(name, m, groups):
     """ValueError when the data cannot hold a pair to rank (the core refuses all-tied
     labels itself)."""
     if m < 2:
         raise ValueError(f"{name} needs at least 2 samples to learn a ranking, got 1 "
                          f"sample")
-    if codes is not None and np.bincount(codes).max() < 2:
+    if groups is not None and groups.sizes.max() < 2:
         raise ValueError("every query holds a single sample: there are no pairs to "
                          "learn from")
 
 
 def _as_2d(P, n):
     return np.reshape(np.asarray(P, dtype=np.float64), (n, -1))
-
-
-# ---------------------------------------------------------------------------------------
-# cross-validators (RLScore's protocol: ``rls``, ``measure``, ``cv(regparam)``)
-
-
-class _QueryLPOCV:
-    """Leave-pair-out within queries for :class:`QueryRankRLSModel`.
-
-    Every pair i < j of one query whose labels differ (in some output) is held out in
-    turn with the model's exact hold-out (``holdout([i, j])``: the model retrained
-    without both, the rest of their query forming a smaller query). Per output, the
-    fraction of the within-query pairs with different labels that the held-out
-    predictions order as the labels, ties 1/2 (:func:`rlscore.core.rankrls.lpo_cindex`,
-    pooled over all those pairs as :class:`rlscore.core.rankrls.RankLPOCV` does
-    globally); the mean over outputs.
-
-    Notes
-    -----
-    O(m r p) once per lambda, then O(r + p) plus a Python call per pair; the pairs are
-    enumerated once (O(sum_q n_q^2)).
-    """
-
-    def __init__(self, model):
-        UndefinedPerformance = _measures.UndefinedPerformance
-        self.rls = model
-        self.measure = _measures.cindex
-        Y = model.Y
-        starts, ends = [], []
-        for rows in model.qidlist:
-            rows = np.asarray(rows, dtype=np.intp)
-            i, j = np.triu_indices(rows.size, k=1)
-            keep = np.any(Y[rows[i]] != Y[rows[j]], axis=1)
-            starts.append(rows[i[keep]])
-            ends.append(rows[j[keep]])
-        self.starts = np.concatenate(starts).astype(np.intp)
-        self.ends = np.concatenate(ends).astype(np.intp)
-        for c in range(Y.shape[1]):
-            if not np.any(Y[self.starts, c] != Y[self.ends, c]):
-                raise UndefinedPerformance(
-                    f"all labels of output {c} are tied within every query: no pairs")
-
-    def cv(self, regparam):
-        Y = self.rls.Y
-        n, p = self.starts.size, Y.shape[1]
-        ps, pe = np.empty((n, p)), np.empty((n, p))
-        for k in range(n):
-            P = self.rls.holdout([self.starts[k], self.ends[k]])
-            ps[k], pe[k] = P[0], P[1]
-        perfs = [lpo_cindex(Y[:, c], self.starts, self.ends, ps[:, c], pe[:, c])
-                 for c in range(p)]
-        return float(np.mean(perfs)), (ps, pe)
-
-
-class _LQOCV:
-    """Exact leave-query-out for :class:`QueryRankRLSModel`: the predictions of every
-    query from the model trained without it (``leave_query_out``, batched over queries),
-    scored by the query-averaged measure. O(m r p + sum_q (n_q^2 r + n_q^3)) per
-    lambda."""
-
-    def __init__(self, model, measure, codes):
-        self.rls = model
-        self.measure = measure
-        self._score = _query_scorer(measure)
-        self._codes = codes
-
-    def cv(self, regparam):
-        Y = self.rls.Y
-        preds = self.rls.leave_query_out()
-        P = np.empty_like(Y)
-        for rows, Pq in zip(self.rls.qidlist, preds):
-            P[rows] = Pq
-        return float(self._score(Y, P, self._codes)), preds
-
-
-class _QuerySplitsCV:
-    """K-fold (or any splitter) cross-validation of query-structured RankRLS.
-
-    :class:`QueryRankRLSModel` holds out rows of one query at a time only, so for each
-    split a core model is trained on the training rows (eigendecomposed once: every
-    lambda of the grid then costs one ``solve``) and predicts the test rows; the
-    performance of a split is the query-averaged measure over the test rows and the
-    estimate is the unweighted mean over the splits (splits where the measure is
-    undefined are skipped).
-
-    Notes
-    -----
-    One decomposition per split (O(m_train^3) dual, O(m_train d^2) primal), then per
-    lambda O(m_train^2 p) / O(d^2 p) and the prediction of the test rows per split.
-    """
-
-    def __init__(self, model, measure, build, X, codes, splits, precomputed, basis):
-        self.rls = model
-        self.measure = measure
-        self._score = _query_scorer(measure)
-        Y = model.Y
-        self.parts = []
-        for k, (train, test) in enumerate(splits):
-            if precomputed and not basis:
-                Xtr, Xte = X[np.ix_(train, train)], X[np.ix_(test, train)]
-            else:
-                Xtr, Xte = X[train], X[test]
-            try:
-                fold_model = build(Xtr, Y[train], codes[train], train)
-            except ValueError as exc:
-                raise ValueError(f"the training rows of split {k}: {exc}") from exc
-            self.parts.append((fold_model, Xte, test))
-
-    def cv(self, regparam):
-        UndefinedPerformance = _measures.UndefinedPerformance
-        Y, codes = self.rls.Y, self.rls.qids
-        perfs, preds = [], []
-        for fold_model, Xte, test in self.parts:
-            fold_model.solve(regparam)
-            P = _as_2d(fold_model.predictor.predict(Xte), test.size)
-            preds.append(P)
-            try:
-                perfs.append(self._score(Y[test], P, codes[test]))
-            except UndefinedPerformance:
-                pass
-        if not perfs:
-            raise UndefinedPerformance("the measure is undefined on every split")
-        return float(np.mean(perfs)), preds
 
 
 # ---------------------------------------------------------------------------------------
@@ -264,23 +110,23 @@ class _RankRLSBase(RLSEstimatorBase):
             return "LinearKernel", {"bias": 0.0}     # no effect on a ranking
         return super()._kernel_spec(n_features)
 
-    def _build(self, X, Y, codes, alpha, path):
+    def _build(self, X, Y, groups, alpha, path):
         """The core model for validated data (no fitted attributes set)."""
         name, params = self._kernel_spec(X.shape[1])
         params.update(self._basis_params())
-        if codes is None:
+        if groups is None:
             return GlobalRankRLSModel(X, Y, regparam=alpha, kernel=name,
                                       basis_vectors=self.basis_vectors, path=path,
                                       **params)
-        return QueryRankRLSModel(X, Y, codes, regparam=alpha, kernel=name,
+        return QueryRankRLSModel(X, Y, groups, regparam=alpha, kernel=name,
                                  basis_vectors=self.basis_vectors, path=path, **params)
 
-    def _fit_model(self, X, y, alpha, path, codes=None):
-        """Train the core model (global without ``codes``, query-structured with) and
+    def _fit_model(self, X, y, alpha, path, groups=None):
+        """Train the core model (global without ``groups``, query-structured with) and
         set the fitted attributes."""
-        _check_has_pairs(type(self).__name__, X.shape[0], codes)
+        _check_has_pairs(type(self).__name__, X.shape[0], groups)
         self._y_1d = y.ndim == 1
-        self.model_ = self._build(X, y, codes, alpha, path)
+        self.model_ = self._build(X, y, groups, alpha, path)
         self._set_fitted_attributes()
         return self
 
@@ -317,10 +163,10 @@ class _RankRLSBase(RLSEstimatorBase):
         if np.shape(y)[:1] != (m,):
             raise ValueError(f"y has {np.shape(y)[0] if np.ndim(y) else 0} rows, but X "
                              f"has {m} samples")
-        codes = _query_codes(qid, groups, m)
-        if codes is None:
+        gr = query_groups(qid, groups, m)
+        if gr is None:
             return float(_measures.cindex(y, P))
-        return float(_measures.query_cindex(y, P, codes))
+        return query_score(_measures.cindex, y, P, gr)
 
     score.__doc__ = score.__doc__.format(qid=_QID_DOC)
 
@@ -430,8 +276,8 @@ class RankRLS(_RankRLSBase):
         """
         alpha = check_alpha(self.alpha)
         X, y = self._validate_fit_data(X, y)
-        codes = _query_codes(qid, groups, X.shape[0])
-        return self._fit_model(X, y, alpha, path=False, codes=codes)
+        gr = query_groups(qid, groups, X.shape[0])
+        return self._fit_model(X, y, alpha, path=False, groups=gr)
 
     fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
 
@@ -562,18 +408,19 @@ class RankRLSCV(_RankRLSBase):
                              f"an iterable of (train, test) splits, got {cv!r}")
         return cv
 
-    def _crossvalidator(self, cv, measure, X, y, codes, qids, alpha0):
+    def _crossvalidator(self, cv, measure, X, y, groups, qids, alpha0):
+        """The cross-validator of :mod:`rlscore.core.selection` for ``cv``."""
         model = self.model_
         m = X.shape[0]
         if isinstance(cv, str) and cv == "lpo":
             if m < 3:
                 raise ValueError(f"cv='lpo' needs at least 3 samples, got {m}")
-            return RankLPOCV(model) if codes is None else _QueryLPOCV(model)
+            return RankLPOCV(model) if groups is None else QueryLPOCV(model)
         if isinstance(cv, str):            # "lqo", with query ids (checked in fit)
-            if len(model.qidlist) < 2:
+            if groups.n_groups < 2:
                 raise ValueError("cv='lqo' needs at least 2 queries, got 1")
-            return _LQOCV(model, measure, codes)
-        if codes is None:
+            return LQOCV(model, measure)
+        if groups is None:
             return make_crossvalidator(cv, model, measure, X, y, None)
         if isinstance(cv, numbers.Integral):
             cv = GroupKFold(int(cv))
@@ -588,8 +435,14 @@ class RankRLSCV(_RankRLSBase):
             raise ValueError("keep_basis_in_cv=True with a precomputed kernel is not "
                              "supported by split cross-validation; use cv='lqo'")
 
-        def build(Xtr, Ytr, qtr, train):
-            extra = {}
+        precomputed = self._is_precomputed()
+        fixed_basis = self.basis_vectors is not None or (basis_idx is not None and keep)
+
+        def fit_split(train, test):
+            if precomputed and not fixed_basis:
+                Xtr, Xte = X[np.ix_(train, train)], X[np.ix_(test, train)]
+            else:
+                Xtr, Xte = X[train], X[test]
             if basis_idx is not None and keep:
                 extra = {"basis_vectors": X[basis_idx]}
             elif basis_idx is not None:
@@ -599,17 +452,26 @@ class RankRLSCV(_RankRLSBase):
                 kept = pos[basis_idx]
                 kept = kept[kept >= 0]
                 if kept.size == 0:
-                    raise ValueError("the split holds out every basis vector: removing "
-                                     "them leaves no basis")
+                    raise ValueError("the training rows of a split: the split holds "
+                                     "out every basis vector: removing them leaves no "
+                                     "basis")
                 extra = {"basis_indices": kept}
             else:
                 extra = {"basis_vectors": self.basis_vectors}
-            return QueryRankRLSModel(Xtr, Ytr, qtr, regparam=alpha0, kernel=name,
-                                     path=True, **extra, **params)
-        return _QuerySplitsCV(model, measure, build, X, codes, splits,
-                              self._is_precomputed(),
-                              self.basis_vectors is not None or
-                              (basis_idx is not None and keep))
+            try:
+                fold = QueryRankRLSModel(Xtr, model.Y[train], groups.codes[train],
+                                         regparam=alpha0, kernel=name, path=True,
+                                         **extra, **params)
+            except ValueError as exc:
+                raise ValueError(f"the training rows of a split: {exc}") from exc
+
+            def predict_at(alpha):
+                fold.solve(alpha)
+                return _as_2d(fold.predictor.predict(Xte), test.size)
+            return predict_at
+        # one model per split (the core holds out rows of a single query only), each
+        # eigendecomposed once for the whole grid
+        return RefitCV(model.Y, measure, splits, fit_split, groups=groups, rls=model)
 
     def fit(self, X, y, qid=None, groups=None):
         """Select alpha by cross-validation and fit the model with it.
@@ -647,13 +509,13 @@ class RankRLSCV(_RankRLSBase):
         measure = _measures.cindex if self.scoring is None else \
             resolve_scoring(self.scoring, cv)
         X, y = self._validate_fit_data(X, y)
-        codes = _query_codes(qid, groups, X.shape[0])
-        if isinstance(cv, str) and cv == "lqo" and codes is None:
+        gr = query_groups(qid, groups, X.shape[0])
+        if isinstance(cv, str) and cv == "lqo" and gr is None:
             raise ValueError("cv='lqo' (leave-query-out) needs query ids: pass qid (or "
                              "groups) to fit")
-        self._fit_model(X, y, alphas[0], path=True, codes=codes)
+        self._fit_model(X, y, alphas[0], path=True, groups=gr)
         return search_alphas(
-            self, lambda: self._crossvalidator(cv, measure, X, y, codes,
+            self, lambda: self._crossvalidator(cv, measure, X, y, gr,
                                                qid if qid is not None else groups,
                                                alphas[0]),
             alphas)

@@ -13,10 +13,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver, check_qids,
+from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver,
                                   fit_kernel_ranksvm, fit_linear_ranksvm)
+from rlscore.core.selection import query_score
 from rlscore.estimators._base import (_check_degree, _check_real, check_alpha,
-                                      resolve_kernel)
+                                      query_groups, resolve_kernel)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
@@ -178,7 +179,7 @@ class RankSVM(BaseEstimator):
                                                                 "PrecomputedKernel")
 
     # -- fitting ------------------------------------------------------------------------
-    def fit(self, X, y, qid=None):
+    def fit(self, X, y, qid=None, groups=None):
         """Fit the ranking model.
 
         Parameters
@@ -188,7 +189,11 @@ class RankSVM(BaseEstimator):
         y : array-like of shape (n_samples,)
             Real-valued relevance of each sample (any number of distinct values).
         qid : array-like of shape (n_samples,), default=None
-            Query id of each sample: pairs are formed only within a query.
+            Query id of each sample (any hashable values; rows with equal ids form a
+            query, they need not be contiguous): pairs are formed only within a query.
+        groups : array-like of shape (n_samples,), default=None
+            Alias of ``qid`` (scikit-learn's name, e.g. for ``GroupKFold`` and metadata
+            routing); give at most one of the two.
 
         Returns
         -------
@@ -207,8 +212,7 @@ class RankSVM(BaseEstimator):
         if X.shape[0] < 2:
             raise ValueError(f"RankSVM needs at least 2 samples to form a pair, got "
                              f"{X.shape[0]} sample (n_samples = 1)")
-        if qid is not None:
-            check_qids(qid, X.shape[0])
+        qid = query_groups(qid, groups, X.shape[0])
         for attr in ("coef_", "dual_coef_", "X_fit_"):
             self.__dict__.pop(attr, None)
         indexed = self.basis_indices is not None or self.n_basis is not None
@@ -266,21 +270,46 @@ class RankSVM(BaseEstimator):
 
     decision_function = predict
 
-    def score(self, X, y, qid=None):
-        """Concordance index of the scores: the fraction of pairs (y_i > y_j, in the
-        same query when ``qid`` is given) ordered correctly, prediction ties counting
-        1/2; with ``qid``, the mean over the queries that have pairs.
+    def score(self, X, y, qid=None, groups=None):
+        """Concordance index (c-index) of the scores.
+
+        Without query ids: over all pairs with y_i > y_j (label ties are not pairs),
+        the fraction the scores order correctly, prediction ties counting 1/2
+        (:func:`rlscore.measure.cindex`). With ``qid`` (or its alias ``groups``): the
+        c-index of each query on its own, averaged over the queries that have a pair
+        (queries of one sample or with all labels tied are skipped;
+        :func:`rlscore.core.selection.query_score`) -- the number to select on with
+        ``GridSearchCV`` for query-structured data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        qid, groups : array-like of shape (n_samples,), default=None
+            Query ids (at most one of the two).
 
         Returns
         -------
         float
+
+        Raises
+        ------
+        rlscore.measure.UndefinedPerformance
+            No pair with different labels (within a query).
+
+        Notes
+        -----
+        O(n log n) after the prediction.
         """
-        from rlscore.measure import cindex, query_cindex
+        from rlscore.measure import cindex
         P = self.predict(X)
         y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64).ravel()
-        if qid is None:
+        if y.shape[0] != P.shape[0]:
+            raise ValueError(f"y has {y.shape[0]} rows, but X has {P.shape[0]} samples")
+        gr = query_groups(qid, groups, P.shape[0])
+        if gr is None:
             return float(cindex(y, P))
-        return float(query_cindex(y, P, qid))
+        return query_score(cindex, y, P, gr)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

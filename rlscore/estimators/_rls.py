@@ -3,7 +3,7 @@
 import numpy as np
 
 from rlscore.core.selection import DEFAULT_REGPARAMS
-from rlscore.estimators._base import RLSEstimatorBase, check_alpha
+from rlscore.estimators._base import RLSEstimatorBase, check_alpha, query_groups
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -303,7 +303,7 @@ class KernelRLSCV(RLSEstimatorBase):
         return [check_alpha(a.item() if isinstance(a, np.generic) else a, "alphas")
                 for a in alphas]
 
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, qid=None):
         """Select alpha by cross-validation and fit the model with it.
 
         Parameters
@@ -313,8 +313,11 @@ class KernelRLSCV(RLSEstimatorBase):
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Targets.
         groups : array-like of shape (n_samples,), default=None
-            Group labels passed to the ``split`` method of a CV splitter (e.g.
-            ``GroupKFold``); unused otherwise.
+            Group (query) ids passed to the ``split`` method of a CV splitter (e.g.
+            ``GroupKFold``); unused otherwise (regression forms no pairs).
+        qid : array-like of shape (n_samples,), default=None
+            Alias of ``groups`` (the ranking estimators' name); at most one of the
+            two.
 
         Returns
         -------
@@ -339,6 +342,8 @@ class KernelRLSCV(RLSEstimatorBase):
         if X.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 samples for "
                              f"cross-validation, got 1 sample")
+        if query_groups(qid, groups, X.shape[0]) is not None and groups is None:
+            groups = qid
         self._fit_model(X, y, alphas[0], path=True)
         return search_alphas(
             self, lambda: make_crossvalidator(self.cv, self.model_, measure, X, y, groups),
