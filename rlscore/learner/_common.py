@@ -36,3 +36,25 @@ def pop_basis_kwargs(kwargs, allowed=BASIS_KEYWORDS):
     """Take the reduced-set keywords (``basis_indices``, ``n_basis``, ``random_state``
     and, for learners with cross-validation, ``keep_basis_in_cv``) out of ``kwargs``."""
     return {k: kwargs.pop(k) for k in allowed if k in kwargs}
+
+
+def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, make_cv):
+    """The body of every RLScore selection wrapper: train ``base`` on the grid's first
+    regparam with a decomposition (``path=True``), run
+    :func:`rlscore.core.selection.grid_search` with the cross-validator
+    ``make_cv(model)`` and keep the best model on ``wrapper`` (attributes ``learner``,
+    ``cv_performances``, ``regparam``, ``predictor``). Returns the per-regparam
+    predictions of the cross-validator."""
+    from rlscore.core.selection import grid_search
+    grid = regparam_grid(regparams, default_grid)
+    if not grid:
+        raise ValueError("regparams is empty")
+    learner = base.__new__(base)
+    learner._setup(*setup_args, grid[0], *kwargs, path=True)
+    perfs, preds, best = grid_search(make_cv(learner._model), grid)
+    learner.solve(best)
+    wrapper.learner = learner
+    wrapper.cv_performances = perfs
+    wrapper.regparam = best
+    wrapper.predictor = learner.predictor
+    return preds

@@ -6,9 +6,9 @@ import numpy as np
 
 from rlscore.core.groups import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.selection import LQOCV, grid_search
+from rlscore.core.selection import LQOCV
 from rlscore.learner._common import (
-    pop_basis_kwargs, regparam_grid, split_kernel_kwargs, squeeze)
+    pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "LQOCV", "map_qids"]
@@ -153,16 +153,7 @@ class LeaveQueryOutRankRLS(PredictorInterface):
         if measure is None:
             from rlscore.measure import cindex as measure
         self.measure = measure
-        grid = regparam_grid(regparams, RANK_REGPARAMS)
-        if not grid:
-            raise ValueError("regparams is empty")
-        learner = QueryRankRLS.__new__(QueryRankRLS)
-        learner._setup(X, Y, qids, grid[0], kernel, basis_vectors, kwargs, path=True)
-        cv = LQOCV(learner._model, measure)
-        perfs, preds, best = grid_search(cv, grid)
-        learner.solve(best)
-        self.learner = learner
-        self.cv_performances = perfs
-        self.regparam = best
-        self.predictor = learner.predictor
+        preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
+                                (kernel, basis_vectors, kwargs), regparams,
+                                RANK_REGPARAMS, lambda model: LQOCV(model, measure))
         self.cv_predictions = [[squeeze(p) for p in fold] for fold in preds]

@@ -4,9 +4,9 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 import numpy as np
 
 from rlscore.core.rls import RLSModel
-from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV, grid_search
+from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    pop_basis_kwargs, regparam_grid, split_kernel_kwargs, squeeze)
+    pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
@@ -109,19 +109,8 @@ class _SelectionWrapper(PredictorInterface):
     _default_grid = DEFAULT_REGPARAMS
 
     def _select(self, X, Y, kernel, basis_vectors, regparams, kwargs, make_cv):
-        grid = regparam_grid(regparams, self._default_grid)
-        if not grid:
-            raise ValueError("regparams is empty")
-        learner = self._base.__new__(self._base)
-        learner._setup(X, Y, grid[0], kernel, basis_vectors, kwargs, path=True)
-        cv = make_cv(learner._model)
-        perfs, preds, best = grid_search(cv, grid)
-        learner.solve(best)
-        self.learner = learner
-        self.cv_performances = perfs
-        self.regparam = best
-        self.predictor = learner.predictor
-        return preds
+        return select_regparam(self, self._base, (X, Y), (kernel, basis_vectors, kwargs),
+                               regparams, self._default_grid, make_cv)
 
 
 class LeaveOneOutRLS(_SelectionWrapper):

@@ -1,0 +1,120 @@
+"""The scikit-learn face of query-structured ranking: ``qid`` and ``groups`` mean the
+same in every estimator, ``score`` is per query, and GridSearchCV with whole queries
+held out selects what the learners' exact leave-query-out selects."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn")
+
+import sklearn  # noqa: E402
+from sklearn.model_selection import GridSearchCV, LeaveOneGroupOut  # noqa: E402
+
+from rlscore.core.selection import EdgeOfGridWarning  # noqa: E402
+from rlscore.estimators import (CGRankRLSRanker, KernelRLSCV, RankRLS,  # noqa: E402
+                                RankSVM)
+from rlscore.learner import LeaveQueryOutRankRLS  # noqa: E402
+from rlscore.measure import UndefinedPerformance  # noqa: E402
+
+
+def _cindex_by_hand(y, p):
+    num = den = 0.0
+    for i in range(len(y)):
+        for j in range(len(y)):
+            if y[i] > y[j]:
+                den += 1
+                num += 1.0 if p[i] > p[j] else 0.5 if p[i] == p[j] else 0.0
+    return None if den == 0 else num / den
+
+
+def _mean_query_cindex_by_hand(y, p, q):
+    vals = [_cindex_by_hand(y[q == g], p[q == g]) for g in dict.fromkeys(q)]
+    return np.mean([v for v in vals if v is not None])
+
+
+def _data(seed=0, m=48, nq=8, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d))
+    y = np.round(X @ rng.normal(size=d) + 0.8 * rng.normal(size=m), 1)
+    q = np.repeat(np.arange(nq), m // nq)
+    return X, y, q
+
+
+@pytest.mark.parametrize("make", [lambda: RankRLS(alpha=0.1), lambda: RankSVM(alpha=0.1),
+                                  lambda: CGRankRLSRanker(alpha=0.1)])
+def test_score_is_the_mean_per_query_cindex(make):
+    X, y, q = _data()
+    y[q == 3] = 1.0                              # a query without pairs: skipped
+    est = make().fit(X, y, qid=q)
+    p = est.predict(X)
+    expected = _mean_query_cindex_by_hand(y, p, q)
+    assert est.score(X, y, qid=q) == pytest.approx(expected, rel=1e-12)
+    assert est.score(X, y, groups=q) == pytest.approx(expected, rel=1e-12)
+    assert est.score(X, y) == pytest.approx(_cindex_by_hand(y, p), rel=1e-12)
+    with pytest.raises(ValueError, match="not both"):
+        est.score(X, y, qid=q, groups=q)
+    with pytest.raises(UndefinedPerformance):
+        est.score(X, np.ones_like(y), qid=q)
+
+
+@pytest.mark.parametrize("make", [lambda: RankRLS(alpha=0.1), lambda: RankSVM(alpha=0.1),
+                                  lambda: CGRankRLSRanker(alpha=0.1)])
+def test_qid_and_groups_fit_the_same_model(make):
+    X, y, q = _data()
+    a = make().fit(X, y, qid=q).predict(X)
+    b = make().fit(X, y, groups=q).predict(X)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert not np.allclose(a, make().fit(X, y).predict(X))   # the queries matter
+    with pytest.raises(ValueError, match="groups has length 47"):
+        make().fit(X, y, groups=q[:-1])
+    with pytest.raises(ValueError, match="not both"):
+        make().fit(X, y, qid=q, groups=q)
+
+
+def test_kernel_rls_cv_takes_qid_as_the_splitter_groups():
+    X, y, q = _data()
+    alphas = [0.1, 1.0, 10.0]
+    a = KernelRLSCV(alphas=alphas, cv=LeaveOneGroupOut()).fit(X, y, groups=q)
+    b = KernelRLSCV(alphas=alphas, cv=LeaveOneGroupOut()).fit(X, y, qid=q)
+    np.testing.assert_allclose(a.cv_results_["cv_performances"],
+                               b.cv_results_["cv_performances"], rtol=1e-12)
+
+
+def test_gridsearchcv_leave_one_group_out_picks_the_leave_query_out_alpha():
+    # GridSearchCV refits on every split (the brute force); LeaveQueryOutRankRLS uses
+    # the exact leave-query-out shortcut. With the query ids routed to fit and score,
+    # each split's score is the held-out query's c-index, so the mean test score is
+    # the learner's cv_performance and both select the same alpha.
+    X, y, q = _data(seed=3)
+    grid = [2.0 ** k for k in range(-6, 7, 2)]
+    with _no_edge():
+        sel = LeaveQueryOutRankRLS(X, y, q, regparams=grid)
+    with sklearn.config_context(enable_metadata_routing=True):
+        # one array, three uses: the splitter's groups, the fit's and the score's
+        est = RankRLS().set_fit_request(groups=True).set_score_request(groups=True)
+        gs = GridSearchCV(est, {"alpha": grid}, cv=LeaveOneGroupOut())
+        gs.fit(X, y, groups=q)
+        # or by the name qid (the splitter still takes groups)
+        est2 = RankRLS().set_fit_request(qid=True, groups=False) \
+            .set_score_request(qid=True, groups=False)
+        gs2 = GridSearchCV(est2, {"alpha": grid}, cv=LeaveOneGroupOut())
+        gs2.fit(X, y, groups=q, qid=q)
+    for g in (gs, gs2):
+        np.testing.assert_allclose(g.cv_results_["mean_test_score"], sel.cv_performances,
+                                   rtol=1e-8)
+        assert g.best_params_["alpha"] == sel.regparam
+        assert g.best_estimator_.model_.qids.size == len(y)      # refitted with queries
+    assert grid[0] < sel.regparam < grid[-1]
+
+
+class _no_edge:
+    """Context manager: the grid was chosen so that the optimum is interior."""
+
+    def __enter__(self):
+        import warnings
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("error", EdgeOfGridWarning)
+
+    def __exit__(self, *exc):
+        return self._w.__exit__(*exc)
