@@ -24,6 +24,8 @@ iterations; early stopping is itself a regularizer, so lambda = 0 with a small
 import numpy as np
 import scipy.sparse.linalg as spla
 
+from rlscore.core.groups import as_query_groups
+
 __all__ = ["GroupCentering", "KronMinres", "minres"]
 
 
@@ -99,16 +101,14 @@ def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=Fal
 
 
 class GroupCentering:
-    """v -> L v, subtracting from each entry the mean of its group. O(q)."""
+    """v -> L v, subtracting from each entry the mean of its group: the query centring
+    of :class:`rlscore.core.groups.QueryGroups` (built once here). O(q)."""
 
     def __init__(self, groups):
-        groups = np.asarray(groups)
-        _, self.inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
-        self.counts = counts.astype(np.float64)
+        self.groups = as_query_groups(groups, name="label_row_inds")
 
     def __call__(self, v):
-        means = np.bincount(self.inverse, weights=v, minlength=self.counts.size) / self.counts
-        return v - means[self.inverse]
+        return self.groups.center(v)
 
 
 class KronMinres:
