@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["DEFAULT_REGPARAMS", "grid_search", "query_score", "LOOCV", "NfoldCV",
+__all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score", "LOOCV", "NfoldCV",
            "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "RefitCV", "lpo_pairs",
            "lpo_ranking_accuracy", "EdgeOfGridWarning"]
 
@@ -163,6 +163,79 @@ def grid_search(crossvalidator, grid, name="regparam"):
     if learner is not None:
         learner.solve(best)
     return perfs, predictions, best
+
+
+def grid_search_params(build, param_grid, regparams, make_cv):
+    """Grid search over kernel (or other model) parameters and the regularization.
+
+    For each setting of ``param_grid`` a model is built once (``build(**setting)``,
+    decomposed for a regularization path) and :func:`grid_search` runs over
+    ``regparams`` on it with the cross-validator ``make_cv(model)``; the setting and
+    regparam with the best performance win (the first in grid order on ties).
+
+    Parameters
+    ----------
+    build : callable ``build(**setting) -> model`` (with ``solve(regparam)``)
+    param_grid : dict name -> list of values (every combination is tried, the last
+        name varying fastest), or a list of such settings as dicts
+    regparams : list of regularization values
+    make_cv : callable ``make_cv(model) -> cross-validator``
+
+    Returns
+    -------
+    dict with ``settings`` (list of dicts), ``performances`` (n_settings,
+    n_regparams), ``best_setting``, ``best_regparam``, ``model`` (the best setting's
+    model, solved at ``best_regparam``), ``measure``
+
+    Warns
+    -----
+    EdgeOfGridWarning
+        When the chosen regparam, or the chosen value of a parameter with at least
+        three values, lies on an edge of its grid and beats its neighbour.
+
+    Notes
+    -----
+    n_settings model constructions plus n_settings x n_regparams cross-validations.
+    """
+    if isinstance(param_grid, dict):
+        import itertools
+        names = list(param_grid)
+        settings = [dict(zip(names, combo))
+                    for combo in itertools.product(*(list(param_grid[k]) for k in names))]
+    else:
+        settings = [dict(s) for s in param_grid]
+    if not settings:
+        raise ValueError("the parameter grid is empty")
+    regparams = list(regparams)
+    table, models, measure = [], [], None
+    for setting in settings:
+        model = build(**setting)
+        cv = make_cv(model)
+        measure = cv.measure
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EdgeOfGridWarning)
+            perfs, _, _ = grid_search(cv, regparams)
+        table.append(perfs)
+        models.append(model)
+    table = np.array(table)
+    if np.all(np.isnan(table)):
+        raise ValueError("every grid point gave an undefined (NaN) performance")
+    iserror = bool(getattr(measure, "iserror", False))
+    flat = np.where(np.isnan(table), np.inf if iserror else -np.inf, table)
+    best = int(np.argmin(flat) if iserror else np.argmax(flat))
+    i, j = divmod(best, len(regparams))
+    _edge_warning(regparams, table[i], j, iserror, "regparam")
+    for name in settings[i]:
+        # the best performance of each value of this parameter, the others as chosen
+        same = [k for k, st in enumerate(settings)
+                if all(st[o] == settings[i][o] for o in st if o != name)]
+        values = [settings[k][name] for k in same]
+        best_per_value = np.array([np.nanmin(table[k]) if iserror else np.nanmax(table[k])
+                                   for k in same])
+        _edge_warning(values, best_per_value, same.index(i), iserror, name)
+    models[i].solve(regparams[j])
+    return dict(settings=settings, performances=table, best_setting=settings[i],
+                best_regparam=regparams[j], model=models[i], measure=measure)
 
 
 # ---------------------------------------------------------------------------------------

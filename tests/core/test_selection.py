@@ -188,3 +188,25 @@ def test_kfold_ranksvm_takes_a_per_query_measure(rng):
             manual = _per_query_by_hand(top1, y[f], P, q[f])
             assert out["fold_performances"][i, k] == pytest.approx(manual, abs=1e-6)
     assert out["best_regparam"] == grid[int(np.argmax(out["cv_performances"]))]
+
+
+def test_grid_search_params_equals_the_explicit_double_loop(rng):
+    from rlscore.core.selection import LOOCV, grid_search_params
+    X = rng.normal(size=(40, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
+    gammas, lams = [0.01, 0.3, 10.0], [1e-3, 1e-1, 10.0]
+
+    def build(gamma):
+        return RLSModel(X, y, lams[0], kernel="GaussianKernel", gamma=gamma, path=True)
+    out = grid_search_params(build, {"gamma": gammas}, lams,
+                             lambda m: LOOCV(m, sqerror))
+    manual = np.array([[sqerror(y, RLSModel(X, y, lam, kernel="GaussianKernel",
+                                            gamma=g).leave_one_out())
+                        for lam in lams] for g in gammas])
+    np.testing.assert_allclose(out["performances"], manual, rtol=1e-8)
+    i, j = np.unravel_index(np.argmin(manual), manual.shape)
+    assert out["best_setting"] == {"gamma": gammas[i]}
+    assert out["best_regparam"] == lams[j]
+    ref = RLSModel(X, y, lams[j], kernel="GaussianKernel", gamma=gammas[i])
+    np.testing.assert_allclose(out["model"].predictor.predict(X),
+                               ref.predictor.predict(X), rtol=1e-8)
