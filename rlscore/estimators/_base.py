@@ -14,10 +14,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.groups import QueryGroups
 from rlscore.core.rls import RLSModel
+from rlscore.core.selection import query_score
 from rlscore._validation import check_regparam
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
-__all__ = ["KERNEL_NAMES", "resolve_kernel", "check_alpha", "query_groups",
+__all__ = ["KERNEL_NAMES", "resolve_kernel", "check_alpha", "query_groups", "ranking_score",
            "RLSEstimatorBase"]
 
 #: Accepted ``kernel`` values (scikit-learn names and RLScore names) and the RLScore
@@ -67,6 +68,24 @@ def query_groups(qid, groups, m):
         raise ValueError(f"{name} has length {len(q)}, but X has {m} samples: give one "
                          f"query id per sample")
     return QueryGroups.from_qids(q, m, name=name)
+
+
+def ranking_score(P, y, qid=None, groups=None):
+    """The ranking estimators' ``score``: the c-index of the scores ``P`` against
+    ``y``, per query (the mean over the queries that have a pair,
+    :func:`rlscore.core.selection.query_score`) when ``qid`` or ``groups`` is given.
+    O(n log n)."""
+    from rlscore.measure import cindex
+    m = np.shape(P)[0]
+    if sp.issparse(y):
+        y = y.toarray()
+    if np.shape(y)[:1] != (m,):
+        raise ValueError(f"y has {np.shape(y)[0] if np.ndim(y) else 0} rows, but X "
+                         f"has {m} samples")
+    gr = query_groups(qid, groups, m)
+    if gr is None:
+        return float(cindex(y, P))
+    return query_score(cindex, y, P, gr)
 
 
 def _is_real_number(value):

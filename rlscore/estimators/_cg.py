@@ -11,8 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.cg import cg_rankrls, cg_rls, check_maxiter, check_tol
 from rlscore.core.groups import QueryGroups
-from rlscore.core.selection import query_score
-from rlscore.estimators._base import check_alpha, query_groups
+from rlscore.estimators._base import check_alpha, query_groups, ranking_score
 
 __all__ = ["CGRLSRegressor", "CGRankRLSRanker"]
 
@@ -344,10 +343,5 @@ class CGRankRLSRanker(_CGBase):
         -------
         float
         """
-        from rlscore.measure import cindex
-        P = self.predict(X)
-        y = np.asarray(y, dtype=np.float64)
-        gr = query_groups(qid, groups, np.shape(y)[0])
-        if gr is None:
-            return float(cindex(y, P))
-        return query_score(cindex, y, P, gr)
+        return ranking_score(self.predict(X), np.asarray(y, dtype=np.float64), qid,
+                             groups)

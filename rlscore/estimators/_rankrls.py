@@ -19,9 +19,9 @@ from sklearn.model_selection import GroupKFold
 
 from rlscore import measure as _measures
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel, RankLPOCV
-from rlscore.core.selection import LQOCV, QueryLPOCV, RefitCV, query_score
+from rlscore.core.selection import LQOCV, QueryLPOCV, RefitCV
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      resolve_kernel)
+                                      ranking_score, resolve_kernel)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
@@ -136,8 +136,9 @@ class _RankRLSBase(RLSEstimatorBase):
         Over the pairs with different labels (label ties are not pairs), the fraction
         the scores order as the labels, prediction ties counting 1/2
         (:func:`rlscore.measure.cindex`). With query ids only pairs within a query count
-        and the c-index is averaged over the queries that have a pair
-        (:func:`rlscore.measure.query_cindex`). Several targets: averaged over targets.
+        and the c-index of each query is averaged over the queries that have a pair
+        (:func:`rlscore.core.selection.query_score`; queries of one sample or with all
+        labels tied are skipped). Several targets: averaged over targets.
 
         Parameters
         ----------
@@ -158,15 +159,7 @@ class _RankRLSBase(RLSEstimatorBase):
         -----
         O(n log n) after the prediction.
         """
-        P = self.predict(X)
-        m = P.shape[0]
-        if np.shape(y)[:1] != (m,):
-            raise ValueError(f"y has {np.shape(y)[0] if np.ndim(y) else 0} rows, but X "
-                             f"has {m} samples")
-        gr = query_groups(qid, groups, m)
-        if gr is None:
-            return float(_measures.cindex(y, P))
-        return query_score(_measures.cindex, y, P, gr)
+        return ranking_score(self.predict(X), y, qid, groups)
 
     score.__doc__ = score.__doc__.format(qid=_QID_DOC)
 

@@ -15,9 +15,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver,
                                   fit_kernel_ranksvm, fit_linear_ranksvm)
-from rlscore.core.selection import query_score
 from rlscore.estimators._base import (_check_degree, _check_real, check_alpha,
-                                      query_groups, resolve_kernel)
+                                      query_groups, ranking_score, resolve_kernel)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
@@ -271,45 +270,19 @@ class RankSVM(BaseEstimator):
     decision_function = predict
 
     def score(self, X, y, qid=None, groups=None):
-        """Concordance index (c-index) of the scores.
-
-        Without query ids: over all pairs with y_i > y_j (label ties are not pairs),
-        the fraction the scores order correctly, prediction ties counting 1/2
-        (:func:`rlscore.measure.cindex`). With ``qid`` (or its alias ``groups``): the
-        c-index of each query on its own, averaged over the queries that have a pair
-        (queries of one sample or with all labels tied are skipped;
-        :func:`rlscore.core.selection.query_score`) -- the number to select on with
-        ``GridSearchCV`` for query-structured data.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        qid, groups : array-like of shape (n_samples,), default=None
-            Query ids (at most one of the two).
+        """C-index of the scores; with ``qid`` (or its alias ``groups``) the mean of
+        the per-query c-indices over the queries that have a pair (queries of one
+        sample or with all labels tied are skipped) -- the number to select on with
+        ``GridSearchCV`` for query-structured data. Label ties are not pairs,
+        prediction ties count 1/2. UndefinedPerformance when no pair is left.
+        O(n log n) after the prediction (:func:`rlscore.estimators._base.ranking_score`).
 
         Returns
         -------
         float
-
-        Raises
-        ------
-        rlscore.measure.UndefinedPerformance
-            No pair with different labels (within a query).
-
-        Notes
-        -----
-        O(n log n) after the prediction.
         """
-        from rlscore.measure import cindex
-        P = self.predict(X)
         y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64).ravel()
-        if y.shape[0] != P.shape[0]:
-            raise ValueError(f"y has {y.shape[0]} rows, but X has {P.shape[0]} samples")
-        gr = query_groups(qid, groups, P.shape[0])
-        if gr is None:
-            return float(cindex(y, P))
-        return query_score(cindex, y, P, gr)
+        return ranking_score(self.predict(X), y, qid, groups)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
