@@ -14,7 +14,6 @@ ids), computed by :mod:`rlscore.measure`.
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.model_selection import GroupKFold
 
 from rlscore import measure as _measures

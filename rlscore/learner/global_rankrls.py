@@ -2,7 +2,6 @@
 model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.rankrls import GlobalRankRLSModel, RankLPOCV
-from rlscore.core.selection import NfoldCV
 from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs, squeeze
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
@@ -144,12 +143,8 @@ class KfoldRankRLS(_RankSelectionWrapper):
 
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
-        if measure is None:
-            from rlscore.measure import cindex as measure
-        self.measure = measure
-        preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
-                             lambda model: NfoldCV(model, measure, folds))
-        self.cv_predictions = [[squeeze(p) for p in fold_preds] for fold_preds in preds]
+        self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
+                    "cindex")
 
 
 class LeavePairOutRankRLS(_RankSelectionWrapper):

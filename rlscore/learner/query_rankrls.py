@@ -2,8 +2,6 @@
 leave-query-out model selection LeaveQueryOutRankRLS, the cross-validator LQOCV and
 map_qids."""
 
-import numpy as np
-
 from rlscore.core.groups import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV

@@ -112,6 +112,17 @@ class _SelectionWrapper(PredictorInterface):
         return select_regparam(self, self._base, (X, Y), (kernel, basis_vectors, kwargs),
                                regparams, self._default_grid, make_cv)
 
+    def _kfold(self, X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
+               default_measure):
+        """K-fold selection with the given folds (KfoldRLS, KfoldRankRLS)."""
+        if measure is None:
+            from rlscore import measure as _measures
+            measure = getattr(_measures, default_measure)
+        self.measure = measure
+        preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
+                             lambda model: NfoldCV(model, measure, folds))
+        self.cv_predictions = [[squeeze(p) for p in fold_preds] for fold_preds in preds]
+
 
 class LeaveOneOutRLS(_SelectionWrapper):
     """RLS with regparam chosen by exact leave-one-out over a grid.
@@ -159,12 +170,8 @@ class KfoldRLS(_SelectionWrapper):
 
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
-        if measure is None:
-            from rlscore.measure import sqerror as measure
-        self.measure = measure
-        preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
-                             lambda model: NfoldCV(model, measure, folds))
-        self.cv_predictions = [[squeeze(p) for p in fold_preds] for fold_preds in preds]
+        self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
+                    "sqerror")
 
 
 class LeavePairOutRLS(_SelectionWrapper):
