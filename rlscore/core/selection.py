@@ -53,6 +53,16 @@ def _undefined():
 # the grid search
 
 
+def _caller_level():
+    """The ``stacklevel`` that points a warning issued by the caller of this function
+    at the first frame outside the rlscore package (the user's call)."""
+    import sys
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("rlscore"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _edge_warning(values, perfs, best_index, iserror, name):
     """Warn when the chosen value is the smallest or largest of >= 3 distinct values
     and strictly better than the next value inwards (a plateau reaching the edge is no
@@ -82,7 +92,7 @@ def _edge_warning(values, perfs, best_index, iserror, name):
             f"the selected {name} {values[best_index]!r} is the {side} value of the grid "
             f"and performs better than its neighbour {inner:g}: the optimum may lie "
             f"outside the grid; extend the grid past {values[best_index]!r}",
-            EdgeOfGridWarning, stacklevel=3)
+            EdgeOfGridWarning, stacklevel=_caller_level())
 
 
 def grid_search(crossvalidator, grid, name="regparam"):
