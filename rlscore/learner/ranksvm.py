@@ -270,7 +270,10 @@ class KfoldLinearRankSVM(PredictorInterface):
     n_folds : int, default 5
     regparams : sequence of floats > 0, default 10^-6, 10^-5, ..., 10^2
     measure : f(Y, P) with an ``iserror`` attribute, optional
-        Default: the c-index, averaged over the queries of a fold that have pairs.
+        Default: the c-index. With qids every measure is per query: the mean over the
+        fold's queries of the measure on each query, queries where it is undefined
+        (e.g. without a pair) skipped (:func:`rlscore.core.selection.query_score`; a
+        measure with a ``qids`` parameter is called with the fold's query ids).
     seed : int, default 0, for the random folds
     loss, solver : as for :class:`LinearRankSVM`; along the regparam path every
         training starts from the previous regparam's solution.
