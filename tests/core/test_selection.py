@@ -210,3 +210,22 @@ def test_grid_search_params_equals_the_explicit_double_loop(rng):
     ref = RLSModel(X, y, lams[j], kernel="GaussianKernel", gamma=gammas[i])
     np.testing.assert_allclose(out["model"].predictor.predict(X),
                                ref.predictor.predict(X), rtol=1e-8)
+
+
+def test_a_measure_taking_qids_gets_the_fold_query_ids(rng):
+    from rlscore.learner import KfoldLinearRankSVM
+    from rlscore.measure import query_cindex
+    X, y, q = _query_data(rng, m=60, nq=9)
+    grid = [1e-3, 1e-1, 10.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EdgeOfGridWarning)
+        a = KfoldLinearRankSVM(X, y, q, n_folds=3, regparams=grid, tol=1e-8)
+        b = KfoldLinearRankSVM(X, y, q, n_folds=3, regparams=grid, tol=1e-8,
+                               measure=query_cindex)
+    np.testing.assert_allclose(a.fold_performances, b.fold_performances, rtol=1e-12)
+    # and both are the per-query c-index of explicit refits
+    for k, f in enumerate(a.folds):
+        train = np.setdiff1d(np.arange(len(y)), f)
+        sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], grid[1], tol=1e-8)
+        manual = _per_query_by_hand(_cindex_by_hand, y[f], X[f] @ sol.w, q[f])
+        assert a.fold_performances[1, k] == pytest.approx(manual, abs=1e-6)
