@@ -247,6 +247,7 @@ def test_reduced_set_rankrls_equals_single_machine(client, kind):
 
 
 @pytest.mark.parametrize("kind", ["rls", "query", "global"])
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_kfold_over_partitions_equals_retraining(client, kind):
     from rlscore.measure import cindex, query_cindex, sqerror
     X, y, q = _ranking_data(11, n_queries=30)

@@ -74,6 +74,7 @@ def _best(perfs, iserror=True):
 
 @pytest.mark.parametrize("setup", sorted(SETUPS))
 @pytest.mark.parametrize("p", [1, 3])
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_loo_against_brute_force(setup, p):
     params, kr_params, fmap = SETUPS[setup]
     X, y = _data(p=p)
@@ -124,6 +125,7 @@ def test_loo_with_a_score_measure(scoring, measure):
     assert est.best_score_ == pytest.approx(brute.max(), rel=RTOL)
 
 
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_custom_measure_function():
     X, y = _data()
 
@@ -185,6 +187,7 @@ def test_splitters_against_brute_force(cv_name):
     assert est.alpha_ == ALPHAS[_best(brute)]
 
 
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_crossvalidator_kinds():
     X, y = _data()
     est = KernelRLSCV().fit(X, y)
@@ -196,6 +199,7 @@ def test_crossvalidator_kinds():
         assert np.array_equal(fold, test)
 
 
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_boolean_mask_splits():
     X, y = _data()
     mask = np.zeros(24, dtype=bool)
@@ -226,6 +230,7 @@ def _brute_lpo(X, y, alpha, kr_params, fmap):
 
 
 @pytest.mark.parametrize("setup", ["linear", "rbf"])
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_lpo_against_brute_force(setup):
     params, kr_params, fmap = SETUPS[setup]
     X, y = _data(m=12)

@@ -104,6 +104,7 @@ def _expected_failed_checks(estimator):
 
 @parametrize_with_checks(CHECKED, expected_failed_checks=_expected_failed_checks,
                          xfail_strict=True)
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
@@ -273,6 +274,7 @@ def _check_selection(est, brute):
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_lpo_global_against_brute_force(kernel):
     est_params = KERNELS[kernel][0]
     X, y = _data(m=10)

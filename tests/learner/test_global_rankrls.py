@@ -160,6 +160,7 @@ def test_keywords_bad_input(rng):
         GlobalRankRLS(X, np.where(y > 0.5, np.nan, y))
 
 
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_kfold_rankrls_defaults_to_cindex(rng):
     X, y = data(rng, m=24, d=3)
     X = X + 0.3 * rng.standard_normal(X.shape)
@@ -191,6 +192,7 @@ def test_kfold_rankrls_default_grid(rng):
     assert sel.regparam in [2 ** x for x in range(-15, 15)]
 
 
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_leave_pair_out_rankrls_matches_retraining(rng):
     m = 9
     X = rng.standard_normal((m, 2))

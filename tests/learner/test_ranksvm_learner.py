@@ -114,6 +114,7 @@ def test_kernel_ranksvm(rng):
     np.testing.assert_allclose(pre.predict(K), lrn.predict(X), atol=1e-5)
 
 
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_kfold_learner(rng):
     X, y, q = _data(rng, m=120, nq=10, levels=3)
     lrn = KfoldLinearRankSVM(X, y, qids=q, n_folds=3, regparams=[1e-3, 1.0, 100.0],

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
+from rlscore.core.selection import EdgeOfGridWarning
 from rlscore.utilities.cross_validation import grid_search, map_ids, qid_folds, random_folds
 
 
@@ -170,13 +171,14 @@ def test_grid_search_keeps_element_type_and_accepts_iterables():
     perfs, preds, best = grid_search(cv, range(-15, 15))
     assert best == 0 and perfs.shape == (30,)
     cv = FakeCV({x: float(x) for x in range(3)}, iserror=True)
-    assert grid_search(cv, (x for x in range(3)))[2] == 0
+    with pytest.warns(EdgeOfGridWarning, match="smallest value"):   # 0 is an end
+        assert grid_search(cv, (x for x in range(3)))[2] == 0
 
 
 def test_grid_search_ignores_nan():
     grid = [1, 2, 3]
     cv = FakeCV({1: np.nan, 2: 0.4, 3: 0.2}, iserror=True)
-    with pytest.warns(RuntimeWarning):
+    with pytest.warns(RuntimeWarning), pytest.warns(EdgeOfGridWarning, match="largest"):
         perfs, preds, best = grid_search(cv, grid)
     assert best == 3
     assert np.isnan(perfs[0])
