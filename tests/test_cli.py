@@ -303,12 +303,13 @@ def test_readme_workflow_end_to_end(tmp_path):
     res = run("demo")
     assert res.returncode == 0 and "leave-pair-out AUC" in res.stdout
     res = run("cv", tmp_path / "train.txt", "--learner", "query-rankrls", "--regparams",
-              "0.01,1,100", "--cv", "lqo")
+              "0.01,1,100,1e4,1e6", "--cv", "lqo")
     assert res.returncode == 0 and res.stderr == "" and "<- best" in res.stdout
     res = run("fit", tmp_path / "train.txt", "-o", tmp_path / "model.npz", "--learner",
-              "query-rankrls", "--regparams", "0.01,1,100", "--cv", "lqo")
+              "query-rankrls", "--regparams", "0.01,1,100,1e4,1e6", "--cv", "lqo")
     assert res.returncode == 0 and res.stderr == ""
-    sel = LeaveQueryOutRankRLS(X[:150], y[:150], q[:150], regparams=[0.01, 1, 100])
+    sel = LeaveQueryOutRankRLS(X[:150], y[:150], q[:150],
+                               regparams=[0.01, 1, 100, 1e4, 1e6])
     res = run("predict", tmp_path / "model.npz", tmp_path / "test.txt", "-o",
               tmp_path / "pred.txt")
     assert res.returncode == 0
