@@ -96,6 +96,7 @@ def test_gaussian_selection_matches_learner(ranking_files, tmp_path, capsys):
     np.testing.assert_allclose(meta["info"]["cv_performances"], ref.cv_performances)
 
 
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_cv_table_matches_selection_classes(ranking_files, capsys):
     X, y, q, train, _ = ranking_files
     grid = [0.1, 1.0, 100.0]

@@ -334,6 +334,7 @@ def test_model_gives_core_shortcuts_at_alpha():
     assert sqerror(y, loo) == pytest.approx(-est.best_score_, rel=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_pipeline_and_grid_search():
     X, y = _data(m=40)
     pipe = make_pipeline(StandardScaler(), KernelRLSCV(kernel="rbf", cv=5))
