@@ -223,8 +223,8 @@ def read_svmlight(fname, fdim=None, zero_based="auto", return_zero_based=False):
             lab = tokens[0]
             parts = lab.split("|")
             if not all(number(v) for v in parts):
-                fail(lineno, raw, 0, f"label {lab!r} is not a decimal number (several "
-                                     f"outputs are separated by '|')")
+                fail(lineno, raw, 0, f"label {lab!r} is not a real number in decimal "
+                                     f"notation (several outputs are separated by '|')")
             values = [float(v) for v in parts]
             if n_labels is None:
                 n_labels = len(values)
