@@ -211,7 +211,7 @@ def parse_grid(text, option="--regparams"):
         if n > 10000:
             raise OptionError(f"{option} {item!r}: more than 10000 values")
         for e in lo + step * np.arange(n):
-            values.append(_value(f"{base!r}^{e!r}", option))
+            values.append(_value(f"{base!r}^{float(e)!r}", option))
     if not values:
         raise OptionError(f"{option} {text!r}: expected numbers separated by commas, "
                           f"e.g. 0.01,0.1,1 or 2^-10..2^10")
