@@ -131,20 +131,13 @@ def qid_folds(qids):
 
     Notes
     -----
-    Complexity: O(len(qids)) expected (hashing).
+    O(m log m); a thin call to :class:`rlscore._groups.QueryGroups` (through
+    :func:`rlscore.measure.measure_utilities.qids_to_splits`).
     """
-    if isinstance(qids, np.ndarray):
-        if qids.ndim != 1:
-            raise ValueError(f"qids must be 1-D, got {qids.ndim} dimensions")
-        qids = qids.tolist()
-    groups = {}
-    for i, q in enumerate(qids):
-        try:
-            groups.setdefault(q, []).append(i)
-        except TypeError:
-            raise TypeError(f"qids must be hashable, got {type(q).__name__} at position "
-                            f"{i}") from None
-    return list(groups.values())
+    from rlscore.measure.measure_utilities import qids_to_splits
+    if isinstance(qids, np.ndarray) and qids.ndim != 1:
+        raise ValueError(f"qids must be 1-D, got {qids.ndim} dimensions")
+    return qids_to_splits(qids)
 
 
 def grid_search(crossvalidator, grid):
