@@ -82,7 +82,7 @@ def _choose(candidates, vali):
 
 def ranksvm(train, vali, loss="hinge"):
     X, y, q = train
-    lmax = ranksvm_lambda_max(X, y, q, loss="hinge")
+    lmax = ranksvm_lambda_max(X, y, q, loss=loss)
     grid = grid_below(lmax, 21)       # what `rlscore fit --learner ranksvm` uses
     cands = []
     for lam in grid:

@@ -31,8 +31,9 @@ def ranksvm_lambda_max(X, y, qids=None, normalize="pairs", loss="hinge"):
     y : array-like (m,), utilities.
     qids : sequence (m,) or None (one global ranking).
     normalize : "pairs", "query" or "none", as for the learner.
-    loss : "hinge" or "squared_hinge" (both have the gradient 2^{[squared]} g at 0; for
-        the squared hinge it is the scale at which w becomes small, not exactly zero).
+    loss : "hinge" or "squared_hinge". The squared hinge has twice the hinge's gradient
+        at 0; its minimizer is never exactly 0, and lambda_max is the scale above which
+        w is small.
 
     Returns
     -------
