@@ -45,6 +45,7 @@ class RefitModel:
 
     def __init__(self, spec, data, kernel, kp, basis):
         self.spec, self.data, self.kernel, self.kp, self.basis = spec, data, kernel, kp, basis
+        self.Y = data.y
         self.regparam = None
         self._learner = None
 
@@ -73,6 +74,13 @@ class RefitModel:
         return learner.predict(d.X[rows])
 
 
+def _no_measure(Y, P):
+    return 0.0
+
+
+_no_measure.iserror = False
+
+
 class PooledQueryCV:
     """Folds of whole queries, hold-out predictions pooled, the measure per query over
     every query (see the module docstring). RLScore's cross-validator protocol
@@ -82,17 +90,21 @@ class PooledQueryCV:
     """
 
     def __init__(self, model, measure, folds, y, groups):
+        from rlscore.core.selection import NfoldCV
         self.rls = model
         self.measure = measure
         self.folds = [np.asarray(f, dtype=np.intp) for f in folds]
         self.y = y
         self.groups = groups
+        # the fold loop is NfoldCV's; only its hold-out predictions are used here
+        self._folds_cv = NfoldCV(model, _no_measure, self.folds)
 
     def cv(self, regparam):
         m = self.y.shape[0]
+        _, preds = self._folds_cv.cv(regparam)
         P = None
-        for fold in self.folds:
-            Pf = _as_columns(self.rls.holdout(fold), fold.size)
+        for fold, Pf in zip(self.folds, preds):
+            Pf = _as_columns(Pf, fold.size)
             if P is None:
                 P = np.zeros((m, Pf.shape[1]))
             P[fold] = Pf
