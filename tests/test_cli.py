@@ -108,14 +108,20 @@ def test_cv_table_matches_selection_classes(ranking_files, capsys):
     np.testing.assert_allclose([float(r[0]) for r in table], grid)
     np.testing.assert_allclose([float(r[1]) for r in table], ref.cv_performances,
                                atol=1e-6)
-    # K-fold over whole queries: the folds the command reports equal KfoldRLS's result
-    from rlscore.cli import query_folds
-    folds = query_folds([f"q{i}" for i in q[:160]], 4, 7)
+    # K-fold over whole queries (QueryGroups.folds): the pooled hold-out predictions of
+    # RLS retrained without each fold (the file has qids; sqerror ignores them)
+    from rlscore._groups import QueryGroups
+    from rlscore.measure import sqerror
+    folds = QueryGroups.from_qids([f"q{i}" for i in q[:160]]).folds(4, 7)
     code, out, _ = _run(["cv", train, "--regparams", "0.1,1,100", "--cv", "kfold",
                          "--folds", "4", "--seed", "7"], capsys)
-    ref = KfoldRLS(X[:160], y[:160], folds, regparams=grid)
     vals = [float(line.split()[1]) for line in out.splitlines()[2:]]
-    np.testing.assert_allclose(vals, ref.cv_performances, atol=1e-6)
+    for lam, v in zip(grid, vals):
+        P = np.empty(160)
+        for fold in folds:
+            rest = np.setdiff1d(np.arange(160), fold)
+            P[fold] = RLS(X[rest], y[rest], regparam=lam).predict(X[fold])
+        np.testing.assert_allclose(v, sqerror(y[:160], P), rtol=1e-5)
     for fold in folds:                          # no query is split between folds
         assert set(q[fold]).isdisjoint(set(np.delete(q[:160], fold)))
 
@@ -236,10 +242,18 @@ def test_missing_qid_for_ranking(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["cv", "T", "--regparams", "1", "--cv", "lqo"],                 # rls has no lqo
+    ["cv", "T", "--regparams", "1", "--learner", "rankrls", "--cv", "loo"],  # no loo
+    ["cv", "T", "--regparams", "2^x"],
+    ["cv", "T", "--regparams", "2^3..2^1"],                         # decreasing range
+    ["cv", "T", "--regparams", "1", "--measure", "ndcg@0"],
+    ["cv", "T", "--regparams", "1", "--measure", "map,cindex"],     # one for selection
+    ["cv", "T", "--regparams", "1", "--measure", "p@5:standard"],
+    ["fit", "T", "-o", "M", "--regparam", "2^"],
+    ["fit", "T", "-o", "M", "--basis", "5"],                        # linear kernel
+    ["fit", "T", "-o", "M", "--kernel", "gaussian", "--basis", "500"],
+    ["cv", "T", "--regparams", "1", "--cv", "loo", "--valid", "T"],
     ["cv", "T", "--regparams", "a,b"],
     ["cv", "T", "--regparams", "-1"],
-    ["fit", "T", "-o", "M", "--cv", "loo"],                          # cv without a grid
     ["fit", "T", "-o", "M", "--regparam", "1", "--regparams", "1,2", "--cv", "loo"],
     ["fit", "T", "-o", "M", "--kernel", "linear", "--gamma", "1"],
     ["cv", "T", "--regparams", "1", "--cv", "lpo", "--measure", "sqerror"],

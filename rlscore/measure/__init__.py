@@ -1,14 +1,22 @@
 """Performance measures.
 
-Every measure has the form ``f(Y, P)`` (the query-averaged forms also take ``qids``)
-and returns a ``numpy.float64``; its boolean attribute ``iserror`` is True when smaller
+Every measure has the form ``f(Y, P)``; the ranking measures (``cindex``, ``auc``,
+``ndcg``, ``mean_ndcg``, ``precision_at_k``, ``mean_average_precision``) also take
+``qids`` (one query id per row, or a :class:`rlscore.core.groups.QueryGroups`) and then
+score each query on its own and average over queries. Each returns a ``numpy.float64``; its boolean attribute ``iserror`` is True when smaller
 is better (``sqerror``, ``sqmprank``) and False otherwise. Y and P may be 1-D or 2-D
 (one column per task, scored separately and averaged); an (m,) and an (m, 1) input are
 compatible, other shape differences raise :class:`UndefinedPerformance`.
 
 Tie conventions: in the pairwise measures (``cindex``, ``auc``) label ties are not pairs
-and prediction ties count 1/2; ``kendall_tau_b`` corrects for ties in both; ``ndcg``
-and ``mean_average_precision`` average over the orders of tied predictions.
+and prediction ties count 1/2; ``kendall_tau_b`` corrects for ties in both. The IR
+measures (``ndcg``, ``mean_ndcg``, ``precision_at_k``, ``mean_average_precision``)
+follow the LETOR 4.0 evaluation script by default (tied predictions keep the input
+order, every query counts); ``ndcg(..., convention="standard")`` is scikit-learn's
+``ndcg_score`` (ties averaged). See :mod:`rlscore.measure.ranking_measures`.
+
+Binary labels: ``auc``, ``cindex`` and the IR measures accept -1/+1, 0/1 and booleans
+(+1 / 1 / True is the positive, relevant class); ``accuracy`` and ``fscore`` take -1/+1.
 """
 
 from rlscore.measure.accuracy_measure import accuracy
@@ -21,14 +29,16 @@ from rlscore.measure.multi_accuracy_measure import ova_accuracy
 from rlscore.measure.query_measures import (
     query_average, query_cindex, query_kendall_tau_b, query_mean_average_precision,
     query_ndcg)
-from rlscore.measure.ranking_measures import mean_average_precision, ndcg
+from rlscore.measure.ranking_measures import (
+    mean_average_precision, mean_ndcg, ndcg, precision_at_k)
 from rlscore.measure.spearman_measure import spearman
 from rlscore.measure.sq_mprank_measure import sqmprank
 from rlscore.measure.sqerror_measure import sqerror
 
 __all__ = [
     "accuracy", "auc", "cindex", "fscore", "ova_accuracy", "sqmprank", "sqerror",
-    "spearman", "kendall_tau_b", "ndcg", "mean_average_precision",
+    "spearman", "kendall_tau_b", "ndcg", "mean_ndcg", "precision_at_k",
+    "mean_average_precision",
     "query_average", "query_cindex", "query_kendall_tau_b", "query_ndcg",
     "query_mean_average_precision", "UndefinedPerformance",
 ]

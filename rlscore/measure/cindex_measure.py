@@ -4,7 +4,7 @@ import numpy as np
 
 from rlscore.measure._pairs import grouped_pair_counts
 from rlscore.measure.measure_utilities import (
-    _combine, _finish, _labels_and_predictions)
+    _combine, _finish, _groups, _labels_and_predictions)
 
 __all__ = ["cindex"]
 
@@ -19,7 +19,7 @@ def _cindex_cells(Y, P, codes=None, nq=1):
     return values, valid
 
 
-def cindex(Y, P):
+def cindex(Y, P, qids=None):
     """Concordance index: the fraction of correctly ordered pairs.
 
     For each column, over all pairs (i, j) with ``Y[i] > Y[j]``: a pair scores 1 if
@@ -33,6 +33,10 @@ def cindex(Y, P):
         Correct scores (any real values).
     P : array-like, same shape as Y (an (m,) and an (m, 1) input are compatible)
         Predicted scores.
+    qids : sequence of length m or QueryGroups, optional
+        Query id of each row. With qids, pairs are formed only inside a query and the
+        c-index is the mean over the queries that have a pair (queries with one
+        document or all labels tied are skipped), as in the RankRLS LETOR experiments.
 
     Returns
     -------
@@ -51,10 +55,14 @@ def cindex(Y, P):
     -----
     O(m log m) time per column (a Fenwick tree over the dense ranks of the predictions,
     swept in label order), whatever the number of ties; O(m) memory. Equals
-    ``(1 + Somers' D) / 2`` and, for labels -1/+1, the AUC.
+    ``(1 + Somers' D) / 2`` and, for binary labels (-1/+1, 0/1 or booleans), the AUC.
     """
     Y, P = _labels_and_predictions(Y, P)
-    values, valid = _cindex_cells(Y, P)
+    if qids is None:
+        values, valid = _cindex_cells(Y, P)
+    else:
+        g = _groups(qids, Y.shape[0])
+        values, valid = _cindex_cells(Y, P, g.codes, g.n_groups)
     return _combine(values, valid, "cindex is undefined: no pairs with different labels")
 
 

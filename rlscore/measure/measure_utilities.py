@@ -6,8 +6,12 @@ handling of every measure (labels through §0.4 of the compatibility spec, shape
 and the column/query averaging rule.
 """
 
-import numpy as np
+import numbers
 
+import numpy as np
+import scipy.sparse as sp
+
+from rlscore._groups import QueryGroups, as_query_groups
 from rlscore._validation import as_2d_labels
 
 __all__ = ["UndefinedPerformance", "qids_to_splits", "aggregate", "multitask"]
@@ -49,14 +53,11 @@ def qids_to_splits(qids):
 
     Notes
     -----
-    O(m) expected time.
+    O(m log m) time; a thin call to :class:`rlscore._groups.QueryGroups`.
     """
-    if isinstance(qids, np.ndarray):
-        qids = qids.tolist()
-    splits = {}
-    for i, q in enumerate(qids):
-        splits.setdefault(q, []).append(i)
-    return list(splits.values())
+    if len(qids) == 0:
+        return []
+    return [g.tolist() for g in QueryGroups.from_qids(qids).split()]
 
 
 def aggregate(perfs):
@@ -101,50 +102,47 @@ def multitask(Y, P, f):
 
 def _labels_and_predictions(Y, P):
     """Common input handling: both through as_2d_labels (ValueError for NaN/inf,
-    non-numeric, bool, > 2 dimensions); UndefinedPerformance when the shapes differ."""
+    non-numeric, > 2 dimensions); boolean labels Y become 0/1 (booleans are refused in
+    P); UndefinedPerformance when the shapes differ or the input is empty."""
+    if not sp.issparse(Y):
+        Ya = np.asarray(Y)
+        if Ya.dtype == np.bool_:
+            Y = Ya.astype(np.float64)
     Y = as_2d_labels(Y, "Y")
     P = as_2d_labels(P, "P")
     if Y.shape != P.shape:
         raise UndefinedPerformance(
             f"Y and P have different shapes {Y.shape} and {P.shape}")
+    if Y.size == 0:
+        raise UndefinedPerformance(f"the measure is undefined for empty input (shape "
+                                   f"{Y.shape})")
     return Y, P
 
 
-def _require_binary(Y, measure):
-    """UndefinedPerformance unless every label is exactly -1 or +1."""
-    if not np.all((Y == 1.0) | (Y == -1.0)):
-        raise UndefinedPerformance(f"{measure} accepts only labels -1 and +1")
+def _require_binary(Y, measure, zero_one=False):
+    """UndefinedPerformance unless the labels are binary: -1/+1, or with ``zero_one``
+    also 0/1 and booleans (already 0/1 here). +1 (True) is the positive class; the
+    negative class is -1 or 0, not both. accuracy and fscore threshold predictions at
+    0 and so keep -1/+1 only."""
+    pos = Y == 1.0
+    if np.all(pos | (Y == -1.0)) or (zero_one and np.all(pos | (Y == 0.0))):
+        return
+    if zero_one:
+        raise UndefinedPerformance(f"{measure} needs binary labels: -1/+1, 0/1 or "
+                                   f"booleans (+1 / 1 / True is the positive class)")
+    raise UndefinedPerformance(f"{measure} accepts only labels -1 and +1")
 
 
-def _qid_codes(qids, m):
-    """Integer codes 0..nq-1 (first-appearance order) of the query ids of m rows.
-
-    Raises ValueError for a qids array that is not 1-D, has the wrong length, or holds
-    NaN.
-    """
-    arr = np.asarray(qids) if not isinstance(qids, np.ndarray) else qids
-    if arr.ndim == 2 and 1 in arr.shape:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(f"qids must be 1-D, got shape {arr.shape}")
-    if arr.shape[0] != m:
-        raise ValueError(f"qids has length {arr.shape[0]}, but Y has {m} rows")
-    if m == 0:
-        return np.zeros(0, dtype=np.intp), 0
-    if np.issubdtype(arr.dtype, np.number) and not np.iscomplexobj(arr):
-        if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
-            raise ValueError("qids contains NaN or infinity")
-        uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
-        # renumber by first appearance, as qids_to_splits does
-        rank = np.empty(uniq.shape[0], dtype=np.intp)
-        rank[np.argsort(first, kind="stable")] = np.arange(uniq.shape[0])
-        return rank[inverse.ravel()].astype(np.intp, copy=False), uniq.shape[0]
-    if isinstance(qids, np.ndarray):
-        qids = qids.tolist()
-    table = {}
-    codes = np.fromiter((table.setdefault(q, len(table)) for q in qids),
-                        dtype=np.intp, count=m)
-    return codes, len(table)
+def _groups(qids, m):
+    """QueryGroups of m rows from qids (None: one query); ValueError/TypeError for bad
+    ids. A bare integer is refused with a hint (it is usually a cutoff given
+    positionally)."""
+    if qids is None:
+        return QueryGroups.single(m)
+    if isinstance(qids, (numbers.Integral, float)):
+        raise TypeError(f"qids must be a sequence of query ids, got {qids!r} (give the "
+                        f"rank cutoff as k={qids!r})")
+    return as_query_groups(qids, m, "qids")
 
 
 def _combine(values, valid, what):

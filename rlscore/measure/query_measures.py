@@ -4,8 +4,9 @@ Each query is scored on its own and the scores are averaged over queries, every 
 weighted equally; pairs are never formed across queries. A query is *degenerate* for a
 measure when the measure is undefined on it whatever the predictions, i.e. when
 ``measure(y_q, y_q)`` would raise :class:`UndefinedPerformance`: one item or all labels
-tied (c-index, Kendall tau), no relevant item (NDCG, MAP), a single class (AUC).
-Degenerate queries are skipped. If a non-degenerate query is undefined because of its
+tied (c-index, Kendall tau), a single class (AUC). Degenerate queries are skipped.
+(The IR measures NDCG, P@k and MAP follow the LETOR 4.0 rules instead: a query without
+a relevant document scores 0 and counts; see :mod:`rlscore.measure.ranking_measures`.) If a non-degenerate query is undefined because of its
 predictions (Kendall's tau-b with all predictions of the query tied), the error
 propagates rather than silently dropping the query, which would flatter constant
 predictors.
@@ -20,8 +21,8 @@ import numpy as np
 from rlscore.measure.cindex_measure import _cindex_cells
 from rlscore.measure.kendall_measure import _kendall_cells
 from rlscore.measure.measure_utilities import (
-    UndefinedPerformance, _combine, _finish, _labels_and_predictions, _qid_codes)
-from rlscore.measure.ranking_measures import _ap_cells, _ndcg_cells
+    UndefinedPerformance, _combine, _finish, _groups, _labels_and_predictions)
+from rlscore.measure.ranking_measures import mean_average_precision, ndcg
 
 __all__ = ["query_average", "query_cindex", "query_kendall_tau_b", "query_ndcg",
            "query_mean_average_precision"]
@@ -29,8 +30,8 @@ __all__ = ["query_average", "query_cindex", "query_kendall_tau_b", "query_ndcg",
 
 def _prepare(Y, P, qids):
     Y, P = _labels_and_predictions(Y, P)
-    codes, nq = _qid_codes(qids, Y.shape[0])
-    return Y, P, codes, nq
+    groups = _groups(qids, Y.shape[0])
+    return Y, P, groups.codes, groups.n_groups
 
 
 def query_average(measure, Y, P, qids, **kwargs):
@@ -66,14 +67,13 @@ def query_average(measure, Y, P, qids, **kwargs):
     ``measure(y_q, p_q)`` raised). The specialised ``query_*`` functions give the same
     values, vectorised.
     """
-    Y, P, codes, nq = _prepare(Y, P, qids)
-    l = Y.shape[1]
+    Y, P = _labels_and_predictions(Y, P)
+    groups = _groups(qids, Y.shape[0])
+    l, nq = Y.shape[1], groups.n_groups
     values = np.zeros((l, nq))
     valid = np.zeros((l, nq), dtype=bool)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(nq + 1))
     for q in range(nq):
-        rows = order[bounds[q]:bounds[q + 1]]
+        rows = groups.members(q)
         for c in range(l):
             y, p = Y[rows, c], P[rows, c]
             try:
@@ -151,67 +151,19 @@ def query_kendall_tau_b(Y, P, qids):
                     "query_kendall_tau_b is undefined: every query has all labels tied")
 
 
-def query_ndcg(Y, P, qids, k=10):
-    """NDCG@k averaged over queries (the LETOR mean NDCG@k).
+def query_ndcg(Y, P, qids, k=10, convention="letor"):
+    """NDCG@k averaged over all queries: ``ndcg(Y, P, qids, k, convention)``.
 
-    See :func:`rlscore.measure.ndcg` for the definition and the tie convention.
-    Queries whose relevance labels are all zero are skipped.
-
-    Parameters
-    ----------
-    Y : array-like, shape (m,) or (m, l), relevance grades >= 0
-    P : array-like, same shape as Y
-    qids : sequence of length m, the query id of each row
-    k : int >= 1 or None, default 10
-
-    Returns
-    -------
-    numpy.float64
-
-    Raises
-    ------
-    UndefinedPerformance
-        Shapes differ, a label is negative, or no query has a relevant item.
-
-    Notes
-    -----
-    O(m log m) time overall, O(m) memory.
+    Kept for compatibility; see :func:`rlscore.measure.ndcg` for the LETOR 4.0 and
+    scikit-learn conventions. Queries without a relevant document score 0 and count.
     """
-    Y, P, codes, nq = _prepare(Y, P, qids)
-    values, valid = _ndcg_cells(Y, P, codes, nq, k=k)
-    return _combine(values, valid, "query_ndcg is undefined: no query has a relevant item")
+    return ndcg(Y, P, qids, k=k, convention=convention)
 
 
 def query_mean_average_precision(Y, P, qids):
-    """Mean average precision (MAP) over queries.
-
-    Average precision per query, with binary relevance (label > 0) and tied predictions
-    averaged (see :func:`rlscore.measure.mean_average_precision`); queries without a
-    relevant item are skipped.
-
-    Parameters
-    ----------
-    Y, P : array-like, shape (m,) or (m, l)
-    qids : sequence of length m, the query id of each row
-
-    Returns
-    -------
-    numpy.float64
-
-    Raises
-    ------
-    UndefinedPerformance
-        Shapes differ, or no query has a relevant item.
-
-    Notes
-    -----
-    O(m log m) time overall, O(m) memory.
-    """
-    Y, P, codes, nq = _prepare(Y, P, qids)
-    values, valid = _ap_cells(Y, P, codes, nq)
-    return _combine(values, valid,
-                    "query_mean_average_precision is undefined: no query has a relevant "
-                    "item")
+    """MAP over all queries: ``mean_average_precision(Y, P, qids)`` (LETOR 4.0 rules;
+    a query without a relevant document has AP 0 and counts)."""
+    return mean_average_precision(Y, P, qids)
 
 
 for _f in (query_cindex, query_kendall_tau_b, query_ndcg, query_mean_average_precision):

@@ -1,10 +1,34 @@
-"""Information-retrieval ranking measures: NDCG and (mean) average precision.
+"""Information-retrieval ranking measures: NDCG, mean NDCG, precision at k and MAP.
 
-Both rank the items of a query by decreasing prediction. Tied predictions are handled by
-averaging: the value returned is the exact expectation of the measure over a uniformly
-random order of the tied items (McSherry & Najork, ECIR 2008), computed in closed form
-(no enumeration). It is neither optimistic nor pessimistic, is invariant to the input
-order, and a constant predictor gets the value of a random ranking.
+Every measure ranks the documents of each query by decreasing prediction, scores each
+query on its own and averages over queries. ``qids`` (one query id per row, or a
+:class:`rlscore._groups.QueryGroups`) defines the queries; without it the whole input is
+one query. Several label columns are scored one by one and the column values averaged.
+
+Conventions
+-----------
+``convention="letor"`` (the default of every measure here) follows the official LETOR 4.0
+evaluation script ``Eval-Score-4.0.pl`` (Qin & Liu, *Introducing LETOR 4.0 Datasets*,
+arXiv:1306.2597, 2013), so that values can be put beside published LETOR tables:
+
+* gain ``2**label - 1``; ranks 1 and 2 are not discounted, rank r >= 3 is discounted by
+  ``1 / log2(r)``;
+* a query whose ideal DCG is 0 (no relevant document) scores 0 and still counts;
+* a query with fewer than k documents has NDCG@k = 0 (the script leaves it undefined and
+  sums it as 0);
+* P@k divides by k, counting the missing positions of a short query as irrelevant;
+* relevant means label > 0 for P@k and MAP; AP = 0 for a query without relevant
+  documents;
+* tied predictions keep the input (file) order (the script's sort is stable);
+* every mean is over all queries.
+
+``convention="standard"`` (:func:`ndcg` only) is scikit-learn's ``ndcg_score``: gain
+equal to the label, discount ``1 / log2(1 + r)`` for every rank, tied predictions
+averaged (the expected DCG over the orders of the tie, ``ignore_ties=False``), a query
+with ideal DCG 0 scores 0 and counts, a query shorter than k is scored on its documents.
+
+Labels: graded relevance ``0, 1, 2, ...``; binary labels ``0/1``, booleans or ``-1/+1``
+are accepted everywhere (1 / True / +1 is relevant; -1 counts as 0 for NDCG).
 """
 
 import numbers
@@ -12,194 +36,299 @@ import numbers
 import numpy as np
 
 from rlscore.measure.measure_utilities import (
-    UndefinedPerformance, _combine, _finish, _labels_and_predictions)
+    UndefinedPerformance, _finish, _groups, _labels_and_predictions)
 
-__all__ = ["ndcg", "mean_average_precision"]
+__all__ = ["ndcg", "mean_ndcg", "precision_at_k", "mean_average_precision"]
+
+CONVENTIONS = ("letor", "standard")
 
 
-def _check_k(k):
-    if k is None:
+def _check_k(k, allow_none=True):
+    if k is None and allow_none:
         return None
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
-        raise ValueError(f"k must be a positive integer or None, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be a positive integer or None, got {k!r}")
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be a positive integer{' or None' if allow_none else ''}"
+                         f", got {k!r}")
     return int(k)
 
 
-def _sorted_cells(Y, P, codes, nq):
-    """Sort all entries by (cell, decreasing prediction) and describe the tie groups.
-
-    Returns a dict with the flattened labels ``y``, cell ids ``groups``, number of
-    cells ``G``, the sort ``order``, sorted cell ids ``gs``, 0-based position of each
-    sorted entry inside its cell ``gpos``, and tie-group ids ``tie`` (runs of equal
-    predictions inside a cell).
-    """
-    m, l = Y.shape
-    y = np.ascontiguousarray(Y.T).ravel()
-    p = np.ascontiguousarray(P.T).ravel()
-    if codes is None:
-        codes = np.zeros(m, dtype=np.intp)
-        nq = 1
-    groups = (np.arange(l, dtype=np.intp)[:, None] * nq + codes[None, :]).ravel()
-    G = l * nq
-    n = y.shape[0]
-    order = np.lexsort((-p, groups))
-    gs = groups[order]
-    ps = p[order]
-    sizes = np.bincount(groups, minlength=G)
-    starts = np.zeros(G, dtype=np.intp)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    gpos = np.arange(n, dtype=np.intp) - starts[gs]
-    new = np.ones(n, dtype=bool)
-    if n > 1:
-        new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
-    tie = np.cumsum(new) - 1
-    return dict(y=y, groups=groups, G=G, shape=(l, nq), order=order, gs=gs, gpos=gpos,
-                tie=tie, new=new)
+def _check_convention(convention, allowed=CONVENTIONS):
+    if convention not in allowed:
+        raise ValueError(f"convention must be one of {', '.join(map(repr, allowed))}, "
+                         f"got {convention!r}")
+    return convention
 
 
-def _ndcg_cells(Y, P, codes=None, nq=1, k=10):
-    """Per (column, query) NDCG@k and validity (cells with a nonzero ideal DCG)."""
-    k = _check_k(k)
+def _relevance(Y, measure):
+    """Graded relevance >= 0 for the NDCG gain; -1/+1 labels become 0/1."""
     if np.any(Y < 0):
-        raise UndefinedPerformance("ndcg needs relevance labels >= 0")
-    s = _sorted_cells(Y, P, codes, nq)
-    G, gs, gpos, tie = s["G"], s["gs"], s["gpos"], s["tie"]
-    gain = np.exp2(s["y"]) - 1.0
-    disc = 1.0 / np.log2(gpos + 2.0)
+        if np.all((Y == 1.0) | (Y == -1.0)):
+            return (Y > 0).astype(np.float64)
+        raise UndefinedPerformance(f"{measure} needs relevance labels >= 0 (or binary "
+                                   f"-1/+1 labels)")
+    return Y
+
+
+class _Ranked:
+    """One label column ranked inside each query.
+
+    ``y`` are the labels in ranked order (query by query, decreasing prediction, ties
+    in input order), ``codes`` their query codes, ``pos`` the 0-based position inside
+    the query, ``ideal`` the labels in decreasing order inside each query.
+    O(m log m).
+    """
+
+    def __init__(self, y, p, groups):
+        codes = groups.codes
+        order = np.lexsort((-p, codes))            # lexsort is stable: ties keep order
+        self.codes = codes[order]
+        self.pos = np.arange(codes.shape[0]) - groups.starts[self.codes]
+        self.y = y[order]
+        self.ideal = y[np.lexsort((-y, codes))]
+        self.groups = groups
+
+    def per_query(self, weights):
+        return np.bincount(self.codes, weights=weights, minlength=self.groups.n_groups)
+
+
+def _letor_discount(pos):
+    """LETOR 4.0 discount of 0-based positions: 1 for ranks 1, 2; 1/log2(r) after."""
+    r = pos + 1.0
+    return np.where(r <= 2.0, 1.0, 1.0 / np.log2(np.maximum(r, 2.0)))
+
+
+def _ndcg_letor_column(y, p, groups, k):
+    R = _Ranked(y, p, groups)
+    disc = _letor_discount(R.pos)
     if k is not None:
-        disc[gpos >= k] = 0.0
-    gain_sorted = gain[s["order"]]
-    tie_mean = np.bincount(tie, weights=gain_sorted) / np.bincount(tie)
-    dcg = np.bincount(gs, weights=tie_mean[tie] * disc, minlength=G)
-    # the ideal order: decreasing relevance (label ties have equal gains)
-    ideal = np.lexsort((-s["y"], s["groups"]))
-    idcg = np.bincount(s["groups"][ideal], weights=gain[ideal] * disc, minlength=G)
-    valid = idcg > 0
+        disc = np.where(R.pos < k, disc, 0.0)
+    dcg = R.per_query((np.exp2(R.y) - 1.0) * disc)
+    idcg = R.per_query((np.exp2(R.ideal) - 1.0) * disc)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.minimum(dcg / idcg, 1.0)
-    return values.reshape(s["shape"]), valid.reshape(s["shape"])
+        values = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+    if k is not None:
+        values[groups.sizes < k] = 0.0
+    return values
 
 
-def _ap_cells(Y, P, codes=None, nq=1):
-    """Per (column, query) average precision and validity (cells with a relevant item)."""
-    s = _sorted_cells(Y, P, codes, nq)
-    G, gs, gpos, tie, new = s["G"], s["gs"], s["gpos"], s["tie"], s["new"]
-    rel = (s["y"] > 0).astype(np.float64)
-    rel_sorted = rel[s["order"]]
-    n_tie = np.bincount(tie).astype(np.float64)          # size of each tie group
-    r_tie = np.bincount(tie, weights=rel_sorted)          # relevant items in it
-    first = np.flatnonzero(new)                           # first entry of each tie group
-    excl = np.cumsum(rel_sorted) - rel_sorted             # relevant entries before, global
-    cell_first = np.zeros(G, dtype=np.intp)
-    sizes = np.bincount(s["groups"], minlength=G)
-    np.cumsum(sizes[:-1], out=cell_first[1:])
-    before = excl[first] - excl[cell_first[gs[first]]]    # relevant before, in the cell
-    c_tie = gpos[first]                                   # items before, in the cell
-    # expected precision contribution of the j-th slot of a tie group (n items, r
-    # relevant, R_c relevant and c items before it): P(relevant) = r/n, and given that,
-    # the expected number of relevant items in the slots before it (in the group) is
-    # (j-1)(r-1)/(n-1).
-    pos = gpos + 1.0
-    j = pos - c_tie[tie]
-    n_t, r_t = n_tie[tie], r_tie[tie]
-    inner = np.where(n_t > 1, (j - 1.0) * (r_t - 1.0) / np.maximum(n_t - 1.0, 1.0), 0.0)
-    term = (r_t / n_t) * (before[tie] + 1.0 + inner) / pos
-    total = np.bincount(gs, weights=term, minlength=G)
-    R = np.bincount(s["groups"], weights=rel, minlength=G)
-    valid = R > 0
+def _ndcg_standard_column(y, p, groups, k):
+    codes = groups.codes
+    m = codes.shape[0]
+    order = np.lexsort((-p, codes))
+    cs, ps = codes[order], p[order]
+    pos = np.arange(m) - groups.starts[cs]
+    disc = 1.0 / np.log2(pos + 2.0)
+    if k is not None:
+        disc = np.where(pos < k, disc, 0.0)
+    new = np.ones(m, dtype=bool)
+    new[1:] = (cs[1:] != cs[:-1]) | (ps[1:] != ps[:-1])
+    tie = np.cumsum(new) - 1
+    # every member of a tie group gets the group's mean gain at each of its positions:
+    # the expected DCG over the orders of the tie (scikit-learn's _tie_averaged_dcg)
+    tie_mean = np.bincount(tie, weights=y[order]) / np.bincount(tie)
+    dcg = np.bincount(cs, weights=tie_mean[tie] * disc, minlength=groups.n_groups)
+    ideal = y[np.lexsort((-y, codes))]
+    idcg = np.bincount(cs, weights=ideal * disc, minlength=groups.n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.minimum(total / R, 1.0)
-    return values.reshape(s["shape"]), valid.reshape(s["shape"])
+        return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
 
 
-def ndcg(Y, P, k=10):
-    """Normalized discounted cumulative gain at rank k (NDCG@k).
+def _per_query(Y, P, qids, column):
+    """(l, n_queries) values of ``column(y, p, groups)`` for each label column."""
+    groups = _groups(qids, Y.shape[0])
+    return np.stack([column(Y[:, c], P[:, c], groups) for c in range(Y.shape[1])])
 
-    The items are ranked by decreasing prediction. With graded relevance labels
-    ``rel >= 0``, ``DCG@k = sum over ranks r = 1..k of (2**rel_(r) - 1) / log2(r + 1)``
-    and NDCG@k = DCG@k / IDCG@k, IDCG@k being the DCG@k of the ideal ranking (by
-    decreasing relevance). This is the LETOR / Burges et al. (2005) definition.
 
-    Tied predictions are averaged: every item of a tie group contributes the mean gain
-    of the group at each of the group's positions, which is exactly the expected DCG@k
-    over a random order of the tied items (the convention of scikit-learn's
-    ``ndcg_score(ignore_ties=False)``).
+def ndcg_per_query(Y, P, qids=None, k=10, convention="letor"):
+    """NDCG@k of every query: array (n_queries,) (the mean over label columns), queries
+    in order of first appearance. See :func:`ndcg`."""
+    k = _check_k(k)
+    _check_convention(convention)
+    Y, P = _labels_and_predictions(Y, P)
+    Y = _relevance(Y, "ndcg")
+    if convention == "letor":
+        def col(y, p, g):
+            return _ndcg_letor_column(y, p, g, k)
+    else:
+        def col(y, p, g):
+            return _ndcg_standard_column(y, p, g, k)
+    return _per_query(Y, P, qids, col).mean(axis=0)
+
+
+def ndcg(Y, P, qids=None, k=10, convention="letor"):
+    """Normalized discounted cumulative gain at rank k (NDCG@k), mean over queries.
+
+    ``convention="letor"`` (default), the LETOR 4.0 evaluation script
+    ``Eval-Score-4.0.pl``: per query, documents ranked by decreasing prediction (ties in
+    input order), ``DCG@k = sum_{r=1..min(k, n)} (2**rel_r - 1) * d(r)`` with
+    ``d(1) = d(2) = 1`` and ``d(r) = 1 / log2(r)`` for r >= 3; NDCG@k = DCG@k / IDCG@k,
+    the ideal DCG of the documents sorted by decreasing relevance. A query with IDCG@k = 0
+    scores 0; a query with fewer than k documents scores 0. The mean is over all queries.
+
+    ``convention="standard"``: scikit-learn's ``ndcg_score`` (Järvelin & Kekäläinen
+    2002 with linear gain): ``DCG@k = sum_{r<=k} rel_r / log2(1 + r)``, tied predictions
+    averaged, IDCG = 0 scores 0; per query, then the mean over all queries.
+    ``ndcg(y, p, convention="standard")`` equals ``sklearn.metrics.ndcg_score([y], [p])``.
 
     Parameters
     ----------
     Y : array-like, shape (m,) or (m, l)
-        Relevance grades, real values >= 0 (typically 0, 1, 2, ...).
+        Relevance grades >= 0 (0, 1, 2, ...), or binary 0/1, boolean or -1/+1 labels
+        (-1 is relevance 0).
     P : array-like, same shape as Y
         Predicted scores.
+    qids : sequence of length m or QueryGroups, optional
+        Query id of each row (any hashable ids, rows need not be contiguous). Default:
+        one query.
     k : int >= 1 or None, default 10
-        Rank cutoff; None uses all m ranks.
+        Rank cutoff; None uses every rank of each query (no short-query rule).
+    convention : {"letor", "standard"}
 
     Returns
     -------
     numpy.float64
-        NDCG@k in [0, 1], averaged over the columns that have a relevant item.
+        In [0, 1]; several label columns are averaged.
 
     Raises
     ------
     UndefinedPerformance
-        If the shapes differ, a label is negative, or every column has all relevance
-        labels zero (IDCG = 0; LETOR leaves such queries undefined). A column with all
-        labels zero is dropped from the average.
+        Shapes differ, empty input, or negative labels other than -1/+1.
     ValueError
-        For non-numeric, NaN or infinite input, or an invalid k.
+        Non-numeric, NaN or infinite input; bad k, convention or qids.
 
     Notes
     -----
-    O(m log m) time per column (one sort by prediction, one by label), O(m) memory.
+    O(m log m) time (two sorts per column), O(m) memory.
     """
+    return np.float64(np.mean(ndcg_per_query(Y, P, qids, k, convention)))
+
+
+def mean_ndcg_per_query(Y, P, qids=None):
+    """MeanNDCG of every query (see :func:`mean_ndcg`), array (n_queries,)."""
     Y, P = _labels_and_predictions(Y, P)
-    values, valid = _ndcg_cells(Y, P, k=k)
-    return _combine(values, valid, "ndcg is undefined: all relevance labels are zero")
+    Y = _relevance(Y, "mean_ndcg")
+
+    def col(y, p, groups):
+        R = _Ranked(y, p, groups)
+        disc = _letor_discount(R.pos)
+        start = groups.starts[R.codes]
+        # DCG@j and IDCG@j for every position j of every query: prefix sums per query
+        c = np.cumsum((np.exp2(R.y) - 1.0) * disc)
+        ci = np.cumsum((np.exp2(R.ideal) - 1.0) * disc)
+        c0 = np.concatenate(([0.0], c))[start]
+        ci0 = np.concatenate(([0.0], ci))[start]
+        dcg, idcg = c - c0, ci - ci0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            at = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+        return R.per_query(at) / groups.sizes
+    return _per_query(Y, P, qids, col).mean(axis=0)
 
 
-def mean_average_precision(Y, P):
-    """Average precision of the ranking by decreasing prediction (binary relevance).
+def mean_ndcg(Y, P, qids=None):
+    """LETOR 4.0 MeanNDCG: per query the mean of NDCG@j over j = 1 .. n_q (every rank of
+    the query, n_q its number of documents), then the mean over all queries.
 
-    An item is relevant iff its label is > 0. With R relevant items,
-    ``AP = (1/R) * sum over relevant items i of precision@rank(i)``, precision@r being
-    the fraction of relevant items among the first r. For a single query (one column)
-    this is its average precision; over several columns it is their mean (use
-    :func:`rlscore.measure.query_mean_average_precision` for MAP over queries).
+    NDCG@j follows ``convention="letor"`` of :func:`ndcg` (gain 2**rel - 1, ranks 1 and
+    2 undiscounted, ties in input order, IDCG = 0 scores 0). The range j = 1 .. n_q is
+    our reading of the ``MeanNDCG`` column of ``Eval-Score-4.0.pl`` (the script averages
+    the NDCG of all positions of the query, not only of 1..10); it was not checked here
+    against the script's own output.
 
-    Tied predictions are averaged: the value is the exact expectation of AP over a
-    random order of the tied items (closed form, McSherry & Najork 2008).
+    Parameters
+    ----------
+    Y, P, qids : as in :func:`ndcg`
+
+    Returns
+    -------
+    numpy.float64
+
+    Notes
+    -----
+    O(m log m) time, O(m) memory.
+    """
+    return np.float64(np.mean(mean_ndcg_per_query(Y, P, qids)))
+
+
+def precision_at_k_per_query(Y, P, qids=None, k=10):
+    """P@k of every query, array (n_queries,); see :func:`precision_at_k`."""
+    k = _check_k(k, allow_none=False)
+    Y, P = _labels_and_predictions(Y, P)
+
+    def col(y, p, groups):
+        R = _Ranked(y, p, groups)
+        return R.per_query(((R.y > 0) & (R.pos < k)).astype(np.float64)) / k
+    return _per_query(Y, P, qids, col).mean(axis=0)
+
+
+def precision_at_k(Y, P, qids=None, k=10):
+    """Precision at k (P@k), LETOR 4.0 rules, mean over all queries.
+
+    Per query: the number of relevant documents (label > 0) among the k first of the
+    ranking by decreasing prediction (ties in input order), divided by k; a query with
+    fewer than k documents counts its missing positions as irrelevant.
+
+    Parameters
+    ----------
+    Y, P, qids : as in :func:`ndcg` (binary or graded labels; relevant means > 0)
+    k : int >= 1, default 10
+
+    Returns
+    -------
+    numpy.float64
+
+    Notes
+    -----
+    O(m log m) time, O(m) memory.
+    """
+    return np.float64(np.mean(precision_at_k_per_query(Y, P, qids, k)))
+
+
+def average_precision_per_query(Y, P, qids=None):
+    """AP of every query, array (n_queries,); see :func:`mean_average_precision`."""
+    Y, P = _labels_and_predictions(Y, P)
+
+    def col(y, p, groups):
+        R = _Ranked(y, p, groups)
+        rel = (R.y > 0).astype(np.float64)
+        c = np.cumsum(rel)
+        before = np.concatenate(([0.0], c))[groups.starts[R.codes]]
+        prec = (c - before) / (R.pos + 1.0)           # precision at each position
+        n_rel = R.per_query(rel)
+        total = R.per_query(prec * rel)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
+    return _per_query(Y, P, qids, col).mean(axis=0)
+
+
+def mean_average_precision(Y, P, qids=None):
+    """Mean average precision (MAP), LETOR 4.0 rules.
+
+    Per query: documents ranked by decreasing prediction (ties in input order);
+    relevant means label > 0; ``AP = (1/R) sum over relevant documents of
+    precision@rank`` with R the number of relevant documents of the query, and AP = 0
+    when R = 0. MAP is the mean over all queries (without qids, the AP of the input).
 
     Parameters
     ----------
     Y : array-like, shape (m,) or (m, l)
-        Labels; > 0 means relevant (so -1/+1, 0/1 and graded 0..4 labels all work).
+        Labels; > 0 is relevant (graded 0..4, 0/1, booleans and -1/+1 all work).
     P : array-like, same shape as Y
-        Predicted scores.
+    qids : sequence of length m or QueryGroups, optional
 
     Returns
     -------
     numpy.float64
-        In (0, 1], averaged over the columns that have a relevant item.
-
-    Raises
-    ------
-    UndefinedPerformance
-        If the shapes differ or no column has a relevant item (a column without one
-        is dropped from the average).
-    ValueError
-        For non-numeric, NaN or infinite input.
+        In [0, 1].
 
     Notes
     -----
-    O(m log m) time per column, O(m) memory.
+    O(m log m) time, O(m) memory. Earlier versions averaged tied predictions and
+    skipped queries without a relevant document; it now follows the LETOR script, so
+    values are comparable with published LETOR tables.
     """
-    Y, P = _labels_and_predictions(Y, P)
-    values, valid = _ap_cells(Y, P)
-    return _combine(values, valid,
-                    "mean_average_precision is undefined: no relevant item")
+    return np.float64(np.mean(average_precision_per_query(Y, P, qids)))
 
 
-_finish(ndcg, iserror=False)
-_finish(mean_average_precision, iserror=False)
+for _f in (ndcg, mean_ndcg, precision_at_k, mean_average_precision):
+    _finish(_f, iserror=False)
+del _f

@@ -23,6 +23,7 @@ import io
 import lzma
 import operator
 import os
+import re
 import warnings
 
 import numpy as np
@@ -103,53 +104,94 @@ def _index_dtype(n):
     return np.int32 if n < 2**31 - 1 else np.int64
 
 
-def read_svmlight(fname, fdim=None):
+# The svmlight / LETOR grammar accepted by read_svmlight (ASCII only):
+#   number  := [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?
+#   index   := digits                      (no sign, no '_', no non-ASCII digits)
+#   qid     := "qid:" one or more ASCII characters other than whitespace and '#'
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_INDEX = re.compile(r"[0-9]+", re.ASCII)
+_QID = re.compile(r"qid:([!-~]+)", re.ASCII)
+
+
+def _check_zero_based(zero_based):
+    if isinstance(zero_based, (bool, np.bool_)):
+        return bool(zero_based)
+    if isinstance(zero_based, str) and zero_based == "auto":
+        return "auto"
+    raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+
+
+def _column(line, token_number):
+    """1-based column of the token_number-th whitespace-separated token of line."""
+    for n, match in enumerate(re.finditer(r"\S+", line)):
+        if n == token_number:
+            return match.start() + 1
+    return 1
+
+
+def read_svmlight(fname, fdim=None, zero_based="auto", return_zero_based=False):
     """Read an svmlight / LETOR file into a sparse data matrix, labels and query ids.
 
     Format: one example per line, ``labels [qid:ID] idx:val idx:val ... [# comment]``.
     ``labels`` holds one real number, or several separated by ``|`` (e.g. ``1|2``) for
-    multi-output data; every line must have the same number. Feature indices are
-    1-based integers that strictly increase along a line; zero values are not stored.
-    Blank lines and lines starting with ``#`` are skipped; text after ``#`` is ignored.
-    A line holding only labels (and maybe a qid) is an all-zero row.
+    multi-output data; every line must have the same number. Feature indices strictly
+    increase along a line; zero values are not stored. Blank lines and lines starting
+    with ``#`` are skipped; text after ``#`` is ignored. A line holding only labels
+    (and maybe a qid) is an all-zero row.
+
+    The grammar is strict and ASCII-only, as svmlight and the LETOR files define it:
+    labels and values are decimal numbers (``[+-]digits[.digits][e[+-]digits]``; no
+    ``nan``, ``inf``, ``_`` digit separators or non-ASCII digits), indices are unsigned
+    decimal integers (``+1:5`` and ``1_0:5`` are refused), and the qid token is ``qid:``
+    followed by printable ASCII characters other than ``#`` (LETOR uses integers; any
+    such string is kept as the id).
 
     Parameters
     ----------
     fname : str, path-like or file object
         The file. Names ending in ``.gz``, ``.bz2`` or ``.xz`` are decompressed.
     fdim : int, optional
-        Number of columns of ``X``. Features with an index larger than ``fdim`` are
-        dropped, and index ``fdim`` itself is kept (column ``fdim - 1``), so
+        Number of columns of ``X``; features beyond it are dropped (so
         ``read_svmlight(test_file, X_train.shape[1])`` gives a test matrix aligned with
-        the training one. Default: the largest index that occurs.
+        the training one). Default: the largest column that occurs, plus one.
+    zero_based : {"auto", True, False}, default "auto"
+        As in scikit-learn's ``load_svmlight_file``: False means indices start at 1
+        (index i goes to column i - 1, the svmlight and LETOR convention), True that
+        they start at 0 (index i goes to column i, what ``dump_svmlight_file`` writes by
+        default), "auto" chooses True when some index of the file is 0, False otherwise.
+    return_zero_based : bool, default False
+        Also return the resolved choice (a bool), e.g. to read a test file the same way.
 
     Returns
     -------
     X : scipy.sparse.csr_matrix, float64, shape (n, d)
-        Feature index ``i`` goes to column ``i - 1``.
     Y : numpy.ndarray, float64, shape (n, n_labels)
         Always 2-D, also for one label per line.
     qids : list of str or None
         The ``qid:`` values as strings, or None when no line has one.
+    zero_based : bool, only with ``return_zero_based``
 
     Raises
     ------
     ValueError
-        With the line number, for: a non-numeric label; a label count that differs from
-        the first example's; a qid on some lines but not on others; an empty qid; a
-        malformed ``idx:val`` token; an index that is < 1 or does not strictly increase;
-        and for a file without examples.
+        With the line and column, for: a label that is not a decimal number; a label
+        count that differs from the first example's; a qid on some lines but not on
+        others; an empty or non-ASCII qid; a malformed ``idx:val`` token; an index 0
+        with ``zero_based=False``; indices that do not strictly increase; and for a file
+        without examples.
 
     Notes
     -----
     Differences from upstream RLScore 0.8: a label-only line gives an all-zero row
     (upstream raised IndexError), feature index ``fdim`` is kept (upstream silently
-    dropped it), and errors are ``ValueError`` (upstream: ``Exception``).
+    dropped it), 0-based files are read (``zero_based``), and errors are
+    ``ValueError`` (upstream: ``Exception``).
 
-    Complexity: O(file size) time, one pass of plain string operations; memory
-    O(n·n_labels + nnz).
+    Complexity: O(file size) time, one pass with a compiled regular expression per
+    token; memory O(n·n_labels + nnz).
     """
     fdim = _check_fdim(fdim)
+    zero_based = _check_zero_based(zero_based)
     src = _source_name(fname)
     indptr = [0]
     indices = []
@@ -158,34 +200,37 @@ def read_svmlight(fname, fdim=None):
     qids = []
     n_labels = None
     has_qid = None
-    max_index = 0
+    max_index = -1
+    min_index = None
     nnz = 0
     ind_append = indices.append
     dat_append = data.append
+    number = _NUMBER.fullmatch
+    index_ok = _INDEX.fullmatch
+
+    def fail(lineno, raw, token_number, msg):
+        col = _column(raw, token_number)
+        raise ValueError(f"{src}, line {lineno}, column {col}: {msg}")
 
     with _open_text(fname) as fh:
-        for lineno, line in enumerate(fh, 1):
-            cut = line.find("#")
-            if cut >= 0:
-                line = line[:cut]
+        for lineno, raw in enumerate(fh, 1):
+            cut = raw.find("#")
+            line = raw if cut < 0 else raw[:cut]
             tokens = line.split()
             if not tokens:
                 continue
             # labels
             lab = tokens[0]
-            try:
-                if "|" in lab:
-                    values = [float(v) for v in lab.split("|")]
-                else:
-                    values = [float(lab)]
-            except ValueError:
-                raise ValueError(f"{src}, line {lineno}: label {lab!r} is not a real "
-                                 f"number (several outputs are separated by '|')") from None
+            parts = lab.split("|")
+            if not all(number(v) for v in parts):
+                fail(lineno, raw, 0, f"label {lab!r} is not a real number in decimal "
+                                     f"notation (several outputs are separated by '|')")
+            values = [float(v) for v in parts]
             if n_labels is None:
                 n_labels = len(values)
             elif len(values) != n_labels:
-                raise ValueError(f"{src}, line {lineno}: {len(values)} labels, but the "
-                                 f"first example has {n_labels}")
+                fail(lineno, raw, 0, f"{len(values)} labels, but the first example has "
+                                     f"{n_labels}")
             labels.extend(values)
             # qid
             start = 1
@@ -197,52 +242,68 @@ def read_svmlight(fname, fdim=None):
                     msg = "has a qid, but the previous examples do not"
                 else:
                     msg = "has no qid, but the previous examples do"
-                raise ValueError(f"{src}, line {lineno}: the example {msg}")
+                fail(lineno, raw, 1, f"the example {msg}")
             if line_has_qid:
-                qid = tokens[1][4:]
-                if not qid:
-                    raise ValueError(f"{src}, line {lineno}: empty qid")
-                qids.append(qid)
+                if tokens[1] == "qid:":
+                    fail(lineno, raw, 1, "empty qid")
+                m = _QID.fullmatch(tokens[1])
+                if m is None:
+                    fail(lineno, raw, 1, f"qid {tokens[1]!r} is not 'qid:' followed by "
+                                         f"printable ASCII characters")
+                qids.append(m.group(1))
                 start = 2
             # features
-            prev = 0
-            for tok in tokens[start:]:
+            prev = -1
+            for t, tok in enumerate(tokens[start:], start):
                 idx, sep, val = tok.partition(":")
-                try:
-                    if not sep:
-                        raise ValueError
-                    idx = int(idx)
-                    val = float(val)
-                except ValueError:
-                    raise ValueError(f"{src}, line {lineno}: malformed feature token "
-                                     f"{tok!r} (expected index:value)") from None
+                if not (sep and index_ok(idx) and number(val)):
+                    fail(lineno, raw, t, f"malformed feature token {tok!r} (expected "
+                                         f"index:value, an unsigned decimal integer index "
+                                         f"and a decimal number)")
+                idx = int(idx)
                 if idx <= prev:
-                    if idx < 1:
-                        raise ValueError(f"{src}, line {lineno}: feature index {idx} "
-                                         f"< 1 (indices are 1-based)")
-                    raise ValueError(f"{src}, line {lineno}: feature indices must "
-                                     f"strictly increase ({idx} follows {prev})")
+                    fail(lineno, raw, t, f"feature indices must strictly increase ({idx} "
+                                         f"follows {prev})")
+                if idx == 0 and zero_based is False:
+                    fail(lineno, raw, t, "feature index 0 < 1 (indices are 1-based; "
+                                         "use zero_based=True or 'auto' for 0-based files)")
                 prev = idx
-                if val != 0.0 and (fdim is None or idx <= fdim):
-                    ind_append(idx - 1)
+                val = float(val)
+                if val != 0.0:
+                    ind_append(idx)
                     dat_append(val)
                     nnz += 1
             if prev > max_index:
                 max_index = prev
+            if prev >= 0:
+                first = int(tokens[start].partition(":")[0])
+                if min_index is None or first < min_index:
+                    min_index = first
             indptr.append(nnz)
 
     n = len(indptr) - 1
     if n == 0:
         raise ValueError(f"{src}: the file contains no examples")
-    ncols = max_index if fdim is None else fdim
-    itype = _index_dtype(max(nnz, ncols))
-    X = sp.csr_matrix(
-        (np.array(data, dtype=np.float64), np.array(indices, dtype=itype),
-         np.array(indptr, dtype=itype)),
-        shape=(n, ncols))
+    if zero_based == "auto":
+        zero_based = min_index == 0
+    shift = 0 if zero_based else 1
+    ncols = (max_index + 1 - shift) if fdim is None else fdim
+    ncols = max(ncols, 0)
+    cols = np.array(indices, dtype=np.int64) - shift
+    vals = np.array(data, dtype=np.float64)
+    ptr = np.array(indptr, dtype=np.int64)
+    if fdim is not None and cols.size and cols.max() >= fdim:
+        keep = cols < fdim
+        rows = np.repeat(np.arange(n), np.diff(ptr))[keep]
+        cols, vals = cols[keep], vals[keep]
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+    itype = _index_dtype(max(cols.size, ncols))
+    X = sp.csr_matrix((vals, cols.astype(itype), ptr.astype(itype)), shape=(n, ncols))
     X.has_sorted_indices = True
     Y = np.array(labels, dtype=np.float64).reshape(n, n_labels)
-    return X, Y, (qids if has_qid else None)
+    out = (X, Y, (qids if has_qid else None))
+    return out + (bool(zero_based),) if return_zero_based else out
 
 
 def _fmt(value):

@@ -220,8 +220,10 @@ def test_auc_vs_slow_and_multicolumn(ova_data):
 
 
 def test_auc_errors():
+    # 0/1 labels are accepted (issue 23): 1 is the positive class
+    assert auc(np.array([1, 0, 0]), np.array([1.0, 0.5, 0.2])) == 1.0
     with pytest.raises(UndefinedPerformance):
-        auc(np.array([1, 0, 0]), np.array([1.0, 0.5, 0.2]))      # 0/1 labels
+        auc(np.array([1, 0, -1]), np.array([1.0, 0.5, 0.2]))     # 0 and -1 mixed
     with pytest.raises(UndefinedPerformance):
         auc(np.array([1, -1, -1]), np.array([1.0, 0.5]))        # length mismatch
     with pytest.raises(UndefinedPerformance):
@@ -294,7 +296,8 @@ def test_sqerror():
     Y, P = rng.randn(20, 3), rng.randn(20, 3)
     assert_allclose(sqerror(Y, P), np.mean([np.mean((Y[:, c] - P[:, c]) ** 2)
                                             for c in range(3)]), rtol=1e-14)
-    assert np.isnan(sqerror(np.zeros(0), np.zeros(0)))
+    with pytest.raises(UndefinedPerformance, match="empty"):      # was nan (issue 18)
+        sqerror(np.zeros(0), np.zeros(0))
 
 
 def test_sqmprank():
@@ -351,46 +354,46 @@ def test_kendall_tau_b_undefined():
 
 
 # ----------------------------------------------------------------------------- ndcg, MAP
+# (the LETOR 4.0 rules in detail: tests/measure/test_letor_measures.py)
 
 def test_ndcg_hand_computed():
     rel = np.array([3, 2, 0, 1])
     p = np.array([4.0, 1.0, 3.0, 2.0])          # ranking: 3, 0, 1, 2 (relevances)
-    dcg = (2**3 - 1) / np.log2(2) + 0 / np.log2(3) + 1 / np.log2(4) + 3 / np.log2(5)
-    idcg = 7 / np.log2(2) + 3 / np.log2(3) + 1 / np.log2(4)
-    assert_allclose(M.ndcg(rel, p), dcg / idcg, rtol=1e-14)
+    # LETOR 4.0: ranks 1 and 2 undiscounted, rank r >= 3 by 1/log2(r)
+    dcg = 7 + 0 + 1 / np.log2(3) + 3 / np.log2(4)
+    idcg = 7 + 3 + 1 / np.log2(3)
+    assert_allclose(M.ndcg(rel, p, k=4), dcg / idcg, rtol=1e-14)
     assert_allclose(M.ndcg(rel, p, k=None), dcg / idcg, rtol=1e-14)
-    assert_allclose(M.ndcg(rel, p, k=2), (7 + 0 / np.log2(3)) / (7 + 3 / np.log2(3)),
-                    rtol=1e-14)
-    assert M.ndcg(rel, rel) == 1.0
-    # tied predictions: average over the tie orders
+    assert M.ndcg(rel, p) == 0.0                 # 4 documents < k = 10
+    assert_allclose(M.ndcg(rel, p, k=2), 7 / 10, rtol=1e-14)
+    assert M.ndcg(rel, rel, k=4) == 1.0
+    # tied predictions keep the input order
     p = np.array([1.0, 1.0, 0.0, 0.0])
-    d = 1 / np.log2(np.arange(2, 6))
-    dcg = (7 + 3) / 2 * (d[0] + d[1]) + (0 + 1) / 2 * (d[2] + d[3])
-    assert_allclose(M.ndcg(rel, p), dcg / (7 * d[0] + 3 * d[1] + 1 * d[2]), rtol=1e-14)
+    assert_allclose(M.ndcg(rel, p, k=4), (7 + 3 + 0 + 1 / 2) / idcg, rtol=1e-14)
 
 
-def test_ndcg_matches_sklearn_with_exponential_gain():
+def test_ndcg_standard_matches_sklearn_with_ties():
     sklearn_metrics = pytest.importorskip("sklearn.metrics")
     rng = np.random.RandomState(6)
     for k in (1, 3, 10, None):
         rel = rng.randint(0, 5, size=30).astype(float)
         p = rng.randint(0, 6, size=30).astype(float)        # many ties
-        expected = sklearn_metrics.ndcg_score([2**rel - 1], [p], k=k)
-        assert_allclose(M.ndcg(rel, p, k=k), expected, rtol=1e-12)
+        expected = sklearn_metrics.ndcg_score([rel], [p], k=k)
+        assert_allclose(M.ndcg(rel, p, k=k, convention="standard"), expected,
+                        rtol=1e-12)
 
 
 def test_ndcg_errors():
+    assert M.ndcg(np.zeros(4), np.arange(4.0), k=4) == 0.0   # IDCG = 0 scores 0
     with pytest.raises(UndefinedPerformance):
-        M.ndcg(np.zeros(4), np.arange(4.0))                 # IDCG = 0
-    with pytest.raises(UndefinedPerformance):
-        M.ndcg(np.array([1, -1, 0]), np.arange(3.0))        # negative relevance
+        M.ndcg(np.array([1, -2, 0]), np.arange(3.0))        # negative relevance
     for bad in (0, -1, 2.5, True, "3"):
         with pytest.raises(ValueError):
             M.ndcg(np.array([1, 0, 2]), np.arange(3.0), k=bad)
-    # an all-zero column is dropped
+    # several columns are averaged; an all-zero column scores 0
     Y = np.c_[[0, 0, 0], [1, 0, 2]]
     P = np.c_[[1.0, 2, 3], [0.0, 1, 2]]
-    assert M.ndcg(Y, P) == M.ndcg(Y[:, 1], P[:, 1])
+    assert M.ndcg(Y, P, k=3) == M.ndcg(Y[:, 1], P[:, 1], k=3) / 2
 
 
 def test_mean_average_precision():
@@ -400,26 +403,12 @@ def test_mean_average_precision():
     # +-1 and graded labels: > 0 is relevant
     assert M.mean_average_precision(2 * y - 1, p) == M.mean_average_precision(y, p)
     assert M.mean_average_precision(3 * y, p) == M.mean_average_precision(y, p)
-    # a tie of one relevant and one irrelevant item at the top: expectation over orders
-    y2, p2 = np.array([1, 0]), np.array([1.0, 1.0])
-    assert_allclose(M.mean_average_precision(y2, p2), (1.0 + 0.5) / 2, rtol=1e-15)
-    # constant predictions give the expected AP of a random ranking
-    assert_allclose(M.mean_average_precision(y, np.zeros(5)), _expected_random_ap(y),
-                    rtol=1e-14)
-    with pytest.raises(UndefinedPerformance):
-        M.mean_average_precision(np.zeros(3), np.arange(3.0))
-    with pytest.raises(UndefinedPerformance):
-        M.mean_average_precision(-np.ones(3), np.arange(3.0))
-
-
-def _expected_random_ap(y):
-    import itertools
-    aps = []
-    for perm in itertools.permutations(range(len(y))):
-        rel = np.asarray(y)[list(perm)] > 0
-        hits = np.cumsum(rel)
-        aps.append(np.sum((hits / np.arange(1, len(y) + 1))[rel]) / rel.sum())
-    return np.mean(aps)
+    # ties keep the input order (LETOR)
+    assert M.mean_average_precision(np.array([1, 0]), np.array([1.0, 1.0])) == 1.0
+    assert M.mean_average_precision(np.array([0, 1]), np.array([1.0, 1.0])) == 0.5
+    # no relevant item: AP = 0
+    assert M.mean_average_precision(np.zeros(3), np.arange(3.0)) == 0.0
+    assert M.mean_average_precision(-np.ones(3), np.arange(3.0)) == 0.0
 
 
 # ----------------------------------------------------------------------------- query forms
@@ -433,7 +422,7 @@ def test_query_forms_examples():
     assert_allclose(M.query_cindex(Y, P, qids), (qa + qb) / 2, rtol=1e-15)
     assert M.query_average(cindex, Y, P, qids) == M.query_cindex(Y, P, qids)
     # non-contiguous and mixed-type ids
-    qids2 = [1, "x", 1, "x", 1, "x", 2.5, 2.5]
+    qids2 = [1, "x", 1, "x", 1, "x", "y", "y"]
     rows1, rowsx = [0, 2, 4], [1, 3, 5]
     expected = (cindex(Y[rows1], P[rows1]) + cindex(Y[rowsx], P[rowsx])) / 2
     assert_allclose(M.query_cindex(Y, P, qids2), expected, rtol=1e-15)
@@ -448,10 +437,9 @@ def test_query_forms_errors():
     for f in (M.query_cindex, M.query_kendall_tau_b):
         with pytest.raises(UndefinedPerformance):
             f(Y, P, qids)                                  # every query all-tied
-    with pytest.raises(UndefinedPerformance):
-        M.query_ndcg(np.zeros(4), P, qids)
-    with pytest.raises(UndefinedPerformance):
-        M.query_mean_average_precision(np.zeros(4), P, qids)
+    # no relevant document in any query: 0 under the LETOR rules (was an error)
+    assert M.query_ndcg(np.zeros(4), P, qids) == 0.0
+    assert M.query_mean_average_precision(np.zeros(4), P, qids) == 0.0
     with pytest.raises(UndefinedPerformance):
         M.query_average(cindex, Y, P, qids)
     with pytest.raises(ValueError):
@@ -493,14 +481,13 @@ def test_query_average_kwargs_and_auc():
 
 @pytest.mark.parametrize("shape", [(0,), (0, 2), (5, 0)])
 def test_empty_inputs(shape):
+    # every measure refuses empty input (sqerror, sqmprank, spearman returned nan)
     Y, P = np.ones(shape), np.ones(shape)
     for f in ALL_MEASURES:
-        if f in (M.sqerror, M.sqmprank, M.spearman):
-            assert np.isnan(f(Y, P))
-        else:
-            with pytest.raises(UndefinedPerformance):
-                f(Y, P)
-    for f in (M.query_cindex, M.query_ndcg, M.query_mean_average_precision,
-              M.query_kendall_tau_b):
         with pytest.raises(UndefinedPerformance):
-            f(Y, P, np.zeros(shape[0]))
+            f(Y, P)
+    if shape[0] == 0:
+        for f in (M.query_cindex, M.query_ndcg, M.query_mean_average_precision,
+                  M.query_kendall_tau_b):
+            with pytest.raises(UndefinedPerformance):
+                f(Y, P, np.zeros(shape[0]))

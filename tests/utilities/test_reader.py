@@ -158,8 +158,7 @@ def test_svmlight_bad_fdim(fdim, exc):
     ("1 1:1 :1\n", 1, "malformed"),                       # missing index
     ("1 1:1\n2 3:1 2:1\n", 2, "increase"),                # decreasing
     ("1 2:1 2:1\n", 1, "increase"),                       # repeated
-    ("1 0:1\n", 1, "< 1"),                                # index 0
-    ("1 -3:1\n", 1, "< 1"),                               # negative index
+    ("1 -3:1\n", 1, "malformed"),                         # signed index
     ("qid:1 1:1\n", 1, "label"),                          # missing label
 ])
 def test_svmlight_malformed(text, lineno, fragment):
@@ -416,3 +415,69 @@ def test_svmlight_utf8_bom_and_crlf(tmp_path):
     assert_array_equal(X.toarray(), [[2, 0], [0, 3]])
     assert_array_equal(Y[:, 0], [1, -1])
     assert qids == ["1", "1"]
+
+
+# --------------------------------------------------------------------------- strict grammar, 0-based
+
+
+@pytest.mark.parametrize("text, col, fragment", [
+    ("1 1_0:5\n", 3, "malformed"),                          # digit separator in index
+    ("1 +1:5\n", 3, "malformed"),                           # signed index
+    ("1 \u0661:5\n", 3, "malformed"),                       # Arabic-Indic digit one
+    ("1 1:\u0665\n", 3, "malformed"),                       # non-ASCII digit value
+    ("1 1:1_0\n", 3, "malformed"),                          # separator in value
+    ("1 1:nan\n", 3, "malformed"),
+    ("1 1:inf\n", 3, "malformed"),
+    ("1 2:1 1:1\n", 7, "increase"),
+    ("1_0 1:1\n", 1, "label"),
+    ("nan 1:1\n", 1, "label"),
+    ("\u0661 1:1\n", 1, "label"),
+    ("1 qid:\u00e9 1:1\n", 3, "qid"),
+    ("  1 1:1 2:x\n", 9, "malformed"),
+])
+def test_svmlight_strict_grammar_names_line_and_column(text, col, fragment):
+    with pytest.raises(ValueError, match=f"line 1, column {col}:") as info:
+        read_svmlight(io.StringIO(text))
+    assert fragment in str(info.value)
+
+
+def test_svmlight_index_zero():
+    text = "1 0:2 3:1\n-1 1:5\n"
+    # auto (default): an index 0 makes the file 0-based
+    X, _, _, zb = read_svmlight(io.StringIO(text), return_zero_based=True)
+    assert zb is True
+    assert_array_equal(X.toarray(), [[2, 0, 0, 1], [0, 5, 0, 0]])
+    X1, _, _ = read_svmlight(io.StringIO(text), zero_based=True)
+    assert_array_equal(X1.toarray(), X.toarray())
+    with pytest.raises(ValueError, match="line 1, column 3: feature index 0"):
+        read_svmlight(io.StringIO(text), zero_based=False)
+    # no index 0: auto reads 1-based, True reads it 0-based
+    X2, _, _, zb2 = read_svmlight(io.StringIO("1 1:2 3:1\n"), return_zero_based=True)
+    assert zb2 is False
+    assert_array_equal(X2.toarray(), [[2, 0, 1]])
+    X3, _, _ = read_svmlight(io.StringIO("1 1:2 3:1\n"), zero_based=True)
+    assert_array_equal(X3.toarray(), [[0, 2, 0, 1]])
+    X4, _, _ = read_svmlight(io.StringIO("1 1:2 3:1\n"), zero_based=True, fdim=3)
+    assert_array_equal(X4.toarray(), [[0, 2, 0]])
+    for bad in ("yes", 1, None):
+        with pytest.raises(ValueError, match="zero_based"):
+            read_svmlight(io.StringIO("1 1:2\n"), zero_based=bad)
+
+
+@pytest.mark.parametrize("zero_based", [True, False])
+def test_sklearn_dump_svmlight_file_round_trips(tmp_path, zero_based):
+    datasets = pytest.importorskip("sklearn.datasets")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 7)) * (rng.random((30, 7)) < 0.5)
+    X[:, 0] = rng.normal(size=30)                    # column 0 used: index 0 when 0-based
+    X[3] = 0.0                                       # an all-zero row
+    X = np.round(X, 6) + 0.0                         # dump writes %.16g
+    y = rng.integers(0, 3, 30).astype(float)
+    q = np.repeat(np.arange(6), 5)
+    path = tmp_path / "dump.txt"
+    datasets.dump_svmlight_file(X, y, str(path), zero_based=zero_based, query_id=q)
+    Xr, Yr, qr, zb = read_svmlight(path, return_zero_based=True)   # auto
+    assert zb is zero_based
+    assert_array_equal(Xr.toarray(), X)
+    assert_array_equal(Yr[:, 0], y)
+    assert qr == [str(v) for v in q]

@@ -1,0 +1,235 @@
+"""The ``rlscore`` command (console script and ``python -m rlscore``).
+
+Subcommands
+-----------
+``rlscore fit TRAIN -o MODEL``
+    Train a learner on an svmlight/LETOR file (``label [qid:ID] idx:val ...``), with one
+    regparam or a grid chosen by exact cross-validation, and save a model file
+    (:mod:`rlscore.model_io`).
+``rlscore predict MODEL DATA [-o OUT]``
+    One prediction per line (tab-separated when the model has several outputs).
+``rlscore cv TRAIN [--regparams ...] [--cv ...] [--valid FILE]``
+    The cross-validated (or validation-file) measure per regparam, as a table.
+``rlscore evaluate MODEL DATA --measure ndcg@10,map,p@5,cindex [--per-query]``
+    Measures of a saved model on a labelled file (per query when it has qids), as
+    ``NAME VALUE`` lines or, with ``--format json``, one JSON object.
+``rlscore demo``
+    The main job on the Statlog heart sample shipped with the package.
+
+Exit codes: 0 success, 1 bad data or model file (one-line message on stderr),
+2 usage error.
+
+Extending
+---------
+Learners and kernels are looked up in the registries :data:`LEARNERS` and
+:data:`KERNELS`; a new learner family plugs in with one :func:`register_learner` call
+(see the built-in registrations in :mod:`rlscore.cli._learners`), a new kernel with one
+:func:`register_kernel` call. Every grid loop is
+:func:`rlscore.core.selection.grid_search`; see :mod:`rlscore.cli._select` for which
+cross-validation runs (the learners' own selection classes where they apply, folds of
+whole queries for files with qids).
+
+Measures and grids
+------------------
+``--measure`` and ``--regparams`` are parsed by :mod:`rlscore.cli._options` (one parser
+each, for every subcommand): ``ndcg@10``, ``ndcg@10:standard``, ``p@5``, ``map``,
+``meanndcg``, ``cindex``, ``auc``, ``sqerror``; grids such as ``0.1,1,10``, ``2^-10``,
+``2^-10..2^10`` or ``2^-10..2^10:2``. Files with qids are evaluated per query (LETOR 4.0
+rules, :mod:`rlscore.measure.ranking_measures`).
+
+Index base
+----------
+``--zero-based auto|yes|no`` (default auto, as scikit-learn's ``load_svmlight_file``:
+0-based when some index is 0) chooses how the training file's feature indices are read;
+the choice is stored in the model file (``info["zero_based"]``), and ``predict`` and
+``evaluate`` read their files the same way.
+
+Feature columns
+---------------
+Training keeps only the feature columns that occur (non-zero) in the training file, so
+a file with gigantic feature indices stays sparse and the model stores one weight per
+used feature plus the original column indices. At prediction time a feature that never
+occurred in training contributes exactly what the full model would give it: nothing for
+the linear and polynomial kernels (they depend on the data through dot products only),
+the factor exp(-gamma ||x_unused||^2) for the Gaussian kernel. A data file with a
+non-zero feature index larger than any index of the training file is refused (usually a
+file from another feature set) unless ``--ignore-extra-features`` is given, in which case
+such features are treated as unused features, as above.
+"""
+
+
+import argparse
+import sys
+
+from rlscore.cli import _learners  # noqa: F401  (registers the built-in learners)
+from rlscore.cli._base import (KERNELS, LEARNERS, DataError, KernelSpec, LearnerSpec,
+                               Progress, UsageError, register_kernel, register_learner)
+from rlscore.cli._commands import (_cmd_cv, _cmd_evaluate, _cmd_fit, _cmd_predict,
+                                   _demo)
+from rlscore.cli._data import load_training_data, project_features
+from rlscore.cli._options import MEASURE_HELP
+
+__all__ = ["main", "build_parser", "LEARNERS", "KERNELS", "LearnerSpec", "KernelSpec",
+           "register_learner", "register_kernel", "Progress", "UsageError", "DataError",
+           "load_training_data", "project_features"]
+
+
+# --------------------------------------------------------------------------- parser
+
+_EPILOG = """\
+examples:
+  rlscore demo
+      train on the bundled heart sample and print cross-validated performance
+  rlscore fit train.txt -o model.npz --learner query-rankrls --regparam 1
+      rank within queries (svmlight file with qid: fields)
+  rlscore fit train.txt -o model.npz --learner rls --kernel gaussian --gamma 0.1 \\
+          --regparams 0.01,0.1,1,10,100 --cv loo
+      choose regparam by exact leave-one-out, then save the model
+  rlscore cv train.txt --learner query-rankrls --regparams 0.1,1,10 --cv lqo
+      print the leave-query-out c-index per regparam
+  rlscore fit train.txt -o model.npz --learner ranksvm --regparams 2^-10..2^0 \\
+          --valid vali.txt --measure ndcg@10
+      choose regparam on a validation file's per-query NDCG@10 (LETOR 4.0 rules)
+  rlscore cv train.txt --learner query-rankrls --cv kfold --measure map
+      5-fold cross-validation over whole queries, MAP per query
+  rlscore predict model.npz test.txt -o predictions.txt
+      one prediction per line, in the order of test.txt
+  rlscore evaluate model.npz test.txt --measure ndcg@10,map,p@5 --format json
+      measures of a saved model on a labelled file, per query
+
+exit codes: 0 success, 1 bad data or model file, 2 usage error
+"""
+
+
+def _learner_help():
+    return "; ".join(f"{n}: {s.help}" for n, s in LEARNERS.items())
+
+
+def _add_zero_based(p):
+    p.add_argument("--zero-based", choices=["auto", "yes", "no"], default="auto",
+                   help="feature indices start at 0 (yes) or 1 (no); auto (default): "
+                        "0-based when some index is 0, as scikit-learn's loader. "
+                        "Stored in the model file; predict and evaluate follow it")
+
+
+def _add_training_options(p, need_output):
+    p.add_argument("train", metavar="TRAIN_FILE",
+                   help="svmlight/LETOR file: 'label [qid:ID] index:value ...'")
+    if need_output:
+        p.add_argument("-o", "--output", required=True, metavar="MODEL_FILE",
+                       help="where to write the model (.npz)")
+    p.add_argument("--learner", choices=list(LEARNERS), default="rls",
+                   help=_learner_help() + " (default: rls)")
+    p.add_argument("--kernel", choices=list(KERNELS), default="linear",
+                   help="kernel (default: linear)")
+    p.add_argument("--gamma", type=float, help="gaussian: exp(-gamma |x-z|^2); "
+                   "polynomial: (gamma x.z + coef0)^degree")
+    p.add_argument("--degree", type=int, help="polynomial degree")
+    p.add_argument("--coef0", type=float, help="polynomial offset")
+    p.add_argument("--bias", type=float, help="linear kernel: constant feature (RLS)")
+    p.add_argument("--basis", type=int, metavar="N", help="train the kernel learner on "
+                   "N Nystrom basis vectors (training rows drawn at random)")
+    p.add_argument("--basis-seed", type=int, metavar="S", help="seed of the basis "
+                   "draw (default 0)")
+    if need_output:
+        p.add_argument("--regparam", metavar="VALUE", help="one regularization "
+                       "parameter, e.g. 0.5 or 2^-10 (default 1)")
+    p.add_argument("--regparams", metavar="GRID",
+                   help="grid: comma-separated numbers, powers and ranges, e.g. "
+                        "0.01,0.1,1 or 2^-10..2^10 or 2^-10..2^10:2 (default: 21 values "
+                        "down from lambda_max for ranksvm, else 2^-10..2^10)")
+    p.add_argument("--cv", choices=["loo", "kfold", "lpo", "lqo"], default=None,
+                   help="leave-one-out, K-fold (whole queries when the file has qids, "
+                        "measured per query), leave-pair-out (AUC / c-index), "
+                        "leave-query-out (default: the learner's own, named on stderr)")
+    p.add_argument("--valid", metavar="FILE", help="choose regparam on this validation "
+                   "file's measure (per query when it has qids) instead of --cv")
+    p.add_argument("--ignore-extra-features", action="store_true",
+                   help="--valid: allow features the training file does not have")
+    p.add_argument("--folds", type=int, default=5, metavar="K", help="K for --cv kfold "
+                   "(default 5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the K-fold split")
+    p.add_argument("--measure", metavar="MEASURE",
+                   help=f"selection measure: {MEASURE_HELP} (default: sqerror for rls, "
+                        f"cindex for ranking; auc for rls --cv lpo)")
+    _add_zero_based(p)
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="rlscore",
+        description="Regularized least-squares learners with exact fast cross-validation, "
+                    "on svmlight/LETOR files.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    import rlscore
+    parser.add_argument("--version", action="version", version=rlscore.__version__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    fit = sub.add_parser("fit", help="train and save a model", epilog=_EPILOG,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_training_options(fit, need_output=True)
+    fit.set_defaults(func=_cmd_fit)
+
+    cv = sub.add_parser("cv", help="cross-validated measure per regparam",
+                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_training_options(cv, need_output=False)
+    cv.set_defaults(func=_cmd_cv)
+
+    pr = sub.add_parser("predict", help="predict with a saved model", epilog=_EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pr.add_argument("model", metavar="MODEL_FILE")
+    pr.add_argument("data", metavar="DATA_FILE", help="svmlight file (labels and qids "
+                    "are read and ignored)")
+    pr.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
+    pr.add_argument("--ignore-extra-features", action="store_true",
+                    help="allow non-zero features beyond the training file's largest "
+                         "index (they are treated as unseen features)")
+    pr.set_defaults(func=_cmd_predict)
+
+    ev = sub.add_parser("evaluate", help="measures of a saved model on a labelled file",
+                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ev.add_argument("model", metavar="MODEL_FILE")
+    ev.add_argument("data", metavar="DATA_FILE", help="labelled svmlight/LETOR file "
+                    "(read with the model's index base)")
+    ev.add_argument("--measure", metavar="LIST", help=f"comma-separated: {MEASURE_HELP} "
+                    f"(default ndcg@10,map,cindex); per query when the file has qids")
+    ev.add_argument("--per-query", action="store_true", help="also the value of every "
+                    "query (a table; nan where a measure is undefined for the query)")
+    ev.add_argument("--format", choices=["text", "json"], default="text",
+                    help="text: one 'NAME VALUE' line per measure; json: one object")
+    ev.add_argument("--ignore-extra-features", action="store_true",
+                    help="allow non-zero features beyond the training file's largest "
+                         "index (they are treated as unseen features)")
+    ev.set_defaults(func=_cmd_evaluate)
+
+    demo = sub.add_parser("demo", help="run the main job on the bundled heart sample")
+    demo.add_argument("--seed", type=int, default=0, help="seed of the 10-fold split")
+    demo.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv=None):
+    """Entry point; returns the exit code (argparse exits with 2 on bad options)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"rlscore: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("rlscore: error: out of memory", file=sys.stderr)
+        return 1
+    except (ValueError, OSError, ArithmeticError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"rlscore: error: {msg}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

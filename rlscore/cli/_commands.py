@@ -1,0 +1,335 @@
+"""The subcommands: fit, cv, predict, evaluate, demo."""
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
+from rlscore.cli._data import (ZERO_BASED_CHOICES, load_training_data, predict_projected,
+                               read_for_model)
+from rlscore.cli._options import OptionError, parse_grid, parse_measures, parse_regparam
+from rlscore.cli._select import CV_NAMES, note, select
+
+
+def _usage(fn, *a):
+    try:
+        return fn(*a)
+    except OptionError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _kernel_args(args, spec):
+    ks = KERNELS[args.kernel]
+    if args.kernel not in spec.kernels:
+        raise UsageError(f"--learner {spec.name} does not support --kernel {args.kernel} "
+                         f"(choose {', '.join(spec.kernels)})")
+    kp = {}
+    for p in ks.params:
+        v = getattr(args, p, None)
+        if v is not None:
+            kp[p] = v
+    for p in ("gamma", "degree", "coef0", "bias"):
+        if getattr(args, p, None) is not None and p not in ks.params:
+            raise UsageError(f"--{p} does not apply to --kernel {args.kernel}")
+    return ks.rlscore_name, kp
+
+
+def _basis(args, data, kernel):
+    """Nystrom basis vectors: ``--basis N`` rows drawn with ``--basis-seed``."""
+    n = getattr(args, "basis", None)
+    if n is None:
+        if getattr(args, "basis_seed", None) is not None:
+            raise UsageError("--basis-seed needs --basis N")
+        return None, None
+    if kernel == "LinearKernel":
+        raise UsageError("--basis (Nystrom basis vectors) applies to --kernel gaussian "
+                         "or polynomial")
+    m = data.X.shape[0]
+    if not 1 <= n <= m:
+        raise UsageError(f"--basis {n}: choose between 1 and the {m} training examples")
+    seed = 0 if args.basis_seed is None else args.basis_seed
+    idx = np.sort(np.random.default_rng(seed).choice(m, n, replace=False))
+    return data.X[idx], idx
+
+
+def _check_qids(args, data, spec):
+    if spec.needs_qids and data.qids is None:
+        raise DataError(f"{args.train}: --learner {spec.name} needs qid: fields (query "
+                        f"ids) in the training file")
+
+
+def _measure(args, spec, cv):
+    if args.measure is None:
+        return parse_measures(spec.default_measure.get(cv, "sqerror"))[0]
+    specs = _usage(parse_measures, args.measure)
+    if len(specs) > 1:
+        raise UsageError("selection uses one --measure; give one (rlscore evaluate "
+                         "reports several)")
+    return specs[0]
+
+
+def _lambda_max(spec, data, kernel, kp, basis):
+    if spec.lambda_max is None:
+        return None
+    try:
+        return spec.lambda_max(data, kernel, kp, basis)
+    except ValueError:
+        return None
+
+
+def _grid(args, spec, data, kernel, kp, basis):
+    if args.regparams is not None:
+        return _usage(parse_grid, args.regparams)
+    lmax = _lambda_max(spec, data, kernel, kp, basis)
+    if lmax is not None and lmax > 0:
+        from rlscore.core.lambda_max import grid_below
+        note(f"--regparams not given: 21 values from lambda_max = {lmax:.6g} down to "
+             f"lambda_max * 2^-20")
+        return grid_below(lmax, 21)
+    note("--regparams not given: 2^-10..2^10 (21 values)")
+    return _usage(parse_grid, "2^-10..2^10")
+
+
+def _run_selection(args, data, spec):
+    kernel, kp = _kernel_args(args, spec)
+    basis, _ = _basis(args, data, kernel)
+    if getattr(args, "valid", None) is not None:
+        if args.cv is not None:
+            raise UsageError("give --cv or --valid, not both")
+        cv = "valid"
+    else:
+        cv = args.cv
+        if cv is None:
+            cv = spec.default_cv
+            if cv == "lqo" and data.qids is None:
+                cv = "kfold"
+            note(f"--cv not given: {CV_NAMES[cv]} ({cv}), the default of --learner "
+                 f"{spec.name}")
+            args.cv = cv
+    measure = _measure(args, spec, cv)
+    grid = _grid(args, spec, data, kernel, kp, basis)
+    with Progress(f"selecting among {len(grid)} regparams ({cv})"):
+        sel = select(args, data, spec, measure, grid, kernel, kp, basis)
+    perfs = np.asarray(sel.cv_performances, dtype=np.float64)
+    return sel, grid, perfs, measure, (kernel, kp, basis)
+
+
+def _table(grid, perfs, mname, best):
+    lines = [f"{'regparam':>12}  {mname:>12}"]
+    for lam, p in zip(grid, perfs):
+        mark = "  <- best" if lam == best else ""
+        lines.append(f"{lam:12.6g}  {p:12.6f}{mark}")
+    return "\n".join(lines)
+
+
+def _warn_zero(spec, learner, data, kparams):
+    from rlscore.cli._learners import is_zero_model
+    if not is_zero_model(learner.predictor):
+        return
+    lmax = _lambda_max(spec, data, *kparams)
+    msg = f"warning: the trained model is identically zero (regparam {learner.regparam:g})"
+    if lmax is not None:
+        msg += (f"; lambda_max = {lmax:.6g} for this data (the norm of the loss "
+                f"subgradient at w = 0): regparams far above it give w = 0 within the "
+                f"solver's tolerance, choose one below it")
+    print(f"rlscore: {msg}", file=sys.stderr)
+
+
+def _zero_based(args):
+    return ZERO_BASED_CHOICES[args.zero_based]
+
+
+def _cmd_fit(args):
+    from rlscore.model_io import save_model
+    spec = LEARNERS[args.learner]
+    data = load_training_data(args.train, _zero_based(args))
+    _check_qids(args, data, spec)
+    info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),
+            "n_used_features": int(data.feature_indices.size),
+            "n_queries": None if data.groups is None else int(data.groups.n_groups),
+            "learner_option": spec.name, "kernel_option": args.kernel,
+            "zero_based": bool(data.zero_based)}
+    selecting = (args.regparams is not None or args.cv is not None
+                 or args.valid is not None)
+    if selecting:
+        if args.regparam is not None:
+            raise UsageError("give --regparam or --regparams, not both")
+        sel, grid, perfs, measure, kparams = _run_selection(args, data, spec)
+        learner = sel
+        info.update({"cv": sel.cv_name, "measure": measure.name,
+                     "regparams": [float(g) for g in grid],
+                     "cv_performances": perfs.tolist()})
+        if args.valid is not None:
+            info["valid_file"] = os.path.basename(args.valid)
+        if not args.quiet:
+            print(_table(grid, perfs, measure.name, sel.regparam))
+    else:
+        kernel, kp = _kernel_args(args, spec)
+        basis, _ = _basis(args, data, kernel)
+        kparams = (kernel, kp, basis)
+        regparam = 1.0 if args.regparam is None else _usage(parse_regparam, args.regparam)
+        with Progress(f"training {spec.name}"):
+            learner = spec.train(data, regparam, kernel, kp, basis)
+        learner.regparam = regparam
+    if args.basis is not None:
+        info.update({"n_basis": int(args.basis),
+                     "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed)})
+    info["regparam"] = float(learner.regparam)
+    _warn_zero(spec, learner, data, kparams)
+    save_model(learner, args.output, info, feature_indices=data.feature_indices,
+               n_file_features=data.n_file_features)
+    if not args.quiet:
+        print(f"{spec.name} trained on {data.X.shape[0]} examples, "
+              f"{data.feature_indices.size} features, regparam {learner.regparam:g}; "
+              f"model saved to {args.output}")
+    return 0
+
+
+def _cmd_cv(args):
+    spec = LEARNERS[args.learner]
+    data = load_training_data(args.train, _zero_based(args))
+    _check_qids(args, data, spec)
+    sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
+    how = ("validation-file" if sel.cv_name == "valid"
+           else f"{sel.cv_name} cross-validation")
+    per_query = " per query" if data.groups is not None and measure.per_query else ""
+    print(f"{spec.name}, {args.kernel} kernel, {how} on {data.X.shape[0]} examples, "
+          f"{measure.name}{per_query} ({'lower' if measure.iserror else 'higher'} "
+          f"is better)")
+    print(_table(grid, perfs, measure.name, sel.regparam))
+    return 0
+
+
+def _fmt(v):
+    return repr(float(v))
+
+
+def _model_and_rows(args):
+    """The model and the data file read the way the model was trained."""
+    from rlscore.model_io import load_model
+    pred, meta = load_model(args.model, return_metadata=True)
+    if meta["predictor"] not in ("LinearPredictor", "KernelPredictor"):
+        raise DataError(f"{args.model}: a {meta['predictor']} predicts for pairs of "
+                        f"objects; use the Python API (rlscore.model_io.load_model)")
+    fi = meta.get("feature_indices")
+    if fi is None:
+        fi = np.arange(meta["n_features"])
+    n_model = int(meta.get("n_file_features") or meta["n_features"])
+    # models written before the zero_based key read 1-based files only
+    zero_based = bool((meta.get("info") or {}).get("zero_based", False))
+    rows = read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features)
+    kernel = meta.get("kernel") or {}
+    P = predict_projected(pred, rows.X, rows.unseen, kernel.get("name"),
+                          (kernel.get("params") or {}).get("gamma"),
+                          meta.get("n_outputs", 1))
+    return P, rows
+
+
+def _cmd_predict(args):
+    P, _ = _model_and_rows(args)
+    if P.ndim == 1:
+        lines = [_fmt(v) for v in P]
+    else:
+        lines = ["\t".join(_fmt(v) for v in row) for row in P]
+    text = "\n".join(lines) + "\n"
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    return 0
+
+
+def _json_value(v):
+    v = float(v)
+    return v if np.isfinite(v) else None
+
+
+def _cmd_evaluate(args):
+    from rlscore._groups import QueryGroups
+    from rlscore.measure import UndefinedPerformance
+    if args.measure is None:
+        args.measure = "ndcg@10,map,cindex"
+    specs = _usage(parse_measures, args.measure)
+    P, rows = _model_and_rows(args)
+    y = rows.y
+    if P.shape != y.shape:
+        raise DataError(f"{args.data}: the file has {1 if y.ndim == 1 else y.shape[1]} "
+                        f"label columns, the model predicts "
+                        f"{1 if P.ndim == 1 else P.shape[1]}")
+    result = {}
+    for s in specs:
+        try:
+            result[s.name] = float(s(y, P, rows.groups))
+        except UndefinedPerformance as exc:
+            raise DataError(f"{args.data}: {s.name} is undefined here ({exc.value})") \
+                from None
+    per_query = None
+    if args.per_query:
+        groups = rows.groups if rows.groups is not None else QueryGroups.single(y.shape[0])
+        per_query = {s.name: s.per_query_values(y, P, groups) for s in specs}
+        ids = [str(i) for i in groups.ids] if rows.groups is not None else ["all"]
+    if args.format == "json":
+        out = {k: _json_value(v) for k, v in result.items()}
+        if per_query is not None:
+            out["per_query"] = [dict({"qid": q}, **{k: _json_value(v[i])
+                                                   for k, v in per_query.items()})
+                                for i, q in enumerate(ids)]
+        sys.stdout.write(json.dumps(out) + "\n")
+        return 0
+    lines = []
+    if per_query is not None:
+        lines.append("\t".join(["qid"] + list(per_query)))
+        for i, q in enumerate(ids):
+            lines.append("\t".join([q] + [_fmt(v[i]) for v in per_query.values()]))
+        lines.append("")
+    lines += [f"{k} {_fmt(v)}" for k, v in result.items()]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _demo(args):
+    from rlscore.datasets import load_heart
+    from rlscore.learner import LeaveOneOutRLS, LeavePairOutRLS
+    from rlscore.measure import auc
+    from rlscore.utilities.cross_validation import random_folds
+
+    X, y = load_heart()
+    m, d = X.shape
+    print(f"Statlog heart sample: {m} patients, {d} features, "
+          f"{int(np.sum(y > 0))} with heart disease (+1), {int(np.sum(y < 0))} without (-1)")
+    grid = [2.0 ** k for k in range(-10, 11)]
+
+    t0 = time.perf_counter()
+    lin = LeaveOneOutRLS(X, y, regparams=grid)
+    t_lin = time.perf_counter() - t0
+    print(f"\nLinear RLS, regparam chosen by exact leave-one-out over {len(grid)} values "
+          f"({t_lin * 1000:.0f} ms): regparam = {lin.regparam:g}, "
+          f"LOO mean squared error = {lin.cv_performances.min():.4f}")
+    loo = lin.cv_predictions[int(np.argmin(lin.cv_performances))]
+    print(f"  AUC of the leave-one-out predictions: {auc(y, loo):.4f}")
+    W = np.asarray(lin.predictor.W)
+    order = np.argsort(-np.abs(W))[:5]
+    print("  largest weights: " + ", ".join(f"feature {i + 1}: {W[i]:+.3f}" for i in order))
+
+    gamma = 1.0 / d
+    t0 = time.perf_counter()
+    gau = LeavePairOutRLS(X, y, kernel="GaussianKernel", gamma=gamma, regparams=grid)
+    t_gau = time.perf_counter() - t0
+    n_pairs = int(np.sum(y > 0)) * int(np.sum(y < 0))
+    print(f"\nGaussian-kernel RLS (gamma = 1/{d}), regparam chosen by exact leave-pair-out "
+          f"AUC over all {n_pairs} positive-negative pairs and {len(grid)} values "
+          f"({t_gau * 1000:.0f} ms):")
+    print(f"  regparam = {gau.regparam:g}, leave-pair-out AUC = {gau.cv_performances.max():.4f}")
+
+    folds = random_folds(m, 10, seed=args.seed)
+    P = np.empty(m)
+    for fold in folds:
+        P[fold] = gau.learner.holdout(fold)
+    print(f"  pooled 10-fold AUC at that regparam (exact hold-out shortcut): {auc(y, P):.4f}")
+    print("\nEvery estimate above is exact: it equals retraining without the held-out "
+          "examples, computed without retraining.")
+    return 0

@@ -1,0 +1,121 @@
+"""Data files of the command: reading (svmlight/LETOR, ``--zero-based``), the compact
+training columns, and the projection of another file onto a model's columns."""
+
+import dataclasses
+
+import numpy as np
+
+from rlscore.cli._base import DataError
+
+ZERO_BASED_CHOICES = {"auto": "auto", "yes": True, "no": False}
+
+
+@dataclasses.dataclass
+class TrainingData:
+    X: object          # CSR, only the used columns
+    y: np.ndarray      # (n,) or (n, L)
+    qids: object       # list of str or None
+    feature_indices: np.ndarray   # column (in the file's indexing) of each kept column
+    n_file_features: int
+    zero_based: bool   # how the file's indices were read
+    groups: object = None         # QueryGroups of qids, or None
+
+
+def read_file(path, zero_based="auto"):
+    """(X, y, qids, zero_based) of an svmlight/LETOR file; DataError for bad files.
+
+    ``zero_based``: "auto", True or False (see :func:`rlscore.utilities.reader.
+    read_svmlight`); the resolved choice is returned. O(file size).
+    """
+    from rlscore.utilities.reader import read_svmlight
+    try:
+        X, Y, qids, zb = read_svmlight(path, zero_based=zero_based, return_zero_based=True)
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not a text file in svmlight format") from None
+    if not np.all(np.isfinite(X.data)) or not np.all(np.isfinite(Y)):
+        raise DataError(f"{path}: the file contains NaN or infinite values")
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    y = Y[:, 0].copy() if Y.shape[1] == 1 else Y
+    return X, y, qids, zb
+
+
+def load_training_data(path, zero_based="auto"):
+    """Read a training file and keep the feature columns that occur in it.
+
+    O(file size) time; memory O(nnz + number of used features), whatever the largest
+    feature index.
+    """
+    import scipy.sparse as sp
+
+    from rlscore._groups import QueryGroups
+    X, y, qids, zb = read_file(path, zero_based)
+    used = np.unique(X.indices).astype(np.int64)
+    if used.size == 0:
+        raise DataError(f"{path}: every feature value is zero")
+    remap = np.searchsorted(used, X.indices)
+    Xc = sp.csr_matrix((X.data, remap, X.indptr), shape=(X.shape[0], used.size))
+    groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
+    return TrainingData(Xc, y, qids, used, int(X.shape[1]), zb, groups)
+
+
+def project_features(X, feature_indices, n_model_features, path, ignore_extra,
+                     zero_based=False):
+    """Columns of X (CSR, the file's indexing) in the model's compact order, and the
+    squared norm of each row over the features the model never saw.
+
+    O(nnz log(number of model features)).
+    """
+    import scipy.sparse as sp
+    cols = X.indices.astype(np.int64)
+    if not ignore_extra and cols.size and cols.max() >= n_model_features:
+        off = 0 if zero_based else 1
+        bad = int(cols.max()) + off
+        raise DataError(
+            f"{path}: feature {bad} is non-zero, but the model was trained on features "
+            f"{off}..{n_model_features - 1 + off} (use --ignore-extra-features to "
+            f"predict anyway)")
+    pos = np.searchsorted(feature_indices, cols)
+    pos_c = np.minimum(pos, feature_indices.size - 1)
+    known = feature_indices[pos_c] == cols
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    Xc = sp.csr_matrix((X.data[known], (rows[known], pos_c[known])),
+                       shape=(X.shape[0], feature_indices.size))
+    unseen = np.bincount(rows[~known], weights=X.data[~known] ** 2, minlength=X.shape[0])
+    return Xc, unseen
+
+
+def predict_projected(predictor, Xc, unseen, kernel_name, gamma, n_outputs=1):
+    """Predictions for rows projected by :func:`project_features`: the model's
+    prediction, times exp(-gamma ||x_unseen||^2) for a Gaussian kernel. O(predict)."""
+    P = np.asarray(predictor.predict(Xc), dtype=np.float64)
+    if P.ndim == 0:
+        P = P.reshape(1)
+    if P.ndim == 1 and Xc.shape[0] == 1 and n_outputs > 1:
+        P = P.reshape(1, -1)
+    if kernel_name == "GaussianKernel" and np.any(unseen > 0):
+        # exp(-g||x - b||^2) = exp(-g||x_used - b||^2) exp(-g||x_unseen||^2)
+        factor = np.exp(-float(gamma) * unseen)
+        P = P * (factor if P.ndim == 1 else factor[:, None])
+    return P
+
+
+@dataclasses.dataclass
+class ModelRows:
+    """A labelled file read the way a model was trained: projected rows, labels, qids."""
+    X: object
+    unseen: np.ndarray
+    y: np.ndarray
+    qids: object
+    groups: object
+
+
+def read_for_model(path, feature_indices, n_model_features, zero_based, ignore_extra):
+    """Read ``path`` with the model's ``zero_based`` and project it onto the model's
+    columns. O(file size + nnz log d)."""
+    from rlscore._groups import QueryGroups
+    X, y, qids, _ = read_file(path, zero_based)
+    Xc, unseen = project_features(X, feature_indices, n_model_features, path,
+                                  ignore_extra, zero_based)
+    groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
+    return ModelRows(Xc, unseen, y, qids, groups)

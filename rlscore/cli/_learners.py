@@ -1,0 +1,157 @@
+"""The built-in learners and kernels of the command (registrations at the end).
+
+Each training function has the signature ``(data, regparam, kernel, kernel_params,
+basis)`` (``basis``: Nystrom basis vectors or None); each selection function
+``(data, grid, kernel, kernel_params, basis, measure, args)`` calls the learner's own
+selection class of :mod:`rlscore.learner`.
+"""
+
+import functools
+
+import numpy as np
+
+from rlscore.cli._base import (KernelSpec, LearnerSpec, UsageError, register_kernel,
+                               register_learner)
+
+
+def _plain_measure(measure):
+    """The library's measure function when it has a faster path than the spec."""
+    from rlscore import measure as M
+    if measure.kind == "cindex":
+        return M.cindex
+    return measure
+
+
+def _kfold(data, args):
+    from rlscore.cli._select import example_folds
+    return example_folds(data.X.shape[0], args.folds, args.seed)
+
+
+def _rls_train(data, regparam, kernel, kp, basis):
+    from rlscore.learner import RLS
+    return RLS(data.X, data.y, regparam=regparam, kernel=kernel, basis_vectors=basis, **kp)
+
+
+def _rls_loo(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.learner import LeaveOneOutRLS
+    return LeaveOneOutRLS(data.X, data.y, kernel=kernel, basis_vectors=basis,
+                          regparams=grid, measure=_plain_measure(measure), **kp)
+
+
+def _rls_kfold(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.learner import KfoldRLS
+    return KfoldRLS(data.X, data.y, _kfold(data, args), kernel=kernel, basis_vectors=basis,
+                    regparams=grid, measure=_plain_measure(measure), **kp)
+
+
+def _rls_lpo(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.learner import LeavePairOutRLS
+    return LeavePairOutRLS(data.X, data.y, kernel=kernel, basis_vectors=basis,
+                           regparams=grid, **kp)
+
+
+def _grank_train(data, regparam, kernel, kp, basis):
+    from rlscore.learner import GlobalRankRLS
+    return GlobalRankRLS(data.X, data.y, regparam=regparam, kernel=kernel,
+                         basis_vectors=basis, **kp)
+
+
+def _grank_kfold(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.learner import KfoldRankRLS
+    return KfoldRankRLS(data.X, data.y, _kfold(data, args), kernel=kernel,
+                        basis_vectors=basis, regparams=grid,
+                        measure=_plain_measure(measure), **kp)
+
+
+def _grank_lpo(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.learner import LeavePairOutRankRLS
+    return LeavePairOutRankRLS(data.X, data.y, kernel=kernel, basis_vectors=basis,
+                               regparams=grid, **kp)
+
+
+def _qrank_train(data, regparam, kernel, kp, basis):
+    from rlscore.learner import QueryRankRLS
+    return QueryRankRLS(data.X, data.y, data.qids, regparam=regparam, kernel=kernel,
+                        basis_vectors=basis, **kp)
+
+
+def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.learner import LeaveQueryOutRankRLS
+    return LeaveQueryOutRankRLS(data.X, data.y, data.qids, kernel=kernel,
+                                basis_vectors=basis, regparams=grid,
+                                measure=_plain_measure(measure), **kp)
+
+
+def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge"):
+    from rlscore.learner import KernelRankSVM, LinearRankSVM
+    if kernel == "LinearKernel":
+        return LinearRankSVM(data.X, data.y, data.qids, regparam=regparam, loss=loss)
+    return KernelRankSVM(data.X, data.y, data.qids, regparam=regparam, kernel=kernel,
+                         basis_vectors=basis, loss=loss, **kp)
+
+
+def _ranksvm_kfold(data, grid, kernel, kp, basis, measure, args, loss="hinge"):
+    """K-fold of examples on a file without qids: KfoldLinearRankSVM's warm-started
+    path (files with qids go through the query-wise CV of the command)."""
+    from rlscore.learner import KfoldLinearRankSVM
+    if kernel != "LinearKernel":
+        raise UsageError("K-fold cross-validation of ranksvm on a file without qid: "
+                         "supports --kernel linear only")
+    return KfoldLinearRankSVM(data.X, data.y, None, folds=_kfold(data, args),
+                              regparams=grid, measure=_plain_measure(measure), loss=loss)
+
+
+def _ranksvm_lambda_max(data, kernel, kp, basis, loss="hinge"):
+    """lambda_max of the RankSVM risk (on the empirical kernel map for kernels)."""
+    from rlscore.core.lambda_max import ranksvm_lambda_max
+    X = data.X
+    if kernel != "LinearKernel":
+        from rlscore.core.ranksvm import empirical_kernel_map
+        X, _ = empirical_kernel_map(data.X, kernel, basis, **kp)
+    return ranksvm_lambda_max(X, data.y, data.qids, loss=loss)
+
+
+register_kernel(KernelSpec("linear", "LinearKernel", ("bias",)))
+register_kernel(KernelSpec("gaussian", "GaussianKernel", ("gamma",)))
+register_kernel(KernelSpec("polynomial", "PolynomialKernel", ("gamma", "degree", "coef0")))
+
+register_learner(LearnerSpec(
+    "rls", "regularized least squares (regression, classification with +-1 labels)",
+    _rls_train, {"loo": _rls_loo, "kfold": _rls_kfold, "lpo": _rls_lpo},
+    holdout=True, solve=True, default_cv="loo",
+    default_measure={"loo": "sqerror", "kfold": "sqerror", "lqo": "sqerror",
+                     "lpo": "auc", "valid": "sqerror"}))
+register_learner(LearnerSpec(
+    "rankrls", "RankRLS over all pairs of the file (qids ignored in training)",
+    _grank_train, {"kfold": _grank_kfold, "lpo": _grank_lpo},
+    holdout=True, solve=True, default_cv="kfold",
+    default_measure={"kfold": "cindex", "lpo": "cindex", "lqo": "cindex",
+                     "valid": "cindex"}))
+register_learner(LearnerSpec(
+    "query-rankrls", "RankRLS within queries (needs qid:)",
+    _qrank_train, {"lqo": _qrank_lqo}, solve=True, needs_qids=True, default_cv="lqo",
+    default_measure={"lqo": "cindex", "kfold": "cindex", "valid": "cindex"}))
+register_learner(LearnerSpec(
+    "ranksvm", "RankSVM, hinge loss on the pairs of each query (or all pairs without "
+    "qid:)", _ranksvm_train, {"kfold": _ranksvm_kfold}, default_cv="kfold",
+    default_measure={"kfold": "cindex", "lqo": "cindex", "valid": "cindex"},
+    lambda_max=_ranksvm_lambda_max))
+register_learner(LearnerSpec(
+    "ranksvm-squared", "RankSVM with the squared pairwise hinge, trust-region Newton "
+    "solver (fast on large global rankings)",
+    functools.partial(_ranksvm_train, loss="squared_hinge"),
+    {"kfold": functools.partial(_ranksvm_kfold, loss="squared_hinge")},
+    default_cv="kfold",
+    default_measure={"kfold": "cindex", "lqo": "cindex", "valid": "cindex"},
+    lambda_max=functools.partial(_ranksvm_lambda_max, loss="squared_hinge")))
+
+
+def is_zero_model(predictor):
+    """True when every weight / dual coefficient of the predictor is exactly 0."""
+    for name in ("W", "A"):
+        v = getattr(predictor, name, None)
+        if v is not None:
+            v = v.toarray() if hasattr(v, "toarray") else np.asarray(v)
+            b = np.asarray(getattr(predictor, "b", 0.0))
+            return bool(np.all(v == 0) and np.all(b == 0))
+    return False

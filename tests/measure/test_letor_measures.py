@@ -1,0 +1,217 @@
+"""The IR ranking measures against the LETOR 4.0 evaluation rules (a reference written
+here from the rules of Eval-Score-4.0.pl, loop by loop), hand-computed cases with ties,
+short queries and queries without relevant documents, scikit-learn's ndcg_score for
+convention="standard", and the binary label forms of auc / cindex (issue 23)."""
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import rlscore.measure as M
+from rlscore._groups import QueryGroups
+from rlscore.measure import UndefinedPerformance
+
+sklearn_metrics = pytest.importorskip("sklearn.metrics")
+
+
+# ------------------------------------------------------------------ reference (LETOR 4.0)
+
+def _queries(qids):
+    out = {}
+    for i, q in enumerate(qids):
+        out.setdefault(q, []).append(i)
+    return list(out.values())
+
+
+def _ranked_labels(labels, scores, rows):
+    # Python's sort is stable: tied scores keep the file order, as the script's sort
+    return [labels[i] for i in sorted(rows, key=lambda i: -scores[i])]
+
+
+def _dcg(rel, n):
+    total = 0.0
+    for j in range(min(n, len(rel))):
+        r = j + 1
+        d = 1.0 if r <= 2 else 1.0 / math.log2(r)
+        total += (2.0 ** rel[j] - 1.0) * d
+    return total
+
+
+def ref_ndcg_at(rel, k):
+    if len(rel) < k:
+        return 0.0                 # undefined in the script, summed as 0
+    ideal = sorted(rel, reverse=True)
+    idcg = _dcg(ideal, k)
+    return 0.0 if idcg == 0 else _dcg(rel, k) / idcg
+
+
+def ref_letor(labels, scores, qids, k):
+    """(NDCG@k, P@k, MAP, MeanNDCG), each the mean over all queries."""
+    nd, pk, ap, mn = [], [], [], []
+    for rows in _queries(qids):
+        rel = _ranked_labels(labels, scores, rows)
+        nd.append(ref_ndcg_at(rel, k))
+        pk.append(sum(1 for x in rel[:k] if x > 0) / k)
+        hits, s = 0, 0.0
+        for j, x in enumerate(rel):
+            if x > 0:
+                hits += 1
+                s += hits / (j + 1)
+        ap.append(s / hits if hits else 0.0)
+        mn.append(np.mean([ref_ndcg_at(rel, j) for j in range(1, len(rel) + 1)]))
+    return np.mean(nd), np.mean(pk), np.mean(ap), np.mean(mn)
+
+
+# ------------------------------------------------------------------ hand-computed case
+
+# query A: 3 documents, two tied predictions (file order decides: doc 0 before doc 1);
+# query B: no relevant document; query C: 5 documents, no ties.
+LABELS = np.array([2, 0, 1, 0, 0, 0, 0, 0, 1, 0, 2, 1], dtype=float)
+SCORES = np.array([.5, .5, .9, 1, 2, 3, 4, 5, 4, 3, 2, 1], dtype=float)
+QIDS = ["A"] * 3 + ["B"] * 4 + ["C"] * 5
+
+
+def test_hand_computed_letor_values():
+    # A ranked: labels [1, 2, 0] -> NDCG@1 = 1/3, NDCG@2 = NDCG@3 = (1+3)/(3+1) = 1
+    # C ranked: labels [0, 1, 0, 2, 1]; ideal [2, 1, 1, 0, 0]
+    idcg3_c = 3 + 1 + 1 / math.log2(3)
+    ndcg3 = (1.0 + 0.0 + 1.0 / idcg3_c) / 3
+    assert_allclose(M.ndcg(LABELS, SCORES, QIDS, k=3), ndcg3, rtol=1e-14)
+    # at k = 4 query A (3 documents) scores 0; C: (1 + 3/log2 4) / idcg@4
+    assert_allclose(M.ndcg(LABELS, SCORES, QIDS, k=4), (2.5 / idcg3_c) / 3, rtol=1e-14)
+    assert_allclose(M.ndcg(LABELS, SCORES, QIDS, k=1), (1 / 3 + 0 + 0) / 3, rtol=1e-14)
+    # P@3: A 2/3, B 0, C 1/3; P@5 counts A's missing positions as irrelevant
+    assert_allclose(M.precision_at_k(LABELS, SCORES, QIDS, k=3), (2 / 3 + 1 / 3) / 3)
+    assert_allclose(M.precision_at_k(LABELS, SCORES, QIDS, k=5), (2 / 5 + 3 / 5) / 3)
+    # AP: A (1/1 + 2/2)/2 = 1, B 0 (no relevant document, still counted), C (1/2+2/4+3/5)/3
+    assert_allclose(M.mean_average_precision(LABELS, SCORES, QIDS),
+                    (1.0 + 0.0 + 1.6 / 3) / 3, rtol=1e-14)
+    # ties keep file order: swapping the two tied rows of A changes the value
+    swapped = LABELS.copy()
+    swapped[[0, 1]] = swapped[[1, 0]]
+    assert M.ndcg(swapped, SCORES, QIDS, k=2) < M.ndcg(LABELS, SCORES, QIDS, k=2)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 10])
+def test_hand_case_equals_reference(k):
+    nd, pk, ap, mn = ref_letor(LABELS.tolist(), SCORES.tolist(), QIDS, k)
+    assert_allclose(M.ndcg(LABELS, SCORES, QIDS, k=k), nd, rtol=1e-13, atol=1e-15)
+    assert_allclose(M.precision_at_k(LABELS, SCORES, QIDS, k=k), pk, rtol=1e-13)
+    assert_allclose(M.mean_average_precision(LABELS, SCORES, QIDS), ap, rtol=1e-13)
+    assert_allclose(M.mean_ndcg(LABELS, SCORES, QIDS), mn, rtol=1e-13)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_queries_equal_reference(seed):
+    rng = np.random.default_rng(seed)
+    m = 80
+    qids = rng.integers(0, 12, m)                       # not contiguous; sizes vary
+    labels = rng.choice([0, 0, 0, 1, 2], m).astype(float)
+    scores = rng.integers(0, 5, m).astype(float)        # many ties
+    for k in (1, 3, 5, 10):
+        nd, pk, ap, mn = ref_letor(labels.tolist(), scores.tolist(), qids.tolist(), k)
+        assert_allclose(M.ndcg(labels, scores, qids, k=k), nd, rtol=1e-12, atol=1e-15)
+        assert_allclose(M.precision_at_k(labels, scores, qids, k=k), pk, rtol=1e-12)
+    assert_allclose(M.mean_average_precision(labels, scores, qids), ap, rtol=1e-12)
+    assert_allclose(M.mean_ndcg(labels, scores, qids), mn, rtol=1e-12)
+    # a QueryGroups is accepted in place of the ids
+    g = QueryGroups.from_qids(qids)
+    assert M.ndcg(labels, scores, g) == M.ndcg(labels, scores, qids)
+
+
+def test_k_none_uses_every_rank():
+    rel = [0, 2, 1]
+    assert_allclose(M.ndcg(rel, [3, 2, 1], k=None), ref_ndcg_at([0, 2, 1], 3))
+
+
+def test_binary_label_forms_agree():
+    rng = np.random.default_rng(3)
+    y01 = rng.integers(0, 2, 40)
+    p = rng.normal(size=40)
+    q = np.repeat(np.arange(8), 5)
+    for f in (M.ndcg, M.mean_ndcg, M.precision_at_k, M.mean_average_precision,
+              M.cindex):
+        a = f(y01.astype(float), p, q)
+        assert f(2.0 * y01 - 1, p, q) == a, f.__name__
+        assert f(y01.astype(bool), p, q) == a, f.__name__
+
+
+# ------------------------------------------------------------------ standard = sklearn
+
+@pytest.mark.parametrize("seed", range(5))
+def test_standard_equals_sklearn_ndcg_score(seed):
+    rng = np.random.default_rng(seed)
+    n = 12
+    y = rng.integers(0, 4, n).astype(float)
+    p = rng.integers(0, 3, n).astype(float)             # ties: sklearn averages them
+    for k in (None, 1, 3, 5, 20):
+        expected = sklearn_metrics.ndcg_score([y], [p], k=k)
+        assert_allclose(M.ndcg(y, p, k=k, convention="standard"), expected, rtol=1e-12)
+    # several queries of equal length: the sklearn mean over samples
+    Y = rng.integers(0, 3, (6, n)).astype(float)
+    Y[2] = 0                                            # all irrelevant: 0, counted
+    P = rng.normal(size=(6, n))
+    q = np.repeat(np.arange(6), n)
+    assert_allclose(M.ndcg(Y.ravel(), P.ravel(), q, k=5, convention="standard"),
+                    sklearn_metrics.ndcg_score(Y, P, k=5), rtol=1e-12)
+
+
+def test_conventions_differ_and_bad_arguments():
+    y = np.array([0, 1, 2, 0, 1.0])
+    p = np.array([1, 2, 3, 4, 5.0])
+    assert M.ndcg(y, p, k=5) != M.ndcg(y, p, k=5, convention="standard")
+    with pytest.raises(ValueError, match="convention"):
+        M.ndcg(y, p, convention="trec")
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="k must"):
+            M.ndcg(y, p, k=bad)
+    with pytest.raises(ValueError, match="k must"):
+        M.precision_at_k(y, p, k=None)
+    with pytest.raises(TypeError, match="k=5"):
+        M.ndcg(y, p, 5)                                  # cutoff given as qids
+    with pytest.raises(UndefinedPerformance, match=">= 0"):
+        M.ndcg(np.array([0, -2, 1.0]), p[:3])
+    with pytest.raises(ValueError, match="qids"):
+        M.ndcg(y, p, [0, 0, 1])
+
+
+# ------------------------------------------------------------------ auc / cindex labels
+
+@pytest.mark.parametrize("seed", range(4))
+def test_auc_zero_one_equals_plus_minus_one_and_sklearn(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 50)
+    y[:2] = [0, 1]
+    p = rng.integers(0, 6, 50).astype(float)
+    expected = sklearn_metrics.roc_auc_score(y, p)
+    assert_allclose(M.auc(y.astype(float), p), expected, rtol=1e-14)
+    assert M.auc(2.0 * y - 1, p) == M.auc(y.astype(float), p)
+    assert M.auc(y.astype(bool), p) == M.auc(y.astype(float), p)
+    assert_allclose(M.cindex(y.astype(bool), p), expected, rtol=1e-14)
+
+
+def test_auc_per_query_and_label_errors():
+    y = np.array([1, 0, 0, 1, 1, 1, 0, 1.0])
+    p = np.array([3, 1, 2, 0, 5, 6, 1, 0.0])
+    q = [0, 0, 0, 0, 1, 1, 2, 2]                         # query 1 has one class: skipped
+    a0 = sklearn_metrics.roc_auc_score(y[:4], p[:4])
+    a2 = sklearn_metrics.roc_auc_score(y[6:], p[6:])
+    assert_allclose(M.auc(y, p, q), (a0 + a2) / 2, rtol=1e-14)
+    with pytest.raises(UndefinedPerformance, match="binary"):
+        M.auc(np.array([-1, 0, 1.0]), np.arange(3.0))   # -1 and 0 both negative?
+    with pytest.raises(UndefinedPerformance, match="binary"):
+        M.auc(np.array([0, 2, 1.0]), np.arange(3.0))
+    with pytest.raises(UndefinedPerformance, match="-1 and \\+1"):
+        M.accuracy(np.array([0, 1.0]), np.arange(2.0))  # thresholds at 0: -1/+1 only
+
+
+# ------------------------------------------------------------------ empty input (issue 18)
+
+@pytest.mark.parametrize("f", [M.sqerror, M.sqmprank, M.spearman, M.ndcg, M.mean_ndcg,
+                               M.precision_at_k, M.mean_average_precision, M.cindex,
+                               M.auc])
+def test_empty_input_is_refused(f):
+    with pytest.raises(UndefinedPerformance, match="empty"):
+        f(np.zeros(0), np.zeros(0))
