@@ -33,10 +33,11 @@ except ImportError as exc:         # pragma: no cover - exercised without dask
         "rlscore.distributed needs dask and distributed: pip install 'rlscore[dask]'"
     ) from exc
 
-from rlscore.distributed._data import PartitionedData, query_chunks
+from rlscore.distributed._data import PartitionedData, RegroupWarning, query_chunks
 from rlscore.distributed.cg import CGRankRLS, CGRLS
-from rlscore.distributed.ranksvm import LinearRankSVM
+from rlscore.distributed.ranksvm import DistributedRankingRisk, LinearRankSVM
 from rlscore.distributed.reduced_set import GlobalRankRLS, QueryRankRLS, RLS
 
-__all__ = ["PartitionedData", "query_chunks", "LinearRankSVM", "CGRLS", "CGRankRLS",
+__all__ = ["PartitionedData", "RegroupWarning", "query_chunks", "DistributedRankingRisk",
+           "LinearRankSVM", "CGRLS", "CGRankRLS",
            "RLS", "QueryRankRLS", "GlobalRankRLS"]
