@@ -230,8 +230,9 @@ class PartitionedData:
     """
 
     def __init__(self, X, Y=None, qids=None, client=None, persist=False, regroup=True,
-                 _parts=None):
+                 _parts=None, _keep=None):
         self.client = get_client() if client is None else client
+        self._keep = _keep        # persisted (regrouped) collections the parts read
         self.persist = bool(persist)
         if _parts is not None:
             parts = _parts
@@ -254,6 +255,7 @@ class PartitionedData:
                 split = _first_split(uq)
                 if split is not None:
                     X, Yd, qd, rows = _regroup_arrays(self.client, X, Yd, qd, len(rows))
+                    self._keep = (X, Yd, qd)
                     warnings.warn(_regroup_message(split, len(rows), rows),
                                   RegroupWarning, stacklevel=2)
             xb = X.to_delayed().reshape(-1)
@@ -313,7 +315,7 @@ class PartitionedData:
         parts = [dask.delayed(_dataframe_part, pure=True)(p, tuple(features), label, qid)
                  for p in df.to_delayed()]
         return cls(None, None if label is None else True, None if qid is None else True,
-                   client=client, persist=persist, _parts=parts)
+                   client=client, persist=persist, _parts=parts, _keep=df)
 
     @property
     def n_partitions(self):

@@ -36,7 +36,7 @@ import warnings
 import dask
 import dask.array as da
 import numpy as np
-from distributed import get_client
+from distributed import get_client, wait
 
 from rlscore._validation import as_2d_labels
 from rlscore.measure import UndefinedPerformance
@@ -191,8 +191,10 @@ def _as_parts(Y, P, qids, client):
             Y, Pd = YP[:, 0], YP[:, 1]
     yb, pb = Y.to_delayed().ravel(), Pd.to_delayed().ravel()
     qb = [None] * len(yb) if qd is None else qd.to_delayed().ravel()
-    return client.compute([dask.delayed(_pack, pure=True)(y, p, q)
-                           for y, p, q in zip(yb, pb, qb)])
+    parts = client.compute([dask.delayed(_pack, pure=True)(y, p, q)
+                            for y, p, q in zip(yb, pb, qb)])
+    wait(parts)           # before a regrouped (persisted) source is released
+    return parts
 
 
 def pair_counts(parts, client=None, n_ranges=None):
