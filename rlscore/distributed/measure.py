@@ -44,7 +44,8 @@ from rlscore.distributed._data import (RegroupWarning, _first_split, _regroup_ar
                                        _regroup_message, _rechunk_rows, _unique)
 
 __all__ = ["cindex", "auc", "query_cindex", "query_ndcg",
-           "query_mean_average_precision", "pair_counts"]
+           "query_mean_average_precision", "pair_counts", "parts_cindex",
+           "parts_query_measure"]
 
 _SAMPLE = 512          # order statistics per partition for the range boundaries
 _FEW_LABELS = 64       # at most this many label values: one label range per value
@@ -250,6 +251,30 @@ def pair_counts(parts, client=None, n_ranges=None):
     return int(pairs), int(conc), int(ties)
 
 
+def parts_cindex(parts, client=None):
+    """The c-index of partitions given as futures of (y, p, q) tuples (1-D float64 y,
+    p; q ignored), e.g. held-out predictions left on the workers by a cross-validation.
+    UndefinedPerformance without pairs. Costs of :func:`pair_counts`."""
+    client = get_client() if client is None else client
+    pairs, conc, ties = pair_counts(parts, client)
+    if pairs == 0:
+        raise UndefinedPerformance("cindex is undefined: no pairs with different labels")
+    return np.float64((conc + 0.5 * ties) / pairs)
+
+
+def parts_query_measure(parts, measure="cindex", k=10, client=None):
+    """A query-averaged measure ("cindex", "ndcg" or "map") of partitions given as
+    futures of (y, p, q) tuples holding whole queries. UndefinedPerformance when no
+    query can be scored. O(m_p log m_p) per partition, two numbers sent back each."""
+    client = get_client() if client is None else client
+    out = client.gather([client.submit(_query_cells, f, measure, k) for f in parts])
+    total, n = sum(o[0] for o in out), sum(o[1] for o in out)
+    if n == 0:
+        raise UndefinedPerformance(f"the query-averaged {measure} is undefined: no "
+                                   f"query can be scored")
+    return np.float64(total / n)
+
+
 def cindex(Y, P, client=None):
     """Concordance index over all rows of partitioned labels Y and predictions P, equal
     to :func:`rlscore.measure.cindex` on the gathered data (label ties are not pairs,
@@ -274,10 +299,7 @@ def cindex(Y, P, client=None):
     (B = number of partitions). See :func:`pair_counts`.
     """
     client = get_client() if client is None else client
-    pairs, conc, ties = pair_counts(_as_parts(Y, P, None, client), client)
-    if pairs == 0:
-        raise UndefinedPerformance("cindex is undefined: no pairs with different labels")
-    return np.float64((conc + 0.5 * ties) / pairs)
+    return parts_cindex(_as_parts(Y, P, None, client), client)
 
 
 def auc(Y, P, client=None):

@@ -85,6 +85,13 @@ def _predict(part, _state, nmap, W):
     return nmap.features(part[0]) @ W, part[1], part[2]
 
 
+def _fold_column(out, i):
+    """(y, p, q) of a held-out partition for the i-th regparam (one label column)."""
+    P, Y, q = out
+    return Y[:, 0], np.ascontiguousarray(P[:, i]), (None if q is None else
+                                                    np.asarray(q).ravel())
+
+
 def _add(a, b):
     return tuple(x + y for x, y in zip(a, b))
 
@@ -121,6 +128,7 @@ class _ReducedSetModel(PredictorInterface):
         self._fold_sums = None
         total = self._sum_stats(np.zeros(data.n_partitions, dtype=np.intp), 1)[0]
         self.m = self._m_of(total)
+        self.n_labels = int(total[1].shape[1])
         self.solver = self._solver(total)
         if path:
             self.solver.decompose()
@@ -198,7 +206,10 @@ class _ReducedSetModel(PredictorInterface):
         folds : list of lists of partition numbers, optional (overrides n_folds)
         measure : f(Y, P) with ``iserror``; default sqerror (RLS), cindex
             (GlobalRankRLS) or the query-averaged cindex (QueryRankRLS, called as
-            f(Y, P, qids))
+            f(Y, P, qids)). The default ranking measures of one label column are
+            computed on the workers by :mod:`rlscore.distributed.measure` (the exact
+            c-index over all pairs of the held-out partitions, the per-query c-index
+            per partition): the held-out predictions are not gathered for them.
 
         Returns
         -------
@@ -249,16 +260,31 @@ class _ReducedSetModel(PredictorInterface):
             solver.decompose()
             mtrain = self._m_of(train)
             Ws.append(np.hstack([solver.solve(self._mu(lam, mtrain)) for lam in grid]))
-        outs = [None] * P
+        client = self.data.client
+        fut = [None] * P
         for k, f in enumerate(folds):
-            res = self.data.map_gather(_predict, None, self.nmap, Ws[k], partitions=f)
-            for p, o in zip(f, res):
-                outs[p] = o
-                self._progress("held-out predictions", p, P)
+            for p, o in zip(f, self.data.map_submit(_predict, None, self.nmap, Ws[k],
+                                                    partitions=f)):
+                fut[p] = o
+        default = measure is None
         if measure is None:
             measure = {"rls": sqerror, "global": cindex, "query": query_cindex}[self._kind]
-        use_q = self._kind == "query" and measure is query_cindex
         perfs = np.full((len(grid), K), np.nan)
+        if default and self._kind != "rls" and self.n_labels == 1:
+            from rlscore.distributed.measure import parts_cindex, parts_query_measure
+            for k, f in enumerate(folds):
+                for i in range(len(grid)):
+                    parts = [client.submit(_fold_column, fut[p], i) for p in f]
+                    try:
+                        perfs[i, k] = parts_cindex(parts, client) \
+                            if self._kind == "global" else \
+                            parts_query_measure(parts, "cindex", client=client)
+                    except UndefinedPerformance:
+                        pass
+        outs = client.gather(fut)
+        for p in range(P):
+            self._progress("held-out predictions", p, P)
+        use_q = self._kind == "query" and measure is query_cindex
         preds = []
         for k, f in enumerate(folds):
             Pf = np.vstack([outs[p][0] for p in f])
@@ -269,6 +295,8 @@ class _ReducedSetModel(PredictorInterface):
             qf = np.concatenate([np.asarray(outs[p][2]).ravel() for p in f]) if use_q \
                 else None
             for i in range(len(grid)):
+                if default and self._kind != "rls" and self.n_labels == 1:
+                    continue                # computed on the workers above
                 Yi, Pi = (Yf[:, 0], Pf[:, i, 0]) if pcols == 1 else (Yf, Pf[:, i, :])
                 try:
                     perfs[i, k] = measure(Yi, Pi, qf) if use_q else measure(Yi, Pi)

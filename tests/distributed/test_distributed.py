@@ -106,13 +106,14 @@ def test_split_query_regrouped(client):
     perm = rng.permutation(len(y))                 # queries spread over every chunk
     Xs, ys, qs = X[perm], y[perm], q[perm]
     Xd = da.from_array(Xs, chunks=(len(y) // 3 + 1, -1))
-    kw = dict(regparam=0.1, tol=1e-9, loss="squared_hinge", client=client)
+    kw = dict(regparam=0.1, tol=1e-9, loss="squared_hinge", client=client, persist=True)
     ref = rd.LinearRankSVM(*_dask(X, y, q, 3), **kw)
     with pytest.warns(rd.RegroupWarning, match="regrouped by query id"):
         got = rd.LinearRankSVM(Xd, ys, qs, **kw)
     assert got.scheme == "local"
     np.testing.assert_allclose(got.predictor.W, ref.predictor.W, rtol=1e-9, atol=1e-12)
-    data = rd.PartitionedData(Xd, ys, qs, client=client, regroup=False)
+    data = rd.PartitionedData(Xd, ys, qs, client=client, regroup=False, persist=True)
+    kw.pop("persist")
     glob = rd.LinearRankSVM(data, **kw)
     assert glob.scheme == "global"
     np.testing.assert_allclose(glob.predictor.W, ref.predictor.W, rtol=1e-9, atol=1e-12)
