@@ -191,3 +191,23 @@ def test_query_measures_equal_gathered(client):
         got = dm.query_cindex(da.from_array(y[perm], chunks=(200,)), p[perm], q[perm],
                               client=client)
     assert got == pytest.approx(measure.query_cindex(y, p, q), rel=1e-13)
+
+
+def test_bad_input_of_the_new_arguments(client):
+    X, y = _scored(40, m=60)
+    Xd = da.from_array(X, chunks=(30, -1))
+    with pytest.raises(ValueError, match="loss must be one of"):
+        rd.LinearRankSVM(Xd, y, loss="log", client=client)
+    with pytest.raises(ValueError, match="no Hessian"):
+        rd.LinearRankSVM(Xd, y, solver="newton", client=client)
+    with pytest.raises(ValueError, match="no pairs"):
+        rd.LinearRankSVM(Xd, np.ones(60), loss="squared_hinge", client=client)
+    Y = da.from_array(y, chunks=(30,))
+    with pytest.raises(measure.UndefinedPerformance, match="different lengths"):
+        dm.cindex(Y, np.zeros(59), client=client)
+    bad = np.zeros(60)
+    bad[5] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        dm.cindex(Y, bad, client=client)
+    with pytest.raises(ValueError, match="qids is required"):
+        dm.query_ndcg(Y, np.zeros(60), None, client=client)
