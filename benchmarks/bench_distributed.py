@@ -260,7 +260,7 @@ def main():
     dask.config.set({"distributed.scheduler.work-stealing": False})
     n_workers = 2
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                           host="127.0.0.1", dashboard_address=None)
+                           host="127.0.0.1", dashboard_address=":0")
     client = Client(cluster)
     print(f"load average before: {os.getloadavg()}; {os.cpu_count()} cores (shared)")
     m_global = 20000 if args.quick else args.m_global
