@@ -1,7 +1,18 @@
 """rlscore.distributed on a LocalCluster: overhead against the single-machine learner,
-and an out-of-core problem (float32 on disk, larger than one float64 array in memory).
+pairs across partitions (global ranking), the distributed c-index, and an out-of-core
+problem (float32 on disk, larger than one float64 array in memory).
 
     python benchmarks/bench_distributed.py [--quick] [--gb 12] [--dir /tmp]
+        [--m-global 1000000] [--m-cindex 10000000] [--skip-local] [--skip-out-of-core]
+
+Table 0 (global ranking, pairs across the 2 partitions): seconds per iteration of the
+hinge RankSVM (bundle) and the squared-hinge RankSVM (TRON, per Newton step with the
+same CG iterations on both sides) against the single machine on the same data; bytes
+sent per iteration: the workers' own counter of the bytes they served
+(``Worker.transfer_outgoing_bytes_total``: the predictions and gradients gathered)
+plus the task arguments sent to them (the loss coefficients and w, ``dask.sizeof``),
+against the bytes of X. Then the c-index of m = 10^7 rows in 2 partitions against
+``rlscore.measure.cindex`` on one array.
 
 Table 1 (overhead): seconds per iteration of the single-machine solver (the same core
 code on one in-memory float64 array, one thread) against rlscore.distributed with 2
@@ -103,6 +114,105 @@ def overhead(client, m, d, q_size, iters):
     return rows
 
 
+def _served(client):
+    return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total)
+               .values())
+
+
+class _ArgBytes:
+    """Counts the bytes of the task arguments the global scheme sends (coefficient
+    slices and w) by wrapping PartitionedData.map_submit."""
+
+    def __init__(self):
+        self.total = 0
+
+    def __enter__(self):
+        from dask.sizeof import sizeof
+        import rlscore.distributed._data as dmod
+        self._orig = dmod.PartitionedData.map_submit
+        orig, me = self._orig, self
+
+        def counting(data, func, states=None, *args, per_part=None, partitions=None):
+            n = data.n_partitions if partitions is None else len(partitions)
+            me.total += n * sum(sizeof(a) for a in args)
+            if per_part is not None:
+                me.total += sum(sizeof(a) for t in per_part for a in t)
+            return orig(data, func, states, *args, per_part=per_part,
+                        partitions=partitions)
+        dmod.PartitionedData.map_submit = counting
+        return self
+
+    def __exit__(self, *exc):
+        import rlscore.distributed._data as dmod
+        dmod.PartitionedData.map_submit = self._orig
+
+
+def global_overhead(client, m, d, iters):
+    """Global ranking (no qids) over 2 partitions: per-iteration time and bytes."""
+    import dask.array as da
+    from distributed import wait
+    import rlscore.distributed as rd
+    from rlscore.core.ranksvm import (RankingRisk, SquaredRankingRisk, solve_ranksvm,
+                                      solve_ranksvm_newton)
+    from rlscore.distributed.ranksvm import solve_newton
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((m, d))
+    y = np.round(X @ rng.standard_normal(d) + rng.standard_normal(m), 1)
+    Xd = da.from_array(X, chunks=(m // 2 + 1, -1))
+    data = rd.PartitionedData(Xd, y, client=client, persist=True)
+    wait(data._parts)
+    rows = []
+    s = solve_ranksvm(RankingRisk(X, y), 1e-4, tol=1e-12, max_iter=iters, warn=False,
+                      warm_start=None)
+    t_single = per_iter(s.history)
+    risk = rd.DistributedRankingRisk(data)           # set-up: the utilities, once
+    b0 = _served(client)
+    with _ArgBytes() as ab:
+        dist = solve_ranksvm(risk, 1e-4, tol=1e-12, max_iter=iters, warn=False,
+                             warm_start=None)
+    up, down = (_served(client) - b0) / dist.iterations, ab.total / dist.iterations
+    rows.append(("global hinge, bundle (iteration)", m, d, t_single, per_iter(dist.history),
+                 up, down))
+    lam, steps = 1e-4, max(2, iters // 3)
+    s = solve_ranksvm_newton(SquaredRankingRisk(X, y), lam, tol=1e-12, max_iter=steps,
+                             warm_start=None, warn=False)
+    t_single = per_iter(s.history)
+    risk = rd.DistributedRankingRisk(data, loss="squared_hinge")
+    b0 = _served(client)
+    with _ArgBytes() as ab:
+        sol = solve_newton(risk, lam, tol=1e-12, max_iter=steps, warn=False)
+    up, down = (_served(client) - b0) / sol.iterations, ab.total / sol.iterations
+    assert sol.cg_iterations == s.cg_iterations, (sol.cg_iterations, s.cg_iterations)
+    rows.append((f"global squared hinge, TRON (Newton step, "
+                 f"{s.cg_iterations / s.iterations:.1f} CG)", m, d, t_single,
+                 per_iter(sol.history), up, down))
+    return rows
+
+
+def cindex_bench(client, m, repeats):
+    import dask.array as da
+    import rlscore.distributed.measure as dm
+    from rlscore.measure import cindex
+    rng = np.random.default_rng(3)
+    y = rng.standard_normal(m).round(2)
+    p = y + rng.standard_normal(m)
+    ts, td = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        a = cindex(y, p)
+        ts.append(time.perf_counter() - t0)
+    Y = client.persist(da.from_array(y, chunks=(m // 2 + 1,)))
+    P = client.persist(da.from_array(p, chunks=(m // 2 + 1,)))
+    for _ in range(repeats):
+        b0 = _served(client)
+        t0 = time.perf_counter()
+        b = dm.cindex(Y, P, client=client)
+        td.append(time.perf_counter() - t0)
+        served = _served(client) - b0
+    assert a == b, (a, b)
+    return float(np.median(ts)), float(np.median(td)), served, a
+
+
 def out_of_core(client, gb, dirname, d, q_size, rows_per_chunk, iters, n_workers):
     import rlscore.distributed as rd
     m = int(gb * 1e9 / (4 * d))
@@ -137,19 +247,47 @@ def main():
     ap.add_argument("--m-overhead", type=int, default=2000000,
                     help="rows of the in-memory problem of the overhead table")
     ap.add_argument("--skip-out-of-core", action="store_true")
+    ap.add_argument("--skip-local", action="store_true")
+    ap.add_argument("--m-global", type=int, default=1000000,
+                    help="rows of the global-ranking problem")
+    ap.add_argument("--m-cindex", type=int, default=10000000,
+                    help="rows of the distributed c-index")
     args = ap.parse_args()
+    import dask
     from distributed import Client, LocalCluster
+    # the partitions stay where they were persisted: no task is stolen by the other
+    # worker together with its 8 m_p d bytes (on a busy machine it happens otherwise)
+    dask.config.set({"distributed.scheduler.work-stealing": False})
     n_workers = 2
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                           host="127.0.0.1", dashboard_address=None)
+                           host="127.0.0.1", dashboard_address=":0")
     client = Client(cluster)
     print(f"load average before: {os.getloadavg()}; {os.cpu_count()} cores (shared)")
-    m_small = 20000 if args.quick else args.m_overhead
-    rows = overhead(client, m_small, 50, 20, 6 if args.quick else 12)
-    print("\n| learner | m | d | single s/it | distributed s/it | ratio |")
+    m_global = 20000 if args.quick else args.m_global
+    d = 50
+    rows = global_overhead(client, m_global, d, 6 if args.quick else 10)
+    print("\nglobal ranking (pairs across 2 partitions), 2 workers x 1 thread")
+    print("\n| learner | m | d | single s/it | distributed s/it | ratio | served/it "
+          "(up) | task args/it (down) | bytes of X | (up + down) / X |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, m, d_, ts, tdist, up, down in rows:
+        xb = m * d_ * 8
+        print(f"| {name} | {m} | {d_} | {ts:.4f} | {tdist:.4f} | {tdist / ts:.2f} | "
+              f"{up / 1e6:.2f} MB | {down / 1e6:.2f} MB | {xb / 1e6:.0f} MB | "
+              f"{(up + down) / xb:.3f} |")
+    m_c = 200000 if args.quick else args.m_cindex
+    ts, td, served, value = cindex_bench(client, m_c, 1 if not args.quick else 2)
+    print(f"\n| c-index | m | single s | distributed s | ratio | bytes served |")
     print("|---|---|---|---|---|---|")
-    for name, m, d, ts, tdist in rows:
-        print(f"| {name} | {m} | {d} | {ts:.4f} | {tdist:.4f} | {tdist / ts:.2f} |")
+    print(f"| {value:.6f} (equal) | {m_c} | {ts:.2f} | {td:.2f} | {td / ts:.2f} | "
+          f"{served / 1e6:.0f} MB ({served / m_c:.0f} per row) |")
+    if not args.skip_local:
+        m_small = 20000 if args.quick else args.m_overhead
+        rows = overhead(client, m_small, 50, 20, 6 if args.quick else 12)
+        print("\n| learner | m | d | single s/it | distributed s/it | ratio |")
+        print("|---|---|---|---|---|---|")
+        for name, m, d, ts, tdist in rows:
+            print(f"| {name} | {m} | {d} | {ts:.4f} | {tdist:.4f} | {tdist / ts:.2f} |")
     if args.skip_out_of_core:
         client.close()
         cluster.close()

@@ -1,6 +1,8 @@
 """Partitioned data on a Dask cluster: one task per partition and pass, results reduced
 on the client in partition order."""
 
+import warnings
+
 import dask
 import dask.array as da
 from dask.delayed import Delayed
@@ -8,8 +10,15 @@ import numpy as np
 from distributed import get_client
 
 from rlscore._validation import as_2d_labels, as_data_matrix
+from rlscore.core.groups import QueryGroups
 
-__all__ = ["PartitionedData", "query_chunks", "check_whole_queries", "ordered_sum"]
+__all__ = ["PartitionedData", "query_chunks", "check_whole_queries", "split_queries",
+           "ordered_sum", "RegroupWarning"]
+
+
+class RegroupWarning(UserWarning):
+    """Queries spanning partitions were regrouped (the rows moved once) so that every
+    partition holds whole queries."""
 
 
 def _pack(X, Y, q):
@@ -57,7 +66,7 @@ def float_part(part):
     X = _aligned_float64(X)
     if Y is not None:
         Y = np.asarray(Y, dtype=np.float64)
-        Y = Y.reshape(Y.shape[0], -1)
+        Y = Y.reshape(Y.shape[0], Y.shape[1] if Y.ndim == 2 else 1)
     return X, Y, q
 
 
@@ -84,6 +93,16 @@ def query_chunks(qids, n_partitions):
                                    starts.shape[0] - 1)])
     bounds = np.concatenate([[0], cut[cut > 0], [m]])
     return tuple(int(c) for c in np.diff(np.unique(bounds)))
+
+
+def split_queries(unique_qids):
+    """Whether some query id occurs in more than one partition (``unique_qids``: per
+    partition its distinct ids). O(n log n) for n ids in all."""
+    try:
+        check_whole_queries(unique_qids)
+    except ValueError:
+        return True
+    return False
 
 
 def check_whole_queries(unique_qids):
@@ -119,6 +138,50 @@ def ordered_sum(values):
     return total
 
 
+def _unique(q):
+    return np.unique(np.asarray(q).ravel())
+
+
+def _first_split(unique_qids):
+    """The message of :func:`check_whole_queries`, or None when no query is split."""
+    try:
+        check_whole_queries(unique_qids)
+    except ValueError as exc:
+        return str(exc).split(":")[0]
+    return None
+
+
+def _regroup_message(what, n, sizes):
+    return (f"{what}: the rows were regrouped by query id (rows of a query moved "
+            f"together, the data moved once) into {n} partitions of whole queries "
+            f"({min(sizes)} to {max(sizes)} rows) kept in the workers' memory")
+
+
+def _regroup_arrays(client, X, Y, q, n_parts):
+    """X, Y, q sorted by query (stable: a query's rows keep their order), chunked into
+    ``n_parts`` balanced partitions of whole queries, persisted. The query ids come to
+    the client (8 m bytes); O(m log m) there, the rows move once."""
+    qv = np.asarray(q.compute()).ravel()
+    groups = QueryGroups.from_qids(qv, name="qids")
+    order = groups.order
+    chunks = query_chunks(groups.codes[order], n_parts)
+
+    def take(A):
+        if A is None:
+            return None
+        A = A[order]
+        return A.rechunk((chunks,) + ((-1,) if A.ndim == 2 else ()))
+    X, Y, q = take(X), take(Y), take(q)
+    X, Y, q = _persist_all(client, X, Y, q)
+    return X, Y, q, chunks
+
+
+def _persist_all(client, *arrays):
+    present = [a for a in arrays if a is not None]
+    done = iter(client.persist(present))
+    return tuple(None if a is None else next(done) for a in arrays)
+
+
 def _rechunk_rows(A, row_chunks, name):
     if A is None:
         return None
@@ -144,12 +207,21 @@ class PartitionedData:
         merged). A float32 array is accepted; every task computes in float64.
     Y : dask array or array-like (m,) or (m, p), or None; rechunked to X's rows.
     qids : dask array or array-like (m,) of query ids, or None; rechunked to X's rows.
-        Each partition must hold whole queries (checked by the ranking learners).
+        Queries spanning partitions are regrouped (see ``regroup``).
     client : distributed.Client, default the current client (``get_client()``).
     persist : bool, default False
         False: each pass computes every partition from its source (data out of core:
         memory holds one partition per worker thread). True: the checked float64
         partitions are kept in the workers' memory after the first pass.
+    regroup : bool, default True
+        When a query's rows lie in several partitions: sort the rows by query id (a
+        stable sort, done once: the ids come to the client, 8 m bytes, and the rows
+        move once), cut them into as many balanced partitions of whole queries
+        (:func:`query_chunks`), keep them in the workers' memory and emit a
+        :class:`RegroupWarning` saying so. False keeps the partitions as they are: the
+        ranking learners then count the pairs across partitions (the global scheme
+        of :class:`rlscore.distributed.LinearRankSVM`) and the learners that need
+        whole queries raise.
 
     Notes
     -----
@@ -157,8 +229,10 @@ class PartitionedData:
     sums them in partition order.
     """
 
-    def __init__(self, X, Y=None, qids=None, client=None, persist=False, _parts=None):
+    def __init__(self, X, Y=None, qids=None, client=None, persist=False, regroup=True,
+                 _parts=None, _keep=None):
         self.client = get_client() if client is None else client
+        self._keep = _keep        # persisted (regrouped) collections the parts read
         self.persist = bool(persist)
         if _parts is not None:
             parts = _parts
@@ -175,6 +249,15 @@ class PartitionedData:
             rows = X.chunks[0]
             Yd = _rechunk_rows(Y, rows, "Y")
             qd = _rechunk_rows(qids, rows, "qids")
+            if qd is not None and regroup and len(rows) > 1:
+                uq = self.client.gather(self.client.compute(
+                    [dask.delayed(_unique, pure=True)(b) for b in qd.to_delayed()]))
+                split = _first_split(uq)
+                if split is not None:
+                    X, Yd, qd, rows = _regroup_arrays(self.client, X, Yd, qd, len(rows))
+                    self._keep = (X, Yd, qd)
+                    warnings.warn(_regroup_message(split, len(rows), rows),
+                                  RegroupWarning, stacklevel=2)
             xb = X.to_delayed().reshape(-1)
             yb = [None] * len(xb) if Yd is None else Yd.to_delayed().reshape(-1)
             qb = [None] * len(xb) if qd is None else qd.to_delayed().reshape(-1)
@@ -193,10 +276,16 @@ class PartitionedData:
 
     @classmethod
     def from_dataframe(cls, df, label=None, qid=None, features=None, client=None,
-                       persist=False):
+                       persist=False, regroup=True):
         """Partitions of a dask dataframe: ``features`` (default every column but
         ``label`` and ``qid``) form X, column ``label`` Y, column ``qid`` the query ids.
-        Each dataframe partition must hold whole queries."""
+
+        A query spread over several partitions (a dataframe read from Parquet is
+        rarely partitioned by query) is regrouped when ``regroup`` (default): the frame
+        is sorted by ``qid`` with Dask's distributed sort (``sort_values``: quantile
+        divisions of the ids, so the partitions stay balanced and a query is never
+        cut), kept in the workers' memory, and a :class:`RegroupWarning` says so.
+        Checking costs one pass over the ``qid`` column."""
         cols = list(df.columns)
         for name, what in ((label, "label"), (qid, "qid")):
             if name is not None and name not in cols:
@@ -208,11 +297,25 @@ class PartitionedData:
             raise ValueError(f"feature columns {missing} are not in the dataframe")
         if not features:
             raise ValueError("no feature columns")
+        client = get_client() if client is None else client
+        if qid is not None and regroup and df.npartitions > 1:
+            uq = client.gather(client.compute(
+                [dask.delayed(_unique, pure=True)(p) for p in df[qid].to_delayed()]))
+            split = _first_split(uq)
+            if split is not None:
+                n = df.npartitions
+                df = client.persist(df.sort_values(qid, npartitions=n))
+                sizes = client.gather(client.compute(
+                    [dask.delayed(len)(p) for p in df.to_delayed()]))
+                uq = client.gather(client.compute(
+                    [dask.delayed(_unique, pure=True)(p) for p in df[qid].to_delayed()]))
+                check_whole_queries(uq)
+                warnings.warn(_regroup_message(split, df.npartitions, sizes),
+                              RegroupWarning, stacklevel=2)
         parts = [dask.delayed(_dataframe_part, pure=True)(p, tuple(features), label, qid)
                  for p in df.to_delayed()]
         return cls(None, None if label is None else True, None if qid is None else True,
-                   client=client,
-                   persist=persist, _parts=parts)
+                   client=client, persist=persist, _parts=parts, _keep=df)
 
     @property
     def n_partitions(self):
@@ -237,15 +340,27 @@ class PartitionedData:
         return self._submit_all(_checked_then, self._parts,
                                 [(func,) + args] * self.n_partitions)
 
-    def map_gather(self, func, states=None, *args, partitions=None):
-        """``[func(part, state_p, *args) for each partition]`` computed on the cluster
-        and gathered in partition order (``part`` with X as float64). ``states``: a
-        list of futures from :meth:`map_persist` (or None); ``partitions``: a subset of
-        partition numbers."""
+    def map_submit(self, func, states=None, *args, per_part=None, partitions=None):
+        """Futures of ``func(part, state_p, *args, *per_part[k])`` per partition, left
+        on the workers (``part`` with X as float64). ``states``: a list of futures from
+        :meth:`map_persist` (or None); ``per_part``: per partition a tuple of extra
+        arguments (e.g. its slice of a vector); ``partitions``: a subset of partition
+        numbers (``per_part`` then follows it)."""
         idx = list(range(self.n_partitions)) if partitions is None else list(partitions)
-        futs = self._submit_all(
+        extra = [()] * len(idx) if per_part is None else [tuple(a) for a in per_part]
+        if len(extra) != len(idx):
+            raise ValueError(f"per_part has {len(extra)} entries for {len(idx)} "
+                             f"partitions")
+        return self._submit_all(
             _float_then, [self._parts[p] for p in idx],
-            [(func, None if states is None else states[p]) + args for p in idx])
+            [(func, None if states is None else states[p]) + args + extra[k]
+             for k, p in enumerate(idx)])
+
+    def map_gather(self, func, states=None, *args, per_part=None, partitions=None):
+        """``[func(part, state_p, *args, *per_part[k]) for each partition]`` computed
+        on the cluster and gathered in partition order (see :meth:`map_submit`)."""
+        futs = self.map_submit(func, states, *args, per_part=per_part,
+                               partitions=partitions)
         out = self.client.gather(futs)
         del futs
         return out

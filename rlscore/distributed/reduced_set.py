@@ -25,12 +25,15 @@ fold: it defines the hypothesis space only (the labels of held-out basis rows ar
 used), so the estimate is that of a Nystrom model with a fixed dictionary.
 """
 
+import warnings
+from types import SimpleNamespace
+
 import numpy as np
 
 from rlscore.core.groups import QueryGroups
 from rlscore.core.representation import NystromFeatureMap
 from rlscore.core.rls_solvers import KernelSolver
-from rlscore.core.selection import RefitCV, grid_search
+from rlscore.core.selection import grid_search
 from rlscore._validation import check_regparam
 from rlscore.distributed._data import check_whole_queries
 from rlscore.distributed.ranksvm import as_partitioned
@@ -85,6 +88,13 @@ def _predict(part, _state, nmap, W):
     return nmap.features(part[0]) @ W, part[1], part[2]
 
 
+def _fold_column(out, i):
+    """(y, p, q) of a held-out partition for the i-th regparam (one label column)."""
+    P, Y, q = out
+    return Y[:, 0], np.ascontiguousarray(P[:, i]), (None if q is None else
+                                                    np.asarray(q).ravel())
+
+
 def _add(a, b):
     return tuple(x + y for x, y in zip(a, b))
 
@@ -121,6 +131,7 @@ class _ReducedSetModel(PredictorInterface):
         self._fold_sums = None
         total = self._sum_stats(np.zeros(data.n_partitions, dtype=np.intp), 1)[0]
         self.m = self._m_of(total)
+        self.n_labels = int(total[1].shape[1])
         self.solver = self._solver(total)
         if path:
             self.solver.decompose()
@@ -196,10 +207,12 @@ class _ReducedSetModel(PredictorInterface):
         regparams : sequence of floats >= 0
         n_folds : int, default 5; folds of partitions drawn at random (``seed``)
         folds : list of lists of partition numbers, optional (overrides n_folds)
-        measure : f(Y, P) with ``iserror``; default sqerror (RLS) or cindex (the
-            RankRLS models). For QueryRankRLS every measure is evaluated per query
-            (:func:`rlscore.core.selection.query_score`: the mean over the fold's
-            queries, queries where it is undefined skipped).
+        measure : f(Y, P) with ``iserror``; default sqerror (RLS), cindex
+            (GlobalRankRLS) or the query-averaged cindex (QueryRankRLS, called as
+            f(Y, P, qids)). The default ranking measures of one label column are
+            computed on the workers by :mod:`rlscore.distributed.measure` (the exact
+            c-index over all pairs of the held-out partitions, the per-query c-index
+            per partition): the held-out predictions are not gathered for them.
 
         Returns
         -------
@@ -215,7 +228,7 @@ class _ReducedSetModel(PredictorInterface):
         partition). The held-out predictions are gathered on the client: O(m
         n_regparams p) memory.
         """
-        from rlscore.measure import cindex, sqerror
+        from rlscore.measure import UndefinedPerformance, cindex, query_cindex, sqerror
         P = self.data.n_partitions
         grid = [check_regparam(r, name="regparams") for r in regparams]
         if not grid:
@@ -250,41 +263,60 @@ class _ReducedSetModel(PredictorInterface):
             solver.decompose()
             mtrain = self._m_of(train)
             Ws.append(np.hstack([solver.solve(self._mu(lam, mtrain)) for lam in grid]))
-        outs = [None] * P
+        client = self.data.client
+        fut = [None] * P
         for k, f in enumerate(folds):
-            res = self.data.map_gather(_predict, None, self.nmap, Ws[k], partitions=f)
-            for p, o in zip(f, res):
-                outs[p] = o
-                self._progress("held-out predictions", p, P)
+            for p, o in zip(f, self.data.map_submit(_predict, None, self.nmap, Ws[k],
+                                                    partitions=f)):
+                fut[p] = o
+        default = measure is None
         if measure is None:
-            measure = {"rls": sqerror, "global": cindex, "query": cindex}[self._kind]
-        # the held-out predictions of every fold, in fold order, scored by the one
-        # cross-validation loop of rlscore.core.selection (per query for QueryRankRLS)
-        preds, Ys, Qs, splits, start = [], [], [], [], 0
-        for f in folds:
+            measure = {"rls": sqerror, "global": cindex, "query": query_cindex}[self._kind]
+        perfs = np.full((len(grid), K), np.nan)
+        if default and self._kind != "rls" and self.n_labels == 1:
+            from rlscore.distributed.measure import parts_cindex, parts_query_measure
+            for k, f in enumerate(folds):
+                for i in range(len(grid)):
+                    parts = [client.submit(_fold_column, fut[p], i) for p in f]
+                    try:
+                        perfs[i, k] = parts_cindex(parts, client) \
+                            if self._kind == "global" else \
+                            parts_query_measure(parts, "cindex", client=client)
+                    except UndefinedPerformance:
+                        pass
+        outs = client.gather(fut)
+        for p in range(P):
+            self._progress("held-out predictions", p, P)
+        use_q = self._kind == "query" and measure is query_cindex
+        preds = []
+        for k, f in enumerate(folds):
             Pf = np.vstack([outs[p][0] for p in f])
             Yf = np.vstack([outs[p][1] for p in f])
-            preds.append(Pf.reshape(Pf.shape[0], len(grid), Yf.shape[1]))
-            Ys.append(Yf)
-            if self._kind == "query":
-                Qs.append(np.concatenate([np.asarray(outs[p][2]).ravel() for p in f]))
-            splits.append((np.zeros(0, dtype=np.intp),
-                           np.arange(start, start + Yf.shape[0])))
-            start += Yf.shape[0]
-        column = {float(lam): i for i, lam in enumerate(grid)}
-        fold_preds = iter(preds)         # RefitCV fits the splits once, in order
-
-        def fit_split(train, test):
-            Pf = next(fold_preds)
-            return lambda lam: Pf[:, column[float(lam)], :]
-        groups = QueryGroups.from_qids(np.concatenate(Qs)) if Qs else None
-        cv = RefitCV(np.vstack(Ys), measure, splits, fit_split, groups=groups)
+            pcols = Yf.shape[1]
+            Pf = Pf.reshape(Pf.shape[0], len(grid), pcols)
+            preds.append(Pf)
+            qf = np.concatenate([np.asarray(outs[p][2]).ravel() for p in f]) if use_q \
+                else None
+            for i in range(len(grid)):
+                if default and self._kind != "rls" and self.n_labels == 1:
+                    continue                # computed on the workers above
+                Yi, Pi = (Yf[:, 0], Pf[:, i, 0]) if pcols == 1 else (Yf, Pf[:, i, :])
+                try:
+                    perfs[i, k] = measure(Yi, Pi, qf) if use_q else measure(Yi, Pi)
+                except UndefinedPerformance:
+                    pass
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)      # all-NaN rows
+            fold_mean = np.nanmean(perfs, axis=1)
+        # the choice (and the edge-of-grid warning) of the one grid search in core
+        by_value = {float(lam): fold_mean[i] for i, lam in enumerate(grid)}
+        table = SimpleNamespace(rls=None, measure=measure,
+                                cv=lambda lam: (by_value[float(lam)], None))
         try:
-            mean, _, best = grid_search(cv, grid)
+            mean, _, best = grid_search(table, grid)
         except ValueError:
             raise ValueError("the cross-validation measure is undefined on every "
                              "fold") from None
-        perfs = np.array([cv.split_performances[float(lam)] for lam in grid])
         self.solve(best)
         return dict(regparams=np.asarray(grid), fold_performances=perfs,
                     cv_performances=mean, best_regparam=best, folds=folds,

@@ -14,16 +14,6 @@ from rlscore.learner import (CGRankRLS, CGRLS, GlobalRankRLS, LinearRankSVM,  # 
                              QueryRankRLS, RLS)
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 def _ranking_data(seed=0, n_queries=24, d=6, float32=False):
     rng = np.random.default_rng(seed)
     sizes = rng.integers(3, 12, n_queries)
@@ -106,29 +96,32 @@ def test_ranksvm_float32_and_dataframe(client):
             <= 2 * np.sqrt(2e-8 / 0.05)
 
 
-def test_split_query_detected(client):
+def test_split_query_regrouped(client):
+    """A dask array whose chunks cut queries is regrouped (with a RegroupWarning) into
+    partitions of whole queries and trains to the model of the sorted data; without
+    regrouping RankSVM counts the pairs across partitions (same model) and the learners
+    that need whole queries raise."""
     X, y, q = _ranking_data(4)
-    Xd = da.from_array(X, chunks=(len(y) // 2 + 1, -1))      # cuts a query
-    cut = len(y) // 2 + 1
-    assert q[cut - 1] == q[cut]
-    with pytest.raises(ValueError, match=f"query {q[cut]} is split over partitions"):
-        rd.LinearRankSVM(Xd, y, q, client=client)
-    with pytest.raises(ValueError, match="split over partitions"):
-        rd.CGRankRLS(Xd, y, qids=q, client=client)
-    with pytest.raises(ValueError, match="split over partitions"):
-        rd.QueryRankRLS(Xd, y, qids=q, n_basis=5, client=client)
-
-
-def test_global_ranking_refused(client):
-    X, y, q = _ranking_data(5)
-    Xd, yd, _ = _dask(X, y, q, 3)
-    with pytest.raises(ValueError, match="global ranking"):
-        rd.LinearRankSVM(Xd, yd, client=client)
-    # one partition: allowed, and equal to the single machine
-    one = rd.LinearRankSVM(da.from_array(X, chunks=(-1, -1)), y, regparam=0.1, tol=1e-8,
-                           client=client)
-    single = LinearRankSVM(X, y, regparam=0.1, tol=1e-8)
-    assert abs(one.objective - single.objective) <= 1e-8
+    rng = np.random.default_rng(4)
+    perm = rng.permutation(len(y))                 # queries spread over every chunk
+    Xs, ys, qs = X[perm], y[perm], q[perm]
+    Xd = da.from_array(Xs, chunks=(len(y) // 3 + 1, -1))
+    kw = dict(regparam=0.1, tol=1e-9, loss="squared_hinge", client=client, persist=True)
+    ref = rd.LinearRankSVM(*_dask(X, y, q, 3), **kw)
+    with pytest.warns(rd.RegroupWarning, match="regrouped by query id"):
+        got = rd.LinearRankSVM(Xd, ys, qs, **kw)
+    assert got.scheme == "local"
+    np.testing.assert_allclose(got.predictor.W, ref.predictor.W, rtol=1e-9, atol=1e-12)
+    data = rd.PartitionedData(Xd, ys, qs, client=client, regroup=False, persist=True)
+    kw.pop("persist")
+    glob = rd.LinearRankSVM(data, **kw)
+    assert glob.scheme == "global"
+    np.testing.assert_allclose(glob.predictor.W, ref.predictor.W, rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="is split over partitions"):
+        rd.CGRankRLS(rd.PartitionedData(Xd, ys, qs, client=client, regroup=False),
+                     client=client)
+    with pytest.warns(rd.RegroupWarning):
+        rd.QueryRankRLS(Xd, ys, qids=qs, n_basis=5, client=client)
 
 
 def test_bad_input(client):
