@@ -131,22 +131,21 @@ def _range_counts(*pieces):
 
 def _query_cells(part, measure, k):
     """(sum of the per-query scores, number of scored queries) of the partition."""
-    from rlscore.measure.cindex_measure import _cindex_cells
-    from rlscore.measure.ranking_measures import _ap_cells, _ndcg_cells
     from rlscore.core.groups import QueryGroups
+    from rlscore.measure import (average_precision_per_query, cindex_per_query,
+                                 ndcg_per_query)
     y, p, q = part
     if y.shape[0] == 0:
         return 0.0, 0
     g = QueryGroups.from_qids(q, y.shape[0])
-    Y, P = y[:, None], p[:, None]
     if measure == "cindex":
-        values, valid = _cindex_cells(Y, P, g.codes, g.n_groups)
+        values = cindex_per_query(y, p, g)
     elif measure == "ndcg":
-        values, valid = _ndcg_cells(Y, P, g.codes, g.n_groups, k=k)
+        values = ndcg_per_query(y, p, g, k=k)
     else:
-        values, valid = _ap_cells(Y, P, g.codes, g.n_groups)
-    valid = np.asarray(valid, dtype=bool)
-    return float(np.where(valid, values, 0.0).sum()), int(valid.sum())
+        values = average_precision_per_query(y, p, g)
+    valid = ~np.isnan(values)
+    return float(values[valid].sum()), int(valid.sum())
 
 
 # --- client side ----------------------------------------------------------------------

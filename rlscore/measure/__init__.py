@@ -21,7 +21,7 @@ Binary labels: ``auc``, ``cindex`` and the IR measures accept -1/+1, 0/1 and boo
 
 from rlscore.measure.accuracy_measure import accuracy
 from rlscore.measure.auc_measure import auc
-from rlscore.measure.cindex_measure import cindex
+from rlscore.measure.cindex_measure import cindex, cindex_per_query
 from rlscore.measure.fscore_measure import fscore
 from rlscore.measure.kendall_measure import kendall_tau_b
 from rlscore.measure.measure_utilities import UndefinedPerformance
@@ -30,7 +30,8 @@ from rlscore.measure.query_measures import (
     query_average, query_cindex, query_kendall_tau_b, query_mean_average_precision,
     query_ndcg)
 from rlscore.measure.ranking_measures import (
-    mean_average_precision, mean_ndcg, ndcg, precision_at_k)
+    average_precision_per_query, mean_average_precision, mean_ndcg, mean_ndcg_per_query,
+    ndcg, ndcg_per_query, precision_at_k, precision_at_k_per_query)
 from rlscore.measure.spearman_measure import spearman
 from rlscore.measure.sq_mprank_measure import sqmprank
 from rlscore.measure.sqerror_measure import sqerror
@@ -38,7 +39,8 @@ from rlscore.measure.sqerror_measure import sqerror
 __all__ = [
     "accuracy", "auc", "cindex", "fscore", "ova_accuracy", "sqmprank", "sqerror",
     "spearman", "kendall_tau_b", "ndcg", "mean_ndcg", "precision_at_k",
-    "mean_average_precision",
+    "mean_average_precision", "cindex_per_query", "ndcg_per_query", "mean_ndcg_per_query",
+    "precision_at_k_per_query", "average_precision_per_query",
     "query_average", "query_cindex", "query_kendall_tau_b", "query_ndcg",
     "query_mean_average_precision", "UndefinedPerformance",
 ]

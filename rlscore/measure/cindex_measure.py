@@ -6,7 +6,7 @@ from rlscore.measure._pairs import grouped_pair_counts
 from rlscore.measure.measure_utilities import (
     _combine, _finish, _groups, _labels_and_predictions)
 
-__all__ = ["cindex"]
+__all__ = ["cindex", "cindex_per_query"]
 
 
 def _cindex_cells(Y, P, codes=None, nq=1):
@@ -17,6 +17,18 @@ def _cindex_cells(Y, P, codes=None, nq=1):
     with np.errstate(invalid="ignore", divide="ignore"):
         values = (counts[..., 1] + 0.5 * counts[..., 2]) / pairs
     return values, valid
+
+
+def cindex_per_query(Y, P, qids=None):
+    """C-index of every query, array (n_queries,) (the mean over label columns that
+    have a pair in the query), queries in order of first appearance; NaN for a query
+    without pairs. See :func:`cindex`. O(m log m)."""
+    Y, P = _labels_and_predictions(Y, P)
+    g = _groups(qids, Y.shape[0])
+    values, valid = _cindex_cells(Y, P, g.codes, g.n_groups)
+    n = valid.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, np.where(valid, values, 0.0).sum(axis=0) / n, np.nan)
 
 
 def cindex(Y, P, qids=None):

@@ -215,3 +215,25 @@ def test_auc_per_query_and_label_errors():
 def test_empty_input_is_refused(f):
     with pytest.raises(UndefinedPerformance, match="empty"):
         f(np.zeros(0), np.zeros(0))
+
+
+def test_cindex_per_query_equals_a_pair_count_per_query():
+    from rlscore.measure import cindex_per_query
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 3, 60).astype(float)
+    p = rng.integers(0, 4, 60).astype(float)
+    q = rng.integers(0, 9, 60)
+    got = cindex_per_query(y, p, q)
+    order = list(dict.fromkeys(q.tolist()))
+    for g, qq in enumerate(order):
+        rows = np.flatnonzero(q == qq)
+        score = pairs = 0.0
+        for i in rows:
+            for j in rows:
+                if y[i] > y[j]:
+                    pairs += 1
+                    score += 1.0 if p[i] > p[j] else 0.5 if p[i] == p[j] else 0.0
+        if pairs:
+            assert got[g] == pytest.approx(score / pairs)
+        else:
+            assert np.isnan(got[g])
