@@ -352,7 +352,7 @@ class SquaredRankingRisk(RankingRisk):
 
     def evaluate_predictions(self, p):
         """(loss, coef, active) at predictions p: coef is the gradient with respect to
-        p and ``active`` the :class:`~rlscore._ext._ranksvm.SquaredHingeActiveSet`."""
+        p and ``active`` the :class:`~rlscore._ext._sqhinge.SquaredHingeActiveSet`."""
         coef = np.empty(self.m)
         loss, active = self.pairs.squared_hinge(p, self.weights, coef, self.n_threads)
         return loss, coef, active
