@@ -48,8 +48,18 @@ from libc.stdlib cimport malloc, calloc, free
 from rlscore._ext._fenwick cimport (
     BitSet, bitset_clear, bitset_count_below, bitset_insert, bitset_words)
 from rlscore._ext._ostree cimport (
-    RankTree, ranktree_clear, ranktree_count_less, ranktree_free, ranktree_init,
-    ranktree_insert)
+    RBNode, RankTree, ranktree_clear, ranktree_count_less, ranktree_count_less2,
+    ranktree_free, ranktree_init, ranktree_insert)
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define RLS_PREFETCH(p) __builtin_prefetch((const void *) (p))
+    #else
+    #define RLS_PREFETCH(p) ((void) 0)
+    #endif
+    """
+    void _prefetch "RLS_PREFETCH"(const void *p) noexcept nogil
 
 
 cdef int check_finite(const double[::1] p) except -1:
@@ -132,6 +142,7 @@ cdef void _rbtree_query(const PredKey *keys, const Py_ssize_t *run_ptr, Py_ssize
     # cu, du, bd are indexed in utility order
     cdef Py_ssize_t n = b - a, k, j, r, s, e
     cdef double bound
+    cdef int64_t below
     # ranks and the two margin bounds as ranks (two pointers, p ascending)
     j = a
     for k in range(a, b):
@@ -145,19 +156,30 @@ cdef void _rbtree_query(const PredKey *keys, const Py_ssize_t *run_ptr, Py_ssize
         while j < b and not (keys[j].p + 1.0 > keys[k].p):
             j += 1
         bd[a + keys[k].ypos].lo = <int32_t> (j - a)
-    # sweep the runs by descending utility; the tree holds the higher utilities
+    # sweep the runs by descending utility; the tree holds the higher utilities, and
+    # d = #{all with rank >= lo} - #{utility >= y_i with rank >= lo}
     ranktree_clear(t)
     r = r1 - 1
     while r >= r0:
         s = run_ptr[r]
         e = run_ptr[r + 1]
-        for k in range(s, e):
-            cu[k] = ranktree_count_less(t, bd[k].hi)
-        for k in range(s, e):
-            ranktree_insert(t, bd[k].rank)
-        # d = #{all with rank >= lo} - #{utility >= y_i with rank >= lo}
-        for k in range(s, e):
-            du[k] = (n - bd[k].lo) - (t.size - ranktree_count_less(t, bd[k].lo))
+        if e - s == 1:
+            # a single example: inserting its rank (>= lo) does not change the count
+            # below lo, so both queries read the same tree and run in lockstep
+            if s > a:       # the leaves the next example will reach (near its keys)
+                _prefetch(&t.nodes[bd[s - 1].rank + 1])
+                _prefetch(&t.nodes[bd[s - 1].hi])
+                _prefetch(&t.nodes[bd[s - 1].lo + 1])
+            ranktree_count_less2(t, bd[s].hi, bd[s].lo, &cu[s], &below)
+            ranktree_insert(t, bd[s].rank)
+            du[s] = (n - bd[s].lo) - (t.size - below)
+        else:
+            for k in range(s, e):
+                cu[k] = ranktree_count_less(t, bd[k].hi)
+            for k in range(s, e):
+                ranktree_insert(t, bd[k].rank)
+            for k in range(s, e):
+                du[k] = (n - bd[k].lo) - (t.size - ranktree_count_less(t, bd[k].lo))
         r -= 1
 
 

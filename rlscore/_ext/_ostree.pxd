@@ -136,3 +136,35 @@ cdef inline int64_t ranktree_count_less(const RankTree *t, int32_t key) noexcept
             r += n[x].lsize + 1
         x = n[x].child[g]
     return r
+
+
+cdef inline void ranktree_count_less2(const RankTree *t, int32_t a, int32_t b,
+                                      int64_t *ra, int64_t *rb) noexcept nogil:
+    """The rank queries of keys a and b at once (*ra = #stored < a, *rb = #stored < b):
+    the two root-to-leaf walks advance in lockstep, so their cache misses overlap."""
+    cdef const RBNode *n = t.nodes
+    cdef int32_t za = a + 1, zb = b + 1
+    cdef int32_t x = t.root, y = t.root
+    cdef int64_t sa = 0, sb = 0
+    cdef int ga, gb
+    while x != 0 and y != 0:
+        ga = x < za
+        gb = y < zb
+        if ga:
+            sa += n[x].lsize + 1
+        if gb:
+            sb += n[y].lsize + 1
+        x = n[x].child[ga]
+        y = n[y].child[gb]
+    while x != 0:
+        ga = x < za
+        if ga:
+            sa += n[x].lsize + 1
+        x = n[x].child[ga]
+    while y != 0:
+        gb = y < zb
+        if gb:
+            sb += n[y].lsize + 1
+        y = n[y].child[gb]
+    ra[0] = sa
+    rb[0] = sb

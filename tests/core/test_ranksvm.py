@@ -226,6 +226,37 @@ def test_counts_engines_agree_on_larger_data(rng):
         assert ref[0].sum() == ref[1].sum()
 
 
+@pytest.mark.parametrize("case", ["random", "tied", "margin_ties"])
+def test_rbtree_engine_equals_fenwick_engine(case, rng):
+    # one query of distinct utilities (the single-example runs of the tree sweep) and
+    # tied data (long runs, equal predictions); loss and coefficients included
+    m = 30000
+    if case == "random":
+        y, p = rng.standard_normal(m), 3.0 * rng.standard_normal(m)
+    elif case == "tied":
+        y, p = rng.integers(0, 5, m).astype(float), rng.integers(-3, 4, m) * 0.5
+    else:       # predictions on a grid of step 1/4: many pairs exactly at margin 1
+        y, p = rng.standard_normal(m), rng.integers(-8, 8, m) * 0.25
+    pairs = RankingPairs(y)
+    c_f, d_f = pairs.counts(p, 1, "fenwick")
+    c_r, d_r = pairs.counts(p, 1, "rbtree")
+    np.testing.assert_array_equal(c_r, c_f)
+    np.testing.assert_array_equal(d_r, d_f)
+    assert c_f.sum() == d_f.sum() > 0
+    coef_f, coef_r = np.empty(m), np.empty(m)
+    w = np.array([1.0 / pairs.n_pairs])
+    loss_f = pairs.hinge(p, w, coef_f, 1, "fenwick")
+    loss_r = pairs.hinge(p, w, coef_r, 1, "rbtree")
+    assert loss_r == pytest.approx(loss_f, rel=1e-12)
+    np.testing.assert_array_equal(coef_r, coef_f)
+    # brute force on a subsample (O(m^2) pairs)
+    sub = rng.choice(m, 400, replace=False)
+    cb, db = brute_counts(y[sub], p[sub])
+    c_s, d_s = RankingPairs(y[sub]).counts(p[sub], 1, "rbtree")
+    np.testing.assert_array_equal(c_s, cb)
+    np.testing.assert_array_equal(d_s, db)
+
+
 def test_counts_bad_input():
     pairs = RankingPairs(np.arange(5.0))
     with pytest.raises(ValueError, match="NaN"):
