@@ -82,3 +82,26 @@ def row(name, ours, base=None, base_name="", target=None, note="", unit="s"):
         flag = "ok" if value <= target else "MISSED"
     print(f"| {name} | {cols}| {tcol} | {flag} | {note} |", flush=True)
     return ratio
+
+
+ENGINE_HEADER = ("| benchmark | rlscore | peer | rlscore / peer | floor | rlscore / floor | target "
+                 "| |\n|---|---|---|---|---|---|---|---|")
+
+
+def peer_floor_row(name, ours, peer=None, peer_name="", floor=None, floor_name="",
+                   target=None, against="peer", note=""):
+    """Print one row of a peer / rlscore / floor table (``ENGINE_HEADER``); the target
+    bounds the ratio to ``against`` ("peer" or "floor"). Returns (ours / peer,
+    ours / floor), None where there is no such baseline."""
+    rp = ours / peer if peer is not None else None
+    rf = ours / floor if floor is not None else None
+    pc = f"{peer_name}: {peer:.3f} s | {rp:.2f}" if peer is not None else "- | -"
+    fc = f"{floor_name}: {floor:.3f} s | {rf:.2f}" if floor is not None else "- | -"
+    flag = ""
+    if target is not None:
+        value = rp if against == "peer" else rf
+        flag = "ok" if value <= target else "MISSED"
+        target = f"{against} <= {target}"
+    print(f"| {name} | {ours:.3f} s | {pc} | {fc} | {target or ''} | {flag} {note} |",
+          flush=True)
+    return rp, rf

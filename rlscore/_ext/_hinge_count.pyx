@@ -48,7 +48,7 @@ from libc.stdlib cimport malloc, calloc, free
 from rlscore._ext._fenwick cimport (
     BitSet, bitset_clear, bitset_count_below, bitset_insert, bitset_words)
 from rlscore._ext._ostree cimport (
-    RBNode, RankTree, ranktree_clear, ranktree_count_less, ranktree_count_less2,
+    RBNode, RankTree, ranktree_clear, ranktree_count_less, ranktree_insert_count2,
     ranktree_free, ranktree_init, ranktree_insert)
 
 cdef extern from *:
@@ -165,13 +165,12 @@ cdef void _rbtree_query(const PredKey *keys, const Py_ssize_t *run_ptr, Py_ssize
         e = run_ptr[r + 1]
         if e - s == 1:
             # a single example: inserting its rank (>= lo) does not change the count
-            # below lo, so both queries read the same tree and run in lockstep
+            # below lo, so the insertion and both queries walk the tree in lockstep
             if s > a:       # the leaves the next example will reach (near its keys)
                 _prefetch(&t.nodes[bd[s - 1].rank + 1])
                 _prefetch(&t.nodes[bd[s - 1].hi])
                 _prefetch(&t.nodes[bd[s - 1].lo + 1])
-            ranktree_count_less2(t, bd[s].hi, bd[s].lo, &cu[s], &below)
-            ranktree_insert(t, bd[s].rank)
+            ranktree_insert_count2(t, bd[s].rank, bd[s].hi, bd[s].lo, &cu[s], &below)
             du[s] = (n - bd[s].lo) - (t.size - below)
         else:
             for k in range(s, e):

@@ -74,20 +74,12 @@ cdef inline void _rotate(RankTree *t, int32_t x, int32_t xp, int d) noexcept nog
         n[xp].child[n[xp].child[1] == x] = y
 
 
-cdef inline void ranktree_insert(RankTree *t, int32_t key) noexcept nogil:
-    """Insert key (not stored yet). O(log n)."""
+cdef inline void _attach(RankTree *t, int32_t z, int32_t *path, int h) noexcept nogil:
+    # link the new node z below path[h - 1] (or as the root) and restore the red-black
+    # properties: RB-INSERT-FIXUP (CLRS 13.3) on the recorded path
     cdef RBNode *n = t.nodes
-    cdef int32_t path[72]                   # root .. parent; height <= 2 log2(2**31)
-    cdef int h = 0, d
-    cdef int32_t z = key + 1
-    cdef int32_t x = t.root, zp, zpp, u
-    t.size += 1
-    while x != 0:
-        path[h] = x
-        h += 1
-        d = z > x
-        n[x].lsize += 1 - d
-        x = n[x].child[d]
+    cdef int32_t zp, zpp, u
+    cdef int d
     n[z].child[0] = 0
     n[z].child[1] = 0
     n[z].lsize = 0
@@ -98,7 +90,6 @@ cdef inline void ranktree_insert(RankTree *t, int32_t key) noexcept nogil:
     n[z].red = 1
     zp = path[h - 1]
     n[zp].child[z > zp] = z
-    # RB-INSERT-FIXUP (CLRS 13.3) on the recorded path: z red, path[h - 1] its parent
     while h >= 2:
         zp = path[h - 1]
         if not n[zp].red:
@@ -123,6 +114,70 @@ cdef inline void ranktree_insert(RankTree *t, int32_t key) noexcept nogil:
     n[t.root].red = 0
 
 
+cdef inline void ranktree_insert(RankTree *t, int32_t key) noexcept nogil:
+    """Insert key (not stored yet). O(log n)."""
+    cdef RBNode *n = t.nodes
+    cdef int32_t path[72]                   # root .. parent; height <= 2 log2(2**31)
+    cdef int h = 0, d
+    cdef int32_t z = key + 1
+    cdef int32_t x = t.root
+    t.size += 1
+    while x != 0:
+        path[h] = x
+        h += 1
+        d = z > x
+        n[x].lsize += 1 - d
+        x = n[x].child[d]
+    _attach(t, z, path, h)
+
+
+cdef inline void ranktree_insert_count2(RankTree *t, int32_t key, int32_t a, int32_t b,
+                                        int64_t *ra, int64_t *rb) noexcept nogil:
+    """Insert key and return the number of keys < a and < b stored *before* the
+    insertion. The three root-to-leaf walks advance in lockstep (each query reads a
+    node before the insertion updates it), so their cache misses overlap. O(log n)."""
+    cdef RBNode *n = t.nodes
+    cdef int32_t path[72]
+    cdef int h = 0, d, ga, gb
+    cdef int32_t z = key + 1, za = a + 1, zb = b + 1
+    cdef int32_t x = t.root, u = t.root, v = t.root
+    cdef int64_t sa = 0, sb = 0
+    t.size += 1
+    while x != 0 and u != 0 and v != 0:
+        ga = u < za
+        gb = v < zb
+        if ga:
+            sa += n[u].lsize + 1
+        if gb:
+            sb += n[v].lsize + 1
+        u = n[u].child[ga]
+        v = n[v].child[gb]
+        path[h] = x
+        h += 1
+        d = z > x
+        n[x].lsize += 1 - d
+        x = n[x].child[d]
+    while u != 0:
+        ga = u < za
+        if ga:
+            sa += n[u].lsize + 1
+        u = n[u].child[ga]
+    while v != 0:
+        gb = v < zb
+        if gb:
+            sb += n[v].lsize + 1
+        v = n[v].child[gb]
+    while x != 0:
+        path[h] = x
+        h += 1
+        d = z > x
+        n[x].lsize += 1 - d
+        x = n[x].child[d]
+    ra[0] = sa
+    rb[0] = sb
+    _attach(t, z, path, h)
+
+
 cdef inline int64_t ranktree_count_less(const RankTree *t, int32_t key) noexcept nogil:
     """Number of stored keys < key (any 0 <= key <= capacity). O(log n)."""
     cdef const RBNode *n = t.nodes
@@ -136,35 +191,3 @@ cdef inline int64_t ranktree_count_less(const RankTree *t, int32_t key) noexcept
             r += n[x].lsize + 1
         x = n[x].child[g]
     return r
-
-
-cdef inline void ranktree_count_less2(const RankTree *t, int32_t a, int32_t b,
-                                      int64_t *ra, int64_t *rb) noexcept nogil:
-    """The rank queries of keys a and b at once (*ra = #stored < a, *rb = #stored < b):
-    the two root-to-leaf walks advance in lockstep, so their cache misses overlap."""
-    cdef const RBNode *n = t.nodes
-    cdef int32_t za = a + 1, zb = b + 1
-    cdef int32_t x = t.root, y = t.root
-    cdef int64_t sa = 0, sb = 0
-    cdef int ga, gb
-    while x != 0 and y != 0:
-        ga = x < za
-        gb = y < zb
-        if ga:
-            sa += n[x].lsize + 1
-        if gb:
-            sb += n[y].lsize + 1
-        x = n[x].child[ga]
-        y = n[y].child[gb]
-    while x != 0:
-        ga = x < za
-        if ga:
-            sa += n[x].lsize + 1
-        x = n[x].child[ga]
-    while y != 0:
-        gb = y < zb
-        if gb:
-            sb += n[y].lsize + 1
-        y = n[y].child[gb]
-    ra[0] = sa
-    rb[0] = sb
