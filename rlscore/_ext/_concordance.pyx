@@ -17,7 +17,8 @@ Kendall's tau with ungrouped data", adapted to label ties):
    predictions (insertion sort for short runs, the same radix sort for long ones).
 2. In that order, a discordant pair is exactly a strict inversion of the predictions
    (within a label run the predictions ascend, so equal labels contribute none): a
-   bottom-up merge sort of the predictions of each group counts them.
+   natural merge sort of the predictions of each group counts them (the label runs are
+   already-sorted stretches, so tied labels need only log2(#labels) merge levels).
 3. Pairs come from the label runs, (n^2 - sum run^2) / 2; prediction ties from the
    runs of equal predictions after step 2 (all of them) and step 1 (those with equal
    labels too); concordant = pairs - discordant - tied.
@@ -99,58 +100,80 @@ cdef void _radix_sort(_item_t *a, _item_t *buf, Py_ssize_t n, int nbytes) noexce
         memcpy(a, src, n * sizeof(_item_t))
 
 
-cdef int64_t _sort_count(uint64_t *a, uint64_t *buf, Py_ssize_t n) noexcept nogil:
+cdef int64_t _sort_count(uint64_t *a, uint64_t *buf, Py_ssize_t *bounds,
+                         Py_ssize_t n) noexcept nogil:
     """Sort a[0:n] ascending; return the number of strict inversions (i < j, a_i > a_j).
-    Insertion sort on blocks of 32, then bottom-up merges (skipped where the two halves
-    are already in order). O(n log n)."""
-    cdef Py_ssize_t s, e, i, j, k, lo, mid, hi, width = 32
+
+    Natural merge sort: the maximal ascending runs (extended to at least 32 items by
+    insertion sort) are merged pairwise, level by level, so presorted stretches (the
+    label runs of tied data) cost one pass per level and there are log2(#runs) levels.
+    ``bounds`` has room for n // 32 + 2 run starts. O(n log n).
+    """
+    cdef Py_ssize_t i, j, e, k, lo, mid, hi, r, nr = 0, nk
     cdef int64_t inv = 0
     cdef uint64_t x
     cdef uint64_t *src = a
     cdef uint64_t *dst = buf
     cdef uint64_t *tmp
-    s = 0
-    while s < n:
-        e = s + width if s + width < n else n
-        for i in range(s + 1, e):
-            x = a[i]
-            j = i
-            while j > s and a[j - 1] > x:
-                a[j] = a[j - 1]
-                j -= 1
-            a[j] = x
-            inv += i - j
-        s = e
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = lo + width if lo + width < n else n
-            hi = lo + 2 * width if lo + 2 * width < n else n
-            if mid >= hi or src[mid - 1] <= src[mid]:
-                memcpy(dst + lo, src + lo, (hi - lo) * sizeof(uint64_t))
-                lo = hi
-                continue
-            i = lo
-            j = mid
-            k = lo
-            while i < mid and j < hi:
-                if src[i] <= src[j]:
-                    dst[k] = src[i]
-                    i += 1
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and a[j - 1] <= a[j]:
+            j += 1
+        if j - i < 32 and j < n:
+            e = i + 32 if i + 32 < n else n
+            while j < e:                    # insert a[j] into the sorted a[i:j]
+                x = a[j]
+                k = j
+                while k > i and a[k - 1] > x:
+                    a[k] = a[k - 1]
+                    k -= 1
+                a[k] = x
+                inv += j - k
+                j += 1
+            while j < n and a[j - 1] <= a[j]:
+                j += 1
+        bounds[nr] = i
+        nr += 1
+        i = j
+    bounds[nr] = n
+    while nr > 1:
+        nk = 0
+        r = 0
+        while r < nr:
+            lo = bounds[r]
+            if r + 1 == nr:                 # an odd run out: carried over
+                memcpy(dst + lo, src + lo, (n - lo) * sizeof(uint64_t))
+            else:
+                mid = bounds[r + 1]
+                hi = bounds[r + 2]
+                if src[mid - 1] <= src[mid]:
+                    memcpy(dst + lo, src + lo, (hi - lo) * sizeof(uint64_t))
                 else:
-                    dst[k] = src[j]
-                    j += 1
-                    inv += mid - i      # src[i:mid] all exceed src[j]
-                k += 1
-            if i < mid:
-                memcpy(dst + k, src + i, (mid - i) * sizeof(uint64_t))
-            if j < hi:
-                memcpy(dst + k, src + j, (hi - j) * sizeof(uint64_t))
-            lo = hi
+                    i = lo
+                    j = mid
+                    k = lo
+                    while i < mid and j < hi:
+                        if src[i] <= src[j]:
+                            dst[k] = src[i]
+                            i += 1
+                        else:
+                            dst[k] = src[j]
+                            j += 1
+                            inv += mid - i  # src[i:mid] all exceed src[j]
+                        k += 1
+                    if i < mid:
+                        memcpy(dst + k, src + i, (mid - i) * sizeof(uint64_t))
+                    if j < hi:
+                        memcpy(dst + k, src + j, (hi - j) * sizeof(uint64_t))
+            bounds[nk] = lo
+            nk += 1
+            r += 2
+        bounds[nk] = n
+        nr = nk
         tmp = src
         src = dst
         dst = tmp
-        width *= 2
     if src != a:
         memcpy(a, src, n * sizeof(uint64_t))
     return inv
@@ -197,6 +220,7 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
     cdef _Rec *rbuf = NULL
     cdef uint64_t *pk = NULL
     cdef uint64_t *pbuf = NULL
+    cdef Py_ssize_t *bounds = NULL
     cdef int64_t pairs, sumsq, inv, tsame, tall
     if p.shape[0] != n:
         raise ValueError(f"y and p differ in length ({n} and {p.shape[0]})")
@@ -224,7 +248,8 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
         rbuf = <_Rec *> malloc(n * sizeof(_Rec))
         pk = <uint64_t *> malloc(n * sizeof(uint64_t))
         pbuf = <uint64_t *> malloc(n * sizeof(uint64_t))
-        if rec == NULL or rbuf == NULL or pk == NULL or pbuf == NULL:
+        bounds = <Py_ssize_t *> malloc((n // 32 + 2) * sizeof(Py_ssize_t))
+        if rec == NULL or rbuf == NULL or pk == NULL or pbuf == NULL or bounds == NULL:
             raise MemoryError()
         with nogil:
             for i in range(n):
@@ -253,11 +278,11 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
                         if s - r > 64:
                             _radix_sort(pk + r, pbuf, s - r, 8)
                         else:
-                            _sort_count(pk + r, pbuf, s - r)
+                            _sort_count(pk + r, pbuf, bounds, s - r)
                         tsame += _tied_pairs(pk + r, s - r)
                     r = s
                 pairs = (<int64_t> (b - a) * (b - a) - sumsq) // 2
-                inv = _sort_count(pk + a, pbuf, b - a)
+                inv = _sort_count(pk + a, pbuf, bounds, b - a)
                 tall = _tied_pairs(pk + a, b - a)
                 out[g, 0] = pairs
                 out[g, 1] = pairs - inv - (tall - tsame)
@@ -269,3 +294,4 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
         free(rbuf)
         free(pk)
         free(pbuf)
+        free(bounds)
