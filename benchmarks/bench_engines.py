@@ -2,8 +2,9 @@
 one process (median of --repeats runs, one BLAS / OpenMP thread):
 
 (a) one RankSVM hinge loss + subgradient at m = 10^6 (dense, 50 features, distinct
-    utilities), engines "fenwick" and "rbtree", at a fitted and at a random w; floor:
-    np.argsort(p) + X @ w + X^T g (the parts no method avoids); target rbtree <= 4.
+    utilities; and 10^4 queries x 100 documents with graded utilities 0..4), engines
+    "fenwick" and "rbtree", at a fitted and at a random w; floor: np.argsort(p) +
+    X @ w + X^T g (the parts no method avoids); target rbtree <= 4.
 (b) c-index at m = 10^6 against scipy.stats.kendalltau (the peer: the same pair counts)
     with continuous labels + integer predictions, tied labels + tied predictions, and
     no ties; floor: one np.argsort of the labels; target <= 0.8 x kendalltau.
@@ -35,10 +36,15 @@ def bench_hinge(m, repeats):
     n = 50
     X = rng.standard_normal((m, n))
     y = X @ rng.standard_normal(n) + rng.standard_normal(m)
-    risk = RankingRisk(X, y)
     g = rng.standard_normal(m)
     fitted = np.linalg.lstsq(X[:5000], y[:5000], rcond=None)[0]
-    for label, w in (("fitted w", fitted), ("random w", rng.standard_normal(n))):
+    graded = np.digitize(y, np.quantile(y, [0.4, 0.7, 0.85, 0.95])).astype(float)
+    qids = np.repeat(np.arange(m // 100), 100)
+    cases = [("fitted w", RankingRisk(X, y), fitted),
+             ("random w", RankingRisk(X, y), rng.standard_normal(n)),
+             (f"{m // 100} queries x 100, graded, fitted w", RankingRisk(X, graded, qids),
+              fitted)]
+    for label, risk, w in cases:
         def floor():
             p = X @ w
             np.argsort(p)
