@@ -25,12 +25,15 @@ distinct utilities or predictions, both starting from one sort of the prediction
   after it, #stored with fl(p + 1) > p_i gives d_i by complement (every example of the
   query lies somewhere in prediction order). The tree is keyed by the prediction ranks
   and the two bounds become ranks by a two-pointer pass, so the tree is a node pool
-  indexed by rank: one insert and two rank queries per example, O(log n_q) each.
+  indexed by rank: one insert and two rank queries per example, O(log n_q) each, walked
+  in lockstep for a single-example run so that their cache misses overlap.
 * ``ENGINE_FENWICK`` (default): two sweeps per query in prediction order; a two-pointer
   margin window inserts each example's position in the utility order into a bit-packed
   Fenwick tree (``_fenwick.pxd``) and a rank query against the example's utility run
-  gives c_i (d_i). The same O(log n) operations as the tree, but on n / 8 bytes that stay
-  in cache instead of 16 n bytes of linked nodes: ~5-10x faster at m = 10^6.
+  gives c_i (d_i). The same O(log n) operations as the tree, but on 3n / 16 bytes that
+  stay in cache instead of 16 n bytes of linked nodes: at m = 10^6 the counting pass is
+  ~2x faster than the tree's for predictions that follow the utilities and ~5x for
+  unrelated ones (benchmarks/bench_engines.py, docs/engines.rst).
 
 Queries (and the two Fenwick sweeps of a query) are independent tasks; with
 n_threads > 1 they run in parallel (OpenMP), one structure per thread. Everything runs
