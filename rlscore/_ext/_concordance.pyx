@@ -11,10 +11,11 @@ per group the number of pairs, of concordant pairs, of pairs tied in the predict
 Method (the merge-sort count of Knight 1966, "A computer method for calculating
 Kendall's tau with ungrouped data", adapted to label ties):
 
-1. Sort the items by (group, y) with an LSD radix sort on order-preserving 64-bit keys
-   (byte passes whose digit is the same for every item are skipped: small integer or
-   tied labels cost two or three passes), and inside every run of equal labels sort the
-   predictions (insertion sort for short runs, the same radix sort for long ones).
+1. Sort the items by (group, y): an LSD radix sort on order-preserving 64-bit keys of
+   the labels (byte passes whose digit is the same for every item are skipped: small
+   integer or tied labels cost two passes), then one stable counting-sort pass by
+   group; inside every run of equal labels sort the predictions (insertion sort for
+   short runs, the same radix sort for long ones).
 2. In that order, a discordant pair is exactly a strict inversion of the predictions
    (within a label run the predictions ascend, so equal labels contribute none): a
    natural merge sort of the predictions of each group counts them (the label runs are
@@ -58,20 +59,18 @@ cdef inline uint64_t _key(double x) noexcept nogil:
 
 
 cdef inline unsigned int _digit(const _item_t *a, Py_ssize_t i, int b) noexcept nogil:
-    # byte b (0 = least significant) of the sort key: the value itself, or for records
-    # (label key, then group as the more significant word)
+    # byte b (0 = least significant) of the sort key: the value itself, or the label
+    # key of a record
     if _item_t is uint64_t:
         return (a[i] >> (8 * b)) & 0xFF
     else:
-        if b < 8:
-            return (a[i].y >> (8 * b)) & 0xFF
-        return (a[i].g >> (8 * (b - 8))) & 0xFF
+        return (a[i].y >> (8 * b)) & 0xFF
 
 
 cdef void _radix_sort(_item_t *a, _item_t *buf, Py_ssize_t n, int nbytes) noexcept nogil:
-    """Stable LSD radix sort of a[0:n] on nbytes key bytes (8 for values, 12 for
-    records); buf has room for n items. Passes whose byte is constant are skipped."""
-    cdef Py_ssize_t count[12][256]
+    """Stable LSD radix sort of a[0:n] on its nbytes (<= 8) low key bytes; buf has room
+    for n items. Passes whose byte is constant are skipped."""
+    cdef Py_ssize_t count[8][256]
     cdef Py_ssize_t i, s, t
     cdef int b, d
     cdef _item_t *src = a
@@ -98,6 +97,24 @@ cdef void _radix_sort(_item_t *a, _item_t *buf, Py_ssize_t n, int nbytes) noexce
         dst = tmp
     if src != a:
         memcpy(a, src, n * sizeof(_item_t))
+
+
+cdef void _group_sort(_Rec *a, _Rec *buf, Py_ssize_t *count, Py_ssize_t n,
+                      Py_ssize_t n_groups) noexcept nogil:
+    """Stable counting sort of a[0:n] by group (one pass; count has n_groups + 1
+    entries)."""
+    cdef Py_ssize_t i, g, s = 0, t
+    memset(count, 0, (n_groups + 1) * sizeof(Py_ssize_t))
+    for i in range(n):
+        count[a[i].g] += 1
+    for g in range(n_groups):
+        t = count[g]
+        count[g] = s
+        s += t
+    for i in range(n):
+        buf[count[a[i].g]] = a[i]
+        count[a[i].g] += 1
+    memcpy(a, buf, n * sizeof(_Rec))
 
 
 cdef int64_t _sort_count(uint64_t *a, uint64_t *buf, Py_ssize_t *bounds,
@@ -221,6 +238,7 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
     cdef uint64_t *pk = NULL
     cdef uint64_t *pbuf = NULL
     cdef Py_ssize_t *bounds = NULL
+    cdef Py_ssize_t *gcount = NULL
     cdef int64_t pairs, sumsq, inv, tsame, tall
     if p.shape[0] != n:
         raise ValueError(f"y and p differ in length ({n} and {p.shape[0]})")
@@ -249,14 +267,18 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
         pk = <uint64_t *> malloc(n * sizeof(uint64_t))
         pbuf = <uint64_t *> malloc(n * sizeof(uint64_t))
         bounds = <Py_ssize_t *> malloc((n // 32 + 2) * sizeof(Py_ssize_t))
-        if rec == NULL or rbuf == NULL or pk == NULL or pbuf == NULL or bounds == NULL:
+        gcount = <Py_ssize_t *> malloc((n_groups + 1) * sizeof(Py_ssize_t))
+        if (rec == NULL or rbuf == NULL or pk == NULL or pbuf == NULL or bounds == NULL
+                or gcount == NULL):
             raise MemoryError()
         with nogil:
             for i in range(n):
                 rec[i].y = _key(y[i])
                 rec[i].p = _key(p[i])
                 rec[i].g = <uint32_t> gv[i]
-            _radix_sort(rec, rbuf, n, 12)
+            _radix_sort(rec, rbuf, n, 8)
+            if grouped:
+                _group_sort(rec, rbuf, gcount, n, n_groups)
             for i in range(n):
                 pk[i] = rec[i].p
             a = 0
@@ -295,3 +317,4 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
         free(pk)
         free(pbuf)
         free(bounds)
+        free(gcount)
