@@ -22,24 +22,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import statistics  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-
-def load():
-    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-
-
-def timed(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+from _timing import load, median_time  # noqa: E402
 
 
 def random_graph_data(m, seed=0):
@@ -100,7 +88,7 @@ def bench_kernel_matrix(data, variant, n_pairs, repeats):
         K = k.getKM(graphs)
         return K, t1 - t0, time.perf_counter() - t1, k.train_X
 
-    t_ours, (K, t_feat, t_prod, F) = timed(ours, repeats)
+    t_ours, (K, t_feat, t_prod, F) = median_time(ours, repeats)
     rng = np.random.default_rng(1)
     pairs = [tuple(rng.integers(0, m, 2)) for _ in range(n_pairs)]
     t0 = time.perf_counter()
@@ -131,11 +119,11 @@ def bench_reduced_rls(data, n_basis, repeats):
     grid = [2.0 ** e for e in range(-8, 10, 2)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        t_graph, r1 = timed(lambda: RLS(graphs, y, regparam=1.0, kernel="AllPathsGraphKernel",
+        t_graph, r1 = median_time(lambda: RLS(graphs, y, regparam=1.0, kernel="AllPathsGraphKernel",
                                         basis_vectors=basis), repeats)
-        t_pre, r2 = timed(lambda: RLS(K_r, y, regparam=1.0, kernel="PrecomputedKernel",
+        t_pre, r2 = median_time(lambda: RLS(K_r, y, regparam=1.0, kernel="PrecomputedKernel",
                                       basis_vectors=K_rr), repeats)
-        t_cv, cv = timed(lambda: KfoldRLS(graphs, y, folds, kernel="AllPathsGraphKernel",
+        t_cv, cv = median_time(lambda: KfoldRLS(graphs, y, folds, kernel="AllPathsGraphKernel",
                                           basis_vectors=basis, regparams=grid,
                                           measure=sqerror), repeats)
     diff = np.abs(r1.predictor.predict(graphs[:50]) -

@@ -23,18 +23,7 @@ import time
 import numpy as np
 import scipy.linalg as la
 
-
-def load():
-    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from _timing import load, median_time, row
 
 
 def gaussian(X, gamma):
@@ -43,17 +32,6 @@ def gaussian(X, gamma):
     np.maximum(D, 0, out=D)
     K = np.exp(-gamma * D)
     return 0.5 * (K + K.T)
-
-
-def row(name, ours, base, base_name, target, unit="s"):
-    if base is None:
-        flag = "ok" if ours <= target else "MISSED"
-        print(f"| {name} | {ours:.3f} {unit} | - | - | < {target} {unit} | {flag} |", flush=True)
-        return
-    ratio = ours / base
-    flag = "ok" if ratio <= target else "MISSED"
-    print(f"| {name} | {ours:.3f} s | {base_name}: {base:.3f} s | {ratio:.3f} | <= {target} | "
-          f"{flag} |", flush=True)
 
 
 def bench_kronrls(n, repeats):
@@ -108,7 +86,7 @@ def bench_cgkron(n, q, iters, repeats):
     u = op.matvec(v)
     ref = np.array([(K1[r[h], r] * K2[c[h], c]) @ v for h in idx])
     np.testing.assert_allclose(u[idx], ref, rtol=1e-9)
-    t_op = median_time(lambda: op.matvec(v), repeats)
+    t_op, _ = median_time(lambda: op.matvec(v), repeats)
     row(f"(b1) sampled Kronecker operator, q={q}, n1=n2={n}", t_op, None, None, 0.3)
     t0 = time.perf_counter()
     m = CGKronRLS(K1=K1, K2=K2, Y=y, label_row_inds=r, label_col_inds=c, regparam=1.0,

@@ -14,26 +14,12 @@ Not a test: timings vary with the machine and its load (printed with the table).
 
 import argparse
 import os
-import statistics
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
-
-def median_time(fn, repeats):
-    times = []
-    out = None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
-
-
-def row(name, ours, base_name, base, ratio, note):
-    print(f"| {name} | {ours:.3f} s | {base_name}: {base:.4f} s | {ratio:.2f} | {note} |",
-          flush=True)
+from _timing import median_time, row
 
 
 def bench_greedy(m, d, k, repeats):
@@ -50,9 +36,8 @@ def bench_greedy(m, d, k, repeats):
     cpu = (time.process_time() - c0) / repeats
     target = "ok" if t < 2.0 else "MISSED"
     row(f"(a) GreedyRLS m={m} d={d} k={k} (target < 2 s: {target}; CPU time of all "
-        f"threads {cpu:.2f} s)", t,
-        "one X pass (X^T v)", t_pass, t / (k * t_pass),
-        f"time / (k x pass); found {len(set(g.selected) & set(np.flatnonzero(w)))}/20 "
+        f"threads {cpu:.2f} s)", t, k * t_pass, f"{k} x one X pass (X^T v)",
+        note=f"time / (k x pass); found {len(set(g.selected) & set(np.flatnonzero(w)))}/20 "
         f"true features")
 
 
@@ -79,8 +64,8 @@ def bench_cg_rankrls(m, d, density, qsize, repeats):
     ok = "converged" if res <= 1.01e-6 else "NOT converged"
     row(f"(b) CGRankRLS sparse m={m} d={d} nnz={X.nnz} {m // qsize} queries "
         f"({learner.n_iter} iterations, residual {res:.1e}, {ok})", t,
-        "one CG iteration (X^T L X v)", t_it, t / (learner.n_iter * t_it),
-        "time / (iterations x iteration)")
+        learner.n_iter * t_it, "iterations x one CG iteration (X^T L X v)",
+        note="time / (iterations x iteration)")
 
 
 def bench_sfs(m, d, k):
@@ -106,8 +91,8 @@ def bench_sfs(m, d, k):
         lambda: GreedyRLSSelector(k, alpha=1.0, bias=1.0).fit(X, y), 3)
     common = len(set(sfs.get_support(indices=True)) & set(sel.selected_features_))
     row(f"(c) GreedyRLSSelector (exact LOO) vs SequentialFeatureSelector(Ridge, cv=5), "
-        f"m={m} d={d} k={k}", t_ours, "sklearn SFS", t_sfs, t_ours / t_sfs,
-        f"ours / sklearn; {common}/{k} features in common")
+        f"m={m} d={d} k={k}", t_ours, t_sfs, "sklearn SFS",
+        note=f"ours / sklearn; {common}/{k} features in common")
 
 
 def main():

@@ -17,7 +17,6 @@ Set OMP_NUM_THREADS / OPENBLAS_NUM_THREADS before running (default here: 1).
 import argparse
 import os
 import sys
-import time
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
@@ -25,21 +24,13 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 import scipy.linalg as la  # noqa: E402
 
+from _timing import median_time  # noqa: E402
 from rlscore.core.rls import RLSModel  # noqa: E402
 from rlscore.datasets import make_grouped_regression  # noqa: E402
 from rlscore.kernel import GaussianKernel  # noqa: E402
 from rlscore.learner import LeaveOneOutRLS  # noqa: E402
 
 GRID = [2.0 ** k for k in range(-15, 16)]
-
-
-def median_time(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)), out
 
 
 def bench_a(m, r, repeats):

@@ -20,34 +20,15 @@ processes make every number noisy. Run:  python benchmarks/bench_ranksvm.py [--q
 
 import argparse
 import os
-import statistics
-import time
 
 # One BLAS / OpenMP thread unless the caller sets them: the machine is shared, and
 # oversubscribed threads make matrix-vector products 10x slower and the numbers
 # meaningless. Both rlscore and the baselines run under the same setting.
-_THREADS = os.environ.get("RLSCORE_BENCH_THREADS", "1")
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, _THREADS)
+from _timing import HEADER, limit_threads, median_time, row  # noqa: E402
+
+limit_threads()
 
 import numpy as np  # noqa: E402
-
-
-def median_time(fn, repeats):
-    times = []
-    out = None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
-
-
-def row(name, ours, base, base_name, target, ok, note=""):
-    ratio = ours / base
-    print(f"| {name} | {ours:.3f} s | {base_name}: {base:.3f} s | {ratio:.3f} | {target} | "
-          f"{'ok' if ok(ratio) else 'MISSED'} | {note}", flush=True)
-    return ratio
 
 
 def make_data(m, n=50, seed=0):
@@ -102,7 +83,7 @@ def bench_a_d(repeats, quick, regparams):
                 reps = repeats
             t_ours, t_base = eval_ratio(risk, X, w, reps, engine)
             row(f"(a) loss+subgradient m={m}, {label}, engine={engine}", t_ours, t_base,
-                "argsort(p) + X@w + X^T g", "<= 3", lambda r: r <= 3)
+                "argsort(p) + X@w + X^T g", 3)
 
 
 def bench_b(repeats, quick):
@@ -168,7 +149,7 @@ def bench_q(repeats, quick):
     for engine in ("fenwick", "rbtree"):
         t_ours, t_base = eval_ratio(risk, X, sol.w, repeats, engine)
         row(f"(q) loss+subgradient, {nq} queries x {size}, engine={engine}", t_ours, t_base,
-            "argsort(p) + X@w + X^T g", "<= 3", lambda r: r <= 3)
+            "argsort(p) + X@w + X^T g", 3)
 
 
 def main():
@@ -181,8 +162,7 @@ def main():
     args = parser.parse_args()
     print(f"load average {os.getloadavg()}, {os.cpu_count()} CPUs, BLAS/OpenMP threads "
           f"{os.environ['OPENBLAS_NUM_THREADS']}", flush=True)
-    print("| benchmark | rlscore | baseline | ratio | target | | note |")
-    print("|---|---|---|---|---|---|---|")
+    print(HEADER)
     if "c" in args.only:
         bench_c(args.repeats, 1e-3)
     if "q" in args.only:

@@ -25,8 +25,6 @@ make every number noisy. Run:  python benchmarks/bench_tron.py [--quick]
 
 import argparse
 import os
-import statistics
-import time
 
 # The sweeps run on both cores (OpenMP, n_threads = OMP_NUM_THREADS); the products with
 # X are memory-bound dgemv calls that a second BLAS thread does not speed up here, and a
@@ -36,20 +34,13 @@ os.environ.setdefault("OMP_NUM_THREADS", os.environ.get("RLSCORE_BENCH_THREADS",
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+from _timing import median_time  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 LIBLINEAR = {10_000: 0.16, 100_000: 1.9, 1_000_000: 24.8}   # seconds, from the issue
 REGPARAM = 1e-3
 TOL = 1e-3
-
-
-def median_time(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def global_data(m, m_test, n=50, seed=0):

@@ -19,7 +19,8 @@ import tracemalloc
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_kronecker import gaussian, load, median_time  # noqa: E402
+from _timing import load, median_time  # noqa: E402
+from bench_kronecker import gaussian  # noqa: E402
 from bench_ranksvm import make_data  # noqa: E402
 
 SCALE = {"quick": 0.5, "full": 1.0}
@@ -266,8 +267,8 @@ def run_suite(cls, scale, repeats):
         if name.startswith("time_") and not name.startswith("time_baseline_"):
             task = name[5:]
             base = getattr(suite, "time_baseline_" + task, None)
-            ours = median_time(getattr(suite, name), repeats)
-            theirs = median_time(base, max(1, repeats)) if base else None
+            ours, _ = median_time(getattr(suite, name), repeats)
+            theirs = median_time(base, max(1, repeats))[0] if base else None
             if task == "lpo" and base:
                 theirs *= suite.s.size / suite.sample.size
             rows.append((cls.__name__, task, suite.label, "time", ours, theirs,

@@ -15,21 +15,7 @@ import time
 import numpy as np
 import scipy.linalg as la
 
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def row(name, ours, base, base_name, target):
-    ratio = ours / base
-    flag = "ok" if ratio <= target else "MISSED"
-    print(f"| {name} | {ours:.3f} s | {base_name}: {base:.3f} s | {ratio:.3f} | <= {target} | {flag} |",
-          flush=True)
+from _timing import median_time, row
 
 
 def bench_gaussian_fit(m, repeats):
@@ -39,8 +25,8 @@ def bench_gaussian_fit(m, repeats):
     X = rng.standard_normal((m, 20))
     y = rng.standard_normal(m)
     gamma = 1.0 / 20
-    ours = median_time(lambda: RLS(X, y, 1.0, "GaussianKernel", gamma=gamma), repeats)
-    base = median_time(lambda: KernelRidge(alpha=1.0, kernel="rbf", gamma=gamma).fit(X, y), repeats)
+    ours, _ = median_time(lambda: RLS(X, y, 1.0, "GaussianKernel", gamma=gamma), repeats)
+    base, _ = median_time(lambda: KernelRidge(alpha=1.0, kernel="rbf", gamma=gamma).fit(X, y), repeats)
     row(f"(a) Gaussian RLS fit, one lambda, m={m}", ours, base, "sklearn KernelRidge.fit", 1.2)
 
 
@@ -51,8 +37,8 @@ def bench_gaussian_loo_path(m, repeats):
     X = rng.standard_normal((m, 20))
     y = rng.standard_normal(m)
     K = GaussianKernel(X, gamma=0.05).getKM(X)
-    ours = median_time(lambda: LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma=0.05), repeats)
-    base = median_time(lambda: la.eigh(K, driver="evd"), repeats)
+    ours, _ = median_time(lambda: LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma=0.05), repeats)
+    base, _ = median_time(lambda: la.eigh(K, driver="evd"), repeats)
     row(f"(b) LeaveOneOutRLS, 31 lambdas, Gaussian, m={m}", ours, base,
         "one scipy eigh(K, evd)", 1.3)
 
@@ -64,8 +50,8 @@ def bench_linear_loo_path(m, d, repeats):
     X = rng.standard_normal((m, d))
     y = X @ rng.standard_normal(d) + rng.standard_normal(m)
     grid = [2.0 ** k for k in range(-15, 16)]
-    ours = median_time(lambda: LeaveOneOutRLS(X, y, regparams=grid), repeats)
-    base = median_time(lambda: RidgeCV(alphas=grid).fit(X, y), repeats)
+    ours, _ = median_time(lambda: LeaveOneOutRLS(X, y, regparams=grid), repeats)
+    base, _ = median_time(lambda: RidgeCV(alphas=grid).fit(X, y), repeats)
     row(f"(c) linear LeaveOneOutRLS, 31 lambdas, m={m}, d={d}", ours, base,
         "sklearn RidgeCV (LOO)", 0.25)
 
@@ -79,7 +65,7 @@ def bench_lpo(m, repeats):
     s = np.repeat(pos, neg.size)
     e = np.tile(neg, pos.size)
     learners = []
-    train = median_time(lambda: learners.append(RLS(X, y, 1.0, "GaussianKernel", gamma=0.05)),
+    train, _ = median_time(lambda: learners.append(RLS(X, y, 1.0, "GaussianKernel", gamma=0.05)),
                         repeats)
 
     def lpo_fresh():
@@ -105,7 +91,7 @@ def bench_lpo(m, repeats):
         learner.solve(2.0)
 
     lpo2 = statistics.median(lpo_after_path() for _ in range(repeats))
-    train2 = median_time(path_training, repeats)
+    train2, _ = median_time(path_training, repeats)
     row(f"(d') leave_pair_out, {s.size} pairs, m={m}, after a lambda path", lpo2, train2,
         "training with eigendecomposition", 0.5)
 
@@ -115,7 +101,7 @@ def bench_lpo_selection(m, repeats):
     rng = np.random.default_rng(4)
     X = rng.standard_normal((m, 20))
     y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
-    t = median_time(lambda: LeavePairOutRLS(X, y, kernel="GaussianKernel", gamma=0.05), repeats)
+    t, _ = median_time(lambda: LeavePairOutRLS(X, y, kernel="GaussianKernel", gamma=0.05), repeats)
     print(f"| (d'') LeavePairOutRLS, 31 lambdas, Gaussian, m={m} | {t:.3f} s | absolute | - | "
           f"< 2 s | {'ok' if t < 2 else 'MISSED'} |", flush=True)
 
@@ -126,8 +112,8 @@ def bench_cindex(m, repeats):
     rng = np.random.default_rng(5)
     y = rng.standard_normal(m)
     p = np.round(y + rng.standard_normal(m))
-    ours = median_time(lambda: cindex(y, p), repeats)
-    base = median_time(lambda: kendalltau(y, p), repeats)
+    ours, _ = median_time(lambda: cindex(y, p), repeats)
+    base, _ = median_time(lambda: kendalltau(y, p), repeats)
     row(f"(e) cindex, m={m}, heavily tied predictions", ours, base, "scipy.stats.kendalltau", 1.5)
 
 
@@ -137,8 +123,8 @@ def bench_global_rankrls_fit(m, repeats):
     rng = np.random.default_rng(6)
     X = rng.standard_normal((m, 20))
     y = rng.standard_normal(m)
-    ours = median_time(lambda: GlobalRankRLS(X, y, 1.0, "GaussianKernel", gamma=0.05), repeats)
-    base = median_time(lambda: RLS(X, y, 1.0, "GaussianKernel", gamma=0.05), repeats)
+    ours, _ = median_time(lambda: GlobalRankRLS(X, y, 1.0, "GaussianKernel", gamma=0.05), repeats)
+    base, _ = median_time(lambda: RLS(X, y, 1.0, "GaussianKernel", gamma=0.05), repeats)
     row(f"(3a) GlobalRankRLS fit, Gaussian, m={m}", ours, base, "RLS fit", 1.2)
 
 
@@ -165,7 +151,7 @@ def bench_rank_lpo(m, repeats):
 
     for path, what in ((False, "one Cholesky"), (True, "with eigendecomposition")):
         t = statistics.median(lpo(path) for _ in range(repeats))
-        base = median_time(lambda: train(path), repeats)
+        base, _ = median_time(lambda: train(path), repeats)
         row(f"(3b) GlobalRankRLS leave_pair_out, {s.size} pos-neg pairs, m={m}", t, base,
             f"training ({what})", 0.5)
 
@@ -175,7 +161,7 @@ def bench_rank_lpo_selection(m, repeats):
     rng = np.random.default_rng(8)
     X = rng.standard_normal((m, 20))
     y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
-    t = median_time(lambda: LeavePairOutRankRLS(X, y, kernel="GaussianKernel", gamma=0.05),
+    t, _ = median_time(lambda: LeavePairOutRankRLS(X, y, kernel="GaussianKernel", gamma=0.05),
                     repeats)
     print(f"| (3b') LeavePairOutRankRLS, 31 lambdas, Gaussian, m={m} | {t:.3f} s | absolute | - "
           f"| < 2 s | {'ok' if t < 2 else 'MISSED'} |", flush=True)
@@ -188,7 +174,7 @@ def bench_lqo(m, repeats):
     y = X[:, 0] + rng.standard_normal(m)
     qids = np.repeat(np.arange(m // 20), 20)
     grid = [2.0 ** k for k in range(-15, 15)]
-    t = median_time(lambda: LeaveQueryOutRankRLS(X, y, qids, regparams=grid), repeats)
+    t, _ = median_time(lambda: LeaveQueryOutRankRLS(X, y, qids, regparams=grid), repeats)
     print(f"| (3c) LeaveQueryOutRankRLS, linear d=100, 20 per query, m={m}, 30 lambdas | "
           f"{t:.3f} s | absolute | - | < 1 s | {'ok' if t < 1 else 'MISSED'} |", flush=True)
 

@@ -44,7 +44,7 @@ import time
 
 import numpy as np
 
-from rlscore._ext._ranksvm import simplex_qp, simplex_qp_active
+from rlscore._ext._simplex import simplex_qp, simplex_qp_active
 
 __all__ = ["bmrm", "BMRMResult", "Bundle"]
 
@@ -168,7 +168,7 @@ def _objective(Q, b, alpha):
 
 def simplex_qp_active_set(Q, b, alpha, max_iter=None):
     """Minimize 1/2 a^T Q a - b^T a over the simplex exactly (primal active set with
-    bordered KKT solves, :func:`rlscore._ext._ranksvm.simplex_qp_active`), for a positive
+    bordered KKT solves, :func:`rlscore._ext._simplex.simplex_qp_active`), for a positive
     definite Q. ``alpha`` (feasible) is the warm start and is not modified. Returns the
     solution, or None when the method did not finish (then fall back to SMO).
 

@@ -367,9 +367,11 @@ class _CenteredRankModel:
         U, s2, c, Yf, qdiag, full = self._parts()
         w = self._weights(mu)
         cw = c * w[:, None]
-        PF = U @ (cw * s2[:, None])
-        # P(Y - F) = (P - U U^T) Y + U diag(mu w) U^T Y, free of cancellation
-        Pr = U @ (cw * mu)
+        # P(Y - F) = (P - U U^T) Y + U diag(mu w) U^T Y, free of cancellation; one pass
+        # over U for both products
+        p = c.shape[1]
+        both = U @ np.hstack([cw * s2[:, None], cw * mu])
+        PF, Pr = both[:, :p], both[:, p:]
         if self._R0 is not None:
             Pr += self._R0
         Pr = np.ascontiguousarray(Pr)
@@ -658,18 +660,20 @@ class QueryRankRLSModel(_CenteredRankModel):
         nw = s2 * w
         wY = w * Yf                                            # (g, r)
         for n, qs, chunks in self._batches():
-            for k0, k1, ik, UH, Qpart in chunks:
+            for k0, k1, ik, UH, Qpart, G in chunks:
                 qk = qs[k0:k1]
                 if UH is None:
                     UH = U[ik]                                 # (k, n, r)
                 UHt = UH.transpose(0, 2, 1)
                 M = (UH * mw) @ UHt
+                # N = U_q diag(s2 w) U_q^T = G - M, as s2 w + mu w = 1 (one product
+                # per lambda instead of two)
+                N = (UH * nw) @ UHt if G is None else G - M
                 if Qpart is not None:
                     M += Qpart
                 else:
                     M += 1.0 / n
                 X = np.linalg.solve(M, Pr[ik])                 # (k, n, p)
-                N = (UH * nw) @ UHt
                 t = UH @ wY[qk][:, :, None]                    # (k, n, 1)
                 P = F[ik] - N @ X - (t.transpose(0, 2, 1) @ X)
                 for j, q in enumerate(qk):
@@ -684,7 +688,8 @@ class QueryRankRLSModel(_CenteredRankModel):
     def _batches(self):
         """Queries grouped by size n, in chunks: (n, query codes, [(k0, k1, (k, n) row
         indices, U blocks or None, the lambda-independent part I - U_q U_q^T of the
-        primal block matrices or None)])."""
+        primal block matrices or None, U_q U_q^T when the blocks are kept, else
+        None)])."""
         if getattr(self, "_batch_cache", None) is not None:
             return self._batch_cache
         gr = self.groups
@@ -703,12 +708,14 @@ class QueryRankRLSModel(_CenteredRankModel):
                 k1 = min(qs.size, k0 + step)
                 ik = idx[k0:k1]
                 UH = U[ik] if (keep_blocks or self.kind == "primal") else None
-                Qpart = None
+                Qpart = G = None
+                if UH is not None:
+                    G = UH @ UH.transpose(0, 2, 1)
                 if self.kind == "primal":
-                    Qpart = np.eye(n)[None, :, :] - UH @ UH.transpose(0, 2, 1)
+                    Qpart = np.eye(n)[None, :, :] - G
                 if not keep_blocks:
-                    UH = None
-                chunks.append((k0, k1, ik, UH, Qpart))
+                    UH = G = None
+                chunks.append((k0, k1, ik, UH, Qpart, G))
             batches.append((n, qs, chunks))
         self._batch_cache = batches
         return batches

@@ -28,10 +28,10 @@ Each evaluation of the loss and a subgradient computes p = X w (O(nnz)), the cou
 c_i, d_i of the margin-violating pairs in which example i is the lower / upper item
 (O(m log m), :class:`rlscore._ext._ranksvm.RankingPairs`), the loss
 sum_i s (c_i (1 + p_i) - d_i p_i) and the subgradient X^T (s (c - d)) (O(nnz)). Two
-counting engines give identical counts: the paper's sweeps with an order-statistic
+counting engines give identical counts: the paper's sweep with an order-statistic
 red-black tree (``engine="rbtree"``), and, by default, sweeps in prediction order over a
 bit-packed Fenwick tree (``engine="fenwick"``), which does the same O(log m) work per
-example without pointer chasing and is about 15 times faster at m = 10^6. Dense and CSR
+example on a structure that stays in cache (docs/engines.rst compares them). Dense and CSR
 input; any scipy sparse format is converted to CSR once.
 
 Training uses the bundle method of :mod:`rlscore.core.bmrm`; for m >= 50000 it starts
@@ -344,7 +344,7 @@ class SquaredRankingRisk(RankingRisk):
 
     def evaluate_predictions(self, p):
         """(loss, coef, active) at predictions p: coef is the gradient with respect to
-        p and ``active`` the :class:`~rlscore._ext._ranksvm.SquaredHingeActiveSet`."""
+        p and ``active`` the :class:`~rlscore._ext._sqhinge.SquaredHingeActiveSet`."""
         coef = np.empty(self.m)
         loss, active = self.pairs.squared_hinge(p, self.weights, coef, self.n_threads)
         return loss, coef, active

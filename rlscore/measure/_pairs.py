@@ -1,22 +1,12 @@
 """Grouped pair counting for the pairwise measures (c-index, AUC, Kendall tau-b).
 
-Wraps the compiled kernel :func:`rlscore._ext._ordstat.pair_counts`; everything it is
-given is built and checked here, so the kernel (compiled without bounds checks) can
-never index out of range.
+Wraps the compiled kernel :func:`rlscore._ext._concordance.pair_counts` (one radix sort
+by group and label, one merge-sort count of the predictions; it checks its arguments).
 """
 
 import numpy as np
 
-from rlscore._ext._ordstat import pair_counts as _pair_counts_kernel
-
-
-def _dense_ranks(p):
-    """Dense ranks 0..r-1 of the values of p (equal values share a rank) and r.
-
-    -0.0 and 0.0 compare equal and so share a rank. O(n log n).
-    """
-    uniq, inverse = np.unique(p, return_inverse=True)
-    return np.ascontiguousarray(inverse.ravel(), dtype=np.intp), uniq.shape[0]
+from rlscore._ext._concordance import pair_counts as _pair_counts_kernel
 
 
 def _flatten_groups(Y, P, codes, nq):
@@ -55,8 +45,8 @@ def grouped_pair_counts(Y, P, codes=None, nq=1, prediction_ties=False):
 
     Notes
     -----
-    O(n log n) time for n = m*l entries, O(n) memory: one sort by (cell, label), one by
-    prediction (dense ranks), then a Fenwick-tree sweep in the compiled kernel. Ties of
+    O(n log n) time for n = m*l entries, O(n) memory: one radix sort by (cell, label)
+    and a merge-sort count of the discordant pairs in the compiled kernel. Ties of
     either kind cost nothing extra.
     """
     m, l = Y.shape
@@ -66,23 +56,7 @@ def grouped_pair_counts(Y, P, codes=None, nq=1, prediction_ties=False):
     out = np.zeros((G, 3), dtype=np.int64)
     pties = np.zeros(G, dtype=np.int64)
     if n > 0:
-        order = np.ascontiguousarray(np.lexsort((y, groups)), dtype=np.intp)
-        group_ptr = np.zeros(G + 1, dtype=np.intp)
-        np.cumsum(sizes, out=group_ptr[1:])
-        prank, nranks = _dense_ranks(p)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        # boundary checks (cheap, O(n)): the kernel trusts these invariants
-        if not (order.shape[0] == n == prank.shape[0] and group_ptr[-1] == n
-                and out.shape == (group_ptr.shape[0] - 1, 3)
-                and (n == 0 or (0 <= order.min() and order.max() < n
-                                and 0 <= prank.min() and prank.max() < nranks))):
-            raise RuntimeError("internal error: inconsistent pair-count arguments")
-        _pair_counts_kernel(order, group_ptr, y, prank, nranks, out)
-        if prediction_ties:
-            key = groups.astype(np.int64) * nranks + prank
-            ukey, gcount = np.unique(key, return_counts=True)
-            gcount = gcount.astype(np.int64)
-            np.add.at(pties, ukey // nranks, gcount * (gcount - 1) // 2)
+        _pair_counts_kernel(y, p, groups if G > 1 else None, G, out, pties)
     counts = out.reshape(l, nq, 3)
     if prediction_ties:
         return counts, sizes.reshape(l, nq), pties.reshape(l, nq)

@@ -45,7 +45,7 @@ def auc(Y, P, qids=None):
 
     Notes
     -----
-    O(m log m) time per column (Fenwick-tree pair counting), O(m) memory.
+    O(m log m) time per column (merge-sort pair counting), O(m) memory.
     """
     Y, P = _labels_and_predictions(Y, P)
     _require_binary(Y, "auc", zero_one=True)

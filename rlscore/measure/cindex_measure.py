@@ -65,8 +65,8 @@ def cindex(Y, P, qids=None):
 
     Notes
     -----
-    O(m log m) time per column (a Fenwick tree over the dense ranks of the predictions,
-    swept in label order), whatever the number of ties; O(m) memory. Equals
+    O(m log m) time per column (a radix sort by label and a merge-sort count of the
+    discordant pairs), whatever the number of ties; O(m) memory. Equals
     ``(1 + Somers' D) / 2`` and, for binary labels (-1/+1, 0/1 or booleans), the AUC.
     """
     Y, P = _labels_and_predictions(Y, P)

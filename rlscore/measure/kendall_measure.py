@@ -66,8 +66,8 @@ def kendall_tau_b(Y, P):
 
     Notes
     -----
-    O(m log m) time per column (Fenwick-tree pair counting plus a sort for the
-    prediction ties), O(m) memory, exact integer counts.
+    O(m log m) time per column (a radix sort by label and a merge-sort count of the
+    discordant and prediction-tied pairs), O(m) memory, exact integer counts.
     """
     Y, P = _labels_and_predictions(Y, P)
     values, valid = _kendall_cells(Y, P)

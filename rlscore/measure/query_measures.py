@@ -111,8 +111,8 @@ def query_cindex(Y, P, qids):
 
     Notes
     -----
-    O(m log m) time overall (one compiled Fenwick-tree sweep over all queries), O(m)
-    memory. This is 1 minus the query-wise pairwise disagreement error used in the
+    O(m log m) time overall (one compiled radix sort by query and label and a merge-sort
+    count per query), O(m) memory. This is 1 minus the query-wise pairwise disagreement error used in the
     RankRLS LETOR experiments.
     """
     Y, P, codes, nq = _prepare(Y, P, qids)
