@@ -131,9 +131,15 @@ def loo_models(model):
     O(m^3) dual, O(m d^2) primal (the influence coefficients), plus the leave-one-out
     shortcut; with basis removal O(k^2 (m + k p)) more for the k basis rows.
     """
-    E = model.Y - model.leave_one_out()
     Q = influence_coefficients(model)
     coef = model.coef
+    if model.representation.kind == "dual":
+        # e_i = a_i / G_ii (Proposition 1 read as a residual: lambda a_i / lambda G_ii,
+        # no subtraction), O(m p) once G is formed; the decomposition behind
+        # ``leave_one_out`` (O(m^3) more) is not needed
+        E = coef / np.diag(Q)[:, None]
+    else:
+        E = model.Y - model.leave_one_out()
     if not model.remove_basis:
         return HoldoutModels("loo", coef, E, Q)
     solver = model.solver
