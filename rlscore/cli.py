@@ -460,13 +460,64 @@ def _cmd_fit(args):
         with Progress(f"training {spec.name}"):
             learner = spec.train(data, regparam, kernel, kp)
     info["regparam"] = float(learner.regparam)
+    intervals = _interval_data(args, data, spec, learner)
     save_model(learner, args.output, info, feature_indices=data.feature_indices,
-               n_file_features=data.n_file_features)
+               n_file_features=data.n_file_features, intervals=intervals)
     if not args.quiet:
         print(f"{spec.name} trained on {data.X.shape[0]} examples, "
               f"{data.feature_indices.size} features, regparam {learner.regparam:g}; "
               f"model saved to {args.output}")
     return 0
+
+
+def _interval_data(args, data, spec, learner):
+    """The hold-out models ``--intervals`` asks to store: leave-one-out (jackknife) or
+    the models without each of the K-fold folds (cv; whole queries with qids)."""
+    if getattr(args, "intervals", None) is None:
+        return None
+    if spec.name != "rls":
+        raise UsageError("--intervals needs --learner rls")
+    rls = getattr(learner, "learner", learner)      # the selected model of a grid search
+    with Progress(f"hold-out models for --intervals {args.intervals}"):
+        if args.intervals == "jackknife":
+            return rls.interval_model("jackknife+")
+        return rls.interval_model("cv+", folds=_folds(data, args))
+
+
+def _write_intervals(args, pred, meta, Xc, factor):
+    """Lines 'prediction lower upper' (per output) from the stored hold-out models."""
+    from fractions import Fraction
+
+    from rlscore.core.intervals import METHODS, IntervalModel
+    if "interval_arrays" not in meta:
+        raise DataError(f"{args.model}: this model file holds no prediction-interval data; "
+                        f"train it with 'rlscore fit --learner rls --intervals jackknife' "
+                        f"(or 'cv')")
+    level = args.interval
+    if not 0.0 < level < 1.0:
+        raise UsageError(f"--interval {level}: the coverage level must lie strictly "
+                         f"between 0 and 1, e.g. 0.9")
+    im = IntervalModel.from_arrays(pred, meta["intervals"], meta["interval_arrays"])
+    method = args.interval_method or ("jackknife+" if im.kind == "loo" else "cv+")
+    if METHODS[method] != im.kind:
+        raise UsageError(f"--interval-method {method} needs "
+                         f"{'leave-one-out' if METHODS[method] == 'loo' else 'fold'} "
+                         f"models; this model file stores the other kind (fit with "
+                         f"--intervals {'jackknife' if METHODS[method] == 'loo' else 'cv'})")
+    # alpha = 1 - LEVEL in decimal (1 - 0.9 is 0.09999999999999998 in floating point)
+    alpha = float(1 - Fraction(repr(level)))
+    n = Xc.shape[0]
+    step = im.chunk_rows()
+    lines = []
+    for s in range(0, n, step):
+        P = im.outputs(Xc[s:s + step])
+        if factor is not None:
+            P *= factor[s:s + step, None]
+        res = im.intervals_from_outputs(P, alpha, method)
+        for t in range(P.shape[0]):
+            lines.append("\t".join(_fmt(a[t, j]) for j in range(im.n_outputs)
+                                   for a in res))
+    return lines
 
 
 def _cmd_cv(args):
@@ -505,20 +556,28 @@ def _cmd_predict(args):
         fi = np.arange(meta["n_features"])
     n_model = int(meta.get("n_file_features") or meta["n_features"])
     Xc, unseen = project_features(X, fi, n_model, args.data, args.ignore_extra_features)
+    kernel = (meta.get("kernel") or {}).get("name")
+    factor = None
+    if kernel == "GaussianKernel" and np.any(unseen > 0):
+        # exp(-g||x - b||^2) = exp(-g||x_used - b||^2) exp(-g||x_unseen||^2)
+        factor = np.exp(-float(meta["kernel"]["params"]["gamma"]) * unseen)
+    if args.interval is not None:
+        return _emit(args, _write_intervals(args, pred, meta, Xc, factor))
     P = np.asarray(pred.predict(Xc), dtype=np.float64)
     if P.ndim == 0:
         P = P.reshape(1)
     if P.ndim == 1 and X.shape[0] == 1 and meta.get("n_outputs", 1) > 1:
         P = P.reshape(1, -1)
-    kernel = (meta.get("kernel") or {}).get("name")
-    if kernel == "GaussianKernel" and np.any(unseen > 0):
-        # exp(-g||x - b||^2) = exp(-g||x_used - b||^2) exp(-g||x_unseen||^2)
-        factor = np.exp(-float(meta["kernel"]["params"]["gamma"]) * unseen)
+    if factor is not None:
         P = P * (factor if P.ndim == 1 else factor[:, None])
     if P.ndim == 1:
         lines = [_fmt(v) for v in P]
     else:
         lines = ["\t".join(_fmt(v) for v in row) for row in P]
+    return _emit(args, lines)
+
+
+def _emit(args, lines):
     text = "\n".join(lines) + "\n"
     if args.output in (None, "-"):
         sys.stdout.write(text)
@@ -625,6 +684,12 @@ def _add_training_options(p, need_output):
     p.add_argument("--seed", type=int, default=0, help="seed of the K-fold split")
     p.add_argument("--measure", choices=MEASURE_NAMES,
                    help="CV measure (default: sqerror for rls, cindex for ranking)")
+    if need_output:
+        p.add_argument("--intervals", choices=["jackknife", "cv"],
+                       help="rls: store the hold-out models for 'predict --interval' "
+                            "(jackknife: the m leave-one-out models, an m x m matrix for a "
+                            "kernel model; cv: the --folds K fold models, whole queries "
+                            "when the file has qids)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
 
@@ -657,6 +722,14 @@ def build_parser():
     pr.add_argument("--ignore-extra-features", action="store_true",
                     help="allow non-zero features beyond the training file's largest "
                          "index (they are treated as unseen features)")
+    pr.add_argument("--interval", type=float, metavar="LEVEL",
+                    help="write 'prediction lower upper' per line: a distribution-free "
+                         "interval of coverage LEVEL (e.g. 0.9), for models fitted with "
+                         "--intervals")
+    pr.add_argument("--interval-method", choices=["jackknife+", "jackknife",
+                                                  "jackknife-minmax", "cv+", "cv",
+                                                  "cv-minmax"],
+                    help="default: jackknife+ (--intervals jackknife) or cv+ (--intervals cv)")
     pr.set_defaults(func=_cmd_predict)
 
     demo = sub.add_parser("demo", help="run the main job on the bundled heart sample")

@@ -128,8 +128,16 @@ class RLS(PredictorInterface):
         (dual; O(m d^2) primal, cached per regparam), then one GEMM
         (n x m) by (m x m) (dual; (n x d) by (d x m) primal) plus O(n m) selection.
         """
-        im = self._model.interval_model(method, folds, groups, n_folds, seed)
+        im = self.interval_model(method, folds, groups, n_folds, seed)
         return tuple(squeeze(a) for a in im.predict_interval(X, alpha, method))
+
+    def interval_model(self, method="jackknife+", folds=None, groups=None, n_folds=None,
+                       seed=0):
+        """The hold-out models behind :meth:`predict_interval`, as a
+        :class:`rlscore.core.intervals.IntervalModel` (e.g. to store in a model file:
+        ``rlscore.model_io.save_model(learner, path, intervals=...)``). Arguments as for
+        :meth:`predict_interval`; the leave-one-out models are cached per regparam."""
+        return self._model.interval_model(method, folds, groups, n_folds, seed)
 
 
 class _SelectionWrapper(PredictorInterface):
