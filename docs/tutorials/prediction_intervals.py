@@ -207,15 +207,19 @@ def main():
     ap.add_argument("--davis", help="folder of the Davis files")
     ap.add_argument("--no-mapie", action="store_true")
     ap.add_argument("--splits", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
     args = ap.parse_args()
     mapie = not args.no_mapie
-    print(table_diabetes(run_diabetes(n_splits=args.splits, mapie=mapie)))
     folder = args.davis
     if folder is None and os.environ.get("RLSCORE_DATA"):
         folder = os.path.join(os.environ["RLSCORE_DATA"], "davis")
-    if folder:
-        print()
-        print(table_davis(run_davis(folder, mapie=mapie)))
+    # one BLAS thread for both libraries: comparable times on a shared machine
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=args.threads):
+        print(table_diabetes(run_diabetes(n_splits=args.splits, mapie=mapie)), flush=True)
+        if folder:
+            print()
+            print(table_davis(run_davis(folder, mapie=mapie)))
 
 
 if __name__ == "__main__":

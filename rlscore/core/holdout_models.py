@@ -49,6 +49,8 @@ n new points one GEMM, (n x dim) by (dim x m) for leave-one-out.
 import numpy as np
 import scipy.linalg as la
 
+from rlscore._validation import check_memory
+
 __all__ = ["influence_coefficients", "apply_influence", "loo_models", "fold_models",
            "HoldoutModels"]
 
@@ -131,6 +133,11 @@ def loo_models(model):
     O(m^3) dual, O(m d^2) primal (the influence coefficients), plus the leave-one-out
     shortcut; with basis removal O(k^2 (m + k p)) more for the k basis rows.
     """
+    m = model.Y.shape[0]
+    dim = m if model.representation.kind == "dual" else model.coef.shape[0]
+    # Q and the predictor's copy of it (plus the inverse's workspace in the dual)
+    check_memory(8 * dim * m * (3 if model.representation.kind == "dual" else 2),
+                 f"the {m} leave-one-out models ({dim} x {m} influence coefficients)")
     Q = influence_coefficients(model)
     coef = model.coef
     if model.representation.kind == "dual":
