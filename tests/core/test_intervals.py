@@ -311,3 +311,14 @@ def test_interval_model_round_trips_through_arrays():
             for a, b in zip(im.predict_interval(Xt, 0.2, method),
                             back.predict_interval(Xt, 0.2, method)):
                 np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_memory_is_estimated_before_the_m_by_m_work(monkeypatch):
+    import rlscore._validation as validation
+    X, y, Xt = _data(m=30)
+    learner = RLS(X, y, regparam=1.0, kernel="GaussianKernel", gamma=0.3)
+    monkeypatch.setattr(validation, "available_memory", lambda: 10_000)
+    with pytest.raises(MemoryError, match="leave-one-out models"):
+        learner.predict_interval(Xt)
+    with pytest.raises(MemoryError, match="inverse"):
+        learner.predict_interval(Xt, method="cv+", n_folds=3)
