@@ -5,7 +5,7 @@ Tibshirani, "Predictive inference with the jackknife+", Ann. Statist. 49(1), 202
 The n hold-out models f_{-i} (n = m training rows; for CV the model without the fold
 of row i) are never refitted: :mod:`rlscore.core.holdout_models` gives their coefficients
 from the same shortcuts the model selection uses, so predicting all of them at a test
-point costs one row of a GEMM. With R_i = |y_i - f_{-i}(x_i)| (hold-out residuals) and
+point costs one row of a GEMM. With R_i = abs(y_i - f_{-i}(x_i)) (hold-out residuals) and
 the order statistics of the paper,
 
     q+{v_i} = the ceil((1 - alpha)(n + 1))-th smallest of v_1..v_n  (+inf if > n),
