@@ -227,8 +227,8 @@ class KfoldRLS(_SelectionWrapper):
     def predict_interval(self, X, alpha=0.1, method="jackknife+", folds=None, groups=None,
                          n_folds=None, seed=0):
         """Prediction intervals of the selected model, see :meth:`RLS.predict_interval`;
-        the cv methods (``method="cv+"``...) use the selection's ``folds`` (which must then partition the
-        training rows) unless other folds or groups are given."""
+        the cv methods (``method="cv+"``...) use the selection's ``folds`` (which must
+        then partition the training rows) unless other folds or groups are given."""
         from rlscore.core.intervals import METHODS
         if METHODS.get(method) == "folds" and folds is None and groups is None \
                 and n_folds is None:

@@ -108,7 +108,8 @@ def _assert_close(a, b):
     a, b = np.asarray(a), np.asarray(b)
     assert np.array_equal(np.isinf(a), np.isinf(b))
     fin = np.isfinite(b)
-    np.testing.assert_allclose(a[fin], b[fin], rtol=RTOL, atol=RTOL * np.abs(b[fin]).max(initial=0.0))
+    np.testing.assert_allclose(a[fin], b[fin], rtol=RTOL,
+                               atol=RTOL * np.abs(b[fin]).max(initial=0.0))
 
 
 # -- the quantile rule ---------------------------------------------------------------
@@ -300,7 +301,6 @@ def test_bad_methods_and_folds():
 
 
 def test_interval_model_round_trips_through_arrays():
-    from rlscore.model_io import load_model, save_model  # noqa: F401 (format in test_model_io)
     X, y, Xt = _data(m=15)
     for kw in (dict(kernel="GaussianKernel", gamma=0.3), dict(kernel="LinearKernel")):
         learner = RLS(X, y, regparam=0.5, **kw)
