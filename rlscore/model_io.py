@@ -120,7 +120,8 @@ def _predictor_of(obj):
                     f"or a trained learner whose .predictor is one of them")
 
 
-def save_model(model, path, metadata=None, *, feature_indices=None, n_file_features=None):
+def save_model(model, path, metadata=None, *, feature_indices=None, n_file_features=None,
+               intervals=None):
     """Save a trained predictor (or a learner's ``.predictor``) to a model file.
 
     Parameters
@@ -143,6 +144,11 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
         model feature, increasing. Stored as the array ``feature_indices``.
     n_file_features : int, optional
         The number of feature columns of the training file (its largest index).
+    intervals : rlscore.core.intervals.IntervalModel, optional
+        The hold-out models of a Linear/KernelPredictor model for prediction intervals
+        (``learner.interval_model(...)``); stored as the arrays ``intervals.*`` (see
+        the format page for their size: an m x m matrix for a kernel model trained on
+        m examples).
 
     Returns
     -------
@@ -220,6 +226,16 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
             raise ValueError("feature_indices must be increasing non-negative integers")
         arrays["feature_indices"] = fi
     meta["n_file_features"] = None if n_file_features is None else int(n_file_features)
+    if intervals is not None:
+        if kind not in ("LinearPredictor", "KernelPredictor"):
+            raise TypeError(f"prediction intervals can be stored for linear and kernel "
+                            f"models only, not a {kind}")
+        info, iv_arrays = intervals.to_arrays()
+        info = _jsonable(info, "intervals")
+        iv_arrays = {k: np.ascontiguousarray(v) for k, v in iv_arrays.items()}
+        _check_intervals(info, iv_arrays, predictor, "the intervals to save")
+        meta["intervals"] = info
+        arrays.update({f"{_IV}{k}": v for k, v in iv_arrays.items()})
     if metadata is not None:
         if not isinstance(metadata, dict):
             raise TypeError(f"metadata must be a dict, got {type(metadata).__name__}")
@@ -230,6 +246,70 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
     with open(os.fspath(path), "wb") as fh:
         np.savez_compressed(fh, **arrays)
     return meta
+
+
+_IV = "intervals."
+_IV_ARRAYS = {"coef", "intercept", "residuals", "fold_of", "corr_rows"}
+
+
+def _check_intervals(info, arrays, predictor, src):
+    """The prediction-interval arrays against the predictor: shapes, finite values,
+    indices in range. Raises ModelFileError naming ``src``."""
+    def bad(msg):
+        raise ModelFileError(f"{src}: invalid prediction-interval data ({msg})")
+
+    if not isinstance(info, dict) or info.get("kind") not in ("loo", "folds"):
+        bad("unknown kind")
+    if set(arrays) - _IV_ARRAYS:
+        bad(f"unexpected arrays {sorted(set(arrays) - _IV_ARRAYS)}")
+    for name in ("coef", "residuals"):
+        if name not in arrays:
+            bad(f"no {name!r} array")
+    for name, v in arrays.items():
+        want = np.int64 if name in ("fold_of", "corr_rows") else np.float64
+        if v.dtype != want:
+            bad(f"{name!r} has dtype {v.dtype}, expected {np.dtype(want)}")
+        if want == np.float64 and not np.all(np.isfinite(v)):
+            bad(f"{name!r} contains NaN or infinity")
+    coef, res = arrays["coef"], arrays["residuals"]
+    linear = hasattr(predictor, "W")
+    own = np.asarray(predictor.W if linear else predictor.A)
+    rows = own.shape[0]
+    p = 1 if own.ndim == 1 else own.shape[1]
+    m = info.get("n_train")
+    if not isinstance(m, int) or isinstance(m, bool) or m < 2:
+        bad(f"n_train must be an integer >= 2, got {m!r}")
+    if coef.ndim != 2 or coef.shape[0] != rows:
+        bad(f"'coef' has shape {coef.shape}, the model has {rows} coefficient rows")
+    if res.shape != (m, p):
+        bad(f"'residuals' has shape {res.shape}, expected ({m}, {p})")
+    if linear != ("intercept" in arrays):
+        bad("'intercept' goes with linear models only, and they need it")
+    if linear and arrays["intercept"].shape != (coef.shape[1],):
+        bad(f"'intercept' has shape {arrays['intercept'].shape}, expected "
+            f"({coef.shape[1]},)")
+    if info["kind"] == "loo":
+        if "fold_of" in arrays:
+            bad("'fold_of' belongs to fold models")
+        rows_c = arrays.get("corr_rows", np.zeros(0, dtype=np.int64))
+        if rows_c.ndim != 1 or (rows_c.size and (rows_c.min() < 0 or rows_c.max() >= m)) \
+                or np.unique(rows_c).size != rows_c.size:
+            bad("'corr_rows' must be distinct indices of training rows")
+        if coef.shape[1] != m + rows_c.size * p:
+            bad(f"'coef' has {coef.shape[1]} columns, expected {m + rows_c.size * p}")
+    else:
+        K = info.get("n_folds")
+        f = arrays.get("fold_of")
+        if not isinstance(K, int) or isinstance(K, bool) or K < 2 or f is None:
+            bad("fold models need n_folds >= 2 and 'fold_of'")
+        if "corr_rows" in arrays:
+            bad("'corr_rows' belongs to leave-one-out models")
+        if f.shape != (m,) or f.min() < 0 or f.max() >= K or \
+                np.unique(f).size != K:
+            bad(f"'fold_of' must give each of the {m} rows a fold 0..{K - 1}, every "
+                f"fold non-empty")
+        if coef.shape[1] != K * p:
+            bad(f"'coef' has {coef.shape[1]} columns, expected {K * p}")
 
 
 def _read(path):
@@ -304,7 +384,10 @@ def load_model(path, return_metadata=False):
         KernelPairwisePredictor
     metadata : dict
         Only with ``return_metadata=True``: the JSON metadata, plus the array
-        ``"feature_indices"`` when the file has one.
+        ``"feature_indices"`` when the file has one, and ``"interval_arrays"`` (a dict
+        of arrays, validated against the predictor) when it stores prediction-interval
+        data (``metadata["intervals"]``): see
+        :meth:`rlscore.core.intervals.IntervalModel.from_arrays`.
 
     Raises
     ------
@@ -355,4 +438,10 @@ def load_model(path, return_metadata=False):
                              f"{exc})") from None
     if "feature_indices" in arrays:
         meta["feature_indices"] = arrays["feature_indices"]
+    iv = {k[len(_IV):]: v for k, v in arrays.items() if k.startswith(_IV)}
+    if iv or "intervals" in meta:
+        if kind not in ("LinearPredictor", "KernelPredictor"):
+            raise ModelFileError(f"{src}: prediction-interval data on a {kind}")
+        _check_intervals(meta.get("intervals"), iv, pred, src)
+        meta["interval_arrays"] = iv
     return (pred, meta) if return_metadata else pred

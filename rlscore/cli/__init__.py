@@ -153,6 +153,12 @@ def _add_training_options(p, need_output):
                    help=f"selection measure: {MEASURE_HELP} (default: sqerror for rls, "
                         f"cindex for ranking; auc for rls --cv lpo)")
     _add_zero_based(p)
+    if need_output:
+        p.add_argument("--intervals", choices=["jackknife", "cv"],
+                       help="rls: store the hold-out models for 'predict --interval' "
+                            "(jackknife: the m leave-one-out models, an m x m matrix for a "
+                            "kernel model; cv: the --folds K fold models, whole queries "
+                            "when the file has qids)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
 
@@ -185,6 +191,14 @@ def build_parser():
     pr.add_argument("--ignore-extra-features", action="store_true",
                     help="allow non-zero features beyond the training file's largest "
                          "index (they are treated as unseen features)")
+    pr.add_argument("--interval", type=float, metavar="LEVEL",
+                    help="write 'prediction lower upper' per line: a distribution-free "
+                         "interval of coverage LEVEL (e.g. 0.9), for models fitted with "
+                         "--intervals")
+    pr.add_argument("--interval-method", choices=["jackknife+", "jackknife",
+                                                  "jackknife-minmax", "cv+", "cv",
+                                                  "cv-minmax"],
+                    help="default: jackknife+ (--intervals jackknife) or cv+ (--intervals cv)")
     pr.set_defaults(func=_cmd_predict)
 
     ev = sub.add_parser("evaluate", help="measures of a saved model on a labelled file",

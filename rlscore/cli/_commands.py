@@ -11,7 +11,7 @@ from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
 from rlscore.cli._data import (ZERO_BASED_CHOICES, load_training_data, predict_projected,
                                read_for_model)
 from rlscore.cli._options import OptionError, parse_grid, parse_measures, parse_regparam
-from rlscore.cli._select import CV_NAMES, note, select
+from rlscore.cli._select import CV_NAMES, example_folds, note, select
 
 
 def _usage(fn, *a):
@@ -179,13 +179,76 @@ def _cmd_fit(args):
                      "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed)})
     info["regparam"] = float(learner.regparam)
     _warn_zero(spec, learner, data, kparams)
+    intervals = _interval_data(args, data, spec, learner)
     save_model(learner, args.output, info, feature_indices=data.feature_indices,
-               n_file_features=data.n_file_features)
+               n_file_features=data.n_file_features, intervals=intervals)
     if not args.quiet:
         print(f"{spec.name} trained on {data.X.shape[0]} examples, "
               f"{data.feature_indices.size} features, regparam {learner.regparam:g}; "
               f"model saved to {args.output}")
     return 0
+
+
+def _interval_data(args, data, spec, learner):
+    """The hold-out models ``--intervals`` asks to store: leave-one-out (jackknife) or
+    the models without each of the K-fold folds (cv; whole queries with qids)."""
+    if getattr(args, "intervals", None) is None:
+        return None
+    if spec.name != "rls":
+        raise UsageError("--intervals needs --learner rls")
+    rls = getattr(learner, "learner", learner)      # the selected model of a grid search
+    with Progress(f"hold-out models for --intervals {args.intervals}"):
+        if args.intervals == "jackknife":
+            return rls.interval_model("jackknife+")
+        if data.groups is not None:
+            try:
+                folds = data.groups.folds(args.folds, args.seed)
+            except ValueError as exc:
+                raise UsageError(f"--folds {args.folds}: {exc}") from None
+        else:
+            folds = example_folds(data.X.shape[0], args.folds, args.seed)
+        return rls.interval_model("cv+", folds=folds)
+
+
+def _interval_lines(args, pred, meta, rows):
+    """Lines 'prediction lower upper' (per output) from the stored hold-out models."""
+    from fractions import Fraction
+
+    from rlscore.core.intervals import METHODS, IntervalModel
+    if "interval_arrays" not in meta:
+        raise DataError(f"{args.model}: this model file holds no prediction-interval data; "
+                        f"train it with 'rlscore fit --learner rls --intervals jackknife' "
+                        f"(or 'cv')")
+    level = args.interval
+    if not 0.0 < level < 1.0:
+        raise UsageError(f"--interval {level}: the coverage level must lie strictly "
+                         f"between 0 and 1, e.g. 0.9")
+    im = IntervalModel.from_arrays(pred, meta["intervals"], meta["interval_arrays"])
+    method = args.interval_method or ("jackknife+" if im.kind == "loo" else "cv+")
+    if METHODS[method] != im.kind:
+        raise UsageError(f"--interval-method {method} needs "
+                         f"{'leave-one-out' if METHODS[method] == 'loo' else 'fold'} "
+                         f"models; this model file stores the other kind (fit with "
+                         f"--intervals {'jackknife' if METHODS[method] == 'loo' else 'cv'})")
+    kernel = meta.get("kernel") or {}
+    factor = None
+    if kernel.get("name") == "GaussianKernel" and np.any(rows.unseen > 0):
+        # exp(-g||x - b||^2) = exp(-g||x_used - b||^2) exp(-g||x_unseen||^2)
+        factor = np.exp(-float(kernel["params"]["gamma"]) * rows.unseen)
+    # alpha = 1 - LEVEL in decimal (1 - 0.9 is 0.09999999999999998 in floating point)
+    alpha = float(1 - Fraction(repr(level)))
+    Xc = rows.X
+    step = im.chunk_rows()
+    lines = []
+    for s in range(0, Xc.shape[0], step):
+        P = im.outputs(Xc[s:s + step])
+        if factor is not None:
+            P *= factor[s:s + step, None]
+        res = im.intervals_from_outputs(P, alpha, method)
+        for t in range(P.shape[0]):
+            lines.append("\t".join(_fmt(a[t, j]) for j in range(im.n_outputs)
+                                   for a in res))
+    return lines
 
 
 def _cmd_cv(args):
@@ -208,7 +271,18 @@ def _fmt(v):
 
 
 def _model_and_rows(args):
-    """The model and the data file read the way the model was trained."""
+    """The model's predictions for the data file read the way the model was trained,
+    and the rows."""
+    pred, meta, rows = _load_for_data(args)
+    kernel = meta.get("kernel") or {}
+    P = predict_projected(pred, rows.X, rows.unseen, kernel.get("name"),
+                          (kernel.get("params") or {}).get("gamma"),
+                          meta.get("n_outputs", 1))
+    return P, rows
+
+
+def _load_for_data(args):
+    """(predictor, metadata, rows of the data file projected onto the model)."""
     from rlscore.model_io import load_model
     pred, meta = load_model(args.model, return_metadata=True)
     if meta["predictor"] not in ("LinearPredictor", "KernelPredictor"):
@@ -221,19 +295,22 @@ def _model_and_rows(args):
     # models written before the zero_based key read 1-based files only
     zero_based = bool((meta.get("info") or {}).get("zero_based", False))
     rows = read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features)
-    kernel = meta.get("kernel") or {}
-    P = predict_projected(pred, rows.X, rows.unseen, kernel.get("name"),
-                          (kernel.get("params") or {}).get("gamma"),
-                          meta.get("n_outputs", 1))
-    return P, rows
+    return pred, meta, rows
 
 
 def _cmd_predict(args):
+    if getattr(args, "interval", None) is not None:
+        pred, meta, rows = _load_for_data(args)
+        return _emit(args, _interval_lines(args, pred, meta, rows))
     P, _ = _model_and_rows(args)
     if P.ndim == 1:
         lines = [_fmt(v) for v in P]
     else:
         lines = ["\t".join(_fmt(v) for v in row) for row in P]
+    return _emit(args, lines)
+
+
+def _emit(args, lines):
     text = "\n".join(lines) + "\n"
     if args.output in (None, "-"):
         sys.stdout.write(text)

@@ -123,3 +123,19 @@ class RLSModel:
 
     def leave_pair_out(self, starts, ends):
         return self.solver.leave_pair_out(self.regparam, starts, ends)
+
+    def interval_model(self, method="jackknife+", folds=None, groups=None, n_folds=None,
+                       seed=0):
+        """The :class:`rlscore.core.intervals.IntervalModel` of ``method`` (the
+        leave-one-out models, cached per lambda, or the models without each fold);
+        see :func:`rlscore.core.intervals.interval_model`. O(m^3) dual, O(m d^2) primal
+        once."""
+        from rlscore.core.intervals import METHODS, interval_model
+        if (METHODS.get(method) == "loo" and folds is None and groups is None
+                and n_folds is None):
+            cached = getattr(self, "_loo_intervals", None)
+            if cached is None or cached[0] != self.regparam:
+                cached = (self.regparam, interval_model(self, method))
+                self._loo_intervals = cached
+            return cached[1]
+        return interval_model(self, method, folds, groups, n_folds, seed)

@@ -66,15 +66,24 @@ def _cholesky(M, regparam, what):
     return c
 
 
-def _symmetric_from_triangle(T, lower):
-    """Full symmetric matrix from one valid triangle (in place on a copy)."""
-    if lower:
-        T = np.tril(T)
-        T += np.tril(T, -1).T
-    else:
-        T = np.triu(T)
-        T += np.triu(T, 1).T
-    return np.ascontiguousarray(T)
+def _symmetric_from_triangle(T, lower, block=256):
+    """Full symmetric C-contiguous matrix from one valid triangle of T, written in
+    place (T is a fresh LAPACK/BLAS result): the other triangle is overwritten strip by
+    strip of ``block`` rows, O(n^2) copies and no n x n temporaries."""
+    if not T.flags.c_contiguous and T.flags.f_contiguous:
+        T, lower = T.T, not lower          # the C view of a Fortran result
+    T = np.ascontiguousarray(T)
+    n = T.shape[0]
+    for i in range(0, n, block):
+        j = min(n, i + block)
+        D = T[i:j, i:j]
+        if lower:
+            T[i:j, j:] = T[j:, i:j].T
+            D[...] = np.tril(D) + np.tril(D, -1).T
+        else:
+            T[j:, i:j] = T[i:j, j:].T
+            D[...] = np.triu(D) + np.triu(D, 1).T
+    return T
 
 
 def _check_pairs(starts, ends, m):

@@ -100,6 +100,45 @@ class RLS(PredictorInterface):
         ps, pe = self._model.leave_pair_out(pairs_start_inds, pairs_end_inds)
         return squeeze(ps), squeeze(pe)
 
+    def predict_interval(self, X, alpha=0.1, method="jackknife+", folds=None, groups=None,
+                         n_folds=None, seed=0):
+        """Distribution-free prediction intervals from the exact hold-out models
+        (Barber et al., Ann. Statist. 2021), without refitting.
+
+        Parameters
+        ----------
+        X : test data, as for ``predict``
+        alpha : float in (0, 1), default 0.1
+            Miscoverage rate: 0.1 gives 90% intervals.
+        method : {"jackknife+", "jackknife", "jackknife-minmax", "cv+", "cv",
+            "cv-minmax"}, default "jackknife+"
+        folds : list of index arrays partitioning the training rows (cv methods), or
+        groups : one id per training row; each group (a query, a drug...) is held out
+            whole: one fold per group, or ``n_folds`` folds of whole groups; or
+        n_folds : alone, that many random folds of rows (``seed``)
+
+        Returns
+        -------
+        prediction, lower, upper : ndarrays (n,) or (n, p); the prediction is the
+        model's own. Bounds are infinite when alpha is below 1 / (m + 1).
+
+        Notes
+        -----
+        See :mod:`rlscore.core.intervals`. The leave-one-out models cost O(m^3) once
+        (dual; O(m d^2) primal, cached per regparam), then one GEMM
+        (n x m) by (m x m) (dual; (n x d) by (d x m) primal) plus O(n m) selection.
+        """
+        im = self.interval_model(method, folds, groups, n_folds, seed)
+        return tuple(squeeze(a) for a in im.predict_interval(X, alpha, method))
+
+    def interval_model(self, method="jackknife+", folds=None, groups=None, n_folds=None,
+                       seed=0):
+        """The hold-out models behind :meth:`predict_interval`, as a
+        :class:`rlscore.core.intervals.IntervalModel` (e.g. to store in a model file:
+        ``rlscore.model_io.save_model(learner, path, intervals=...)``). Arguments as for
+        :meth:`predict_interval`; the leave-one-out models are cached per regparam."""
+        return self._model.interval_model(method, folds, groups, n_folds, seed)
+
 
 class _SelectionWrapper(PredictorInterface):
     """Shared body of the wrappers: train on the grid's first lambda with a
@@ -122,6 +161,13 @@ class _SelectionWrapper(PredictorInterface):
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: NfoldCV(model, measure, folds))
         self.cv_predictions = [[squeeze(p) for p in fold_preds] for fold_preds in preds]
+
+    def predict_interval(self, X, alpha=0.1, method="jackknife+", folds=None, groups=None,
+                         n_folds=None, seed=0):
+        """Prediction intervals of the selected model, see :meth:`RLS.predict_interval`.
+        The regparam was chosen on the same data, so the coverage guarantee of the
+        methods holds only approximately."""
+        return self.learner.predict_interval(X, alpha, method, folds, groups, n_folds, seed)
 
 
 class LeaveOneOutRLS(_SelectionWrapper):
@@ -172,6 +218,18 @@ class KfoldRLS(_SelectionWrapper):
                  regparams=None, measure=None, save_predictions=False, **kwargs):
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
                     "sqerror")
+        self.folds = folds
+
+    def predict_interval(self, X, alpha=0.1, method="jackknife+", folds=None, groups=None,
+                         n_folds=None, seed=0):
+        """Prediction intervals of the selected model, see :meth:`RLS.predict_interval`;
+        the cv methods (``method="cv+"``...) use the selection's ``folds`` (which must
+        then partition the training rows) unless other folds or groups are given."""
+        from rlscore.core.intervals import METHODS
+        if METHODS.get(method) == "folds" and folds is None and groups is None \
+                and n_folds is None:
+            folds = self.folds
+        return self.learner.predict_interval(X, alpha, method, folds, groups, n_folds, seed)
 
 
 class LeavePairOutRLS(_SelectionWrapper):
