@@ -5,7 +5,8 @@ tests/core/test_intervals.py), and bad interval data is refused on load."""
 import numpy as np
 import pytest
 
-from rlscore.cli import main, query_folds
+from rlscore.cli import main
+from rlscore.core.groups import QueryGroups
 from rlscore.core.intervals import IntervalModel
 from rlscore.learner import RLS
 from rlscore.model_io import ModelFileError, load_model, save_model
@@ -127,7 +128,7 @@ def test_cli_cv_plus_holds_out_whole_queries(tmp_path, capsys):
                  "0.75"]) == 0
     got = _lines(capsys.readouterr().out)
     lam = load_model(model, True)[1]["regparam"]
-    folds = query_folds(qids, 4, 2)
+    folds = QueryGroups.from_qids(qids).folds(4, 2)      # what the CLI draws
     ref = RLS(X, y, regparam=lam).predict_interval(Xt, 0.25, "cv+", folds=folds)
     np.testing.assert_allclose(got, np.column_stack(ref), rtol=1e-10)
 
