@@ -219,3 +219,26 @@ def test_predict_needs_one_test_kernel_per_training_kernel():
     learner = PairwiseMKL(K1=K1s, K2=K2s, Y=y, label_row_inds=rows, label_col_inds=cols)
     with pytest.raises(ValueError, match="test kernels"):
         learner.predict(K1s[:1], K2s, rows, cols)
+
+
+def test_estimator_equals_learner_and_works_in_grid_search():
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    from rlscore.estimators import MultiKernelPairwiseRLS
+    K1s, K2s, y, rows, cols = _problem(4, n1=9, n2=8, frac=0.7)
+    pairs = np.column_stack([rows, cols])
+    est = MultiKernelPairwiseRLS(K1s, K2s, alpha=0.5, tol=1e-12).fit(pairs, y)
+    # every object occurs in training here, so the estimator's objects are all of them
+    assert np.array_equal(est.objects1_, np.arange(9))
+    learner = PairwiseMKL(K1=K1s, K2=K2s, Y=y, label_row_inds=rows, label_col_inds=cols,
+                          regparam=0.5, tol=1e-12)
+    np.testing.assert_allclose(est.weights_, learner.weights)
+    test = np.array([[0, 1], [3, 7], [8, 0]])
+    np.testing.assert_allclose(est.predict(test),
+                               learner.predict(K1s, K2s, test[:, 0], test[:, 1]),
+                               rtol=1e-9, atol=1e-12)
+    gs = GridSearchCV(MultiKernelPairwiseRLS(K1s, K2s), {"alpha": [0.1, 1.0]},
+                      cv=GroupKFold(3)).fit(pairs, y, groups=rows)
+    assert gs.best_params_["alpha"] in (0.1, 1.0)
+    with pytest.raises(ValueError, match="non-empty list"):
+        MultiKernelPairwiseRLS(K1s[0], K2s).fit(pairs, y)
