@@ -26,6 +26,8 @@ from rlscore.estimators._cg import CGRLSRegressor, CGRankRLSRanker  # noqa: E402
 from rlscore.estimators._greedy import GreedyRLSSelector  # noqa: E402
 from rlscore.estimators._kronecker import PairwiseRLS  # noqa: E402
 from rlscore.estimators._ranksvm import RankSVM  # noqa: E402
+from rlscore.estimators._pairwise_mkl import MultiKernelPairwiseRLS  # noqa: E402
 
 __all__ = ["KernelRLS", "KernelRLSCV", "RankRLS", "RankRLSCV", "CGRLSRegressor",
-           "CGRankRLSRanker", "GreedyRLSSelector", "PairwiseRLS", "RankSVM"]
+           "CGRankRLSRanker", "GreedyRLSSelector", "PairwiseRLS", "RankSVM",
+           "MultiKernelPairwiseRLS"]

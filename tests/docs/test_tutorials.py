@@ -161,3 +161,37 @@ def test_letor_tutorial_on_letor_format(tmp_path):
     assert cli["ndcg@10"] == pytest.approx(api["ndcg10"], abs=1e-12)
     assert cli["map"] == pytest.approx(api["map"], abs=1e-12)
     assert "| QueryRankRLS (linear) |" in mod.table(res)
+
+
+def test_pairwise_mkl_weights_single_out_the_generating_term():
+    mod = _load("pairwise_mkl")
+    drugs, targets, Y = mod.synthetic(n_drugs=16, n_targets=14, seed=1)
+    res = mod.run(drugs, targets, Y, n_folds=2, grid=(0.1, 1.0), singles=False)
+    for setting, r in res.items():
+        assert np.unravel_index(np.argmax(r["weights"]), (3, 3)) == (0, 1), setting
+        assert r["weights"].sum() == pytest.approx(1.0)
+    assert res["A: new pairs"]["c"]["learned"] > 0.7
+    assert "learned weights" in mod.table(res, list(drugs), list(targets))
+
+
+def test_pairwise_mkl_script_on_davis_format(tmp_path):
+    """The script on a tiny folder in the Davis format (kernels, SMILES, sequences)."""
+    import json
+    from rlscore.datasets import make_drug_target
+    KD, KT, Y = make_drug_target(18, 15, random_state=0)
+    np.savetxt(tmp_path / "drug-target_interaction_affinities_Kd__Davis_et_al.2011v1.txt",
+               10 ** (9 - (Y - Y.min() + 5)))
+    np.savetxt(tmp_path / "drug-drug_similarities_2D.txt", KD)
+    np.savetxt(tmp_path / "target-target_similarities_WS.txt", KT * 1000)
+    rng = np.random.default_rng(0)
+    letters = np.array(list("CNOS()=c1"))
+    (tmp_path / "ligands_can.txt").write_text(json.dumps(
+        {str(i): "".join(rng.choice(letters, 20)) for i in range(18)}))
+    amino = np.array(list("ACDEFGHIKLMNPQRSTVWY"))
+    (tmp_path / "proteins.txt").write_text(json.dumps(
+        {f"K{i}": "".join(rng.choice(amino, 60)) for i in range(15)}))
+    res = subprocess.run([sys.executable, str(TUTORIALS / "pairwise_mkl.py"),
+                          "--davis", str(tmp_path), "--folds", "2"], capture_output=True,
+                         text=True, timeout=300, cwd=str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    assert "D: both new" in res.stdout and "SMILES 3-mers" in res.stdout

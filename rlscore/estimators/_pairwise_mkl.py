@@ -1,0 +1,125 @@
+"""Pairwise multiple-kernel RLS (learned weights of a sum of Kronecker kernels) as a
+scikit-learn regressor. Samples are pairs of object indices, as in
+:class:`rlscore.estimators.PairwiseRLS`."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from rlscore.core.cg import check_maxiter, check_tol
+from rlscore.core.kronecker import check_square_kernel
+from rlscore.core.pairwise_mkl import fit_pairwise_mkl
+from rlscore.estimators._base import check_alpha
+from rlscore.estimators._kronecker import _check_pairs
+
+__all__ = ["MultiKernelPairwiseRLS"]
+
+
+def _kernels(Ks, name):
+    if not isinstance(Ks, (list, tuple)) or len(Ks) == 0:
+        raise ValueError(f"{name} must be a non-empty list of kernel matrices over all "
+                         "objects (training and test)")
+    out = [check_square_kernel(K, f"{name}[{i}]") for i, K in enumerate(Ks)]
+    if any(K.shape != out[0].shape for K in out):
+        raise ValueError(f"every kernel in {name} must describe the same objects "
+                         f"(same size)")
+    return out
+
+
+class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
+    """Kronecker RLS on pairs with a learned nonnegative sum of pairwise kernels.
+
+    The pairwise kernel of the pairs (a, b) and (c, d) is
+    sum_{i, j} weights_[i, j] K1[i][a, c] K2[j][b, d], the weights chosen at ``fit`` by
+    centred kernel alignment with the training labels (pairwiseMKL, Cichonska et al.,
+    Bioinformatics 2018), then the model is trained with MINRES; see
+    :class:`rlscore.learner.PairwiseMKL`, which this estimator adapts.
+
+    Parameters
+    ----------
+    K1 : list of ndarray (n1, n1)
+        Kernels over all objects of domain 1 (training and test), e.g. drugs.
+    K2 : list of ndarray (n2, n2)
+        Kernels over all objects of domain 2, e.g. targets.
+    alpha : float >= 0, default=1.0
+        Regularization parameter (RLScore's ``regparam``).
+    max_iter : int or None, default=None
+    tol : float in (0, 1), default=1e-10
+
+    Attributes
+    ----------
+    weights_ : ndarray (len(K1), len(K2))
+    alignment_ : ndarray (len(K1), len(K2))
+    dual_coef_ : ndarray (n_pairs,)
+    n_iter_ : int
+    objects1_, objects2_ : indices of the training objects of each domain
+    n_features_in_ : 2
+
+    Notes
+    -----
+    ``fit`` costs O(P^2 Q^2) vec-trick products over the training pairs for the weights
+    plus one per active term and MINRES iteration; ``predict`` one per active term.
+    """
+
+    def __init__(self, K1=None, K2=None, *, alpha=1.0, max_iter=None, tol=1e-10):
+        self.K1 = K1
+        self.K2 = K2
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit on the labelled pairs ``X`` (n_pairs, 2) with labels ``y``.
+
+        Returns
+        -------
+        self
+        """
+        alpha = check_alpha(self.alpha)
+        max_iter, tol = check_maxiter(self.max_iter, "max_iter"), check_tol(self.tol)
+        K1s, K2s = _kernels(self.K1, "K1"), _kernels(self.K2, "K2")
+        pairs = _check_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1 or y.shape[0] != pairs.shape[0] or y.dtype == np.bool_ \
+                or not np.issubdtype(y.dtype, np.number):
+            raise ValueError(f"y must hold one numeric label per pair ({pairs.shape[0]})")
+        y = y.astype(np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity")
+        o1, o2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
+        rows = np.searchsorted(o1, pairs[:, 0]).astype(np.int32)
+        cols = np.searchsorted(o2, pairs[:, 1]).astype(np.int32)
+        model = fit_pairwise_mkl([np.ascontiguousarray(K[np.ix_(o1, o1)]) for K in K1s],
+                                 [np.ascontiguousarray(K[np.ix_(o2, o2)]) for K in K2s],
+                                 y, rows, cols, alpha, max_iter, tol)
+        self.model_ = model
+        self.objects1_, self.objects2_ = o1, o2
+        self.weights_, self.alignment_ = model.weights, model.alignment
+        self.dual_coef_, self.n_iter_ = model.A, model.iterations
+        self.n_features_in_ = 2
+        return self
+
+    def predict(self, X):
+        """Predictions for the pairs ``X`` (n_pairs, 2).
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        check_is_fitted(self, "model_")
+        K1s, K2s = _kernels(self.K1, "K1"), _kernels(self.K2, "K2")
+        pairs = _check_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
+        t1, t2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
+        i = np.searchsorted(t1, pairs[:, 0]).astype(np.int32)
+        j = np.searchsorted(t2, pairs[:, 1]).astype(np.int32)
+        return self.model_.predict([K[np.ix_(t1, self.objects1_)] for K in K1s],
+                                   [K[np.ix_(t2, self.objects2_)] for K in K2s], i, j)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.target_tags.single_output = True
+        tags.non_deterministic = False
+        return tags
