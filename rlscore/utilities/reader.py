@@ -23,16 +23,16 @@ import io
 import lzma
 import operator
 import os
-import re
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from rlscore._ext import _svmlight
 from rlscore._validation import as_2d_labels
 
 __all__ = [
-    "read_svmlight", "write_svmlight", "read_sparse", "read_folds", "read_qids",
+    "read_svmlight", "iter_svmlight", "write_svmlight", "read_sparse", "read_folds", "read_qids",
     "read_preferences", "loadtxtint",
 ]
 
@@ -104,13 +104,7 @@ def _index_dtype(n):
     return np.int32 if n < 2**31 - 1 else np.int64
 
 
-# The svmlight / LETOR grammar accepted by read_svmlight (ASCII only):
-#   number  := [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?
-#   index   := digits                      (no sign, no '_', no non-ASCII digits)
-#   qid     := "qid:" one or more ASCII characters other than whitespace and '#'
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
-_INDEX = re.compile(r"[0-9]+", re.ASCII)
-_QID = re.compile(r"qid:([!-~]+)", re.ASCII)
+# The svmlight / LETOR grammar is in rlscore/_ext/_svmlight.pyx (one compiled parser).
 
 
 def _check_zero_based(zero_based):
@@ -121,12 +115,140 @@ def _check_zero_based(zero_based):
     raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
 
 
-def _column(line, token_number):
-    """1-based column of the token_number-th whitespace-separated token of line."""
-    for n, match in enumerate(re.finditer(r"\S+", line)):
-        if n == token_number:
-            return match.start() + 1
-    return 1
+_CHUNK_BYTES = 1 << 24      # 16 MiB of whole lines per parser call
+
+
+@contextlib.contextmanager
+def _open_binary(fname):
+    """A binary stream for a path (decompressing .gz/.bz2/.xz) or a file object (a text
+    stream is encoded back to UTF-8). Streams the caller passed in are not closed."""
+    if isinstance(fname, (str, bytes, os.PathLike)):
+        path = os.fsdecode(fname)
+        opener = _OPENERS.get(os.path.splitext(path)[1].lower())
+        with (open(path, "rb") if opener is None else opener(path, "rb")) as fh:
+            yield fh
+        return
+    if not hasattr(fname, "read"):
+        if hasattr(fname, "__iter__"):           # an iterable of lines
+            yield io.BytesIO("".join(fname).encode("utf-8"))
+            return
+        raise TypeError(f"expected a file name or a file object, got "
+                        f"{type(fname).__name__}")
+    probe = fname.read(0)
+    if isinstance(probe, str):
+        yield io.BytesIO(fname.read().encode("utf-8"))
+    else:
+        yield fname
+
+
+def _raw_chunks(fname, zero_based, chunk_bytes=_CHUNK_BYTES):
+    """Parse a file in chunks of whole lines with the compiled parser.
+
+    Yields dicts with the raw (unshifted) feature indices of each chunk: ``labels``
+    (rows, n_labels), ``qids`` (list or None), ``indptr``, ``indices``, ``values``,
+    ``min_first`` and ``max_index``. ValueError names the file, line and column.
+    O(file size); memory O(chunk) beyond what the caller keeps.
+    """
+    src = _source_name(fname)
+    mode = {False: 0, True: 1, "auto": 2}[zero_based]
+    n_labels, has_qid, line = 0, -1, 1
+    with _open_binary(fname) as fh:
+        rest = b""
+        first = True
+        while True:
+            block = fh.read(chunk_bytes)
+            data = rest + block
+            if first:
+                first = False
+                if data.startswith(b"\xef\xbb\xbf"):      # UTF-8 byte order mark
+                    data = data[3:]
+            if not block:
+                if not data:
+                    break
+                if not data.endswith(b"\n"):
+                    data += b"\n"
+                rest = b""
+            else:
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    rest = data
+                    continue
+                data, rest = data[:cut + 1], data[cut + 1:]
+            lines = data.count(b"\n")
+            labels = np.empty(lines + data.count(b"|"))
+            indptr = np.zeros(lines + 1, dtype=np.int64)
+            colons = data.count(b":")
+            indices = np.empty(colons, dtype=np.int64)
+            values = np.empty(colons)
+            qids = []
+            rows, n_labels, has_qid, nnz, min_first, max_index, err = \
+                _svmlight.parse_chunk(data, line, mode, n_labels, has_qid, labels,
+                                      indptr, indices, values, qids)
+            if err is not None:
+                raise ValueError(f"{src}, line {err[0]}, column {err[1]}: {err[2]}")
+            line += lines
+            if rows:
+                yield {"labels": labels[:rows * n_labels].reshape(rows, n_labels),
+                       "qids": qids if has_qid == 1 else None,
+                       "indptr": indptr[:rows + 1], "indices": indices[:nnz],
+                       "values": values[:nnz], "min_first": min_first,
+                       "max_index": max_index}
+            if not block:
+                break
+
+
+def _to_csr(chunk, shift, ncols):
+    """CSR matrix of one raw chunk: indices shifted to columns, those >= ncols dropped."""
+    ptr, cols, vals = chunk["indptr"], chunk["indices"] - shift, chunk["values"]
+    n = ptr.size - 1
+    if cols.size and cols.max() >= ncols:
+        keep = cols < ncols
+        rows = np.repeat(np.arange(n), np.diff(ptr))[keep]
+        cols, vals = cols[keep], vals[keep]
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+    itype = _index_dtype(max(cols.size, ncols))
+    X = sp.csr_matrix((vals, cols.astype(itype), ptr.astype(itype)), shape=(n, ncols))
+    X.has_sorted_indices = True
+    return X
+
+
+def iter_svmlight(fname, fdim, zero_based, chunk_bytes=_CHUNK_BYTES):
+    """Read an svmlight / LETOR file in chunks of whole lines, for streaming prediction.
+
+    Parameters
+    ----------
+    fname : str, path-like or file object
+    fdim : int
+        Columns of every chunk's matrix (features beyond are dropped, as in
+        :func:`read_svmlight` with ``fdim``).
+    zero_based : bool
+        How the indices count ("auto" needs the whole file: use :func:`read_svmlight`,
+        or the choice recorded in a model file).
+    chunk_bytes : int, default 16 MiB
+
+    Yields
+    ------
+    (X, Y, qids) per chunk, as :func:`read_svmlight` returns them for the whole file.
+
+    Notes
+    -----
+    O(file size) time; peak memory O(chunk_bytes) whatever the file's length. The
+    chunks together equal :func:`read_svmlight` of the whole file.
+    """
+    fdim = _check_fdim(fdim)
+    if fdim is None:
+        raise ValueError("iter_svmlight needs fdim (the model's number of features)")
+    zero_based = _check_zero_based(zero_based)
+    if zero_based == "auto":
+        raise ValueError("iter_svmlight needs zero_based True or False")
+    shift = 0 if zero_based else 1
+    empty = True
+    for chunk in _raw_chunks(fname, zero_based, chunk_bytes):
+        empty = False
+        yield _to_csr(chunk, shift, fdim), chunk["labels"], chunk["qids"]
+    if empty:
+        raise ValueError(f"{_source_name(fname)}: the file contains no examples")
 
 
 def read_svmlight(fname, fdim=None, zero_based="auto", return_zero_based=False):
@@ -187,122 +309,33 @@ def read_svmlight(fname, fdim=None, zero_based="auto", return_zero_based=False):
     dropped it), 0-based files are read (``zero_based``), and errors are
     ``ValueError`` (upstream: ``Exception``).
 
-    Complexity: O(file size) time, one pass with a compiled regular expression per
-    token; memory O(n·n_labels + nnz).
+    Lines are split at ``\n`` only (``\r\n`` files read fine; a lone ``\r`` is not a line
+    break), and tokens at spaces, tabs, ``\r``, vertical tabs and form feeds.
+
+    Complexity: O(file size) time, one pass of the compiled parser
+    (:mod:`rlscore._ext._svmlight`) over chunks of whole lines; memory O(n·n_labels +
+    nnz) for the result plus one chunk (16 MiB) of text.
     """
     fdim = _check_fdim(fdim)
     zero_based = _check_zero_based(zero_based)
-    src = _source_name(fname)
-    indptr = [0]
-    indices = []
-    data = []
-    labels = []
-    qids = []
-    n_labels = None
-    has_qid = None
-    max_index = -1
-    min_index = None
-    nnz = 0
-    ind_append = indices.append
-    dat_append = data.append
-    number = _NUMBER.fullmatch
-    index_ok = _INDEX.fullmatch
-
-    def fail(lineno, raw, token_number, msg):
-        col = _column(raw, token_number)
-        raise ValueError(f"{src}, line {lineno}, column {col}: {msg}")
-
-    with _open_text(fname) as fh:
-        for lineno, raw in enumerate(fh, 1):
-            cut = raw.find("#")
-            line = raw if cut < 0 else raw[:cut]
-            tokens = line.split()
-            if not tokens:
-                continue
-            # labels
-            lab = tokens[0]
-            parts = lab.split("|")
-            if not all(number(v) for v in parts):
-                fail(lineno, raw, 0, f"label {lab!r} is not a real number in decimal "
-                                     f"notation (several outputs are separated by '|')")
-            values = [float(v) for v in parts]
-            if n_labels is None:
-                n_labels = len(values)
-            elif len(values) != n_labels:
-                fail(lineno, raw, 0, f"{len(values)} labels, but the first example has "
-                                     f"{n_labels}")
-            labels.extend(values)
-            # qid
-            start = 1
-            line_has_qid = len(tokens) > 1 and tokens[1].startswith("qid:")
-            if has_qid is None:
-                has_qid = line_has_qid
-            elif line_has_qid != has_qid:
-                if line_has_qid:
-                    msg = "has a qid, but the previous examples do not"
-                else:
-                    msg = "has no qid, but the previous examples do"
-                fail(lineno, raw, 1, f"the example {msg}")
-            if line_has_qid:
-                if tokens[1] == "qid:":
-                    fail(lineno, raw, 1, "empty qid")
-                m = _QID.fullmatch(tokens[1])
-                if m is None:
-                    fail(lineno, raw, 1, f"qid {tokens[1]!r} is not 'qid:' followed by "
-                                         f"printable ASCII characters")
-                qids.append(m.group(1))
-                start = 2
-            # features
-            prev = -1
-            for t, tok in enumerate(tokens[start:], start):
-                idx, sep, val = tok.partition(":")
-                if not (sep and index_ok(idx) and number(val)):
-                    fail(lineno, raw, t, f"malformed feature token {tok!r} (expected "
-                                         f"index:value, an unsigned decimal integer index "
-                                         f"and a decimal number)")
-                idx = int(idx)
-                if idx <= prev:
-                    fail(lineno, raw, t, f"feature indices must strictly increase ({idx} "
-                                         f"follows {prev})")
-                if idx == 0 and zero_based is False:
-                    fail(lineno, raw, t, "feature index 0 < 1 (indices are 1-based; "
-                                         "use zero_based=True or 'auto' for 0-based files)")
-                prev = idx
-                val = float(val)
-                if val != 0.0:
-                    ind_append(idx)
-                    dat_append(val)
-                    nnz += 1
-            if prev > max_index:
-                max_index = prev
-            if prev >= 0:
-                first = int(tokens[start].partition(":")[0])
-                if min_index is None or first < min_index:
-                    min_index = first
-            indptr.append(nnz)
-
-    n = len(indptr) - 1
-    if n == 0:
-        raise ValueError(f"{src}: the file contains no examples")
+    chunks = list(_raw_chunks(fname, zero_based))
+    if not chunks:
+        raise ValueError(f"{_source_name(fname)}: the file contains no examples")
     if zero_based == "auto":
-        zero_based = min_index == 0
+        firsts = [c["min_first"] for c in chunks if c["min_first"] >= 0]
+        zero_based = bool(firsts) and min(firsts) == 0
     shift = 0 if zero_based else 1
-    ncols = (max_index + 1 - shift) if fdim is None else fdim
-    ncols = max(ncols, 0)
-    cols = np.array(indices, dtype=np.int64) - shift
-    vals = np.array(data, dtype=np.float64)
-    ptr = np.array(indptr, dtype=np.int64)
-    if fdim is not None and cols.size and cols.max() >= fdim:
-        keep = cols < fdim
-        rows = np.repeat(np.arange(n), np.diff(ptr))[keep]
-        cols, vals = cols[keep], vals[keep]
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
-    itype = _index_dtype(max(cols.size, ncols))
-    X = sp.csr_matrix((vals, cols.astype(itype), ptr.astype(itype)), shape=(n, ncols))
+    max_index = max(c["max_index"] for c in chunks)
+    ncols = max(max_index + 1 - shift, 0) if fdim is None else fdim
+    X = sp.vstack([_to_csr(c, shift, ncols) for c in chunks], format="csr")
+    if len(chunks) > 1:
+        itype = _index_dtype(max(X.nnz, ncols))
+        X.indices, X.indptr = X.indices.astype(itype), X.indptr.astype(itype)
     X.has_sorted_indices = True
-    Y = np.array(labels, dtype=np.float64).reshape(n, n_labels)
-    out = (X, Y, (qids if has_qid else None))
+    Y = np.vstack([c["labels"] for c in chunks])
+    qids = None if chunks[0]["qids"] is None else \
+        [q for c in chunks for q in c["qids"]]
+    out = (X, Y, qids)
     return out + (bool(zero_based),) if return_zero_based else out
 
 

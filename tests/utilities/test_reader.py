@@ -481,3 +481,60 @@ def test_sklearn_dump_svmlight_file_round_trips(tmp_path, zero_based):
     assert_array_equal(Xr.toarray(), X)
     assert_array_equal(Yr[:, 0], y)
     assert qr == [str(v) for v in q]
+
+
+def _random_svmlight(rng, n, d, qid=True):
+    lines = []
+    for i in range(n):
+        cols = np.sort(rng.choice(d, size=rng.integers(0, d + 1), replace=False)) + 1
+        vals = rng.normal(size=cols.size).round(rng.integers(0, 8))
+        feats = " ".join(f"{c}:{float(v)!r}" for c, v in zip(cols, vals))
+        q = f" qid:{i // 7}" if qid else ""
+        sep = "\t" if i % 3 == 0 else " "
+        lines.append(f"{rng.integers(0, 5)}{q}{sep}{feats}" + (" # c" if i % 5 == 0 else ""))
+        if i % 11 == 0:
+            lines.append("")                   # blank lines are skipped
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
+def test_chunked_parse_equals_scikit_learn_loader(tmp_path, chunk):
+    """Chunks of every size (down to one byte per read) give the file scikit-learn's
+    loader reads, and iter_svmlight's chunks stack to read_svmlight's result."""
+    from sklearn.datasets import load_svmlight_file
+    from rlscore.utilities import reader
+    rng = np.random.default_rng(chunk)
+    path = tmp_path / "f.txt"
+    path.write_text(_random_svmlight(rng, 60, 9))
+    Xs, ys, qs = load_svmlight_file(str(path), n_features=9, query_id=True,
+                                    zero_based=False)
+    chunks = list(reader._raw_chunks(str(path), False, chunk_bytes=chunk))
+    parts = list(reader.iter_svmlight(str(path), 9, False, chunk_bytes=chunk))
+    X = sp.vstack([p[0] for p in parts]).toarray()
+    np.testing.assert_array_equal(X, Xs.toarray())
+    np.testing.assert_array_equal(np.vstack([p[1] for p in parts])[:, 0], ys)
+    assert [int(q) for p in parts for q in p[2]] == list(qs)
+    assert len(chunks) == len(parts)
+    Xw, Yw, qw = read_svmlight(str(path), 9)
+    np.testing.assert_array_equal(Xw.toarray(), X)
+
+
+def test_iter_svmlight_needs_fdim_and_a_fixed_index_base(tmp_path):
+    from rlscore.utilities.reader import iter_svmlight
+    path = tmp_path / "f.txt"
+    path.write_text("1 1:2\n")
+    with pytest.raises(ValueError, match="fdim"):
+        next(iter_svmlight(str(path), None, False))
+    with pytest.raises(ValueError, match="zero_based"):
+        next(iter_svmlight(str(path), 3, "auto"))
+    path.write_text("# only a comment\n")
+    with pytest.raises(ValueError, match="no examples"):
+        next(iter_svmlight(str(path), 3, False))
+
+
+def test_error_position_is_the_file_line_across_chunks(tmp_path):
+    from rlscore.utilities import reader
+    path = tmp_path / "f.txt"
+    path.write_text("1 1:2\n" * 50 + "1 1:x\n")
+    with pytest.raises(ValueError, match="line 51, column 3"):
+        list(reader._raw_chunks(str(path), False, chunk_bytes=16))
