@@ -355,3 +355,25 @@ def test_squared_hinge_ranksvm_learner(tmp_path, capsys):
     assert main(["cv", str(tmp_path / "train.txt"), "--learner", "ranksvm-squared",
                  "--regparams", "0.01,1", "--cv", "kfold", "--folds", "3"]) == 0
     assert "<- best" in capsys.readouterr().out
+
+
+def test_predict_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch, capsys):
+    """predict reads the data file in chunks (here 64 bytes, dozens of chunks); the
+    lines equal the predictions of the whole file read at once."""
+    from rlscore.learner import RLS
+    from rlscore.utilities import reader
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 5))
+    y = X @ rng.normal(size=5)
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    reader.write_svmlight(str(train), X, y)
+    Xt = rng.normal(size=(200, 5))
+    reader.write_svmlight(str(test), Xt, np.zeros(200))
+    model = tmp_path / "m.npz"
+    assert main(["fit", str(train), "-o", str(model), "--regparam", "0.5", "-q"]) == 0
+    monkeypatch.setattr(reader, "_CHUNK_BYTES", 64)
+    assert main(["predict", str(model), str(test)]) == 0
+    got = np.array([float(v) for v in capsys.readouterr().out.split()])
+    ref = RLS(X, y, regparam=0.5).predict(Xt)
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
+    assert got.size == 200

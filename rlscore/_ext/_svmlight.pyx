@@ -131,7 +131,8 @@ def parse_chunk(const unsigned char[::1] buf, Py_ssize_t first_line, int zero_ba
                 return (rows, n_labels, has_qid, nnz, min_first, max_index,
                         (lineno, tok - line_start + 1,
                          f"label {bytes(buf[tok:p]).decode('ascii', 'replace')!r} is not a "
-                         f"decimal number (several outputs are separated by '|')"))
+                         f"real number in decimal notation (several outputs are separated "
+                         f"by '|')"))
             if nlab + count >= cap_lab:
                 raise ValueError("label capacity exceeded")
             labels[nlab + count] = strtod(<const char*> (s + p), NULL)

@@ -8,8 +8,8 @@ import time
 import numpy as np
 
 from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
-from rlscore.cli._data import (ZERO_BASED_CHOICES, load_training_data, predict_projected,
-                               read_for_model)
+from rlscore.cli._data import (ZERO_BASED_CHOICES, iter_file, load_training_data,
+                               predict_projected, project_features, read_for_model)
 from rlscore.cli._options import OptionError, parse_grid, parse_measures, parse_regparam
 from rlscore.cli._select import CV_NAMES, example_folds, note, select
 
@@ -281,8 +281,8 @@ def _model_and_rows(args):
     return P, rows
 
 
-def _load_for_data(args):
-    """(predictor, metadata, rows of the data file projected onto the model)."""
+def _load_model(args):
+    """(predictor, metadata, (feature_indices, n_model_features, zero_based))."""
     from rlscore.model_io import load_model
     pred, meta = load_model(args.model, return_metadata=True)
     if meta["predictor"] not in ("LinearPredictor", "KernelPredictor"):
@@ -294,6 +294,12 @@ def _load_for_data(args):
     n_model = int(meta.get("n_file_features") or meta["n_features"])
     # models written before the zero_based key read 1-based files only
     zero_based = bool((meta.get("info") or {}).get("zero_based", False))
+    return pred, meta, (fi, n_model, zero_based)
+
+
+def _load_for_data(args):
+    """(predictor, metadata, rows of the data file projected onto the model)."""
+    pred, meta, (fi, n_model, zero_based) = _load_model(args)
     rows = read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features)
     return pred, meta, rows
 
@@ -302,21 +308,37 @@ def _cmd_predict(args):
     if getattr(args, "interval", None) is not None:
         pred, meta, rows = _load_for_data(args)
         return _emit(args, _interval_lines(args, pred, meta, rows))
-    P, _ = _model_and_rows(args)
-    if P.ndim == 1:
-        lines = [_fmt(v) for v in P]
-    else:
-        lines = ["\t".join(_fmt(v) for v in row) for row in P]
-    return _emit(args, lines)
+    pred, meta, model_columns = _load_model(args)
+    fi, n_model, zero_based = model_columns
+    kernel = meta.get("kernel") or {}
+    gamma = (kernel.get("params") or {}).get("gamma")
+
+    def lines():
+        # streamed: one chunk of the file at a time (peak memory independent of its
+        # length); the same predictions as reading the whole file
+        for X, _ in iter_file(args.data, zero_based):
+            Xc, unseen = project_features(X, fi, n_model, args.data,
+                                          args.ignore_extra_features, zero_based)
+            P = predict_projected(pred, Xc, unseen, kernel.get("name"), gamma,
+                                  meta.get("n_outputs", 1))
+            if P.ndim == 1:
+                yield "".join(_fmt(v) + "\n" for v in P)
+            else:
+                yield "".join("\t".join(_fmt(v) for v in row) + "\n" for row in P)
+    return _emit(args, lines())
 
 
 def _emit(args, lines):
-    text = "\n".join(lines) + "\n"
+    """Write ``lines`` (a list of lines, or an iterable of text blocks that end with a
+    newline) to stdout or to ``--output``."""
+    blocks = ([line + "\n" for line in lines] if isinstance(lines, list) else lines)
     if args.output in (None, "-"):
-        sys.stdout.write(text)
+        for block in blocks:
+            sys.stdout.write(block)
     else:
         with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            for block in blocks:
+                fh.write(block)
     return 0
 
 

@@ -21,6 +21,26 @@ class TrainingData:
     groups: object = None         # QueryGroups of qids, or None
 
 
+def _check_finite(path, X, Y):
+    if not np.all(np.isfinite(X.data)) or not np.all(np.isfinite(Y)):
+        raise DataError(f"{path}: the file contains NaN or infinite values")
+
+
+def iter_file(path, zero_based):
+    """(X, y) chunks of an svmlight/LETOR file of about 16 MiB each, read with a fixed
+    index base; DataError for bad files. Peak memory O(chunk), whatever the file's
+    length."""
+    from rlscore.utilities.reader import iter_svmlight
+    try:
+        for X, Y, _ in iter_svmlight(path, None, zero_based):
+            _check_finite(path, X, Y)
+            X.sum_duplicates()
+            X.eliminate_zeros()
+            yield X, (Y[:, 0].copy() if Y.shape[1] == 1 else Y)
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not a text file in svmlight format") from None
+
+
 def read_file(path, zero_based="auto"):
     """(X, y, qids, zero_based) of an svmlight/LETOR file; DataError for bad files.
 
@@ -32,8 +52,7 @@ def read_file(path, zero_based="auto"):
         X, Y, qids, zb = read_svmlight(path, zero_based=zero_based, return_zero_based=True)
     except UnicodeDecodeError:
         raise DataError(f"{path}: not a text file in svmlight format") from None
-    if not np.all(np.isfinite(X.data)) or not np.all(np.isfinite(Y)):
-        raise DataError(f"{path}: the file contains NaN or infinite values")
+    _check_finite(path, X, Y)
     X.sum_duplicates()
     X.eliminate_zeros()
     y = Y[:, 0].copy() if Y.shape[1] == 1 else Y

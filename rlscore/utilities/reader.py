@@ -141,7 +141,7 @@ def _open_binary(fname):
         yield fname
 
 
-def _raw_chunks(fname, zero_based, chunk_bytes=_CHUNK_BYTES):
+def _raw_chunks(fname, zero_based, chunk_bytes=None):
     """Parse a file in chunks of whole lines with the compiled parser.
 
     Yields dicts with the raw (unshifted) feature indices of each chunk: ``labels``
@@ -150,6 +150,7 @@ def _raw_chunks(fname, zero_based, chunk_bytes=_CHUNK_BYTES):
     O(file size); memory O(chunk) beyond what the caller keeps.
     """
     src = _source_name(fname)
+    chunk_bytes = _CHUNK_BYTES if chunk_bytes is None else int(chunk_bytes)
     mode = {False: 0, True: 1, "auto": 2}[zero_based]
     n_labels, has_qid, line = 0, -1, 1
     with _open_binary(fname) as fh:
@@ -213,19 +214,21 @@ def _to_csr(chunk, shift, ncols):
     return X
 
 
-def iter_svmlight(fname, fdim, zero_based, chunk_bytes=_CHUNK_BYTES):
+def iter_svmlight(fname, fdim, zero_based, chunk_bytes=None):
     """Read an svmlight / LETOR file in chunks of whole lines, for streaming prediction.
 
     Parameters
     ----------
     fname : str, path-like or file object
-    fdim : int
+    fdim : int or None
         Columns of every chunk's matrix (features beyond are dropped, as in
-        :func:`read_svmlight` with ``fdim``).
+        :func:`read_svmlight` with ``fdim``); None: each chunk is as wide as its own
+        largest index needs (the caller aligns them, e.g. by projecting onto a model's
+        features).
     zero_based : bool
         How the indices count ("auto" needs the whole file: use :func:`read_svmlight`,
         or the choice recorded in a model file).
-    chunk_bytes : int, default 16 MiB
+    chunk_bytes : int, default 16 MiB (``_CHUNK_BYTES``)
 
     Yields
     ------
@@ -237,8 +240,6 @@ def iter_svmlight(fname, fdim, zero_based, chunk_bytes=_CHUNK_BYTES):
     chunks together equal :func:`read_svmlight` of the whole file.
     """
     fdim = _check_fdim(fdim)
-    if fdim is None:
-        raise ValueError("iter_svmlight needs fdim (the model's number of features)")
     zero_based = _check_zero_based(zero_based)
     if zero_based == "auto":
         raise ValueError("iter_svmlight needs zero_based True or False")
@@ -246,7 +247,8 @@ def iter_svmlight(fname, fdim, zero_based, chunk_bytes=_CHUNK_BYTES):
     empty = True
     for chunk in _raw_chunks(fname, zero_based, chunk_bytes):
         empty = False
-        yield _to_csr(chunk, shift, fdim), chunk["labels"], chunk["qids"]
+        width = max(chunk["max_index"] + 1 - shift, 0) if fdim is None else fdim
+        yield _to_csr(chunk, shift, width), chunk["labels"], chunk["qids"]
     if empty:
         raise ValueError(f"{_source_name(fname)}: the file contains no examples")
 

@@ -519,12 +519,12 @@ def test_chunked_parse_equals_scikit_learn_loader(tmp_path, chunk):
     np.testing.assert_array_equal(Xw.toarray(), X)
 
 
-def test_iter_svmlight_needs_fdim_and_a_fixed_index_base(tmp_path):
+def test_iter_svmlight_needs_a_fixed_index_base(tmp_path):
     from rlscore.utilities.reader import iter_svmlight
     path = tmp_path / "f.txt"
-    path.write_text("1 1:2\n")
-    with pytest.raises(ValueError, match="fdim"):
-        next(iter_svmlight(str(path), None, False))
+    path.write_text("1 1:2\n1 5:1\n")
+    X, _, _ = next(iter_svmlight(str(path), None, False))
+    assert X.shape == (2, 5)
     with pytest.raises(ValueError, match="zero_based"):
         next(iter_svmlight(str(path), 3, "auto"))
     path.write_text("# only a comment\n")
