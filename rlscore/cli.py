@@ -151,8 +151,8 @@ class LearnerSpec:
     ----------
     name : the ``--learner`` value
     help : one line for ``--help``
-    train : callable(X, y, qids, regparam, kernel, kernel_params) -> trained learner
-        with a ``predictor``
+    train : callable(data, regparam, kernel, kernel_params) -> trained learner
+        with a ``predictor`` (``data.X``, ``data.y``, ``data.qids``)
     cv : dict cv-name -> callable(data, grid, kernel, kernel_params, measure, args,
         progress) returning the selection object (``regparam``, ``cv_performances``,
         ``predictor``); each calls a selection class of :mod:`rlscore.learner`
