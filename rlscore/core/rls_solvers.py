@@ -59,7 +59,7 @@ def psd_eigh(M):
     bound), so by Weyl's theorem every computed eigenvalue is within ~eps ||M||_2 of a
     true one. Two consequences decide the rule.
 
-    * An eigenvalue with |mu| <= eps ||M||_2 is indistinguishable from 0, and setting it
+    * An eigenvalue with ``abs(mu) <= eps ||M||_2`` is indistinguishable from 0, and setting it
       to 0 perturbs the decomposition by no more than ``eigh`` already did. The result
       therefore stays within about twice the error of the decomposition itself (triangle
       inequality), while for a truly rank-deficient kernel (a linear kernel with fewer
@@ -77,7 +77,7 @@ def psd_eigh(M):
     a null cluster is symmetric about 0, so its most negative member, delta, measures
     the noise of this particular matrix (a kernel assembled with more rounding error
     than eigh adds shows it here). The threshold is tol = max(eps ||M||_2, delta) and
-    every |mu| <= tol is set to 0: a change of at most the size of eigh's own error.
+    every ``abs(mu) <= tol`` is set to 0: a change of at most the size of eigh's own error.
     A larger factor (2 tol, to catch the positive extreme of the null cluster, which
     reaches ~1.5 eps ||M||_2) made Kronecker leave-one-out up to 2.8x further from
     the refit than keeping every eigenvalue; with tol itself the worst case over 30
