@@ -59,8 +59,8 @@ def psd_eigh(M):
     bound), so by Weyl's theorem every computed eigenvalue is within ~eps ||M||_2 of a
     true one. Two consequences decide the rule.
 
-    * An eigenvalue with ``abs(mu) <= eps ||M||_2`` is indistinguishable from 0, and setting it
-      to 0 perturbs the decomposition by no more than ``eigh`` already did. The result
+    * An eigenvalue with ``abs(mu) <= eps ||M||_2`` is indistinguishable from 0, and
+      setting it to 0 perturbs the decomposition by no more than ``eigh`` did. The result
       therefore stays within about twice the error of the decomposition itself (triangle
       inequality), while for a truly rank-deficient kernel (a linear kernel with fewer
       features than examples) its null directions are treated as exactly null, which is

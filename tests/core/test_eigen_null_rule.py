@@ -181,9 +181,11 @@ def test_linear_solver_within_twice_keep_every(monkeypatch, kind):
     C = Phi.T @ Phi
     for lam in lams:
         m = len(y)
-        loo_ref = np.array([Phi[i] @ _chol_solve(Phi[np.r_[0:i, i + 1:m]].T @ Phi[np.r_[0:i, i + 1:m]],
-                                                 Phi[np.r_[0:i, i + 1:m]].T @ y[np.r_[0:i, i + 1:m]], lam)
-                            for i in range(m)])
+        loo_ref = np.empty(m)
+        for i in range(m):
+            keep = np.r_[0:i, i + 1:m]
+            P = Phi[keep]
+            loo_ref[i] = Phi[i] @ _chol_solve(P.T @ P, P.T @ y[keep], lam)
         w_ref = _chol_solve(C, Phi.T @ y, lam)
         out = {}
         for tag, fn in (("keep", keep_every), ("rule", _RULE)):
