@@ -134,8 +134,16 @@ class TwoStepRLS(PairwisePredictorInterface):
     def in_sample_loo_symmetric(self):
         """Symmetric (Y = Y^T) or antisymmetric (Y = -Y^T) labels on one domain: the
         pairs (a, b) and (b, a) left out together, with h = H_aa H_bb, g = H_ab^2 and
-        s = +-1: (F_ab - h Y_ab - s g Y_ab) / (1 - h - s g); a diagonal pair is left
-        out alone. Other labels raise ValueError. O(n^3)."""
+        s = +-1: (F_ab - h Y_ab - s g Y_ab) / (1 - h - s g). Other labels raise
+        ValueError. O(n^3).
+
+        The diagonal: (a, a) is its own transpose, so it is one entry and is left out
+        alone, LOO_aa = (F_aa - H_aa^2 Y_aa) / (1 - H_aa^2), the prediction of the
+        model trained without that single entry. RLScore applied the pair formula to
+        it too (g = H_aa^2), i.e. it removed the entry twice, which matches no
+        retraining, so diagonal values differ from RLScore's. Off the diagonal,
+        antisymmetric labels also differ: RLScore used -g Y_ab in the numerator for
+        both signs (see the migration guide)."""
         return vec_f(self._solver.in_sample_loo_symmetric(self.regparam1))
 
     def out_of_sample_loo_symmetric(self):

@@ -51,24 +51,28 @@ def random_folds(ssize, k, seed=None):
 
     Notes
     -----
-    Upstream RLScore sampled from a ``set``, which raises TypeError on Python >= 3.11;
-    this version samples from a list, so the exact upstream fold contents for a given
-    seed are not reproduced. Complexity: O(ssize).
+    For the same seed these are exactly RLScore's folds (as RLScore drew them on
+    Python 3.6-3.10): fold i is ``rng.sample(tuple(remaining), size_i)`` with
+    ``remaining`` the set of indices not yet drawn, which is then replaced by
+    ``remaining.difference(fold)``. Python >= 3.11 refuses to sample from a set, and
+    the tuple's order is that of CPython's set table, so the order is reproduced by
+    :mod:`rlscore.utilities._set_order` (identical on every interpreter).
+    Complexity: O(ssize k) (one table copy per fold).
     """
+    from rlscore.utilities._set_order import IntSet
     ssize = _as_count(ssize, "ssize")
     k = _as_count(k, "k")
     if k < 1 or k > ssize:
         raise ValueError(f"the number of folds k must satisfy 1 <= k <= ssize = {ssize}, "
                          f"got k = {k}")
     rng = random.Random(seed) if seed is not None else random
-    perm = rng.sample(range(ssize), ssize)
     size, extra = divmod(ssize, k)
+    remaining = IntSet.from_range(ssize)
     folds = []
-    start = 0
     for i in range(k):
-        stop = start + size + (1 if i < extra else 0)
-        folds.append(perm[start:stop])
-        start = stop
+        fold = rng.sample(remaining.order(), size + (1 if i < extra else 0))
+        remaining = remaining.difference(fold)
+        folds.append(fold)
     return folds
 
 
