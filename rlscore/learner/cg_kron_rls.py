@@ -6,7 +6,10 @@ import warnings
 import numpy as np
 
 from rlscore.core.kronecker import (check_pairwise_kernel, check_square_kernel)
+from rlscore.core.indefinite import (check_indefinite, check_kron_regparam,
+                                     kron_min_eigenvalue, repair_kernel)
 from rlscore.core.kronecker_cg import GroupCentering, KronMinres
+from rlscore.core.ranksvm import ConvergenceWarning
 from rlscore._validation import as_data_matrix, check_regparam, warn_unused_kwargs
 from rlscore.core.vec_trick import (PairwiseKernelOperator, SampledKronProduct,
                                     as_index_vector)
@@ -20,7 +23,7 @@ CALLBACK_FUNCTION = "callback"
 
 _KEYS = {"X1", "X2", "K1", "K2", "Y", "label_row_inds", "label_col_inds", "pko",
          "regparam", "weights", "maxiter", "tol", "callback", "callbackfun",
-         "compute_risk", "conditional_ranking", "pairwise_kernel"}
+         "compute_risk", "conditional_ranking", "pairwise_kernel", "indefinite"}
 
 
 def _is_list(x):
@@ -89,7 +92,18 @@ class CGKronRLS(PairwisePredictorInterface):
     maxiter : int or None (MINRES default, 5 q or 5 d1 d2)
     tol : float, default 1e-10
         MINRES stops when its relative residual falls below ``tol`` (``convergence_info``
-        is then 0) or after ``maxiter`` iterations (> 0).
+        is then 0) or after ``maxiter`` iterations (> 0). Stopping at ``maxiter``
+        emits a :class:`ConvergenceWarning`, except with regparam 0, where ``maxiter``
+        is the regularizer (early stopping).
+    indefinite : "raise" (default), "clip" or "shift"
+        Kernel mode: factor kernels with negative eigenvalues (estimated by Lanczos,
+        ``scipy.sparse.linalg.eigsh``, exactly for factors up to 300 objects) are
+        refused when regparam does not make K2 kron K1 + regparam I positive definite
+        (the message gives the smallest eigenvalue and the smallest regparam that
+        works), or repaired with a warning: "clip" sets negative eigenvalues to 0
+        (one eigendecomposition per factor), "shift" adds |smallest eigenvalue| I.
+        The same policy as KronRLS and TwoStepRLS (:mod:`rlscore.core.indefinite`).
+        Not applied to a given ``pko``.
     callback : object with ``callback(learner)`` (called after each iteration, with
         ``learner.A`` / ``learner.W`` and ``learner.predictor`` set to the current
         iterate) and optionally ``finished(learner)`` (called once at the end).
@@ -126,6 +140,8 @@ class CGKronRLS(PairwisePredictorInterface):
 
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, _KEYS, "CGKronRLS")
+        self.indefinite = check_indefinite(kwargs.get("indefinite", "raise"))
+        self._spectra = None
         self.regparam = check_regparam(kwargs.get("regparam", 0.0))
         self.maxiter = kwargs.get("maxiter")
         if self.maxiter is not None:
@@ -181,6 +197,7 @@ class CGKronRLS(PairwisePredictorInterface):
                 raise ValueError("label_row_inds and Y differ in length")
             center = GroupCentering(g)
         self._center = center
+        self._user_maxiter = kwargs.get("maxiter") is not None
         self._train()
 
     # -- set-up ---------------------------------------------------------------------
@@ -222,6 +239,8 @@ class CGKronRLS(PairwisePredictorInterface):
             r = as_index_vector(rows, K.shape[0], "label_row_inds")
             c = as_index_vector(cols, K.shape[0], "label_col_inds")
             self._check_q(r, c, q)
+            K, ext = repair_kernel(K, self.indefinite, "K1")
+            self._spectra = [((ext, ext), ("K1", "K1"), 1.0)]
             sign = 1.0 if self.pairwise_kernel == "symmetric" else -1.0
             w = [0.5, 0.5 * sign]
             self.pko = PairwiseKernelOperator([K, K], [K, K], [r, r], [c, c], [r, c],
@@ -245,6 +264,13 @@ class CGKronRLS(PairwisePredictorInterface):
         for t in range(T):
             self._check_q(r[t], c[t], q)
         w = None if weights is None else list(np.asarray(weights, dtype=np.float64))
+        self._spectra = []
+        for t in range(T):
+            sfx = f"[{t}]" if multi else ""
+            K1s[t], e1 = repair_kernel(K1s[t], self.indefinite, "K1" + sfx)
+            K2s[t], e2 = repair_kernel(K2s[t], self.indefinite, "K2" + sfx)
+            self._spectra.append(((e1, e2), ("K1" + sfx, "K2" + sfx),
+                                  1.0 if w is None else float(w[t])))
         if multi:
             self.pko = PairwiseKernelOperator(K1s, K2s, r, c, r, c, w)
             self.input1_inds, self.input2_inds = np.array(r), np.array(c)
@@ -320,7 +346,55 @@ class CGKronRLS(PairwisePredictorInterface):
             self.W = x
             self.predictor = LinearPairwisePredictor(x, weights=self._pred_args[0])
 
-    def _train(self):
+    def _check_definite(self):
+        """Refuse a regparam that leaves the system indefinite (indefinite factors)."""
+        if not self._spectra:
+            return
+        if len(self._spectra) == 1:
+            exts, names, wt = self._spectra[0]
+            if wt > 0:
+                check_kron_regparam(exts, names, self.regparam / wt)
+            return
+        # a sum of terms: the smallest eigenvalue is at least the sum of the terms' ones
+        if all(e[0] >= 0 for exts, _, _ in self._spectra for e in exts):
+            return
+        bound = sum(min(wt * kron_min_eigenvalue(*exts), 0.0)
+                    for exts, _, wt in self._spectra)
+        if self.regparam + bound <= 0:
+            raise ValueError(
+                f"the factor kernels are indefinite and the weighted sum of Kronecker "
+                f"kernels may have eigenvalues down to {bound:.6g}: use regparam > "
+                f"{-bound:.6g}, or indefinite='clip' or 'shift'")
+
+    def solve(self, regparam, warm_start=True):
+        """Re-train for a new regparam, starting MINRES from the current solution
+        (``warm_start=True``; the result equals a cold start to within ``tol``) or
+        from zero. Same cost per iteration as training; usually fewer iterations
+        along a path of close regparams."""
+        self.regparam = check_regparam(regparam)
+        x0 = None
+        if warm_start:
+            x0 = self.A if self.kernelmode else self.W
+        self._train(x0=x0)
+
+    def solve_path(self, regparams, warm_start=True):
+        """Train for each regparam in turn (e.g. a decreasing grid), each run
+        warm-started from the previous solution. Returns the list of predictors;
+        ``path_iterations`` holds the MINRES iterations of each point. The learner is
+        left at the last regparam."""
+        regparams = [check_regparam(r) for r in np.atleast_1d(regparams)]
+        if not regparams:
+            raise ValueError("regparams is empty")
+        predictors, its = [], []
+        for k, lam in enumerate(regparams):
+            self.solve(lam, warm_start=warm_start)
+            predictors.append(self.predictor)
+            its.append(self.iterations)
+        self.path_iterations = its
+        return predictors
+
+    def _train(self, x0=None):
+        self._check_definite()
         kind = "dual" if self.kernelmode else "primal"
         solver = KronMinres(kind, self._op, self.Y, self.regparam, self._center)
         self.iterations = 0
@@ -335,8 +409,13 @@ class CGKronRLS(PairwisePredictorInterface):
         report = (lambda it, obj: print(f"iteration {it}: objective {obj:.10g}")) \
             if self.compute_risk else None
         x, info = solver.solve(self.maxiter, self.tol, cb, keep_best=self.compute_risk,
-                               report=report)
+                               report=report, x0=x0)
         self.convergence_info = info
+        if info > 0 and not (self.regparam == 0 and self._user_maxiter):
+            warnings.warn(f"CGKronRLS stopped at maxiter={info} iterations before the "
+                          f"relative residual reached tol={self.tol:g}; raise maxiter or "
+                          f"regparam (an ill-conditioned or indefinite system converges "
+                          f"slowly)", ConvergenceWarning, stacklevel=3)
         self._make_predictor(x)
         if cb_obj is not None and hasattr(cb_obj, "finished"):
             cb_obj.finished(self)

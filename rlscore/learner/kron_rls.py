@@ -6,14 +6,18 @@ from rlscore.core.kronecker import (KronRLSSolver, check_complete_size,
                                     check_pairwise_kernel, check_pairwise_labels,
                                     centred_domain, make_factor, resolve_domains,
                                     symmetrize_labels, vec_f)
-from rlscore._validation import check_regparam, warn_unused_kwargs
+from rlscore.core.indefinite import check_indefinite
+from rlscore.core.kronecker_holdout import (kron_both_holdout, kron_leave_row_out,
+                                            kron_pairs_holdout, kron_rows_holdout)
+from rlscore.core.pairs import as_pairs, check_order
+from rlscore._validation import as_index_array, check_regparam, warn_unused_kwargs
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
 
 __all__ = ["KronRLS"]
 
-_KEYS = {"X1", "X2", "K1", "K2", "Y", "regparam", "pairwise_kernel"}
+_KEYS = {"X1", "X2", "K1", "K2", "Y", "regparam", "pairwise_kernel", "indefinite"}
 
 
 class KronRLS(PairwisePredictorInterface):
@@ -31,13 +35,22 @@ class KronRLS(PairwisePredictorInterface):
     Y : labels of all n1 * n2 pairs: vec_F of the n1 x n2 label matrix (pair
         (X1[i], X2[j]) at position i + j * n1), an (n1 * n2, 1) column, or the
         n1 x n2 matrix itself. A wrong size or the transposed matrix is a ValueError.
-    regparam : float >= 0, default 1.0
+    regparam : float >= 0 or None, default 1.0
+        None decomposes the kernels without training: call :meth:`solve` (e.g. over
+        a grid) before predicting.
     pairwise_kernel : "kronecker" (default), "symmetric" or "reciprocal"
         For one domain (K2 = K1, may be omitted): the symmetric kernel
         1/2 [k(a, c) k(b, d) + k(a, d) k(b, c)] or the reciprocal kernel (minus sign).
         On complete data their predictions equal Kronecker RLS on the labels
         1/2 (Y + Y^T) and 1/2 (Y - Y^T) (Pahikkala et al. 2013, Prop. 4.7), which is
         how they are trained.
+    indefinite : "raise" (default), "clip" or "shift"
+        What to do with a factor kernel that has negative eigenvalues (e.g. a
+        normalized Smith-Waterman similarity): "raise" refuses a regparam that leaves
+        K2 kron K1 + regparam I indefinite, naming the smallest eigenvalue and the
+        smallest regparam that works; "clip" sets each factor's negative eigenvalues
+        to 0, "shift" adds |smallest eigenvalue| I to each indefinite factor (both
+        with a UserWarning). See :mod:`rlscore.core.indefinite`.
     **kwargs : other keywords are ignored with a UserWarning
 
     Attributes
@@ -73,17 +86,30 @@ class KronRLS(PairwisePredictorInterface):
         n1, n2 = D1.shape[0], D2.shape[0]
         check_complete_size(n1, n2)
         self.Y = check_pairwise_labels(kwargs["Y"], n1, n2)
-        self._D1, self._D2 = D1, D2
-        self._f1 = make_factor(self._mode, D1)
-        self._f2 = self._f1 if (one and D2 is D1) else make_factor(self._mode, D2)
+        self.indefinite = check_indefinite(kwargs.get("indefinite", "raise"))
+        self._f1 = make_factor(self._mode, D1, "K1" if self.kernelmode else "X1",
+                               indefinite=self.indefinite)
+        self._f2 = self._f1 if (one and D2 is D1) else make_factor(
+            self._mode, D2, "K2" if self.kernelmode else "X2", indefinite=self.indefinite)
+        self._D1, self._D2 = self._f1.data, self._f2.data
         self._solver = KronRLSSolver(self._f1, self._f2,
                                      symmetrize_labels(self.Y, self.pairwise_kernel))
         self._cr = None
-        self.solve(kwargs.get("regparam", 1.0))
+        self.predictor = None
+        regparam = kwargs.get("regparam", 1.0)
+        self.regparam = None
+        if regparam is not None:
+            self.solve(regparam)
 
     @property
     def kernelmode(self):
         return self._mode == "kernel"
+
+    def _current_regparam(self):
+        if self.regparam is None:
+            raise ValueError("KronRLS was constructed with regparam=None: call "
+                             "solve(regparam) first")
+        return self.regparam
 
     def _set_model(self, solver, regparam):
         n1, n2 = self.Y.shape
@@ -114,7 +140,72 @@ class KronRLS(PairwisePredictorInterface):
         if self.pairwise_kernel != "kronecker":
             raise ValueError("in_sample_loo is not available for the symmetric or "
                              "reciprocal pairwise kernel")
-        return vec_f(self._solver.in_sample_loo(self.regparam))
+        return vec_f(self._solver.in_sample_loo(self._current_regparam()))
+
+    # -- hold-outs (settings A-D), exact; see rlscore.core.kronecker_holdout ----------
+    def _holdout_ready(self, what):
+        if self.pairwise_kernel != "kronecker":
+            raise ValueError(f"{what} is not available for the symmetric or reciprocal "
+                             f"pairwise kernel")
+        return self._current_regparam()
+
+    def _object_folds(self, folds, n, name):
+        if isinstance(folds, np.ndarray) or not isinstance(folds, (list, tuple)) \
+                or len(folds) == 0:
+            raise ValueError(f"{name} must be a non-empty list of index lists")
+        return [as_index_array(f, n, name=f"{name}[{k}]") for k, f in enumerate(folds)]
+
+    def in_sample_kfoldcv(self, folds, order="F", maxiter=None):
+        """Hold-out predictions for folds of pairs (setting A): each fold is a
+        ``(row_inds, col_inds)`` pair of equal-length sequences or a 1-D array of flat
+        pair indices in ``order`` ("F": i + j n1, default; "C": i n2 + j, row-major as
+        in DeepDTA's folds). Its pairs are predicted by the model trained on all other
+        pairs (exact). Returns the vec_F vector (pairs in no fold 0). Per fold
+        O(|S|^2 n1 n2) dense, or conjugate gradients at O(n1 n2 (n1 + n2)) per
+        iteration for large folds (at most ``maxiter``)."""
+        lam = self._holdout_ready("in_sample_kfoldcv")
+        n1, n2 = self.Y.shape
+        check_order(order)
+        if not isinstance(folds, (list, tuple)) or len(folds) == 0:
+            raise ValueError("folds must be a non-empty list of folds")
+        pf = [as_pairs(f, (n1, n2), order, f"folds[{k}]") for k, f in enumerate(folds)]
+        return vec_f(kron_pairs_holdout(self._f1, self._f2, self.Y, pf, lam,
+                                        maxiter=maxiter))
+
+    def leave_x1_out(self):
+        """Leave-row-out (setting B, e.g. leave-drug-out): all pairs (i, .) predicted
+        by the model trained without domain-1 object i. O(n1 n2 (n1 + n2))."""
+        lam = self._holdout_ready("leave_x1_out")
+        return vec_f(kron_leave_row_out(self._f1, self._f2, self.Y, lam))
+
+    def leave_x2_out(self):
+        """Leave-column-out (setting C, e.g. leave-target-out). O(n1 n2 (n1 + n2))."""
+        lam = self._holdout_ready("leave_x2_out")
+        return vec_f(kron_leave_row_out(self._f2, self._f1, self.Y.T, lam).T)
+
+    def x1_kfold_cv(self, folds):
+        """K-fold over domain-1 objects (setting B): ``folds`` is a list of row-index
+        lists; rows of a fold are predicted by the model trained without them."""
+        lam = self._holdout_ready("x1_kfold_cv")
+        f = self._object_folds(folds, self.Y.shape[0], "folds")
+        return vec_f(kron_rows_holdout(self._f1, self._f2, self.Y, f, lam))
+
+    def x2_kfold_cv(self, folds):
+        """K-fold over domain-2 objects (setting C): column-index lists."""
+        lam = self._holdout_ready("x2_kfold_cv")
+        f = self._object_folds(folds, self.Y.shape[1], "folds")
+        return vec_f(kron_rows_holdout(self._f2, self._f1, self.Y.T, f, lam).T)
+
+    def out_of_sample_kfold_cv(self, rowfolds, colfolds):
+        """Setting D: for every row fold R and column fold C, the pairs R x C
+        predicted by the model trained without rows R and columns C (one
+        decomposition per fold of each domain, then O(n1 n2 (n1 + n2)) per fold
+        pair). Entries outside the folds are 0."""
+        lam = self._holdout_ready("out_of_sample_kfold_cv")
+        rf = self._object_folds(rowfolds, self.Y.shape[0], "rowfolds")
+        cf = self._object_folds(colfolds, self.Y.shape[1], "colfolds")
+        return vec_f(kron_both_holdout(self._f1, self._f2, self._mode, self.Y, rf, cf,
+                                       lam))
 
     def solve_conditional_ranking(self, regparam):
         """Re-train for the conditional ranking loss: each domain-1 object is a query
