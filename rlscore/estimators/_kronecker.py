@@ -23,6 +23,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from rlscore.core.kronecker_model import KronRLSModel
+from rlscore.core.kronecker_sampled import SampledKronRLSModel
 from rlscore.estimators._base import _check_degree, _check_real, check_alpha, resolve_kernel
 from rlscore.kernel import KERNELS
 
@@ -55,8 +57,10 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
 
     The pairwise kernel of the pairs (a, b) and (c, d) is k1(a, c) * k2(b, d). When
     the training pairs form a complete grid of their objects the model is trained in
-    closed form (:class:`rlscore.learner.KronRLS`); otherwise, or with repeated pairs,
-    by MINRES with the generalized vec trick (:class:`rlscore.learner.CGKronRLS`).
+    closed form (:class:`rlscore.core.kronecker_model.KronRLSModel`, the model behind
+    :class:`rlscore.learner.KronRLS`); otherwise, or with repeated pairs, by MINRES with
+    the generalized vec trick (:class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`,
+    behind :class:`rlscore.learner.CGKronRLS`).
 
     Parameters
     ----------
@@ -101,8 +105,8 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    model_ : rlscore.learner.KronRLS or rlscore.learner.CGKronRLS
-        The trained RLScore-style learner (on the training objects, re-indexed).
+    model_ : KronRLSModel or SampledKronRLSModel (rlscore.core)
+        The trained core Kronecker model (on the training objects, re-indexed).
     objects1_, objects2_ : ndarray of int
         Indices (into X1 and X2) of the objects seen in training, in the order the
         model uses them.
@@ -216,8 +220,6 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        from rlscore.learner.cg_kron_rls import CGKronRLS
-        from rlscore.learner.kron_rls import KronRLS
         alpha, tol = self._check_params()
         name, X1, X2 = self._objects()
         pairs = _check_pairs(X, X1.shape[0], X2.shape[0])
@@ -263,7 +265,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         if use_closed:
             Y = np.empty(n1 * n2)
             Y[lin] = y
-            model = KronRLS(Y=Y, regparam=alpha, pairwise_kernel=self.pairwise_kernel,
+            model = KronRLSModel(Y=Y, regparam=alpha, pairwise_kernel=self.pairwise_kernel,
                             indefinite=self.indefinite, **data)
             if self.loss == "conditional_ranking":
                 model.solve_conditional_ranking(alpha)
@@ -276,7 +278,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
             if alpha == 0 and self.max_iter is None:
                 raise ValueError("alpha=0 with the iterative solver needs max_iter (early "
                                  "stopping); the unregularized system may be singular")
-            model = CGKronRLS(Y=y, label_row_inds=r, label_col_inds=c, regparam=alpha,
+            model = SampledKronRLSModel(Y=y, label_row_inds=r, label_col_inds=c, regparam=alpha,
                               maxiter=self.max_iter, tol=tol,
                               conditional_ranking=self.loss == "conditional_ranking",
                               pairwise_kernel=self.pairwise_kernel,
