@@ -103,10 +103,11 @@ def _block(data, mode, rows, cols):
     return data[rows]
 
 
-def kron_both_holdout(f1, f2, mode, Y, rowfolds, colfolds, regparam):
+def kron_both_holdout(f1, f2, mode, Y, rowfolds, colfolds, regparam, cache=None):
     """For every row fold R and column fold C, the pairs R x C predicted by the model
     trained without rows R and columns C (the refit, with one decomposition per
-    fold of each domain). Entries outside the folds are 0."""
+    fold of each domain). Entries outside the folds are 0. ``cache`` (a dict kept by
+    the caller) keeps the fold decompositions across regparams."""
     n1, n2 = Y.shape
     D1, D2 = f1.data, f2.data
 
@@ -116,8 +117,14 @@ def kron_both_holdout(f1, f2, mode, Y, rowfolds, colfolds, regparam):
             T = np.setdiff1d(np.arange(n), F)
             if T.size == 0:
                 raise ValueError("a fold holds out every object of its domain")
+            key = (f.name, n, F.tobytes())
+            if cache is not None and key in cache:
+                out.append(cache[key])
+                continue
             sub = D[np.ix_(T, T)] if mode == "kernel" else D[T]
             out.append((T, make_factor(mode, sub, f.name, f.regname)))
+            if cache is not None:
+                cache[key] = out[-1]
         return out
 
     rf, cf = factors(f1, D1, rowfolds, n1), factors(f2, D2, colfolds, n2)

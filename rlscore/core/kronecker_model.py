@@ -100,6 +100,7 @@ class KronRLSModel(PairwisePredictorInterface):
         self._solver = KronRLSSolver(self._f1, self._f2,
                                      symmetrize_labels(self.Y, self.pairwise_kernel))
         self._cr = None
+        self._fold_factors = None       # decompositions of setting-D training parts
         self.predictor = None
         self.regparam = None
         if regparam is not None:
@@ -213,8 +214,10 @@ class KronRLSModel(PairwisePredictorInterface):
         lam = self._holdout_ready("out_of_sample_kfold_cv")
         rf = self._object_folds(rowfolds, self.Y.shape[0], "rowfolds")
         cf = self._object_folds(colfolds, self.Y.shape[1], "colfolds")
+        if self._fold_factors is None:
+            self._fold_factors = {}
         return vec_f(kron_both_holdout(self._f1, self._f2, self._mode, self.Y, rf, cf,
-                                       lam))
+                                       lam, cache=self._fold_factors))
 
     def solve_conditional_ranking(self, regparam):
         """Re-train for the conditional ranking loss: each domain-1 object is a query
