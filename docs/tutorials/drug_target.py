@@ -108,12 +108,15 @@ def object_folds(n, k, rng):
     return [np.sort(perm[i::k]) for i in range(k)]
 
 
-def settings_bcd(KD, KT, Y, k=5, grid=GRID, seed=0):
+def settings_bcd(KD, KT, Y, k=5, grid=GRID, seed=0, trace=None):
     """Settings B-D on the complete matrix: outer k-fold over drugs (B), targets (C)
     or both (D: every drug fold x target fold block, trained without those drugs and
     targets); regparam chosen by the same kind of k-fold inside the outer training
     part (KronRLS's exact hold-outs, no refits), then one model per outer fold.
-    Returns {setting: (c-index, MSE, seconds)} over the pooled outer predictions."""
+    Returns {setting: (c-index, MSE, seconds)} over the pooled outer predictions;
+    ``trace`` (a dict, if given) receives per setting the prediction matrix and the
+    (outer drugs, outer targets, inner drug folds, inner target folds, regparam) of
+    every outer fold."""
     rng = np.random.default_rng(seed)
     n1, n2 = Y.shape
     out = {}
@@ -146,6 +149,9 @@ def settings_bcd(KD, KT, Y, k=5, grid=GRID, seed=0):
                 CC = C if C.size else T2
                 pred = KD[np.ix_(RR, T1)] @ m.A @ KT[np.ix_(T2, CC)] + mu
                 P[np.ix_(RR, CC)] = pred
+                if trace is not None:
+                    trace.setdefault(setting, {"P": P, "folds": []})["folds"].append(
+                        (R, C, inner_r, inner_c, m.regparam))
         mask = ~np.isnan(P)
         out[setting] = (cindex(Y[mask], P[mask]), mse(Y[mask], P[mask]),
                         time.perf_counter() - t0)
