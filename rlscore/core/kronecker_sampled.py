@@ -101,7 +101,7 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         is the regularizer (early stopping).
     indefinite : "raise" (default), "clip" or "shift"
         Kernel mode: factor kernels with negative eigenvalues (estimated by Lanczos,
-        ``scipy.sparse.linalg.eigsh``, exactly for factors up to 300 objects) are
+        ``scipy.sparse.linalg.eigsh``, exactly for factors up to 1000 objects) are
         refused when regparam does not make K2 kron K1 + regparam I positive definite
         (the message gives the smallest eigenvalue and the smallest regparam that
         works), or repaired with a warning: "clip" sets negative eigenvalues to 0

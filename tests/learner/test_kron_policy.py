@@ -93,9 +93,11 @@ def test_repaired_models_agree_and_equal_brute_force(data, how):
     np.testing.assert_allclose(kr.predict(Kt1, Kt2), cg.predict(Kt1, Kt2), atol=1e-8)
 
 
-def test_lanczos_path_for_large_factors():
+def test_lanczos_path_for_large_factors(monkeypatch):
     """Factors above the exact-eigvalsh size use eigsh; the estimate matches."""
+    from rlscore.core import indefinite
     from rlscore.core.indefinite import extreme_eigenvalues
+    monkeypatch.setattr(indefinite, "DENSE_LIMIT", 300)
     rng = np.random.default_rng(3)
     B = rng.normal(size=(320, 320))
     K = (B + B.T) / 2
