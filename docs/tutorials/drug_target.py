@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from rlscore.datasets import load_davis, load_metz
+from rlscore.core.indefinite import repair_kernel
 from rlscore.learner import CGKronRLS, KronRLS
 from rlscore.measure import cindex
 from rlscore.utilities.pairs import flat_to_pairs
@@ -43,14 +44,17 @@ def cosine(K):
     return K / np.outer(d, d)
 
 
-def davis_kernels(folder, target_kernel="cosine-SW"):
+def davis_kernels(folder, target_kernel="cosine-SW", indefinite="raise"):
     """Drug kernel: the 2D similarity file; target kernel: the raw Smith-Waterman
     scores cosine-normalized (PSD), or Pahikkala's normalized SW file / 100
-    ("normalized-SW", indefinite: smallest eigenvalue -2.59)."""
+    ("normalized-SW", indefinite: smallest eigenvalue -2.59), repaired by
+    ``indefinite`` ("shift" / "clip", with a warning) so that training and the
+    predictions for these same objects use one kernel."""
     raw = target_kernel == "cosine-SW"
     KD, KT, Y = load_davis(folder, target_kernel="raw" if raw else "normalized")
     KT = cosine(KT) if raw else KT / 100.0
-    return KD, 0.5 * (KT + KT.T), Y
+    KT, _ = repair_kernel(0.5 * (KT + KT.T), indefinite, "KT")
+    return KD, KT, Y
 
 
 def deepdta_folds(folder):
@@ -73,7 +77,7 @@ def fit_cg(KD, KT, rows, cols, y, regparams, maxiter=300, **kw):
         return m.solve_path(regparams)
 
 
-def setting1(KD, KT, Y, test, train, grid=GRID, indefinite="raise"):
+def setting1(KD, KT, Y, test, train, grid=GRID):
     """DeepDTA's setting 1: pick regparam by 5-fold CV over the training folds (each
     fold predicted by the model trained on the other four), refit on all training
     folds, score the test fold once."""
@@ -86,7 +90,7 @@ def setting1(KD, KT, Y, test, train, grid=GRID, indefinite="raise"):
         r, c = flat_to_pairs(tr, shape, order="C")
         rv, cvv = flat_to_pairs(fold, shape, order="C")
         mu = Y[r, c].mean()
-        preds = fit_cg(KD, KT, r, c, Y[r, c] - mu, grid, indefinite=indefinite)
+        preds = fit_cg(KD, KT, r, c, Y[r, c] - mu, grid)
         for g, p in enumerate(preds):
             pv = p.predict(KD, KT, rv, cvv) + mu
             cv[g] += (cindex(Y[rv, cvv], pv), mse(Y[rv, cvv], pv))
@@ -96,7 +100,7 @@ def setting1(KD, KT, Y, test, train, grid=GRID, indefinite="raise"):
     rt, ct = flat_to_pairs(test, shape, order="C")
     mu = Y[r, c].mean()
     path = grid[: best + 1]
-    p = fit_cg(KD, KT, r, c, Y[r, c] - mu, path, indefinite=indefinite)[-1]
+    p = fit_cg(KD, KT, r, c, Y[r, c] - mu, path)[-1]
     pt = p.predict(KD, KT, rt, ct) + mu
     return dict(regparam=grid[best], cv_ci=cv[best, 0], cv_mse=cv[best, 1],
                 ci=cindex(Y[rt, ct], pt), mse=mse(Y[rt, ct], pt),
@@ -160,7 +164,7 @@ def settings_bcd(KD, KT, Y, k=5, grid=GRID, seed=0, trace=None):
 
 
 def metz_setting_a(KD, KT, Y, k=5, grid=(4.0, 1.0), seed=0, maxiter=100,
-                   indefinite="shift", n_outer=None):
+                   n_outer=None):
     """Metz (incomplete, both kernels indefinite): k-fold CV over the labelled pairs
     (the first ``n_outer`` outer folds only, if given); inside each outer training
     part one inner validation fold picks regparam along a warm-started path. Returns
@@ -177,12 +181,12 @@ def metz_setting_a(KD, KT, Y, k=5, grid=(4.0, 1.0), seed=0, maxiter=100,
         fit = np.setdiff1d(tr, va)
         mu = y[fit].mean()
         preds = fit_cg(KD, KT, rows[fit], cols[fit], y[fit] - mu, list(grid),
-                       maxiter=maxiter, indefinite=indefinite)
+                       maxiter=maxiter)
         errs = [mse(y[va], p.predict(KD, KT, rows[va], cols[va]) + mu) for p in preds]
         best = int(np.argmin(errs))
         mu = y[tr].mean()
         p = fit_cg(KD, KT, rows[tr], cols[tr], y[tr] - mu, list(grid[: best + 1]),
-                   maxiter=maxiter, indefinite=indefinite)[-1]
+                   maxiter=maxiter)[-1]
         P[te] = p.predict(KD, KT, rows[te], cols[te]) + mu
     done = ~np.isnan(P)
     return cindex(y[done], P[done]), mse(y[done], P[done]), time.perf_counter() - t0
@@ -202,10 +206,8 @@ def main(argv=None):
           "CPU s |")
     print("|---|---|---|---|---|---|---|---|")
     for tk, how in (("cosine-SW", "raise"), ("normalized-SW", "shift")):
-        KD, KT, Y = davis_kernels(davis, tk)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            r = setting1(KD, KT, Y, test, train, indefinite=how)
+        KD, KT, Y = davis_kernels(davis, tk, how)
+        r = setting1(KD, KT, Y, test, train)
         name = tk if how == "raise" else f"{tk}, indefinite='{how}'"
         print(f"| {name} | {r['regparam']:g} | {r['cv_ci']:.3f} | {r['cv_mse']:.3f} | "
               f"{r['ci']:.3f} | {r['mse']:.3f} | {r['seconds']:.0f} | {r['cpu']:.0f} |")
@@ -216,7 +218,8 @@ def main(argv=None):
         print(f"| {s} | {c:.3f} | {e:.3f} | {sec:.0f} | {cpu:.0f} |")
     if args.metz:
         KD, KT, Y = load_metz(root / "metz")
-        KD, KT = 0.5 * (KD + KD.T), 0.5 * (KT + KT.T)
+        KD, _ = repair_kernel(0.5 * (KD + KD.T), "shift", "KD")
+        KT, _ = repair_kernel(0.5 * (KT + KT.T), "shift", "KT")
         c, e, sec = metz_setting_a(KD, KT, Y, n_outer=args.metz)
         print(f"\nMetz, {args.metz} of 5 outer folds over the labelled pairs: CI "
               f"{c:.3f}, MSE {e:.3f}, {sec:.0f} s")

@@ -23,6 +23,11 @@ The policy, selected by ``indefinite``:
 * ``"shift"``: |e_min| I is added to each factor with a negative eigenvalue (its
   smallest eigenvalue becomes 0), with a UserWarning.
 
+A repaired factor is a different kernel on the training objects ("shift" raises each
+object's similarity with itself by |e_min|): predictions for pairs of training objects
+(setting A) should use the repaired matrix (:func:`repair_kernel` returns it), while
+the kernel between new and training objects is unchanged by "shift".
+
 Factors whose eigendecomposition exists (KronRLS, TwoStepRLS) are judged from it;
 the iterative learner estimates the extreme eigenvalues of each factor with Lanczos
 (:func:`scipy.sparse.linalg.eigsh`), or exactly for small factors.

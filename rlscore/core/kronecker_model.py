@@ -58,6 +58,10 @@ class KronRLSModel(PairwisePredictorInterface):
         smallest regparam that works; "clip" sets each factor's negative eigenvalues
         to 0, "shift" adds |smallest eigenvalue| I to each indefinite factor (both
         with a UserWarning). See :mod:`rlscore.core.indefinite`.
+        The repair changes the kernel between the training objects ("shift": each
+        object's similarity with itself); to predict pairs of training objects
+        (setting A) predict with the repaired matrices,
+        :func:`rlscore.core.indefinite.repair_kernel` gives them.
 
     Attributes
     ----------

@@ -108,6 +108,10 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         (one eigendecomposition per factor), "shift" adds |smallest eigenvalue| I.
         The same policy as KronRLS and TwoStepRLS (:mod:`rlscore.core.indefinite`).
         Not applied to a given ``pko``.
+        The repair changes the kernel between the training objects ("shift": each
+        object's similarity with itself); to predict pairs of training objects
+        (setting A) predict with the repaired matrices,
+        :func:`rlscore.core.indefinite.repair_kernel` gives them.
     callback : object with ``callback(learner)`` (called after each iteration, with
         ``learner.A`` / ``learner.W`` and ``learner.predictor`` set to the current
         iterate) and optionally ``finished(learner)`` (called once at the end).
