@@ -34,6 +34,8 @@ cross-validation of two-step RLS reuses.
 import numpy as np
 import scipy.linalg as la
 
+from rlscore.core.indefinite import (check_factor_regparam, check_indefinite,
+                                     check_kron_regparam, repair_spectrum)
 from rlscore.core.rls_solvers import _HoldoutShortcuts, psd_eigh
 from rlscore._validation import as_data_matrix, as_index_array, check_memory
 
@@ -125,6 +127,9 @@ class DomainFactor:
     XtV : (d, r) or None, X^T V in linear mode (the primal weights are
         XtV1 C XtV2^T for a coefficient matrix C in the eigenbasis)
     full : bool, r = n
+    name, regname : names used in messages ("K1", "regparam1", ...)
+    data : the kernel or feature matrix the factor was made from (after an
+        indefinite-kernel repair, the repaired kernel), or None
 
     Notes
     -----
@@ -132,7 +137,9 @@ class DomainFactor:
     eigh when d >= n, O(n^2 d + n^3); otherwise X^T X and its eigh, O(n d^2 + d^3).
     """
 
-    def __init__(self, V, e, XtV=None, null=None):
+    def __init__(self, V, e, XtV=None, null=None, name="K", regname="regparam",
+                 data=None):
+        self.name, self.regname, self.data = name, regname, data
         self.V = np.ascontiguousarray(V)
         self.e = np.ascontiguousarray(e, dtype=np.float64)
         self.n = self.V.shape[0]
@@ -169,6 +176,14 @@ class DomainFactor:
         return cls(U, s2, XtV=np.ascontiguousarray(Vd * s[None, :]), null=null)
 
     @property
+    def extremes(self):
+        """(smallest, largest) eigenvalue (0 for the implicit null space of a thin
+        factor)."""
+        lo = float(self.e.min(initial=0.0))
+        hi = float(self.e.max(initial=0.0))
+        return (min(lo, 0.0), hi) if not self.full else (lo, hi)
+
+    @property
     def V2(self):
         if self._V2 is None:
             self._V2 = self.V * self.V
@@ -180,12 +195,13 @@ class DomainFactor:
 
     def weights(self, regparam):
         """(1/(e + l), e/(e + l), l/(e + l)); ValueError when e + l <= 0."""
+        check_factor_regparam(self.extremes[0], self.name, regparam, self.regname)
         denom = self.e + regparam
         if np.any(denom <= 0) or (regparam == 0 and not self.full):
             raise ValueError(
-                f"the kernel matrix + regparam*I is singular or indefinite "
-                f"(regparam={regparam!r}, smallest eigenvalue "
-                f"{self.e.min(initial=0.0):.3g}); use a larger regparam")
+                f"{self.name} + {self.regname}*I is singular ({self.regname}="
+                f"{regparam!r}, smallest eigenvalue {self.e.min(initial=0.0):.3g}); use "
+                f"{self.regname} > 0")
         inv = 1.0 / denom
         return inv, self.e * inv, regparam * inv
 
@@ -306,12 +322,14 @@ class KronRLSSolver:
         self._thin_resid = None
 
     def _denominator(self, regparam):
+        check_kron_regparam((self.f1.extremes, self.f2.extremes),
+                            (self.f1.name, self.f2.name), regparam)
         E = np.multiply.outer(self.f1.e, self.f2.e)
         E += regparam
         if np.any(E <= 0) or (regparam == 0 and not (self.f1.full and self.f2.full)):
             raise ValueError(
-                f"K2 kron K1 + regparam*I is singular or indefinite (regparam="
-                f"{regparam!r}); use regparam > 0 (and positive semidefinite kernels)")
+                f"{self.f2.name} kron {self.f1.name} + regparam*I is singular (regparam="
+                f"{regparam!r}); use regparam > 0")
         return E
 
     def core(self, regparam):
@@ -669,9 +687,28 @@ def resolve_domains(K1=None, K2=None, X1=None, X2=None, one_domain=False):
                      "(linear mode)")
 
 
-def make_factor(mode, D):
-    """The :class:`DomainFactor` of a kernel matrix or a feature matrix."""
-    return DomainFactor.from_kernel(D) if mode == "kernel" else DomainFactor.from_features(D)
+def make_factor(mode, D, name="K", regname="regparam", indefinite="raise"):
+    """The :class:`DomainFactor` of a kernel matrix or a feature matrix.
+
+    A kernel with negative eigenvalues is kept as it is (``indefinite="raise"``: the
+    solvers refuse regparams that leave the system indefinite) or repaired
+    (``"clip"``, ``"shift"``; see :mod:`rlscore.core.indefinite`), with a warning;
+    ``factor.data`` is then the repaired kernel. O(n^3) (plus O(n^2) for a repair)."""
+    check_indefinite(indefinite)
+    if mode != "kernel":
+        f = DomainFactor.from_features(D)
+        f.name, f.regname, f.data = name, regname, D
+        return f
+    e, V = psd_eigh(D)
+    e2 = repair_spectrum(e, indefinite, name)
+    if e2 is not e:
+        if indefinite == "shift":
+            D = D.copy()
+            D.flat[:: D.shape[0] + 1] += e2[0] - e[0]
+        else:
+            D = (V * e2) @ V.T
+            D = 0.5 * (D + D.T)
+    return DomainFactor(V, e2, name=name, regname=regname, data=D)
 
 
 def centred_domain(mode, D):

@@ -29,11 +29,19 @@ from rlscore.core.groups import as_query_groups
 __all__ = ["GroupCentering", "KronMinres", "minres"]
 
 
+# Why not scipy.sparse.linalg.minres (measured): scipy stops on the backward-error test
+# ||r|| / (||A|| ||x|| + ||b||) <= rtol and reports success (info 0). On a Kronecker
+# system of Davis's size (68 x 442 RBF factor kernels, 80 % of the 30056 pairs sampled,
+# rtol = tol = 1e-10) scipy returned relative residuals ||b - A x|| / ||b|| of 2.0e-6
+# (lambda = 1), 2.2e-4 (lambda = 1e-2) and 1.1e-3 (lambda = 1e-4); this function, which
+# stops on ||b - A x|| / ||b|| itself, returned 9.7e-11, 1.4e-10 and 7.0e-9. It also
+# has the least-squares stop for singular systems (lambda = 0, early stopping).
 def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=False):
     """MINRES (Paige & Saunders 1975) for a symmetric, possibly singular, system A x = b.
 
     Stops when the residual norm ||b - A x_k|| (which MINRES tracks for free) falls
-    below ``tol * ||b - A x_0||``, or after ``maxiter`` iterations (default 5 n). With
+    below ``tol * ||b||`` (so a warm start ``x0`` near the solution saves
+    iterations), or after ``maxiter`` iterations (default 5 n). With
     ``lstsq=True`` (a possibly singular, inconsistent system, whose residual cannot
     reach ``tol``) it also stops when the least-squares measure
     ||A r_k|| / (||A|| ||r_k||) falls below ``tol``; in any case it stops when the
@@ -50,7 +58,8 @@ def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=Fal
     r1 = b - matvec(x) if x0 is not None else b.copy()
     y = r1
     beta1 = float(np.sqrt(r1 @ r1))
-    if beta1 == 0.0:
+    bnorm = float(np.sqrt(b @ b)) if x0 is not None else beta1
+    if beta1 <= tol * bnorm:
         return x, 0
     eps = np.finfo(np.float64).eps
     oldb, beta, dbar, epsln, phibar = 0.0, beta1, 0.0, 0.0, beta1
@@ -93,7 +102,7 @@ def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=Fal
         x = x + phi * w
         if callback is not None:
             callback(x)
-        if phibar <= tol * beta1 or beta == 0.0:
+        if phibar <= tol * bnorm or beta == 0.0:
             return x, 0
         if lstsq and root <= tol * anorm:
             return x, 0          # ||A r|| / (||A|| ||r||) small: least-squares solution

@@ -23,6 +23,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from rlscore.core.kronecker_model import KronRLSModel
+from rlscore.core.kronecker_sampled import SampledKronRLSModel
 from rlscore.estimators._base import _check_degree, _check_real, check_alpha, resolve_kernel
 from rlscore.kernel import KERNELS
 
@@ -55,8 +57,10 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
 
     The pairwise kernel of the pairs (a, b) and (c, d) is k1(a, c) * k2(b, d). When
     the training pairs form a complete grid of their objects the model is trained in
-    closed form (:class:`rlscore.learner.KronRLS`); otherwise, or with repeated pairs,
-    by MINRES with the generalized vec trick (:class:`rlscore.learner.CGKronRLS`).
+    closed form (:class:`rlscore.core.kronecker_model.KronRLSModel`, the model behind
+    :class:`rlscore.learner.KronRLS`); otherwise, or with repeated pairs, by MINRES with
+    the generalized vec trick (:class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`,
+    behind :class:`rlscore.learner.CGKronRLS`).
 
     Parameters
     ----------
@@ -90,12 +94,19 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
     max_iter : int or None, default=None
         Iteration limit of the iterative solver.
     tol : float, default=1e-10
-        Relative residual at which the iterative solver stops.
+        Relative residual at which the iterative solver stops (a
+        ``ConvergenceWarning`` when ``max_iter`` stops it first, unless alpha=0).
+    indefinite : {"raise", "clip", "shift"}, default="raise"
+        Precomputed similarity matrices with negative eigenvalues: refuse an alpha
+        that leaves the pairwise system indefinite (the message gives the smallest
+        eigenvalue and the smallest alpha that works), or repair each domain's kernel
+        with a warning ("clip": negative eigenvalues set to 0; "shift":
+        |smallest eigenvalue| I added). See :mod:`rlscore.core.indefinite`.
 
     Attributes
     ----------
-    model_ : rlscore.learner.KronRLS or rlscore.learner.CGKronRLS
-        The trained RLScore-style learner (on the training objects, re-indexed).
+    model_ : KronRLSModel or SampledKronRLSModel (rlscore.core)
+        The trained core Kronecker model (on the training objects, re-indexed).
     objects1_, objects2_ : ndarray of int
         Indices (into X1 and X2) of the objects seen in training, in the order the
         model uses them.
@@ -128,7 +139,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
 
     def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
                  degree=3, coef0=1, pairwise_kernel="kronecker", loss="squared",
-                 solver="auto", max_iter=None, tol=1e-10):
+                 solver="auto", max_iter=None, tol=1e-10, indefinite="raise"):
         self.X1 = X1
         self.X2 = X2
         self.alpha = alpha
@@ -141,6 +152,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
+        self.indefinite = indefinite
 
     # -- parameters ---------------------------------------------------------------------
     def _objects(self):
@@ -208,8 +220,6 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        from rlscore.learner.cg_kron_rls import CGKronRLS
-        from rlscore.learner.kron_rls import KronRLS
         alpha, tol = self._check_params()
         name, X1, X2 = self._objects()
         pairs = _check_pairs(X, X1.shape[0], X2.shape[0])
@@ -255,8 +265,8 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         if use_closed:
             Y = np.empty(n1 * n2)
             Y[lin] = y
-            model = KronRLS(Y=Y, regparam=alpha, pairwise_kernel=self.pairwise_kernel,
-                            **data)
+            model = KronRLSModel(Y=Y, regparam=alpha, pairwise_kernel=self.pairwise_kernel,
+                            indefinite=self.indefinite, **data)
             if self.loss == "conditional_ranking":
                 model.solve_conditional_ranking(alpha)
             self.solver_ = "closed_form"
@@ -268,10 +278,11 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
             if alpha == 0 and self.max_iter is None:
                 raise ValueError("alpha=0 with the iterative solver needs max_iter (early "
                                  "stopping); the unregularized system may be singular")
-            model = CGKronRLS(Y=y, label_row_inds=r, label_col_inds=c, regparam=alpha,
+            model = SampledKronRLSModel(Y=y, label_row_inds=r, label_col_inds=c, regparam=alpha,
                               maxiter=self.max_iter, tol=tol,
                               conditional_ranking=self.loss == "conditional_ranking",
-                              pairwise_kernel=self.pairwise_kernel, **data)
+                              pairwise_kernel=self.pairwise_kernel,
+                              indefinite=self.indefinite, **data)
             self.solver_ = "iterative"
             self.n_iter_ = model.iterations
         self.model_ = model
@@ -323,6 +334,28 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
             D1, D2 = np.asarray(D1.toarray() if hasattr(D1, "toarray") else D1), \
                 np.asarray(D2.toarray() if hasattr(D2, "toarray") else D2)
         return np.asarray(self.model_.predict(D1, D2, i, j), dtype=np.float64)
+
+    def predict_matrix(self, objects1=None, objects2=None):
+        """Predictions for every pair of the given objects as a matrix.
+
+        Parameters
+        ----------
+        objects1, objects2 : index arrays into X1 and X2 (default: every object)
+
+        Returns
+        -------
+        ndarray of shape (len(objects1), len(objects2)); entry (a, b) is the
+        prediction for the pair (objects1[a], objects2[b]). O(n1 n2 (n1 + n2)) plus
+        the test kernels.
+        """
+        check_is_fitted(self, "model_")
+        _, X1, X2 = self._objects()
+        o1 = np.arange(X1.shape[0]) if objects1 is None else np.asarray(objects1)
+        o2 = np.arange(X2.shape[0]) if objects2 is None else np.asarray(objects2)
+        if o1.ndim != 1 or o2.ndim != 1 or o1.size == 0 or o2.size == 0:
+            raise ValueError("objects1 and objects2 must be non-empty 1-D index arrays")
+        pairs = np.column_stack([np.repeat(o1, o2.size), np.tile(o2, o1.size)])
+        return self.predict(pairs).reshape((o1.size, o2.size))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -4,6 +4,8 @@ the four prediction settings (Pahikkala et al. 2014; Stock et al. 2018)."""
 from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
                                     check_pairwise_labels, make_factor,
                                     resolve_domains, vec_f)
+from rlscore.core.indefinite import check_indefinite
+from rlscore.core.pairs import as_pairs, check_order
 from rlscore._validation import check_regparam, warn_unused_kwargs
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
@@ -11,7 +13,7 @@ from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
 
 __all__ = ["TwoStepRLS"]
 
-_KEYS = {"X1", "X2", "K1", "K2", "Y", "regparam1", "regparam2"}
+_KEYS = {"X1", "X2", "K1", "K2", "Y", "regparam1", "regparam2", "indefinite"}
 
 
 class TwoStepRLS(PairwisePredictorInterface):
@@ -24,7 +26,14 @@ class TwoStepRLS(PairwisePredictorInterface):
     X1, X2 : (n1, d1), (n2, d2) feature matrices (linear mode); K1/K2 win.
     Y : labels of all n1 * n2 pairs, vec_F order (pair (i, j) at i + j * n1), an
         (n1 * n2, 1) column, or the n1 x n2 matrix
-    regparam1, regparam2 : float >= 0, required
+    regparam1, regparam2 : float >= 0 (or both None / omitted: the kernels are
+        decomposed without training; call :meth:`solve` before predicting)
+    indefinite : "raise" (default), "clip" or "shift"
+        Factor kernels with negative eigenvalues: "raise" refuses a regparam that
+        leaves K + regparam I indefinite (naming the smallest eigenvalue and the
+        smallest regparam that works); "clip" / "shift" repair each factor with a
+        UserWarning (see :mod:`rlscore.core.indefinite`; the same policy as KronRLS
+        and CGKronRLS).
     **kwargs : other keywords are ignored with a UserWarning
 
     Attributes
@@ -47,9 +56,10 @@ class TwoStepRLS(PairwisePredictorInterface):
 
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, _KEYS, "TwoStepRLS")
-        for key in ("regparam1", "regparam2"):
-            if key not in kwargs:
-                raise TypeError(f"TwoStepRLS needs {key}")
+        l1, l2 = kwargs.get("regparam1"), kwargs.get("regparam2")
+        if (l1 is None) != (l2 is None):
+            raise TypeError("TwoStepRLS needs both regparam1 and regparam2 (or neither, "
+                            "to decompose now and solve later)")
         if "Y" not in kwargs:
             raise TypeError("TwoStepRLS needs the labels Y")
         self._mode, D1, D2 = resolve_domains(kwargs.get("K1"), kwargs.get("K2"),
@@ -57,14 +67,27 @@ class TwoStepRLS(PairwisePredictorInterface):
         n1, n2 = D1.shape[0], D2.shape[0]
         check_complete_size(n1, n2)
         self.Y = check_pairwise_labels(kwargs["Y"], n1, n2)
-        self._f1 = make_factor(self._mode, D1)
-        self._f2 = make_factor(self._mode, D2)
+        self.indefinite = check_indefinite(kwargs.get("indefinite", "raise"))
+        kern = self._mode == "kernel"
+        self._f1 = make_factor(self._mode, D1, "K1" if kern else "X1", "regparam1",
+                               self.indefinite)
+        self._f2 = make_factor(self._mode, D2, "K2" if kern else "X2", "regparam2",
+                               self.indefinite)
         self._solver = TwoStepSolver(self._f1, self._f2, self.Y)
-        self.solve(kwargs["regparam1"], kwargs["regparam2"])
+        self.predictor = None
+        self.regparam1 = self.regparam2 = None
+        if l1 is not None:
+            self.solve(l1, l2)
 
     @property
     def kernelmode(self):
         return self._mode == "kernel"
+
+    def _lams(self):
+        if self.regparam1 is None:
+            raise ValueError("TwoStepRLS was constructed without regparams: call "
+                             "solve(regparam1, regparam2) first")
+        return self.regparam1, self.regparam2
 
     def solve(self, regparam1, regparam2):
         """Re-train for new regparams with the cached decompositions.
@@ -87,48 +110,53 @@ class TwoStepRLS(PairwisePredictorInterface):
         """Each pair left out alone (the others of its row and column stay in
         training): LOO_ij = (F_ij - h_ij Y_ij) / (1 - h_ij), h_ij = H1_ii H2_jj.
         O(n1 n2 (n1 + n2))."""
-        return vec_f(self._solver.in_sample_loo(self.regparam1, self.regparam2))
+        return vec_f(self._solver.in_sample_loo(*self._lams()))
 
-    def in_sample_kfoldcv(self, folds, maxiter=None):
+    def in_sample_kfoldcv(self, folds, maxiter=None, order="F"):
         """Hold-out predictions for folds of pairs: ``folds`` is a list of
-        ``(row_inds, col_inds)`` pairs of equal-length index sequences; the pairs of a
+        ``(row_inds, col_inds)`` pairs of equal-length index sequences, or of 1-D
+        arrays of flat pair indices in ``order`` ("F": i + j n1, RLScore's default;
+        "C": i n2 + j, row-major as in DeepDTA's folds); the pairs of a
         fold are predicted by the model trained on all other pairs (RLS with the
         two-step kernel G). Each fold costs a |S| x |S| dense solve, or MINRES with
         the vec trick (at most ``maxiter`` iterations) for folds of more than 2500
         pairs."""
-        return vec_f(self._solver.in_sample_kfold(folds, self.regparam1, self.regparam2,
+        n1, n2 = self.Y.shape
+        folds = [as_pairs(f, (n1, n2), check_order(order), f"folds[{k}]")
+                 for k, f in enumerate(folds)]
+        return vec_f(self._solver.in_sample_kfold(folds, *self._lams(),
                                                   maxiter=maxiter))
 
     # -- settings B and C: new objects of one domain ------------------------------------
     def leave_x1_out(self):
         """Leave-row-out: all pairs (i, .) predicted by the model trained without
         domain-1 object i. O(n1 n2 (n1 + n2))."""
-        return vec_f(self._solver.leave_x1_out(self.regparam1, self.regparam2))
+        return vec_f(self._solver.leave_x1_out(*self._lams()))
 
     def x1_kfold_cv(self, folds):
         """K-fold over domain-1 objects: ``folds`` is a list of row-index lists."""
-        return vec_f(self._solver.x1_kfold(folds, self.regparam1, self.regparam2))
+        return vec_f(self._solver.x1_kfold(folds, *self._lams()))
 
     def leave_x2_out(self):
         """Leave-column-out: all pairs (., j) predicted by the model trained without
         domain-2 object j. O(n1 n2 (n1 + n2))."""
-        return vec_f(self._solver.leave_x2_out(self.regparam1, self.regparam2))
+        return vec_f(self._solver.leave_x2_out(*self._lams()))
 
     def x2_kfold_cv(self, folds):
         """K-fold over domain-2 objects: ``folds`` is a list of column-index lists."""
-        return vec_f(self._solver.x2_kfold(folds, self.regparam1, self.regparam2))
+        return vec_f(self._solver.x2_kfold(folds, *self._lams()))
 
     # -- setting D: both objects new ----------------------------------------------------
     def out_of_sample_loo(self):
         """Pair (i, j) predicted by the model trained without row i and column j.
         O(n1 n2 (n1 + n2))."""
-        return vec_f(self._solver.out_of_sample_loo(self.regparam1, self.regparam2))
+        return vec_f(self._solver.out_of_sample_loo(*self._lams()))
 
     def out_of_sample_kfold_cv(self, rowfolds, colfolds):
         """For every row fold R and column fold C, the pairs R x C predicted by the
         model trained without rows R and columns C."""
         return vec_f(self._solver.out_of_sample_kfold(rowfolds, colfolds,
-                                                      self.regparam1, self.regparam2))
+                                                      *self._lams()))
 
     # -- one domain (K1 = K2): only K1 and regparam1 are used ---------------------------
     def in_sample_loo_symmetric(self):
@@ -144,15 +172,15 @@ class TwoStepRLS(PairwisePredictorInterface):
         retraining, so diagonal values differ from RLScore's. Off the diagonal,
         antisymmetric labels also differ: RLScore used -g Y_ab in the numerator for
         both signs (see the migration guide)."""
-        return vec_f(self._solver.in_sample_loo_symmetric(self.regparam1))
+        return vec_f(self._solver.in_sample_loo_symmetric(self._lams()[0]))
 
     def out_of_sample_loo_symmetric(self):
         """One domain: pair (a, b) predicted by the model trained without every pair
         that involves a or b; diagonal entries 0. O(n^3) + O(1) per pair."""
-        return vec_f(self._solver.out_of_sample_loo_symmetric(self.regparam1))
+        return vec_f(self._solver.out_of_sample_loo_symmetric(self._lams()[0]))
 
     def leave_vertex_out(self):
         """One domain: pair (a, b) predicted by the model trained without vertex a
         (every pair that involves a removed), for all b including a. For symmetric
         labels this is also that model's prediction for (b, a). O(n^3)."""
-        return vec_f(self._solver.leave_vertex_out(self.regparam1))
+        return vec_f(self._solver.leave_vertex_out(self._lams()[0]))

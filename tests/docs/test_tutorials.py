@@ -195,3 +195,64 @@ def test_pairwise_mkl_script_on_davis_format(tmp_path):
                          text=True, timeout=300, cwd=str(tmp_path))
     assert res.returncode == 0, res.stderr
     assert "D: both new" in res.stdout and "SMILES 3-mers" in res.stdout
+
+
+def _drug_target_small(seed=0):
+    from rlscore.datasets import make_drug_target
+    KD, KT, Y = make_drug_target(12, 9, random_state=seed)
+    return KD, KT, Y + 5.0               # an offset like pKd's: the script centres it
+
+
+def test_drug_target_setting1_reads_row_major_folds():
+    """setting1 on DeepDTA-style row-major fold indices equals a brute-force solve
+    (np.kron) on the training pairs at the chosen regparam."""
+    from rlscore.measure import cindex
+    mod = _load("drug_target")
+    KD, KT, Y = _drug_target_small()
+    n1, n2 = Y.shape
+    perm = np.random.default_rng(1).permutation(n1 * n2)   # row-major flat indices
+    test, train = perm[:20], [perm[20 + k::5] for k in range(5)]
+    res = mod.setting1(KD, KT, Y, test, train, grid=[4.0, 1.0, 0.25])
+    tr = np.concatenate(train)
+    r, c = tr // n2, tr % n2                               # row-major by hand
+    rt, ct = test // n2, test % n2
+    mu = Y[r, c].mean()
+    K = np.kron(KD, KT)                                    # row-major pair order
+    a = np.linalg.solve(K[np.ix_(tr, tr)] + res["regparam"] * np.eye(tr.size),
+                        Y[r, c] - mu)
+    p = K[np.ix_(test, tr)] @ a + mu
+    assert res["mse"] == pytest.approx(np.mean((Y[rt, ct] - p) ** 2), rel=1e-4)
+    assert res["ci"] == pytest.approx(cindex(Y[rt, ct], p), abs=1e-9)
+
+
+def test_drug_target_settings_bcd_nested_selection_equals_refits():
+    """Setting B: each outer fold's predictions equal a brute-force refit (np.kron) on
+    the outer training drugs at the regparam that the brute-force inner drug-wise CV
+    picks."""
+    mod = _load("drug_target")
+    KD, KT, Y = _drug_target_small(2)
+    grid = [2.0, 0.5, 0.125]
+    trace = {}
+    res = mod.settings_bcd(KD, KT, Y, k=3, grid=grid, trace=trace)
+    assert set(res) == {"B", "C", "D"} and not np.isnan(trace["B"]["P"]).any()
+
+    def refit(K1, Ytr, lam):
+        K = np.kron(KT, K1)                               # column-major pairs
+        a = np.linalg.solve(K + lam * np.eye(K.shape[0]), Ytr.ravel(order="F"))
+        return a.reshape(Ytr.shape, order="F")
+
+    for R, _, inner, _, lam in trace["B"]["folds"]:
+        T1 = np.setdiff1d(np.arange(Y.shape[0]), R)
+        Ytr = Y[T1] - Y[T1].mean()
+        errs = []
+        for g in grid:
+            sq = 0.0
+            for F in inner:
+                keep = np.setdiff1d(np.arange(T1.size), F)
+                A = refit(KD[np.ix_(T1[keep], T1[keep])], Ytr[keep], g)
+                sq += np.sum((KD[np.ix_(T1[F], T1[keep])] @ A @ KT - Ytr[F]) ** 2)
+            errs.append(sq)
+        assert lam == grid[int(np.argmin(errs))]
+        A = refit(KD[np.ix_(T1, T1)], Ytr, lam)
+        np.testing.assert_allclose(trace["B"]["P"][R],
+                                   KD[np.ix_(R, T1)] @ A @ KT + Y[T1].mean(), atol=1e-9)

@@ -1,0 +1,229 @@
+"""Drug-target affinity prediction on Davis and Metz with the Kronecker learners:
+DeepDTA's setting 1 (their folds, pKd, regparam chosen by cross-validation on the
+training folds only) and settings B-D (new drugs, new targets, both new) with
+drug-wise / target-wise / both-wise folds and nested model selection.
+
+``python drug_target.py [--data FOLDER] [--metz N]``: FOLDER holds ``davis/`` (and
+``metz/``); default ``$RLSCORE_DATA`` or ``../shared/data`` next to the repository.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import time
+import warnings
+
+import numpy as np
+
+from rlscore.datasets import load_davis, load_metz
+from rlscore.core.indefinite import repair_kernel
+from rlscore.learner import CGKronRLS, KronRLS
+from rlscore.measure import cindex
+from rlscore.utilities.pairs import flat_to_pairs
+
+GRID = [2.0 ** k for k in range(4, -7, -2)]        # decreasing: warm starts follow it
+
+
+def mse(y, p):
+    return float(np.mean((np.asarray(y) - np.asarray(p)) ** 2))
+
+
+def data_folder(arg=None):
+    if arg:
+        return pathlib.Path(arg)
+    env = os.environ.get("RLSCORE_DATA")
+    if env:
+        return pathlib.Path(env)
+    return pathlib.Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def cosine(K):
+    """Unit diagonal: K_ij / sqrt(K_ii K_jj) (keeps a PSD matrix PSD)."""
+    d = np.sqrt(np.diag(K))
+    return K / np.outer(d, d)
+
+
+def davis_kernels(folder, target_kernel="cosine-SW", indefinite="raise"):
+    """Drug kernel: the 2D similarity file; target kernel: the raw Smith-Waterman
+    scores cosine-normalized (PSD), or Pahikkala's normalized SW file / 100
+    ("normalized-SW", indefinite: smallest eigenvalue -2.59), repaired by
+    ``indefinite`` ("shift" / "clip", with a warning) so that training and the
+    predictions for these same objects use one kernel."""
+    raw = target_kernel == "cosine-SW"
+    KD, KT, Y = load_davis(folder, target_kernel="raw" if raw else "normalized")
+    KT = cosine(KT) if raw else KT / 100.0
+    KT, _ = repair_kernel(0.5 * (KT + KT.T), indefinite, "KT")
+    return KD, KT, Y
+
+
+def deepdta_folds(folder):
+    """DeepDTA's setting-1 split as (row, col) pairs of the 68 x 442 matrix: their
+    files hold row-major flat indices (drug * 442 + target)."""
+    with open(pathlib.Path(folder) / "folds" / "test_fold_setting1.txt") as fh:
+        test = np.array(json.load(fh))
+    with open(pathlib.Path(folder) / "folds" / "train_fold_setting1.txt") as fh:
+        train = [np.array(f) for f in json.load(fh)]
+    return test, train
+
+
+def fit_cg(KD, KT, rows, cols, y, regparams, maxiter=300, **kw):
+    """CGKronRLS along a decreasing regparam path, each point warm-started from the
+    previous one; returns the list of predictors (labels centred by their mean)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # maxiter reached on tiny regparams
+        m = CGKronRLS(K1=KD, K2=KT, Y=y, label_row_inds=rows, label_col_inds=cols,
+                      regparam=regparams[0], maxiter=maxiter, tol=1e-5, **kw)
+        return m.solve_path(regparams)
+
+
+def setting1(KD, KT, Y, test, train, grid=GRID):
+    """DeepDTA's setting 1: pick regparam by 5-fold CV over the training folds (each
+    fold predicted by the model trained on the other four), refit on all training
+    folds, score the test fold once."""
+    shape = Y.shape
+    t0, c0 = time.perf_counter(), time.process_time()
+    tr_all = np.concatenate(train)
+    cv = np.zeros((len(grid), 2))
+    for j, fold in enumerate(train):
+        tr = np.concatenate([f for k, f in enumerate(train) if k != j])
+        r, c = flat_to_pairs(tr, shape, order="C")
+        rv, cvv = flat_to_pairs(fold, shape, order="C")
+        mu = Y[r, c].mean()
+        preds = fit_cg(KD, KT, r, c, Y[r, c] - mu, grid)
+        for g, p in enumerate(preds):
+            pv = p.predict(KD, KT, rv, cvv) + mu
+            cv[g] += (cindex(Y[rv, cvv], pv), mse(Y[rv, cvv], pv))
+    cv /= len(train)
+    best = int(np.argmin(cv[:, 1]))
+    r, c = flat_to_pairs(tr_all, shape, order="C")
+    rt, ct = flat_to_pairs(test, shape, order="C")
+    mu = Y[r, c].mean()
+    path = grid[: best + 1]
+    p = fit_cg(KD, KT, r, c, Y[r, c] - mu, path)[-1]
+    pt = p.predict(KD, KT, rt, ct) + mu
+    return dict(regparam=grid[best], cv_ci=cv[best, 0], cv_mse=cv[best, 1],
+                ci=cindex(Y[rt, ct], pt), mse=mse(Y[rt, ct], pt),
+                seconds=time.perf_counter() - t0, cpu=time.process_time() - c0)
+
+
+def object_folds(n, k, rng):
+    perm = rng.permutation(n)
+    return [np.sort(perm[i::k]) for i in range(k)]
+
+
+def settings_bcd(KD, KT, Y, k=5, grid=GRID, seed=0, trace=None):
+    """Settings B-D on the complete matrix: outer k-fold over drugs (B), targets (C)
+    or both (D: every drug fold x target fold block, trained without those drugs and
+    targets); regparam chosen by the same kind of k-fold inside the outer training
+    part (KronRLS's exact hold-outs, no refits), then one model per outer fold.
+    Returns {setting: (c-index, MSE, wall seconds, CPU seconds)} over the pooled
+    outer predictions;
+    ``trace`` (a dict, if given) receives per setting the prediction matrix and the
+    (outer drugs, outer targets, inner drug folds, inner target folds, regparam) of
+    every outer fold."""
+    rng = np.random.default_rng(seed)
+    n1, n2 = Y.shape
+    out = {}
+    for setting in "BCD":
+        t0, c0 = time.perf_counter(), time.process_time()
+        df = object_folds(n1, k, rng) if setting in "BD" else [np.array([], int)]
+        tf = object_folds(n2, k, rng) if setting in "CD" else [np.array([], int)]
+        P = np.full(Y.shape, np.nan)
+        for R in df:
+            for C in tf:
+                T1, T2 = np.setdiff1d(np.arange(n1), R), np.setdiff1d(np.arange(n2), C)
+                Ytr = Y[np.ix_(T1, T2)]
+                mu = Ytr.mean()
+                m = KronRLS(K1=KD[np.ix_(T1, T1)], K2=KT[np.ix_(T2, T2)], Y=Ytr - mu,
+                            regparam=None)
+                inner_r = object_folds(T1.size, k, rng)
+                inner_c = object_folds(T2.size, k, rng)
+                scores = []
+                for lam in grid:
+                    m.solve(lam)
+                    if setting == "B":
+                        p = m.x1_kfold_cv(inner_r)
+                    elif setting == "C":
+                        p = m.x2_kfold_cv(inner_c)
+                    else:
+                        p = m.out_of_sample_kfold_cv(inner_r, inner_c)
+                    scores.append(mse(Ytr.ravel(order="F") - mu, p))
+                m.solve(grid[int(np.argmin(scores))])
+                RR = R if R.size else T1
+                CC = C if C.size else T2
+                pred = KD[np.ix_(RR, T1)] @ m.A @ KT[np.ix_(T2, CC)] + mu
+                P[np.ix_(RR, CC)] = pred
+                if trace is not None:
+                    trace.setdefault(setting, {"P": P, "folds": []})["folds"].append(
+                        (R, C, inner_r, inner_c, m.regparam))
+        mask = ~np.isnan(P)
+        out[setting] = (cindex(Y[mask], P[mask]), mse(Y[mask], P[mask]),
+                        time.perf_counter() - t0, time.process_time() - c0)
+    return out
+
+
+def metz_setting_a(KD, KT, Y, k=5, grid=(4.0, 1.0), seed=0, maxiter=100,
+                   n_outer=None):
+    """Metz (incomplete, both kernels indefinite): k-fold CV over the labelled pairs
+    (the first ``n_outer`` outer folds only, if given); inside each outer training
+    part one inner validation fold picks regparam along a warm-started path. Returns
+    (c-index, MSE, seconds) of the pooled outer predictions."""
+    rng = np.random.default_rng(seed)
+    rows, cols = np.where(~np.isnan(Y))
+    y = Y[rows, cols]
+    folds = object_folds(y.size, k, rng)[:n_outer]
+    P = np.full(y.size, np.nan)
+    t0 = time.perf_counter()
+    for te in folds:
+        tr = np.setdiff1d(np.arange(y.size), te)
+        va = tr[rng.permutation(tr.size)[: tr.size // k]]
+        fit = np.setdiff1d(tr, va)
+        mu = y[fit].mean()
+        preds = fit_cg(KD, KT, rows[fit], cols[fit], y[fit] - mu, list(grid),
+                       maxiter=maxiter)
+        errs = [mse(y[va], p.predict(KD, KT, rows[va], cols[va]) + mu) for p in preds]
+        best = int(np.argmin(errs))
+        mu = y[tr].mean()
+        p = fit_cg(KD, KT, rows[tr], cols[tr], y[tr] - mu, list(grid[: best + 1]),
+                   maxiter=maxiter)[-1]
+        P[te] = p.predict(KD, KT, rows[te], cols[te]) + mu
+    done = ~np.isnan(P)
+    return cindex(y[done], P[done]), mse(y[done], P[done]), time.perf_counter() - t0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", metavar="FOLDER", help="folder holding davis/ and metz/")
+    ap.add_argument("--metz", type=int, default=0, metavar="N",
+                    help="also run Metz on its first N outer folds (minutes each)")
+    args = ap.parse_args(argv)
+    root = data_folder(args.data)
+    davis = root / "davis"
+    test, train = deepdta_folds(davis)
+    print("Davis, DeepDTA setting 1 (test fold; regparam by CV on the training folds)")
+    print("| target kernel | regparam | CV CI | CV MSE | test CI | test MSE | wall s | "
+          "CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for tk, how in (("cosine-SW", "raise"), ("normalized-SW", "shift")):
+        KD, KT, Y = davis_kernels(davis, tk, how)
+        r = setting1(KD, KT, Y, test, train)
+        name = tk if how == "raise" else f"{tk}, indefinite='{how}'"
+        print(f"| {name} | {r['regparam']:g} | {r['cv_ci']:.3f} | {r['cv_mse']:.3f} | "
+              f"{r['ci']:.3f} | {r['mse']:.3f} | {r['seconds']:.0f} | {r['cpu']:.0f} |")
+    KD, KT, Y = davis_kernels(davis)
+    print("\nDavis, settings B-D (5-fold outer, 5-fold inner model selection)")
+    print("| setting | CI | MSE | wall s | CPU s |\n|---|---|---|---|---|")
+    for s, (c, e, sec, cpu) in settings_bcd(KD, KT, Y).items():
+        print(f"| {s} | {c:.3f} | {e:.3f} | {sec:.0f} | {cpu:.0f} |")
+    if args.metz:
+        KD, KT, Y = load_metz(root / "metz")
+        KD, _ = repair_kernel(0.5 * (KD + KD.T), "shift", "KD")
+        KT, _ = repair_kernel(0.5 * (KT + KT.T), "shift", "KT")
+        c, e, sec = metz_setting_a(KD, KT, Y, n_outer=args.metz)
+        print(f"\nMetz, {args.metz} of 5 outer folds over the labelled pairs: CI "
+              f"{c:.3f}, MSE {e:.3f}, {sec:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
