@@ -1,6 +1,29 @@
-"""Input validation shared by every layer: arrays, labels, index lists, regparam and
-memory estimates. Errors name the offending argument."""
+"""Input validation shared by every layer: arrays, labels, index lists, regparam,
+kernel hyper-parameters, tolerances and counts, overflow of the data, and memory
+estimates. One checker per kind of argument, with one meaning everywhere; errors name
+the offending argument.
 
+Kinds of argument and their checker
+-----------------------------------
+=====================  ===============================  ==================================
+argument               checker                          accepted
+=====================  ===============================  ==================================
+regparam, alpha        :func:`check_regparam`           finite real >= 0
+bias (linear kernel)   :func:`check_bias`               finite real >= 0
+gamma                  :func:`check_gamma`              finite real > 0
+coef0                  :func:`check_coef0`              finite real
+degree                 :func:`check_degree`             integer 1 .. :data:`MAX_DEGREE`
+kernel parameters      :func:`check_kernel_params`      the above, by kernel name
+tolerance              :func:`check_tol`                finite real in (0, 1)
+counts (maxiter...)    :func:`check_positive_int`       integer >= minimum (bools refused)
+index vectors          :func:`as_index_array`           1-D integral values in 0 .. m-1
+data matrices          :func:`as_data_matrix`           finite, dense or sparse alike
+labels                 :func:`as_2d_labels`             finite, at most 2-D
+=====================  ===============================  ==================================
+"""
+
+import math
+import numbers
 import os
 import warnings
 
@@ -9,8 +32,27 @@ import scipy.sparse as sp
 
 __all__ = [
     "as_2d_labels", "as_data_matrix", "as_index_array", "check_regparam",
-    "check_memory", "available_memory", "warn_unused_kwargs",
+    "check_memory", "available_memory", "warn_unused_kwargs", "check_real", "check_bias",
+    "check_gamma", "check_coef0", "check_degree", "check_kernel_params", "check_tol",
+    "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
+    "MAX_ABS_VALUE", "ScaleError",
 ]
+
+#: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
+#: between its entries for bases b = gamma <x, z> + coef0; float64 carries 53 bits of
+#: relative precision and an exponent up to 2^1023, so beyond d = 64 a base ratio of 2
+#: already spans more than 2^64 (every entry but the largest is lost in any sum with
+#: it) and a base of 2^16 overflows. Scale the data or use the Gaussian kernel instead.
+MAX_DEGREE = 64
+
+#: Largest magnitude accepted in a data matrix: the squares of larger values, and the
+#: sums of d of them, leave the float64 range (1.8e308) and every product X^T X, X X^T
+#: or squared distance overflows.
+MAX_ABS_VALUE = 1e150
+
+
+class ScaleError(ValueError):
+    """Values so large (or a kernel so steep) that float64 arithmetic overflows."""
 
 
 def _is_numeric_dtype(dtype):
@@ -66,6 +108,7 @@ def as_data_matrix(X, name="X", allow_sparse=True, dtype=np.float64):
             X = X.astype(dtype, copy=False)
         if not np.all(np.isfinite(X.data)):
             raise ValueError(f"{name} contains NaN or infinity")
+        check_no_overflow(X, name)
         if X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"{name} is empty (shape {X.shape})")
         if not X.has_canonical_format:
@@ -93,7 +136,34 @@ def as_data_matrix(X, name="X", allow_sparse=True, dtype=np.float64):
     X = np.asarray(X, dtype=dtype)
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinity")
+    check_no_overflow(X, name)
     return X
+
+
+def check_no_overflow(X, name="X"):
+    """ScaleError when a finite dense or sparse X has an entry beyond
+    :data:`MAX_ABS_VALUE` in magnitude (its squares overflow float64). O(size)."""
+    vals = X.data if sp.issparse(X) else X
+    if vals.size == 0:
+        return
+    big = float(np.max(np.abs(vals)))
+    if big > MAX_ABS_VALUE:
+        raise ScaleError(
+            f"{name} has values up to {big:.3g} in magnitude: their squares overflow "
+            f"float64 (limit {MAX_ABS_VALUE:g}); scale the data (e.g. divide by the "
+            f"largest value or standardise each feature)")
+
+
+def check_finite_result(values, what):
+    """ScaleError when a computed array (a kernel matrix, model coefficients) holds
+    NaN or infinity: float64 overflowed on finite input. O(size)."""
+    arr = values.data if sp.issparse(values) else np.asarray(values)
+    if not np.all(np.isfinite(arr)):
+        raise ScaleError(
+            f"{what} overflowed float64 (NaN or infinite values) although the input is "
+            f"finite; scale the data (e.g. to unit norm or standardised features) or "
+            f"use smaller kernel parameters")
+    return values
 
 
 def as_index_array(indices, m, name="indices", unique=True):
@@ -121,15 +191,113 @@ def as_index_array(indices, m, name="indices", unique=True):
     return arr
 
 
+def _real(value, name):
+    """float(value) for a real scalar (Python or NumPy number, 0-d array); TypeError for
+    bools, strings, None, complex and containers."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    return float(value)
+
+
+def check_real(value, name, *, minimum=None, open_minimum=False):
+    """A finite real number as a float, optionally ``>= minimum`` (``> minimum`` with
+    ``open_minimum``). TypeError for non-numbers (bools included), ValueError for NaN,
+    infinity or a value out of range."""
+    v = _real(value, name)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if minimum is not None and (v < minimum or (open_minimum and v == minimum)):
+        op = ">" if open_minimum else ">="
+        raise ValueError(f"{name} must be a finite number {op} {minimum:g}, got {value!r}")
+    return v
+
+
 def check_regparam(regparam, name="regparam"):
-    """Return regparam as a float; ValueError if it is negative, NaN or infinite."""
-    try:
-        value = float(regparam)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {regparam!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {regparam!r}")
-    return value
+    """Return regparam as a float; TypeError unless a real number, ValueError if it is
+    negative, NaN or infinite."""
+    return check_real(regparam, name, minimum=0)
+
+
+def check_bias(bias, name="bias"):
+    """The linear kernel's bias (the squared value of a constant feature): finite >= 0."""
+    return check_real(bias, name, minimum=0)
+
+
+def check_gamma(gamma, name="gamma"):
+    """The Gaussian/polynomial kernel's gamma: finite > 0."""
+    return check_real(gamma, name, minimum=0, open_minimum=True)
+
+
+def check_coef0(coef0, name="coef0"):
+    """The polynomial kernel's coef0: finite."""
+    return check_real(coef0, name)
+
+
+def check_degree(degree, name="degree"):
+    """The polynomial degree: an integer in 1 .. :data:`MAX_DEGREE` (integral floats
+    accepted)."""
+    if isinstance(degree, np.ndarray) and degree.ndim == 0:
+        degree = degree[()]
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Real):
+        raise TypeError(f"{name} must be a positive integer, got {degree!r}")
+    if not math.isfinite(float(degree)) or int(degree) != degree:
+        raise ValueError(f"{name} must be a positive integer, got {degree!r}")
+    d = int(degree)
+    if not 1 <= d <= MAX_DEGREE:
+        raise ValueError(f"{name} must be an integer in 1..{MAX_DEGREE} (higher degrees "
+                         f"exceed what float64 carries), got {degree!r}")
+    return d
+
+
+_KERNEL_CHECKERS = {
+    "LinearKernel": {"bias": check_bias},
+    "GaussianKernel": {"gamma": check_gamma},
+    "PolynomialKernel": {"degree": check_degree, "gamma": check_gamma,
+                         "coef0": check_coef0},
+}
+
+
+def check_kernel_params(kernel, params):
+    """The parameters of the kernel named ``kernel`` ("LinearKernel", "GaussianKernel",
+    "PolynomialKernel") checked with the checkers above; returns a new dict. Unknown
+    parameter names are a ValueError; kernels without numeric parameters pass through.
+    The kernel classes and the model-file reader both call it."""
+    if not isinstance(params, dict):
+        raise TypeError(f"kernel parameters must be a dict, got {type(params).__name__}")
+    checkers = _KERNEL_CHECKERS.get(kernel)
+    if checkers is None:
+        return dict(params)
+    out = {}
+    for key, value in params.items():
+        if key not in checkers:
+            raise ValueError(f"{kernel} has no parameter {key!r} (it has "
+                             f"{', '.join(sorted(checkers))})")
+        out[key] = checkers[key](value)
+    return out
+
+
+def check_tol(tol, name="tol"):
+    """A relative tolerance: a finite real number in (0, 1)."""
+    v = _real(tol, name)
+    if not (math.isfinite(v) and 0 < v < 1):
+        raise ValueError(f"{name} must be in (0, 1), got {tol!r}")
+    return v
+
+
+def check_positive_int(value, name, minimum=1, allow_none=False):
+    """An integer count ``>= minimum`` (Python or NumPy integer; bools, floats and
+    strings are a TypeError), or None when ``allow_none``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        extra = " or None" if allow_none else ""
+        raise TypeError(f"{name} must be an integer{extra}, got {value!r}")
+    v = int(value)
+    if v < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return v
 
 
 def available_memory():

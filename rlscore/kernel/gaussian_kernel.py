@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from rlscore._validation import check_finite_result, check_gamma
 from rlscore.kernel._base import KernelBase, as_kernel_input, dot_dense, sq_norms
 
 
@@ -20,9 +21,7 @@ class GaussianKernel(KernelBase):
     """
 
     def __init__(self, X, gamma=1.0):
-        gamma = float(gamma)
-        if not np.isfinite(gamma) or gamma <= 0:
-            raise ValueError(f"gamma must be a finite number > 0, got {gamma!r}")
+        gamma = check_gamma(gamma)
         self.train_X = as_kernel_input(X)
         self.gamma = gamma
         self._train_norms = sq_norms(self.train_X)
@@ -36,7 +35,7 @@ class GaussianKernel(KernelBase):
         K -= self.gamma * self._train_norms[None, :]
         np.minimum(K, 0.0, out=K)
         np.exp(K, out=K)
-        return K
+        return check_finite_result(K, "the Gaussian kernel matrix")
 
     def get_params(self):
         return {"gamma": self.gamma}
