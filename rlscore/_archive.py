@@ -77,7 +77,7 @@ def _header(fp, name):
 
 def _read_exact(fp, buf, name):
     """Fill the bytes view ``buf`` from ``fp`` in chunks; the stream must end there."""
-    view = memoryview(buf).cast("B")
+    view = memoryview(buf.reshape(-1).view(np.uint8))
     pos, n = 0, len(view)
     while pos < n:
         chunk = fp.read(min(_CHUNK, n - pos))

@@ -198,7 +198,11 @@ def _real(value, name):
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:   # a Python int beyond the float64 range
+        raise ValueError(f"{name} must be finite, got an integer of "
+                         f"{int(value).bit_length()} bits") from None
 
 
 def check_real(value, name, *, minimum=None, open_minimum=False):
@@ -242,7 +246,7 @@ def check_degree(degree, name="degree"):
         degree = degree[()]
     if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Real):
         raise TypeError(f"{name} must be a positive integer, got {degree!r}")
-    if not math.isfinite(float(degree)) or int(degree) != degree:
+    if not math.isfinite(_real(degree, name)) or int(degree) != degree:
         raise ValueError(f"{name} must be a positive integer, got {degree!r}")
     d = int(degree)
     if not 1 <= d <= MAX_DEGREE:
