@@ -8,6 +8,7 @@ is removed and the previous destination, if any, is left untouched.
 """
 
 import contextlib
+import errno
 import os
 import tempfile
 
@@ -50,7 +51,9 @@ def atomic_write(path, mode="wb", encoding=None):
     dest = os.path.abspath(os.fspath(path))
     folder, base = os.path.split(dest)
     if os.path.isdir(dest):
-        raise IsADirectoryError(f"{os.fspath(path)}: is a directory")
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
     try:
         umask = os.umask(0)

@@ -13,8 +13,10 @@ Subcommands
 ``rlscore demo``
     The main job on the Statlog heart sample shipped with the package.
 
-Exit codes: 0 success, 1 bad data or model file (one-line message on stderr),
-2 usage error.
+Exit codes: 0 success, 1 bad data or model file, unreadable path, out of memory (a
+one-line message on stderr, never a traceback), 2 usage error (bad options), 130
+interrupted (Ctrl-C). Models and predictions are written atomically: an interrupted or
+failed write leaves a previous file intact.
 
 Extending
 ---------
@@ -208,14 +210,32 @@ class TrainingData:
     n_file_features: int
 
 
-def _read(path):
+def read_data_file(path):
+    """read_svmlight with the failures of a damaged file as one-line DataErrors naming
+    it: not text, or a corrupt or truncated .gz/.bz2/.xz file."""
+    import lzma
+    import zlib
     from rlscore.utilities.reader import read_svmlight
     try:
-        X, Y, qids = read_svmlight(path)
+        return read_svmlight(path)
     except UnicodeDecodeError:
         raise DataError(f"{path}: not a text file in svmlight format") from None
+    except (EOFError, zlib.error, lzma.LZMAError) as exc:
+        raise DataError(f"{path}: corrupt or truncated compressed file ({exc})") from None
+    except OSError as exc:
+        if exc.filename is not None or isinstance(exc, (FileNotFoundError,
+                                                        PermissionError)):
+            raise
+        # gzip.BadGzipFile, bz2 "Invalid data stream": damaged content, not a path
+        raise DataError(f"{path}: corrupt or truncated compressed file ({exc})") from None
+
+
+def _read(path):
+    X, Y, qids = read_data_file(path)
     if not np.all(np.isfinite(X.data)) or not np.all(np.isfinite(Y)):
         raise DataError(f"{path}: the file contains NaN or infinite values")
+    from rlscore._validation import check_no_overflow
+    check_no_overflow(X, name=str(path))
     X.sum_duplicates()
     X.eliminate_zeros()
     y = Y[:, 0].copy() if Y.shape[1] == 1 else Y
@@ -282,6 +302,8 @@ def example_folds(m, k, seed):
 
 
 def _folds(data, args):
+    if args.folds < 2:
+        raise UsageError(f"--folds must be at least 2, got {args.folds}")
     m = data.X.shape[0]
     if data.qids is not None:
         return query_folds(data.qids, args.folds, args.seed)
@@ -385,6 +407,11 @@ def _kernel_args(args, spec):
     for p in ("gamma", "degree", "coef0", "bias"):
         if getattr(args, p, None) is not None and p not in ks.params:
             raise UsageError(f"--{p} does not apply to --kernel {args.kernel}")
+    from rlscore._validation import check_kernel_params
+    try:
+        kp = check_kernel_params(ks.rlscore_name, kp)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"--{str(exc)}") from None
     return ks.rlscore_name, kp
 
 
@@ -456,7 +483,12 @@ def _cmd_fit(args):
         if args.cv is not None:
             raise UsageError("--cv needs a grid: --regparams 0.01,0.1,1,10")
         kernel, kp = _kernel_args(args, spec)
-        regparam = 1.0 if args.regparam is None else args.regparam
+        from rlscore._validation import check_regparam
+        try:
+            regparam = check_regparam(1.0 if args.regparam is None else args.regparam,
+                                      name="regparam")
+        except ValueError as exc:
+            raise UsageError(f"--{exc}") from None
         with Progress(f"training {spec.name}"):
             learner = spec.train(data, regparam, kernel, kp)
     info["regparam"] = float(learner.regparam)
@@ -487,17 +519,15 @@ def _fmt(v):
 
 def _cmd_predict(args):
     from rlscore.model_io import load_model
-    from rlscore.utilities.reader import read_svmlight
     pred, meta = load_model(args.model, return_metadata=True)
     if meta["predictor"] not in ("LinearPredictor", "KernelPredictor"):
         raise DataError(f"{args.model}: a {meta['predictor']} predicts for pairs of "
                         f"objects; use the Python API (rlscore.model_io.load_model)")
-    try:
-        X, _, _ = read_svmlight(args.data)
-    except UnicodeDecodeError:
-        raise DataError(f"{args.data}: not a text file in svmlight format") from None
+    X, _, _ = read_data_file(args.data)
     if not np.all(np.isfinite(X.data)):
         raise DataError(f"{args.data}: the file contains NaN or infinite values")
+    from rlscore._validation import check_no_overflow
+    check_no_overflow(X, name=str(args.data))
     X.sum_duplicates()
     X.eliminate_zeros()
     fi = meta.get("feature_indices")
@@ -523,7 +553,8 @@ def _cmd_predict(args):
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
-        with open(args.output, "w", encoding="utf-8") as fh:
+        from rlscore._io import atomic_write
+        with atomic_write(args.output, "w") as fh:
             fh.write(text)
     return 0
 
@@ -588,7 +619,11 @@ examples:
   rlscore predict model.npz test.txt -o predictions.txt
       one prediction per line, in the order of test.txt
 
-exit codes: 0 success, 1 bad data or model file, 2 usage error
+exit status:
+  0  success
+  1  bad data or model file, unreadable path, out of memory (one line on stderr)
+  2  usage error (unknown option, bad option value, missing argument)
+  130 interrupted
 """
 
 
@@ -665,10 +700,29 @@ def build_parser():
     return parser
 
 
+def _one_line(exc):
+    text = str(exc).strip()
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return first if len(first) <= 500 else first[:497] + "..."
+
+
+def _data_errors():
+    """Exceptions that mean a bad data or model file (exit 1): ValueError (ModelFileError,
+    DataError, parse errors), OSError (unreadable paths, corrupt gzip), and what the
+    decompressors raise on corrupt or truncated .gz/.bz2/.xz files."""
+    import lzma
+    import zlib
+    return (ValueError, OSError, ArithmeticError, EOFError, zlib.error, lzma.LZMAError,
+            IndexError, KeyError, TypeError, UnicodeError, RecursionError)
+
+
 def main(argv=None):
-    """Entry point; returns the exit code (argparse exits with 2 on bad options)."""
+    """Entry point; returns the exit status: 0 success, 1 bad data or model file (one
+    line on stderr), 2 usage, 130 interrupted. No exception escapes as a traceback."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)   # usage errors: argparse prints usage, exits 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -678,12 +732,21 @@ def main(argv=None):
         parser.print_usage(sys.stderr)
         print(f"rlscore: error: {exc}", file=sys.stderr)
         return 2
-    except MemoryError:
-        print("rlscore: error: out of memory", file=sys.stderr)
-        return 1
-    except (ValueError, OSError, ArithmeticError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    except MemoryError as exc:
+        msg = _one_line(exc) if str(exc) else "out of memory"
         print(f"rlscore: error: {msg}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("rlscore: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:       # e.g. `rlscore predict ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 1
+    except _data_errors() as exc:
+        print(f"rlscore: error: {_one_line(exc)}", file=sys.stderr)
         return 1
 
 

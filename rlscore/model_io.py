@@ -605,6 +605,8 @@ def load_model(path, return_metadata=False, max_bytes=None):
     except (TypeError, ValueError, IndexError) as exc:
         raise ModelFileError(f"{os.fspath(path)}: inconsistent model file "
                              f"({type(exc).__name__}: {exc})") from None
+    if meta["predictor"] == "KernelPredictor":   # the parameters in effect, defaults included
+        meta["kernel"]["params"] = pred.kernel.get_params()
     if "feature_indices" in arrays:
         meta["feature_indices"] = arrays["feature_indices"]
     return (pred, meta) if return_metadata else pred
