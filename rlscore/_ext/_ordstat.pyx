@@ -46,11 +46,34 @@ def pair_counts(const Py_ssize_t[::1] order, const Py_ssize_t[::1] group_ptr,
         pair is an ordered (i, j) of the same group with y_i > y_j, concordant means
         p_i > p_j.
 
-    Complexity O(m log r) time, O(r) extra memory. Arguments are validated by the caller.
+    Complexity O(m log r) time, O(r) extra memory. Shapes, the group offsets (from 0,
+    non-decreasing, within ``order``), every entry of ``order`` (in 0..m-1) and every rank
+    (in 0..nranks-1) are checked on entry, in O(m + n_groups): a wrong index is a
+    ValueError/IndexError, never a read outside an array.
     """
     cdef Py_ssize_t n_groups = group_ptr.shape[0] - 1
     cdef Py_ssize_t g, a, b, k, start, end, idx, r
     cdef long long inserted, less, leq
+    cdef Py_ssize_t m = y.shape[0], n = order.shape[0]
+    if n_groups < 0:
+        raise ValueError("group_ptr must hold at least one offset")
+    if prank.shape[0] != m:
+        raise ValueError(f"prank has length {prank.shape[0]}, y has {m}")
+    if out.shape[0] != n_groups or out.shape[1] != 3:
+        raise ValueError(f"out must have shape ({n_groups}, 3)")
+    if nranks < 0:
+        raise ValueError("nranks must be >= 0")
+    if group_ptr[0] != 0 or group_ptr[n_groups] > n:
+        raise ValueError("group_ptr must start at 0 and end within order")
+    for g in range(n_groups):
+        if group_ptr[g + 1] < group_ptr[g]:
+            raise ValueError("group_ptr must be non-decreasing")
+    for k in range(group_ptr[n_groups]):
+        if order[k] < 0 or order[k] >= m:
+            raise IndexError(f"order[{k}] = {order[k]} is outside 0..{m - 1}")
+        r = prank[order[k]]
+        if r < 0 or r >= nranks:
+            raise IndexError(f"prank[{order[k]}] = {r} is outside 0..{nranks - 1}")
     cdef long long *tree = <long long *> calloc(nranks + 1, sizeof(long long))
     if tree == NULL:
         raise MemoryError()
