@@ -45,10 +45,10 @@ __all__ = [
 #: it) and a base of 2^16 overflows. Scale the data or use the Gaussian kernel instead.
 MAX_DEGREE = 64
 
-#: Largest magnitude accepted in a data matrix: the squares of larger values, and the
-#: sums of d of them, leave the float64 range (1.8e308) and every product X^T X, X X^T
-#: or squared distance overflows.
-MAX_ABS_VALUE = 1e150
+#: Largest magnitude accepted in a data matrix: squares of larger values, and sums of
+#: many of them (Gram matrices X^T X and X X^T, squared norms and distances, and the
+#: products the solvers form from those), approach the float64 range (1.8e308).
+MAX_ABS_VALUE = 1e100
 
 
 class ScaleError(ValueError):

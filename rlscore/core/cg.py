@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore._validation import (
-    as_2d_labels, as_data_matrix, as_index_array, check_regparam)
+    as_2d_labels, as_data_matrix, as_index_array, check_bias, check_regparam)
 
 __all__ = [
     "CGStop", "CGResult", "conjugate_gradient", "RLSOperator", "RankRLSOperator",
@@ -304,8 +304,8 @@ class RLSOperator(_DataOperator):
         super().__init__(X)
         if form not in ("primal", "dual"):
             raise ValueError(f"form must be 'primal' or 'dual', got {form!r}")
-        self.regparam = float(regparam)
-        self.bias = float(bias)
+        self.regparam = check_regparam(regparam)
+        self.bias = check_bias(bias)
         self.sqrt_bias = np.sqrt(self.bias)
         self.form = form
         self.n = self.m if form == "dual" else self.d + (1 if self.bias > 0 else 0)
@@ -530,7 +530,7 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
     X, Y = _cg_data_and_labels(X, Y)
     m, d = X.shape
     regparam = check_regparam(regparam)
-    bias = check_regparam(bias, name="bias")
+    bias = check_bias(bias)
     if form == "auto":
         form = "dual" if m < d + (bias > 0) else "primal"
     op = RLSOperator(X, regparam, bias, form)
