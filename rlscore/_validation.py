@@ -35,7 +35,7 @@ __all__ = [
     "check_memory", "available_memory", "warn_unused_kwargs", "check_real", "check_bias",
     "check_gamma", "check_coef0", "check_degree", "check_kernel_params", "check_tol",
     "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
-    "MAX_ABS_VALUE", "ScaleError",
+    "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError",
 ]
 
 #: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
@@ -205,28 +205,41 @@ def _real(value, name):
                          f"{int(value).bit_length()} bits") from None
 
 
-def check_real(value, name, *, minimum=None, open_minimum=False):
+def check_real(value, name, *, minimum=None, open_minimum=False, maximum=None,
+               why=""):
     """A finite real number as a float, optionally ``>= minimum`` (``> minimum`` with
-    ``open_minimum``). TypeError for non-numbers (bools included), ValueError for NaN,
-    infinity or a value out of range."""
+    ``open_minimum``) and ``<= maximum`` (``why`` explains the maximum). TypeError for
+    non-numbers (bools included), ValueError for NaN, infinity or a value out of
+    range."""
     v = _real(value, name)
     if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
     if minimum is not None and (v < minimum or (open_minimum and v == minimum)):
         op = ">" if open_minimum else ">="
         raise ValueError(f"{name} must be a finite number {op} {minimum:g}, got {value!r}")
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{name} must be at most {maximum:g}{why}, got {value!r}")
     return v
+
+
+#: Largest regparam: the solvers square it (lambda^2 in CG residuals and eigenvalue
+#: shifts), and a model regularized beyond it is zero to float64 precision.
+MAX_REGPARAM = 1e150
 
 
 def check_regparam(regparam, name="regparam"):
     """Return regparam as a float; TypeError unless a real number, ValueError if it is
-    negative, NaN or infinite."""
-    return check_real(regparam, name, minimum=0)
+    negative, NaN, infinite or above :data:`MAX_REGPARAM`."""
+    return check_real(regparam, name, minimum=0, maximum=MAX_REGPARAM,
+                      why=" (its square must stay within float64)")
 
 
 def check_bias(bias, name="bias"):
-    """The linear kernel's bias (the squared value of a constant feature): finite >= 0."""
-    return check_real(bias, name, minimum=0)
+    """The linear kernel's bias, the squared value of a constant feature: finite, >= 0
+    and at most ``MAX_ABS_VALUE ** 2`` (the constant feature obeys the bound of every
+    data value)."""
+    return check_real(bias, name, minimum=0, maximum=MAX_ABS_VALUE ** 2,
+                      why=" (sqrt(bias) is a feature value: scale the data instead)")
 
 
 def check_gamma(gamma, name="gamma"):

@@ -27,46 +27,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore._validation import (
-    as_2d_labels, as_data_matrix, as_index_array, check_bias, check_regparam)
+    as_2d_labels, as_data_matrix, as_index_array, check_bias, check_positive_int,
+    check_regparam, check_tol)
 
 __all__ = [
     "CGStop", "CGResult", "conjugate_gradient", "RLSOperator", "RankRLSOperator",
-    "PreferenceRankRLSOperator", "check_tol", "check_maxiter", "as_cg_data",
+    "PreferenceRankRLSOperator", "as_cg_data",
     "cg_rls", "cg_rankrls", "cg_preference_rankrls", "preference_matrix",
 ]
 
 
 # ---------------------------------------------------------------------------------------
 # argument checks
-
-
-def check_tol(tol, name="tol"):
-    """``tol`` as a float in (0, 1); ValueError otherwise."""
-    try:
-        value = float(tol)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {tol!r}") from None
-    if not np.isfinite(value) or not 0 < value < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {tol!r}")
-    return value
-
-
-def check_maxiter(maxiter, name="maxiter"):
-    """``maxiter`` as a positive int, or None (no limit); ValueError for <= 0."""
-    if maxiter is None:
-        return None
-    if isinstance(maxiter, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a positive integer or None, got {maxiter!r}")
-    try:
-        value = int(maxiter)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a positive integer or None, got {maxiter!r}") \
-            from None
-    if value != maxiter:
-        raise TypeError(f"{name} must be a positive integer or None, got {maxiter!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive integer or None, got {maxiter!r}")
-    return value
 
 
 def as_cg_data(X, name="X", contiguous=True):
@@ -189,7 +161,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     if one_d:
         B = B[:, None]
     tol = check_tol(tol)
-    maxiter = check_maxiter(maxiter)
+    maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
     n, l = B.shape
     if maxiter is None:
         maxiter = max(10 * n, 10)
