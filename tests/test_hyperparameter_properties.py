@@ -22,6 +22,7 @@ Q = np.repeat(np.arange(4), 4)
 S, T = np.array([0, 2, 4, 6, 8]), np.array([1, 3, 5, 7, 9])
 X1, X2 = rng.standard_normal((4, 2)), rng.standard_normal((5, 3))
 YK = rng.standard_normal(20)
+GRID = {"regparams": [0.5, 2.0]}   # a short grid unless the grid itself is perturbed
 ROWS, COLS = np.repeat(np.arange(4), 5)[:14], np.tile(np.arange(5), 4)[:14]
 
 BAD = st.one_of(
@@ -40,18 +41,20 @@ LEARNERS = {
                   ["regparam", "gamma"]),
     "RLS-poly": (lambda **k: L.RLS(X, Y, kernel="PolynomialKernel", **k),
                  ["gamma", "coef0", "degree"]),
-    "LeaveOneOutRLS": (lambda **k: L.LeaveOneOutRLS(X, Y, **k), ["bias", "regparams"]),
-    "KfoldRLS": (lambda **k: L.KfoldRLS(X, Y, [list(range(8)), list(range(8, 16))], **k),
+    "LeaveOneOutRLS": (lambda **k: L.LeaveOneOutRLS(X, Y, **{**GRID, **k}), ["bias", "regparams"]),
+    "KfoldRLS": (lambda **k: L.KfoldRLS(X, Y, [list(range(8)), list(range(8, 16))],
+                                            **{**GRID, **k}),
                  ["bias", "regparams"]),
-    "LeavePairOutRLS": (lambda **k: L.LeavePairOutRLS(X, Y, **k), ["bias", "regparams"]),
+    "LeavePairOutRLS": (lambda **k: L.LeavePairOutRLS(X, Y, **{**GRID, **k}), ["bias", "regparams"]),
     "GlobalRankRLS": (lambda **k: L.GlobalRankRLS(X, Y, **k), ["regparam", "bias"]),
     "KfoldRankRLS": (lambda **k: L.KfoldRankRLS(X, Y, [list(range(8)),
-                                                       list(range(8, 16))], **k),
+                                                       list(range(8, 16))],
+                                                **{**GRID, **k}),
                      ["bias", "regparams"]),
-    "LeavePairOutRankRLS": (lambda **k: L.LeavePairOutRankRLS(X, Y, **k),
+    "LeavePairOutRankRLS": (lambda **k: L.LeavePairOutRankRLS(X, Y, **{**GRID, **k}),
                             ["bias", "regparams"]),
     "QueryRankRLS": (lambda **k: L.QueryRankRLS(X, Y, Q, **k), ["regparam", "bias"]),
-    "LeaveQueryOutRankRLS": (lambda **k: L.LeaveQueryOutRankRLS(X, Y, Q, **k),
+    "LeaveQueryOutRankRLS": (lambda **k: L.LeaveQueryOutRankRLS(X, Y, Q, **{**GRID, **k}),
                              ["bias", "regparams"]),
     "PPRankRLS": (lambda **k: L.PPRankRLS(X, S, T, **k), ["regparam", "bias"]),
     "CGRLS": (lambda **k: L.CGRLS(X, Y, **k), ["regparam", "bias", "tol", "maxiter"]),
