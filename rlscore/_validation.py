@@ -35,7 +35,8 @@ __all__ = [
     "check_memory", "available_memory", "warn_unused_kwargs", "check_real", "check_bias",
     "check_gamma", "check_coef0", "check_degree", "check_kernel_params", "check_tol",
     "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
-    "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError",
+    "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError", "estimate_peak_bytes",
+    "check_peak_memory", "PEAK_MATRICES", "PEAK_KRONECKER",
 ]
 
 #: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
@@ -332,18 +333,23 @@ def available_memory():
         return None
 
 
-def check_memory(n_bytes, what):
+def check_memory(n_bytes, what, remedy=None):
     """Refuse, before allocating, work whose dense arrays would not fit in memory.
 
-    Raises MemoryError naming ``what`` and the estimate when ``n_bytes`` exceeds the
+    Raises MemoryError naming ``what``, the estimate and the way out (``remedy``, by
+    default the Nystrom / conjugate-gradient advice) when ``n_bytes`` exceeds the
     memory currently available.
     """
     avail = available_memory()
     if avail is not None and n_bytes > avail:
         raise MemoryError(
-            f"{what} needs about {n_bytes / 2**30:.1f} GiB but only "
-            f"{avail / 2**30:.1f} GiB is available; use a linear kernel, basis vectors "
-            f"(reduced set) or fewer examples")
+            f"{what} needs about {format_bytes(n_bytes)} (estimated peak) but only "
+            f"{format_bytes(avail)} is available; {remedy or _DEFAULT_REMEDY}")
+
+
+def format_bytes(n):
+    """``n`` bytes as GiB (one GiB or more) or MiB, two decimals."""
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.2f} MiB"
 
 
 def warn_unused_kwargs(kwargs, used, owner, stacklevel=3):
@@ -354,3 +360,53 @@ def warn_unused_kwargs(kwargs, used, owner, stacklevel=3):
             f"{owner} ignores the keyword argument(s) {', '.join(unused)}",
             UserWarning, stacklevel=stacklevel)
     return unused
+
+
+
+#: Peak memory of each dense path, in m x m float64 matrices, measured with
+#: benchmarks/memory_peaks.py (peak RSS growth, Gaussian kernel, m = 2000 and 3000):
+#: one regparam -- K, its Cholesky factor, the kernel evaluation's temporary;
+#: regparam path -- K, eigenvectors V, the divide-and-conquer workspace;
+#: leave-one-out -- the path plus V * V and the m x p parts; leave-pair-out -- the path
+#: plus M = lambda G and its Gram temporaries; leave-query-out -- the rotated kernel,
+#: its decomposition and the per-query blocks.
+PEAK_MATRICES = {"one_lambda": 3.2, "lambda_path": 4.2, "loo": 5.3, "lpo": 8.7,
+                 "lqo": 5.8}
+#: The complete-data Kronecker solver: a * n1 n2 + b * (n1^2 + n2^2) float64 values
+#: (labels, their rotations and the result; each domain's kernel, eigenvectors and
+#: workspace), fitted on 1000 x 1000, 2000 x 500 and 3000 x 300.
+PEAK_KRONECKER = (4.5, 2.6)
+
+_REMEDY = {
+    "kronecker": "train on a sample of the pairs with CGKronRLS (label_row_inds / "
+                 "label_col_inds), which never forms n1 x n2 arrays",
+}
+_DEFAULT_REMEDY = ("use a Nystrom / reduced-set model (basis_vectors=..., or n_basis= "
+                   "in the estimators), the conjugate-gradient learners (CGRLS, "
+                   "CGRankRLS) or a linear kernel, which never form m x m matrices")
+
+
+def estimate_peak_bytes(path, m, n2=None):
+    """Estimated peak bytes of a dense path on m examples: ``one_lambda``,
+    ``lambda_path``, ``loo``, ``lpo``, ``lqo`` (see :data:`PEAK_MATRICES`), or
+    ``kronecker`` for the complete-data Kronecker solver of m x n2 pairs
+    (:data:`PEAK_KRONECKER`). O(1)."""
+    if path == "kronecker":
+        a, b = PEAK_KRONECKER
+        n2 = m if n2 is None else n2
+        return 8.0 * (a * m * n2 + b * (m * m + n2 * n2))
+    if path not in PEAK_MATRICES:
+        raise ValueError(f"unknown path {path!r}; one of {sorted(PEAK_MATRICES)} or "
+                         f"'kronecker'")
+    return 8.0 * PEAK_MATRICES[path] * m * m
+
+
+def check_peak_memory(path, m, n2=None, what=None):
+    """Refuse (MemoryError), before allocating, a dense path whose estimated peak
+    (:func:`estimate_peak_bytes`) exceeds the available memory; the message gives the
+    estimate and the way out (Nystrom basis vectors, conjugate gradient)."""
+    if what is None:
+        what = (f"the {m} x {n2} complete-data Kronecker solver" if path == "kronecker"
+                else f"{path.replace('_', ' ')} on {m} examples")
+    check_memory(estimate_peak_bytes(path, m, n2), what,
+                 _REMEDY.get(path, _DEFAULT_REMEDY))

@@ -17,7 +17,7 @@ maps the solver's coefficients to a :class:`~rlscore.predictor.LinearPredictor` 
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore._validation import as_data_matrix, check_bias, check_memory
+from rlscore._validation import as_data_matrix, check_bias, check_peak_memory
 from rlscore.kernel import KERNELS, kernel_parameter_names
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
@@ -252,7 +252,7 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     if kernel == "RsetKernel":
         kobj = KERNELS[kernel](X=X, **kernel_params)
         n = kobj.train_X.shape[0]
-        check_memory(3 * 8 * n * n, f"the {n} x {n} kernel matrix")
+        check_peak_memory("one_lambda", n, what=f"the {n} x {n} kernel matrix")
         K = kobj.getKM(kobj.train_X)
         return Representation("dual", 0.5 * (K + K.T), _PredictorMap(kernel=kobj),
                               "reduced-set kernel")
@@ -275,13 +275,13 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
         d = Xa.shape[1]
         if prefer == "primal" or (prefer == "auto" and d <= m_rows):
             return Representation("primal", Xa, _PredictorMap(bias=bias), "linear primal")
-        check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+        check_peak_memory("one_lambda", m_rows, what=f"the {m_rows} x {m_rows} kernel matrix")
         K = _dense_product(Xa, Xa)
         return Representation("dual", K, _PredictorMap(transform=Xa.T, bias=bias),
                               "linear dual")
 
     kobj = KERNELS[kernel](X=X, **kernel_params)
-    check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+    check_peak_memory("one_lambda", m_rows, what=f"the {m_rows} x {m_rows} kernel matrix")
     # K(X, X) from a kernel object is symmetric to rounding; the factorizations read
     # one triangle, so no symmetrizing pass over the m x m matrix is needed
     K = kobj.getKM(X)
@@ -300,7 +300,7 @@ def _structured_representation(X, kernel, basis_vectors, kernel_params,
                               basis_indices=basis_indices)
     kobj = KERNELS[kernel](X=X, **kernel_params)
     m_rows = kobj.train_X.shape[0]
-    check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+    check_peak_memory("one_lambda", m_rows, what=f"the {m_rows} x {m_rows} kernel matrix")
     K = kobj.getKM(X)
     return Representation("dual", 0.5 * (K + K.T), _PredictorMap(kernel=kobj), kernel)
 
