@@ -65,3 +65,15 @@ def test_data_overflow_refused_dense_and_sparse_alike():
     for A in (X, sp.csr_matrix(X)):
         with pytest.raises(ValueError, match="NaN"):
             as_data_matrix(A)
+
+
+def test_preference_pairs_refuse_non_integral_float_indices():
+    from rlscore.learner import PCGRankRLS, PPLinearRankSVM, PPRankRLS
+    X = np.random.default_rng(0).standard_normal((10, 3))
+    for make in (lambda: PPLinearRankSVM(X, [0.5, 1], [2, 3]),
+                 lambda: PPRankRLS(X, [0, 1], [2.7, 3]),
+                 lambda: PCGRankRLS(X, [[0.5, 2], [1, 3]])):
+        with pytest.raises(ValueError, match="non-integral"):
+            make()
+    # integral floats are indices
+    PPLinearRankSVM(X, [0.0, 1.0], [2, 3])

@@ -7,6 +7,7 @@ from rlscore.core.kronecker import (KronRLSSolver, check_complete_size,
                                     centred_domain, make_factor, resolve_domains,
                                     symmetrize_labels, vec_f)
 from rlscore._validation import check_regparam, warn_unused_kwargs
+from rlscore.learner._common import exclusive
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
@@ -97,6 +98,7 @@ class KronRLS(PairwisePredictorInterface):
             self.W = solver.primal(regparam)
             self.predictor = LinearPairwisePredictor(vec_f(self.W))
 
+    @exclusive
     def solve(self, regparam):
         """Re-train for a new regparam with the cached decompositions.
         O(n1 n2 (n1 + n2))."""

@@ -7,7 +7,7 @@ import numpy as np
 from rlscore.core import rankrls as _core
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import grid_search
-from rlscore.learner._common import (
+from rlscore.learner._common import (exclusive,
     pop_basis_kwargs, regparam_grid, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
@@ -109,12 +109,14 @@ class QueryRankRLS(PredictorInterface):
     def A(self):
         return self._model.A
 
+    @exclusive
     def solve(self, regparam=1.0):
         """Re-train with a new regparam (O(m^2 p) / O(d^2 p) after one
         eigendecomposition)."""
         self._model.solve(regparam)
         self._sync()
 
+    @exclusive
     def holdout(self, indices):
         """Predictions for ``indices`` from the model retrained without them.
 

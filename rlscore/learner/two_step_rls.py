@@ -5,6 +5,7 @@ from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
                                     check_pairwise_labels, make_factor,
                                     resolve_domains, vec_f)
 from rlscore._validation import check_regparam, warn_unused_kwargs
+from rlscore.learner._common import exclusive
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
@@ -66,6 +67,7 @@ class TwoStepRLS(PairwisePredictorInterface):
     def kernelmode(self):
         return self._mode == "kernel"
 
+    @exclusive
     def solve(self, regparam1, regparam2):
         """Re-train for new regparams with the cached decompositions.
         O(n1 n2 (n1 + n2))."""
