@@ -9,7 +9,6 @@ marked slow.
 
 import io
 import json
-import os
 import struct
 import subprocess
 import sys
@@ -222,11 +221,9 @@ def _semantic_cases(tmp, bases):
         _edit(cases, tmp, lin, label, _meta(path, value))
     _edit(cases, tmp, lin, "sha256 list", _meta(("sha256",), []), resum=False)
 
-    def sha_list(meta, arrays):
-        meta["sha256"] = [1, 2]
     cases.append(("sha256 not a dict", tmp / f"case{len(cases):03d}.npz"))
     m, a = _members(lin)
-    sha_list(m, a)
+    m["sha256"] = [1, 2]
     _write(cases[-1][1], m, a, resum=False)
     # raw metadata: not JSON, NaN literal, deep nesting, not an object, huge, not UTF-8
     for label, raw in [("metadata not JSON", b"{nope"),
@@ -247,8 +244,6 @@ def _semantic_cases(tmp, bases):
         meta["info"] = v
     _edit(cases, tmp, lin, "info nested 200 deep", deep_info)
 
-    def meta_2d(meta, arrays):
-        pass
     m, a = _members(lin)
     a["__metadata__"] = np.frombuffer(json.dumps(m).encode(), dtype=np.uint8).reshape(1, -1)
     path = tmp / f"case{len(cases):03d}.npz"
