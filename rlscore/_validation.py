@@ -1,6 +1,29 @@
-"""Input validation shared by every layer: arrays, labels, index lists, regparam and
-memory estimates. Errors name the offending argument."""
+"""Input validation shared by every layer: arrays, labels, index lists, regparam,
+kernel hyper-parameters, tolerances and counts, overflow of the data, and memory
+estimates. One checker per kind of argument, with one meaning everywhere; errors name
+the offending argument.
 
+Kinds of argument and their checker
+-----------------------------------
+=====================  ===============================  ==================================
+argument               checker                          accepted
+=====================  ===============================  ==================================
+regparam, alpha        :func:`check_regparam`           finite real >= 0
+bias (linear kernel)   :func:`check_bias`               finite real >= 0
+gamma                  :func:`check_gamma`              finite real > 0
+coef0                  :func:`check_coef0`              finite real
+degree                 :func:`check_degree`             integer 1 .. :data:`MAX_DEGREE`
+kernel parameters      :func:`check_kernel_params`      the above, by kernel name
+tolerance              :func:`check_tol`                finite real in (0, 1)
+counts (maxiter...)    :func:`check_positive_int`       integer >= minimum (bools refused)
+index vectors          :func:`as_index_array`           1-D integral values in 0 .. m-1
+data matrices          :func:`as_data_matrix`           finite, dense or sparse alike
+labels                 :func:`as_2d_labels`             finite, at most 2-D
+=====================  ===============================  ==================================
+"""
+
+import math
+import numbers
 import os
 import warnings
 
@@ -9,8 +32,28 @@ import scipy.sparse as sp
 
 __all__ = [
     "as_2d_labels", "as_data_matrix", "as_index_array", "check_regparam",
-    "check_memory", "available_memory", "warn_unused_kwargs",
+    "check_memory", "available_memory", "warn_unused_kwargs", "check_real", "check_bias",
+    "check_gamma", "check_coef0", "check_degree", "check_kernel_params", "check_tol",
+    "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
+    "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError", "estimate_peak_bytes",
+    "check_peak_memory", "PEAK_MATRICES", "PEAK_KRONECKER",
 ]
+
+#: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
+#: between its entries for bases b = gamma <x, z> + coef0; float64 carries 53 bits of
+#: relative precision and an exponent up to 2^1023, so beyond d = 64 a base ratio of 2
+#: already spans more than 2^64 (every entry but the largest is lost in any sum with
+#: it) and a base of 2^16 overflows. Scale the data or use the Gaussian kernel instead.
+MAX_DEGREE = 64
+
+#: Largest magnitude accepted in a data matrix: squares of larger values, and sums of
+#: many of them (Gram matrices X^T X and X X^T, squared norms and distances, and the
+#: products the solvers form from those), approach the float64 range (1.8e308).
+MAX_ABS_VALUE = 1e100
+
+
+class ScaleError(ValueError):
+    """Values so large (or a kernel so steep) that float64 arithmetic overflows."""
 
 
 def _is_numeric_dtype(dtype):
@@ -66,6 +109,7 @@ def as_data_matrix(X, name="X", allow_sparse=True, dtype=np.float64):
             X = X.astype(dtype, copy=False)
         if not np.all(np.isfinite(X.data)):
             raise ValueError(f"{name} contains NaN or infinity")
+        check_no_overflow(X, name)
         if X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"{name} is empty (shape {X.shape})")
         if not X.has_canonical_format:
@@ -93,7 +137,34 @@ def as_data_matrix(X, name="X", allow_sparse=True, dtype=np.float64):
     X = np.asarray(X, dtype=dtype)
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinity")
+    check_no_overflow(X, name)
     return X
+
+
+def check_no_overflow(X, name="X"):
+    """ScaleError when a finite dense or sparse X has an entry beyond
+    :data:`MAX_ABS_VALUE` in magnitude (its squares overflow float64). O(size)."""
+    vals = X.data if sp.issparse(X) else X
+    if vals.size == 0:
+        return
+    big = float(np.max(np.abs(vals)))
+    if big > MAX_ABS_VALUE:
+        raise ScaleError(
+            f"{name} has values up to {big:.3g} in magnitude: their squares overflow "
+            f"float64 (limit {MAX_ABS_VALUE:g}); scale the data (e.g. divide by the "
+            f"largest value or standardise each feature)")
+
+
+def check_finite_result(values, what):
+    """ScaleError when a computed array (a kernel matrix, model coefficients) holds
+    NaN or infinity: float64 overflowed on finite input. O(size)."""
+    arr = values.data if sp.issparse(values) else np.asarray(values)
+    if not np.all(np.isfinite(arr)):
+        raise ScaleError(
+            f"{what} overflowed float64 (NaN or infinite values) although the input is "
+            f"finite; scale the data (e.g. to unit norm or standardised features) or "
+            f"use smaller kernel parameters")
+    return values
 
 
 def as_index_array(indices, m, name="indices", unique=True):
@@ -121,15 +192,130 @@ def as_index_array(indices, m, name="indices", unique=True):
     return arr
 
 
-def check_regparam(regparam, name="regparam"):
-    """Return regparam as a float; ValueError if it is negative, NaN or infinite."""
+def _real(value, name):
+    """float(value) for a real scalar (Python or NumPy number, 0-d array); TypeError for
+    bools, strings, None, complex and containers."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
     try:
-        value = float(regparam)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {regparam!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {regparam!r}")
-    return value
+        return float(value)
+    except OverflowError:   # a Python int beyond the float64 range
+        raise ValueError(f"{name} must be finite, got an integer of "
+                         f"{int(value).bit_length()} bits") from None
+
+
+def check_real(value, name, *, minimum=None, open_minimum=False, maximum=None,
+               why=""):
+    """A finite real number as a float, optionally ``>= minimum`` (``> minimum`` with
+    ``open_minimum``) and ``<= maximum`` (``why`` explains the maximum). TypeError for
+    non-numbers (bools included), ValueError for NaN, infinity or a value out of
+    range."""
+    v = _real(value, name)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if minimum is not None and (v < minimum or (open_minimum and v == minimum)):
+        op = ">" if open_minimum else ">="
+        raise ValueError(f"{name} must be a finite number {op} {minimum:g}, got {value!r}")
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{name} must be at most {maximum:g}{why}, got {value!r}")
+    return v
+
+
+#: Largest regparam: the solvers square it (lambda^2 in CG residuals and eigenvalue
+#: shifts), and a model regularized beyond it is zero to float64 precision.
+MAX_REGPARAM = 1e150
+
+
+def check_regparam(regparam, name="regparam"):
+    """Return regparam as a float; TypeError unless a real number, ValueError if it is
+    negative, NaN, infinite or above :data:`MAX_REGPARAM`."""
+    return check_real(regparam, name, minimum=0, maximum=MAX_REGPARAM,
+                      why=" (its square must stay within float64)")
+
+
+def check_bias(bias, name="bias"):
+    """The linear kernel's bias, the squared value of a constant feature: finite, >= 0
+    and at most ``MAX_ABS_VALUE ** 2`` (the constant feature obeys the bound of every
+    data value)."""
+    return check_real(bias, name, minimum=0, maximum=MAX_ABS_VALUE ** 2,
+                      why=" (sqrt(bias) is a feature value: scale the data instead)")
+
+
+def check_gamma(gamma, name="gamma"):
+    """The Gaussian/polynomial kernel's gamma: finite > 0."""
+    return check_real(gamma, name, minimum=0, open_minimum=True)
+
+
+def check_coef0(coef0, name="coef0"):
+    """The polynomial kernel's coef0: finite."""
+    return check_real(coef0, name)
+
+
+def check_degree(degree, name="degree"):
+    """The polynomial degree: an integer in 1 .. :data:`MAX_DEGREE` (integral floats
+    accepted)."""
+    if isinstance(degree, np.ndarray) and degree.ndim == 0:
+        degree = degree[()]
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Real):
+        raise TypeError(f"{name} must be a positive integer, got {degree!r}")
+    if not math.isfinite(_real(degree, name)) or int(degree) != degree:
+        raise ValueError(f"{name} must be a positive integer, got {degree!r}")
+    d = int(degree)
+    if not 1 <= d <= MAX_DEGREE:
+        raise ValueError(f"{name} must be an integer in 1..{MAX_DEGREE} (higher degrees "
+                         f"exceed what float64 carries), got {degree!r}")
+    return d
+
+
+_KERNEL_CHECKERS = {
+    "LinearKernel": {"bias": check_bias},
+    "GaussianKernel": {"gamma": check_gamma},
+    "PolynomialKernel": {"degree": check_degree, "gamma": check_gamma,
+                         "coef0": check_coef0},
+}
+
+
+def check_kernel_params(kernel, params):
+    """The parameters of the kernel named ``kernel`` ("LinearKernel", "GaussianKernel",
+    "PolynomialKernel") checked with the checkers above; returns a new dict. Unknown
+    parameter names are a ValueError; kernels without numeric parameters pass through.
+    The kernel classes and the model-file reader both call it."""
+    if not isinstance(params, dict):
+        raise TypeError(f"kernel parameters must be a dict, got {type(params).__name__}")
+    checkers = _KERNEL_CHECKERS.get(kernel)
+    if checkers is None:
+        return dict(params)
+    out = {}
+    for key, value in params.items():
+        if key not in checkers:
+            raise ValueError(f"{kernel} has no parameter {key!r} (it has "
+                             f"{', '.join(sorted(checkers))})")
+        out[key] = checkers[key](value)
+    return out
+
+
+def check_tol(tol, name="tol"):
+    """A relative tolerance: a finite real number in (0, 1)."""
+    v = _real(tol, name)
+    if not (math.isfinite(v) and 0 < v < 1):
+        raise ValueError(f"{name} must be in (0, 1), got {tol!r}")
+    return v
+
+
+def check_positive_int(value, name, minimum=1, allow_none=False):
+    """An integer count ``>= minimum`` (Python or NumPy integer; bools, floats and
+    strings are a TypeError), or None when ``allow_none``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        extra = " or None" if allow_none else ""
+        raise TypeError(f"{name} must be an integer{extra}, got {value!r}")
+    v = int(value)
+    if v < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return v
 
 
 def available_memory():
@@ -147,18 +333,23 @@ def available_memory():
         return None
 
 
-def check_memory(n_bytes, what):
+def check_memory(n_bytes, what, remedy=None):
     """Refuse, before allocating, work whose dense arrays would not fit in memory.
 
-    Raises MemoryError naming ``what`` and the estimate when ``n_bytes`` exceeds the
+    Raises MemoryError naming ``what``, the estimate and the way out (``remedy``, by
+    default the Nystrom / conjugate-gradient advice) when ``n_bytes`` exceeds the
     memory currently available.
     """
     avail = available_memory()
     if avail is not None and n_bytes > avail:
         raise MemoryError(
-            f"{what} needs about {n_bytes / 2**30:.1f} GiB but only "
-            f"{avail / 2**30:.1f} GiB is available; use a linear kernel, basis vectors "
-            f"(reduced set) or fewer examples")
+            f"{what} needs about {format_bytes(n_bytes)} (estimated peak) but only "
+            f"{format_bytes(avail)} is available; {remedy or _DEFAULT_REMEDY}")
+
+
+def format_bytes(n):
+    """``n`` bytes as GiB (one GiB or more) or MiB, two decimals."""
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.2f} MiB"
 
 
 def warn_unused_kwargs(kwargs, used, owner, stacklevel=3):
@@ -169,3 +360,53 @@ def warn_unused_kwargs(kwargs, used, owner, stacklevel=3):
             f"{owner} ignores the keyword argument(s) {', '.join(unused)}",
             UserWarning, stacklevel=stacklevel)
     return unused
+
+
+
+#: Peak memory of each dense path, in m x m float64 matrices, measured with
+#: benchmarks/memory_peaks.py (peak RSS growth, Gaussian kernel, m = 2000 and 3000):
+#: one regparam -- K, its Cholesky factor, the kernel evaluation's temporary;
+#: regparam path -- K, eigenvectors V, the divide-and-conquer workspace;
+#: leave-one-out -- the path plus V * V and the m x p parts; leave-pair-out -- the path
+#: plus M = lambda G and its Gram temporaries; leave-query-out -- the rotated kernel,
+#: its decomposition and the per-query blocks.
+PEAK_MATRICES = {"one_lambda": 3.2, "lambda_path": 4.2, "loo": 5.3, "lpo": 8.7,
+                 "lqo": 5.8}
+#: The complete-data Kronecker solver: a * n1 n2 + b * (n1^2 + n2^2) float64 values
+#: (labels, their rotations and the result; each domain's kernel, eigenvectors and
+#: workspace), fitted on 1000 x 1000, 2000 x 500 and 3000 x 300.
+PEAK_KRONECKER = (4.5, 2.6)
+
+_REMEDY = {
+    "kronecker": "train on a sample of the pairs with CGKronRLS (label_row_inds / "
+                 "label_col_inds), which never forms n1 x n2 arrays",
+}
+_DEFAULT_REMEDY = ("use a Nystrom / reduced-set model (basis_vectors=..., or n_basis= "
+                   "in the estimators), the conjugate-gradient learners (CGRLS, "
+                   "CGRankRLS) or a linear kernel, which never form m x m matrices")
+
+
+def estimate_peak_bytes(path, m, n2=None):
+    """Estimated peak bytes of a dense path on m examples: ``one_lambda``,
+    ``lambda_path``, ``loo``, ``lpo``, ``lqo`` (see :data:`PEAK_MATRICES`), or
+    ``kronecker`` for the complete-data Kronecker solver of m x n2 pairs
+    (:data:`PEAK_KRONECKER`). O(1)."""
+    if path == "kronecker":
+        a, b = PEAK_KRONECKER
+        n2 = m if n2 is None else n2
+        return 8.0 * (a * m * n2 + b * (m * m + n2 * n2))
+    if path not in PEAK_MATRICES:
+        raise ValueError(f"unknown path {path!r}; one of {sorted(PEAK_MATRICES)} or "
+                         f"'kronecker'")
+    return 8.0 * PEAK_MATRICES[path] * m * m
+
+
+def check_peak_memory(path, m, n2=None, what=None):
+    """Refuse (MemoryError), before allocating, a dense path whose estimated peak
+    (:func:`estimate_peak_bytes`) exceeds the available memory; the message gives the
+    estimate and the way out (Nystrom basis vectors, conjugate gradient)."""
+    if what is None:
+        what = (f"the {m} x {n2} complete-data Kronecker solver" if path == "kronecker"
+                else f"{path.replace('_', ' ')} on {m} examples")
+    check_memory(estimate_peak_bytes(path, m, n2), what,
+                 _REMEDY.get(path, _DEFAULT_REMEDY))

@@ -7,6 +7,18 @@ A model file is one ``.npz`` archive (a zip of ``.npy`` arrays, written with
 ``eval``, no import named by the file, so a model file cannot execute code. The format
 is described on the documentation page *Model files* (``docs/model_format.rst``).
 
+Files are hostile until checked. Reading is bounded (:mod:`rlscore._archive`: every
+member's declared size and their total are checked against a budget before anything is
+decompressed, and decompression streams with a cap); then the metadata is checked
+against a schema and every array against the metadata -- dtype, number of dimensions,
+shapes consistent with each other, CSR structure (``indptr`` starting at 0, monotone,
+ending at nnz; column indices in range), finite values, kernel parameters in their
+domain with the checker the kernel constructors use
+(:func:`rlscore._validation.check_kernel_params`) -- before a predictor is built. Every
+failure is a :class:`ModelFileError` naming the file, the member and the reason.
+Writing is atomic (:func:`rlscore._io.atomic_write`): an interrupted save leaves the
+previous file intact.
+
 Public functions: :func:`save_model`, :func:`load_model`, :func:`read_metadata`.
 The constant :data:`FORMAT_VERSION` is the version written; files with a larger
 version are refused.
@@ -14,12 +26,15 @@ version are refused.
 
 import hashlib
 import json
+import math
 import os
-import zipfile
-import zlib
 
 import numpy as np
 import scipy.sparse as sp
+
+from rlscore._archive import ArchiveError, read_npz
+from rlscore._io import atomic_write
+from rlscore._validation import check_kernel_params
 
 __all__ = ["save_model", "load_model", "read_metadata", "FORMAT_NAME", "FORMAT_VERSION",
            "ModelFileError"]
@@ -40,7 +55,8 @@ def _digest(arr):
     arr = np.ascontiguousarray(arr)
     h = hashlib.sha256()
     h.update(f"{arr.dtype.str}{arr.shape}".encode())
-    h.update(arr.tobytes())
+    if arr.size:
+        h.update(memoryview(arr.reshape(-1).view(np.uint8)))
     return h.hexdigest()
 
 
@@ -134,7 +150,9 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
         :class:`~rlscore.predictor.KernelPairwisePredictor`, or any trained learner with
         such a ``predictor`` attribute (its class name and ``regparam`` are recorded).
     path : str or path-like
-        Destination; written as an ``.npz`` archive whatever the suffix.
+        Destination; written as an ``.npz`` archive whatever the suffix, atomically (a
+        temporary file in the same folder, fsync, rename): if the write fails, a
+        previous file at ``path`` is left intact.
     metadata : dict, optional
         Extra JSON-serialisable information (training file, measure, CV results...),
         stored under the key ``"info"`` of the metadata.
@@ -243,7 +261,7 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
     meta["sha256"] = {k: _digest(v) for k, v in sorted(arrays.items())}
     blob = json.dumps(meta, indent=1, sort_keys=True, allow_nan=False).encode("utf-8")
     arrays[_META] = np.frombuffer(blob, dtype=np.uint8)
-    with open(os.fspath(path), "wb") as fh:
+    with atomic_write(path, "wb") as fh:
         np.savez_compressed(fh, **arrays)
     return meta
 
@@ -312,64 +330,318 @@ def _check_intervals(info, arrays, predictor, src):
             bad(f"'coef' has {coef.shape[1]} columns, expected {K * p}")
 
 
-def _read(path):
-    """Open the archive and return (metadata, arrays) after every integrity check."""
-    src = os.fspath(path)
-    try:
-        with np.load(src, allow_pickle=False) as npz:
-            if _META not in npz.files:
-                raise ModelFileError(f"{src}: not an rlscore model file (no metadata "
-                                     f"entry)")
-            raw = npz[_META]
-            arrays = {k: npz[k] for k in npz.files if k != _META}
-    except ModelFileError:
-        raise
-    except FileNotFoundError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as exc:
-        # np.load raises ValueError (e.g. pickled data refused) or OSError for files that
-        # are not an npz; zipfile/zlib for truncated or altered archives
-        raise ModelFileError(f"{src}: not a readable rlscore model file "
-                             f"({type(exc).__name__}: {exc})") from None
+
+# --------------------------------------------------------------------------- reading
+
+_MAX_META_BYTES = 1 << 20
+_MAX_TERMS = 1024
+_INDEX_LIMIT = 2**31 - 1     # the Kronecker kernels index with int32
+_INFO_DEPTH = 32
+
+
+def _fail(src, where, reason):
+    raise ModelFileError(f"{src}: {where}: {reason}")
+
+
+def _refuse_constant(name):
+    raise ValueError(f"the JSON constant {name} is not allowed")
+
+
+def _depth(value, limit):
+    """Nesting depth of a JSON value, stopping at ``limit`` + 1 (no recursion)."""
+    stack = [(value, 1)]
+    deepest = 0
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_real(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _parse_metadata(src, raw):
     if raw.dtype != np.uint8 or raw.ndim != 1:
-        raise ModelFileError(f"{src}: corrupt metadata entry")
+        _fail(src, "member '__metadata__'", "must be a 1-D uint8 array")
+    if raw.size > _MAX_META_BYTES:
+        _fail(src, "member '__metadata__'", f"{raw.size} bytes (at most {_MAX_META_BYTES})")
     try:
-        meta = json.loads(raw.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFileError(f"{src}: corrupt metadata ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        meta = json.loads(raw.tobytes().decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        _fail(src, "member '__metadata__'", f"not valid JSON ({type(exc).__name__}: "
+                                            f"{str(exc)[:200]})")
+    if not isinstance(meta, dict):
+        _fail(src, "metadata", "must be a JSON object")
+    if _depth(meta, _INFO_DEPTH) > _INFO_DEPTH:
+        _fail(src, "metadata", f"nested deeper than {_INFO_DEPTH} levels")
+    if meta.get("format") != FORMAT_NAME:
         raise ModelFileError(f"{src}: unknown file format (expected {FORMAT_NAME!r})")
     version = meta.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ModelFileError(f"{src}: invalid format_version {version!r}")
+    if not _is_int(version) or version < 1:
+        _fail(src, "metadata 'format_version'", f"invalid value {version!r}")
     if version > FORMAT_VERSION:
         raise ModelFileError(
             f"{src}: model file format version {version} was written by a newer rlscore "
-            f"({meta.get('rlscore_version', 'unknown')}); this rlscore reads versions up "
-            f"to {FORMAT_VERSION}: upgrade rlscore")
+            f"({meta.get('rlscore_version', 'unknown')!s:.40}); this rlscore reads "
+            f"versions up to {FORMAT_VERSION}: upgrade rlscore")
+    kind = meta.get("predictor")
+    if kind not in _PREDICTORS:
+        raise ModelFileError(f"{src}: unknown predictor type {str(kind)[:80]!r}")
+    for key in ("n_features", "n_outputs", "n_file_features"):
+        v = meta.get(key)
+        if v is not None and (not _is_int(v) or v < 1 or v > 2**62):
+            _fail(src, f"metadata {key!r}", f"must be a positive integer, got {v!r:.80}")
+    for key in ("learner", "rlscore_version"):
+        v = meta.get(key)
+        if v is not None and not isinstance(v, str):
+            _fail(src, f"metadata {key!r}", "must be a string")
+    if meta.get("regparam") is not None and not _is_real(meta["regparam"]):
+        _fail(src, "metadata 'regparam'", "must be a finite number")
+    layout = meta.get("layout")
+    if layout is None:
+        meta["layout"] = {}
+    elif not isinstance(layout, dict):
+        _fail(src, "metadata 'layout'", "must be an object")
     sums = meta.get("sha256")
-    if not isinstance(sums, dict) or set(sums) != set(arrays):
+    if not isinstance(sums, dict) or not all(isinstance(v, str) for v in sums.values()):
+        _fail(src, "metadata 'sha256'", "must map array names to checksums")
+    return meta
+
+
+def _array(src, arrays, name, kind, ndims, n=None):
+    """The member ``name``: dtype kind ('f' float64 or 'i' int64), ndim in ``ndims``,
+    finite (floats); ``n`` its required first dimension."""
+    if name not in arrays:
+        _fail(src, f"member {name!r}", "missing")
+    a = arrays[name]
+    if a.dtype.kind != kind or a.dtype.itemsize != 8:
+        want = "float64" if kind == "f" else "int64"
+        _fail(src, f"member {name!r}", f"dtype {a.dtype}, expected {want}")
+    if a.ndim not in ndims:
+        _fail(src, f"member {name!r}", f"{a.ndim} dimensions, expected "
+                                      f"{' or '.join(map(str, ndims))}")
+    if n is not None and (a.ndim == 0 or a.shape[0] != n):
+        _fail(src, f"member {name!r}", f"shape {a.shape}, expected {n} rows")
+    if kind == "f" and not np.all(np.isfinite(a)):
+        _fail(src, f"member {name!r}", "holds NaN or infinite values")
+    return a
+
+
+def _outputs(src, name, a, meta):
+    n_out = 1 if a.ndim == 1 else a.shape[1]
+    if a.ndim == 2 and n_out == 0:
+        _fail(src, f"member {name!r}", f"shape {a.shape} has no outputs")
+    if meta.get("n_outputs") is not None and meta["n_outputs"] != n_out:
+        _fail(src, f"member {name!r}", f"{n_out} outputs, the metadata says "
+                                      f"{meta['n_outputs']}")
+    meta["n_outputs"] = n_out
+    return n_out
+
+
+def _check_basis(src, arrays, layout, meta):
+    kind = layout.get("basis")
+    if kind == "dense":
+        B = _array(src, arrays, "basis", "f", (2,))
+        if B.shape[0] == 0 or B.shape[1] == 0:
+            _fail(src, "member 'basis'", f"empty shape {B.shape}")
+        return B
+    if kind != "csr":
+        _fail(src, "metadata 'layout.basis'", f"must be 'dense' or 'csr', got {kind!r:.40}")
+    shape = _array(src, arrays, "basis.shape", "i", (1,))
+    if shape.shape != (2,) or shape.min() < 1 or shape.max() > _INDEX_LIMIT:
+        _fail(src, "member 'basis.shape'", f"must hold two sizes in 1..{_INDEX_LIMIT}")
+    n_rows, n_cols = int(shape[0]), int(shape[1])
+    indptr = _array(src, arrays, "basis.indptr", "i", (1,), n_rows + 1)
+    data = _array(src, arrays, "basis.data", "f", (1,))
+    indices = _array(src, arrays, "basis.indices", "i", (1,), data.size)
+    if indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != data.size:
+        _fail(src, "member 'basis.indptr'", f"not a CSR row pointer (must start at 0, "
+                                           f"never decrease and end at nnz = {data.size})")
+    if indices.size and (indices.min() < 0 or indices.max() >= n_cols):
+        _fail(src, "member 'basis.indices'", f"column index outside 0..{n_cols - 1}")
+    return sp.csr_matrix((data, indices.astype(np.int32 if n_cols < 2**31 else np.int64),
+                          indptr), shape=(n_rows, n_cols))
+
+
+def _check_inds(src, arrays, prefix, terms, n_coef):
+    """Training index vectors: None, one vector (terms == 0) or ``terms`` vectors."""
+    if terms is None:
+        return None
+    if not _is_int(terms) or not 0 <= terms <= _MAX_TERMS:
+        _fail(src, f"metadata 'layout.{prefix}'", f"must be null or an integer in "
+                                                 f"0..{_MAX_TERMS}")
+    names = [prefix] if terms == 0 else [f"{prefix}.{t}" for t in range(terms)]
+    out = []
+    for name in names:
+        v = _array(src, arrays, name, "i", (1,), n_coef)
+        if v.size and (v.min() < 0 or v.max() >= _INDEX_LIMIT):
+            _fail(src, f"member {name!r}", f"index outside 0..{_INDEX_LIMIT - 1}")
+        out.append(v)
+    return out[0] if terms == 0 else out
+
+
+def _n_terms(src, layout):
+    t = [layout.get(k) for k in ("inds1", "inds2")]
+    if (t[0] is None) != (t[1] is None):
+        _fail(src, "metadata 'layout'", "inds1 and inds2 must both be present or absent")
+    if t[0] is not None and t[0] != t[1]:
+        _fail(src, "metadata 'layout'", "inds1 and inds2 have different numbers of terms")
+    return 1 if t[0] is None or t[0] == 0 else t[0]
+
+
+def _expected_members(kind, layout, has):
+    names = set()
+    if kind == "LinearPredictor":
+        names |= {"W", "b"}
+    elif kind == "KernelPredictor":
+        names.add("A")
+        if layout.get("basis") == "csr":
+            names |= {"basis.data", "basis.indices", "basis.indptr", "basis.shape"}
+        else:
+            names.add("basis")
+    else:
+        names.add("A" if kind == "KernelPairwisePredictor" else "W")
+        for prefix in ("inds1", "inds2"):
+            t = layout.get(prefix)
+            if t == 0:
+                names.add(prefix)
+            elif _is_int(t) and 0 < t <= _MAX_TERMS:
+                names |= {f"{prefix}.{i}" for i in range(t)}
+        if "weights" in has:
+            names.add("weights")
+    if "feature_indices" in has:
+        names.add("feature_indices")
+    return names
+
+
+def _validate(src, meta, arrays):
+    """Check every array against the metadata; returns the predictor's constructor
+    arguments. Nothing here trusts a value it has not checked."""
+    from rlscore.kernel import KERNELS
+    from rlscore.predictor import (KernelPairwisePredictor, KernelPredictor,
+                                   LinearPairwisePredictor, LinearPredictor)
+    kind, layout = meta["predictor"], meta["layout"]
+    expected = _expected_members(kind, layout, arrays)
+    extra, missing = set(arrays) - expected, expected - set(arrays)
+    if extra or missing:
+        what = (f"unexpected member {sorted(extra)[0]!r:.80}" if extra
+                else f"missing member {sorted(missing)[0]!r}")
+        _fail(src, "archive", f"{what} for a {kind}")
+    if set(meta["sha256"]) != set(arrays):
         raise ModelFileError(f"{src}: corrupt model file (the arrays do not match the "
                              f"metadata)")
     for k, v in arrays.items():
-        if _digest(v) != sums[k]:
+        if _digest(v) != meta["sha256"][k]:
             raise ModelFileError(f"{src}: corrupt model file (checksum of {k!r} differs)")
-    if meta.get("predictor") not in _PREDICTORS:
-        raise ModelFileError(f"{src}: unknown predictor type {meta.get('predictor')!r}")
-    return meta, arrays
+    n_features = meta.get("n_features")
+    if kind != "KernelPredictor":
+        kern = meta.get("kernel")
+        if kern is not None and not (isinstance(kern, dict) and kern.get("name") ==
+                                     "LinearKernel" and kind == "LinearPredictor"):
+            _fail(src, "metadata 'kernel'", f"must be null or the LinearKernel for a {kind}")
+    if kind == "LinearPredictor":
+        W = _array(src, arrays, "W", "f", (1, 2), n_features)
+        if W.shape[0] == 0:
+            _fail(src, "member 'W'", "empty")
+        n_out = _outputs(src, "W", W, meta)
+        b = _array(src, arrays, "b", "f", (0, 1))
+        if b.size != 1 and b.shape != (n_out,):
+            _fail(src, "member 'b'", f"shape {b.shape}, expected a scalar or ({n_out},)")
+        n_features = W.shape[0]
+        build = lambda: LinearPredictor(W, b)  # noqa: E731
+    elif kind == "KernelPredictor":
+        kern = meta.get("kernel")
+        if not isinstance(kern, dict) or not isinstance(kern.get("params"), dict):
+            _fail(src, "metadata 'kernel'", "must be {\"name\": ..., \"params\": {...}}")
+        kname = kern.get("name")
+        if kname not in _KERNELS:
+            raise ModelFileError(f"{src}: unknown kernel {str(kname)[:80]!r}")
+        try:
+            params = check_kernel_params(kname, kern["params"])
+        except (TypeError, ValueError) as exc:
+            _fail(src, "metadata 'kernel.params'", str(exc))
+        basis = _check_basis(src, arrays, layout, meta)
+        if n_features is not None and basis.shape[1] != n_features:
+            _fail(src, "basis", f"{basis.shape[1]} columns, the metadata says "
+                                f"{n_features} features")
+        n_features = basis.shape[1]
+        A = _array(src, arrays, "A", "f", (1, 2), basis.shape[0])
+        _outputs(src, "A", A, meta)
+        build = lambda: KernelPredictor(A, KERNELS[kname](basis, **params))  # noqa: E731
+    else:
+        T = _n_terms(src, layout)
+        name = "A" if kind == "KernelPairwisePredictor" else "W"
+        coef = _array(src, arrays, name, "f", (1,))
+        if coef.size == 0:
+            _fail(src, f"member {name!r}", "empty")
+        n_idx = coef.size if kind == "KernelPairwisePredictor" else None
+        i1 = _check_inds(src, arrays, "inds1", layout.get("inds1"), n_idx)
+        i2 = _check_inds(src, arrays, "inds2", layout.get("inds2"), n_idx)
+        weights = None
+        if "weights" in arrays:
+            weights = _array(src, arrays, "weights", "f", (1,), T)
+        if kind == "KernelPairwisePredictor":
+            build = lambda: KernelPairwisePredictor(coef, i1, i2, weights)  # noqa: E731
+        else:
+            shape2d = layout.get("shape2d")
+            if shape2d is not None:
+                if not (isinstance(shape2d, list) and len(shape2d) == 2
+                        and all(_is_int(s) and s >= 1 for s in shape2d)
+                        and shape2d[0] * shape2d[1] == coef.size):
+                    _fail(src, "metadata 'layout.shape2d'", f"must be [d1, d2] with "
+                                                            f"d1 * d2 = {coef.size}")
+                coef = coef.reshape(tuple(shape2d), order="F")
+            build = lambda: LinearPairwisePredictor(coef, i1, i2, weights)  # noqa: E731
+    if "feature_indices" in arrays:
+        fi = _array(src, arrays, "feature_indices", "i", (1,), n_features)
+        n_file = meta.get("n_file_features")
+        if fi.size and (fi[0] < 0 or np.any(np.diff(fi) <= 0)
+                        or (n_file is not None and fi[-1] >= n_file)):
+            _fail(src, "member 'feature_indices'", "must increase and lie in "
+                                                  "0..n_file_features-1")
+    if meta.get("n_file_features") is not None and n_features is not None \
+            and meta["n_file_features"] < n_features:
+        _fail(src, "metadata 'n_file_features'", "smaller than n_features")
+    meta["n_features"] = n_features
+    return build
 
 
-def read_metadata(path):
+def _read(path, max_bytes=None):
+    """(metadata, arrays, predictor factory) after every check."""
+    src = os.fspath(path)
+    try:
+        arrays = read_npz(src, max_bytes=max_bytes)
+    except ArchiveError as exc:
+        raise ModelFileError(f"{src}: not a readable rlscore model file ({exc})") from None
+    if _META not in arrays:
+        raise ModelFileError(f"{src}: not an rlscore model file (no metadata entry)")
+    meta = _parse_metadata(src, arrays.pop(_META))
+    build = _validate(src, meta, arrays)
+    return meta, arrays, build
+
+
+def read_metadata(path, max_bytes=None):
     """The metadata dict of a model file (after the same checks as :func:`load_model`).
 
     Notes
     -----
-    Complexity: reads and checksums the whole file, O(file size).
+    Complexity: reads, checks and checksums the whole file, O(file size).
     """
-    return _read(path)[0]
+    return _read(path, max_bytes)[0]
 
 
-def load_model(path, return_metadata=False):
+def load_model(path, return_metadata=False, max_bytes=None):
     """Load a model file written by :func:`save_model`.
 
     Parameters
@@ -377,6 +649,10 @@ def load_model(path, return_metadata=False):
     path : str or path-like
     return_metadata : bool, default False
         Also return the metadata dict.
+    max_bytes : int, optional
+        Budget for the arrays the file declares, checked before anything is
+        decompressed. Default: ``max(32 MiB, 32 x file size)``, at most half the
+        available memory; pass a larger value to load a larger file you trust.
 
     Returns
     -------
@@ -391,54 +667,33 @@ def load_model(path, return_metadata=False):
 
     Raises
     ------
-    FileNotFoundError
-        No such file.
+    FileNotFoundError, IsADirectoryError, PermissionError
+        The file cannot be opened.
     ModelFileError (a ValueError)
-        The file is not an npz archive, is truncated or altered (checksums), has an
-        unknown format or predictor type, or was written by a newer format version.
+        Naming the member and the reason: not an npz archive, truncated or altered
+        (zip CRC, checksums), over the memory budget, unknown format, predictor or
+        kernel, newer format version, an array of the wrong dtype, dimensions or shape,
+        a broken CSR structure, an index out of range, NaN or infinite values, a kernel
+        parameter out of its domain.
 
     Notes
     -----
-    No code is executed: arrays are read with ``allow_pickle=False`` and the metadata
-    is JSON. Complexity: O(file size).
+    No code is executed: members are plain numeric ``.npy`` arrays (no pickle) and the
+    metadata is JSON. Complexity: O(file size + array bytes); peak memory the arrays
+    plus O(1 MiB).
     """
-    from rlscore.kernel import KERNELS
-    from rlscore.predictor import (KernelPairwisePredictor, KernelPredictor,
-                                   LinearPairwisePredictor, LinearPredictor)
-
-    meta, arrays = _read(path)
-    kind = meta["predictor"]
-    layout = meta.get("layout") or {}
-    src = os.fspath(path)
+    meta, arrays, build = _read(path, max_bytes)
     try:
-        if kind == "LinearPredictor":
-            pred = LinearPredictor(arrays["W"], arrays["b"])
-        elif kind == "KernelPredictor":
-            kname = meta["kernel"]["name"]
-            if kname not in _KERNELS:
-                raise ModelFileError(f"{src}: unknown kernel {kname!r}")
-            basis = _load_matrix(arrays, "basis", layout.get("basis"))
-            kernel = KERNELS[kname](basis, **meta["kernel"]["params"])
-            pred = KernelPredictor(arrays["A"], kernel)
-        elif kind == "KernelPairwisePredictor":
-            pred = KernelPairwisePredictor(
-                arrays["A"], _load_inds(arrays, "inds1", layout.get("inds1")),
-                _load_inds(arrays, "inds2", layout.get("inds2")), arrays.get("weights"))
-        else:
-            W = arrays["W"]
-            if layout.get("shape2d"):
-                W = W.reshape(tuple(layout["shape2d"]), order="F")
-            pred = LinearPairwisePredictor(
-                W, _load_inds(arrays, "inds1", layout.get("inds1")),
-                _load_inds(arrays, "inds2", layout.get("inds2")), arrays.get("weights"))
-    except ModelFileError:
-        raise
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFileError(f"{src}: inconsistent model file ({type(exc).__name__}: "
-                             f"{exc})") from None
+        pred = build()
+    except (TypeError, ValueError, IndexError) as exc:
+        raise ModelFileError(f"{os.fspath(path)}: inconsistent model file "
+                             f"({type(exc).__name__}: {exc})") from None
+    if meta["predictor"] == "KernelPredictor":   # the parameters in effect, defaults included
+        meta["kernel"]["params"] = pred.kernel.get_params()
     if "feature_indices" in arrays:
         meta["feature_indices"] = arrays["feature_indices"]
     iv = {k[len(_IV):]: v for k, v in arrays.items() if k.startswith(_IV)}
+    src, kind = os.fspath(path), meta["predictor"]
     if iv or "intervals" in meta:
         if kind not in ("LinearPredictor", "KernelPredictor"):
             raise ModelFileError(f"{src}: prediction-interval data on a {kind}")

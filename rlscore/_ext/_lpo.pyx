@@ -19,6 +19,39 @@ factor.
 from cython.parallel cimport prange
 
 
+# ---------------------------------------------------------------------------------------
+# Argument checks, once per call before the nogil loops: every array shape against m, p,
+# r and the number of pairs, every pair index in 0..m-1 with s != e. O(n_pairs), cheap
+# next to the O(n_pairs p) work; they make a wrong index from any caller a ValueError
+# instead of a read outside an array.
+
+
+cdef _check_rows(str name, Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t m, Py_ssize_t p):
+    if rows != m or cols != p:
+        raise ValueError(f"{name} has shape ({rows}, {cols}), expected ({m}, {p})")
+
+
+cdef _check_vec(str name, Py_ssize_t n, Py_ssize_t want):
+    if n != want:
+        raise ValueError(f"{name} has length {n}, expected {want}")
+
+
+cdef _check_pairs(const Py_ssize_t[::1] starts, const Py_ssize_t[::1] ends, Py_ssize_t m,
+                  Py_ssize_t out_s_rows, Py_ssize_t out_s_cols, Py_ssize_t out_e_rows,
+                  Py_ssize_t out_e_cols, Py_ssize_t p):
+    cdef Py_ssize_t n = starts.shape[0], k, s, e
+    _check_vec("ends", ends.shape[0], n)
+    _check_rows("out_s", out_s_rows, out_s_cols, n, p)
+    _check_rows("out_e", out_e_rows, out_e_cols, n, p)
+    for k in range(n):
+        s = starts[k]
+        e = ends[k]
+        if s < 0 or s >= m or e < 0 or e >= m:
+            raise IndexError(f"pair {k} = ({s}, {e}) holds an index outside 0..{m - 1}")
+        if s == e:
+            raise ValueError(f"pair {k} holds out the same example twice ({s})")
+
+
 cdef inline void _solve_pair(double a, double b, double c, double bs, double be,
                              const double[:, ::1] R, const double[:, ::1] F,
                              const double[:, ::1] Y,
@@ -51,6 +84,14 @@ def lpo_dense(const double[:, ::1] M, const double[::1] bdiag,
     cdef Py_ssize_t n = starts.shape[0]
     cdef Py_ssize_t k, s, e
     cdef double mse
+    cdef Py_ssize_t m = M.shape[0], p = Y.shape[1]
+    _check_rows("M", M.shape[0], M.shape[1], m, m)
+    _check_vec("bdiag", bdiag.shape[0], m)
+    _check_rows("R", R.shape[0], R.shape[1], m, p)
+    _check_rows("F", F.shape[0], F.shape[1], m, p)
+    _check_rows("Y", Y.shape[0], Y.shape[1], m, p)
+    _check_pairs(starts, ends, m, out_s.shape[0], out_s.shape[1], out_e.shape[0],
+                 out_e.shape[1], p)
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
@@ -74,6 +115,15 @@ def lpo_lowrank(const double[:, ::1] U, const double[::1] w, const double[::1] m
     cdef Py_ssize_t r = U.shape[1]
     cdef Py_ssize_t k, s, e, t
     cdef double off
+    cdef Py_ssize_t m = U.shape[0], p = Y.shape[1]
+    _check_vec("w", w.shape[0], r)
+    _check_vec("mdiag", mdiag.shape[0], m)
+    _check_vec("bdiag", bdiag.shape[0], m)
+    _check_rows("R", R.shape[0], R.shape[1], m, p)
+    _check_rows("F", F.shape[0], F.shape[1], m, p)
+    _check_rows("Y", Y.shape[0], Y.shape[1], m, p)
+    _check_pairs(starts, ends, m, out_s.shape[0], out_s.shape[1], out_e.shape[0],
+                 out_e.shape[1], p)
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
@@ -125,10 +175,18 @@ def rank_lpo_dense(const double[:, ::1] M, const double[::1] ndiag, double offco
                    double[:, ::1] out_s, double[:, ::1] out_e):
     """GlobalRankRLS leave-pair-out from the dense symmetric m x m matrix M, of which
     only the upper triangle (i <= j) is read (N_se = offconst - M_se). O(p) per pair.
-    The caller validates every index (0 <= s, e < m, s != e)."""
+    Shapes and indices (0 <= s, e < m, s != e) are checked on entry."""
     cdef Py_ssize_t n = starts.shape[0]
     cdef Py_ssize_t k, s, e
     cdef double mse
+    cdef Py_ssize_t m = M.shape[0], p = R.shape[1]
+    _check_rows("M", M.shape[0], M.shape[1], m, m)
+    _check_vec("ndiag", ndiag.shape[0], m)
+    _check_vec("tau", tau.shape[0], m)
+    _check_rows("R", R.shape[0], R.shape[1], m, p)
+    _check_rows("F", F.shape[0], F.shape[1], m, p)
+    _check_pairs(starts, ends, m, out_s.shape[0], out_s.shape[1], out_e.shape[0],
+                 out_e.shape[1], p)
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
@@ -151,6 +209,15 @@ def rank_lpo_lowrank(const double[:, ::1] U, const double[::1] omega,
     cdef Py_ssize_t r = U.shape[1]
     cdef Py_ssize_t k, s, e, t
     cdef double nse
+    cdef Py_ssize_t m = U.shape[0], p = R.shape[1]
+    _check_vec("omega", omega.shape[0], r)
+    _check_vec("mdiag", mdiag.shape[0], m)
+    _check_vec("ndiag", ndiag.shape[0], m)
+    _check_vec("tau", tau.shape[0], m)
+    _check_rows("R", R.shape[0], R.shape[1], m, p)
+    _check_rows("F", F.shape[0], F.shape[1], m, p)
+    _check_pairs(starts, ends, m, out_s.shape[0], out_s.shape[1], out_e.shape[0],
+                 out_e.shape[1], p)
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
@@ -172,6 +239,8 @@ def pair_concordance(const double[::1] y_start, const double[::1] y_end,
     cdef double total = 0.0
     cdef double count = 0.0
     cdef double dy, dp
+    if y_end.shape[0] != n or p_start.shape[0] != n or p_end.shape[0] != n:
+        raise ValueError("pair_concordance: the four vectors differ in length")
     for k in prange(n, nogil=True, schedule="static"):
         dy = y_start[k] - y_end[k]
         if dy != 0.0:

@@ -16,8 +16,10 @@ Subcommands
 ``rlscore demo``
     The main job on the Statlog heart sample shipped with the package.
 
-Exit codes: 0 success, 1 bad data or model file (one-line message on stderr),
-2 usage error.
+Exit codes: 0 success, 1 bad data or model file, unreadable path, out of memory (a
+one-line message on stderr, never a traceback), 2 usage error (bad options), 130
+interrupted (Ctrl-C). Models and predictions are written atomically: an interrupted or
+failed write leaves a previous file intact.
 
 Extending
 ---------
@@ -59,6 +61,7 @@ such features are treated as unused features, as above.
 
 
 import argparse
+import os
 import sys
 
 from rlscore.cli import _learners  # noqa: F401  (registers the built-in learners)
@@ -97,7 +100,11 @@ examples:
   rlscore evaluate model.npz test.txt --measure ndcg@10,map,p@5 --format json
       measures of a saved model on a labelled file, per query
 
-exit codes: 0 success, 1 bad data or model file, 2 usage error
+exit status:
+  0  success
+  1  bad data or model file, unreadable path, out of memory (one line on stderr)
+  2  usage error (unknown option, bad option value, missing argument)
+  130 interrupted
 """
 
 
@@ -223,25 +230,61 @@ def build_parser():
     return parser
 
 
+def _one_line(exc):
+    text = str(exc).strip()
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return first if len(first) <= 500 else first[:497] + "..."
+
+
+def _data_errors():
+    """Exceptions that mean a bad data or model file (exit 1): ValueError (ModelFileError,
+    DataError, parse errors), OSError (unreadable paths, corrupt gzip), and what the
+    decompressors raise on corrupt or truncated .gz/.bz2/.xz files."""
+    import lzma
+    import zlib
+    return (ValueError, OSError, ArithmeticError, EOFError, zlib.error, lzma.LZMAError,
+            IndexError, KeyError, TypeError, UnicodeError, RecursionError)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Library warnings (an edge-of-grid choice, a zero model) as one line each."""
+    print(f"rlscore: warning: {message}", file=sys.stderr)
+
+
 def main(argv=None):
-    """Entry point; returns the exit code (argparse exits with 2 on bad options)."""
+    """Entry point; returns the exit status: 0 success, 1 bad data or model file (one
+    line on stderr), 2 usage, 130 interrupted. No exception escapes as a traceback."""
+    import warnings
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)   # usage errors: argparse prints usage, exits 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except UsageError as exc:
         parser.print_usage(sys.stderr)
         print(f"rlscore: error: {exc}", file=sys.stderr)
         return 2
-    except MemoryError:
-        print("rlscore: error: out of memory", file=sys.stderr)
-        return 1
-    except (ValueError, OSError, ArithmeticError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    except MemoryError as exc:
+        msg = _one_line(exc) if str(exc) else "out of memory"
         print(f"rlscore: error: {msg}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("rlscore: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:       # e.g. `rlscore predict ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 1
+    except _data_errors() as exc:
+        print(f"rlscore: error: {_one_line(exc)}", file=sys.stderr)
         return 1
 
 

@@ -34,6 +34,11 @@ def _kernel_args(args, spec):
     for p in ("gamma", "degree", "coef0", "bias"):
         if getattr(args, p, None) is not None and p not in ks.params:
             raise UsageError(f"--{p} does not apply to --kernel {args.kernel}")
+    from rlscore._validation import check_kernel_params
+    try:
+        kp = check_kernel_params(ks.rlscore_name, kp)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"--{exc}") from None
     return ks.rlscore_name, kp
 
 
@@ -336,7 +341,8 @@ def _emit(args, lines):
         for block in blocks:
             sys.stdout.write(block)
     else:
-        with open(args.output, "w", encoding="utf-8") as fh:
+        from rlscore._io import atomic_write
+        with atomic_write(args.output, "w") as fh:
             for block in blocks:
                 fh.write(block)
     return 0

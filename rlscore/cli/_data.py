@@ -1,6 +1,7 @@
 """Data files of the command: reading (svmlight/LETOR, ``--zero-based``), the compact
 training columns, and the projection of another file onto a model's columns."""
 
+import contextlib
 import dataclasses
 
 import numpy as np
@@ -22,8 +23,30 @@ class TrainingData:
 
 
 def _check_finite(path, X, Y):
+    from rlscore._validation import check_no_overflow
     if not np.all(np.isfinite(X.data)) or not np.all(np.isfinite(Y)):
         raise DataError(f"{path}: the file contains NaN or infinite values")
+    check_no_overflow(X, name=str(path))
+
+
+@contextlib.contextmanager
+def _file_errors(path):
+    """The failures of a damaged file as one-line DataErrors naming it: not text, or a
+    corrupt or truncated .gz/.bz2/.xz file."""
+    import lzma
+    import zlib
+    try:
+        yield
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not a text file in svmlight format") from None
+    except (EOFError, zlib.error, lzma.LZMAError) as exc:
+        raise DataError(f"{path}: corrupt or truncated compressed file ({exc})") from None
+    except OSError as exc:
+        if exc.filename is not None or isinstance(exc, (FileNotFoundError,
+                                                        PermissionError)):
+            raise
+        # gzip.BadGzipFile, bz2 "Invalid data stream": damaged content, not a path
+        raise DataError(f"{path}: corrupt or truncated compressed file ({exc})") from None
 
 
 def iter_file(path, zero_based):
@@ -31,14 +54,12 @@ def iter_file(path, zero_based):
     index base; DataError for bad files. Peak memory O(chunk), whatever the file's
     length."""
     from rlscore.utilities.reader import iter_svmlight
-    try:
+    with _file_errors(path):
         for X, Y, _ in iter_svmlight(path, None, zero_based):
             _check_finite(path, X, Y)
             X.sum_duplicates()
             X.eliminate_zeros()
             yield X, (Y[:, 0].copy() if Y.shape[1] == 1 else Y)
-    except UnicodeDecodeError:
-        raise DataError(f"{path}: not a text file in svmlight format") from None
 
 
 def read_file(path, zero_based="auto"):
@@ -48,10 +69,8 @@ def read_file(path, zero_based="auto"):
     read_svmlight`); the resolved choice is returned. O(file size).
     """
     from rlscore.utilities.reader import read_svmlight
-    try:
+    with _file_errors(path):
         X, Y, qids, zb = read_svmlight(path, zero_based=zero_based, return_zero_based=True)
-    except UnicodeDecodeError:
-        raise DataError(f"{path}: not a text file in svmlight format") from None
     _check_finite(path, X, Y)
     X.sum_duplicates()
     X.eliminate_zeros()

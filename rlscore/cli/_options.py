@@ -175,6 +175,11 @@ def _value(text, option):
                           f"such as 2^-10")
     if not np.isfinite(v) or v <= 0:
         raise OptionError(f"{option} {text!r}: expected a positive finite number")
+    from rlscore._validation import check_regparam
+    try:
+        check_regparam(v, name=option)
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
     return v
 
 

@@ -28,46 +28,18 @@ import scipy.sparse as sp
 
 from rlscore.core.groups import QueryGroups, as_query_groups
 from rlscore._validation import (
-    as_2d_labels, as_data_matrix, as_index_array, check_regparam)
+    as_2d_labels, as_data_matrix, as_index_array, check_bias, check_positive_int,
+    check_regparam, check_tol)
 
 __all__ = [
     "CGStop", "CGResult", "conjugate_gradient", "RLSOperator", "RankRLSOperator",
-    "PreferenceRankRLSOperator", "check_tol", "check_maxiter", "as_cg_data",
+    "PreferenceRankRLSOperator", "as_cg_data",
     "cg_rls", "cg_rankrls", "cg_preference_rankrls", "preference_matrix",
 ]
 
 
 # ---------------------------------------------------------------------------------------
 # argument checks
-
-
-def check_tol(tol, name="tol"):
-    """``tol`` as a float in (0, 1); ValueError otherwise."""
-    try:
-        value = float(tol)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {tol!r}") from None
-    if not np.isfinite(value) or not 0 < value < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {tol!r}")
-    return value
-
-
-def check_maxiter(maxiter, name="maxiter"):
-    """``maxiter`` as a positive int, or None (no limit); ValueError for <= 0."""
-    if maxiter is None:
-        return None
-    if isinstance(maxiter, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a positive integer or None, got {maxiter!r}")
-    try:
-        value = int(maxiter)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a positive integer or None, got {maxiter!r}") \
-            from None
-    if value != maxiter:
-        raise TypeError(f"{name} must be a positive integer or None, got {maxiter!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive integer or None, got {maxiter!r}")
-    return value
 
 
 def as_cg_data(X, name="X", contiguous=True):
@@ -190,7 +162,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     if one_d:
         B = B[:, None]
     tol = check_tol(tol)
-    maxiter = check_maxiter(maxiter)
+    maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
     n, l = B.shape
     if maxiter is None:
         maxiter = max(10 * n, 10)
@@ -305,8 +277,8 @@ class RLSOperator(_DataOperator):
         super().__init__(X)
         if form not in ("primal", "dual"):
             raise ValueError(f"form must be 'primal' or 'dual', got {form!r}")
-        self.regparam = float(regparam)
-        self.bias = float(bias)
+        self.regparam = check_regparam(regparam)
+        self.bias = check_bias(bias)
         self.sqrt_bias = np.sqrt(self.bias)
         self.form = form
         self.n = self.m if form == "dual" else self.d + (1 if self.bias > 0 else 0)
@@ -501,7 +473,7 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
     X, Y = _cg_data_and_labels(X, Y)
     m, d = X.shape
     regparam = check_regparam(regparam)
-    bias = check_regparam(bias, name="bias")
+    bias = check_bias(bias)
     if form == "auto":
         form = "dual" if m < d + (bias > 0) else "primal"
     op = RLSOperator(X, regparam, bias, form)

@@ -46,7 +46,7 @@ import scipy.sparse as sp
 from rlscore._ext import _greedy
 from rlscore.core.cg import as_cg_data
 from rlscore.core.groups import as_query_groups
-from rlscore._validation import as_2d_labels, check_memory, check_regparam
+from rlscore._validation import as_2d_labels, check_bias, check_memory, check_regparam
 
 __all__ = ["GreedyRLSState", "greedy_forward_selection", "check_subsetsize"]
 
@@ -156,7 +156,7 @@ class GreedyRLSState:
                              f"shortcut uses (X X^T + regparam I)^-1), got {regparam!r}")
         self.regparam = regparam
         self.query_mode = qids is not None
-        self.bias = 0.0 if self.query_mode else check_regparam(bias, name="bias")
+        self.bias = 0.0 if self.query_mode else check_bias(bias)
         self.m, self.d = m, d
         self.l = Y.shape[1]
         self._X = X

@@ -37,7 +37,7 @@ import scipy.linalg as la
 from rlscore.core.indefinite import (check_factor_regparam, check_indefinite,
                                      check_kron_regparam, repair_spectrum)
 from rlscore.core.rls_solvers import _HoldoutShortcuts, psd_eigh
-from rlscore._validation import as_data_matrix, as_index_array, check_memory
+from rlscore._validation import as_data_matrix, as_index_array, check_peak_memory
 
 __all__ = ["DomainFactor", "check_pairwise_labels", "check_complete_size",
            "check_square_kernel", "vec_f", "KronRLSSolver", "TwoStepSolver",
@@ -102,17 +102,12 @@ def check_pairwise_labels(Y, n1, n2, name="Y"):
     return Ym
 
 
-def check_complete_size(n1, n2, arrays=6, what="the complete-data Kronecker solver"):
-    """Refuse (MemoryError) complete-data work whose n1 x n2 (and n x n) arrays would
-    not fit, suggesting the iterative solver for sampled pairs."""
-    need = 8.0 * (arrays * n1 * n2 + 3 * (n1 * n1 + n2 * n2))
-    try:
-        check_memory(need, f"{what} ({n1} x {n2} = {n1 * n2} labelled pairs)")
-    except MemoryError as exc:
-        raise MemoryError(
-            f"{exc}. For data this large train on a sample of the pairs with "
-            f"CGKronRLS (label_row_inds / label_col_inds), which never forms n1 x n2 "
-            f"arrays.") from None
+def check_complete_size(n1, n2, what="the complete-data Kronecker solver"):
+    """Refuse (MemoryError) complete-data work whose estimated peak
+    (:func:`rlscore._validation.estimate_peak_bytes`) would not fit, suggesting the
+    iterative solver for sampled pairs."""
+    check_peak_memory("kronecker", n1, n2,
+                      what=f"{what} ({n1} x {n2} = {n1 * n2} labelled pairs)")
 
 
 class DomainFactor:

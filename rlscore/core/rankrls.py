@@ -70,7 +70,7 @@ from rlscore.core.representation import build_representation
 from rlscore.core.rls import n_rows
 from rlscore.core.rls_solvers import KernelSolver, _check_pairs, psd_eigh
 from rlscore._validation import (
-    as_2d_labels, as_index_array, check_memory, check_regparam)
+    as_2d_labels, as_index_array, check_peak_memory, check_regparam)
 
 __all__ = [
     "GlobalRankRLSModel", "QueryRankRLSModel", "PPRankRLSModel", "RankLPOCV",
@@ -268,7 +268,7 @@ class _CenteredRankModel:
 
     def _init_dual(self, K):
         gr = self.groups
-        check_memory(2 * 8 * self.m * self.m, f"the {self.m} x {self.m} rotated kernel")
+        check_peak_memory("one_lambda", self.m, what=f"the {self.m} x {self.m} rotated kernel")
         self._Kbar = gr.mean(K)                            # (g, m)
         K = gr.rotate_kernel(K)
         YB = gr.reflect_rows(self.Y.copy())
@@ -579,7 +579,7 @@ class GlobalRankRLSModel(_CenteredRankModel):
         self._lpo_cache = None
         gr = self.groups
         m = self.m
-        check_memory(3 * 8 * m * m, f"the {m} x {m} leave-pair-out matrix")
+        check_peak_memory("lpo", m, what=f"the {m} x {m} leave-pair-out matrix")
         if self.solver.decomposed:
             w, Pr, F = self._state(mu)
             U, s2, c, Yf, qdiag, full = self._parts()
@@ -652,6 +652,8 @@ class QueryRankRLSModel(_CenteredRankModel):
         ``_CACHE`` elements. O(sum_q n_q^2 r + n_q^3) per call.
         """
         gr = self.groups
+        if isinstance(self.solver, _RotatedSolver):
+            check_peak_memory("lqo", self.m, what=f"leave-query-out on {self.m} examples")
         mu = self._mu(self.regparam)
         w, Pr, F = self._state(mu)
         U, s2, c, Yf, qdiag, full = self._parts()

@@ -74,7 +74,7 @@ from rlscore.core.bmrm import bmrm
 from rlscore.core.representation import build_representation
 from rlscore.core.groups import QueryGroups, as_query_groups
 from rlscore._validation import (as_2d_labels, as_data_matrix, as_index_array,
-                                     check_regparam)
+                                 check_positive_int, check_regparam, check_tol)
 from rlscore.predictor import LinearPredictor
 
 __all__ = [
@@ -142,24 +142,6 @@ def check_loss_solver(loss, solver=None):
                          "loss has no Hessian; use loss='squared_hinge' with "
                          "solver='newton', or solver='bundle' for the hinge")
     return loss, solver
-
-
-def _check_positive_int(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value!r}")
-    return int(value)
-
-
-def _check_tol(tol):
-    try:
-        tol = float(tol)
-    except (TypeError, ValueError):
-        raise TypeError(f"tol must be a positive number, got {tol!r}") from None
-    if not np.isfinite(tol) or tol <= 0:
-        raise ValueError(f"tol must be a positive finite number, got {tol!r}")
-    return tol
 
 
 def _as_features(X):
@@ -257,7 +239,7 @@ class RankingRisk:
         self.query_pairs = np.asarray(self.pairs.query_pairs)
         self.weights = pair_weights(self.query_pairs, self.normalize)
         self.scale = float(self.weights @ self.query_pairs.astype(np.float64))
-        self.n_threads = _check_positive_int(n_threads, "n_threads")
+        self.n_threads = check_positive_int(n_threads, "n_threads")
         RankingPairs._engine(engine)
         self.engine = engine
         self.dim = self.X.shape[1]
@@ -559,8 +541,8 @@ NEWTON_WARM_START_MIN = 5000
 def _check_solver_args(regparam, tol, max_iter, warm_start):
     if warm_start not in ("auto", None):
         raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
-    return (ranksvm_regparam(regparam), _check_tol(tol),
-            _check_positive_int(max_iter, "max_iter"))
+    return (ranksvm_regparam(regparam), check_tol(tol),
+            check_positive_int(max_iter, "max_iter"))
 
 
 def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbose=False,
@@ -863,7 +845,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     if not grid:
         raise ValueError("regparams is empty")
     if folds is None:
-        n_folds = _check_positive_int(n_folds, "n_folds")
+        n_folds = check_positive_int(n_folds, "n_folds")
         folds = (groups or QueryGroups.singletons(m)).folds(n_folds, seed)
     else:
         folds = [as_index_array(f, m, name="folds") for f in folds]

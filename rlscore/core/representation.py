@@ -17,7 +17,7 @@ maps the solver's coefficients to a :class:`~rlscore.predictor.LinearPredictor` 
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore._validation import as_data_matrix, check_memory
+from rlscore._validation import as_data_matrix, check_bias, check_peak_memory
 from rlscore.kernel import KERNELS, kernel_parameter_names
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
@@ -107,7 +107,7 @@ class NystromFeatureMap:
         B = as_data_matrix(basis_vectors, name="basis_vectors")
         self.n_basis, self.dim = B.shape
         if kernel == "LinearKernel":
-            self.bias = float(kernel_params.get("bias", 1.0))
+            self.bias = check_bias(kernel_params.get("bias", 1.0))
             self._Ba = _append_bias(B, self.bias) if self.bias != 0 else B
             self._kobj = None
             K_rr = _dense_product(self._Ba, self._Ba)
@@ -252,7 +252,7 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     if kernel == "RsetKernel":
         kobj = KERNELS[kernel](X=X, **kernel_params)
         n = kobj.train_X.shape[0]
-        check_memory(3 * 8 * n * n, f"the {n} x {n} kernel matrix")
+        check_peak_memory("one_lambda", n, what=f"the {n} x {n} kernel matrix")
         K = kobj.getKM(kobj.train_X)
         return Representation("dual", 0.5 * (K + K.T), _PredictorMap(kernel=kobj),
                               "reduced-set kernel")
@@ -270,18 +270,18 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
 
     m_rows = X.shape[0]
     if kernel == "LinearKernel":
-        bias = float(kernel_params.get("bias", 1.0))
+        bias = check_bias(kernel_params.get("bias", 1.0))
         Xa = _append_bias(X, bias) if bias != 0 else X
         d = Xa.shape[1]
         if prefer == "primal" or (prefer == "auto" and d <= m_rows):
             return Representation("primal", Xa, _PredictorMap(bias=bias), "linear primal")
-        check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+        check_peak_memory("one_lambda", m_rows, what=f"the {m_rows} x {m_rows} kernel matrix")
         K = _dense_product(Xa, Xa)
         return Representation("dual", K, _PredictorMap(transform=Xa.T, bias=bias),
                               "linear dual")
 
     kobj = KERNELS[kernel](X=X, **kernel_params)
-    check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+    check_peak_memory("one_lambda", m_rows, what=f"the {m_rows} x {m_rows} kernel matrix")
     # K(X, X) from a kernel object is symmetric to rounding; the factorizations read
     # one triangle, so no symmetrizing pass over the m x m matrix is needed
     K = kobj.getKM(X)
@@ -300,7 +300,7 @@ def _structured_representation(X, kernel, basis_vectors, kernel_params,
                               basis_indices=basis_indices)
     kobj = KERNELS[kernel](X=X, **kernel_params)
     m_rows = kobj.train_X.shape[0]
-    check_memory(3 * 8 * m_rows * m_rows, f"the {m_rows} x {m_rows} kernel matrix")
+    check_peak_memory("one_lambda", m_rows, what=f"the {m_rows} x {m_rows} kernel matrix")
     K = kobj.getKM(X)
     return Representation("dual", 0.5 * (K + K.T), _PredictorMap(kernel=kobj), kernel)
 
@@ -308,7 +308,7 @@ def _structured_representation(X, kernel, basis_vectors, kernel_params,
 def _basis_rows_representation(X, B, kernel, kernel_params, basis_indices=None):
     """Reduced-set representation for the basis rows B of a kernel object's data."""
     if kernel == "LinearKernel":
-        bias = float(kernel_params.get("bias", 1.0))
+        bias = check_bias(kernel_params.get("bias", 1.0))
         Xa = _append_bias(X, bias) if bias != 0 else X
         Ba = _append_bias(B, bias) if bias != 0 else B
         K_r, K_rr = _dense_product(Xa, Ba), _dense_product(Ba, Ba)

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
 from rlscore._ext import _lpo
-from rlscore._validation import check_regparam
+from rlscore._validation import check_peak_memory, check_regparam
 
 __all__ = ["KernelSolver", "LinearSolver", "psd_eigh"]
 
@@ -163,8 +163,12 @@ class _HoldoutShortcuts:
             return la.solve(M, F[H] - B @ self.Y[H], assume_a="pos", check_finite=False)
         return self.Y[H] - la.solve(M, R[H], assume_a="pos", check_finite=False)
 
+    def _check_peak(self, path):
+        """Refuse a dense path that would not fit (kernel solvers; see KernelSolver)."""
+
     def leave_one_out(self, regparam):
         """Leave-one-out predictions (m, p)."""
+        self._check_peak("loo")
         R, F = self._rf(regparam)
         mdiag, bdiag = self._diags(regparam)
         return self._loo_combine(R, F, mdiag, bdiag)
@@ -183,6 +187,7 @@ class _HoldoutShortcuts:
         """Predictions (n, p) for both members of each pair from the model trained
         without the pair."""
         s, e = _check_pairs(starts, ends, self.m)
+        self._check_peak("lpo")
         R, F = self._rf(regparam)
         out_s = np.empty((s.size, self.Y.shape[1]))
         out_e = np.empty_like(out_s)
@@ -222,9 +227,13 @@ class KernelSolver(_HoldoutShortcuts):
     def decomposed(self):
         return self._eig is not None
 
+    def _check_peak(self, path):
+        check_peak_memory(path, self.m)
+
     def decompose(self):
         """Eigendecompose K once (O(m^3)); afterwards every lambda costs O(m^2 p)."""
         if self._eig is None:
+            self._check_peak("lambda_path")
             mu, V = psd_eigh(self.K)
             self._eig = (mu, V, V.T @ self.Y)
             self._chol = None

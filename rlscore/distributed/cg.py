@@ -17,10 +17,10 @@ solution to the CG tolerance.
 
 import numpy as np
 
-from rlscore.core.cg import (RankRLSOperator, RLSOperator, _DataOperator, check_maxiter,
-                             check_tol, conjugate_gradient)
+from rlscore._validation import check_positive_int, check_regparam, check_tol
+from rlscore.core.cg import (RankRLSOperator, RLSOperator, _DataOperator,
+                             conjugate_gradient)
 from rlscore.core.groups import QueryGroups
-from rlscore._validation import check_regparam
 from rlscore.distributed._data import check_whole_queries, ordered_sum
 from rlscore.distributed.ranksvm import as_partitioned
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -147,7 +147,7 @@ class DistributedOperator:
 
 def _solve(op, tol, maxiter, precondition, callback, verbose, name):
     tol = check_tol(tol)
-    maxiter = check_maxiter(maxiter)
+    maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
     if precondition not in (None, "jacobi"):
         raise ValueError(f"precondition must be None or 'jacobi', got {precondition!r}")
     precond = None

@@ -5,7 +5,6 @@ the layout of the training ``y``, tags and pickling.
 Nothing here computes a model: the algebra lives in :mod:`rlscore.core`.
 """
 
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -15,7 +14,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rlscore.core.groups import QueryGroups
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import query_score
-from rlscore._validation import check_regparam
+from rlscore._validation import (check_bias, check_coef0, check_degree, check_gamma,
+                                 check_regparam)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "check_alpha", "query_groups", "ranking_score",
@@ -88,38 +88,10 @@ def ranking_score(P, y, qid=None, groups=None):
     return query_score(cindex, y, P, gr)
 
 
-def _is_real_number(value):
-    return (isinstance(value, numbers.Real)
-            and not isinstance(value, (bool, np.bool_)))
-
-
 def check_alpha(alpha, name="alpha"):
-    """``alpha`` as a float: TypeError unless a real number, ValueError unless finite
-    and >= 0."""
-    if not _is_real_number(alpha):
-        raise TypeError(f"{name} must be a real number, got {alpha!r}")
+    """``alpha`` (the regparam under its scikit-learn name), checked by
+    :func:`rlscore._validation.check_regparam`."""
     return check_regparam(alpha, name=name)
-
-
-def _check_real(value, name, positive=False, nonnegative=False):
-    if not _is_real_number(value):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    if nonnegative and value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    return value
-
-
-def _check_degree(degree):
-    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Real):
-        raise TypeError(f"degree must be a positive integer, got {degree!r}")
-    if not np.isfinite(degree) or int(degree) != degree or degree < 1:
-        raise ValueError(f"degree must be a positive integer, got {degree!r}")
-    return int(degree)
 
 
 class RLSEstimatorBase(RegressorMixin, BaseEstimator):
@@ -134,17 +106,17 @@ class RLSEstimatorBase(RegressorMixin, BaseEstimator):
         """(RLScore kernel name, kernel keyword parameters) after validation."""
         name = resolve_kernel(self.kernel)
         if name == "LinearKernel":
-            return name, {"bias": _check_real(self.bias, "bias", nonnegative=True)}
+            return name, {"bias": check_bias(self.bias)}
         if name == "PrecomputedKernel":
             return name, {}
         if self.gamma is None:
             gamma = 1.0 / n_features
         else:
-            gamma = _check_real(self.gamma, "gamma", positive=True)
+            gamma = check_gamma(self.gamma)
         if name == "GaussianKernel":
             return name, {"gamma": gamma}
-        return name, {"gamma": gamma, "degree": _check_degree(self.degree),
-                      "coef0": _check_real(self.coef0, "coef0")}
+        return name, {"gamma": gamma, "degree": check_degree(self.degree),
+                      "coef0": check_coef0(self.coef0)}
 
     def _basis_params(self, cv=True):
         """The reduced-set keywords of the core model: ``basis_indices`` or

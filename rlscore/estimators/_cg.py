@@ -9,7 +9,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.cg import cg_rankrls, cg_rls, check_maxiter, check_tol
+from rlscore._validation import check_positive_int, check_tol
+from rlscore.core.cg import cg_rankrls, cg_rls
 from rlscore.core.groups import QueryGroups
 from rlscore.estimators._base import check_alpha, query_groups, ranking_score
 
@@ -198,7 +199,7 @@ class CGRLSRegressor(_CGBase):
             raise ValueError(f"solver must be 'auto', 'primal' or 'dual', got "
                              f"{self.solver!r}")
         tol = check_tol(self.tol)
-        max_iter = check_maxiter(self.max_iter, name="max_iter")
+        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
         es = _check_early_stopping(self)
         X, y = self._validate(X, y)
         y_1d = y.ndim == 1
@@ -293,7 +294,7 @@ class CGRankRLSRanker(_CGBase):
         """
         alpha = check_alpha(self.alpha)
         tol = check_tol(self.tol)
-        max_iter = check_maxiter(self.max_iter, name="max_iter")
+        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
         es = _check_early_stopping(self)
         X, y = self._validate(X, y)
         gr = query_groups(qid, groups, X.shape[0])

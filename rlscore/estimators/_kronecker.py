@@ -17,7 +17,6 @@ occur in the training pairs; prediction computes kernels between the test object
 those.
 """
 
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -25,7 +24,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker_model import KronRLSModel
 from rlscore.core.kronecker_sampled import SampledKronRLSModel
-from rlscore.estimators._base import _check_degree, _check_real, check_alpha, resolve_kernel
+from rlscore._validation import (check_coef0, check_degree, check_gamma,
+                                 check_positive_int, check_tol)
+from rlscore.estimators._base import check_alpha, resolve_kernel
 from rlscore.kernel import KERNELS
 
 __all__ = ["PairwiseRLS"]
@@ -172,12 +173,11 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
     def _kernel_params(self, name, d):
         if name in ("LinearKernel", "PrecomputedKernel"):
             return {"bias": 0.0} if name == "LinearKernel" else {}
-        gamma = 1.0 / d if self.gamma is None else _check_real(self.gamma, "gamma",
-                                                                positive=True)
+        gamma = 1.0 / d if self.gamma is None else check_gamma(self.gamma)
         if name == "GaussianKernel":
             return {"gamma": gamma}
-        return {"gamma": gamma, "degree": _check_degree(self.degree),
-                "coef0": _check_real(self.coef0, "coef0")}
+        return {"gamma": gamma, "degree": check_degree(self.degree),
+                "coef0": check_coef0(self.coef0)}
 
     def _check_params(self):
         alpha = check_alpha(self.alpha)
@@ -193,12 +193,8 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         if self.solver not in ("auto", "closed_form", "iterative"):
             raise ValueError(f"solver must be 'auto', 'closed_form' or 'iterative', got "
                              f"{self.solver!r}")
-        if self.max_iter is not None and (
-                isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral)
-                or self.max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer or None, got "
-                             f"{self.max_iter!r}")
-        tol = _check_real(self.tol, "tol", positive=True)
+        check_positive_int(self.max_iter, "max_iter", allow_none=True)
+        tol = check_tol(self.tol)
         return alpha, tol
 
     def _domain_data(self, name, X, rows, cols=None):

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from rlscore.core.cg import check_maxiter, check_tol
+from rlscore._validation import check_positive_int, check_tol
 from rlscore.core.kronecker import check_square_kernel
 from rlscore.core.pairwise_mkl import fit_pairwise_mkl
 from rlscore.estimators._base import check_alpha
@@ -76,7 +76,8 @@ class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
         self
         """
         alpha = check_alpha(self.alpha)
-        max_iter, tol = check_maxiter(self.max_iter, "max_iter"), check_tol(self.tol)
+        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
+        tol = check_tol(self.tol)
         K1s, K2s = _kernels(self.K1, "K1"), _kernels(self.K2, "K2")
         pairs = _check_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
         y = np.asarray(y)

@@ -6,7 +6,6 @@ hinge loss, or the trust-region Newton method over the squared hinge; both
 evaluated in O(m log m + nnz) per iteration).
 """
 
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -15,8 +14,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver,
                                   fit_kernel_ranksvm, fit_linear_ranksvm)
-from rlscore.estimators._base import (_check_degree, _check_real, check_alpha,
-                                      query_groups, ranking_score, resolve_kernel)
+from rlscore._validation import (check_coef0, check_degree, check_gamma,
+                                 check_positive_int, check_tol)
+from rlscore.estimators._base import (check_alpha, query_groups, ranking_score,
+                                      resolve_kernel)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
@@ -152,12 +153,8 @@ class RankSVM(BaseEstimator):
         alpha = check_alpha(self.alpha)
         if alpha <= 0:
             raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
-        tol = _check_real(self.tol, "tol", positive=True)
-        if isinstance(self.max_iter, (bool, np.bool_)) or \
-                not isinstance(self.max_iter, numbers.Integral):
-            raise TypeError(f"max_iter must be an integer, got {self.max_iter!r}")
-        if self.max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}")
+        tol = check_tol(self.tol)
+        check_positive_int(self.max_iter, "max_iter")
         if self.normalize not in NORMALIZATIONS:
             raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got "
                              f"{self.normalize!r}")
@@ -166,11 +163,11 @@ class RankSVM(BaseEstimator):
         params = {"loss": loss, "solver": solver}
         if name in ("GaussianKernel", "PolynomialKernel"):
             gamma = 1.0 / n_features if self.gamma is None else \
-                _check_real(self.gamma, "gamma", positive=True)
+                check_gamma(self.gamma)
             params["gamma"] = gamma
             if name == "PolynomialKernel":
-                params["degree"] = _check_degree(self.degree)
-                params["coef0"] = _check_real(self.coef0, "coef0")
+                params["degree"] = check_degree(self.degree)
+                params["coef0"] = check_coef0(self.coef0)
         return alpha, tol, int(self.max_iter), name, params
 
     def _is_precomputed(self):

@@ -1,7 +1,6 @@
 """Linear kernel k(x, z) = <x, z> + bias."""
 
-import numpy as np
-
+from rlscore._validation import check_bias, check_finite_result
 from rlscore.kernel._base import KernelBase, as_kernel_input, dot_dense
 
 
@@ -14,7 +13,7 @@ class LinearKernel(KernelBase):
     ----------
     X : array-like or sparse matrix, (n_basis, d)
         Basis data, stored as ``train_X``.
-    bias : float, default 1.0
+    bias : float >= 0, default 1.0
 
     Notes
     -----
@@ -22,16 +21,14 @@ class LinearKernel(KernelBase):
     """
 
     def __init__(self, X, bias=1.0):
+        self.bias = check_bias(bias)
         self.train_X = as_kernel_input(X)
-        self.bias = float(bias)
-        if not np.isfinite(self.bias):
-            raise ValueError(f"bias must be finite, got {bias!r}")
 
     def getKM(self, X):
         K = dot_dense(self._prepare(X), self.train_X)
         if self.bias != 0:
             K += self.bias
-        return K
+        return check_finite_result(K, "the linear kernel matrix")
 
     def get_params(self):
         return {"bias": self.bias}

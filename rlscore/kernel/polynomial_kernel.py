@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from rlscore._validation import check_coef0, check_degree, check_finite_result, check_gamma
 from rlscore.kernel._base import KernelBase, as_kernel_input, dot_dense
 
 
@@ -11,8 +12,8 @@ class PolynomialKernel(KernelBase):
     Parameters
     ----------
     X : array-like or sparse matrix, (n_basis, d)
-    degree : int >= 1, default 2
-    gamma : float, default 1.0
+    degree : int in 1 .. MAX_DEGREE (64), default 2
+    gamma : float > 0, default 1.0
     coef0 : float, default 0
 
     Notes
@@ -22,18 +23,20 @@ class PolynomialKernel(KernelBase):
     """
 
     def __init__(self, X, degree=2, gamma=1.0, coef0=0):
-        if int(degree) != degree or degree < 1:
-            raise ValueError(f"degree must be a positive integer, got {degree!r}")
+        self.degree = check_degree(degree)
+        self.gamma = check_gamma(gamma)
+        self.coef0 = check_coef0(coef0)
         self.train_X = as_kernel_input(X)
-        self.degree = int(degree)
-        self.gamma = float(gamma)
-        self.coef0 = float(coef0)
 
     def getKM(self, X):
         K = dot_dense(self._prepare(X), self.train_X)
         K *= self.gamma
         K += self.coef0
-        return K ** self.degree if self.degree > 1 else K
+        if self.degree > 1:
+            with np.errstate(over="ignore"):
+                K **= self.degree
+        return check_finite_result(K, f"the polynomial kernel matrix (degree "
+                                      f"{self.degree})")
 
     def get_params(self):
         return {"degree": self.degree, "gamma": self.gamma, "coef0": self.coef0}

@@ -1,5 +1,9 @@
 """Keyword handling shared by the RLScore-compatible learners."""
 
+import functools
+import threading
+import weakref
+
 import numpy as np
 
 from rlscore.core.representation import kernel_param_names
@@ -58,3 +62,36 @@ def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, 
     wrapper.regparam = best
     wrapper.predictor = learner.predictor
     return preds
+
+
+# --------------------------------------------------------------------------- threads
+
+_LOCKS = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def exclusive(method):
+    """Refuse a call while another thread runs a stateful method of the same learner.
+
+    ``solve``, ``holdout``, ``leave_one_out`` and ``leave_pair_out`` read and replace
+    the learner's current regparam and model; two threads interleaving them would mix
+    regparams. A non-blocking per-learner lock (re-entrant within one thread, kept
+    outside the instance so learners stay picklable) turns such a race into a
+    RuntimeError. ``predict`` reads a finished predictor and is safe to share.
+    """
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with _LOCKS_GUARD:
+            lock = _LOCKS.get(self)
+            if lock is None:
+                lock = _LOCKS[self] = threading.RLock()
+        if not lock.acquire(blocking=False):
+            raise RuntimeError(
+                f"{type(self).__name__}.{method.__name__}: another thread is running a "
+                f"solve/hold-out call on this learner; learners are not thread-safe for "
+                f"training -- give each thread its own learner (predict is safe to share)")
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            lock.release()
+    return wrapper

@@ -6,8 +6,8 @@ import warnings
 
 import numpy as np
 
-from rlscore.core.cg import (
-    CGStop, cg_preference_rankrls, cg_rankrls, check_maxiter, check_tol)
+from rlscore._validation import check_positive_int, check_tol
+from rlscore.core.cg import CGStop, cg_preference_rankrls, cg_rankrls
 from rlscore.core.groups import QueryGroups
 from rlscore.learner import cg_rls as _cg_rls
 from rlscore._validation import as_2d_labels, warn_unused_kwargs
@@ -183,7 +183,7 @@ class CGRankRLS(PredictorInterface):
             raise ValueError(f"CGRankRLS supports a single output; Y has {Y2.shape[1]} "
                              f"columns")
         tol = check_tol(tol)
-        maxiter = check_maxiter(maxiter)
+        maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
         self.regparam = regparam
         self.qids = None
 
@@ -236,7 +236,7 @@ class PCGRankRLS(PredictorInterface):
         warn_unused_kwargs(kwargs, {"kernel"} if kernel == "LinearKernel" else set(),
                            "PCGRankRLS")
         tol = check_tol(tol)
-        maxiter = check_maxiter(maxiter)
+        maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
         self.regparam = regparam
         self.pairs = np.asarray(train_preferences)
 

@@ -5,7 +5,8 @@ import warnings
 
 import numpy as np
 
-from rlscore.core.cg import CGStop, cg_rls, check_maxiter, check_tol
+from rlscore._validation import check_positive_int, check_tol
+from rlscore.core.cg import CGStop, cg_rls
 from rlscore._validation import warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
@@ -150,7 +151,7 @@ class CGRLS(PredictorInterface):
         used = {"kernel"} if kernel == "LinearKernel" else set()
         warn_unused_kwargs(kwargs, used, "CGRLS")
         tol = check_tol(tol)
-        user_maxiter = check_maxiter(maxiter)
+        user_maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
         self.regparam = regparam
         self.bias = bias
         self.callbackfun = callbackfun

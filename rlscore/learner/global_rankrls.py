@@ -2,7 +2,8 @@
 model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.rankrls import GlobalRankRLSModel, RankLPOCV
-from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs, squeeze
+from rlscore.learner._common import (exclusive, pop_basis_kwargs, split_kernel_kwargs,
+                                     squeeze)
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
 
@@ -84,12 +85,14 @@ class GlobalRankRLS(PredictorInterface):
     def A(self):
         return self._model.A
 
+    @exclusive
     def solve(self, regparam=1.0):
         """Re-train with a new regparam, re-using the decomposition: O(m^2 p) dual,
         O(d^2 p) primal after one eigendecomposition."""
         self._model.solve(regparam)
         self._sync()
 
+    @exclusive
     def holdout(self, indices):
         """Predictions for ``indices`` from the model retrained without them, exactly
         (the complement's Laplacian has size m - h).
@@ -99,11 +102,13 @@ class GlobalRankRLS(PredictorInterface):
         """
         return squeeze(self._model.holdout(indices))
 
+    @exclusive
     def leave_one_out(self):
         """Exact leave-one-out predictions, shape (m,) or (m, p). O(m r p) after the
         eigendecomposition. (Upstream RLScore raised AttributeError here.)"""
         return squeeze(self._model.leave_one_out())
 
+    @exclusive
     def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
         """Exact leave-pair-out: for each pair (s, e), the predictions for s and e from
         the model trained without both. Returns (P_start, P_end), each squeezed from

@@ -3,6 +3,7 @@ RLScore's keyword interface over :class:`rlscore.core.kronecker_model.KronRLSMod
 
 from rlscore.core.kronecker_model import KronRLSModel
 from rlscore._validation import warn_unused_kwargs
+from rlscore.learner._common import exclusive
 
 __all__ = ["KronRLS"]
 
@@ -20,3 +21,10 @@ class KronRLS(KronRLSModel):
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, set(_KEYS), "KronRLS")
         super().__init__(**{k: kwargs[k] for k in _KEYS if k in kwargs})
+
+    @exclusive
+    def solve(self, regparam):
+        """Re-train for a new regparam with the cached decompositions (refused with a
+        RuntimeError while another thread runs it on this learner).
+        O(n1 n2 (n1 + n2))."""
+        return super().solve(regparam)

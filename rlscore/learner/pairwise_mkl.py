@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from rlscore._validation import check_regparam, warn_unused_kwargs
-from rlscore.core.cg import check_maxiter, check_tol
+from rlscore._validation import (check_positive_int, check_regparam, check_tol,
+                                 warn_unused_kwargs)
 from rlscore.core.kronecker import check_square_kernel
 from rlscore.core.pairwise_mkl import fit_pairwise_mkl
 from rlscore.core.vec_trick import as_index_vector
@@ -96,7 +96,7 @@ class PairwiseMKL:
         if rows.size != y.size or cols.size != y.size:
             raise ValueError(f"label_row_inds ({rows.size}), label_col_inds ({cols.size}) "
                              f"and Y ({y.size}) must have the same length")
-        maxiter = check_maxiter(kwargs.get("maxiter"))
+        maxiter = check_positive_int(kwargs.get("maxiter"), "maxiter", allow_none=True)
         tol = check_tol(kwargs.get("tol", 1e-10))
         cb_obj = kwargs.get("callback", kwargs.get("callbackfun"))
 

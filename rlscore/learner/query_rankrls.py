@@ -6,7 +6,7 @@ from rlscore.core.groups import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV
 from rlscore.learner._common import (
-    pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
+    exclusive, pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "LQOCV", "map_qids"]
@@ -106,12 +106,14 @@ class QueryRankRLS(PredictorInterface):
     def A(self):
         return self._model.A
 
+    @exclusive
     def solve(self, regparam=1.0):
         """Re-train with a new regparam (O(m^2 p) / O(d^2 p) after one
         eigendecomposition)."""
         self._model.solve(regparam)
         self._sync()
 
+    @exclusive
     def holdout(self, indices):
         """Predictions for ``indices`` from the model retrained without them.
 

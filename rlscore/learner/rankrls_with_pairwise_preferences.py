@@ -1,7 +1,7 @@
 """PPRankRLS: RankRLS from explicit pairwise preferences, with RLScore's interface."""
 
 from rlscore.core.rankrls import PPRankRLSModel
-from rlscore.learner._common import split_kernel_kwargs
+from rlscore.learner._common import exclusive, split_kernel_kwargs
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["PPRankRLS"]
@@ -70,6 +70,7 @@ class PPRankRLS(PredictorInterface):
         self.regparam = self._model.regparam
         self.predictor = self._model.predictor
 
+    @exclusive
     def solve(self, regparam):
         """Re-train with a new regparam (required argument, as in RLScore)."""
         self._model.solve(regparam)

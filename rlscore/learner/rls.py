@@ -6,7 +6,7 @@ import numpy as np
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
+    exclusive, pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
@@ -75,6 +75,7 @@ class RLS(PredictorInterface):
     def A(self):
         return self._model.A
 
+    @exclusive
     def solve(self, regparam=1.0):
         """Re-train with a new regparam, re-using the decomposition. O(m^2 p) dual,
         O(d^2 p) primal (after one O(m^3) / O(m d^2) decomposition)."""
@@ -82,6 +83,7 @@ class RLS(PredictorInterface):
         self.regparam = self._model.regparam
         self.predictor = self._model.predictor
 
+    @exclusive
     def holdout(self, indices):
         """Predictions for ``indices`` from the model trained without them (exact).
 
@@ -90,10 +92,12 @@ class RLS(PredictorInterface):
         """
         return squeeze(self._model.holdout(indices))
 
+    @exclusive
     def leave_one_out(self):
         """Exact leave-one-out predictions, shape (m,) or (m, p)."""
         return squeeze(self._model.leave_one_out())
 
+    @exclusive
     def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
         """Exact leave-pair-out: for each pair (s, e), the predictions for s and e from
         the model trained without both. Returns (P_start, P_end)."""

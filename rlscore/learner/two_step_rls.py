@@ -7,6 +7,7 @@ from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
 from rlscore.core.indefinite import check_indefinite
 from rlscore.core.pairs import as_pairs, check_order
 from rlscore._validation import check_regparam, warn_unused_kwargs
+from rlscore.learner._common import exclusive
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
@@ -89,6 +90,7 @@ class TwoStepRLS(PairwisePredictorInterface):
                              "solve(regparam1, regparam2) first")
         return self.regparam1, self.regparam2
 
+    @exclusive
     def solve(self, regparam1, regparam2):
         """Re-train for new regparams with the cached decompositions.
         O(n1 n2 (n1 + n2))."""

@@ -47,7 +47,8 @@ class LinearPredictor:
         (n samples of one feature when W has one row). Returns squeeze(X W + b)."""
         d = self.W.shape[0]
         if sp.issparse(X):
-            X = sp.csr_matrix(X)
+            # the same checks as dense input (NaN/inf, numeric dtype, overflow)
+            X = as_data_matrix(X, name="X")
             if X.shape[1] != d:
                 X = X[:, :d] if X.shape[1] > d else _pad(X, d)
         else:
