@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from rlscore._ext import _greedy, _kron, _lpo, _nystrom, _ordstat
+from rlscore._ext import _concordance, _greedy, _kron, _lpo, _nystrom
 
 m, p, n = 6, 2, 4
 I = np.intp
@@ -82,37 +82,37 @@ def test_lowrank_and_rank_variants_refuse_bad_indices():
         _lpo.pair_concordance(np.ones(3), np.ones(2), np.ones(3), np.ones(3))
 
 
-def _ordstat_args(**over):
-    a = dict(order=np.arange(m, dtype=I), group_ptr=np.array([0, 3, 6], I),
-             y=np.arange(m, dtype=float), prank=np.arange(m, dtype=I), nranks=m,
-             out=np.empty((2, 3), np.int64))
+def _concordance_args(**over):
+    a = dict(y=np.arange(m, dtype=float), p=np.arange(m, dtype=float),
+             groups=np.array([0, 0, 0, 1, 1, 1], I), n_groups=2,
+             out=np.empty((2, 3), np.int64), pties=np.empty(2, np.int64))
     a.update(over)
     return a
 
 
 @pytest.mark.parametrize("field,value", [
-    ("order", np.array([0, 1, 2, 3, 4, 10**6], I)),
-    ("order", np.array([0, 1, 2, -1, 4, 5], I)),
-    ("group_ptr", np.array([0, 5, 3], I)),
-    ("group_ptr", np.array([0, 3, 60], I)),
-    ("group_ptr", np.array([1, 3, 6], I)),
-    ("group_ptr", np.array([], I)),
-    ("prank", np.array([0, 1, 2, 3, 4, 99], I)),
-    ("prank", np.arange(m - 1, dtype=I)),
-    ("nranks", 3),
+    ("groups", np.array([0, 0, 0, 1, 1, 10**6], I)),
+    ("groups", np.array([0, 0, 0, -1, 1, 1], I)),
+    ("groups", np.array([0, 0, 1], I)),
+    ("p", np.arange(m - 1, dtype=float)),
+    ("p", np.array([0, 1, 2, np.nan, 4, 5.0])),
+    ("y", np.array([0, 1, 2, np.inf, 4, 5.0])),
+    ("n_groups", 0),
     ("out", np.empty((3, 3), np.int64)),
+    ("out", np.empty((2, 2), np.int64)),
+    ("pties", np.empty(1, np.int64)),
 ])
 def test_pair_counts_refuses_inconsistent_arrays(field, value):
-    a = _ordstat_args(**{field: value})
+    a = _concordance_args(**{field: value})
     with pytest.raises((ValueError, IndexError)):
-        _ordstat.pair_counts(a["order"], a["group_ptr"], a["y"], a["prank"], a["nranks"],
-                             a["out"])
+        _concordance.pair_counts(a["y"], a["p"], a["groups"], a["n_groups"], a["out"],
+                                 a["pties"])
 
 
 def test_pair_counts_valid_call_counts_pairs():
-    a = _ordstat_args()
-    _ordstat.pair_counts(a["order"], a["group_ptr"], a["y"], a["prank"], a["nranks"],
-                         a["out"])
+    a = _concordance_args()
+    _concordance.pair_counts(a["y"], a["p"], a["groups"], a["n_groups"], a["out"],
+                             a["pties"])
     # labels and predictions agree: 3 pairs per group, all concordant, no ties
     np.testing.assert_array_equal(a["out"], [[3, 3, 0], [3, 3, 0]])
 
@@ -140,7 +140,7 @@ def test_other_kernels_refuse_out_of_range_indices():
 def test_bad_calls_do_not_crash_a_child():
     code = textwrap.dedent("""
         import numpy as np
-        from rlscore._ext import _lpo, _ordstat
+        from rlscore._ext import _concordance, _lpo
         I = np.intp
         M = np.eye(4); d = np.ones(4); R = np.ones((4, 1))
         out = np.empty((1, 1))
@@ -151,8 +151,8 @@ def test_bad_calls_do_not_crash_a_child():
             except (ValueError, IndexError):
                 pass
         try:
-            _ordstat.pair_counts(np.array([10**9], I), np.array([0, 1], I), np.ones(2),
-                                 np.zeros(2, I), 1, np.empty((1, 3), np.int64))
+            _concordance.pair_counts(np.ones(2), np.ones(2), np.array([0, 10**9], I), 1,
+                                     np.empty((1, 3), np.int64), np.empty(1, np.int64))
         except (ValueError, IndexError):
             pass
         print("alive")
