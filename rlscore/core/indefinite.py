@@ -20,11 +20,11 @@ The policy, selected by ``indefinite``:
   that bound are accepted (RLS with a regularized indefinite kernel is well posed).
 * ``"clip"``: each factor's negative eigenvalues are set to 0 (the nearest positive
   semidefinite matrix in Frobenius norm), with a UserWarning.
-* ``"shift"``: |e_min| I is added to each factor with a negative eigenvalue (its
+* ``"shift"``: abs(e_min) I is added to each factor with a negative eigenvalue (its
   smallest eigenvalue becomes 0), with a UserWarning.
 
 A repaired factor is a different kernel on the training objects ("shift" raises each
-object's similarity with itself by |e_min|): predictions for pairs of training objects
+object's similarity with itself by abs(e_min)): predictions for pairs of training objects
 (setting A) should use the repaired matrix (:func:`repair_kernel` returns it), while
 the kernel between new and training objects is unchanged by "shift".
 
@@ -95,7 +95,7 @@ def kron_min_eigenvalue(ext1, ext2):
 def _advice(name="regparam"):
     return (f"use a larger {name}, or repair the factor kernels with "
             f"indefinite='clip' (negative eigenvalues set to 0) or indefinite='shift' "
-            f"(|smallest eigenvalue| * I added)")
+            f"(abs(smallest eigenvalue) * I added)")
 
 
 def check_kron_regparam(exts, names, regparam):
@@ -142,7 +142,7 @@ def _warn(name, lo, how, count):
 def repair_spectrum(e, how, name):
     """Eigenvalues of the repaired factor (the eigenvectors stay): unchanged when
     none is negative or ``how == "raise"``; negatives set to 0 ("clip"); all raised
-    by |e_min| ("shift"). Warns when it changes anything. O(n)."""
+    by abs(e_min) ("shift"). Warns when it changes anything. O(n)."""
     e = np.asarray(e, dtype=np.float64)
     lo = float(e.min(initial=0.0))
     if lo >= 0 or how == "raise":

@@ -14,15 +14,15 @@ system K1 A K2 + l A = Y into one RLS problem per eigenvector b of K2:
 (e2_b K1 + l I) a_b = z_b. Removing rows keeps the rotation valid, so leaving rows R
 out is, for every b, an RLS hold-out of rows R over domain 1 with the kernel e2_b K1
 and regparam l (equation (1) with M^(b) = V1 diag(l / (e1 e2_b + l)) V1^T), rotated
-back with V2^T. Leave-one-row-out costs O(n1 n2 (n1 + n2)); a fold of |R| rows
-O(n2 (|R|^2 n1 + |R|^3)). Columns (setting C) are rows of the transposed problem.
+back with V2^T. Leave-one-row-out costs O(n1 n2 (n1 + n2)); a fold of len(R) rows
+O(n2 (len(R)^2 n1 + len(R)^3)). Columns (setting C) are rows of the transposed problem.
 
 Both (setting D). Predictions for R x C from the model trained without rows R and
 columns C are computed by that refit, with one decomposition per row fold and per
 column fold (O(n1^3) and O(n2^3)) and O(n1 n2 (n1 + n2)) per fold pair.
 
 Pairs (setting A). Equation (1) with M_SS assembled from the eigenvectors
-(O(|S|^2 r1 r2)) for small folds, otherwise solved by conjugate gradients on M_SS
+(O(len(S)^2 r1 r2)) for small folds, otherwise solved by conjugate gradients on M_SS
 (M is positive definite) with matrix-free products M v = vec_F(V1 ((V1^T Z V2) *
 Mw) V2^T), O(n1 n2 (n1 + n2)) each.
 """
@@ -73,7 +73,7 @@ def kron_leave_row_out(f1, f2, Y, regparam):
 
 def kron_rows_holdout(f1, f2, Y, folds, regparam):
     """For each fold R of row indices, rows R predicted by the model trained without
-    them (rows in no fold are 0). O(n2 (|R|^2 n1 + |R|^3)) per fold after an
+    them (rows in no fold are 0). O(n2 (len(R)^2 n1 + len(R)^3)) per fold after an
     O(n1 n2 (n1 + n2)) set-up."""
     solver = KronRLSSolver(f1, f2, Y)
     Z, Res, Hw, Mw = _rotated(f1, f2, Y, regparam, solver)
@@ -146,7 +146,7 @@ def kron_both_holdout(f1, f2, mode, Y, rowfolds, colfolds, regparam, cache=None)
 def kron_pairs_holdout(f1, f2, Y, folds, regparam, dense_limit=2e8, maxiter=None,
                        tol=1e-12):
     """For each fold of pairs (rows, cols), its pairs predicted by the model trained
-    on every other pair, by equation (1). Dense when |S|^2 r1 r2 <= ``dense_limit``,
+    on every other pair, by equation (1). Dense when len(S)^2 r1 r2 <= ``dense_limit``,
     otherwise conjugate gradients on M_SS (at most ``maxiter`` iterations, relative
     residual ``tol``; a UserWarning if it stops short). Pairs in no fold are 0."""
     solver = KronRLSSolver(f1, f2, Y)

@@ -56,7 +56,7 @@ class KronRLSModel(PairwisePredictorInterface):
         normalized Smith-Waterman similarity): "raise" refuses a regparam that leaves
         K2 kron K1 + regparam I indefinite, naming the smallest eigenvalue and the
         smallest regparam that works; "clip" sets each factor's negative eigenvalues
-        to 0, "shift" adds |smallest eigenvalue| I to each indefinite factor (both
+        to 0, "shift" adds abs(smallest eigenvalue) I to each indefinite factor (both
         with a UserWarning). See :mod:`rlscore.core.indefinite`.
         The repair changes the kernel between the training objects ("shift": each
         object's similarity with itself); to predict pairs of training objects
@@ -175,7 +175,7 @@ class KronRLSModel(PairwisePredictorInterface):
         pair indices in ``order`` ("F": i + j n1, default; "C": i n2 + j, row-major as
         in DeepDTA's folds). Its pairs are predicted by the model trained on all other
         pairs (exact). Returns the vec_F vector (pairs in no fold 0). Per fold
-        O(|S|^2 n1 n2) dense, or conjugate gradients at O(n1 n2 (n1 + n2)) per
+        O(len(S)^2 n1 n2) dense, or conjugate gradients at O(n1 n2 (n1 + n2)) per
         iteration for large folds (at most ``maxiter``)."""
         lam = self._holdout_ready("in_sample_kfoldcv")
         n1, n2 = self.Y.shape

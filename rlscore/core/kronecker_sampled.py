@@ -105,7 +105,7 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         refused when regparam does not make K2 kron K1 + regparam I positive definite
         (the message gives the smallest eigenvalue and the smallest regparam that
         works), or repaired with a warning: "clip" sets negative eigenvalues to 0
-        (one eigendecomposition per factor), "shift" adds |smallest eigenvalue| I.
+        (one eigendecomposition per factor), "shift" adds abs(smallest eigenvalue) I.
         The same policy as KronRLS and TwoStepRLS (:mod:`rlscore.core.indefinite`).
         Not applied to a given ``pko``.
         The repair changes the kernel between the training objects ("shift": each

@@ -102,7 +102,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         that leaves the pairwise system indefinite (the message gives the smallest
         eigenvalue and the smallest alpha that works), or repair each domain's kernel
         with a warning ("clip": negative eigenvalues set to 0; "shift":
-        |smallest eigenvalue| I added). See :mod:`rlscore.core.indefinite`.
+        abs(smallest eigenvalue) I added). See :mod:`rlscore.core.indefinite`.
 
     Attributes
     ----------

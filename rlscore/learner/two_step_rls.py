@@ -120,7 +120,7 @@ class TwoStepRLS(PairwisePredictorInterface):
         arrays of flat pair indices in ``order`` ("F": i + j n1, RLScore's default;
         "C": i n2 + j, row-major as in DeepDTA's folds); the pairs of a
         fold are predicted by the model trained on all other pairs (RLS with the
-        two-step kernel G). Each fold costs a |S| x |S| dense solve, or MINRES with
+        two-step kernel G). Each fold costs a len(S) x len(S) dense solve, or MINRES with
         the vec trick (at most ``maxiter`` iterations) for folds of more than 2500
         pairs."""
         n1, n2 = self.Y.shape
