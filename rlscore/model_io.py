@@ -533,6 +533,9 @@ def _validate(src, meta, arrays):
                                    LinearPairwisePredictor, LinearPredictor)
     kind, layout = meta["predictor"], meta["layout"]
     expected = _expected_members(kind, layout, arrays)
+    if "intervals" in meta and kind in ("LinearPredictor", "KernelPredictor"):
+        # prediction-interval arrays, checked against the predictor by _check_intervals
+        expected |= {k for k in arrays if k.startswith(_IV) and k[len(_IV):] in _IV_ARRAYS}
     extra, missing = set(arrays) - expected, expected - set(arrays)
     if extra or missing:
         what = (f"unexpected member {sorted(extra)[0]!r:.80}" if extra

@@ -101,6 +101,7 @@ def _grid(args, spec, data, kernel, kp, basis):
 def _run_selection(args, data, spec):
     kernel, kp = _kernel_args(args, spec)
     basis, _ = _basis(args, data, kernel)
+    default_cv = None
     if getattr(args, "valid", None) is not None:
         if args.cv is not None:
             raise UsageError("give --cv or --valid, not both")
@@ -108,13 +109,20 @@ def _run_selection(args, data, spec):
     else:
         cv = args.cv
         if cv is None:
-            cv = spec.default_cv
+            cv = default_cv = spec.default_cv
             if cv == "lqo" and data.qids is None:
-                cv = "kfold"
-            note(f"--cv not given: {CV_NAMES[cv]} ({cv}), the default of --learner "
-                 f"{spec.name}")
+                cv = default_cv = "kfold"
             args.cv = cv
+    if args.folds < 2:
+        raise UsageError(f"--folds must be at least 2, got {args.folds}")
+    if cv == "lqo" and data.qids is None:
+        raise UsageError(f"--cv lqo needs qid: fields in the training file {args.train}")
     measure = _measure(args, spec, cv)
+    if getattr(args, "regparams", None) is not None:
+        _usage(parse_grid, args.regparams)      # a bad grid is refused before any note
+    if default_cv is not None:
+        note(f"--cv not given: {CV_NAMES[cv]} ({cv}), the default of --learner "
+             f"{spec.name}")
     grid = _grid(args, spec, data, kernel, kp, basis)
     with Progress(f"selecting among {len(grid)} regparams ({cv})"):
         sel = select(args, data, spec, measure, grid, kernel, kp, basis)

@@ -32,7 +32,15 @@ class PairwisePredictorInterface:
         inds_X1pred, inds_X2pred : index vectors selecting test pairs, or None for
             every pair in column-major order
         pko : a PairwiseKernelOperator to multiply the dual coefficients with instead
+
+        Raises
+        ------
+        ValueError
+            No model yet (a learner constructed without a regparam: call ``solve``).
         """
+        if getattr(self, "predictor", None) is None:
+            raise ValueError(f"{type(self).__name__} has no model yet: it was constructed "
+                             f"without a regparam; call solve(regparam) first")
         return self.predictor.predict(X1, X2, inds_X1pred, inds_X2pred, pko)
 
 
