@@ -183,7 +183,7 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
     Complexity: O(size of the model's arrays) time and memory (one SHA-256 pass and
     a deflate pass over them).
     """
-    import rlscore
+    from rlscore import __version__
 
     predictor, learner = _predictor_of(model)
     kind = type(predictor).__name__
@@ -191,7 +191,7 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
     meta = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
-        "rlscore_version": rlscore.__version__,
+        "rlscore_version": __version__,
         "predictor": kind,
         "learner": type(learner).__name__ if learner is not None else None,
         "regparam": (float(learner.regparam) if learner is not None

@@ -175,8 +175,8 @@ def build_parser():
         description="Regularized least-squares learners with exact fast cross-validation, "
                     "on svmlight/LETOR files.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    import rlscore
-    parser.add_argument("--version", action="version", version=rlscore.__version__)
+    from rlscore import __version__
+    parser.add_argument("--version", action="version", version=__version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     fit = sub.add_parser("fit", help="train and save a model", epilog=_EPILOG,

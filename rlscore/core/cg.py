@@ -227,7 +227,7 @@ def _matmul(X, V):
     return out.toarray() if sp.issparse(out) else np.asarray(out)
 
 
-class _DataOperator:
+class DataOperator:
     """Products with X and X^T (X dense, or CSR; X^T is the zero-copy CSC view, whose
     product is as fast as that of a transposed CSR copy and costs no set-up)."""
 
@@ -253,7 +253,7 @@ class _DataOperator:
         return np.einsum("ij,ij->i", self.X, self.X)
 
 
-class RLSOperator(_DataOperator):
+class RLSOperator(DataOperator):
     """Linear RLS with the bias feature ``sqrt(bias)``, matrix-free.
 
     Primal: unknown ``w_a = [w; w_bias]`` (d + 1 rows when bias > 0),
@@ -323,7 +323,7 @@ class RLSOperator(_DataOperator):
         return Wa, np.zeros(Wa.shape[1])
 
 
-class RankRLSOperator(_DataOperator):
+class RankRLSOperator(DataOperator):
     """Linear RankRLS ``S = X^T L X + lambda I``, right-hand side ``X^T L Y``, with L
     the per-query centering of QueryRankRLS (``groups``, a
     :class:`rlscore.core.groups.QueryGroups`) or the global centering ``I - 1 1^T / m``
@@ -387,7 +387,7 @@ def preference_matrix(pairs, m, name="train_preferences"):
                           (rows, np.concatenate([a, b]))), shape=(n, m))
 
 
-class PreferenceRankRLSOperator(_DataOperator):
+class PreferenceRankRLSOperator(DataOperator):
     """RankRLS from preference pairs: ``S = X^T C^T C X + lambda I``, right-hand side
     ``X^T C^T 1`` (C from :func:`preference_matrix`; repeated pairs count repeatedly).
 

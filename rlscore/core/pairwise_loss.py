@@ -14,7 +14,7 @@ numbers are theirs bit for bit on the same p.
 
 import numpy as np
 
-from rlscore.core.ranksvm import (LOSSES, NORMALIZATIONS, _pair_structure,
+from rlscore.core.ranksvm import (LOSSES, NORMALIZATIONS, pair_structure,
                                   check_utilities, pair_weights)
 
 __all__ = ["PairwiseRankingLoss"]
@@ -57,7 +57,7 @@ class PairwiseRankingLoss:
         self.y = check_utilities(y)
         self.m = self.y.shape[0]
         self.normalize, self.loss, self.n_threads = normalize, loss, int(n_threads)
-        _, _, self.pairs = _pair_structure(self.y, qids, self.m)
+        _, _, self.pairs = pair_structure(self.y, qids, self.m)
         self.n_pairs = int(self.pairs.n_pairs)
         self.query_pairs = np.asarray(self.pairs.query_pairs)
         self.n_ranked = int(np.count_nonzero(self.query_pairs))

@@ -88,7 +88,7 @@ def _symmetrize(C):
     return np.ascontiguousarray(0.5 * (C + C.T))
 
 
-def _gram(Phi):
+def gram_matrix(Phi):
     """Phi^T Phi for a dense (m, d) array, via SYRK."""
     C = blas.dsyrk(1.0, Phi.T, trans=0, lower=0)
     C = np.triu(C)
@@ -259,7 +259,7 @@ class _CenteredRankModel:
             Phi = np.ascontiguousarray(Phi, dtype=np.float64)
             Phibar = gr.mean(Phi)
             PhiP = np.ascontiguousarray(Phi - gr.expand(Phibar))
-            C = _gram(PhiP)
+            C = gram_matrix(PhiP)
             b = PhiP.T @ self.Y
             self._PhiP = PhiP
         self._Phi = Phi

@@ -159,7 +159,7 @@ def _as_features(X):
 # risks
 
 
-def _pair_structure(y, qids, m):
+def pair_structure(y, qids, m):
     """(codes, n_queries, RankingPairs); ValueError when there is no pair."""
     groups = as_query_groups(qids, m)
     if groups is None:
@@ -232,7 +232,7 @@ class RankingRisk:
         m = self.X.shape[0]
         self.y = check_utilities(y, m)
         self.normalize = _check_normalize(normalize)
-        codes, nq, self.pairs = _pair_structure(self.y, qids, m)
+        codes, nq, self.pairs = pair_structure(self.y, qids, m)
         self.qcodes = codes
         self.n_queries = nq
         self.n_pairs = int(self.pairs.n_pairs)
@@ -785,7 +785,7 @@ def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
     m = shape[0] if shape else np.asarray(X).shape[0]
     y = check_utilities(y, m)
     # the labels and the query structure are checked before the (expensive) kernel map
-    _pair_structure(y, qids, m)
+    pair_structure(y, qids, m)
     Phi, to_predictor = empirical_kernel_map(X, kernel, basis_vectors, **kernel_params)
     risk = make_risk(Phi, y, qids, loss, normalize)
     sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose)

@@ -25,7 +25,7 @@ import numpy as np
 
 from rlscore.core.pairwise_loss import PairwiseRankingLoss
 from rlscore.core.groups import QueryGroups
-from rlscore.core.ranksvm import (NORMALIZATIONS, LOSSES, _pair_structure, check_utilities,
+from rlscore.core.ranksvm import (NORMALIZATIONS, LOSSES, pair_structure, check_utilities,
                                   pair_weights)
 from rlscore.distributed._data import check_whole_queries, ordered_sum, split_queries
 
@@ -55,7 +55,7 @@ class _PartitionState:
         self.n_ranked = int(np.count_nonzero(self.query_pairs))
 
     def _build(self):
-        self._pairs = _pair_structure(self.y, self.q, self.m)[2]
+        self._pairs = pair_structure(self.y, self.q, self.m)[2]
 
     @property
     def pairs(self):

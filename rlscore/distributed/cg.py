@@ -18,7 +18,7 @@ solution to the CG tolerance.
 import numpy as np
 
 from rlscore._validation import check_positive_int, check_regparam, check_tol
-from rlscore.core.cg import (RankRLSOperator, RLSOperator, _DataOperator,
+from rlscore.core.cg import (RankRLSOperator, RLSOperator, DataOperator,
                              conjugate_gradient)
 from rlscore.core.groups import QueryGroups
 from rlscore.distributed._data import check_whole_queries, ordered_sum
@@ -74,7 +74,7 @@ def _rhs_diag(part, state, kind, bias, mu):
     X, Y = part[0], part[1]
     if kind == "global":
         Xc = _centred(X, mu)
-        op = _DataOperator(Xc)
+        op = DataOperator(Xc)
         return Xc.T @ Y, op.column_sq_norms(), (Xc.sum(axis=0), Y.sum(axis=0))
     op = _partition_op(X, kind, bias, state)
     return op.rhs(Y), op.diagonal(), None

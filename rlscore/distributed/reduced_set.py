@@ -57,7 +57,7 @@ def _take_rows(part, _state, idx):
 def _stats(part, nmap, kind, shift):
     """The partition's statistics (tuple of arrays, summed over partitions) and its
     distinct query ids."""
-    from rlscore.core.rankrls import _gram
+    from rlscore.core.rankrls import gram_matrix
     X, Y, q = part
     m = X.shape[0]
     r, p = nmap.n_features, Y.shape[1]
@@ -68,12 +68,12 @@ def _stats(part, nmap, kind, shift):
         return zeros, np.zeros(0)
     Phi = nmap.features(X)
     if kind == "rls":
-        return (_gram(Phi), Phi.T @ Y), np.zeros(0)
+        return (gram_matrix(Phi), Phi.T @ Y), np.zeros(0)
     if kind == "query":
         PhiP = np.ascontiguousarray(QueryGroups.from_qids(q, m).center(Phi))
-        return (_gram(PhiP), PhiP.T @ Y), np.unique(np.asarray(q).ravel())
+        return (gram_matrix(PhiP), PhiP.T @ Y), np.unique(np.asarray(q).ravel())
     Pc = np.ascontiguousarray(Phi - shift)
-    return (_gram(Pc), Pc.T @ Y, Pc.sum(axis=0), Y.sum(axis=0), m), np.zeros(0)
+    return (gram_matrix(Pc), Pc.T @ Y, Pc.sum(axis=0), Y.sum(axis=0), m), np.zeros(0)
 
 
 def _stats_only(out):

@@ -188,7 +188,7 @@ def test_compiled_kernels_refuse_bad_indices_instead_of_crashing():
 
 @pytest.mark.parametrize("block", [8, 16, 29, 64])
 def test_blocked_kernels_match_explicit_sums(rng, block):
-    from rlscore.core.vec_trick import _blocked
+    from rlscore._vec_trick import _blocked
     A = rng.standard_normal((37, 29))          # AT: 37 x 29
     cA = rng.integers(0, 37, 500).astype(np.int32)
     cB = np.sort(rng.integers(0, 11, 500)).astype(np.int32)

@@ -1,0 +1,481 @@
+"""The generalized vec trick: products with sampled Kronecker matrices.
+
+For matrices M (rM x cM) and N (rN x cN), index vectors and a vector v, the product
+
+    u[h] = sum_k M[row_inds_M[h], col_inds_M[k]] * N[row_inds_N[h], col_inds_N[k]] * v[k]
+
+is u = R (M kron N) C^T v, where R and C select rows and columns of the Kronecker
+product: row h of R picks row row_inds_M[h] * rN + row_inds_N[h] of M kron N. The
+product is computed without forming M kron N (Airola & Pahikkala, "Fast Kronecker
+product kernel methods via generalized vec trick", 2018): with V the cN x cM matrix
+holding v[k] at (col_inds_N[k], col_inds_M[k]) (repeated positions add up),
+
+    u[h] = (N V M^T)[row_inds_N[h], row_inds_M[h]],
+
+and the two possible orders cost
+    N first:  rN * len(v) + cM * len(u)
+    M first:  rM * len(v) + cN * len(u)
+multiply-adds (instead of len(u) * len(v) for the explicit sampled matrix). An index
+pair given as None means "all", in column-major (Fortran) order with N's index varying
+fastest: h = i_N + i_M * rN (rows) and k = j_N + j_M * cN (columns); a full side is
+handled by dense BLAS products.
+
+:class:`SampledKronProduct` validates once, picks the cheaper order (and, per phase,
+sparse loops or a dense BLAS product when the sampling is dense), caches the
+transposed factors and locality orders, and then applies the product many times, as
+the iterative Kronecker solvers do. :func:`sampled_kron_matvec` is the one-shot form.
+The loops are in :mod:`rlscore._ext._kron` (nogil, OpenMP).
+"""
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+
+from rlscore._ext import _kron
+from rlscore._validation import check_memory
+
+__all__ = ["SampledKronProduct", "sampled_kron_matvec", "as_index_vector",
+           "grid_indices", "PairwiseKernelOperator"]
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+#: cost of one multiply-add of the compiled sparse loops relative to one of a BLAS
+#: matrix product (the sparse loops touch memory at random and are not blocked as
+#: well as GEMM); the order and per-phase method with the least weighted cost wins
+_SPARSE_WEIGHT = 6.0
+
+
+def as_index_vector(inds, bound, name):
+    """Validate an index vector against ``bound`` objects; return it as int32.
+
+    Raises
+    ------
+    ValueError
+        Not 1-D, not integral (floats with a fractional part, bools, strings).
+    IndexError
+        An index < 0 or >= bound.
+    """
+    arr = np.asarray(inds)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector of indices, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
+            raise ValueError(f"{name} must hold integer indices, got dtype {arr.dtype}")
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"{name} must hold integer indices, got non-integral values")
+    if bound > _INT32_MAX:
+        raise ValueError(f"{name}: more than {_INT32_MAX} objects are not supported")
+    if arr.size:
+        lo, hi = arr.min(), arr.max()
+        if lo < 0 or hi >= bound:
+            bad = lo if lo < 0 else hi
+            raise IndexError(f"{name} holds index {int(bad)}, outside 0..{bound - 1}")
+    return np.ascontiguousarray(arr, dtype=np.int32)
+
+
+def grid_indices(n_fast, n_slow):
+    """The two int32 index vectors (i, j) of the full n_fast x n_slow grid in
+    column-major order: position h holds (h % n_fast, h // n_fast)."""
+    h = np.arange(n_fast * n_slow, dtype=np.int64)
+    return (np.ascontiguousarray(h % n_fast, dtype=np.int32),
+            np.ascontiguousarray(h // n_fast, dtype=np.int32))
+
+
+def _as_factor(X, name):
+    X = np.asarray(X)
+    if X.dtype == object or not (np.issubdtype(X.dtype, np.number)
+                                 and not np.issubdtype(X.dtype, np.bool_)):
+        raise ValueError(f"{name} must be a real numeric matrix")
+    if np.iscomplexobj(X):
+        raise ValueError(f"{name} must be real-valued")
+    if X.ndim == 1:
+        X = X.reshape(1, -1)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got {X.ndim} dimensions")
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _pair(inds_M, inds_N, n_M, n_N, what):
+    if (inds_M is None) != (inds_N is None):
+        raise ValueError(f"the {what} index vectors must be given together (both or none)")
+    if inds_M is None:
+        return None, None, n_M * n_N
+    iM = as_index_vector(inds_M, n_M, f"{what}_inds_M")
+    iN = as_index_vector(inds_N, n_N, f"{what}_inds_N")
+    if iM.size != iN.size:
+        raise ValueError(f"the {what} index vectors differ in length "
+                         f"({iM.size} vs {iN.size})")
+    return iM, iN, iM.size
+
+
+def _block(width, depth, target=1 << 20):
+    """Block width (a multiple of 8, >= 16) so that depth x block doubles take about
+    ``target`` bytes, at most ``width``."""
+    b = max(16, (target // (8 * max(depth, 1))) // 8 * 8)
+    return max(1, min(b, width))
+
+
+def _blocked(M, b, transposed=False):
+    """Contiguous column blocks of M (d x W): out[k] = M[:, k b : (k + 1) b] (zero
+    padded), shape (ceil(W / b), d, b). With ``transposed`` M is given as its
+    transpose (W x d), whose row blocks are copied transposed."""
+    if transposed:
+        W, d = M.shape
+    else:
+        d, W = M.shape
+    nb = -(-W // b) if W else 0
+    out = np.empty((max(nb, 1), d, b))
+    for k in range(nb):
+        j0, j1 = k * b, min((k + 1) * b, W)
+        out[k, :, : j1 - j0] = M[j0:j1].T if transposed else M[:, j0:j1]
+        if j1 - j0 < b:
+            out[k, :, j1 - j0:] = 0.0
+    if nb == 0:
+        out.fill(0.0)
+    return out
+
+
+class _Order:
+    """One multiplication order: u[h] = sum_k A[rA[h], cA[k]] B[rB[h], cB[k]] v[k],
+    through T = A V (rows(A) x cols(B)) with V[cA[k], cB[k]] += v[k]."""
+
+    def __init__(self, A, B, rA, rB, cA, cB, a_is_N, dense1, dense2, nu, nv):
+        self.A, self.B = A, B
+        self.rA, self.rB, self.cA, self.cB = rA, rB, cA, cB
+        self.a_is_N = a_is_N
+        self.dense1 = dense1        # phase 1 (T = A V) as a dense GEMM
+        self.dense2 = dense2        # phase 2 (gather) as a dense GEMM
+        self.nu, self.nv = nu, nv
+        self._ATb = None
+        self._scatter_order = None
+        self._gather_order = None
+
+    # -- phase 1 ----------------------------------------------------------------
+    def _phase1(self, v):
+        """T (rows(A) x cols(B)), or its transpose flagged by the second value."""
+        A, B = self.A, self.B
+        if self.cA is None:
+            cN = A.shape[1] if self.a_is_N else B.shape[1]
+            cM = B.shape[1] if self.a_is_N else A.shape[1]
+            if self.a_is_N:
+                V = v.reshape((cN, cM), order="F")
+            else:
+                V = v.reshape((cM, cN))
+            return A @ V, False
+        if self.dense1:
+            V = np.zeros((A.shape[1], B.shape[1]))
+            _kron.scatter_add(self.cA, self.cB, v, V)
+            return A @ V, False
+        if self._ATb is None:
+            self._prepare_scatter()
+        Tt = np.zeros((B.shape[1], A.shape[0]))
+        vs = np.ascontiguousarray(v[self._scatter_order])
+        _kron.scatter_blocked(self._ATb, self._cA_sorted, self._cB_sorted, vs, Tt)
+        return Tt, True
+
+    def _prepare_scatter(self):
+        """A^T in contiguous column blocks (each ~1 MiB: the block hit at random stays
+        in the L2 cache and in few memory pages), and k sorted by cB (a run of equal
+        cB updates one row of Tt, reused from L1)."""
+        A, B = self.A, self.B
+        W, depth = A.shape[0], A.shape[1]
+        self._ATb = _blocked(A.T, _block(W, depth))
+        order = np.empty(self.cB.size, dtype=np.intp)
+        _kron.counting_order(self.cB, B.shape[1], order)
+        self._scatter_order = order
+        self._cA_sorted = np.ascontiguousarray(self.cA[order])
+        self._cB_sorted = np.ascontiguousarray(self.cB[order])
+
+    # -- phase 2 ----------------------------------------------------------------
+    def apply(self, v, out=None):
+        T, transposed = self._phase1(v)
+        A, B = self.A, self.B
+        if self.rA is None:
+            # full grid of rows: u = vec_F(N V M^T)
+            if self.a_is_N:
+                # T = N V (rN x cM): u = (T M^T) in F order = (M T^T) in C order
+                P = (B @ T if transposed else B @ T.T)
+                u = P.ravel(order="C")
+            else:
+                # T = M V^T (rM x cN): u = (N T^T) in F order
+                P = (B @ T if transposed else B @ T.T)
+                u = P.ravel(order="F")
+            if out is not None:
+                out[...] = u
+                return out
+            return np.ascontiguousarray(u)
+        u = out if out is not None else np.empty(self.nu)
+        if self.dense2:
+            T = np.ascontiguousarray(T.T if transposed else T)
+            P = np.ascontiguousarray(T @ B.T)
+            _kron.gather_entries(P, self.rA, self.rB, u)
+            return u
+        # T (rows(A) x cols(B)) in contiguous column blocks for the random row access
+        rows = A.shape[0]
+        Tb = _blocked(T.T if not transposed else T, _block(B.shape[1], rows),
+                      transposed=True)
+        if self._gather_order is None:
+            # h sorted by rB: a run of equal rB shares one row of B (from L1)
+            order = np.empty(self.rB.size, dtype=np.intp)
+            _kron.counting_order(self.rB, B.shape[0], order)
+            self._gather_order = order
+            self._rA_sorted = np.ascontiguousarray(self.rA[order])
+            self._rB_sorted = np.ascontiguousarray(self.rB[order])
+        us = np.empty(self.nu)
+        _kron.gather_blocked(Tb, self._rA_sorted, B, self._rB_sorted, us)
+        u[self._gather_order] = us
+        return u
+
+
+class SampledKronProduct:
+    """The linear map v -> u = R (M kron N) C^T v, prepared for repeated application.
+
+    Parameters
+    ----------
+    M : array-like (rM, cM)
+    N : array-like (rN, cN)
+        The factors; a 1-D array is one row. Converted to C-contiguous float64.
+    row_inds_M, row_inds_N : int vectors of equal length, or both None (all rM * rN
+        rows in column-major order, N's index fastest)
+    col_inds_M, col_inds_N : int vectors of equal length, or both None (all cM * cN
+        columns, same order)
+    order : "auto" (default), "N-first" or "M-first"
+        Force a multiplication order (tests and benchmarks); "auto" takes the cheaper.
+    method : "auto" (default), "sparse" or "dense"
+        Force the compiled sparse loops or dense BLAS products for the sampled
+        phases; "auto" decides per phase from the cost model.
+    check_memory_limit : bool, default True
+        Refuse (MemoryError) before allocating intermediates that would not fit.
+
+    Attributes
+    ----------
+    shape : (len(u), len(v))
+    order : "N-first" or "M-first", the multiplication order chosen.
+
+    Notes
+    -----
+    Preparation O(len(u) + len(v) + rM + rN + cM + cN) plus, on the first product, the
+    transposed factor O(size of the factor). Each product: O(min(rN len(v) + cM len(u),
+    rM len(v) + cN len(u))) with the sparse loops; a side given as None uses a GEMM,
+    e.g. O(rN cN cM + rN cM rM) when neither side is sampled. Repeated indices are
+    allowed on both sides.
+    """
+
+    def __init__(self, M, N, row_inds_M=None, row_inds_N=None, col_inds_M=None,
+                 col_inds_N=None, order="auto", method="auto", check_memory_limit=True):
+        if order not in ("auto", "N-first", "M-first"):
+            raise ValueError(f"order must be 'auto', 'N-first' or 'M-first', got {order!r}")
+        if method not in ("auto", "sparse", "dense"):
+            raise ValueError(f"method must be 'auto', 'sparse' or 'dense', got {method!r}")
+        M = _as_factor(M, "M")
+        N = _as_factor(N, "N")
+        self.M, self.N = M, N
+        rM, cM = M.shape
+        rN, cN = N.shape
+        self.row_inds_M, self.row_inds_N, nu = _pair(row_inds_M, row_inds_N, rM, rN, "row")
+        self.col_inds_M, self.col_inds_N, nv = _pair(col_inds_M, col_inds_N, cM, cN, "col")
+        self.shape = (nu, nv)
+        rows_full = self.row_inds_M is None
+        cols_full = self.col_inds_M is None
+
+        # (A, B) = (N, M) or (M, N); cost of each phase, sparse or dense, in BLAS units
+        def plan(a_is_N):
+            A, B = (N, M) if a_is_N else (M, N)
+            rA, cA = A.shape
+            rB, cB = B.shape
+            if cols_full:
+                c1, dense1 = float(rA) * cA * cB, True
+            else:
+                sparse1 = _SPARSE_WEIGHT * rA * nv + cB * rA
+                dense1_cost = float(rA) * cA * cB + nv + cA * cB
+                dense1 = (dense1_cost < sparse1) if method == "auto" else method == "dense"
+                c1 = dense1_cost if dense1 else sparse1
+            if rows_full:
+                c2, dense2 = float(rA) * cB * rB, True
+            else:
+                sparse2 = _SPARSE_WEIGHT * nu * cB + rA * cB
+                dense2_cost = float(rA) * cB * rB + nu
+                dense2 = (dense2_cost < sparse2) if method == "auto" else method == "dense"
+                c2 = dense2_cost if dense2 else sparse2
+            mem = 8.0 * (rA * cB + (cA * cB if (dense1 and not cols_full) else 0)
+                         + (rA * rB if (dense2 and not rows_full) else 0)
+                         + (A.size if not dense1 else 0))
+            return c1 + c2, dense1, dense2, mem
+
+        cost_n, d1n, d2n, mem_n = plan(True)
+        cost_m, d1m, d2m, mem_m = plan(False)
+        a_is_N = cost_n <= cost_m if order == "auto" else order == "N-first"
+        if a_is_N:
+            dense1, dense2, mem = d1n, d2n, mem_n
+            A, B = N, M
+            rA, rB, cA, cB = (self.row_inds_N, self.row_inds_M,
+                              self.col_inds_N, self.col_inds_M)
+        else:
+            dense1, dense2, mem = d1m, d2m, mem_m
+            A, B = M, N
+            rA, rB, cA, cB = (self.row_inds_M, self.row_inds_N,
+                              self.col_inds_M, self.col_inds_N)
+        if check_memory_limit:
+            check_memory(mem, "the sampled Kronecker product's intermediate matrices")
+        self.order = "N-first" if a_is_N else "M-first"
+        self._impl = _Order(A, B, rA, rB, cA, cB, a_is_N, dense1, dense2, nu, nv)
+        self._adjoint = None
+
+    def matvec(self, v):
+        """u = R (M kron N) C^T v for a vector v of length shape[1]."""
+        v = np.asarray(v, dtype=np.float64)
+        if v.ndim == 2 and v.shape[1] == 1:
+            v = v[:, 0]
+        if v.ndim != 1 or v.shape[0] != self.shape[1]:
+            raise ValueError(f"v must have length {self.shape[1]}, got shape {v.shape}")
+        if self.shape[0] == 0:
+            return np.zeros(0)
+        if self.shape[1] == 0:
+            return np.zeros(self.shape[0])
+        return self._impl.apply(np.ascontiguousarray(v))
+
+    def adjoint(self):
+        """The transposed product v -> C (M^T kron N^T) R^T v (cached)."""
+        if self._adjoint is None:
+            self._adjoint = SampledKronProduct(
+                self.M.T, self.N.T, self.col_inds_M, self.col_inds_N,
+                self.row_inds_M, self.row_inds_N)
+        return self._adjoint
+
+    def rmatvec(self, u):
+        return self.adjoint().matvec(u)
+
+
+def sampled_kron_matvec(v, M, N, row_inds_M=None, row_inds_N=None, col_inds_M=None,
+                        col_inds_N=None):
+    """u[h] = sum_k M[row_inds_M[h], col_inds_M[k]] N[row_inds_N[h], col_inds_N[k]] v[k].
+
+    One-shot form of :class:`SampledKronProduct` (see there for the conventions and
+    the cost).
+    """
+    return SampledKronProduct(M, N, row_inds_M, row_inds_N, col_inds_M,
+                              col_inds_N).matvec(v)
+
+
+def _is_multi(x):
+    return isinstance(x, (list, tuple))
+
+
+class PairwiseKernelOperator(LinearOperator):
+    """Sum of sampled Kronecker kernel matrices as a scipy LinearOperator.
+
+    Represents the n_rows x n_cols matrix
+
+        P[h, k] = sum_t w_t K1_t[row_inds_K1_t[h], col_inds_K1_t[k]]
+                            * K2_t[row_inds_K2_t[h], col_inds_K2_t[k]].
+
+    Parameters
+    ----------
+    K1, K2 : 2-D arrays (a 1-D array is one row), or equal-length lists/tuples of them
+        (one Kronecker term per position)
+    row_inds_K1, row_inds_K2 : index vectors (lists of them for several terms), both
+        None for the full grid of K1 rows x K2 rows in column-major order
+        (h = i + j * K1.shape[0]); an entry of a list may also be None
+    col_inds_K1, col_inds_K2 : the same for the columns (k = i + j * K1.shape[1])
+    weights : sequence of floats, default all ones
+
+    Attributes
+    ----------
+    original_row_inds_K1, original_row_inds_K2, original_col_inds_K1,
+    original_col_inds_K2 : the index arguments exactly as passed
+    weights : ndarray (n_terms,)
+    shape, dtype
+
+    Notes
+    -----
+    ``matvec`` costs the sum over the terms of the vec-trick cost of
+    :class:`SampledKronProduct` (O(min(n_K1 len(v) + ..., ...)) each, see there);
+    the terms are prepared once (validation, transposed factors, locality orders) and
+    reused by every product, so iterative solvers pay the preparation once. Invalid
+    indices raise IndexError, inconsistent lengths or shapes ValueError.
+    """
+
+    def __init__(self, K1, K2, row_inds_K1=None, row_inds_K2=None, col_inds_K1=None,
+                 col_inds_K2=None, weights=None):
+        self.original_row_inds_K1 = row_inds_K1
+        self.original_row_inds_K2 = row_inds_K2
+        self.original_col_inds_K1 = col_inds_K1
+        self.original_col_inds_K2 = col_inds_K2
+        multi = _is_multi(K1)
+        if multi != _is_multi(K2):
+            raise ValueError("K1 and K2 must both be matrices or both be lists of matrices")
+        K1s = list(K1) if multi else [K1]
+        K2s = list(K2) if multi else [K2]
+        T = len(K1s)
+        if T == 0 or len(K2s) != T:
+            raise ValueError(f"K1 and K2 must hold the same (positive) number of terms, "
+                             f"got {len(K1s)} and {len(K2s)}")
+
+        def per_term(inds, name):
+            if inds is None:
+                return [None] * T
+            if multi:
+                if not _is_multi(inds) or len(inds) != T:
+                    raise ValueError(f"{name} must be a list of {T} index vectors (one "
+                                     f"per term) or None")
+                return list(inds)
+            return [inds]
+
+        r1 = per_term(row_inds_K1, "row_inds_K1")
+        r2 = per_term(row_inds_K2, "row_inds_K2")
+        c1 = per_term(col_inds_K1, "col_inds_K1")
+        c2 = per_term(col_inds_K2, "col_inds_K2")
+        if weights is None:
+            w = np.ones(T)
+        else:
+            w = np.asarray(weights, dtype=np.float64).ravel()
+            if w.size != T:
+                raise ValueError(f"weights must have one entry per term ({T}), got {w.size}")
+            if not np.all(np.isfinite(w)):
+                raise ValueError("weights contain NaN or infinity")
+        self.weights = w
+        self.terms = []
+        for t in range(T):
+            try:
+                term = SampledKronProduct(K2s[t], K1s[t], r2[t], r1[t], c2[t], c1[t])
+            except (ValueError, IndexError) as exc:
+                raise type(exc)(f"term {t}: {exc}".replace("_M", "_K2").replace(
+                    "_N", "_K1")) from None
+            self.terms.append(term)
+        shapes = {term.shape for term in self.terms}
+        if len(shapes) != 1:
+            raise ValueError(f"the terms have different shapes {sorted(shapes)}")
+        super().__init__(dtype=np.dtype(np.float64), shape=self.terms[0].shape)
+
+    def _matvec(self, v):
+        v = np.asarray(v, dtype=np.float64).ravel()
+        out = self.weights[0] * self.terms[0].matvec(v)
+        for wt, term in zip(self.weights[1:], self.terms[1:]):
+            out += wt * term.matvec(v)
+        return out
+
+    def _rmatvec(self, u):
+        u = np.asarray(u, dtype=np.float64).ravel()
+        out = self.weights[0] * self.terms[0].rmatvec(u)
+        for wt, term in zip(self.weights[1:], self.terms[1:]):
+            out += wt * term.rmatvec(u)
+        return out
+
+    def _matmat(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        return np.column_stack([self._matvec(X[:, j]) for j in range(X.shape[1])]) \
+            if X.shape[1] else np.zeros((self.shape[0], 0))
+
+    def _adjoint(self):
+        return _AdjointPKO(self)
+
+
+class _AdjointPKO(LinearOperator):
+    def __init__(self, op):
+        self.op = op
+        super().__init__(dtype=op.dtype, shape=(op.shape[1], op.shape[0]))
+
+    def _matvec(self, u):
+        return self.op._rmatvec(u)
+
+    def _rmatvec(self, v):
+        return self.op._matvec(v)

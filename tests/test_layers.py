@@ -1,0 +1,129 @@
+"""The layering of the package holds: every import of an rlscore module points down (or
+within its own package), and no module imports a private name of another package.
+
+Layers, bottom first (docs/architecture.rst explains them):
+
+0. ``rlscore._validation``, ``rlscore._groups``, ``rlscore._io``, ``rlscore._archive``,
+   ``rlscore._progress``, ``rlscore._vec_trick``, ``rlscore._ext`` (argument checks,
+   query structure, atomic files, bounded archives, progress, the generalized vec
+   trick, compiled kernels)
+1. ``rlscore.kernel``, ``rlscore.measure``, ``rlscore.predictor`` (leaves)
+2. ``rlscore.core``, ``rlscore.model_io`` (the algebra; model files)
+3. the faces ``rlscore.learner``, ``rlscore.estimators``, ``rlscore.distributed``,
+   ``rlscore.utilities``, ``rlscore.datasets`` (thin adapters; they do not import each other)
+4. ``rlscore.cli`` (may use any face), then ``rlscore`` itself and ``rlscore.__main__``.
+
+Within layer 1 the predictors may use the kernels (a kernel predictor evaluates its
+kernel); within layer 3 the data-set loaders use the readers of ``rlscore.utilities``. The compiled modules of ``rlscore._ext`` carry private names by convention and
+may be imported by any layer above them.
+"""
+
+import ast
+import pathlib
+import sys
+
+import pytest
+
+import rlscore
+
+PKG = pathlib.Path(rlscore.__file__).resolve().parent
+
+LAYER = {
+    # layer 0 in the order its modules may use each other
+    "_ext": 0.0, "_validation": 0.1, "_io": 0.2, "_progress": 0.2, "__version__": 0.2,
+    "_groups": 0.3, "_archive": 0.3, "_vec_trick": 0.3,
+    "kernel": 1, "measure": 1, "predictor": 1,
+    "core": 2, "model_io": 2,
+    "learner": 3, "estimators": 3, "distributed": 3, "utilities": 3, "datasets": 3,
+    "plot": 3, "cli": 4, "": 5, "__main__": 5,
+}
+# sideways imports allowed within one layer: (importer, imported)
+ALLOWED_SIDEWAYS = {("predictor", "kernel"), ("datasets", "utilities")}
+
+
+def _package_of(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _modules():
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        name = ".".join(rel.parts)
+        if name.endswith(".__init__"):
+            name = name[: -len(".__init__")]
+        yield path, name
+
+
+def _imports(path, name):
+    """(line, imported module, imported names or None) for every rlscore import."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    is_pkg = path.name == "__init__.py"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("rlscore"):
+                    yield node.lineno, alias.name, None
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                if not is_pkg:
+                    base = base[:-1]
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module == "rlscore":        # from rlscore import measure, __version__
+                for alias in node.names:
+                    yield node.lineno, f"rlscore.{alias.name}", None
+            elif module.startswith("rlscore"):
+                yield node.lineno, module, [a.name for a in node.names]
+
+
+def _violations():
+    out = []
+    for path, name in _modules():
+        src = _package_of(name) if "." in name else ""
+        if name == "rlscore.__main__":
+            src = "__main__"
+        for line, module, names in _imports(path, name):
+            dst = _package_of(module)
+            where = f"{path.relative_to(PKG.parent)}:{line}"
+            if dst == src:
+                continue
+            if src not in LAYER or dst not in LAYER:
+                out.append(f"{where}: unknown package in {name} -> {module}")
+                continue
+            if LAYER[dst] > LAYER[src]:
+                out.append(f"{where}: upward import {src} -> {dst} ({module})")
+            elif LAYER[dst] == LAYER[src] and (src, dst) not in ALLOWED_SIDEWAYS:
+                out.append(f"{where}: sideways import {src} -> {dst} ({module})")
+            if names and dst != "_ext":
+                private = [n for n in names if n.startswith("_")]
+                if private:
+                    out.append(f"{where}: private name(s) {private} of {module}")
+    return out
+
+
+def test_every_package_has_a_layer():
+    packages = {p.name if p.is_dir() else p.stem for p in PKG.iterdir()
+                if (p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"}
+    packages.discard("__init__")
+    assert packages <= set(LAYER), sorted(packages - set(LAYER))
+
+
+def test_imports_point_down_and_use_public_names():
+    bad = _violations()
+    assert not bad, "\n".join(bad)
+
+
+def test_the_checker_sees_a_violation(tmp_path, monkeypatch):
+    """The test itself can fail: an upward import in a scratch copy is reported."""
+    fake = tmp_path / "rlscore"
+    (fake / "kernel").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "kernel" / "__init__.py").write_text("from rlscore.core.rls import _x\n")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    bad = _violations()
+    assert any("upward import kernel -> core" in b for b in bad)
+    assert any("private name" in b for b in bad)
