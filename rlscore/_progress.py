@@ -57,7 +57,7 @@ class Progress:
                 tqdm = None
             if tqdm is not None:
                 self._bar = tqdm(total=total, desc=desc, file=self.stream, leave=False,
-                                 dynamic_ncols=True)
+                                 dynamic_ncols=True, mininterval=0, miniters=1)
             else:
                 self._write(f"{desc}: started")
 

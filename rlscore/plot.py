@@ -33,8 +33,8 @@ def cv_curve(regparams, performances, chosen=None, measure="CV measure", labels=
         One curve, or one per value of a second searched parameter (e.g. the Gaussian
         kernel's gamma), whose names are ``labels``.
     chosen : (regparam, performance) or float or None
-        The selected point, marked; a float is looked up on the (first) curve. With
-        ``warn`` a choice on an edge of the grid adds a note in the figure and a
+        The selected point, marked; a float is looked up on the (first) curve. A
+        choice on an edge of the grid adds a note in the figure and, with ``warn``, a
         UserWarning.
     measure : str
         Name of the y axis.
@@ -85,11 +85,12 @@ def cv_curve(regparams, performances, chosen=None, measure="CV measure", labels=
         ax.plot([lam], [value], marker="*", ms=14, color="crimson", zorder=5,
                 label=f"chosen {lam:.3g}")
         edge = grid_edge(grid, lam)
-        if edge is not None and warn:
+        if edge is not None:
             note = (f"chosen value on the {edge} edge of the grid: the optimum may lie "
                     f"beyond it; extend the grid")
             ax.text(0.02, 0.02, note, transform=ax.transAxes, fontsize=8, color="crimson")
-            warnings.warn(note, UserWarning, stacklevel=2)
+            if warn:
+                warnings.warn(note, UserWarning, stacklevel=2)
     if labels is not None or chosen is not None:
         ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)

@@ -377,3 +377,61 @@ def test_predict_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch
     ref = RLS(X, y, regparam=0.5).predict(Xt)
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
     assert got.size == 200
+
+
+def test_progress_forced_on_reports_stages_and_changes_no_result(tmp_path, capsys):
+    """--progress writes one line per stage and per grid step on stderr (here a file,
+    not a terminal); the model is the same with --no-progress."""
+    from rlscore.model_io import load_model
+    from rlscore.utilities.reader import write_svmlight
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    y = X @ rng.normal(size=4) + 0.1 * rng.normal(size=40)
+    train = tmp_path / "t.txt"
+    write_svmlight(str(train), X, y)
+    out = {}
+    for flag in ("--progress", "--no-progress"):
+        path = tmp_path / f"m{flag}.npz"
+        assert main(["fit", str(train), "-o", str(path), "--regparams", "0.01,0.1,1,10",
+                     "--cv", "loo", "-q", flag]) == 0
+        out[flag] = capsys.readouterr().err
+        assert path.exists()
+    err = out["--progress"]
+    assert f"rlscore: reading {train}: started" in err
+    assert "rlscore: regparam grid: step 4/4 (regparam=10" in err
+    assert re.search(r"rlscore: selecting among 4 regparams \(loo\): done in", err)
+    assert "step" not in out["--no-progress"]
+    a = load_model(tmp_path / "m--progress.npz")
+    b = load_model(tmp_path / "m--no-progress.npz")
+    np.testing.assert_array_equal(a.W, b.W)
+
+
+def test_cv_plot_curve_equals_the_printed_table(tmp_path, capsys):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rlscore.utilities.reader import write_svmlight
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3))
+    y = X @ rng.normal(size=3) + 0.5 * rng.normal(size=50)
+    train = tmp_path / "t.txt"
+    write_svmlight(str(train), X, y)
+    png = tmp_path / "cv.png"
+    captured = {}
+    real_savefig = plt.Figure.savefig
+
+    def spy(fig, *a, **k):
+        captured["xy"] = (fig.axes[0].lines[0].get_xdata(), fig.axes[0].lines[0].get_ydata())
+        return real_savefig(fig, *a, **k)
+
+    plt.Figure.savefig = spy
+    try:
+        assert main(["cv", str(train), "--regparams", "0.01,0.1,1,10,100", "--cv", "loo",
+                     "--plot", str(png)]) == 0
+    finally:
+        plt.Figure.savefig = real_savefig
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = [ln.split() for ln in capsys.readouterr().out.splitlines()[2:]]
+    table = np.array([[float(r[0]), float(r[1])] for r in rows])
+    np.testing.assert_allclose(captured["xy"][0], table[:, 0])
+    np.testing.assert_allclose(captured["xy"][1], table[:, 1], atol=5e-7)   # 6 decimals

@@ -167,6 +167,7 @@ def _add_training_options(p, need_output):
                             "kernel model; cv: the --folds K fold models, whole queries "
                             "when the file has qids)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _add_progress(p)
 
 
 def build_parser():
@@ -187,6 +188,9 @@ def build_parser():
     cv = sub.add_parser("cv", help="cross-validated measure per regparam",
                         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_training_options(cv, need_output=False)
+    cv.add_argument("--plot", metavar="PNG", help="also draw the CV measure against "
+                    "regparam (log axis, the choice marked, a note when it lies on an "
+                    "edge of the grid) into this PNG file (needs matplotlib)")
     cv.set_defaults(func=_cmd_cv)
 
     pr = sub.add_parser("predict", help="predict with a saved model", epilog=_EPILOG,
@@ -206,6 +210,7 @@ def build_parser():
                                                   "jackknife-minmax", "cv+", "cv",
                                                   "cv-minmax"],
                     help="default: jackknife+ (--intervals jackknife) or cv+ (--intervals cv)")
+    _add_progress(pr)
     pr.set_defaults(func=_cmd_predict)
 
     ev = sub.add_parser("evaluate", help="measures of a saved model on a labelled file",
@@ -222,6 +227,7 @@ def build_parser():
     ev.add_argument("--ignore-extra-features", action="store_true",
                     help="allow non-zero features beyond the training file's largest "
                          "index (they are treated as unseen features)")
+    _add_progress(ev)
     ev.set_defaults(func=_cmd_evaluate)
 
     demo = sub.add_parser("demo", help="run the main job on the bundled heart sample")
@@ -248,6 +254,43 @@ def _data_errors():
             IndexError, KeyError, TypeError, UnicodeError, RecursionError)
 
 
+def _add_progress(p):
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="report every stage and step (reading, selection grid, "
+                        "solver iterations) on stderr, also when it is not a terminal")
+    g.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress reports (default: on when stderr is a terminal)")
+
+
+def _start_progress(args):
+    """Attach a one-line-per-record stderr handler to the ``rlscore`` logger when the
+    command reports progress; returns it (or None) so main can remove it."""
+    import logging
+    from rlscore.cli import _base
+    _base.PROGRESS = getattr(args, "progress", None)
+    if not _base.progress_enabled():
+        return None
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("rlscore: %(message)s"))
+    logger = logging.getLogger("rlscore")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    _base.LOG_HANDLER = handler
+    return handler
+
+
+def _stop_progress(handler):
+    import logging
+    from rlscore.cli import _base
+    if handler is not None:
+        logger = logging.getLogger("rlscore")
+        logger.removeHandler(handler)
+        logger.setLevel(logging.NOTSET)
+    _base.LOG_HANDLER = None
+    _base.PROGRESS = None
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Library warnings (an edge-of-grid choice, a zero model) as one line each."""
     print(f"rlscore: warning: {message}", file=sys.stderr)
@@ -262,6 +305,7 @@ def main(argv=None):
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    handler = _start_progress(args)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -286,6 +330,8 @@ def main(argv=None):
     except _data_errors() as exc:
         print(f"rlscore: error: {_one_line(exc)}", file=sys.stderr)
         return 1
+    finally:
+        _stop_progress(handler)
 
 
 if __name__ == "__main__":

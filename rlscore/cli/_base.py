@@ -3,81 +3,34 @@ registries, and the two error kinds (usage: exit 2; data: exit 1)."""
 
 import dataclasses
 import sys
-import threading
-import time
 
 # --------------------------------------------------------------------------- progress
 
 
-class Progress:
-    """A one-line progress display on a terminal; silent when ``stream`` is not a TTY.
-
-    With ``total`` it draws a bar advanced by :meth:`step`; without, it shows a spinner
-    and the elapsed time, refreshed by a background thread. Use as a context manager.
-    """
-
-    def __init__(self, label, total=None, stream=None, enabled=None):
-        self.stream = sys.stderr if stream is None else stream
-        if enabled is None:
-            enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.enabled = enabled
-        self.label = label
-        self.total = total
-        self.done = 0
-        self._t0 = time.perf_counter()
-        self._stop = threading.Event()
-        self._thread = None
-
-    def __enter__(self):
-        if self.enabled:
-            self._thread = threading.Thread(target=self._spin, daemon=True)
-            self._thread.start()
-        return self
-
-    def _spin(self):
-        while not self._stop.wait(0.2):
-            self._draw()
-
-    def step(self, n=1):
-        self.done += n
-        if self.enabled:
-            self._draw()
-
-    def _draw(self):
-        elapsed = time.perf_counter() - self._t0
-        if self.total:
-            frac = min(1.0, self.done / self.total)
-            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
-            text = f"\r{self.label} [{bar}] {self.done}/{self.total} {elapsed:5.1f} s"
-        else:
-            spin = "|/-\\"[int(elapsed * 5) % 4]
-            text = f"\r{self.label} {spin} {elapsed:5.1f} s"
-        self.stream.write(text)
-        self.stream.flush()
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self.stream.write("\r" + " " * 79 + "\r")
-            self.stream.flush()
-        return False
+#: True / False from --progress / --no-progress; None: on when stderr is a terminal.
+PROGRESS = None
+#: The stderr handler main() attaches to the ``rlscore`` logger when progress is on
+#: (every stage and step as one line), or None.
+LOG_HANDLER = None
 
 
-class _CountingMeasure:
-    """Wraps a measure so that each evaluation advances a progress bar."""
+def progress_enabled(stream=None):
+    """Whether the command shows progress on ``stream`` (default stderr)."""
+    stream = sys.stderr if stream is None else stream
+    if PROGRESS is not None:
+        return PROGRESS
+    return bool(getattr(stream, "isatty", lambda: False)())
 
-    def __init__(self, measure, progress):
-        self.measure = measure
-        self.progress = progress
-        self.iserror = measure.iserror
-        self.__name__ = getattr(measure, "__name__", "measure")
 
-    def __call__(self, Y, P):
-        try:
-            return self.measure(Y, P)
-        finally:
-            self.progress.step()
+def Progress(label, total=None, stream=None, enabled=None):
+    """One stage of the command, reported through the library's one progress
+    mechanism (:mod:`rlscore._progress`: log records of the ``rlscore`` logger, and a
+    bar or text lines on ``stream`` when enabled). Use as a context manager."""
+    from rlscore._progress import Progress as _Progress
+    stream = sys.stderr if stream is None else stream
+    if enabled is None:      # lines through the log handler, or a bar of its own
+        enabled = LOG_HANDLER is None and progress_enabled(stream)
+    return _Progress(label, total, enabled, stream)
 
 
 # --------------------------------------------------------------------------- registries

@@ -276,7 +276,26 @@ def _cmd_cv(args):
           f"{measure.name}{per_query} ({'lower' if measure.iserror else 'higher'} "
           f"is better)")
     print(_table(grid, perfs, measure.name, sel.regparam))
+    if getattr(args, "plot", None):
+        _plot(args.plot, grid, perfs, measure.name, sel.regparam)
     return 0
+
+
+def _plot(path, grid, perfs, mname, best):
+    """``--plot``: the CV measure against regparam, the choice marked (the same numbers
+    as the table). The edge-of-grid warning was already given by the selection."""
+    try:
+        from rlscore.plot import cv_curve
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError('--plot needs matplotlib: pip install "rlscore[plot]"') from None
+    i = int(np.flatnonzero(np.asarray(grid) == best)[0])
+    from rlscore._io import atomic_write
+    fig = cv_curve(grid, perfs, chosen=(float(best), float(perfs[i])), measure=mname,
+                   warn=False)
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=100)
+    plt.close(fig)
 
 
 def _fmt(v):

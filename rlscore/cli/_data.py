@@ -53,9 +53,11 @@ def iter_file(path, zero_based):
     """(X, y) chunks of an svmlight/LETOR file of about 16 MiB each, read with a fixed
     index base; DataError for bad files. Peak memory O(chunk), whatever the file's
     length."""
+    from rlscore.cli._base import Progress
     from rlscore.utilities.reader import iter_svmlight
-    with _file_errors(path):
+    with _file_errors(path), Progress(f"reading {path} in chunks") as report:
         for X, Y, _ in iter_svmlight(path, None, zero_based):
+            report.step(rows=X.shape[0])
             _check_finite(path, X, Y)
             X.sum_duplicates()
             X.eliminate_zeros()
@@ -69,7 +71,8 @@ def read_file(path, zero_based="auto"):
     read_svmlight`); the resolved choice is returned. O(file size).
     """
     from rlscore.utilities.reader import read_svmlight
-    with _file_errors(path):
+    from rlscore.cli._base import Progress
+    with _file_errors(path), Progress(f"reading {path}"):
         X, Y, qids, zb = read_svmlight(path, zero_based=zero_based, return_zero_based=True)
     _check_finite(path, X, Y)
     X.sum_duplicates()

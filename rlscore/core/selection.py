@@ -32,6 +32,8 @@ import warnings
 
 import numpy as np
 
+from rlscore._progress import progress
+
 __all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score", "LOOCV", "NfoldCV",
            "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "RefitCV", "lpo_pairs",
            "lpo_ranking_accuracy", "EdgeOfGridWarning"]
@@ -151,12 +153,15 @@ def grid_search(crossvalidator, grid, name="regparam"):
         crossvalidator.prepare(values)
     performances = []
     predictions = []
-    for value in values:
-        if learner is not None:
-            learner.solve(value)
-        perf, pred = crossvalidator.cv(value)
-        performances.append(perf)
-        predictions.append(pred)
+    measure_name = getattr(crossvalidator.measure, "__name__", "performance")
+    with progress(f"{name} grid", len(values)) as report:   # logged (rlscore._progress)
+        for value in values:
+            if learner is not None:
+                learner.solve(value)
+            perf, pred = crossvalidator.cv(value)
+            performances.append(perf)
+            predictions.append(pred)
+            report.step(**{name: value, measure_name: perf})
     perfs = np.array(performances, dtype=np.float64)
     if perfs.ndim != 1:
         raise ValueError("cv() must return one scalar performance per grid point")
