@@ -12,22 +12,16 @@ Not a test: timings depend on the machine and its load (printed).
 
 import argparse
 import os
-import statistics
-import time
+import sys
 
-import numpy as np
-from threadpoolctl import threadpool_limits
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import limit_threads, machine_line, median_time, one_blas_thread  # noqa: E402
 
-from rlscore.core.pairwise_mkl import alignment_statistics, fit_pairwise_mkl
+limit_threads()
 
+import numpy as np  # noqa: E402
 
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+from rlscore.core.pairwise_mkl import alignment_statistics, fit_pairwise_mkl  # noqa: E402
 
 
 def kernels(n, rng, count=3):
@@ -38,7 +32,6 @@ def kernels(n, rng, count=3):
 
 
 def explicit(K1s, K2s, y, rows, cols):
-    s = y.size
     terms = []
     for K1 in K1s:
         for K2 in K2s:
@@ -49,7 +42,6 @@ def explicit(K1s, K2s, y, rows, cols):
     yc = y - y.mean()
     a = np.array([yc @ K @ yc for K in terms])
     M = np.array([[np.vdot(K, L) for L in terms] for K in terms])
-    del s
     return a, M
 
 
@@ -62,12 +54,13 @@ def main():
     args = p.parse_args()
     rng = np.random.default_rng(0)
     K1s, K2s = kernels(args.n1, rng), kernels(args.n2, rng)
-    print(f"load {os.getloadavg()[0]:.1f}; 1 BLAS thread; {len(K1s)} x {len(K2s)} kernels, "
-          f"n1={args.n1}, n2={args.n2}; median of {args.repeats}")
+    print(machine_line())
+    print(f"{len(K1s)} x {len(K2s)} kernels, n1={args.n1}, n2={args.n2}; median of "
+          f"{args.repeats}")
     print("| labelled pairs s | vec trick (a, M) | explicit (a, M) | ratio | max rel diff "
           "| fit incl. MINRES (tol 1e-6) |")
     print("|---|---|---|---|---|---|")
-    with threadpool_limits(1):
+    with one_blas_thread():
         for s in args.s:
             idx = rng.choice(args.n1 * args.n2, size=s, replace=False)
             rows, cols = np.divmod(idx, args.n2)
