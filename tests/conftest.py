@@ -1,7 +1,14 @@
 """Test configuration: make sure the compiled package is the one under test."""
 
+import os
+
 import numpy as np
 import pytest
+
+# Child processes (``python -c ...`` in the CLI, fuzz and bounds tests) must import the
+# installed package too: without this, a child started in the repository root puts the
+# source folder (no compiled extensions) first on sys.path (PYTHONSAFEPATH, Python >= 3.11).
+os.environ.setdefault("PYTHONSAFEPATH", "1")
 
 
 def pytest_report_header(config):
