@@ -480,7 +480,7 @@ class QueryLPOCV:
                     f"all labels of output {c} are tied within every query: no pairs")
 
     def cv(self, regparam):
-        from rlscore.core.rankrls import lpo_cindex
+        from rlscore.core.rankrls_pairs import lpo_cindex
         Y = self.rls.Y
         n, p = self.starts.size, Y.shape[1]
         ps, pe = np.empty((n, p)), np.empty((n, p))

@@ -1,7 +1,8 @@
 """GlobalRankRLS (one ranking over all examples) with RLScore's interface, and its
 model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
-from rlscore.core.rankrls import GlobalRankRLSModel, RankLPOCV
+from rlscore.core.rankrls import GlobalRankRLSModel
+from rlscore.core.rankrls_pairs import RankLPOCV
 from rlscore.learner._common import (exclusive, pop_basis_kwargs, split_kernel_kwargs,
                                      squeeze)
 from rlscore.learner.rls import _SelectionWrapper

@@ -10,9 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
 from rlscore._ext import _lpo
-from rlscore.core.rankrls import (
-    GlobalRankRLSModel, PPRankRLSModel, QueryRankRLSModel, lpo_cindex,
-    preference_pairs)
+from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
+from rlscore.core.rankrls_pairs import PPRankRLSModel, lpo_cindex, preference_pairs
 from rlscore.datasets.synthetic import make_irrelevant_pairs_example
 from rlscore.kernel import GaussianKernel
 
