@@ -53,7 +53,22 @@ def test_rank_estimators_with_basis():
                    random_state=0).fit(X, y, qid=qid)
     cv2 = RankRLSCV(alphas=[0.1, 1.0], cv=4, kernel="rbf", n_basis=10,
                     random_state=0).fit(X, y, qid=qid)
-    assert np.all(np.isfinite(cv.cv_results_["cv_performances"]))
+    # leave-query-out with held-out basis rows removed equals refits without each query
+    # (on the remaining basis rows), scored by the per-query c-index
+    from rlscore.measure import cindex
+    from rlscore.core.nystrom import select_basis
+    basis = select_basis(X.shape[0], None, 10, 0)       # the rows n_basis=10 draws
+    for i, alpha in enumerate([0.1, 1.0]):
+        scores = []
+        for q in range(8):
+            test = qid == q
+            train = np.flatnonzero(~test)
+            kept = [int(np.searchsorted(train, b)) for b in basis if not test[b]]
+            refit = RankRLS(alpha=alpha, kernel="rbf", basis_indices=kept).fit(
+                X[train], y[train], qid=qid[train])
+            scores.append(cindex(y[test], refit.predict(X[test])))
+        np.testing.assert_allclose(cv.cv_results_["cv_performances"][i], np.mean(scores),
+                                   rtol=1e-8)
     assert np.all(np.isfinite(cv2.cv_results_["cv_performances"]))
     s = RankSVM(alpha=0.1, kernel="rbf", basis_indices=[0, 5, 9, 22]).fit(X, y)
     assert s.dual_coef_.shape == (4,)
