@@ -211,7 +211,9 @@ def main():
     ap.add_argument("--splits", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
     args = ap.parse_args()
-    mapie = not args.no_mapie
+    import importlib.util
+    # MAPIE is optional: without it the script reports rlscore's intervals alone
+    mapie = not args.no_mapie and importlib.util.find_spec("mapie") is not None
     folder = args.davis
     if folder is None and os.environ.get("RLSCORE_DATA"):
         folder = os.path.join(os.environ["RLSCORE_DATA"], "davis")

@@ -377,8 +377,8 @@ class TrainTestCV:
     hold-out shortcut: the predictions of the model trained on ``train`` only) and the
     measure is applied to the ``test`` rows among them. Like :class:`NfoldCV`, the
     performance is the unweighted mean over the splits, and splits whose measure is
-    undefined are skipped. O(|H|^2 m + |H|^3) per split and lambda for a dual model,
-    H being the rows not used for training.
+    undefined are skipped. O(h^2 m + h^3) per split and lambda for a dual model, h being
+    the number of rows not used for training.
     """
 
     def __init__(self, rls, measure, splits):

@@ -311,8 +311,8 @@ def read_svmlight(fname, fdim=None, zero_based="auto", return_zero_based=False):
     dropped it), 0-based files are read (``zero_based``), and errors are
     ``ValueError`` (upstream: ``Exception``).
 
-    Lines are split at ``\n`` only (``\r\n`` files read fine; a lone ``\r`` is not a line
-    break), and tokens at spaces, tabs, ``\r``, vertical tabs and form feeds.
+    Lines end at LF (CRLF files read fine; a lone CR is not a line break), and tokens
+    are separated by spaces, tabs, CR, vertical tabs and form feeds.
 
     Complexity: O(file size) time, one pass of the compiled parser
     (:mod:`rlscore._ext._svmlight`) over chunks of whole lines; memory O(n·n_labels +
