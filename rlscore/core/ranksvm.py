@@ -84,7 +84,7 @@ __all__ = [
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
     "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
     "SquaredRankingRisk", "solve_ranksvm_newton", "check_loss_solver", "make_risk",
-    "train_ranksvm", "pair_structure",
+    "train_ranksvm", "pair_structure", "run_newton",
 ]
 
 SOLVERS = ("bundle", "newton")
@@ -296,8 +296,6 @@ def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
     Hessian-vector product per CG iteration (X v, the replayed sweeps, X^T u:
     O(m log m + nnz)); a few (5-10) Newton steps are typical.
     """
-    from rlscore.core.tron import tron
-
     if not isinstance(risk, SquaredRankingRisk):
         raise TypeError("solve_ranksvm_newton needs a SquaredRankingRisk (the Newton "
                         "method needs the squared hinge)")
@@ -318,17 +316,27 @@ def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
     if w0 is None:
         w0 = np.zeros(risk.dim)
     gnorm0 = float(np.linalg.norm(risk.zero_gradient()))
-    oracle = risk.newton_oracle(regparam)
-    result = tron(oracle, w0, tol=tol, grad_norm0=gnorm0, max_iter=max_iter,
+    sol = run_newton(risk.newton_oracle(regparam), w0, regparam, gnorm0, tol, max_iter,
+                     eps_cg, callback, verbose, warn)
+    sol.warm_start_iterations = sub_iterations
+    return sol
+
+
+def run_newton(oracle, w0, regparam, grad_norm0, tol, max_iter, eps_cg=0.1, callback=None,
+               verbose=False, warn=True):
+    """TRON on a squared-hinge Newton oracle (one machine's or a distributed one) from
+    ``w0``, stopping at ||grad J(w)|| <= tol * grad_norm0; a ConvergenceWarning when
+    ``max_iter`` stops it first (``warn``). Returns a :class:`RankSVMSolution`.
+    Cost: that of :func:`rlscore.core.tron.tron` with the oracle's products."""
+    from rlscore.core.tron import tron
+    result = tron(oracle, w0, tol=tol, grad_norm0=grad_norm0, max_iter=max_iter,
                   eps_cg=eps_cg, callback=callback, verbose=verbose)
     if warn and not result.converged and result.iterations >= max_iter:
         warnings.warn(
             f"RankSVM (Newton) did not converge in max_iter={max_iter} steps: gradient "
-            f"norm {result.grad_norm:.3g} > tol {tol:g} x {gnorm0:.3g}; increase "
-            f"max_iter", ConvergenceWarning, stacklevel=3)
-    sol = RankSVMSolution.from_tron(result, regparam, result.point.loss)
-    sol.warm_start_iterations = sub_iterations
-    return sol
+            f"norm {result.grad_norm:.3g} > tol {tol:g} x {grad_norm0:.3g}; increase "
+            f"max_iter", ConvergenceWarning, stacklevel=4)
+    return RankSVMSolution.from_tron(result, regparam, result.point.loss)
 
 
 def make_risk(X, y, qids=None, loss="hinge", normalize="pairs", n_threads=1):

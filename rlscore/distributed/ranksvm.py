@@ -9,13 +9,10 @@ coefficients, O(m) numbers per pass (see :class:`DistributedRankingRisk` and
 docs/distributed.rst).
 """
 
-import warnings
-
 import numpy as np
 
-from rlscore.core.ranksvm import (ConvergenceWarning, RankSVMSolution, check_loss_solver,
-                                  ranksvm_regparam, solve_ranksvm)
-from rlscore.core.tron import tron
+from rlscore.core.ranksvm import (check_loss_solver, ranksvm_regparam, run_newton,
+                                  solve_ranksvm)
 from rlscore.distributed._data import PartitionedData
 from rlscore.distributed._pairs import DistributedNewtonObjective, DistributedRankingRisk
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -59,14 +56,8 @@ def solve_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None, callback=None,
         w0 = zero
     _, point0 = oracle.evaluate(zero)
     gnorm0 = float(np.linalg.norm(oracle.gradient(point0)))
-    result = tron(oracle, w0, tol=tol, grad_norm0=gnorm0, max_iter=max_iter,
-                  eps_cg=eps_cg, callback=callback, verbose=verbose)
-    if warn and not result.converged and result.iterations >= max_iter:
-        warnings.warn(
-            f"RankSVM (Newton) did not converge in max_iter={max_iter} steps: gradient "
-            f"norm {result.grad_norm:.3g} > tol {tol:g} x {gnorm0:.3g}; increase "
-            f"max_iter", ConvergenceWarning, stacklevel=3)
-    return RankSVMSolution.from_tron(result, regparam, result.point.loss)
+    return run_newton(oracle, w0, regparam, gnorm0, tol, max_iter, eps_cg, callback,
+                      verbose, warn)
 
 
 class LinearRankSVM(PredictorInterface):
