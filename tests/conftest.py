@@ -20,3 +20,25 @@ def pytest_report_header(config):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+def _rlscore_reference_folds(ssize, k, seed):
+    """RLScore 0.8's random_folds written out: each fold sampled with
+    ``random.Random(seed)`` from the tuple of the *set* of remaining indices, which is
+    then reduced by ``set.difference`` (the order of a CPython int set matters)."""
+    import random
+    rng = random.Random(seed)
+    remaining = set(range(ssize))
+    size, extra = divmod(ssize, k)
+    folds = []
+    for i in range(k):
+        fold = rng.sample(tuple(remaining), size + (1 if i < extra else 0))
+        remaining = remaining.difference(fold)
+        folds.append(fold)
+    return folds
+
+
+@pytest.fixture
+def rlscore_reference_folds():
+    """The reference algorithm of RLScore's random_folds (one copy for every test)."""
+    return _rlscore_reference_folds

@@ -7,7 +7,6 @@ The data imitate the tutorials' (the housing regression data: 13 unscaled featur
 very different magnitudes; drug-target style kernels), generated here.
 """
 
-import random
 
 import numpy as np
 import pytest
@@ -68,23 +67,10 @@ def test_rls_loo_unscaled_polynomial_kernel_equals_refit():
 
 # -- K-fold with seeded folds ---------------------------------------------------------
 
-def rlscore_random_folds(ssize, k, seed):
-    """RLScore's algorithm: sample each fold from tuple(set of remaining indices)."""
-    rng = random.Random(seed)
-    remaining = set(range(ssize))
-    size, extra = divmod(ssize, k)
-    folds = []
-    for i in range(k):
-        fold = rng.sample(tuple(remaining), size + (1 if i < extra else 0))
-        remaining = remaining.difference(fold)
-        folds.append(fold)
-    return folds
-
-
-def test_kfold_with_seeded_folds_equals_refit():
+def test_kfold_with_seeded_folds_equals_refit(rlscore_reference_folds):
     X, y = housing_like(m=60)
     folds = random_folds(60, 5, seed=12345)
-    assert folds == rlscore_random_folds(60, 5, 12345)
+    assert folds == rlscore_reference_folds(60, 5, 12345)
     grid = [0.1, 10.0]
     sel = KfoldRLS(X, y, folds, regparams=grid)
     for j, lam in enumerate(grid):

@@ -18,18 +18,6 @@ from rlscore.utilities._set_order import IntSet
 from rlscore.utilities.cross_validation import random_folds
 
 
-def rlscore_folds(ssize, k, seed):
-    rng = random.Random(seed)
-    remaining = set(range(ssize))
-    size, extra = divmod(ssize, k)
-    folds = []
-    for i in range(k):
-        fold = rng.sample(tuple(remaining), size + (1 if i < extra else 0))
-        remaining = remaining.difference(fold)
-        folds.append(fold)
-    return folds
-
-
 # printed by RLScore 0.8's random_folds under Python 3.8.18 (and 3.6.15, 3.10.13)
 PRINTED = {
     (0, 10, 3): [[6, 9, 0, 2], [7, 5, 8], [3, 4, 1]],
@@ -63,8 +51,8 @@ cpython = pytest.mark.skipif(platform.python_implementation() != "CPython",
 @pytest.mark.parametrize("ssize, k", [(1, 1), (5, 5), (13, 5), (20, 10), (28, 10), (79, 5),
                                       (100, 3), (111, 7), (257, 10), (506, 10), (1000, 4),
                                       (2049, 2)])
-def test_folds_equal_rlscore_algorithm(seed, ssize, k):
-    assert random_folds(ssize, k, seed=seed) == rlscore_folds(ssize, k, seed)
+def test_folds_equal_rlscore_algorithm(seed, ssize, k, rlscore_reference_folds):
+    assert random_folds(ssize, k, seed=seed) == rlscore_reference_folds(ssize, k, seed)
 
 
 @cpython
