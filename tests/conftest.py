@@ -7,7 +7,8 @@ import pytest
 
 # Child processes (``python -c ...`` in the CLI, fuzz and bounds tests) must import the
 # installed package too: without this, a child started in the repository root puts the
-# source folder (no compiled extensions) first on sys.path (PYTHONSAFEPATH, Python >= 3.11).
+# source folder (no compiled extensions) first on sys.path (PYTHONSAFEPATH, Python >= 3.11,
+# which is why the package requires 3.11: 3.10 reached its end of life in October 2026).
 os.environ.setdefault("PYTHONSAFEPATH", "1")
 
 
