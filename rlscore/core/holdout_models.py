@@ -151,14 +151,15 @@ def loo_models(model):
         return HoldoutModels("loo", coef, E, Q)
     solver = model.solver
     nmap = solver.nmap
-    cols = np.arange(nmap.k)
-    rows = solver.basis_indices[nmap.order[:nmap.k]]       # row of column j of Phi
-    N = nmap.Cinv                                           # column j: constraint of j
+    # column j of N: the constraint of removing basis vector cols[j] (none when a kept
+    # dependent basis vector still spans its direction)
+    cols, N = nmap.single_removal_directions()
+    rows = solver.basis_indices[nmap.order[cols]]          # row of column cols[j]
     PN = _apply_P(model, N)
     nPn = np.einsum("ij,ij->j", N, PN)
     # u_j = w - Q[:, row_j] e_j (k, n_corr, p); c_j = N_j^T u_j / N_j^T P N_j
     U3 = coef[:, None, :] - Q[:, rows][:, :, None] * E[rows][None, :, :]
-    c = np.einsum("kj,kjp->jp", N[:, cols], U3) / nPn[:, None]
+    c = np.einsum("kj,kjp->jp", N, U3) / nPn[:, None]
     corr = PN[:, :, None] * c[None, :, :]                   # (k, n_corr, p)
     p = coef.shape[1]
     extra = np.hstack([Q, corr.reshape(coef.shape[0], rows.size * p)])
@@ -223,12 +224,10 @@ def fold_models(model, folds):
     F = np.tile(coef, (1, K)) - apply_influence(model, Z)
     if model.remove_basis:
         solver = model.solver
-        N_all = solver.nmap.Cinv
         for k, H in enumerate(members):
-            pos = solver._held_positions(H)
-            if pos.size == 0:
+            N = solver._removed_directions(H)
+            if N.shape[1] == 0:
                 continue
-            N = N_all[:, pos]
             PN = _apply_P(model, N)
             u = F[:, k * p:(k + 1) * p]
             F[:, k * p:(k + 1) * p] = u - PN @ la.solve(N.T @ PN, N.T @ u,

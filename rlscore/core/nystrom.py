@@ -96,10 +96,10 @@ def select_basis(m, basis_indices=None, n_basis=None, random_state=None):
 
 
 def _factor_basis(K_RR):
-    """(C, order, k): C C^T = K_RR[order][:, order] for the first k basis vectors of
-    ``order`` (k = effective rank). Plain Cholesky when K_RR is positive definite to
-    working precision (smallest pivot > r eps max diag), pivoted Cholesky otherwise.
-    O(r^3 / 3)."""
+    """(C, order, k, tol): C C^T = K_RR[order][:, order] for the first k basis vectors
+    of ``order`` (k = effective rank). Plain Cholesky when K_RR is positive definite to
+    working precision (smallest pivot > tol = r eps max diag), pivoted Cholesky
+    otherwise. O(r^3 / 3)."""
     r = K_RR.shape[0]
     scale = max(float(np.max(np.diag(K_RR), initial=0.0)), 0.0)
     if not np.all(np.isfinite(K_RR)):
@@ -109,7 +109,7 @@ def _factor_basis(K_RR):
     tol = r * _EPS * scale
     c, info = lapack.dpotrf(K_RR, lower=1, clean=1)
     if info == 0 and np.min(np.diag(c)) ** 2 > tol:
-        return np.ascontiguousarray(c), np.arange(r, dtype=np.intp), r
+        return np.ascontiguousarray(c), np.arange(r, dtype=np.intp), r, tol
     c, piv, k, info = lapack.dpstrf(K_RR, tol=tol, lower=1)
     order = np.ascontiguousarray(piv - 1, dtype=np.intp)
     k = int(k)
@@ -118,7 +118,7 @@ def _factor_basis(K_RR):
         f"rank {k} of {r}; the {r - k} dependent basis vectors get coefficient 0",
         UserWarning, stacklevel=5)
     C = np.ascontiguousarray(np.tril(c[:k, :k]))
-    return C, order, k
+    return C, order, k, tol
 
 
 class NystromMap:
@@ -146,8 +146,11 @@ class NystromMap:
         K_RR = np.ascontiguousarray(K_RR, dtype=np.float64)
         K_MR = np.asarray(K_MR, dtype=np.float64)
         self.r = K_RR.shape[0]
-        self.C, self.order, self.k = _factor_basis(K_RR)
+        self.C, self.order, self.k, self._tol = _factor_basis(K_RR)
         cols = self.order[:self.k]
+        # kernel between the used and the dependent basis vectors (removal_directions)
+        self._K_dep = K_RR[np.ix_(cols, self.order[self.k:])] if self.k < self.r else None
+        self._dep_coords = None
         K_used = K_MR if self.k == self.r and np.all(cols == np.arange(self.r)) \
             else K_MR[:, cols]
         # Phi^T = C^{-1} K_MR^T: one triangular solve
@@ -187,6 +190,63 @@ class NystromMap:
         p = self._position[np.asarray(basis_subset, dtype=np.intp)]
         return np.ascontiguousarray(np.sort(p[p >= 0]))
 
+    def removal_directions(self, held_out):
+        """Directions N (k, h) of the map's weight space that removing the basis
+        positions ``held_out`` takes away: the model with the kept basis is the full
+        map's model under the constraint N^T w = 0 (module docstring, Cross-validation).
+
+        N spans the orthogonal complement of the feature coordinates of every kept
+        basis vector -- the kept vectors of the map (rows of C) *and* the kept dependent
+        ones (C^{-1} k(R_used, x_j)). Without dependent vectors this is C^{-1}[:, H]. A
+        held-out vector of the map whose direction a kept dependent vector still spans
+        (a duplicate, say) removes nothing; the test of "still spans" is the one
+        pivoted Cholesky applies when the kept basis is factored anew: a squared
+        residual above r eps max diag(K_RR).
+
+        Returns
+        -------
+        ndarray (k, h), h = 0 when the removal changes nothing.
+
+        Notes
+        -----
+        O(k h) without dependent basis vectors; O(k h (h + d)) with d of them, plus
+        O(k^2 d) once.
+        """
+        held = np.asarray(held_out, dtype=np.intp)
+        H = self.positions(held)
+        N = self.Cinv[:, H]
+        if H.size == 0 or self._K_dep is None:
+            return N
+        dep = self.order[self.k:]
+        kept = ~np.isin(dep, held)
+        if not kept.any():
+            return N
+        if self._dep_coords is None:
+            self._dep_coords = self.Cinv @ self._K_dep            # (k, d)
+        Q, _ = np.linalg.qr(N)
+        # components of the kept dependent vectors in the removed subspace: what they
+        # span there beyond the kept vectors of the map
+        Us, s, _ = la.svd(Q.T @ self._dep_coords[:, kept], check_finite=False)
+        restored = int(np.count_nonzero(s * s > self._tol))
+        return np.ascontiguousarray(Q @ Us[:, restored:])
+
+    def single_removal_directions(self):
+        """(cols, N): for each column ``cols[i]`` of Phi whose basis vector's removal
+        alone changes the model, the direction N[:, i] it takes away
+        (:meth:`removal_directions` of that one vector). Without dependent basis
+        vectors, every column and N = C^{-1}. O(k^2) then; O(k^2 d) with d dependent
+        vectors."""
+        if self.k == self.r:
+            return np.arange(self.k, dtype=np.intp), self.Cinv
+        cols, dirs = [], []
+        for j, pos in enumerate(self.order[:self.k]):
+            Nj = self.removal_directions([pos])
+            if Nj.shape[1]:
+                cols.append(j)
+                dirs.append(Nj[:, 0])
+        N = np.array(dirs).T if dirs else np.empty((self.k, 0))
+        return np.asarray(cols, dtype=np.intp), N
+
     def remove(self, held_out):
         """The map of the basis without the positions ``held_out`` (Theorem 1).
 
@@ -202,6 +262,11 @@ class NystromMap:
         Raises
         ------
         ValueError when every basis vector of the map would be removed.
+
+        Notes on dependent basis vectors: the map is that of the kept basis vectors *of
+        the map*; a kept dependent vector (coefficient 0 in the full model) is not added
+        back even if it spans a removed direction. Cross-validation does take them into
+        account (:meth:`removal_directions`).
 
         Notes
         -----
@@ -280,14 +345,15 @@ class NystromSolver(LinearSolver):
         self.basis_indices = np.asarray(basis_indices, dtype=np.intp)
         self._xi_all = None
 
-    def _held_positions(self, rows):
-        """Columns of Phi whose basis vector is among ``rows``."""
-        H = self.nmap.positions(basis_positions(self.basis_indices, rows))
-        if H.size >= self.nmap.k:
+    def _removed_directions(self, rows):
+        """N (k, h) of :meth:`NystromMap.removal_directions` for the basis vectors
+        among ``rows``."""
+        N = self.nmap.removal_directions(basis_positions(self.basis_indices, rows))
+        if N.shape[1] >= self.nmap.k:
             raise ValueError(
                 "the hold-out set contains every basis vector: removing them leaves no "
                 "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
-        return H
+        return N
 
     def _eig_parts(self):
         """(U (m, q), s2 (q,), keep mask (k,), V (k, k), V^T Phi^T Y (k, p))."""
@@ -299,11 +365,11 @@ class NystromSolver(LinearSolver):
         """Predictions (|U|, p) for the rows ``indices`` from the model retrained
         without them and without the basis vectors among them."""
         U_rows = _check_holdout(indices, self.m)
-        H = self._held_positions(U_rows)
-        if H.size == 0:
+        N = self._removed_directions(U_rows)
+        if N.shape[1] == 0:
             return self.holdout(regparam, U_rows)
         U, s2, keep, V, VtPY = self._eig_parts()
-        xi = V.T @ self.nmap.Cinv[:, H]                     # (k, h), eigen coordinates
+        xi = V.T @ N                                        # (k, h), eigen coordinates
         xi, _ = np.linalg.qr(xi)
         g = 1.0 / (self._eig[0] + regparam)
         sq = np.sqrt(s2)
@@ -343,14 +409,16 @@ class NystromSolver(LinearSolver):
         if self.nmap.k == 1:
             raise ValueError("leave-one-out removal of the only basis vector leaves no "
                              "basis; use keep_basis_in_cv=True")
-        used = self.nmap.order[:self.nmap.k]
-        rows = self.basis_indices[used]                     # row of column j of Phi
         U, s2, keep, V, VtPY = self._eig_parts()
         if self._xi_all is None:
-            Xi = V.T @ self.nmap.Cinv                       # (k, k): column j = V^T N_j
+            cols, N = self.nmap.single_removal_directions()
+            Xi = V.T @ N                                    # column i = V^T N_i
             Xi /= np.linalg.norm(Xi, axis=0)[None, :]
-            self._xi_all = np.ascontiguousarray(Xi.T)       # row j
-        Xi = self._xi_all
+            self._xi_all = (cols, np.ascontiguousarray(Xi.T))   # row i: column cols[i]
+        cols, Xi = self._xi_all
+        if cols.size == 0:
+            return P
+        rows = self.basis_indices[self.nmap.order[cols]]    # row of column cols[i]
         g = 1.0 / (self._eig[0] + regparam)
         sq = np.sqrt(s2)
         Z = U[rows] * sq                                    # (k, q) rows of the basis

@@ -19,6 +19,10 @@ CASES = {
     "primal-linear": dict(kernel="LinearKernel", bias=2.0),
     "nystrom-removal": dict(kernel="GaussianKernel", gamma=0.3,
                             basis_indices=[0, 3, 5, 8, 16, 19]),
+    # with ties=True rows 10 and 13 duplicate rows 0 and 3: removing one copy of a
+    # basis vector keeps its twin
+    "nystrom-removal-twins": dict(kernel="GaussianKernel", gamma=0.3,
+                                  basis_indices=[0, 3, 5, 8, 10, 13]),
     "nystrom-kept": dict(kernel="GaussianKernel", gamma=0.3, basis_indices=[0, 3, 5, 8],
                          keep_basis_in_cv=True),
     "nystrom-basis-vectors": dict(kernel="PolynomialKernel", gamma=0.5, degree=2,

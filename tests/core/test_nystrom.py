@@ -236,3 +236,44 @@ def test_batched_loo_path_with_removal_equals_per_lambda(data):
     for lam, P in zip(grid, model.leave_one_out_path(grid)):
         model.solve(lam)
         np.testing.assert_allclose(P, model.leave_one_out(), rtol=1e-10, atol=1e-12)
+
+
+def _sor_dependent(K, Y, train, basis, lam, test, qids=None, rank=False):
+    """Subset of regressors with a possibly singular K_RR: the predictions do not depend
+    on which solution of the singular normal equations is taken (lstsq's)."""
+    Kr, Krr, Kt = K[np.ix_(train, basis)], K[np.ix_(basis, basis)], K[np.ix_(test, basis)]
+    L = _laplacian(train, qids) if rank else np.eye(train.size)
+    b = np.linalg.lstsq(Kr.T @ L @ Kr + lam * Krr, Kr.T @ L @ Y[train], rcond=1e-12)[0]
+    return Kt @ b
+
+
+@pytest.fixture
+def duplicated_basis(data):
+    """Rows 42, 43 duplicate rows 0, 5; both copies are basis vectors, so removing one
+    copy (holding out its row) leaves its twin: the basis spans the same space."""
+    X, Y, _ = data
+    Xd = np.vstack([X, X[[0, 5]]])
+    Yd = np.vstack([Y, np.random.default_rng(9).normal(size=(2, 2))])
+    basis = np.array([0, 3, 5, 8, 13, 20, 42, 43])
+    return Xd, Yd, basis, gk(Xd, Xd)
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1.0])
+def test_rls_cv_removing_a_basis_vector_whose_twin_stays(duplicated_basis, lam):
+    X, Y, basis, K = duplicated_basis
+    m = X.shape[0]
+    with pytest.warns(UserWarning, match="effective rank 6 of 8"):
+        model = RLSModel(X, Y, lam, "GaussianKernel", basis_indices=basis, gamma=GAMMA)
+    loo = model.leave_one_out()
+    for i in range(m):
+        train = np.setdiff1d(np.arange(m), [i])
+        ref = _sor_dependent(K, Y, train, np.setdiff1d(basis, [i]), lam, [i])
+        np.testing.assert_allclose(loo[i], ref[0], atol=1e-7)
+    for fold in ([0, 1], [42, 7], [0, 42], [5, 43, 8], [0, 5, 11]):
+        fold = np.array(fold)
+        train = np.setdiff1d(np.arange(m), fold)
+        ref = _sor_dependent(K, Y, train, np.setdiff1d(basis, fold), lam, fold)
+        np.testing.assert_allclose(model.holdout(fold), ref, atol=1e-7)
+    path = model.solver.leave_one_out_removing_path([lam])[0]
+    np.testing.assert_allclose(path, loo, atol=1e-9)
+
