@@ -209,7 +209,8 @@ class DomainRLS(_HoldoutShortcuts):
 
 
 def rotate(V1, Y, V2):
-    """V1^T Y V2 in the cheaper association order."""
+    """V1^T Y V2 (V1 n1 x r1, Y n1 x n2, V2 n2 x r2) in the cheaper association order:
+    O(min(r1 n2 (n1 + r2), n1 r2 (n2 + r1)))."""
     n1, n2 = Y.shape
     r1, r2 = V1.shape[1], V2.shape[1]
     if r1 * n2 * (n1 + r2) <= n1 * r2 * (n2 + r1):
