@@ -361,7 +361,7 @@ def test_predict_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch
     """predict reads the data file in chunks (here 64 bytes, dozens of chunks); the
     lines equal the predictions of the whole file read at once."""
     from rlscore.learner import RLS
-    from rlscore.utilities import reader
+    from rlscore.utilities import _svmlight_files, reader
     rng = np.random.default_rng(3)
     X = rng.normal(size=(120, 5))
     y = X @ rng.normal(size=5)
@@ -371,7 +371,7 @@ def test_predict_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch
     reader.write_svmlight(str(test), Xt, np.zeros(200))
     model = tmp_path / "m.npz"
     assert main(["fit", str(train), "-o", str(model), "--regparam", "0.5", "-q"]) == 0
-    monkeypatch.setattr(reader, "_CHUNK_BYTES", 64)
+    monkeypatch.setattr(_svmlight_files, "_CHUNK_BYTES", 64)
     assert main(["predict", str(model), str(test)]) == 0
     got = np.array([float(v) for v in capsys.readouterr().out.split()])
     ref = RLS(X, y, regparam=0.5).predict(Xt)

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse.linalg as spla
 
 from rlscore.core.kronecker import KronRLSSolver, make_factor
+from rlscore.core.pairs import check_fold_of_pairs
 
 __all__ = ["kron_rows_holdout", "kron_leave_row_out", "kron_both_holdout",
            "kron_pairs_holdout"]
@@ -160,11 +161,7 @@ def kron_pairs_holdout(f1, f2, Y, folds, regparam, dense_limit=2e8, maxiter=None
     out = np.zeros((n1, n2))
     r1, r2 = f1.V.shape[1], f2.V.shape[1]
     for k, (r, c) in enumerate(folds):
-        lin = r + n1 * c
-        if np.unique(lin).size != lin.size:
-            raise IndexError(f"folds[{k}] holds a pair twice")
-        if lin.size >= n1 * n2:
-            raise ValueError(f"folds[{k}] holds out every pair")
+        check_fold_of_pairs(r, c, (n1, n2), f"folds[{k}]")
         s = r.size
         if s * s * r1 * r2 <= dense_limit:
             P, Q = f1.V[r], f2.V[c]

@@ -3,7 +3,7 @@ labelled): training, re-training for new regparams, and every exact hold-out.
 
 :class:`KronRLSModel` is the one implementation; :class:`rlscore.learner.KronRLS` and
 :class:`rlscore.estimators.PairwiseRLS` adapt it. It holds the two
-:class:`~rlscore.core.kronecker.DomainFactor` decompositions (``factors``), so a
+:class:`~rlscore.core.kronecker_factor.DomainFactor` decompositions (``factors``), so a
 learner built on top (e.g. one combining several pairwise kernels) can re-solve for
 new regparams at O(n1 n2 (n1 + n2)) each.
 """
@@ -112,7 +112,7 @@ class KronRLSModel(PairwisePredictorInterface):
 
     @property
     def factors(self):
-        """The (domain-1, domain-2) :class:`~rlscore.core.kronecker.DomainFactor`."""
+        """The (domain-1, domain-2) :class:`~rlscore.core.kronecker_factor.DomainFactor`."""
         return self._f1, self._f2
 
     @property

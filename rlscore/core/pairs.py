@@ -18,7 +18,7 @@ import numpy as np
 from rlscore._validation import as_index_array
 
 __all__ = ["ORDERS", "check_order", "pairs_to_flat", "flat_to_pairs", "convert_flat",
-           "vec", "unvec", "as_pairs"]
+           "vec", "unvec", "as_pairs", "check_fold_of_pairs"]
 
 ORDERS = ("F", "C")
 
@@ -119,3 +119,16 @@ def as_pairs(fold, shape, order="F", name="fold"):
         return flat_to_pairs(arr, (n1, n2), order)
     except (ValueError, IndexError, TypeError) as exc:
         raise type(exc)(f"{name}: {exc}") from None
+
+
+def check_fold_of_pairs(rows, cols, shape, name="fold"):
+    """Refuse a hold-out fold of pairs (validated ``rows``, ``cols``, e.g. from
+    :func:`as_pairs`) that holds a pair twice (IndexError) or every pair of the
+    n1 x n2 matrix (ValueError: nothing is left to train on). O(len(rows) log
+    len(rows))."""
+    n1, n2 = _shape(shape)
+    lin = np.asarray(rows, dtype=np.int64) + n1 * np.asarray(cols, dtype=np.int64)
+    if np.unique(lin).size != lin.size:
+        raise IndexError(f"{name} holds a pair twice")
+    if lin.size >= n1 * n2:
+        raise ValueError(f"{name} holds out every pair")

@@ -7,7 +7,8 @@
 * :func:`preference_pairs` enumerates pairs (all with different labels, or
   positive-negative for AUC) and :func:`lpo_cindex` scores held-out pair predictions.
 
-The formulas are in :mod:`rlscore.core.rankrls`'s docstring (Pahikkala et al. 2009).
+The formulas are in the docstrings of :mod:`rlscore.core.rankrls` and
+:mod:`rlscore.core.rankrls_centered` (Pahikkala et al. 2009).
 """
 
 import warnings
@@ -17,7 +18,7 @@ import scipy.sparse as sp
 
 from rlscore._ext import _lpo
 from rlscore.core.groups import as_query_groups
-from rlscore.core.rankrls import _symmetrize
+from rlscore.core.rankrls_solver import symmetrize
 from rlscore.core.representation import build_representation
 from rlscore.core.rls import n_rows
 from rlscore.core.rls_solvers import KernelSolver, _check_pairs, psd_eigh
@@ -149,7 +150,7 @@ class PPRankRLSModel:
             C = Z.T @ (self.L @ Z)
             rhs = Z.T @ self.b
             self._back = (Vk, root)
-        self.solver = KernelSolver(_symmetrize(C), rhs)
+        self.solver = KernelSolver(symmetrize(C), rhs)
         self.solve(regparam)
 
     @staticmethod

@@ -96,15 +96,18 @@ def psd_eigh(M):
     return mu, np.ascontiguousarray(V)
 
 
-def _cholesky(M, regparam, what):
-    """Cholesky factor (lower) of M + regparam I without touching M."""
-    S = M.copy()
+def _cholesky(M, regparam, what, scaled=False):
+    """Cholesky factor (lower) of M + regparam I without touching M: one Fortran-order
+    copy, which LAPACK factors in place. ``scaled``: the caller scaled its regparam
+    (RankRLS's mu), and the error says so."""
+    S = np.array(M, order="F")
     S.flat[:: S.shape[0] + 1] += regparam
     c, info = lapack.dpotrf(S, lower=1, overwrite_a=1, clean=1)
     if info != 0:
+        note = " after scaling" if scaled else ""
         raise ValueError(
-            f"{what} + regparam*I is not positive definite (regparam={regparam!r}); "
-            f"use a larger regparam")
+            f"{what} + regparam*I is not positive definite (regparam={regparam!r}"
+            f"{note}); use a larger regparam")
     return c
 
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import scipy.linalg as la
 
-import rlscore.core.kronecker as kron_mod
-import rlscore.core.rankrls as rank_mod
+import rlscore.core.kronecker_factor as kron_mod
+import rlscore.core.rankrls_solver as rank_mod
 import rlscore.core.rls_solvers as rls_mod
 from rlscore.core.rls_solvers import KernelSolver, LinearSolver, psd_eigh
 from rlscore.learner import GlobalRankRLS, KronRLS, TwoStepRLS

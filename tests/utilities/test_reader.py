@@ -502,13 +502,13 @@ def test_chunked_parse_equals_scikit_learn_loader(tmp_path, chunk):
     """Chunks of every size (down to one byte per read) give the file scikit-learn's
     loader reads, and iter_svmlight's chunks stack to read_svmlight's result."""
     from sklearn.datasets import load_svmlight_file
-    from rlscore.utilities import reader
+    from rlscore.utilities import _svmlight_files, reader
     rng = np.random.default_rng(chunk)
     path = tmp_path / "f.txt"
     path.write_text(_random_svmlight(rng, 60, 9))
     Xs, ys, qs = load_svmlight_file(str(path), n_features=9, query_id=True,
                                     zero_based=False)
-    chunks = list(reader._raw_chunks(str(path), False, chunk_bytes=chunk))
+    chunks = list(_svmlight_files._raw_chunks(str(path), False, chunk_bytes=chunk))
     parts = list(reader.iter_svmlight(str(path), 9, False, chunk_bytes=chunk))
     X = sp.vstack([p[0] for p in parts]).toarray()
     np.testing.assert_array_equal(X, Xs.toarray())
@@ -533,8 +533,8 @@ def test_iter_svmlight_needs_a_fixed_index_base(tmp_path):
 
 
 def test_error_position_is_the_file_line_across_chunks(tmp_path):
-    from rlscore.utilities import reader
+    from rlscore.utilities import _svmlight_files
     path = tmp_path / "f.txt"
     path.write_text("1 1:2\n" * 50 + "1 1:x\n")
     with pytest.raises(ValueError, match="line 51, column 3"):
-        list(reader._raw_chunks(str(path), False, chunk_bytes=16))
+        list(_svmlight_files._raw_chunks(str(path), False, chunk_bytes=16))
