@@ -303,15 +303,18 @@ class CenteredRankModel:
         them and without the basis vectors among them (None when U holds no basis
         vector). Retrains in the full map's coordinates: the fold's centred Gram matrix
         by a downdate of |U| rows and of the touched blocks (O((|U| + n_touched) r^2)),
-        the removal as the constraint N^T w = 0 with N = C^{-1}[:, H]
+        the removal as the constraint N^T w = 0 (N of NystromMap.removal_directions:
+        C^{-1}[:, H] without dependent basis vectors)
         (:mod:`rlscore.core.nystrom`), one O(r^3/3) Cholesky per fold."""
         from rlscore.core.nystrom import basis_positions, constrained_solve
         rep = self.representation
         nmap = rep.nystrom
-        Hpos = nmap.positions(basis_positions(rep.basis_indices, U))
-        if Hpos.size == 0:
+        # the directions removing the held-out basis vectors takes away (none when kept
+        # dependent basis vectors still span them)
+        N = nmap.removal_directions(basis_positions(rep.basis_indices, U))
+        if N.shape[1] == 0:
             return None
-        if Hpos.size >= nmap.k:
+        if N.shape[1] >= nmap.k:
             raise ValueError(
                 "the hold-out set contains every basis vector: removing them leaves no "
                 "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
@@ -347,7 +350,7 @@ class CenteredRankModel:
             raise ValueError("the hold-out problem is singular (regparam=0 with too few "
                              "remaining examples); use regparam > 0") from None
         W = constrained_solve(lambda R: la.cho_solve(c, R, check_finite=False),
-                              nmap.Cinv[:, Hpos], b)
+                              N, b)
         return PU @ W
 
     def _basis_rows_removing(self, P):

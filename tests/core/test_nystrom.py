@@ -277,3 +277,32 @@ def test_rls_cv_removing_a_basis_vector_whose_twin_stays(duplicated_basis, lam):
     path = model.solver.leave_one_out_removing_path([lam])[0]
     np.testing.assert_allclose(path, loo, atol=1e-9)
 
+
+
+def test_rankrls_cv_removing_a_basis_vector_whose_twin_stays(duplicated_basis):
+    X, Y, basis, K = duplicated_basis
+    m, lam = X.shape[0], 0.5
+    qids = np.repeat(np.arange(11), 4)
+    with pytest.warns(UserWarning, match="effective rank"):
+        g = GlobalRankRLSModel(X, Y, lam, "GaussianKernel", basis_indices=basis, gamma=GAMMA)
+        q = QueryRankRLSModel(X, Y, qids, lam, "GaussianKernel", basis_indices=basis,
+                              gamma=GAMMA)
+    for fold in ([0, 1], [42, 7], [0, 42], [5, 43, 8]):
+        fold = np.array(fold)
+        train = np.setdiff1d(np.arange(m), fold)
+        kept = np.setdiff1d(basis, fold)
+        np.testing.assert_allclose(
+            g.holdout(fold), _sor_dependent(K, Y, train, kept, lam, fold, rank=True),
+            atol=1e-7)
+    for fold in ([0, 1], [42, 41], [40, 42, 43], [4, 5]):   # within one query each
+        fold = np.array(fold)
+        train = np.setdiff1d(np.arange(m), fold)
+        kept = np.setdiff1d(basis, fold)
+        np.testing.assert_allclose(
+            q.holdout(fold), _sor_dependent(K, Y, train, kept, lam, fold, qids, True),
+            atol=1e-7)
+    loo = g.leave_one_out()
+    for i in basis:
+        train = np.setdiff1d(np.arange(m), [i])
+        ref = _sor_dependent(K, Y, train, np.setdiff1d(basis, [i]), lam, [i], rank=True)
+        np.testing.assert_allclose(loo[i], ref[0], atol=1e-7)
