@@ -17,7 +17,7 @@ import numpy as np
 from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm,
                                   fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm)
 from rlscore._validation import warn_unused_kwargs
-from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs
+from rlscore.learner._common import split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM"]
@@ -241,11 +241,9 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     def __init__(self, X, Y, qids=None, regparam=1.0, kernel="GaussianKernel",
                  basis_vectors=None, tol=1e-3, max_iter=None, callback=None,
                  normalize="pairs", verbose=False, loss="hinge", solver=None, **kwargs):
-        kwargs = dict(kwargs)
-        basis = pop_basis_kwargs(kwargs, ("basis_indices", "n_basis", "random_state"))
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
-                                     force={"bias": 0.0})
-        params.update(basis)
+                                     force={"bias": 0.0},
+                                     basis=("basis_indices", "n_basis", "random_state"))
         self.loss, self.solver = check_loss_solver(loss, solver)
         solution, predictor = fit_kernel_ranksvm(
             X, Y, qids, regparam, kernel, basis_vectors, tol, max_iter, normalize,
