@@ -35,14 +35,46 @@ def one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def median_time(fn, repeats=3):
-    """(median wall-clock seconds of ``repeats`` calls of fn(), the last return value)."""
-    times, out = [], None
+def run_times(fn, repeats=3, setup=None):
+    """(wall-clock seconds, process CPU seconds, last return value) of ``repeats`` calls
+    of fn(); with ``setup``, each call is fn(setup()) and only fn is timed (a fresh,
+    untimed state per run: a trained model whose shortcut is measured, ...)."""
+    walls, cpus, out = [], [], None
     for _ in range(max(1, int(repeats))):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+        args = () if setup is None else (setup(),)
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = fn(*args)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return walls, cpus, out
+
+
+def median_time(fn, repeats=3, setup=None):
+    """(median wall-clock seconds of ``repeats`` calls of fn(), the last return value);
+    ``setup`` as in :func:`run_times`."""
+    walls, _, out = run_times(fn, repeats, setup)
+    return statistics.median(walls), out
+
+
+def median_wall_cpu(fn, repeats=3, setup=None):
+    """(median wall seconds, median process CPU seconds, last return value) of
+    ``repeats`` calls of fn(). With one thread the CPU time is the work done, robust to
+    the load of a shared machine; with several it sums the threads."""
+    walls, cpus, out = run_times(fn, repeats, setup)
+    return statistics.median(walls), statistics.median(cpus), out
+
+
+def interleaved_times(fns, repeats=3):
+    """Wall seconds of each of ``fns``, run in turn ``repeats`` times (one list per
+    function): on a shared machine a descheduled run then hits one variant, not a
+    whole series of one of them."""
+    times = [[] for _ in fns]
+    for _ in range(max(1, int(repeats))):
+        for t, fn in zip(times, fns):
+            t0 = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - t0)
+    return times
 
 
 def load():

@@ -28,8 +28,9 @@ import os
 import shutil
 import time
 
-for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")
+from _timing import limit_threads, median_time
+
+limit_threads()
 
 import numpy as np  # noqa: E402
 
@@ -196,21 +197,14 @@ def cindex_bench(client, m, repeats):
     rng = np.random.default_rng(3)
     y = rng.standard_normal(m).round(2)
     p = y + rng.standard_normal(m)
-    ts, td = [], []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        a = cindex(y, p)
-        ts.append(time.perf_counter() - t0)
+    ts, a = median_time(lambda: cindex(y, p), repeats)
     Y = client.persist(da.from_array(y, chunks=(m // 2 + 1,)))
     P = client.persist(da.from_array(p, chunks=(m // 2 + 1,)))
-    for _ in range(repeats):
-        b0 = _served(client)
-        t0 = time.perf_counter()
-        b = dm.cindex(Y, P, client=client)
-        td.append(time.perf_counter() - t0)
-        served = _served(client) - b0
+    b0 = _served(client)
+    td, b = median_time(lambda: dm.cindex(Y, P, client=client), repeats)
+    served = (_served(client) - b0) // max(1, repeats)      # per call
     assert a == b, (a, b)
-    return float(np.median(ts)), float(np.median(td)), served, a
+    return ts, td, served, a
 
 
 def out_of_core(client, gb, dirname, d, q_size, rows_per_chunk, iters, n_workers):

@@ -21,12 +21,11 @@ Not a test: timings depend on the machine and its load (printed in the header).
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_kronecker import load  # noqa: E402
+from _timing import load, median_wall_cpu, run_times  # noqa: E402
 
 
 def make_data(m, n_test, d=8, seed=0):
@@ -81,17 +80,6 @@ def mapie_jackknife_plus(X, y, Xt, regparam, gamma, alpha, refits=0):
     return pred, iv[:, 0, 0], iv[:, 1, 0]
 
 
-def cpu_time(fn, repeats):
-    """Median (wall, CPU) seconds of ``repeats`` calls."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - t0)
-        cpus.append(time.process_time() - c0)
-    return float(np.median(walls)), float(np.median(cpus))
-
-
 def coverage(lo, hi, yt):
     return float(np.mean((lo <= yt) & (yt <= hi))), float(np.mean(hi - lo))
 
@@ -130,18 +118,15 @@ def main():
     with threadpool_limits(limits=1):
         for m in compare + alone:
             X, y, Xt, yt = make_data(m, args.n_test)
-            res = {}
-            wall, cpu = cpu_time(
-                lambda: res.__setitem__("o", ours(X, y, Xt, args.regparam, gamma, a)),
+            wall, cpu, (_, lo, hi) = median_wall_cpu(
+                lambda: ours(X, y, Xt, args.regparam, gamma, a),
                 args.repeats if m in compare else 1)
-            _, lo, hi = res["o"]
             cov, width = coverage(lo, hi, yt)
             base, diff, ratio = "-", "-", "-"
             if m in compare and not args.no_mapie:
                 k = args.mapie_refits if 0 < args.mapie_refits < m else 0
-                c0 = time.process_time()
-                _, mlo, mhi = mapie_jackknife_plus(X, y, Xt, args.regparam, gamma, a, k)
-                t_mapie = time.process_time() - c0
+                _, (t_mapie,), (_, mlo, mhi) = run_times(
+                    lambda: mapie_jackknife_plus(X, y, Xt, args.regparam, gamma, a, k), 1)
                 if k:
                     t_mapie *= m / k
                     base = f"{t_mapie:.0f} (extrapolated from {k} refits)"

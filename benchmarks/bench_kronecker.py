@@ -23,7 +23,7 @@ import time
 import numpy as np
 import scipy.linalg as la
 
-from _timing import load, median_time, row
+from _timing import interleaved_times, load, median_time, row
 
 
 def gaussian(X, gamma):
@@ -56,14 +56,7 @@ def bench_kronrls(n, repeats):
     np.testing.assert_allclose(A, floor(), rtol=1e-6, atol=1e-9 * np.abs(A).max())
     # interleaved runs: on a shared machine the two LAPACK threads are easily
     # descheduled, so each variant is timed repeatedly and the fastest run compared
-    t_ours, t_floor = [], []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        floor()
-        t_floor.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        ours()
-        t_ours.append(time.perf_counter() - t0)
+    t_floor, t_ours = interleaved_times((floor, ours), repeats)
     row(f"(a) KronRLS, complete {n} x {n} Gaussian ({n * n:.0e} labels), fastest of "
         f"{repeats}", min(t_ours), min(t_floor), "2 x eigh(evd) + 4 GEMMs", 1.3)
     print(f"|   (medians: {statistics.median(t_ours):.3f} s vs "
@@ -88,10 +81,9 @@ def bench_cgkron(n, q, iters, repeats):
     np.testing.assert_allclose(u[idx], ref, rtol=1e-9)
     t_op, _ = median_time(lambda: op.matvec(v), repeats)
     row(f"(b1) sampled Kronecker operator, q={q}, n1=n2={n}", t_op, None, None, 0.3)
-    t0 = time.perf_counter()
-    m = CGKronRLS(K1=K1, K2=K2, Y=y, label_row_inds=r, label_col_inds=c, regparam=1.0,
-                  maxiter=iters, tol=1e-30)
-    t_cg = time.perf_counter() - t0
+    t_cg, m = median_time(lambda: CGKronRLS(K1=K1, K2=K2, Y=y, label_row_inds=r,
+                                            label_col_inds=c, regparam=1.0,
+                                            maxiter=iters, tol=1e-30), 1)
     assert m.iterations == iters, m.iterations
     row(f"(b2) CGKronRLS, {iters} MINRES iterations (incl. set-up)", t_cg, None, None, 40.0)
 

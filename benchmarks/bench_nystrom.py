@@ -15,16 +15,15 @@ Set OMP_NUM_THREADS / OPENBLAS_NUM_THREADS before running (default here: 1).
 """
 
 import argparse
-import os
 import sys
 
-for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")
+from _timing import HEADER, limit_threads, machine_line, median_time, row  # noqa: E402
+
+limit_threads()
 
 import numpy as np  # noqa: E402
 import scipy.linalg as la  # noqa: E402
 
-from _timing import median_time  # noqa: E402
 from rlscore.core.rls import RLSModel  # noqa: E402
 from rlscore.datasets import make_grouped_regression  # noqa: E402
 from rlscore.kernel import GaussianKernel  # noqa: E402
@@ -98,22 +97,19 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="small sizes")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
-    print(f"load average: {os.getloadavg()}, OMP_NUM_THREADS="
-          f"{os.environ['OMP_NUM_THREADS']}, OPENBLAS_NUM_THREADS="
-          f"{os.environ['OPENBLAS_NUM_THREADS']}")
+    print(machine_line())
     reps = 1 if args.quick else args.repeats
     ma, ra = (10000, 200) if args.quick else (100000, 500)
     mb, rb, gb = (2000, 200, 100) if args.quick else (10000, 1000, 500)
     t_ours, t_sk = bench_a(ma, ra, reps)
     t_rem, t_base, diff = bench_b(mb, rb, gb, reps)
     print()
-    print("| benchmark | rlscore (s) | baseline (s) | ratio | note |")
-    print("|---|---|---|---|---|")
-    print(f"| (a) reduced-set RLS LOO, m={ma}, R={ra}, 31 lambdas | {t_ours:.2f} | "
-          f"{t_sk:.2f} (Nystroem+RidgeCV) | {t_ours / t_sk:.3f} | target <= 0.3 |")
-    print(f"| (b) leave-group-out, m={mb}, R={rb}, {gb} groups | {t_rem:.2f} | "
-          f"{t_base:.2f} (recompute map per fold, 25 folds timed, extrapolated) | speed-up {t_base / t_rem:.1f} | "
-          f"max |diff| = {diff:.2e} |")
+    print(HEADER)
+    row(f"(a) reduced-set RLS LOO, m={ma}, R={ra}, 31 lambdas", t_ours, t_sk,
+        "Nystroem+RidgeCV", 0.3)
+    row(f"(b) leave-group-out, m={mb}, R={rb}, {gb} groups", t_rem, t_base,
+        "recompute map per fold, 25 folds timed, extrapolated",
+        note=f"speed-up {t_base / t_rem:.1f}; max abs diff = {diff:.2e}")
     return 0
 
 

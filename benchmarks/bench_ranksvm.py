@@ -19,12 +19,11 @@ processes make every number noisy. Run:  python benchmarks/bench_ranksvm.py [--q
 """
 
 import argparse
-import os
 
 # One BLAS / OpenMP thread unless the caller sets them: the machine is shared, and
 # oversubscribed threads make matrix-vector products 10x slower and the numbers
 # meaningless. Both rlscore and the baselines run under the same setting.
-from _timing import HEADER, limit_threads, median_time, row  # noqa: E402
+from _timing import HEADER, limit_threads, load, machine_line, median_time, row  # noqa: E402
 
 limit_threads()
 
@@ -70,9 +69,9 @@ def bench_a_d(repeats, quick, regparams):
     for lam in regparams:
         t, sol = median_time(lambda: solve_ranksvm(risk, lam, tol=1e-3, max_iter=2000), 1)
         trained[lam] = sol
-        print(f"| (d) train m={m}, regparam={lam:g}, tol=1e-3 | {t:.2f} s | target 60 s | "
-              f"{t / 60:.3f} | < 1 | {'ok' if t < 60 else 'MISSED'} | {sol.iterations} "
-              f"iterations, gap {sol.duality_gap:.2e}, J {sol.objective:.6f}", flush=True)
+        row(f"(d) train m={m}, regparam={lam:g}, tol=1e-3", t, 60.0, "target", 1,
+            note=f"{sol.iterations} iterations, gap {sol.duality_gap:.2e}, "
+                 f"J {sol.objective:.6f}")
     w_trained = trained[regparams[0]].w
     w_random = np.random.default_rng(1).standard_normal(X.shape[1])
     for label, w in (("trained w", w_trained), ("random w", w_random)):
@@ -98,9 +97,8 @@ def bench_b(repeats, quick):
         times.append(t)
         print(f"|   m={m}: {t * 1e3:.1f} ms per evaluation", flush=True)
     slope = np.polyfit(np.log(sizes), np.log(times), 1)[0]
-    print(f"| (b) log-log slope of evaluation time, m={sizes[0]}..{sizes[-1]} | "
-          f"{slope:.3f} | | | <= 1.15 | {'ok' if slope <= 1.15 else 'MISSED'} |",
-          flush=True)
+    row(f"(b) log-log slope of evaluation time, m={sizes[0]}..{sizes[-1]}", slope,
+        target=1.15, unit="")
 
 
 def bench_c(repeats, regparam):
@@ -124,13 +122,10 @@ def bench_c(repeats, regparam):
     J_svc = 0.5 * regparam * w @ w + risk.value(w)
     for tol, (t_ours, sol) in runs.items():
         J_ours = sol.objective
-        ratio = t_ours / t_svc
-        ok = ratio <= 0.02 and J_ours <= J_svc
-        print(f"| (c) train m={m} ({N} pairs), regparam={regparam:g}, tol={tol:g} | "
-              f"{t_ours:.3f} s | LinearSVC(hinge, C={C:.3g}) on pair differences: "
-              f"{t_svc:.2f} s | {ratio:.4f} | <= 0.02 | {'ok' if ok else 'MISSED'} | "
-              f"J ours {J_ours:.10f} (gap {sol.duality_gap:.1e}), J LinearSVC {J_svc:.10f}",
-              flush=True)
+        row(f"(c) train m={m} ({N} pairs), regparam={regparam:g}, tol={tol:g}", t_ours,
+            t_svc, f"LinearSVC(hinge, C={C:.3g}) on pair differences", 0.02,
+            note=f"J ours {J_ours:.10f} (gap {sol.duality_gap:.1e}), J LinearSVC "
+                 f"{J_svc:.10f}{'' if J_ours <= J_svc else ' (objective MISSED)'}")
 
 
 def bench_q(repeats, quick):
@@ -144,8 +139,8 @@ def bench_q(repeats, quick):
     q = np.repeat(np.arange(nq), size)
     risk = RankingRisk(X, y, q)
     t, sol = median_time(lambda: solve_ranksvm(risk, 1e-3, tol=1e-3), 1)
-    print(f"| (q) train {nq} queries x {size} docs, graded 0..4, regparam=1e-3 | {t:.2f} s "
-          f"| | | | | {sol.iterations} iterations, gap {sol.duality_gap:.1e}", flush=True)
+    row(f"(q) train {nq} queries x {size} docs, graded 0..4, regparam=1e-3", t,
+        note=f"{sol.iterations} iterations, gap {sol.duality_gap:.1e}")
     for engine in ("fenwick", "rbtree"):
         t_ours, t_base = eval_ratio(risk, X, sol.w, repeats, engine)
         row(f"(q) loss+subgradient, {nq} queries x {size}, engine={engine}", t_ours, t_base,
@@ -160,8 +155,7 @@ def main():
                         help="regparams of the m = 10^6 training runs (d)")
     parser.add_argument("--only", nargs="+", default=["a", "b", "c", "q"])
     args = parser.parse_args()
-    print(f"load average {os.getloadavg()}, {os.cpu_count()} CPUs, BLAS/OpenMP threads "
-          f"{os.environ['OPENBLAS_NUM_THREADS']}", flush=True)
+    print(machine_line(), flush=True)
     print(HEADER)
     if "c" in args.only:
         bench_c(args.repeats, 1e-3)
@@ -171,7 +165,7 @@ def main():
         bench_b(args.repeats, args.quick)
     if "a" in args.only:
         bench_a_d(args.repeats, args.quick, args.regparams)
-    print(f"load average {os.getloadavg()}", flush=True)
+    print(f"load average now {load():.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ import resource  # noqa: F401  (used in the child)
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import limit_threads, machine_line, median_time, row  # noqa: E402
@@ -39,10 +38,9 @@ def child_peak(cli_args):
     measured by the kernel for that process alone."""
     code = ("import resource, sys; from rlscore.cli import main; rc = main(sys.argv[1:]); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(rc)")
-    t0 = time.perf_counter()
-    res = subprocess.run([sys.executable, "-c", code, *cli_args], check=True,
-                         capture_output=True, text=True)
-    secs = time.perf_counter() - t0
+    secs, res = median_time(lambda: subprocess.run(
+        [sys.executable, "-c", code, *cli_args], check=True, capture_output=True,
+        text=True), 1)
     return secs, int(res.stdout.split()[-1]) / 1024
 
 
@@ -80,9 +78,8 @@ def main():
         secs, peak = child_peak(["predict", model, path, "-o", out])
         print(f"| (b) rlscore predict, {name} lines ({os.path.getsize(path) / 1e6:.0f} MB): "
               f"peak RSS {peak:.0f} MiB | {secs:.2f} s | | | | |")
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code, model, path, out + ".ref"], check=True)
-        base = time.perf_counter() - t0
+        base, _ = median_time(lambda: subprocess.run(
+            [sys.executable, "-c", code, model, path, out + ".ref"], check=True), 1)
         row(f"(b) predict {name} lines vs sklearn load + X @ w (+ interpreter start)",
             secs, base, "sklearn", 1.0)
         a, b = np.loadtxt(out), np.loadtxt(out + ".ref")

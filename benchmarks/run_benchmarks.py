@@ -8,9 +8,7 @@ Not a test: timings vary with the machine; the ratios are what the issues track.
 """
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 import scipy.linalg as la
@@ -68,29 +66,22 @@ def bench_lpo(m, repeats):
     train, _ = median_time(lambda: learners.append(RLS(X, y, 1.0, "GaussianKernel", gamma=0.05)),
                         repeats)
 
-    def lpo_fresh():
-        learner = RLS(X, y, 1.0, "GaussianKernel", gamma=0.05)
-        t0 = time.perf_counter()
-        learner.leave_pair_out(s, e)
-        return time.perf_counter() - t0
+    def fresh():
+        return RLS(X, y, 1.0, "GaussianKernel", gamma=0.05)
 
-    lpo = statistics.median(lpo_fresh() for _ in range(repeats))
+    lpo, _ = median_time(lambda learner: learner.leave_pair_out(s, e), repeats,
+                         setup=fresh)
     row(f"(d) leave_pair_out, {s.size} pos-neg pairs, Gaussian, m={m}, after training", lpo,
         train, "training (one Cholesky)", 0.5)
 
     # after a regularization path (the learner holds an eigendecomposition)
-    def lpo_after_path():
-        learner = RLS(X, y, 1.0, "GaussianKernel", gamma=0.05)
-        learner.solve(2.0)
-        t0 = time.perf_counter()
-        learner.leave_pair_out(s, e)
-        return time.perf_counter() - t0
-
     def path_training():
         learner = RLS(X, y, 1.0, "GaussianKernel", gamma=0.05)
         learner.solve(2.0)
+        return learner
 
-    lpo2 = statistics.median(lpo_after_path() for _ in range(repeats))
+    lpo2, _ = median_time(lambda learner: learner.leave_pair_out(s, e), repeats,
+                          setup=path_training)
     train2, _ = median_time(path_training, repeats)
     row(f"(d') leave_pair_out, {s.size} pairs, m={m}, after a lambda path", lpo2, train2,
         "training with eigendecomposition", 0.5)
@@ -102,8 +93,7 @@ def bench_lpo_selection(m, repeats):
     X = rng.standard_normal((m, 20))
     y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
     t, _ = median_time(lambda: LeavePairOutRLS(X, y, kernel="GaussianKernel", gamma=0.05), repeats)
-    print(f"| (d'') LeavePairOutRLS, 31 lambdas, Gaussian, m={m} | {t:.3f} s | absolute | - | "
-          f"< 2 s | {'ok' if t < 2 else 'MISSED'} |", flush=True)
+    row(f"(d'') LeavePairOutRLS, 31 lambdas, Gaussian, m={m}", t, target=2.0)
 
 
 def bench_cindex(m, repeats):
@@ -129,28 +119,22 @@ def bench_global_rankrls_fit(m, repeats):
 
 
 def bench_rank_lpo(m, repeats):
-    from rlscore.core.rankrls import preference_pairs
+    from rlscore.core.rankrls_pairs import preference_pairs
     from rlscore.learner import GlobalRankRLS
     rng = np.random.default_rng(7)
     X = rng.standard_normal((m, 20))
     y = np.where(np.arange(m) < m // 2, 1.0, -1.0)
     s, e = preference_pairs(y, kind="bipartite")[:2]
 
-    def lpo(path):
-        learner = GlobalRankRLS(X, y, 1.0, "GaussianKernel", gamma=0.05)
-        if path:
-            learner.solve(2.0)
-        t0 = time.perf_counter()
-        learner.leave_pair_out(s, e)
-        return time.perf_counter() - t0
-
     def train(path):
         learner = GlobalRankRLS(X, y, 1.0, "GaussianKernel", gamma=0.05)
         if path:
             learner.solve(2.0)
+        return learner
 
     for path, what in ((False, "one Cholesky"), (True, "with eigendecomposition")):
-        t = statistics.median(lpo(path) for _ in range(repeats))
+        t, _ = median_time(lambda learner: learner.leave_pair_out(s, e), repeats,
+                           setup=lambda: train(path))
         base, _ = median_time(lambda: train(path), repeats)
         row(f"(3b) GlobalRankRLS leave_pair_out, {s.size} pos-neg pairs, m={m}", t, base,
             f"training ({what})", 0.5)
@@ -163,8 +147,7 @@ def bench_rank_lpo_selection(m, repeats):
     y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
     t, _ = median_time(lambda: LeavePairOutRankRLS(X, y, kernel="GaussianKernel", gamma=0.05),
                     repeats)
-    print(f"| (3b') LeavePairOutRankRLS, 31 lambdas, Gaussian, m={m} | {t:.3f} s | absolute | - "
-          f"| < 2 s | {'ok' if t < 2 else 'MISSED'} |", flush=True)
+    row(f"(3b') LeavePairOutRankRLS, 31 lambdas, Gaussian, m={m}", t, target=2.0)
 
 
 def bench_lqo(m, repeats):
@@ -175,8 +158,8 @@ def bench_lqo(m, repeats):
     qids = np.repeat(np.arange(m // 20), 20)
     grid = [2.0 ** k for k in range(-15, 15)]
     t, _ = median_time(lambda: LeaveQueryOutRankRLS(X, y, qids, regparams=grid), repeats)
-    print(f"| (3c) LeaveQueryOutRankRLS, linear d=100, 20 per query, m={m}, 30 lambdas | "
-          f"{t:.3f} s | absolute | - | < 1 s | {'ok' if t < 1 else 'MISSED'} |", flush=True)
+    row(f"(3c) LeaveQueryOutRankRLS, linear d=100, 20 per query, m={m}, 30 lambdas", t,
+        target=1.0)
 
 
 def bench_letor(path):

@@ -60,6 +60,18 @@ def _is_numeric_dtype(dtype):
     return np.issubdtype(dtype, np.number) and not np.issubdtype(dtype, np.bool_)
 
 
+def _dense_array(A, name):
+    """np.asarray(A), an object array converted to float64 (ValueError naming ``name``
+    when its entries are not numbers); the caller checks the dtype."""
+    A = np.asarray(A)
+    if A.dtype == object:
+        try:
+            A = A.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be numeric") from None
+    return A
+
+
 def as_2d_labels(Y, name="Y"):
     """Convert labels to a 2-D float64 ndarray (m, p); a 1-D Y becomes (m, 1).
 
@@ -68,12 +80,7 @@ def as_2d_labels(Y, name="Y"):
     """
     if sp.issparse(Y):
         raise ValueError(f"{name} must be a dense array, got a sparse matrix")
-    Y = np.asarray(Y)
-    if Y.dtype == object:
-        try:
-            Y = Y.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be numeric") from None
+    Y = _dense_array(Y, name)
     if not _is_numeric_dtype(Y.dtype):
         raise ValueError(f"{name} must be numeric, got dtype {Y.dtype}")
     if np.iscomplexobj(Y):
@@ -118,12 +125,7 @@ def as_data_matrix(X, name="X", allow_sparse=True, dtype=np.float64):
             X = X.copy()
             X.sum_duplicates()
         return X
-    X = np.asarray(X)
-    if X.dtype == object:
-        try:
-            X = X.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be numeric") from None
+    X = _dense_array(X, name)
     if not _is_numeric_dtype(X.dtype) or np.iscomplexobj(X):
         raise ValueError(f"{name} must be real numeric, got dtype {X.dtype}")
     if X.ndim == 1:

@@ -39,6 +39,26 @@ def _rlscore_reference_folds(ssize, k, seed):
     return folds
 
 
+def _cindex_by_hand(y, p):
+    """The c-index by its pair definition, O(m^2): over the ordered pairs with
+    y_i > y_j, the fraction that p orders the same way (a tie in p counts 1/2). None
+    when no two labels differ (no pair: undefined; each test says what that means)."""
+    num = den = 0.0
+    for i in range(len(y)):
+        for j in range(len(y)):
+            if y[i] > y[j]:
+                den += 1
+                num += 1.0 if p[i] > p[j] else 0.5 if p[i] == p[j] else 0.0
+    return num / den if den else None
+
+
+@pytest.fixture(scope="session")
+def cindex_by_hand():
+    """The brute-force c-index every fast one is compared with (one copy for every
+    test): ``cindex_by_hand(y, p)`` is a float, or None when there is no pair."""
+    return _cindex_by_hand
+
+
 @pytest.fixture
 def rlscore_reference_folds():
     """The reference algorithm of RLScore's random_folds (one copy for every test)."""

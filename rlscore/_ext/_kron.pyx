@@ -213,6 +213,26 @@ cdef int _check_range(const int32_t[::1] idx, Py_ssize_t bound, str name) except
     return 0
 
 
+cdef int _check_indices(str fn, str what, Py_ssize_t n,
+                        const int32_t[::1] first, Py_ssize_t bound1, str name1,
+                        const int32_t[::1] second, Py_ssize_t bound2, str name2) except -1:
+    """The argument check of every entry point: both index vectors of length n (that of
+    ``what``), each inside its bound (:func:`_check_range`)."""
+    if first.shape[0] != n or second.shape[0] != n:
+        raise ValueError(f"{fn}: the index vectors and {what} differ in length")
+    _check_range(first, bound1, name1)
+    _check_range(second, bound2, name2)
+    return 0
+
+
+cdef int _check_blocks(str fn, str matrix, str blocks, Py_ssize_t width, Py_ssize_t nb,
+                       Py_ssize_t b) except -1:
+    """ValueError unless ``width`` columns fill exactly ``nb`` blocks of ``b``."""
+    if width > nb * b or (nb > 0 and width <= (nb - 1) * b):
+        raise ValueError(f"{fn}: {matrix}'s columns do not match the blocks of {blocks}")
+    return 0
+
+
 def scatter_blocked(const double[:, :, ::1] ATb, const int32_t[::1] cA,
                     const int32_t[::1] cB, const double[::1] v, double[:, ::1] Tt):
     """Tt[cB[k], :] += v[k] * AT[cA[k], :] for every k (the scatter phase, transposed:
@@ -224,12 +244,10 @@ def scatter_blocked(const double[:, :, ::1] ATb, const int32_t[::1] cA,
     cdef Py_ssize_t nv = v.shape[0]
     cdef Py_ssize_t nb = ATb.shape[0], b = ATb.shape[2]
     cdef Py_ssize_t width = Tt.shape[1]
-    if cA.shape[0] != nv or cB.shape[0] != nv:
-        raise ValueError("scatter_blocked: the index vectors and v differ in length")
-    if width > nb * b or (nb > 0 and width <= (nb - 1) * b):
-        raise ValueError("scatter_blocked: Tt's columns do not match the blocks of ATb")
-    _check_range(cA, ATb.shape[1], "column indices of the first factor")
-    _check_range(cB, Tt.shape[0], "column indices of the second factor")
+    _check_indices("scatter_blocked", "v", nv,
+                   cA, ATb.shape[1], "column indices of the first factor",
+                   cB, Tt.shape[0], "column indices of the second factor")
+    _check_blocks("scatter_blocked", "Tt", "ATb", width, nb, b)
     if nv == 0 or width == 0:
         return
     cdef Py_ssize_t blk, i0, ln
@@ -276,12 +294,10 @@ def gather_blocked(const double[:, :, ::1] Tb, const int32_t[::1] rA,
     cdef Py_ssize_t nu = u.shape[0]
     cdef Py_ssize_t nb = Tb.shape[0], b = Tb.shape[2]
     cdef Py_ssize_t width = B.shape[1]
-    if rA.shape[0] != nu or rB.shape[0] != nu:
-        raise ValueError("gather_blocked: the index vectors and u differ in length")
-    if width > nb * b or (nb > 0 and width <= (nb - 1) * b):
-        raise ValueError("gather_blocked: B's columns do not match the blocks of Tb")
-    _check_range(rA, Tb.shape[1], "row indices of the first factor")
-    _check_range(rB, B.shape[0], "row indices of the second factor")
+    _check_indices("gather_blocked", "u", nu,
+                   rA, Tb.shape[1], "row indices of the first factor",
+                   rB, B.shape[0], "row indices of the second factor")
+    _check_blocks("gather_blocked", "B", "Tb", width, nb, b)
     cdef Py_ssize_t h
     with nogil:
         for h in range(nu):
@@ -324,10 +340,8 @@ def scatter_add(const int32_t[::1] rows, const int32_t[::1] cols, const double[:
                 double[:, ::1] V):
     """V[rows[k], cols[k]] += v[k] (repeated positions add up). Serial, O(len(v))."""
     cdef Py_ssize_t n = v.shape[0], k
-    if rows.shape[0] != n or cols.shape[0] != n:
-        raise ValueError("scatter_add: the index vectors and v differ in length")
-    _check_range(rows, V.shape[0], "row indices")
-    _check_range(cols, V.shape[1], "column indices")
+    _check_indices("scatter_add", "v", n, rows, V.shape[0], "row indices",
+                   cols, V.shape[1], "column indices")
     with nogil:
         for k in range(n):
             V[rows[k], cols[k]] += v[k]
@@ -337,10 +351,8 @@ def gather_entries(const double[:, ::1] T, const int32_t[::1] rows,
                    const int32_t[::1] cols, double[::1] u):
     """u[h] = T[rows[h], cols[h]]. Parallel, O(len(u))."""
     cdef Py_ssize_t n = u.shape[0], h
-    if rows.shape[0] != n or cols.shape[0] != n:
-        raise ValueError("gather_entries: the index vectors and u differ in length")
-    _check_range(rows, T.shape[0], "row indices")
-    _check_range(cols, T.shape[1], "column indices")
+    _check_indices("gather_entries", "u", n, rows, T.shape[0], "row indices",
+                   cols, T.shape[1], "column indices")
     if n < _PARALLEL_MIN_WORK:
         with nogil:
             for h in range(n):

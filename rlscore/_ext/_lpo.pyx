@@ -26,23 +26,23 @@ from cython.parallel cimport prange
 # instead of a read outside an array.
 
 
-cdef _check_rows(str name, Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t m, Py_ssize_t p):
-    if rows != m or cols != p:
-        raise ValueError(f"{name} has shape ({rows}, {cols}), expected ({m}, {p})")
-
-
-cdef _check_vec(str name, Py_ssize_t n, Py_ssize_t want):
-    if n != want:
-        raise ValueError(f"{name} has length {n}, expected {want}")
-
-
-cdef _check_pairs(const Py_ssize_t[::1] starts, const Py_ssize_t[::1] ends, Py_ssize_t m,
-                  Py_ssize_t out_s_rows, Py_ssize_t out_s_cols, Py_ssize_t out_e_rows,
-                  Py_ssize_t out_e_cols, Py_ssize_t p):
+cdef _check_call(Py_ssize_t m, tuple arrays, const Py_ssize_t[::1] starts,
+                 const Py_ssize_t[::1] ends, double[:, ::1] out_s, double[:, ::1] out_e,
+                 Py_ssize_t p):
+    """The argument check of every leave-pair-out entry point. ``arrays`` holds
+    ``(name, array, want)`` in the order they are checked, ``want`` the length of a
+    vector or the (rows, cols) of a matrix; then ``ends`` must match ``starts``,
+    ``out_s``/``out_e`` be (n_pairs, p) and every pair lie in 0..m-1 with s != e."""
     cdef Py_ssize_t n = starts.shape[0], k, s, e
-    _check_vec("ends", ends.shape[0], n)
-    _check_rows("out_s", out_s_rows, out_s_cols, n, p)
-    _check_rows("out_e", out_e_rows, out_e_cols, n, p)
+    for name, a, want in arrays + (("ends", ends, n), ("out_s", out_s, (n, p)),
+                                   ("out_e", out_e, (n, p))):
+        got = tuple(a.shape)
+        if isinstance(want, tuple):
+            if got != want:
+                raise ValueError(f"{name} has shape ({got[0]}, {got[1]}), expected "
+                                 f"({want[0]}, {want[1]})")
+        elif got[0] != want:
+            raise ValueError(f"{name} has length {got[0]}, expected {want}")
     for k in range(n):
         s = starts[k]
         e = ends[k]
@@ -85,13 +85,8 @@ def lpo_dense(const double[:, ::1] M, const double[::1] bdiag,
     cdef Py_ssize_t k, s, e
     cdef double mse
     cdef Py_ssize_t m = M.shape[0], p = Y.shape[1]
-    _check_rows("M", M.shape[0], M.shape[1], m, m)
-    _check_vec("bdiag", bdiag.shape[0], m)
-    _check_rows("R", R.shape[0], R.shape[1], m, p)
-    _check_rows("F", F.shape[0], F.shape[1], m, p)
-    _check_rows("Y", Y.shape[0], Y.shape[1], m, p)
-    _check_pairs(starts, ends, m, out_s.shape[0], out_s.shape[1], out_e.shape[0],
-                 out_e.shape[1], p)
+    _check_call(m, (("M", M, (m, m)), ("bdiag", bdiag, m), ("R", R, (m, p)),
+                    ("F", F, (m, p)), ("Y", Y, (m, p))), starts, ends, out_s, out_e, p)
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
@@ -116,14 +111,9 @@ def lpo_lowrank(const double[:, ::1] U, const double[::1] w, const double[::1] m
     cdef Py_ssize_t k, s, e, t
     cdef double off
     cdef Py_ssize_t m = U.shape[0], p = Y.shape[1]
-    _check_vec("w", w.shape[0], r)
-    _check_vec("mdiag", mdiag.shape[0], m)
-    _check_vec("bdiag", bdiag.shape[0], m)
-    _check_rows("R", R.shape[0], R.shape[1], m, p)
-    _check_rows("F", F.shape[0], F.shape[1], m, p)
-    _check_rows("Y", Y.shape[0], Y.shape[1], m, p)
-    _check_pairs(starts, ends, m, out_s.shape[0], out_s.shape[1], out_e.shape[0],
-                 out_e.shape[1], p)
+    _check_call(m, (("w", w, r), ("mdiag", mdiag, m), ("bdiag", bdiag, m),
+                    ("R", R, (m, p)), ("F", F, (m, p)), ("Y", Y, (m, p))),
+                starts, ends, out_s, out_e, p)
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
@@ -180,13 +170,8 @@ def rank_lpo_dense(const double[:, ::1] M, const double[::1] ndiag, double offco
     cdef Py_ssize_t k, s, e
     cdef double mse
     cdef Py_ssize_t m = M.shape[0], p = R.shape[1]
-    _check_rows("M", M.shape[0], M.shape[1], m, m)
-    _check_vec("ndiag", ndiag.shape[0], m)
-    _check_vec("tau", tau.shape[0], m)
-    _check_rows("R", R.shape[0], R.shape[1], m, p)
-    _check_rows("F", F.shape[0], F.shape[1], m, p)
-    _check_pairs(starts, ends, m, out_s.shape[0], out_s.shape[1], out_e.shape[0],
-                 out_e.shape[1], p)
+    _check_call(m, (("M", M, (m, m)), ("ndiag", ndiag, m), ("tau", tau, m),
+                    ("R", R, (m, p)), ("F", F, (m, p))), starts, ends, out_s, out_e, p)
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
@@ -210,14 +195,9 @@ def rank_lpo_lowrank(const double[:, ::1] U, const double[::1] omega,
     cdef Py_ssize_t k, s, e, t
     cdef double nse
     cdef Py_ssize_t m = U.shape[0], p = R.shape[1]
-    _check_vec("omega", omega.shape[0], r)
-    _check_vec("mdiag", mdiag.shape[0], m)
-    _check_vec("ndiag", ndiag.shape[0], m)
-    _check_vec("tau", tau.shape[0], m)
-    _check_rows("R", R.shape[0], R.shape[1], m, p)
-    _check_rows("F", F.shape[0], F.shape[1], m, p)
-    _check_pairs(starts, ends, m, out_s.shape[0], out_s.shape[1], out_e.shape[0],
-                 out_e.shape[1], p)
+    _check_call(m, (("omega", omega, r), ("mdiag", mdiag, m), ("ndiag", ndiag, m),
+                    ("tau", tau, m), ("R", R, (m, p)), ("F", F, (m, p))),
+                starts, ends, out_s, out_e, p)
     for k in prange(n, nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]

@@ -57,7 +57,7 @@ from scipy.linalg import lapack
 
 from rlscore._ext import _nystrom
 from rlscore.core.rls_solvers import LinearSolver, _check_holdout
-from rlscore._validation import as_index_array
+from rlscore._validation import as_index_array, check_positive_int
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
            "constrained_solve"]
@@ -82,10 +82,7 @@ def select_basis(m, basis_indices=None, n_basis=None, random_state=None):
         return as_index_array(basis_indices, m, name="basis_indices")
     if n_basis is None:
         return None
-    if isinstance(n_basis, (bool, np.bool_)) or not isinstance(n_basis, (int, np.integer)):
-        raise TypeError(f"n_basis must be an integer, got {type(n_basis).__name__}")
-    if n_basis < 1:
-        raise ValueError(f"n_basis must be >= 1, got {n_basis}")
+    n_basis = check_positive_int(n_basis, "n_basis")
     if n_basis > m:
         raise ValueError(f"n_basis={n_basis} exceeds the number of examples m={m} "
                          f"(|R| > m)")

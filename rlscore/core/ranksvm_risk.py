@@ -84,7 +84,35 @@ def pair_weights(query_pairs, normalize, n_pairs=None, n_ranked_queries=None):
     return np.ones(qp.shape[0])
 
 
-class RankingRisk:
+class _LinearPairRisk:
+    """The risk of a linear model as a function of its predictions p = X w: the
+    subclasses give ``_loss(p, coef)``, the loss at p, writing its (sub)gradient with
+    respect to p into ``coef``; the gradient in w is X^T coef."""
+
+    @property
+    def m(self):
+        return self.X.shape[0]
+
+    def loss_from_predictions(self, p):
+        """(loss, coef) for predictions p; coef is the gradient of the loss with respect
+        to p (a fresh array)."""
+        coef = np.empty(self.m)
+        return self._loss(np.ascontiguousarray(p, dtype=np.float64), coef), coef
+
+    def _predict(self, w):
+        return np.ascontiguousarray(np.asarray(self.X @ w, dtype=np.float64).ravel())
+
+    def __call__(self, w):
+        """(R(w), (sub)gradient): the loss pass plus two matrix-vector products."""
+        loss = self._loss(self._predict(w), self._coef)
+        return loss, np.asarray(self.X.T @ self._coef).ravel()
+
+    def value(self, w):
+        """R(w) alone."""
+        return self._loss(self._predict(w), self._coef)
+
+
+class RankingRisk(_LinearPairRisk):
     """The normalized pairwise hinge risk of scored (query-structured) data as a bundle
     method oracle.
 
@@ -136,32 +164,13 @@ class RankingRisk:
         self.dim = self.X.shape[1]
         self._coef = np.empty(m)
 
-    @property
-    def m(self):
-        return self.X.shape[0]
-
-    def loss_from_predictions(self, p):
-        """(loss, coef) for predictions p; coef is the gradient of the loss with respect
-        to p (a fresh array). O(m log m)."""
-        coef = np.empty(self.m)
-        loss = self.pairs.hinge(p, self.weights, coef, self.n_threads, self.engine)
-        return loss, coef
+    def _loss(self, p, coef):
+        """The hinge risk at predictions p, its gradient in ``coef``. O(m log m)."""
+        return self.pairs.hinge(p, self.weights, coef, self.n_threads, self.engine)
 
     def counts(self, p):
         """The counts c, d (int64 arrays) for predictions p. O(m log m)."""
         return self.pairs.counts(p, self.n_threads, self.engine)
-
-    def __call__(self, w):
-        """(R(w), subgradient). O(m log m + nnz)."""
-        p = np.asarray(self.X @ w).ravel()
-        loss = self.pairs.hinge(p, self.weights, self._coef, self.n_threads, self.engine)
-        g = np.asarray(self.X.T @ self._coef).ravel()
-        return loss, g
-
-    def value(self, w):
-        """R(w) alone."""
-        p = np.asarray(self.X @ w).ravel()
-        return self.pairs.hinge(p, self.weights, self._coef, self.n_threads, self.engine)
 
     def subsample(self, fraction, seed=0):
         """The same risk on a random subset: ``fraction`` of the examples (of the
@@ -207,10 +216,8 @@ class SquaredRankingRisk(RankingRisk):
     without sorting.
     """
 
-    def loss_from_predictions(self, p):
-        coef = np.empty(self.m)
-        loss, _ = self.pairs.squared_hinge(p, self.weights, coef, self.n_threads)
-        return loss, coef
+    def _loss(self, p, coef):
+        return self.pairs.squared_hinge(p, self.weights, coef, self.n_threads)[0]
 
     def counts(self, p):
         return self.pairs.counts(p, self.n_threads)
@@ -221,15 +228,6 @@ class SquaredRankingRisk(RankingRisk):
         coef = np.empty(self.m)
         loss, active = self.pairs.squared_hinge(p, self.weights, coef, self.n_threads)
         return loss, coef, active
-
-    def __call__(self, w):
-        p = np.asarray(self.X @ w).ravel()
-        loss, _ = self.pairs.squared_hinge(p, self.weights, self._coef, self.n_threads)
-        return loss, np.asarray(self.X.T @ self._coef).ravel()
-
-    def value(self, w):
-        p = np.asarray(self.X @ w).ravel()
-        return self.pairs.squared_hinge(p, self.weights, self._coef, self.n_threads)[0]
 
     def zero_gradient(self):
         """The gradient of R at w = 0 in closed form: every pair is active with r = 1,
@@ -295,7 +293,7 @@ class _SquaredHingeObjective:
         return point.p + zs
 
 
-class PairRisk:
+class PairRisk(_LinearPairRisk):
     """The pairwise hinge risk over explicit preference pairs.
 
     R(w) = s sum_k v_k max(0, 1 - w^T x_{start_k} + w^T x_{end_k}), with pair weights v
@@ -331,21 +329,5 @@ class PairRisk:
         self.dim = self.X.shape[1]
         self._coef = np.empty(m)
 
-    @property
-    def m(self):
-        return self.X.shape[0]
-
-    def loss_from_predictions(self, p):
-        coef = np.empty(self.m)
-        loss = self.pairs.hinge(np.ascontiguousarray(p, dtype=np.float64), self.s, coef)
-        return loss, coef
-
-    def __call__(self, w):
-        p = np.ascontiguousarray(np.asarray(self.X @ w).ravel())
-        loss = self.pairs.hinge(p, self.s, self._coef)
-        g = np.asarray(self.X.T @ self._coef).ravel()
-        return loss, g
-
-    def value(self, w):
-        p = np.ascontiguousarray(np.asarray(self.X @ w).ravel())
-        return self.pairs.hinge(p, self.s, self._coef)
+    def _loss(self, p, coef):
+        return self.pairs.hinge(p, self.s, coef)

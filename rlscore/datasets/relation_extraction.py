@@ -13,7 +13,8 @@ from itertools import combinations
 
 import numpy as np
 
-from rlscore.datasets.synthetic import _nonneg_float, _positive_int, _rng
+from rlscore._validation import check_positive_int, check_real
+from rlscore.datasets.synthetic import _rng
 
 __all__ = ["make_relation_extraction"]
 
@@ -183,8 +184,8 @@ def make_relation_extraction(n_sentences=100, noise=0.05, random_state=None, *,
     """
     from rlscore.kernel.graph_kernel import relation_graph
 
-    n_sentences = _positive_int(n_sentences, "n_sentences")
-    noise = _nonneg_float(noise, "noise")
+    n_sentences = check_positive_int(n_sentences, "n_sentences")
+    noise = check_real(noise, "noise", minimum=0)
     if noise > 1:
         raise ValueError(f"noise must be in [0, 1], got {noise}")
     rng = _rng(random_state)

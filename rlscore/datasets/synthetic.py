@@ -5,10 +5,9 @@ Every generator takes ``random_state`` (None, an int seed, a
 :class:`numpy.random.RandomState`) and is deterministic for a fixed seed.
 """
 
-import numbers
-import operator
-
 import numpy as np
+
+from rlscore._validation import check_positive_int, check_real
 
 __all__ = [
     "make_regression", "make_classification", "make_ranking_queries",
@@ -20,27 +19,6 @@ def _rng(random_state):
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**32 - 1, dtype=np.uint64))
     return np.random.default_rng(random_state)
-
-
-def _positive_int(value, name):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer, got a bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, got {value!r}") from None
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
-
-
-def _nonneg_float(value, name):
-    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
-    return value
 
 
 def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=False):
@@ -73,9 +51,9 @@ def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=Fa
     -----
     Complexity: O(m·d).
     """
-    m = _positive_int(m, "m")
-    d = _positive_int(d, "d")
-    noise = _nonneg_float(noise, "noise")
+    m = check_positive_int(m, "m")
+    d = check_positive_int(d, "d")
+    noise = check_real(noise, "noise", minimum=0)
     rng = _rng(random_state)
     X = rng.standard_normal((m, d))
     w = rng.standard_normal(d)
@@ -110,12 +88,12 @@ def make_grouped_regression(n_groups=50, per_group=20, d=5, noise=0.3,
     -----
     Complexity: O(m·d) for m = n_groups·per_group.
     """
-    n_groups = _positive_int(n_groups, "n_groups")
-    per_group = _positive_int(per_group, "per_group")
-    d = _positive_int(d, "d")
+    n_groups = check_positive_int(n_groups, "n_groups")
+    per_group = check_positive_int(per_group, "per_group")
+    d = check_positive_int(d, "d")
     if d < 2:
         raise ValueError(f"d must be >= 2, got {d}")
-    noise = _nonneg_float(noise, "noise")
+    noise = check_real(noise, "noise", minimum=0)
     rng = _rng(random_state)
     centers = rng.normal(scale=2.0, size=(n_groups, d))
     shift = rng.normal(size=n_groups)
@@ -161,11 +139,11 @@ def make_classification(m=100, d=10, separation=2.0, positive_fraction=0.5, flip
     -----
     Complexity: O(m·d).
     """
-    m = _positive_int(m, "m")
-    d = _positive_int(d, "d")
-    separation = _nonneg_float(separation, "separation")
-    positive_fraction = _nonneg_float(positive_fraction, "positive_fraction")
-    flip = _nonneg_float(flip, "flip")
+    m = check_positive_int(m, "m")
+    d = check_positive_int(d, "d")
+    separation = check_real(separation, "separation", minimum=0)
+    positive_fraction = check_real(positive_fraction, "positive_fraction", minimum=0)
+    flip = check_real(flip, "flip", minimum=0)
     if positive_fraction > 1:
         raise ValueError(f"positive_fraction must be in [0, 1], got {positive_fraction}")
     if flip > 1:
@@ -226,15 +204,15 @@ def make_ranking_queries(n_queries=20, items_per_query=10, d=5, random_state=Non
     -----
     Complexity: O(n·d + n log n).
     """
-    n_queries = _positive_int(n_queries, "n_queries")
-    d = _positive_int(d, "d")
-    n_levels = _positive_int(n_levels, "n_levels")
-    noise = _nonneg_float(noise, "noise")
-    query_spread = _nonneg_float(query_spread, "query_spread")
+    n_queries = check_positive_int(n_queries, "n_queries")
+    d = check_positive_int(d, "d")
+    n_levels = check_positive_int(n_levels, "n_levels")
+    noise = check_real(noise, "noise", minimum=0)
+    query_spread = check_real(query_spread, "query_spread", minimum=0)
     if np.ndim(items_per_query) == 0:
-        sizes = np.full(n_queries, _positive_int(items_per_query, "items_per_query"))
+        sizes = np.full(n_queries, check_positive_int(items_per_query, "items_per_query"))
     else:
-        sizes = np.array([_positive_int(s, "items_per_query") for s in items_per_query],
+        sizes = np.array([check_positive_int(s, "items_per_query") for s in items_per_query],
                          dtype=np.intp)
         if sizes.shape[0] != n_queries:
             raise ValueError(f"items_per_query has {sizes.shape[0]} counts for "
@@ -336,13 +314,13 @@ def make_drug_target(n_drugs=40, n_targets=30, d=5, noise=0.3, interaction=1.0,
     -----
     Complexity: O((n_drugs + n_targets)² d + n_drugs · n_targets).
     """
-    n_drugs = _positive_int(n_drugs, "n_drugs")
-    n_targets = _positive_int(n_targets, "n_targets")
-    d = _positive_int(d, "d")
-    noise = _nonneg_float(noise, "noise")
-    interaction = _nonneg_float(interaction, "interaction")
-    side_noise = _nonneg_float(side_noise, "side_noise")
-    gamma = 1.0 / (2 * d) if gamma is None else _nonneg_float(gamma, "gamma")
+    n_drugs = check_positive_int(n_drugs, "n_drugs")
+    n_targets = check_positive_int(n_targets, "n_targets")
+    d = check_positive_int(d, "d")
+    noise = check_real(noise, "noise", minimum=0)
+    interaction = check_real(interaction, "interaction", minimum=0)
+    side_noise = check_real(side_noise, "side_noise", minimum=0)
+    gamma = 1.0 / (2 * d) if gamma is None else check_real(gamma, "gamma", minimum=0)
     rng = _rng(random_state)
     U = rng.standard_normal((n_drugs, d))
     V = rng.standard_normal((n_targets, d))

@@ -1,6 +1,7 @@
-"""Shared machinery of the scikit-learn estimators: parameter checking, the adapter
-from (X, y, kernel parameters) to :class:`rlscore.core.rls.RLSModel`, prediction with
-the layout of the training ``y``, tags and pickling.
+"""Shared machinery of the scikit-learn estimators: storing and checking parameters,
+validating the training data, the kernel names and parameters, the coefficients in the
+layout of the training ``y``, the adapter from (X, y, kernel parameters) to
+:class:`rlscore.core.rls.RLSModel`, prediction, tags and pickling.
 
 Nothing here computes a model: the algebra lives in :mod:`rlscore.core`.
 """
@@ -18,8 +19,9 @@ from rlscore._validation import (check_bias, check_coef0, check_degree, check_ga
                                  check_regparam)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
-__all__ = ["KERNEL_NAMES", "resolve_kernel", "check_alpha", "query_groups", "ranking_score",
-           "RLSEstimatorBase"]
+__all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "check_alpha",
+           "store_params", "clear_fitted", "validate_fit_data", "linear_coef",
+           "query_groups", "ranking_score", "KernelInputMixin", "RLSEstimatorBase"]
 
 #: Accepted ``kernel`` values (scikit-learn names and RLScore names) and the RLScore
 #: kernel each one means.
@@ -43,6 +45,59 @@ def resolve_kernel(kernel):
         return KERNEL_NAMES[kernel]
     raise ValueError(
         f"kernel must be one of {sorted(KERNEL_NAMES)}, got {kernel!r}")
+
+
+def kernel_params(name, n_features, gamma, degree, coef0):
+    """The checked keyword parameters of the RLScore kernel ``name`` (as given by
+    :func:`resolve_kernel`) other than the linear kernel's bias: ``gamma`` (None means
+    ``1 / n_features``, as in scikit-learn) for the Gaussian and polynomial kernels,
+    ``degree`` and ``coef0`` for the polynomial one; {} for the others."""
+    if name not in ("GaussianKernel", "PolynomialKernel"):
+        return {}
+    params = {"gamma": 1.0 / n_features if gamma is None else check_gamma(gamma)}
+    if name == "PolynomialKernel":
+        params["degree"] = check_degree(degree)
+        params["coef0"] = check_coef0(coef0)
+    return params
+
+
+def store_params(est, params):
+    """Store the constructor arguments as attributes of the same names, unchanged
+    (scikit-learn's rule: ``__init__`` neither checks nor converts; ``fit`` does).
+    Called first in ``__init__`` as ``store_params(self, locals())``, so that the
+    signature alone lists the parameters."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(est, name, value)
+
+
+def clear_fitted(est, *names):
+    """Remove the fitted attributes ``names`` left by an earlier ``fit`` (those the new
+    fit may not set: ``coef_`` after a linear fit, then a kernel one...)."""
+    for name in names:
+        est.__dict__.pop(name, None)
+
+
+def validate_fit_data(est, X, y, accept_sparse="csr"):
+    """``X`` and ``y`` of ``fit`` by scikit-learn's ``validate_data`` (which sets
+    ``n_features_in_``): float64, ``y`` one or several numeric outputs (dense)."""
+    X, y = validate_data(est, X, y, accept_sparse=accept_sparse, dtype=np.float64,
+                         multi_output=True, y_numeric=True)
+    y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64)
+    if y.ndim == 2 and y.shape[1] == 0:
+        raise ValueError("y has no columns (shape %s)" % (y.shape,))
+    return X, y
+
+
+def linear_coef(W, b, y_1d):
+    """``(coef_, intercept_)`` of a linear model with weights ``W`` (n_features,
+    n_targets) and intercepts ``b`` (n_targets,): 1-D and a float for a 1-D training
+    ``y``, (n_targets, n_features) and an array otherwise (scikit-learn's layout)."""
+    W = np.asarray(W)
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if y_1d:
+        return W[:, 0].copy(), float(b[0])
+    return np.ascontiguousarray(W.T), b.copy()
 
 
 def query_groups(qid, groups, m):
@@ -88,13 +143,36 @@ def ranking_score(P, y, qid=None, groups=None):
     return query_score(cindex, y, P, gr)
 
 
-def check_alpha(alpha, name="alpha"):
+def check_alpha(alpha, name="alpha", positive=False):
     """``alpha`` (the regparam under its scikit-learn name), checked by
-    :func:`rlscore._validation.check_regparam`."""
-    return check_regparam(alpha, name=name)
+    :func:`rlscore._validation.check_regparam`; ``positive``: 0 refused too."""
+    value = check_regparam(alpha, name=name)
+    if positive and value <= 0:
+        raise ValueError(f"{name} must be > 0, got {alpha!r}")
+    return value
 
 
-class RLSEstimatorBase(RegressorMixin, BaseEstimator):
+class KernelInputMixin:
+    """``X`` of an estimator with a ``kernel`` parameter: a data matrix (sparse CSR
+    accepted) or, for ``kernel="precomputed"``, a dense kernel matrix (scikit-learn's
+    ``pairwise`` tag)."""
+
+    def _is_precomputed(self):
+        return isinstance(self.kernel, str) and \
+            KERNEL_NAMES.get(self.kernel) == "PrecomputedKernel"
+
+    def _accept_sparse(self):
+        return False if self._is_precomputed() else "csr"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        precomputed = self._is_precomputed()
+        tags.input_tags.sparse = not precomputed
+        tags.input_tags.pairwise = precomputed
+        return tags
+
+
+class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
     """Common base of :class:`KernelRLS` and :class:`KernelRLSCV` (not public).
 
     Subclasses define the constructor parameters ``kernel, gamma, degree, coef0, bias,
@@ -107,16 +185,8 @@ class RLSEstimatorBase(RegressorMixin, BaseEstimator):
         name = resolve_kernel(self.kernel)
         if name == "LinearKernel":
             return name, {"bias": check_bias(self.bias)}
-        if name == "PrecomputedKernel":
-            return name, {}
-        if self.gamma is None:
-            gamma = 1.0 / n_features
-        else:
-            gamma = check_gamma(self.gamma)
-        if name == "GaussianKernel":
-            return name, {"gamma": gamma}
-        return name, {"gamma": gamma, "degree": check_degree(self.degree),
-                      "coef0": check_coef0(self.coef0)}
+        return name, kernel_params(name, n_features, self.gamma, self.degree,
+                                   self.coef0)
 
     def _basis_params(self, cv=True):
         """The reduced-set keywords of the core model: ``basis_indices`` or
@@ -130,22 +200,9 @@ class RLSEstimatorBase(RegressorMixin, BaseEstimator):
             params["keep_basis_in_cv"] = bool(self.keep_basis_in_cv)
         return params
 
-    def _is_precomputed(self):
-        return isinstance(self.kernel, str) and \
-            KERNEL_NAMES.get(self.kernel) == "PrecomputedKernel"
-
-    def _accept_sparse(self):
-        return False if self._is_precomputed() else "csr"
-
     # -- fitting ---------------------------------------------------------------------
     def _validate_fit_data(self, X, y):
-        X, y = validate_data(
-            self, X, y, accept_sparse=self._accept_sparse(), dtype=np.float64,
-            multi_output=True, y_numeric=True)
-        y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64)
-        if y.ndim == 2 and y.shape[1] == 0:
-            raise ValueError("y has no columns (shape %s)" % (y.shape,))
-        return X, y
+        return validate_fit_data(self, X, y, self._accept_sparse())
 
     def _fit_model(self, X, y, alpha, path):
         """Train the core model (``X``, ``y`` already validated) and set the fitted
@@ -160,8 +217,7 @@ class RLSEstimatorBase(RegressorMixin, BaseEstimator):
 
     def _set_fitted_attributes(self):
         """Public coefficients from the core model's current predictor."""
-        for attr in ("coef_", "intercept_", "dual_coef_", "X_fit_"):
-            self.__dict__.pop(attr, None)
+        clear_fitted(self, "coef_", "intercept_", "dual_coef_", "X_fit_")
         model = self.model_
         p = model.Y.shape[1]
         predictor = model.predictor
@@ -169,14 +225,9 @@ class RLSEstimatorBase(RegressorMixin, BaseEstimator):
         self._n_targets = p
         if isinstance(predictor, LinearPredictor):
             W = np.reshape(predictor.W, (-1, p))
-            b = np.broadcast_to(np.asarray(predictor.b, dtype=np.float64), (p,)).copy()
+            b = np.broadcast_to(np.asarray(predictor.b, dtype=np.float64), (p,))
             if resolve_kernel(self.kernel) == "LinearKernel":
-                if self._y_1d:
-                    self.coef_ = W[:, 0].copy()
-                    self.intercept_ = float(b[0])
-                else:
-                    self.coef_ = np.ascontiguousarray(W.T)
-                    self.intercept_ = b
+                self.coef_, self.intercept_ = linear_coef(W, b, self._y_1d)
             else:       # precomputed kernel: coefficients of the kernel's columns
                 self.dual_coef_ = W[:, 0].copy() if self._y_1d else W.copy()
         elif isinstance(predictor, KernelPredictor):
@@ -290,9 +341,6 @@ class RLSEstimatorBase(RegressorMixin, BaseEstimator):
     # -- scikit-learn protocol -------------------------------------------------------
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        precomputed = self._is_precomputed()
-        tags.input_tags.sparse = not precomputed
-        tags.input_tags.pairwise = precomputed
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = True
         return tags

@@ -4,15 +4,15 @@
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore._validation import check_positive_int, check_tol
+from rlscore._validation import check_bias, check_positive_int, check_tol
 from rlscore.core.cg import cg_rankrls, cg_rls
 from rlscore.core.groups import QueryGroups
-from rlscore.estimators._base import check_alpha, query_groups, ranking_score
+from rlscore.estimators._base import (check_alpha, linear_coef, query_groups, ranking_score,
+                                      store_params, validate_fit_data)
 
 __all__ = ["CGRLSRegressor", "CGRankRLSRanker"]
 
@@ -69,21 +69,11 @@ class _EarlyStop:
 
 class _CGBase(RegressorMixin, BaseEstimator):
 
-    def _validate(self, X, y):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             multi_output=True, y_numeric=True)
-        y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64)
-        if y.ndim == 2 and y.shape[1] == 0:
-            raise ValueError(f"y has no columns (shape {y.shape})")
-        return X, y
-
-    def _set_coef(self, W, b, y_1d):
-        if y_1d:
-            self.coef_ = np.asarray(W)[:, 0].copy()
-            self.intercept_ = float(np.asarray(b).ravel()[0])
-        else:
-            self.coef_ = np.ascontiguousarray(np.asarray(W).T)
-            self.intercept_ = np.asarray(b, dtype=np.float64).ravel().copy()
+    def _check_solver_params(self):
+        """(tol, max_iter, early stopping) checked; the parameters both share."""
+        tol = check_tol(self.tol)
+        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
+        return tol, max_iter, _check_early_stopping(self)
 
     def _decision(self, X):
         check_is_fitted(self, "coef_")
@@ -166,16 +156,7 @@ class CGRLSRegressor(_CGBase):
     def __init__(self, alpha=1.0, *, bias=1.0, solver="auto", tol=1e-6, max_iter=None,
                  precondition=None, early_stopping=False, validation_fraction=0.1,
                  n_iter_no_change=10, random_state=None):
-        self.alpha = alpha
-        self.bias = bias
-        self.solver = solver
-        self.tol = tol
-        self.max_iter = max_iter
-        self.precondition = precondition
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.random_state = random_state
+        store_params(self, locals())
 
     def fit(self, X, y):
         """Fit the model.
@@ -194,14 +175,12 @@ class CGRLSRegressor(_CGBase):
         See the class notes for the cost.
         """
         alpha = check_alpha(self.alpha)
-        bias = check_alpha(self.bias, name="bias")
+        bias = check_bias(self.bias)
         if self.solver not in ("auto", "primal", "dual"):
             raise ValueError(f"solver must be 'auto', 'primal' or 'dual', got "
                              f"{self.solver!r}")
-        tol = check_tol(self.tol)
-        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
-        es = _check_early_stopping(self)
-        X, y = self._validate(X, y)
+        tol, max_iter, es = self._check_solver_params()
+        X, y = validate_fit_data(self, X, y)
         y_1d = y.ndim == 1
         Y = y.reshape(-1, 1) if y_1d else y
         callback = stopper = None
@@ -219,7 +198,7 @@ class CGRLSRegressor(_CGBase):
             W, b = stopper.best_Wb
         self.n_iter_ = res.iterations
         self.converged_ = bool(np.all(res.converged)) and not res.stopped
-        self._set_coef(W, b, y_1d)
+        self.coef_, self.intercept_ = linear_coef(W, b, y_1d)
         return self
 
     def predict(self, X):
@@ -268,14 +247,7 @@ class CGRankRLSRanker(_CGBase):
     def __init__(self, alpha=1.0, *, tol=1e-6, max_iter=None, precondition=None,
                  early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
                  random_state=None):
-        self.alpha = alpha
-        self.tol = tol
-        self.max_iter = max_iter
-        self.precondition = precondition
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.random_state = random_state
+        store_params(self, locals())
 
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranker.
@@ -293,10 +265,8 @@ class CGRankRLSRanker(_CGBase):
         self : CGRankRLSRanker
         """
         alpha = check_alpha(self.alpha)
-        tol = check_tol(self.tol)
-        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
-        es = _check_early_stopping(self)
-        X, y = self._validate(X, y)
+        tol, max_iter, es = self._check_solver_params()
+        X, y = validate_fit_data(self, X, y)
         gr = query_groups(qid, groups, X.shape[0])
         codes = None if gr is None else gr.codes
         y_1d = y.ndim == 1
@@ -329,7 +299,7 @@ class CGRankRLSRanker(_CGBase):
             W = stopper.best_Wb[0]
         self.n_iter_ = res.iterations
         self.converged_ = bool(np.all(res.converged)) and not res.stopped
-        self._set_coef(W, np.zeros(W.shape[1]), y_1d)
+        self.coef_, self.intercept_ = linear_coef(W, np.zeros(W.shape[1]), y_1d)
         return self
 
     def predict(self, X):

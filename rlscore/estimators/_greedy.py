@@ -5,13 +5,14 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from rlscore._validation import check_bias
 from rlscore.core.greedy import greedy_forward_selection
-from rlscore.estimators._base import check_alpha, query_groups
+from rlscore.estimators._base import (check_alpha, linear_coef, query_groups, store_params,
+                                      validate_fit_data)
 
 __all__ = ["GreedyRLSSelector"]
 
@@ -91,9 +92,7 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, n_features_to_select=None, *, alpha=1.0, bias=1.0):
-        self.n_features_to_select = n_features_to_select
-        self.alpha = alpha
-        self.bias = bias
+        store_params(self, locals())
 
     def _n_select(self, d):
         k = self.n_features_to_select
@@ -137,13 +136,9 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
         -----
         O(k m d l); see the class notes.
         """
-        alpha = check_alpha(self.alpha)
-        if alpha <= 0:
-            raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
-        bias = check_alpha(self.bias, name="bias")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             multi_output=True, y_numeric=True)
-        y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64)
+        alpha = check_alpha(self.alpha, positive=True)
+        bias = check_bias(self.bias)
+        X, y = validate_fit_data(self, X, y)
         if X.shape[0] < 2:
             raise ValueError(f"GreedyRLSSelector needs at least 2 samples, got "
                              f"n_samples = {X.shape[0]} (1 sample)")
@@ -168,12 +163,7 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
         support = np.zeros(d, dtype=bool)
         support[self.selected_features_] = True
         self.support_ = support
-        if y.ndim == 1:
-            self.coef_ = W[:, 0].copy()
-            self.intercept_ = float(b[0])
-        else:
-            self.coef_ = np.ascontiguousarray(W.T)
-            self.intercept_ = b
+        self.coef_, self.intercept_ = linear_coef(W, b, y.ndim == 1)
         return self
 
     def _get_support_mask(self):

@@ -24,9 +24,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker_model import KronRLSModel
 from rlscore.core.kronecker_sampled import SampledKronRLSModel
-from rlscore._validation import (check_coef0, check_degree, check_gamma,
-                                 check_positive_int, check_tol)
-from rlscore.estimators._base import check_alpha, resolve_kernel
+from rlscore._validation import check_positive_int, check_tol
+from rlscore.estimators._base import (check_alpha, clear_fitted, kernel_params,
+                                      resolve_kernel, store_params)
 from rlscore.kernel import KERNELS
 
 __all__ = ["PairwiseRLS"]
@@ -50,6 +50,37 @@ def _check_pairs(X, n1, n2):
             raise IndexError(f"X[:, {col}] holds index {lo if lo < 0 else hi}, outside "
                              f"the {n} objects of {name}")
     return X
+
+
+def _check_pair_labels(y, n_pairs):
+    """``y`` of ``fit``: one finite number per pair (a column vector is accepted), as
+    float64."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1 or y.shape[0] != n_pairs:
+        raise ValueError(f"y must hold one label per pair ({n_pairs}), got "
+                         f"shape {y.shape}")
+    if not np.issubdtype(y.dtype, np.number) or np.issubdtype(y.dtype, np.bool_):
+        raise ValueError("y must be numeric")
+    y = y.astype(np.float64)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity")
+    return y
+
+
+def _index_objects(pairs, one_domain=False):
+    """``(objects1, objects2, rows, cols)``: the sorted distinct objects of each
+    domain that ``pairs`` (n_pairs, 2) refers to, and each pair's position in them
+    (int32). With ``one_domain`` both columns index the same objects, so the two
+    object lists are one. O(n_pairs log n_pairs)."""
+    if one_domain:
+        o1 = o2 = np.unique(pairs)
+    else:
+        o1, o2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
+    rows = np.searchsorted(o1, pairs[:, 0]).astype(np.int32)
+    cols = np.searchsorted(o2, pairs[:, 1]).astype(np.int32)
+    return o1, o2, rows, cols
 
 
 class PairwiseRLS(RegressorMixin, BaseEstimator):
@@ -141,19 +172,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
     def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
                  degree=3, coef0=1, pairwise_kernel="kronecker", loss="squared",
                  solver="auto", max_iter=None, tol=1e-10, indefinite="raise"):
-        self.X1 = X1
-        self.X2 = X2
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.pairwise_kernel = pairwise_kernel
-        self.loss = loss
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.indefinite = indefinite
+        store_params(self, locals())
 
     # -- parameters ---------------------------------------------------------------------
     def _objects(self):
@@ -171,13 +190,9 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         return name, X1, X2
 
     def _kernel_params(self, name, d):
-        if name in ("LinearKernel", "PrecomputedKernel"):
-            return {"bias": 0.0} if name == "LinearKernel" else {}
-        gamma = 1.0 / d if self.gamma is None else check_gamma(self.gamma)
-        if name == "GaussianKernel":
-            return {"gamma": gamma}
-        return {"gamma": gamma, "degree": check_degree(self.degree),
-                "coef0": check_coef0(self.coef0)}
+        if name == "LinearKernel":
+            return {"bias": 0.0}
+        return kernel_params(name, d, self.gamma, self.degree, self.coef0)
 
     def _check_params(self):
         alpha = check_alpha(self.alpha)
@@ -219,25 +234,9 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         alpha, tol = self._check_params()
         name, X1, X2 = self._objects()
         pairs = _check_pairs(X, X1.shape[0], X2.shape[0])
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        if y.ndim != 1 or y.shape[0] != pairs.shape[0]:
-            raise ValueError(f"y must hold one label per pair ({pairs.shape[0]}), got "
-                             f"shape {y.shape}")
-        if not np.issubdtype(y.dtype, np.number) or np.issubdtype(y.dtype, np.bool_):
-            raise ValueError("y must be numeric")
-        y = y.astype(np.float64)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
+        y = _check_pair_labels(y, pairs.shape[0])
         one = self.X2 is None
-        if one:
-            objs = np.unique(pairs)
-            o1 = o2 = objs
-        else:
-            o1, o2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
-        r = np.searchsorted(o1, pairs[:, 0])
-        c = np.searchsorted(o2, pairs[:, 1])
+        o1, o2, r, c = _index_objects(pairs, one)
         n1, n2 = o1.size, o2.size
         lin = r.astype(np.int64) + n1 * c.astype(np.int64)
         complete = lin.size == n1 * n2 and np.unique(lin).size == lin.size
@@ -285,8 +284,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         self.objects1_, self.objects2_ = o1, o2
         self._linear = linear and not (self.solver_ == "iterative"
                                        and self.pairwise_kernel != "kronecker")
-        for attr in ("coef_", "dual_coef_"):
-            self.__dict__.pop(attr, None)
+        clear_fitted(self, "coef_", "dual_coef_")
         if self._linear:
             W = model.W
             self.coef_ = W if W.ndim == 2 else W.reshape((D1.shape[1], D2.shape[1]),
@@ -307,13 +305,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         name, X1, X2 = self._objects()
         pairs = _check_pairs(X, X1.shape[0], X2.shape[0])
         one = self.X2 is None
-        if one:
-            t = np.unique(pairs)
-            t1 = t2 = t
-        else:
-            t1, t2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
-        i = np.searchsorted(t1, pairs[:, 0]).astype(np.int32)
-        j = np.searchsorted(t2, pairs[:, 1]).astype(np.int32)
+        t1, t2, i, j = _index_objects(pairs, one)
         if self._linear:
             D1, D2 = X1[t1], X2[t2]
             if hasattr(D1, "toarray"):

@@ -9,8 +9,8 @@ from sklearn.utils.validation import check_is_fitted
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.core.kronecker import check_square_kernel
 from rlscore.core.pairwise_mkl import fit_pairwise_mkl
-from rlscore.estimators._base import check_alpha
-from rlscore.estimators._kronecker import _check_pairs
+from rlscore.estimators._base import check_alpha, store_params
+from rlscore.estimators._kronecker import _check_pair_labels, _check_pairs, _index_objects
 
 __all__ = ["MultiKernelPairwiseRLS"]
 
@@ -62,11 +62,7 @@ class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, K1=None, K2=None, *, alpha=1.0, max_iter=None, tol=1e-10):
-        self.K1 = K1
-        self.K2 = K2
-        self.alpha = alpha
-        self.max_iter = max_iter
-        self.tol = tol
+        store_params(self, locals())
 
     def fit(self, X, y):
         """Fit on the labelled pairs ``X`` (n_pairs, 2) with labels ``y``.
@@ -80,18 +76,8 @@ class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
         tol = check_tol(self.tol)
         K1s, K2s = _kernels(self.K1, "K1"), _kernels(self.K2, "K2")
         pairs = _check_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        if y.ndim != 1 or y.shape[0] != pairs.shape[0] or y.dtype == np.bool_ \
-                or not np.issubdtype(y.dtype, np.number):
-            raise ValueError(f"y must hold one numeric label per pair ({pairs.shape[0]})")
-        y = y.astype(np.float64)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
-        o1, o2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
-        rows = np.searchsorted(o1, pairs[:, 0]).astype(np.int32)
-        cols = np.searchsorted(o2, pairs[:, 1]).astype(np.int32)
+        y = _check_pair_labels(y, pairs.shape[0])
+        o1, o2, rows, cols = _index_objects(pairs)
         model = fit_pairwise_mkl([np.ascontiguousarray(K[np.ix_(o1, o1)]) for K in K1s],
                                  [np.ascontiguousarray(K[np.ix_(o2, o2)]) for K in K2s],
                                  y, rows, cols, alpha, max_iter, tol)
@@ -112,9 +98,7 @@ class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "model_")
         K1s, K2s = _kernels(self.K1, "K1"), _kernels(self.K2, "K2")
         pairs = _check_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
-        t1, t2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
-        i = np.searchsorted(t1, pairs[:, 0]).astype(np.int32)
-        j = np.searchsorted(t2, pairs[:, 1]).astype(np.int32)
+        t1, t2, i, j = _index_objects(pairs)
         return self.model_.predict([K[np.ix_(t1, self.objects1_)] for K in K1s],
                                    [K[np.ix_(t2, self.objects2_)] for K in K2s], i, j)
 

@@ -21,7 +21,7 @@ from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls_pairs import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV, RefitCV
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      ranking_score, resolve_kernel)
+                                      ranking_score, resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
@@ -228,16 +228,7 @@ class RankRLS(_RankRLSBase):
                  basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False):
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis_vectors = basis_vectors
-        self.n_basis = n_basis
-        self.basis_indices = basis_indices
-        self.random_state = random_state
-        self.keep_basis_in_cv = keep_basis_in_cv
+        store_params(self, locals())
 
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranker.
@@ -375,18 +366,7 @@ class RankRLSCV(_RankRLSBase):
                  gamma=None, degree=3, coef0=1, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False):
-        self.alphas = alphas
-        self.cv = cv
-        self.scoring = scoring
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis_vectors = basis_vectors
-        self.n_basis = n_basis
-        self.basis_indices = basis_indices
-        self.random_state = random_state
-        self.keep_basis_in_cv = keep_basis_in_cv
+        store_params(self, locals())
 
     # the same alphas semantics and checks as KernelRLSCV
     _check_alphas = KernelRLSCV._check_alphas

@@ -14,16 +14,16 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver,
                                   fit_kernel_ranksvm, fit_linear_ranksvm)
-from rlscore._validation import (check_coef0, check_degree, check_gamma,
-                                 check_positive_int, check_tol)
-from rlscore.estimators._base import (check_alpha, query_groups, ranking_score,
-                                      resolve_kernel)
+from rlscore._validation import check_positive_int, check_tol
+from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
+                                      kernel_params, query_groups, ranking_score,
+                                      resolve_kernel, store_params)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
 
 
-class RankSVM(BaseEstimator):
+class RankSVM(KernelInputMixin, BaseEstimator):
     """Ranking SVM (pairwise hinge or squared hinge loss).
 
     Minimizes
@@ -132,27 +132,11 @@ class RankSVM(BaseEstimator):
                  kernel="linear", gamma=None, degree=3, coef0=1, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None, verbose=False,
                  loss="hinge", solver=None):
-        self.alpha = alpha
-        self.loss = loss
-        self.solver = solver
-        self.tol = tol
-        self.max_iter = max_iter
-        self.normalize = normalize
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis_vectors = basis_vectors
-        self.n_basis = n_basis
-        self.basis_indices = basis_indices
-        self.random_state = random_state
-        self.verbose = verbose
+        store_params(self, locals())
 
     # -- parameters ---------------------------------------------------------------------
     def _check_params(self, n_features):
-        alpha = check_alpha(self.alpha)
-        if alpha <= 0:
-            raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
+        alpha = check_alpha(self.alpha, positive=True)
         tol = check_tol(self.tol)
         check_positive_int(self.max_iter, "max_iter")
         if self.normalize not in NORMALIZATIONS:
@@ -160,19 +144,9 @@ class RankSVM(BaseEstimator):
                              f"{self.normalize!r}")
         loss, solver = check_loss_solver(self.loss, self.solver)
         name = resolve_kernel(self.kernel)
-        params = {"loss": loss, "solver": solver}
-        if name in ("GaussianKernel", "PolynomialKernel"):
-            gamma = 1.0 / n_features if self.gamma is None else \
-                check_gamma(self.gamma)
-            params["gamma"] = gamma
-            if name == "PolynomialKernel":
-                params["degree"] = check_degree(self.degree)
-                params["coef0"] = check_coef0(self.coef0)
+        params = {"loss": loss, "solver": solver,
+                  **kernel_params(name, n_features, self.gamma, self.degree, self.coef0)}
         return alpha, tol, int(self.max_iter), name, params
-
-    def _is_precomputed(self):
-        return isinstance(self.kernel, str) and self.kernel in ("precomputed",
-                                                                "PrecomputedKernel")
 
     # -- fitting ------------------------------------------------------------------------
     def fit(self, X, y, qid=None, groups=None):
@@ -201,16 +175,14 @@ class RankSVM(BaseEstimator):
             Invalid parameters, NaN/inf, fewer than 2 samples, qid of the wrong length,
             or no pair to learn from (all targets equal within every query).
         """
-        accept = False if self._is_precomputed() else "csr"
-        X, y = validate_data(self, X, y, accept_sparse=accept, dtype=np.float64,
-                             y_numeric=True)
+        X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse(),
+                             dtype=np.float64, y_numeric=True)
         alpha, tol, max_iter, name, params = self._check_params(X.shape[1])
         if X.shape[0] < 2:
             raise ValueError(f"RankSVM needs at least 2 samples to form a pair, got "
                              f"{X.shape[0]} sample (n_samples = 1)")
         qid = query_groups(qid, groups, X.shape[0])
-        for attr in ("coef_", "dual_coef_", "X_fit_"):
-            self.__dict__.pop(attr, None)
+        clear_fitted(self, "coef_", "dual_coef_", "X_fit_")
         indexed = self.basis_indices is not None or self.n_basis is not None
         if indexed:
             params = dict(params, basis_indices=self.basis_indices, n_basis=self.n_basis,
@@ -259,8 +231,8 @@ class RankSVM(BaseEstimator):
         O(n_samples n_features) for the linear kernel; one kernel evaluation otherwise.
         """
         check_is_fitted(self)
-        accept = False if self._is_precomputed() else "csr"
-        X = validate_data(self, X, reset=False, accept_sparse=accept, dtype=np.float64)
+        X = validate_data(self, X, reset=False, accept_sparse=self._accept_sparse(),
+                          dtype=np.float64)
         P = np.asarray(self.predictor_.predict(X), dtype=np.float64)
         return np.ascontiguousarray(P.reshape(X.shape[0]))
 
@@ -283,9 +255,6 @@ class RankSVM(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        precomputed = self._is_precomputed()
-        tags.input_tags.sparse = not precomputed
-        tags.input_tags.pairwise = precomputed
         tags.target_tags.required = True
         tags.target_tags.single_output = True
         tags.target_tags.multi_output = False

@@ -3,7 +3,8 @@
 import numpy as np
 
 from rlscore.core.selection import DEFAULT_REGPARAMS
-from rlscore.estimators._base import RLSEstimatorBase, check_alpha, query_groups
+from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
+                                      store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -138,17 +139,7 @@ class KernelRLS(RLSEstimatorBase):
                  bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False):
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.bias = bias
-        self.basis_vectors = basis_vectors
-        self.n_basis = n_basis
-        self.basis_indices = basis_indices
-        self.random_state = random_state
-        self.keep_basis_in_cv = keep_basis_in_cv
+        store_params(self, locals())
 
     def fit(self, X, y):
         """Fit the model.
@@ -275,19 +266,7 @@ class KernelRLSCV(RLSEstimatorBase):
                  gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False):
-        self.alphas = alphas
-        self.cv = cv
-        self.scoring = scoring
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.bias = bias
-        self.basis_vectors = basis_vectors
-        self.n_basis = n_basis
-        self.basis_indices = basis_indices
-        self.random_state = random_state
-        self.keep_basis_in_cv = keep_basis_in_cv
+        store_params(self, locals())
 
     def _check_alphas(self):
         if self.alphas is None:

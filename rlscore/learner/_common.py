@@ -10,8 +10,10 @@ from rlscore.core.representation import kernel_param_names
 from rlscore._validation import warn_unused_kwargs
 
 
-def split_kernel_kwargs(kwargs, kernel, owner, extra=(), force=None):
-    """Pick the kernel's parameters out of ``kwargs``; warn once about the rest.
+def split_kernel_kwargs(kwargs, kernel, owner, extra=(), force=None, basis=()):
+    """Pick the kernel's parameters and the reduced-set keywords named in ``basis``
+    (:data:`BASIS_KEYWORDS` or some of them) out of ``kwargs``; warn once about the
+    rest.
 
     ``extra`` names further keywords the learner consumes itself; ``force`` overrides
     kernel parameters (the RankRLS learners force bias = 0).
@@ -20,7 +22,8 @@ def split_kernel_kwargs(kwargs, kernel, owner, extra=(), force=None):
     params = {k: kwargs[k] for k in names if k in kwargs}
     if force:
         params.update({k: v for k, v in force.items() if k in names})
-    warn_unused_kwargs(kwargs, set(names) | set(extra), owner, stacklevel=4)
+    params.update({k: kwargs[k] for k in basis if k in kwargs})
+    warn_unused_kwargs(kwargs, set(names) | set(extra) | set(basis), owner, stacklevel=4)
     return params
 
 
@@ -33,13 +36,23 @@ def regparam_grid(regparams, default):
     return list(default) if regparams is None else list(regparams)
 
 
+#: The reduced-set keywords: ``basis_indices``, ``n_basis``, ``random_state`` and, for
+#: learners with cross-validation, ``keep_basis_in_cv``.
 BASIS_KEYWORDS = ("basis_indices", "n_basis", "random_state", "keep_basis_in_cv")
 
 
-def pop_basis_kwargs(kwargs, allowed=BASIS_KEYWORDS):
-    """Take the reduced-set keywords (``basis_indices``, ``n_basis``, ``random_state``
-    and, for learners with cross-validation, ``keep_basis_in_cv``) out of ``kwargs``."""
-    return {k: kwargs.pop(k) for k in allowed if k in kwargs}
+class CoreModelAdapter:
+    """Base of the learners that adapt one core model ``self._model``: the learner's
+    ``Y``, ``regparam``, ``predictor`` and ``A`` are the model's current ones."""
+
+    def _sync(self):
+        self.Y = self._model.Y
+        self.regparam = self._model.regparam
+        self.predictor = self._model.predictor
+
+    @property
+    def A(self):
+        return self._model.A
 
 
 def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, make_cv):

@@ -3,8 +3,8 @@ model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.rankrls import GlobalRankRLSModel
 from rlscore.core.rankrls_pairs import RankLPOCV
-from rlscore.learner._common import (exclusive, pop_basis_kwargs, split_kernel_kwargs,
-                                     squeeze)
+from rlscore.learner._common import (BASIS_KEYWORDS, CoreModelAdapter, exclusive,
+                                     split_kernel_kwargs, squeeze)
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
 
@@ -13,7 +13,7 @@ __all__ = ["GlobalRankRLS", "KfoldRankRLS", "LeavePairOutRankRLS"]
 RANK_REGPARAMS = [2 ** x for x in range(-15, 15)]
 
 
-class GlobalRankRLS(PredictorInterface):
+class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
     """RankRLS over all pairs (magnitude-preserving pairwise least squares); trains in
     the constructor.
 
@@ -68,23 +68,11 @@ class GlobalRankRLS(PredictorInterface):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
-        kwargs = dict(kwargs)
-        basis = pop_basis_kwargs(kwargs)
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
-                                     force={"bias": 0.0})
-        params.update(basis)
+                                     force={"bias": 0.0}, basis=BASIS_KEYWORDS)
         self._model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
                                          **params)
         self._sync()
-
-    def _sync(self):
-        self.Y = self._model.Y
-        self.regparam = self._model.regparam
-        self.predictor = self._model.predictor
-
-    @property
-    def A(self):
-        return self._model.A
 
     @exclusive
     def solve(self, regparam=1.0):

@@ -6,7 +6,8 @@ from rlscore.core.groups import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV
 from rlscore.learner._common import (
-    exclusive, pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
+    BASIS_KEYWORDS, CoreModelAdapter, exclusive, select_regparam, split_kernel_kwargs,
+    squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "LQOCV", "map_qids"]
@@ -40,7 +41,7 @@ def map_qids(qids):
     return QueryGroups.from_qids(qids).codes.tolist()
 
 
-class QueryRankRLS(PredictorInterface):
+class QueryRankRLS(CoreModelAdapter, PredictorInterface):
     """RankRLS for query-structured data: pairs are formed only within a query; trains
     in the constructor.
 
@@ -86,25 +87,13 @@ class QueryRankRLS(PredictorInterface):
         self._setup(X, Y, qids, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path):
-        kwargs = dict(kwargs)
-        basis = pop_basis_kwargs(kwargs)
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
-                                     force={"bias": 0.0})
-        params.update(basis)
+                                     force={"bias": 0.0}, basis=BASIS_KEYWORDS)
         self._model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
                                         path=path, **params)
         self.qids = self._model.qids.tolist()
         self.qidlist = self._model.qidlist
         self._sync()
-
-    def _sync(self):
-        self.Y = self._model.Y
-        self.regparam = self._model.regparam
-        self.predictor = self._model.predictor
-
-    @property
-    def A(self):
-        return self._model.A
 
     @exclusive
     def solve(self, regparam=1.0):

@@ -12,25 +12,13 @@ trust-region Newton method (``solver="newton"``, the default for that loss). See
 SVMrank's and LIBLINEAR's C.
 """
 
-import numpy as np
-
 from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm,
                                   fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm)
-from rlscore._validation import warn_unused_kwargs
-from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs
+from rlscore._validation import check_bias, warn_unused_kwargs
+from rlscore.learner._common import split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM"]
-
-
-def _check_bias(bias):
-    try:
-        value = float(bias)
-    except (TypeError, ValueError):
-        raise TypeError(f"bias must be a real number, got {bias!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"bias must be a finite number >= 0, got {bias!r}")
-    return value
 
 
 class _SolutionAttributes:
@@ -140,7 +128,7 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
                  callback=None, normalize="pairs", verbose=False, loss="hinge",
                  solver=None, n_threads=1, **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
-        self.bias = _check_bias(bias)
+        self.bias = check_bias(bias)
         self.loss, self.solver = check_loss_solver(loss, solver)
         solution, risk = fit_linear_ranksvm(X, Y, qids, regparam, tol, max_iter,
                                             normalize, callback, verbose, n_threads,
@@ -190,7 +178,7 @@ class PPLinearRankSVM(PredictorInterface, _SolutionAttributes):
                  max_iter=1000, callback=None, weights=None, normalize=True,
                  verbose=False, **kwargs):
         if "bias" in kwargs:
-            _check_bias(kwargs.pop("bias"))
+            check_bias(kwargs.pop("bias"))
         warn_unused_kwargs(kwargs, (), type(self).__name__)
         solution, risk = fit_pairwise_ranksvm(X, pairs_start_inds, pairs_end_inds,
                                               regparam, tol, max_iter, weights,
@@ -241,11 +229,9 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     def __init__(self, X, Y, qids=None, regparam=1.0, kernel="GaussianKernel",
                  basis_vectors=None, tol=1e-3, max_iter=None, callback=None,
                  normalize="pairs", verbose=False, loss="hinge", solver=None, **kwargs):
-        kwargs = dict(kwargs)
-        basis = pop_basis_kwargs(kwargs, ("basis_indices", "n_basis", "random_state"))
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
-                                     force={"bias": 0.0})
-        params.update(basis)
+                                     force={"bias": 0.0},
+                                     basis=("basis_indices", "n_basis", "random_state"))
         self.loss, self.solver = check_loss_solver(loss, solver)
         solution, predictor = fit_kernel_ranksvm(
             X, Y, qids, regparam, kernel, basis_vectors, tol, max_iter, normalize,

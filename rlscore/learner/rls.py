@@ -6,14 +6,15 @@ import numpy as np
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    exclusive, pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
+    BASIS_KEYWORDS, CoreModelAdapter, exclusive, select_regparam, split_kernel_kwargs,
+    squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
            "LPOCV"]
 
 
-class RLS(PredictorInterface):
+class RLS(CoreModelAdapter, PredictorInterface):
     """Regularized least-squares (kernel ridge regression); trains in the constructor.
 
     Minimizes ``||Y - K A||^2 + regparam tr(A^T K A)``, so A = (K + regparam I)^{-1} Y.
@@ -62,26 +63,17 @@ class RLS(PredictorInterface):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
-        kwargs = dict(kwargs)
-        basis = pop_basis_kwargs(kwargs)
-        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__)
-        self._model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
-                               **basis, **params)
-        self.Y = self._model.Y
-        self.regparam = self._model.regparam
-        self.predictor = self._model.predictor
-
-    @property
-    def A(self):
-        return self._model.A
+        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
+                                     basis=BASIS_KEYWORDS)
+        self._model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
+        self._sync()
 
     @exclusive
     def solve(self, regparam=1.0):
         """Re-train with a new regparam, re-using the decomposition. O(m^2 p) dual,
         O(d^2 p) primal (after one O(m^3) / O(m d^2) decomposition)."""
         self._model.solve(regparam)
-        self.regparam = self._model.regparam
-        self.predictor = self._model.predictor
+        self._sync()
 
     @exclusive
     def holdout(self, indices):
