@@ -64,6 +64,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
 from rlscore._ext import _lpo
+from rlscore._progress import stage
 from rlscore.core.groups import QueryGroups, as_query_groups
 from rlscore.core.representation import build_representation
 from rlscore.core.rls import n_rows
@@ -125,7 +126,8 @@ class _RotatedSolver:
             self._chol = None
             S = np.array(self.K, order="F")              # one copy
             S.flat[:: S.shape[0] + 1] += mu
-            c, info = lapack.dpotrf(S, lower=1, overwrite_a=1, clean=1)
+            with stage(f"Cholesky factorization ({S.shape[0]} x {S.shape[0]})"):
+                c, info = lapack.dpotrf(S, lower=1, overwrite_a=1, clean=1)
             if info != 0:
                 raise ValueError(
                     f"the centred kernel matrix + regparam*I is not positive definite "

@@ -12,7 +12,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.core.cg import cg_rankrls, cg_rls
 from rlscore.core.groups import QueryGroups
-from rlscore.estimators._base import check_alpha, query_groups, ranking_score
+from rlscore.estimators._base import (check_alpha, query_groups, ranking_score,
+                                      reports_progress)
 
 __all__ = ["CGRLSRegressor", "CGRankRLSRanker"]
 
@@ -139,6 +140,10 @@ class CGRLSRegressor(_CGBase):
         Which system CG solves: primal (n_features + 1 unknowns per target) or dual
         (n_samples unknowns); "auto" takes the smaller.
 {_COMMON_PARAMS}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (one line per CG iteration with the
+        residual); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -165,7 +170,7 @@ class CGRLSRegressor(_CGBase):
 
     def __init__(self, alpha=1.0, *, bias=1.0, solver="auto", tol=1e-6, max_iter=None,
                  precondition=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None):
+                 n_iter_no_change=10, random_state=None, verbose=False):
         self.alpha = alpha
         self.bias = bias
         self.solver = solver
@@ -176,7 +181,9 @@ class CGRLSRegressor(_CGBase):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.verbose = verbose
 
+    @reports_progress
     def fit(self, X, y):
         """Fit the model.
 
@@ -249,6 +256,10 @@ class CGRankRLSRanker(_CGBase):
 {_COMMON_PARAMS}
         With early stopping and queries, whole queries are held out and the
         validation error is the query-centred squared error.
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (one line per CG iteration with the
+        residual); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -267,7 +278,7 @@ class CGRankRLSRanker(_CGBase):
 
     def __init__(self, alpha=1.0, *, tol=1e-6, max_iter=None, precondition=None,
                  early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 random_state=None):
+                 random_state=None, verbose=False):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
@@ -276,7 +287,9 @@ class CGRankRLSRanker(_CGBase):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.verbose = verbose
 
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranker.
 

@@ -11,7 +11,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.greedy import greedy_forward_selection
-from rlscore.estimators._base import check_alpha, query_groups
+from rlscore.estimators._base import check_alpha, query_groups, reports_progress
 
 __all__ = ["GreedyRLSSelector"]
 
@@ -45,6 +45,9 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
     bias : float >= 0, default=1.0
         Constant feature ``sqrt(bias)`` always in the model (its weight regularized);
         ignored with query ids (ranking models have no intercept).
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (one line per selected feature); it is
+        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -90,10 +93,11 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
     array([7, 3])
     """
 
-    def __init__(self, n_features_to_select=None, *, alpha=1.0, bias=1.0):
+    def __init__(self, n_features_to_select=None, *, alpha=1.0, bias=1.0, verbose=False):
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
         self.bias = bias
+        self.verbose = verbose
 
     def _n_select(self, d):
         k = self.n_features_to_select
@@ -113,6 +117,7 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
             return max(1, int(k * d))
         raise TypeError(f"n_features_to_select must be an int, a float or None, got {k!r}")
 
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Select the features.
 
@@ -159,8 +164,7 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
         if state.n_candidates == 0:
             raise ValueError(f"no usable feature: all {d} are constant or all-zero")
         k = min(k, state.n_candidates)
-        for _ in range(k):
-            state.step()
+        state.run(k)
         W, b = state.weights()
         self.selected_features_ = np.asarray(state.selected, dtype=np.intp)
         self.performances_ = np.asarray(state.performances)

@@ -26,7 +26,7 @@ from rlscore.core.kronecker_model import KronRLSModel
 from rlscore.core.kronecker_sampled import SampledKronRLSModel
 from rlscore._validation import (check_coef0, check_degree, check_gamma,
                                  check_positive_int, check_tol)
-from rlscore.estimators._base import check_alpha, resolve_kernel
+from rlscore.estimators._base import check_alpha, reports_progress, resolve_kernel
 from rlscore.kernel import KERNELS
 
 __all__ = ["PairwiseRLS"]
@@ -103,6 +103,10 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         eigenvalue and the smallest alpha that works), or repair each domain's kernel
         with a warning ("clip": negative eigenvalues set to 0; "shift":
         abs(smallest eigenvalue) I added). See :mod:`rlscore.core.indefinite`.
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (eigendecompositions or MINRES
+        iterations); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -140,7 +144,8 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
 
     def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
                  degree=3, coef0=1, pairwise_kernel="kronecker", loss="squared",
-                 solver="auto", max_iter=None, tol=1e-10, indefinite="raise"):
+                 solver="auto", max_iter=None, tol=1e-10, indefinite="raise",
+                 verbose=False):
         self.X1 = X1
         self.X2 = X2
         self.alpha = alpha
@@ -154,6 +159,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.indefinite = indefinite
+        self.verbose = verbose
 
     # -- parameters ---------------------------------------------------------------------
     def _objects(self):
@@ -209,6 +215,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         return kern.getKM(Xr)
 
     # -- fit / predict ----------------------------------------------------------------
+    @reports_progress
     def fit(self, X, y):
         """Fit on the labelled pairs ``X`` (n_pairs, 2) with labels ``y`` (n_pairs,).
 

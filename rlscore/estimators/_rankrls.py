@@ -21,7 +21,7 @@ from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls_pairs import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV, RefitCV
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      ranking_score, resolve_kernel)
+                                      ranking_score, reports_progress, resolve_kernel)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
@@ -192,6 +192,9 @@ class RankRLS(_RankRLSBase):
     alpha : float >= 0, default=1.0
         Regularization parameter.
 {_KERNEL_PARAMS_DOC}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
+        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -227,7 +230,7 @@ class RankRLS(_RankRLSBase):
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False):
+                 keep_basis_in_cv=False, verbose=False):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -238,7 +241,9 @@ class RankRLS(_RankRLSBase):
         self.basis_indices = basis_indices
         self.random_state = random_state
         self.keep_basis_in_cv = keep_basis_in_cv
+        self.verbose = verbose
 
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranker.
 
@@ -324,6 +329,10 @@ class RankRLSCV(_RankRLSBase):
         None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).
         An error measure is negated in ``mean_test_score`` and ``best_score_``.
 {_KERNEL_PARAMS_DOC}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
+        grid); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -374,7 +383,7 @@ class RankRLSCV(_RankRLSBase):
     def __init__(self, alphas=None, *, cv="lpo", scoring=None, kernel="linear",
                  gamma=None, degree=3, coef0=1, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False):
+                 keep_basis_in_cv=False, verbose=False):
         self.alphas = alphas
         self.cv = cv
         self.scoring = scoring
@@ -387,6 +396,7 @@ class RankRLSCV(_RankRLSBase):
         self.basis_indices = basis_indices
         self.random_state = random_state
         self.keep_basis_in_cv = keep_basis_in_cv
+        self.verbose = verbose
 
     # the same alphas semantics and checks as KernelRLSCV
     _check_alphas = KernelRLSCV._check_alphas
@@ -466,6 +476,7 @@ class RankRLSCV(_RankRLSBase):
         # eigendecomposed once for the whole grid
         return RefitCV(model.Y, measure, splits, fit_split, groups=groups, rls=model)
 
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Select alpha by cross-validation and fit the model with it.
 

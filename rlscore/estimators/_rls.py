@@ -3,7 +3,8 @@
 import numpy as np
 
 from rlscore.core.selection import DEFAULT_REGPARAMS
-from rlscore.estimators._base import RLSEstimatorBase, check_alpha, query_groups
+from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
+                                      reports_progress)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -98,6 +99,9 @@ class KernelRLS(RLSEstimatorBase):
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
 {_KERNEL_PARAMS_DOC}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
+        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -137,7 +141,7 @@ class KernelRLS(RLSEstimatorBase):
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False):
+                 keep_basis_in_cv=False, verbose=False):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -149,7 +153,9 @@ class KernelRLS(RLSEstimatorBase):
         self.basis_indices = basis_indices
         self.random_state = random_state
         self.keep_basis_in_cv = keep_basis_in_cv
+        self.verbose = verbose
 
+    @reports_progress
     def fit(self, X, y):
         """Fit the model.
 
@@ -221,6 +227,10 @@ class KernelRLSCV(RLSEstimatorBase):
         measure (``iserror`` True) is negated in ``mean_test_score`` and
         ``best_score_`` so that larger is always better.
 {_KERNEL_PARAMS_DOC}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
+        grid); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -274,7 +284,7 @@ class KernelRLSCV(RLSEstimatorBase):
     def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
                  gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False):
+                 keep_basis_in_cv=False, verbose=False):
         self.alphas = alphas
         self.cv = cv
         self.scoring = scoring
@@ -288,6 +298,7 @@ class KernelRLSCV(RLSEstimatorBase):
         self.basis_indices = basis_indices
         self.random_state = random_state
         self.keep_basis_in_cv = keep_basis_in_cv
+        self.verbose = verbose
 
     def _check_alphas(self):
         if self.alphas is None:
@@ -303,6 +314,7 @@ class KernelRLSCV(RLSEstimatorBase):
         return [check_alpha(a.item() if isinstance(a, np.generic) else a, "alphas")
                 for a in alphas]
 
+    @reports_progress
     def fit(self, X, y, groups=None, qid=None):
         """Select alpha by cross-validation and fit the model with it.
 

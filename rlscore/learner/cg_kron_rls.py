@@ -4,6 +4,7 @@ over :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`."""
 
 from rlscore.core.kronecker_sampled import SampledKronRLSModel
 from rlscore._validation import warn_unused_kwargs
+from rlscore.learner._common import reports_progress
 
 __all__ = ["CGKronRLS", "CALLBACK_FUNCTION"]
 
@@ -22,6 +23,7 @@ class CGKronRLS(SampledKronRLSModel):
         "    ``callbackfun`` is accepted as an alias of ``callback``. The implementation\n"
         "    is :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`.\n"))
 
+    @reports_progress
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, set(_KEYS) | {"callbackfun"}, "CGKronRLS")
         args = {k: kwargs[k] for k in _KEYS if k in kwargs}

@@ -3,8 +3,8 @@ model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.rankrls import GlobalRankRLSModel
 from rlscore.core.rankrls_pairs import RankLPOCV
-from rlscore.learner._common import (exclusive, pop_basis_kwargs, split_kernel_kwargs,
-                                     squeeze)
+from rlscore.learner._common import (
+    exclusive, pop_basis_kwargs, reports_progress, split_kernel_kwargs, squeeze)
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
 
@@ -63,6 +63,7 @@ class GlobalRankRLS(PredictorInterface):
     ``leave_pair_out`` uses one Cholesky and its inverse (O(m^3)).
     """
 
+    @reports_progress
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
@@ -147,6 +148,7 @@ class KfoldRankRLS(_RankSelectionWrapper):
 
     _default_grid = RANK_REGPARAMS
 
+    @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
@@ -178,6 +180,7 @@ class LeavePairOutRankRLS(_RankSelectionWrapper):
     primal: O(m d) per grid point and O(d + p) per pair.
     """
 
+    @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  **kwargs):
         from rlscore.measure import cindex

@@ -3,7 +3,7 @@ RLScore's keyword interface over :class:`rlscore.core.kronecker_model.KronRLSMod
 
 from rlscore.core.kronecker_model import KronRLSModel
 from rlscore._validation import warn_unused_kwargs
-from rlscore.learner._common import exclusive
+from rlscore.learner._common import exclusive, reports_progress
 
 __all__ = ["KronRLS"]
 
@@ -18,6 +18,7 @@ class KronRLS(KronRLSModel):
         "    keywords are ignored with a UserWarning. The implementation is\n"
         "    :class:`rlscore.core.kronecker_model.KronRLSModel`.\n"))
 
+    @reports_progress
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, set(_KEYS), "KronRLS")
         super().__init__(**{k: kwargs[k] for k in _KEYS if k in kwargs})

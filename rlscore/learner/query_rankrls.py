@@ -6,7 +6,8 @@ from rlscore.core.groups import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV
 from rlscore.learner._common import (
-    exclusive, pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
+    exclusive, pop_basis_kwargs, reports_progress, select_regparam, split_kernel_kwargs,
+    squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "LQOCV", "map_qids"]
@@ -81,6 +82,7 @@ class QueryRankRLS(PredictorInterface):
     O(m^2 p) / O(d^2 p); ``holdout`` O(m r p + h^2 r + h^3).
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
         self._setup(X, Y, qids, regparam, kernel, basis_vectors, kwargs, path=False)
@@ -148,6 +150,7 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     batched over queries of equal size.
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, **kwargs):
         if measure is None:

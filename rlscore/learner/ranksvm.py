@@ -17,7 +17,7 @@ import numpy as np
 from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm,
                                   fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm)
 from rlscore._validation import warn_unused_kwargs
-from rlscore.learner._common import pop_basis_kwargs, split_kernel_kwargs
+from rlscore.learner._common import pop_basis_kwargs, reports_progress, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM"]
@@ -136,6 +136,7 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     (``solution.warm_start_iterations`` counts the others).
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids=None, regparam=1.0, bias=0.0, tol=1e-3, max_iter=None,
                  callback=None, normalize="pairs", verbose=False, loss="hinge",
                  solver=None, n_threads=1, **kwargs):
@@ -186,6 +187,7 @@ class PPLinearRankSVM(PredictorInterface, _SolutionAttributes):
     O(nnz + l) per iteration.
     """
 
+    @reports_progress
     def __init__(self, X, pairs_start_inds, pairs_end_inds, regparam=1.0, tol=1e-3,
                  max_iter=1000, callback=None, weights=None, normalize=True,
                  verbose=False, **kwargs):
@@ -238,6 +240,7 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     O(m b d + m b^2), then O(m b + m log m) per iteration.
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids=None, regparam=1.0, kernel="GaussianKernel",
                  basis_vectors=None, tol=1e-3, max_iter=None, callback=None,
                  normalize="pairs", verbose=False, loss="hinge", solver=None, **kwargs):
@@ -298,6 +301,7 @@ class KfoldLinearRankSVM(PredictorInterface):
     each O(iterations (m log m + nnz)).
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids=None, folds=None, n_folds=5, regparams=None,
                  measure=None, tol=1e-3, max_iter=None, normalize="pairs", seed=0,
                  loss="hinge", solver=None, **kwargs):

@@ -6,7 +6,8 @@ import numpy as np
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    exclusive, pop_basis_kwargs, select_regparam, split_kernel_kwargs, squeeze)
+    exclusive, pop_basis_kwargs, reports_progress, select_regparam, split_kernel_kwargs,
+    squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
@@ -57,6 +58,7 @@ class RLS(PredictorInterface):
     ``leave_one_out`` O(m^2), ``leave_pair_out`` O(m^3) once plus O(p) per pair.
     """
 
+    @reports_progress
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
@@ -194,6 +196,7 @@ class LeaveOneOutRLS(_SelectionWrapper):
     O(m d p) (primal) per grid point.
     """
 
+    @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  measure=None, **kwargs):
         if measure is None:
@@ -218,6 +221,7 @@ class KfoldRLS(_SelectionWrapper):
     One decomposition plus O(sum_f n_f^2 m) per grid point (n_f: size of fold f).
     """
 
+    @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
@@ -247,6 +251,7 @@ class LeavePairOutRLS(_SelectionWrapper):
     and O(p) per pair; primal: O(r) per pair.
     """
 
+    @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  **kwargs):
         from rlscore.measure import cindex
