@@ -118,6 +118,8 @@ class Progress:
         """``n`` steps done; ``info`` (e.g. ``residual=1e-4``, ``regparam=0.5``) is shown
         beside the count and logged."""
         self.count += n
+        if not self.enabled and not logger.isEnabledFor(logging.DEBUG):
+            return
         detail = _format(info)
         logger.debug("%s: step %d%s%s", self.desc, self.count,
                      "" if self.total is None else f"/{self.total}",

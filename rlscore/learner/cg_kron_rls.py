@@ -21,7 +21,11 @@ class CGKronRLS(SampledKronRLSModel):
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (iterative solver).\n",
         "    Keyword arguments only; other keywords are ignored with a UserWarning, and\n"
         "    ``callbackfun`` is accepted as an alias of ``callback``. The implementation\n"
-        "    is :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`.\n"))
+        "    is :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`.\n").replace(
+        "\n    Attributes\n",
+        "    verbose : bool, default False (keyword)\n"
+        "        Show the progress on stderr; it is logged either way (logger\n"
+        "        ``\"rlscore\"``, see :doc:`/progress`).\n\n    Attributes\n", 1))
 
     @reports_progress
     def __init__(self, **kwargs):

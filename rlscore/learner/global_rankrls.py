@@ -40,6 +40,10 @@ class GlobalRankRLS(PredictorInterface):
     **kwargs : kernel parameters (gamma, coef0, degree, ...). ``bias`` is forced to 0:
         a constant feature has no effect on a ranking. Other keywords are ignored with
         a UserWarning.
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -135,6 +139,10 @@ class KfoldRankRLS(_RankSelectionWrapper):
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore selected by sqerror when no measure
         was given, by accident); save_predictions : accepted and ignored
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -164,6 +172,10 @@ class LeavePairOutRankRLS(_RankSelectionWrapper):
     ----------
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`GlobalRankRLS`
     regparams : sequence, default 2^-15 ... 2^15 (31 values)
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------

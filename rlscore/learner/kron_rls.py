@@ -16,7 +16,11 @@ class KronRLS(KronRLSModel):
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (closed-form solver).\n",
         "    Keyword arguments only (positional arguments raise TypeError); other\n"
         "    keywords are ignored with a UserWarning. The implementation is\n"
-        "    :class:`rlscore.core.kronecker_model.KronRLSModel`.\n"))
+        "    :class:`rlscore.core.kronecker_model.KronRLSModel`.\n").replace(
+        "\n    Attributes\n",
+        "    verbose : bool, default False (keyword)\n"
+        "        Show the progress on stderr; it is logged either way (logger\n"
+        "        ``\"rlscore\"``, see :doc:`/progress`).\n\n    Attributes\n", 1))
 
     @reports_progress
     def __init__(self, **kwargs):

@@ -55,6 +55,10 @@ class PairwiseMKL:
         (label_row_inds[h], label_col_inds[h]); shared by every kernel term.
     regparam : float >= 0, default 1.0
     maxiter, tol, callback : as in :class:`CGKronRLS`
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------

@@ -62,6 +62,10 @@ class QueryRankRLS(PredictorInterface):
         including the keywords ``basis_indices``, ``n_basis``, ``random_state`` and
         ``keep_basis_in_cv`` (sparse RankRLS; ``holdout`` and leave-query-out then
         remove the held-out basis vectors).
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -136,6 +140,10 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     X, Y, qids, kernel, basis_vectors, **kwargs : as for :class:`QueryRankRLS`
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore crashed without a measure)
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------

@@ -41,6 +41,10 @@ class PPRankRLS(PredictorInterface):
 
         Without ``magnitudes`` all three give the same model.
     **kwargs : kernel parameters; other keywords are ignored with a UserWarning.
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------

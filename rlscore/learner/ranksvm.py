@@ -102,7 +102,8 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
         ``"query"``: the loss is the mean over queries of the mean hinge inside the
         query; ``"none"``: the plain sum over pairs.
     verbose : bool, default False
-        Print one line per iteration.
+        Show one line per iteration (objective, gap or gradient norm) on stderr; it is
+        logged either way (logger ``"rlscore"``, see :doc:`/progress`).
     **kwargs : ignored with a UserWarning.
 
     Attributes
@@ -281,6 +282,10 @@ class KfoldLinearRankSVM(PredictorInterface):
     loss, solver : as for :class:`LinearRankSVM`; along the regparam path every
         training starts from the previous regparam's solution.
     **kwargs : ignored with a UserWarning.
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------

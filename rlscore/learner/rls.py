@@ -41,6 +41,10 @@ class RLS(PredictorInterface):
         pessimistic at small regparam). Leave-pair-out always keeps them.
     **kwargs : kernel parameters (bias, gamma, coef0, degree, ...); other keywords are
         ignored with a UserWarning
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -184,6 +188,10 @@ class LeaveOneOutRLS(_SelectionWrapper):
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`RLS`
     regparams : sequence, default 2^-15 ... 2^15 (31 values)
     measure : performance measure, default ``sqerror``
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -215,6 +223,10 @@ class KfoldRLS(_SelectionWrapper):
     ----------
     folds : list of index lists (need not cover every example)
     measure : default ``sqerror``; save_predictions : accepted and ignored
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Notes
     -----
@@ -244,6 +256,14 @@ class LeavePairOutRLS(_SelectionWrapper):
     """RLS with regparam chosen by exact leave-pair-out ranking accuracy (the LPO
     estimate of AUC for +-1 labels, of the c-index otherwise) over all pairs with
     different labels.
+
+    Parameters
+    ----------
+    X, Y, kernel, basis_vectors, regparams, **kwargs : as for :class:`LeaveOneOutRLS`
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Notes
     -----

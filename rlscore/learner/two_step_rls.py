@@ -36,6 +36,10 @@ class TwoStepRLS(PairwisePredictorInterface):
         UserWarning (see :mod:`rlscore.core.indefinite`; the same policy as KronRLS
         and CGKronRLS).
     **kwargs : other keywords are ignored with a UserWarning
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
