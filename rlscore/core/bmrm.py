@@ -44,9 +44,8 @@ import time
 
 import numpy as np
 
-from rlscore._progress import Progress
-
 from rlscore._ext._simplex import simplex_qp, simplex_qp_active
+from rlscore._progress import Progress
 
 __all__ = ["bmrm", "BMRMResult", "Bundle"]
 
