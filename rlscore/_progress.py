@@ -1,25 +1,62 @@
 """One progress mechanism for every learner and the command line.
 
-Long work (a lambda grid, folds, solver iterations, parsing a file) reports through a
-:class:`Progress` object:
+Long work (a lambda grid, folds, solver iterations, a factorization, parsing a file)
+reports through a :class:`Progress` object:
 
 * always as ``logging`` records of the logger ``"rlscore"`` (level DEBUG for each step,
   INFO for stages), so an application routes them like any other log;
-* with ``verbose=True`` (learners) or on a terminal / ``--progress`` (CLI) also on
-  stderr: a bar drawn by ``tqdm`` when it is installed (``pip install rlscore[progress]``),
-  one line per stage otherwise.
+* with ``verbose=True`` (learners, estimators) or on a terminal / ``--progress`` (CLI)
+  also on stderr: a bar drawn by ``tqdm`` when it is installed
+  (``pip install rlscore[progress]``), one line per stage otherwise.
 
-Nothing is printed by default in the library. RLScore's ``callback(learner)`` objects keep
-working beside it: they are the learners' business, this is the user's view.
+Nothing is printed by default in the library. A face (a learner or an estimator) runs
+its work inside ``with verbosity(verbose):``; every :class:`Progress` created below it
+without an explicit ``enabled`` (the stages of :mod:`rlscore.core`: kernel matrix,
+factorization, lambda grid, solver iterations) then draws on stderr or stays silent
+accordingly, so the flag need not be passed through every layer. RLScore's
+``callback(learner)`` objects keep working beside it: they are the learners' business,
+this is the user's view.
 """
 
+import contextlib
+import contextvars
 import logging
 import sys
 import time
 
-__all__ = ["Progress", "logger", "progress"]
+__all__ = ["Progress", "logger", "progress", "stage", "verbosity", "is_verbose"]
 
 logger = logging.getLogger("rlscore")
+
+_VERBOSE = contextvars.ContextVar("rlscore_verbose", default=False)
+
+
+@contextlib.contextmanager
+def verbosity(verbose):
+    """Within the block, progress reports without an explicit ``enabled`` draw on
+    stderr when ``verbose`` is true and stay silent (log records only) otherwise.
+
+    Per thread and per asyncio task (a :class:`contextvars.ContextVar`); blocks nest,
+    the innermost wins. ``verbose=None`` keeps the enclosing setting.
+    """
+    if verbose is None:
+        yield
+        return
+    token = _VERBOSE.set(bool(verbose))
+    try:
+        yield
+    finally:
+        _VERBOSE.reset(token)
+
+
+def is_verbose(verbose=None):
+    """``verbose`` as a bool: the enclosing :func:`verbosity` when it is None."""
+    return _VERBOSE.get() if verbose is None else bool(verbose)
+
+
+def _format(info):
+    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                     for k, v in info.items())
 
 
 class Progress:
@@ -31,30 +68,42 @@ class Progress:
         What is running ("lambda grid", "MINRES", "reading train.txt").
     total : int or None
         Number of steps when known (grid points, folds, maximum iterations).
-    enabled : bool
+    enabled : bool or None
         Draw on ``stream`` (a tqdm bar when available, else text lines); log records are
-        emitted either way.
+        emitted either way. None: as the enclosing :func:`verbosity` (default off).
     stream : file object, default sys.stderr
+    bar : bool, default True
+        False for a stage without steps (a factorization), or for one text line per
+        step: never a bar.
+    interval : float, default 0.5
+        Least time in seconds between two text lines of steps (0: every step).
 
     Notes
     -----
     ``step`` costs one logging call (cheap when the logger is not enabled for DEBUG) and,
-    when enabled, one bar update; text lines are throttled to one per 0.5 s.
+    when enabled, one bar update; text lines are throttled to one per ``interval``
+    seconds (the first and the last step always show).
     """
 
-    def __init__(self, desc, total=None, enabled=False, stream=None):
-        self.desc, self.total, self.enabled = desc, total, bool(enabled)
+    def __init__(self, desc, total=None, enabled=None, stream=None, bar=True,
+                 interval=0.5):
+        self.desc, self.total, self.enabled = desc, total, is_verbose(enabled)
         self.stream = sys.stderr if stream is None else stream
         self.count = 0
         self._bar = None
         self._last = 0.0
+        self._pending = None
+        self._interval = float(interval)
+        self.closed = False
         self._t0 = time.perf_counter()
         logger.info("%s: started%s", desc, "" if total is None else f" ({total} steps)")
         if self.enabled:
-            try:
-                from tqdm import tqdm
-            except ImportError:
-                tqdm = None
+            tqdm = None
+            if bar:
+                try:
+                    from tqdm import tqdm
+                except ImportError:
+                    tqdm = None
             if tqdm is not None:
                 self._bar = tqdm(total=total, desc=desc, file=self.stream, leave=False,
                                  dynamic_ncols=True, mininterval=0, miniters=1)
@@ -62,39 +111,55 @@ class Progress:
                 self._write(f"{desc}: started")
 
     def _write(self, text):
-        print(text, file=self.stream, flush=True)
+        self.stream.write(text + "\n")
+        self.stream.flush()
 
     def step(self, n=1, **info):
         """``n`` steps done; ``info`` (e.g. ``residual=1e-4``, ``regparam=0.5``) is shown
         beside the count and logged."""
         self.count += n
-        detail = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                           for k, v in info.items())
+        if not self.enabled and not logger.isEnabledFor(logging.DEBUG):
+            return
+        detail = _format(info)
         logger.debug("%s: step %d%s%s", self.desc, self.count,
                      "" if self.total is None else f"/{self.total}",
                      f" ({detail})" if detail else "")
         if not self.enabled:
             return
         if self._bar is not None:
-            self._bar.update(n)
             if detail:
                 self._bar.set_postfix_str(detail, refresh=False)
+            self._bar.update(n)
             return
+        of = "" if self.total is None else f"/{self.total}"
+        line = f"{self.desc}: {self.count}{of}" + (f" ({detail})" if detail else "")
         now = time.perf_counter()
-        if now - self._last >= 0.5 or (self.total is not None and self.count >= self.total):
+        if (self.count == n or now - self._last >= self._interval
+                or (self.total is not None and self.count >= self.total)):
             self._last = now
-            of = "" if self.total is None else f"/{self.total}"
-            self._write(f"{self.desc}: {self.count}{of}" + (f" ({detail})" if detail else ""))
+            self._pending = None
+            self._write(line)
+        else:
+            self._pending = line
 
-    def close(self, message=None):
-        """The work is done; ``message`` (e.g. the chosen lambda) is logged and shown."""
+    def close(self, message=None, **info):
+        """The work is done; ``message`` (e.g. the chosen lambda) and ``info`` (e.g.
+        ``iterations=12, residual=3e-9``) are logged and shown. Only the first call
+        reports."""
+        if self.closed:
+            return
+        self.closed = True
         secs = time.perf_counter() - self._t0
-        text = f"{self.desc}: done in {secs:.2f} s" + (f", {message}" if message else "")
+        parts = [p for p in (message, _format(info)) if p]
+        text = f"{self.desc}: done in {secs:.2f} s" + ("".join(", " + p for p in parts))
         logger.info("%s", text)
         if self._bar is not None:
             self._bar.close()
             self._bar = None
         if self.enabled:
+            if self._pending is not None:      # the last throttled step
+                self._write(self._pending)
+                self._pending = None
             self._write(text)
 
     def __enter__(self):
@@ -106,10 +171,20 @@ class Progress:
         elif self._bar is not None:
             self._bar.close()
             self._bar = None
+        self.closed = True
         return False
 
 
-def progress(desc, total=None, verbose=False, stream=None):
+def progress(desc, total=None, verbose=None, stream=None):
     """A :class:`Progress` (context manager): ``with progress("grid", 31, verbose) as p:
-    ... p.step(regparam=lam)``."""
+    ... p.step(regparam=lam)``. ``verbose=None`` follows the enclosing
+    :func:`verbosity`."""
     return Progress(desc, total, verbose, stream)
+
+
+def stage(desc, verbose=None, stream=None):
+    """One stage without steps (kernel matrix, eigendecomposition, ...), as a context
+    manager: a log record and, when verbose, a line at its start and at its end;
+    ``with stage("eigendecomposition (500 x 500)") as s: ...; s.close("rank 480")``
+    adds a note to the end line."""
+    return Progress(desc, None, verbose, stream, bar=False)

@@ -1,9 +1,10 @@
 import io
 import logging
+import sys
 
 import pytest
 
-from rlscore._progress import progress
+from rlscore._progress import Progress, progress, stage, verbosity
 
 
 def test_silent_by_default_but_logged(caplog):
@@ -57,3 +58,46 @@ def test_exception_closes_without_done_message():
             p.step()
             raise RuntimeError
     assert "done" not in stream.getvalue()
+
+
+def test_stage_lines_and_close_once(caplog):
+    stream = io.StringIO()
+    with caplog.at_level(logging.INFO, logger="rlscore"):
+        with stage("eigendecomposition (3 x 3)", verbose=True, stream=stream) as s:
+            s.close("rank 2", tol=1e-3)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "eigendecomposition (3 x 3): started"     # never a bar
+    assert lines[1].startswith("eigendecomposition (3 x 3): done in")
+    assert lines[1].endswith(" s, rank 2, tol=0.001") and len(lines) == 2
+    done = [r for r in caplog.records if "done" in r.getMessage()]
+    assert len(done) == 1
+
+
+def test_enabled_none_follows_the_enclosing_verbosity():
+    for outer, shown in ((True, True), (False, False)):
+        stream = io.StringIO()
+        with verbosity(outer):
+            with progress("grid", 2, stream=stream) as p:
+                p.step()
+                with verbosity(None):              # keeps the enclosing setting
+                    p.step()
+            with progress("forced off", 1, verbose=False, stream=stream) as q:
+                q.step()
+        assert ("grid: done in" in stream.getvalue()) is shown
+        assert "forced off" not in stream.getvalue()
+
+
+def test_throttled_lines_show_the_last_step_and_interval_zero_every_step(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    stream = io.StringIO()
+    with progress("CG", verbose=True, stream=stream) as p:     # no total
+        for k in range(5):
+            p.step(residual=10.0 ** -k)
+    lines = stream.getvalue().splitlines()
+    assert lines[1] == "CG: 1 (residual=1)" and lines[-2] == "CG: 5 (residual=0.0001)"
+    assert len(lines) == 4                  # started, first, last (at close), done
+    stream = io.StringIO()
+    with Progress("objective", 3, True, stream, bar=False, interval=0) as p:
+        for k in range(3):
+            p.step(objective=float(k))
+    assert stream.getvalue().count("(objective=") == 3

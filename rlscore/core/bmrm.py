@@ -45,6 +45,7 @@ import time
 import numpy as np
 
 from rlscore._ext._simplex import simplex_qp, simplex_qp_active
+from rlscore._progress import Progress
 
 __all__ = ["bmrm", "BMRMResult", "Bundle"]
 
@@ -229,7 +230,7 @@ def _call_callback(callback, info):
 
 def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
          max_planes=None, inactive_limit=50, mu=1.0, adaptive=True, callback=None,
-         verbose=False):
+         verbose=None):
     """Minimize (regparam / 2) ||w||^2 + R(w) with the bundle method.
 
     Parameters
@@ -271,8 +272,10 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
         lower_bound, gap, n_planes, time, w: the best iterate); returning True stops
         the solver. An object's ``finished`` method, if any, is called once at the end
         with the same keys (w the returned solution) plus converged.
-    verbose : bool
-        Print one line per iteration.
+    verbose : bool or None
+        Show one progress step per iteration (objective, best objective, gap) on
+        stderr; None follows :func:`rlscore._progress.verbosity` (default off). The
+        steps are logged either way (logger ``"rlscore"``, DEBUG).
 
     Returns
     -------
@@ -326,6 +329,7 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
     converged = False
     start = time.perf_counter()
     it = 0
+    report = Progress("BMRM", max_iter, verbose)
     while True:
         value, grad = risk(w)
         value = float(value)
@@ -367,9 +371,7 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
         info = dict(iteration=it, objective=J, best_objective=best_J, lower_bound=lower,
                     gap=gap, n_planes=bundle.t, time=time.perf_counter() - start)
         history.append(info)
-        if verbose:
-            print(f"bmrm {it:5d}  J {J:.8g}  best {best_J:.8g}  lower {lower:.8g}  "
-                  f"gap {gap:.3g}  planes {bundle.t}", flush=True)
+        report.step(objective=J, best=best_J, lower=lower, gap=gap, planes=bundle.t)
         if gap <= tol:
             converged = True
             break
@@ -378,6 +380,7 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
         if it >= max_iter:
             break
         w = w_model if mu_cur == 1.0 else (1.0 - mu_cur) * best_w + mu_cur * w_model
+    report.close(iterations=it, objective=best_J, gap=best_J - lower, converged=converged)
     result = BMRMResult(w=best_w, objective=best_J, risk=best_R, lower_bound=lower,
                         gap=best_J - lower, iterations=it, converged=converged,
                         bundle=bundle, history=history)

@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore.core.groups import QueryGroups, as_query_groups
+from rlscore._progress import Progress
 from rlscore._validation import (
     as_2d_labels, as_data_matrix, as_index_array, check_bias, check_positive_int,
     check_regparam, check_tol)
@@ -120,7 +121,7 @@ class CGResult:
 
 
 def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback=None,
-                       x0=None):
+                       x0=None, verbose=None, desc="conjugate gradient"):
     """Solve ``S X = B`` for a symmetric positive (semi)definite ``S`` by conjugate
     gradients, all columns of ``B`` at once.
 
@@ -145,6 +146,12 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
         the iteration.
     x0 : ndarray or None
         Starting point (default 0).
+    verbose : bool or None
+        Show one progress step per iteration (the largest relative residual) on stderr;
+        None follows :func:`rlscore._progress.verbosity` (default off). The steps are
+        logged either way (logger ``"rlscore"``, DEBUG).
+    desc : str
+        The name of the run in the progress report.
 
     Returns
     -------
@@ -162,7 +169,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     if one_d:
         B = B[:, None]
     tol = check_tol(tol)
-    maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
+    maxiter = user_maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
     n, l = B.shape
     if maxiter is None:
         maxiter = max(10 * n, 10)
@@ -179,6 +186,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     rz = np.einsum("ij,ij->j", R, Z)
     k = 0
     stopped = False
+    report = Progress(desc, maxiter if user_maxiter else None, verbose)
     while active.size and k < maxiter:
         k += 1
         Pa = P[:, active] if active.size < l else P
@@ -198,6 +206,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
         rnorm[active] = rn
         done = rn <= tol * bnorm[active]
         converged[active] = done
+        report.step(residual=float(np.max(rnorm / safe_b)))
         if callback is not None and callback(k, X, rnorm / safe_b):
             stopped = True
             break
@@ -215,6 +224,8 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
             P[:, active] = Za + P[:, active] * beta
         else:
             P = Za + P * beta
+    report.close(iterations=k, residual=float(np.max(rnorm / safe_b, initial=0.0)),
+                 converged=bool(np.all(converged)))
     return CGResult(X, k, rnorm / safe_b, converged, stopped)
 
 
@@ -479,7 +490,8 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
     op = RLSOperator(X, regparam, bias, form)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
     res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
-                             precond=_jacobi(op, precondition), callback=cb)
+                             precond=_jacobi(op, precondition), callback=cb,
+                             desc="CG (RLS)")
     W, b = op.primal_weights(res.x)
     return W, b, res, op
 
@@ -520,7 +532,8 @@ def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
     op = RankRLSOperator(X, regparam, groups)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
     res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
-                             precond=_jacobi(op, precondition), callback=cb)
+                             precond=_jacobi(op, precondition), callback=cb,
+                             desc="CG (RankRLS)")
     return res.x, res, op, codes
 
 
@@ -552,5 +565,6 @@ def cg_preference_rankrls(X, pairs, regparam=1.0, tol=1e-6, maxiter=None,
     op = PreferenceRankRLSOperator(X, regparam, C)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
     res = conjugate_gradient(op.matvec, op.rhs(), tol=tol, maxiter=maxiter,
-                             precond=_jacobi(op, precondition), callback=cb)
+                             precond=_jacobi(op, precondition), callback=cb,
+                             desc="CG (preference RankRLS)")
     return res.x, res, op

@@ -44,6 +44,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 
 from rlscore._ext import _greedy
+from rlscore._progress import Progress
 from rlscore.core.cg import as_cg_data
 from rlscore.core.groups import as_query_groups
 from rlscore._validation import as_2d_labels, check_bias, check_memory, check_regparam
@@ -320,6 +321,20 @@ class GreedyRLSState:
         Phi.append(v)
 
     # -- the step ----------------------------------------------------------------------
+    def run(self, k, callback=None, verbose=None):
+        """Select ``k`` more features (:meth:`step` k times), reporting each selection
+        (feature, criterion) through :mod:`rlscore._progress` (on stderr with
+        ``verbose``; None follows :func:`rlscore._progress.verbosity`). ``callback(self)``
+        runs after each selection; a true return value stops. Returns self."""
+        report = Progress("greedy selection", k, verbose)
+        for _ in range(k):
+            feature, criterion = self.step()
+            report.step(feature=int(feature), criterion=float(criterion))
+            if callback is not None and callback(self):
+                break
+        report.close(selected=len(self.selected))
+        return self
+
     def step(self):
         """Select the next feature: O(m d l) (leave-one-out) or O(d sum_q n_q^2 +
         m d l) (leave-query-out). Returns (feature, criterion)."""
@@ -411,7 +426,7 @@ class GreedyRLSState:
 
 
 def greedy_forward_selection(X, Y, subsetsize, regparam=1.0, bias=1.0, qids=None,
-                             callback=None, warn_skipped=True):
+                             callback=None, warn_skipped=True, verbose=None):
     """Greedy forward selection of ``subsetsize`` features for linear RLS (criterion:
     leave-one-out squared error) or, with ``qids``, for QueryRankRLS (criterion:
     leave-query-out squared error of the query-centred predictions).
@@ -424,6 +439,10 @@ def greedy_forward_selection(X, Y, subsetsize, regparam=1.0, bias=1.0, qids=None
         ``callback(state)`` after each selection; a true return value stops.
     warn_skipped : bool
         Emit a UserWarning naming the skipped (constant or all-zero) features.
+    verbose : bool or None
+        Show one progress step per selection (the feature and the criterion) on stderr;
+        None follows :func:`rlscore._progress.verbosity` (default off). The steps are
+        logged either way (logger ``"rlscore"``, DEBUG).
 
     Returns
     -------
@@ -443,8 +462,6 @@ def greedy_forward_selection(X, Y, subsetsize, regparam=1.0, bias=1.0, qids=None
             f"skipped: {state.skipped[:20].tolist()}"
             f"{' ...' if state.skipped.size > 20 else ''}", UserWarning, stacklevel=3)
     k = check_subsetsize(subsetsize, state.d, state.n_candidates, state.skipped)
-    for _ in range(k):
-        state.step()
-        if callback is not None and callback(state):
-            break
+    if k:
+        state.run(k, callback, verbose)
     return state

@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse.linalg as spla
 
 from rlscore.core.groups import as_query_groups
+from rlscore._progress import Progress
 
 __all__ = ["GroupCentering", "KronMinres", "minres"]
 
@@ -36,7 +37,8 @@ __all__ = ["GroupCentering", "KronMinres", "minres"]
 # (lambda = 1), 2.2e-4 (lambda = 1e-2) and 1.1e-3 (lambda = 1e-4); this function, which
 # stops on ||b - A x|| / ||b|| itself, returned 9.7e-11, 1.4e-10 and 7.0e-9. It also
 # has the least-squares stop for singular systems (lambda = 0, early stopping).
-def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=False):
+def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=False,
+           verbose=None, desc="MINRES"):
     """MINRES (Paige & Saunders 1975) for a symmetric, possibly singular, system A x = b.
 
     Stops when the residual norm ||b - A x_k|| (which MINRES tracks for free) falls
@@ -48,8 +50,19 @@ def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=Fal
     Krylov space runs into a null space (the next step would divide by ~0). Returns (x, info): info 0 on convergence, else the
     number of iterations done. ``callback(x_k)`` runs after every iteration.
 
+    Progress: one step per iteration with the relative residual ||b - A x_k|| / ||b||,
+    logged (logger ``"rlscore"``, DEBUG) and, with ``verbose`` (None: as
+    :func:`rlscore._progress.verbosity`), shown on stderr under the name ``desc``.
+
     Each iteration: one product with A and O(n) vector work.
     """
+    report = Progress(desc, maxiter, verbose)
+    x, info = _minres(matvec, b, x0, tol, maxiter, callback, lstsq, report)
+    report.close(iterations=report.count, converged=info == 0)
+    return x, info
+
+
+def _minres(matvec, b, x0, tol, maxiter, callback, lstsq, report):
     b = np.asarray(b, dtype=np.float64)
     n = b.size
     x = np.zeros(n) if x0 is None else np.array(x0, dtype=np.float64)
@@ -102,6 +115,7 @@ def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=Fal
         x = x + phi * w
         if callback is not None:
             callback(x)
+        report.step(residual=phibar / bnorm)
         if phibar <= tol * bnorm or beta == 0.0:
             return x, 0
         if lstsq and root <= tol * anorm:

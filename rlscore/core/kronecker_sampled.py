@@ -18,6 +18,7 @@ from rlscore.core.indefinite import (check_indefinite, check_kron_regparam,
                                      kron_min_eigenvalue, repair_kernel)
 from rlscore.core.kronecker_cg import GroupCentering, KronMinres
 from rlscore.core.ranksvm import ConvergenceWarning
+from rlscore._progress import Progress
 from rlscore._validation import as_data_matrix, check_regparam
 from rlscore.core.vec_trick import (PairwiseKernelOperator, SampledKronProduct,
                                     as_index_vector)
@@ -116,8 +117,9 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         ``learner.A`` / ``learner.W`` and ``learner.predictor`` set to the current
         iterate) and optionally ``finished(learner)`` (called once at the end).
     compute_risk : bool, default False
-        Print the training objective at every iteration (one extra operator product
-        each) and return the iterate with the smallest objective.
+        Show the training objective at every iteration on stderr (one extra operator
+        product each; see :mod:`rlscore._progress`) and return the iterate with the
+        smallest objective.
     conditional_ranking : bool, default False
         Minimize the conditional ranking loss instead of the squared loss: the labelled
         pairs that share their domain-1 object form a query, and the loss is the
@@ -415,10 +417,14 @@ class SampledKronRLSModel(PairwisePredictorInterface):
                 self._make_predictor(np.array(x, copy=True))
                 cb_obj.callback(self)
 
-        report = (lambda it, obj: print(f"iteration {it}: objective {obj:.10g}")) \
+        # compute_risk shows the objective of every iterate (on stderr, whatever verbose)
+        risk = Progress("training objective", self.maxiter, True, bar=False, interval=0) \
             if self.compute_risk else None
+        report = None if risk is None else (lambda it, obj: risk.step(objective=obj))
         x, info = solver.solve(self.maxiter, self.tol, cb, keep_best=self.compute_risk,
                                report=report, x0=x0)
+        if risk is not None:
+            risk.close()
         self.convergence_info = info
         if info > 0 and not (self.regparam == 0 and self._user_maxiter):
             warnings.warn(f"CGKronRLS stopped at maxiter={info} iterations before the "

@@ -37,6 +37,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from rlscore.core.kronecker_cg import KronMinres
+from rlscore._progress import stage
 from rlscore.core.vec_trick import PairwiseKernelOperator, sampled_kron_matvec
 from rlscore.predictor.pairwise_predictor import KernelPairwisePredictor
 
@@ -215,8 +216,9 @@ def fit_pairwise_mkl(K1_list, K2_list, y, rows, cols, regparam, maxiter=None, to
     The weights cost what :func:`alignment_statistics` costs; each MINRES iteration one
     vec-trick product per active term. The pairwise kernel matrix is never formed.
     """
-    a, M = alignment_statistics(K1_list, K2_list, y, rows, cols)
     P, Q = len(K1_list), len(K2_list)
+    with stage(f"kernel alignment ({P} x {Q} terms)"):
+        a, M = alignment_statistics(K1_list, K2_list, y, rows, cols)
     weights = alignment_weights(a, M).reshape(P, Q)
     alignment = centered_alignment(a, M, y).reshape(P, Q)
     active = [(i, j) for i in range(P) for j in range(Q) if weights[i, j] > 0]

@@ -17,6 +17,7 @@ maps the solver's coefficients to a :class:`~rlscore.predictor.LinearPredictor` 
 import numpy as np
 import scipy.sparse as sp
 
+from rlscore._progress import stage
 from rlscore._validation import as_data_matrix, check_bias, check_peak_memory
 from rlscore.kernel import KERNELS, kernel_parameter_names
 from rlscore.predictor import KernelPredictor, LinearPredictor
@@ -223,7 +224,22 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     Returns
     -------
     Representation
+
+    Notes
+    -----
+    Reported as the stage "kernel matrix" (:mod:`rlscore._progress`).
     """
+    with stage("kernel matrix") as report:
+        rep = _build(X, kernel, basis_vectors, prefer, basis_indices, n_basis,
+                     random_state, kernel_params)
+        shape = getattr(rep.matrix, "shape", ())
+        report.close(f"{rep.kind} form ({rep.describe}"
+                     + (f", {shape[0]} x {shape[1]}" if len(shape) == 2 else "") + ")")
+    return rep
+
+
+def _build(X, kernel, basis_vectors, prefer, basis_indices, n_basis, random_state,
+           kernel_params):
     if kernel != "PrecomputedKernel" and kernel not in KERNELS:
         raise ValueError(
             f"unknown kernel {kernel!r}; choose one of "

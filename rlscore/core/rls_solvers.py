@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
 from rlscore._ext import _lpo
+from rlscore._progress import stage
 from rlscore._validation import check_peak_memory, check_regparam
 
 __all__ = ["KernelSolver", "LinearSolver", "psd_eigh"]
@@ -88,7 +89,8 @@ def psd_eigh(M):
 
     O(n^3) with the divide-and-conquer driver.
     """
-    mu, V = la.eigh(M, driver="evd", overwrite_a=False, check_finite=False)
+    with stage(f"eigendecomposition ({M.shape[0]} x {M.shape[0]})"):
+        mu, V = la.eigh(M, driver="evd", overwrite_a=False, check_finite=False)
     scale = max(np.abs(mu).max(initial=0.0), 1e-300)            # ||M||_2
     roundoff = (mu < 0) & (mu > -M.shape[0] * _EPS * scale)
     tol = max(_EPS * scale, -mu[roundoff].min(initial=0.0))
@@ -102,7 +104,8 @@ def _cholesky(M, regparam, what, scaled=False):
     (RankRLS's mu), and the error says so."""
     S = np.array(M, order="F")
     S.flat[:: S.shape[0] + 1] += regparam
-    c, info = lapack.dpotrf(S, lower=1, overwrite_a=1, clean=1)
+    with stage(f"Cholesky factorization ({S.shape[0]} x {S.shape[0]})"):
+        c, info = lapack.dpotrf(S, lower=1, overwrite_a=1, clean=1)
     if info != 0:
         note = " after scaling" if scaled else ""
         raise ValueError(
@@ -372,13 +375,14 @@ class LinearSolver(_HoldoutShortcuts):
     """
 
     def __init__(self, Phi, Y):
-        if sp.issparse(Phi):
-            Phi = sp.csr_matrix(Phi, dtype=np.float64)
-            C = (Phi.T @ Phi).toarray()
-        else:
-            Phi = np.ascontiguousarray(Phi, dtype=np.float64)
-            C = blas.dsyrk(1.0, Phi, trans=1, lower=0)   # Phi^T Phi, upper triangle
-            C = _symmetric_from_triangle(C, lower=False)
+        with stage(f"Gram matrix Phi^T Phi ({Phi.shape[1]} x {Phi.shape[1]})"):
+            if sp.issparse(Phi):
+                Phi = sp.csr_matrix(Phi, dtype=np.float64)
+                C = (Phi.T @ Phi).toarray()
+            else:
+                Phi = np.ascontiguousarray(Phi, dtype=np.float64)
+                C = blas.dsyrk(1.0, Phi, trans=1, lower=0)   # Phi^T Phi, upper triangle
+                C = _symmetric_from_triangle(C, lower=False)
         self.Phi = Phi
         self.Y = np.ascontiguousarray(Y, dtype=np.float64)
         self.m, self.d = Phi.shape

@@ -34,6 +34,8 @@ import time
 
 import numpy as np
 
+from rlscore._progress import Progress
+
 __all__ = ["tron", "TRONResult"]
 
 # Lin & More (1999) constants, as in Lin, Weng & Keerthi (2008)
@@ -123,7 +125,7 @@ def _accumulate(zs, z, alpha):
 
 
 def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg=None,
-         p0=None, callback=None, verbose=False):
+         p0=None, callback=None, verbose=None):
     """Minimize a smooth convex function with the trust-region Newton method.
 
     Parameters
@@ -141,7 +143,9 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
     max_cg : int, CG iterations per step, default dim + 20.
     p0 : the auxiliary vector of w0 (X w0), if known.
     callback : f(info) called after every outer step; returning True stops.
-    verbose : print one line per outer step.
+    verbose : bool or None, show one progress step per outer step (objective, gradient
+        norm) on stderr; None follows :func:`rlscore._progress.verbosity` (default
+        off). The steps are logged either way (logger ``"rlscore"``, DEBUG).
 
     Returns
     -------
@@ -170,6 +174,7 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
     history = []
     it = 0
     converged = gnorm <= target
+    report = Progress("TRON", max_iter, verbose)
     while not converged and it < max_iter:
         it += 1
         # forcing term min(eps_cg, sqrt(||g|| / ||g0||)) (Eisenstat & Walker 1994):
@@ -207,9 +212,8 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
                     cg_iterations=ncg, accepted=accepted,
                     time=time.perf_counter() - t0)
         history.append(info)
-        if verbose:
-            print(f"tron {it:3d}: f {f:.10g} |g| {gnorm:.3e} (target {target:.3e}) "
-                  f"delta {delta:.3e} cg {ncg} {'' if accepted else 'rejected'}")
+        report.step(objective=float(f), grad_norm=gnorm, target=float(target),
+                    cg=ncg, accepted=accepted)
         if callback is not None and callback(dict(info, w=w)):
             break
         if converged:
@@ -217,6 +221,8 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
         # no further progress is possible in floating point
         if prered <= 0 or (abs(actred) <= 1e-12 * abs(f) and abs(prered) <= 1e-12 * abs(f)):
             break
+    report.close(iterations=it, objective=float(f), grad_norm=gnorm,
+                 converged=bool(converged))
     return TRONResult(w=w, objective=f, grad_norm=gnorm, grad_norm0=grad_norm0,
                       iterations=it, cg_iterations=total_cg, evaluations=evaluations,
                       converged=bool(converged), point=point, history=history)

@@ -155,15 +155,11 @@ def _solve(op, tol, maxiter, precondition, callback, verbose, name):
         precond = np.where(op.diag > 0, 1.0 / np.where(op.diag > 0, op.diag, 1.0), 1.0)
 
     def cb(k, x, residuals):
-        if verbose:
-            print(f"{name} iteration {k}: relative residual {np.max(residuals):.3g}",
-                  flush=True)
-        if callback is not None:
-            return bool(callback(dict(iteration=k, x=x, residuals=residuals)))
-        return False
+        return bool(callback(dict(iteration=k, x=x, residuals=residuals)))
 
     return conjugate_gradient(op.matvec, op.B, tol=tol, maxiter=maxiter, precond=precond,
-                              callback=cb if callback is not None or verbose else None)
+                              callback=None if callback is None else cb,
+                              verbose=verbose, desc=f"{name} (distributed CG)")
 
 
 class _CGLearner(PredictorInterface):
@@ -191,7 +187,8 @@ class CGRLS(_CGLearner):
     client, persist : see :class:`PartitionedData`
     callback : ``callback(info)`` after every iteration, info a dict with iteration,
         x (the iterate w_a, (n, l)) and residuals; a true return value stops.
-    verbose : print the relative residual after every iteration
+    verbose : show the relative residual after every iteration on stderr
+        (:mod:`rlscore._progress`; logged either way)
 
     Attributes
     ----------

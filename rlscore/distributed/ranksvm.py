@@ -89,7 +89,7 @@ class LinearRankSVM(PredictorInterface):
     persist : bool, default False (read every partition from its source on each pass)
     callback : called after every iteration with the solver's dict; returning True
         stops.
-    verbose : bool, print one line per iteration
+    verbose : bool, show one line per iteration on stderr (:mod:`rlscore._progress`)
     n_threads : threads of each counting pass
 
     Attributes

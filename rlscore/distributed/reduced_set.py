@@ -34,6 +34,7 @@ from rlscore.core.groups import QueryGroups
 from rlscore.core.representation import NystromFeatureMap
 from rlscore.core.rls_solvers import KernelSolver
 from rlscore.core.selection import grid_search
+from rlscore._progress import Progress, verbosity
 from rlscore._validation import check_regparam
 from rlscore.distributed._data import check_whole_queries
 from rlscore.distributed.ranksvm import as_partitioned
@@ -156,8 +157,14 @@ class _ReducedSetModel(PredictorInterface):
         return np.vstack(rows)
 
     def _progress(self, stage, k, n):
-        if self._verbose:
-            print(f"{type(self).__name__}: {stage} partition {k + 1}/{n}", flush=True)
+        """Partition k of n of a pass done: one step of the pass's progress report
+        (:mod:`rlscore._progress`; on stderr with ``verbose``), then the callback."""
+        if k == 0 or getattr(self, "_report", None) is None:
+            self._report = Progress(f"{type(self).__name__}: {stage}", n, self._verbose)
+        self._report.step(partition=k + 1)
+        if k + 1 >= n:
+            self._report.close()
+            self._report = None
         if self._callback is not None:
             self._callback(dict(stage=stage, partition=k, n_partitions=n))
 
@@ -337,7 +344,9 @@ _DOC_PARAMS = """
     path : bool, eigendecompose the r x r matrix at once (a regularization path follows)
     client, persist : see :class:`PartitionedData`
     callback : ``callback(info)`` after each partition of a pass (info: stage,
-        partition, n_partitions); verbose : print the same
+        partition, n_partitions); verbose : show the passes (one step per partition),
+        the factorization and the regparam grid on stderr (:mod:`rlscore._progress`;
+        logged either way)
     **kernel_params : bias, gamma, coef0, degree
 
     Attributes
@@ -363,8 +372,9 @@ class RLS(_ReducedSetModel):
                  n_basis=100, seed=0, path=False, client=None, persist=False,
                  callback=None, verbose=False, **kernel_params):
         data = as_partitioned(X, Y, None, client, persist)
-        self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path, callback,
-                    verbose, kernel_params)
+        with verbosity(verbose):
+            self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path,
+                        callback, verbose, kernel_params)
 
 
 class QueryRankRLS(_ReducedSetModel):
@@ -380,8 +390,9 @@ class QueryRankRLS(_ReducedSetModel):
                  basis_vectors=None, n_basis=100, seed=0, path=False, client=None,
                  persist=False, callback=None, verbose=False, **kernel_params):
         data = as_partitioned(X, Y, qids, client, persist)
-        self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path, callback,
-                    verbose, kernel_params)
+        with verbosity(verbose):
+            self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path,
+                        callback, verbose, kernel_params)
 
 
 class GlobalRankRLS(RLS):

@@ -7,6 +7,8 @@ Nothing here computes a model: the algebra lives in :mod:`rlscore.core`.
 """
 
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -15,13 +17,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rlscore.core.groups import QueryGroups
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import query_score
+from rlscore._progress import verbosity
 from rlscore._validation import (check_bias, check_coef0, check_degree, check_gamma,
                                  check_regparam)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "check_alpha",
            "store_params", "clear_fitted", "validate_fit_data", "linear_coef",
-           "query_groups", "ranking_score", "KernelInputMixin", "RLSEstimatorBase"]
+           "query_groups", "ranking_score", "KernelInputMixin", "RLSEstimatorBase",
+           "reports_progress"]
 
 #: Accepted ``kernel`` values (scikit-learn names and RLScore names) and the RLScore
 #: kernel each one means.
@@ -141,6 +145,18 @@ def ranking_score(P, y, qid=None, groups=None):
     if gr is None:
         return float(cindex(y, P))
     return query_score(cindex, y, P, gr)
+
+
+def reports_progress(fit):
+    """Run an estimator's ``fit`` inside :func:`rlscore._progress.verbosity` of its
+    ``verbose`` parameter: with ``verbose=True`` the stages (kernel matrix,
+    factorizations, the alpha grid) and solver iterations are shown on stderr,
+    otherwise they are only logged (logger ``"rlscore"``)."""
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        with verbosity(bool(getattr(self, "verbose", False))):
+            return fit(self, *args, **kwargs)
+    return wrapper
 
 
 def check_alpha(alpha, name="alpha", positive=False):

@@ -12,7 +12,7 @@ from rlscore._validation import check_bias, check_positive_int, check_tol
 from rlscore.core.cg import cg_rankrls, cg_rls
 from rlscore.core.groups import QueryGroups
 from rlscore.estimators._base import (check_alpha, linear_coef, query_groups, ranking_score,
-                                      store_params, validate_fit_data)
+                                      reports_progress, store_params, validate_fit_data)
 
 __all__ = ["CGRLSRegressor", "CGRankRLSRanker"]
 
@@ -129,6 +129,10 @@ class CGRLSRegressor(_CGBase):
         Which system CG solves: primal (n_features + 1 unknowns per target) or dual
         (n_samples unknowns); "auto" takes the smaller.
 {_COMMON_PARAMS}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (one line per CG iteration with the
+        residual); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -155,9 +159,10 @@ class CGRLSRegressor(_CGBase):
 
     def __init__(self, alpha=1.0, *, bias=1.0, solver="auto", tol=1e-6, max_iter=None,
                  precondition=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None):
+                 n_iter_no_change=10, random_state=None, verbose=False):
         store_params(self, locals())
 
+    @reports_progress
     def fit(self, X, y):
         """Fit the model.
 
@@ -228,6 +233,10 @@ class CGRankRLSRanker(_CGBase):
 {_COMMON_PARAMS}
         With early stopping and queries, whole queries are held out and the
         validation error is the query-centred squared error.
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (one line per CG iteration with the
+        residual); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -246,9 +255,10 @@ class CGRankRLSRanker(_CGBase):
 
     def __init__(self, alpha=1.0, *, tol=1e-6, max_iter=None, precondition=None,
                  early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 random_state=None):
+                 random_state=None, verbose=False):
         store_params(self, locals())
 
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranker.
 

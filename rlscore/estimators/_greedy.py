@@ -11,8 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from rlscore._validation import check_bias
 from rlscore.core.greedy import greedy_forward_selection
-from rlscore.estimators._base import (check_alpha, linear_coef, query_groups, store_params,
-                                      validate_fit_data)
+from rlscore.estimators._base import (check_alpha, linear_coef, query_groups,
+                                      reports_progress, store_params, validate_fit_data)
 
 __all__ = ["GreedyRLSSelector"]
 
@@ -46,6 +46,9 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
     bias : float >= 0, default=1.0
         Constant feature ``sqrt(bias)`` always in the model (its weight regularized);
         ignored with query ids (ranking models have no intercept).
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (one line per selected feature); it is
+        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -91,7 +94,7 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
     array([7, 3])
     """
 
-    def __init__(self, n_features_to_select=None, *, alpha=1.0, bias=1.0):
+    def __init__(self, n_features_to_select=None, *, alpha=1.0, bias=1.0, verbose=False):
         store_params(self, locals())
 
     def _n_select(self, d):
@@ -112,6 +115,7 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
             return max(1, int(k * d))
         raise TypeError(f"n_features_to_select must be an int, a float or None, got {k!r}")
 
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Select the features.
 
@@ -154,8 +158,7 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
         if state.n_candidates == 0:
             raise ValueError(f"no usable feature: all {d} are constant or all-zero")
         k = min(k, state.n_candidates)
-        for _ in range(k):
-            state.step()
+        state.run(k)
         W, b = state.weights()
         self.selected_features_ = np.asarray(state.selected, dtype=np.intp)
         self.performances_ = np.asarray(state.performances)

@@ -26,7 +26,7 @@ from rlscore.core.kronecker_model import KronRLSModel
 from rlscore.core.kronecker_sampled import SampledKronRLSModel
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.estimators._base import (check_alpha, clear_fitted, kernel_params,
-                                      resolve_kernel, store_params)
+                                      reports_progress, resolve_kernel, store_params)
 from rlscore.kernel import KERNELS
 
 __all__ = ["PairwiseRLS"]
@@ -134,6 +134,10 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         eigenvalue and the smallest alpha that works), or repair each domain's kernel
         with a warning ("clip": negative eigenvalues set to 0; "shift":
         abs(smallest eigenvalue) I added). See :mod:`rlscore.core.indefinite`.
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (eigendecompositions or MINRES
+        iterations); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -171,7 +175,8 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
 
     def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
                  degree=3, coef0=1, pairwise_kernel="kronecker", loss="squared",
-                 solver="auto", max_iter=None, tol=1e-10, indefinite="raise"):
+                 solver="auto", max_iter=None, tol=1e-10, indefinite="raise",
+                 verbose=False):
         store_params(self, locals())
 
     # -- parameters ---------------------------------------------------------------------
@@ -224,6 +229,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         return kern.getKM(Xr)
 
     # -- fit / predict ----------------------------------------------------------------
+    @reports_progress
     def fit(self, X, y):
         """Fit on the labelled pairs ``X`` (n_pairs, 2) with labels ``y`` (n_pairs,).
 

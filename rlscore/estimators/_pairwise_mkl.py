@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.core.kronecker import check_square_kernel
 from rlscore.core.pairwise_mkl import fit_pairwise_mkl
-from rlscore.estimators._base import check_alpha, store_params
+from rlscore.estimators._base import check_alpha, reports_progress, store_params
 from rlscore.estimators._kronecker import _check_pair_labels, _check_pairs, _index_objects
 
 __all__ = ["MultiKernelPairwiseRLS"]
@@ -45,6 +45,9 @@ class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
         Regularization parameter (RLScore's ``regparam``).
     max_iter : int or None, default=None
     tol : float in (0, 1), default=1e-10
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel alignment, MINRES iterations); it
+        is logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -61,9 +64,11 @@ class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
     plus one per active term and MINRES iteration; ``predict`` one per active term.
     """
 
-    def __init__(self, K1=None, K2=None, *, alpha=1.0, max_iter=None, tol=1e-10):
+    def __init__(self, K1=None, K2=None, *, alpha=1.0, max_iter=None, tol=1e-10,
+                 verbose=False):
         store_params(self, locals())
 
+    @reports_progress
     def fit(self, X, y):
         """Fit on the labelled pairs ``X`` (n_pairs, 2) with labels ``y``.
 

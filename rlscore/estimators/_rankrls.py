@@ -21,7 +21,7 @@ from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls_pairs import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV, RefitCV
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      ranking_score, resolve_kernel, store_params)
+                                      ranking_score, reports_progress, resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
@@ -192,6 +192,9 @@ class RankRLS(_RankRLSBase):
     alpha : float >= 0, default=1.0
         Regularization parameter.
 {_KERNEL_PARAMS_DOC}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
+        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -227,9 +230,10 @@ class RankRLS(_RankRLSBase):
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False):
+                 keep_basis_in_cv=False, verbose=False):
         store_params(self, locals())
 
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranker.
 
@@ -315,6 +319,10 @@ class RankRLSCV(_RankRLSBase):
         None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).
         An error measure is negated in ``mean_test_score`` and ``best_score_``.
 {_KERNEL_PARAMS_DOC}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
+        grid); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -365,7 +373,7 @@ class RankRLSCV(_RankRLSBase):
     def __init__(self, alphas=None, *, cv="lpo", scoring=None, kernel="linear",
                  gamma=None, degree=3, coef0=1, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False):
+                 keep_basis_in_cv=False, verbose=False):
         store_params(self, locals())
 
     # the same alphas semantics and checks as KernelRLSCV
@@ -446,6 +454,7 @@ class RankRLSCV(_RankRLSBase):
         # eigendecomposed once for the whole grid
         return RefitCV(model.Y, measure, splits, fit_split, groups=groups, rls=model)
 
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Select alpha by cross-validation and fit the model with it.
 

@@ -17,7 +17,7 @@ from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver,
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
                                       kernel_params, query_groups, ranking_score,
-                                      resolve_kernel, store_params)
+                                      reports_progress, resolve_kernel, store_params)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
@@ -86,7 +86,9 @@ class RankSVM(KernelInputMixin, BaseEstimator):
     random_state : int, numpy Generator or RandomState, or None, default=None
         Seed of the basis draw of ``n_basis``.
     verbose : bool, default=False
-        Print one line per bundle iteration.
+        Show the progress of ``fit`` on stderr (kernel matrix, one line per solver
+        iteration with the objective and gap); it is logged either way (logger
+        ``"rlscore"``, see :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -149,6 +151,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         return alpha, tol, int(self.max_iter), name, params
 
     # -- fitting ------------------------------------------------------------------------
+    @reports_progress
     def fit(self, X, y, qid=None, groups=None):
         """Fit the ranking model.
 

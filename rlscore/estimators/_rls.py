@@ -4,7 +4,7 @@ import numpy as np
 
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      store_params)
+                                      reports_progress, store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -99,6 +99,9 @@ class KernelRLS(RLSEstimatorBase):
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
 {_KERNEL_PARAMS_DOC}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
+        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -138,9 +141,10 @@ class KernelRLS(RLSEstimatorBase):
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False):
+                 keep_basis_in_cv=False, verbose=False):
         store_params(self, locals())
 
+    @reports_progress
     def fit(self, X, y):
         """Fit the model.
 
@@ -212,6 +216,10 @@ class KernelRLSCV(RLSEstimatorBase):
         measure (``iserror`` True) is negated in ``mean_test_score`` and
         ``best_score_`` so that larger is always better.
 {_KERNEL_PARAMS_DOC}
+    verbose : bool, default=False
+        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
+        grid); it is logged either way (logger ``"rlscore"``, see
+        :mod:`rlscore._progress`).
 
     Attributes
     ----------
@@ -265,7 +273,7 @@ class KernelRLSCV(RLSEstimatorBase):
     def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
                  gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False):
+                 keep_basis_in_cv=False, verbose=False):
         store_params(self, locals())
 
     def _check_alphas(self):
@@ -282,6 +290,7 @@ class KernelRLSCV(RLSEstimatorBase):
         return [check_alpha(a.item() if isinstance(a, np.generic) else a, "alphas")
                 for a in alphas]
 
+    @reports_progress
     def fit(self, X, y, groups=None, qid=None):
         """Select alpha by cross-validation and fit the model with it.
 

@@ -1,12 +1,14 @@
 """Keyword handling shared by the RLScore-compatible learners."""
 
 import functools
+import inspect
 import threading
 import weakref
 
 import numpy as np
 
 from rlscore.core.representation import kernel_param_names
+from rlscore._progress import verbosity
 from rlscore._validation import warn_unused_kwargs
 
 
@@ -67,6 +69,7 @@ def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, 
     if not grid:
         raise ValueError("regparams is empty")
     learner = base.__new__(base)
+    learner._verbose = getattr(wrapper, "_verbose", False)
     learner._setup(*setup_args, grid[0], *kwargs, path=True)
     perfs, preds, best = grid_search(make_cv(learner._model), grid)
     learner.solve(best)
@@ -75,6 +78,47 @@ def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, 
     wrapper.regparam = best
     wrapper.predictor = learner.predictor
     return preds
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def reports_progress(init):
+    """Give a learner's constructor the keyword ``verbose`` (default False).
+
+    Training runs inside :func:`rlscore._progress.verbosity`: with ``verbose=True`` its
+    stages (kernel matrix, factorizations, the regparam grid) and solver iterations are
+    shown on stderr, otherwise they are only logged (logger ``"rlscore"``). The flag is
+    kept as ``_verbose`` for the learner's later stateful calls (``solve``,
+    ``holdout``, ...; see :func:`exclusive`). A constructor that already takes
+    ``verbose`` keeps its own parameter (positional or keyword); otherwise ``verbose``
+    is added as a keyword-only parameter. RLScore callbacks are untouched.
+    """
+    sig = inspect.signature(init)
+    own = "verbose" in sig.parameters
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        if own:
+            try:
+                bound = sig.bind(self, *args, **kwargs)
+            except TypeError:           # the constructor raises the proper message
+                return init(self, *args, **kwargs)
+            verbose = bound.arguments.get("verbose", sig.parameters["verbose"].default)
+        else:
+            verbose = kwargs.pop("verbose", False)
+        self._verbose = bool(verbose)
+        with verbosity(self._verbose):
+            init(self, *args, **kwargs)
+
+    if not own:
+        params = list(sig.parameters.values())
+        at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD),
+                  len(params))
+        params.insert(at, inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY,
+                                            default=False))
+        wrapper.__signature__ = sig.replace(parameters=params)
+    return wrapper
 
 
 # --------------------------------------------------------------------------- threads
@@ -91,6 +135,8 @@ def exclusive(method):
     regparams. A non-blocking per-learner lock (re-entrant within one thread, kept
     outside the instance so learners stay picklable) turns such a race into a
     RuntimeError. ``predict`` reads a finished predictor and is safe to share.
+    The call reports progress as the learner's ``verbose`` flag says (see
+    :func:`reports_progress`).
     """
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
@@ -104,7 +150,8 @@ def exclusive(method):
                 f"solve/hold-out call on this learner; learners are not thread-safe for "
                 f"training -- give each thread its own learner (predict is safe to share)")
         try:
-            return method(self, *args, **kwargs)
+            with verbosity(getattr(self, "_verbose", None)):
+                return method(self, *args, **kwargs)
         finally:
             lock.release()
     return wrapper

@@ -4,6 +4,7 @@ over :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`."""
 
 from rlscore.core.kronecker_sampled import SampledKronRLSModel
 from rlscore._validation import warn_unused_kwargs
+from rlscore.learner._common import reports_progress
 
 __all__ = ["CGKronRLS", "CALLBACK_FUNCTION"]
 
@@ -20,8 +21,13 @@ class CGKronRLS(SampledKronRLSModel):
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (iterative solver).\n",
         "    Keyword arguments only; other keywords are ignored with a UserWarning, and\n"
         "    ``callbackfun`` is accepted as an alias of ``callback``. The implementation\n"
-        "    is :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`.\n"))
+        "    is :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`.\n").replace(
+        "\n    Attributes\n",
+        "    verbose : bool, default False (keyword)\n"
+        "        Show the progress on stderr; it is logged either way (logger\n"
+        "        ``\"rlscore\"``, see :doc:`/progress`).\n\n    Attributes\n", 1))
 
+    @reports_progress
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, set(_KEYS) | {"callbackfun"}, "CGKronRLS")
         args = {k: kwargs[k] for k in _KEYS if k in kwargs}

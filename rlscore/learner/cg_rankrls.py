@@ -12,6 +12,7 @@ from rlscore.core.groups import QueryGroups
 from rlscore.learner import cg_rls as _cg_rls
 from rlscore._validation import as_2d_labels, warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
+from rlscore.learner._common import reports_progress
 
 __all__ = ["CGRankRLS", "PCGRankRLS", "EarlyStopCB", "Finished"]
 
@@ -86,16 +87,12 @@ class EarlyStopCB(_cg_rls.EarlyStopCB):
     _finished = Finished
 
 
-def _run(learner, solve, callbackfun, tol, maxiter, name, verbose=False):
-    """Shared driver: the callback wrapper, the early stop and the final predictor."""
+def _run(learner, solve, callbackfun, tol, maxiter, name):
+    """Shared driver: the callback wrapper, the early stop and the final predictor
+    (progress is reported by the solver, see :func:`rlscore.core.cg.conjugate_gradient`)."""
     learner._stopped = False
 
     def cb(k, x, op, residuals):
-        if verbose:
-            print(f"{name} iteration {k}: relative residual {np.max(residuals):.3g}",
-                  flush=True)
-        if callbackfun is None:
-            return False
         learner.A = np.array(x, copy=True)
         learner.b = np.zeros((1, x.shape[1]))
         learner.predictor = LinearPredictor(learner.A, 0.0)
@@ -106,7 +103,7 @@ def _run(learner, solve, callbackfun, tol, maxiter, name, verbose=False):
             return True
         return False
 
-    W, res, op = solve(cb if callbackfun is not None or verbose else None)
+    W, res, op = solve(None if callbackfun is None else cb)
     learner.n_iter = res.iterations
     learner.converged = bool(np.all(res.converged)) and not learner._stopped
     if not learner._stopped:
@@ -154,7 +151,8 @@ class CGRankRLS(PredictorInterface):
         Relative residual at which CG stops (RLScore used 1e-5).
     maxiter : int > 0 or None
     verbose : bool, default False
-        Print the relative residual after every iteration.
+        Show the relative residual after every iteration on stderr (the steps are
+        logged either way, logger ``"rlscore"``; see :mod:`rlscore._progress`).
     **kwargs
         Ignored with a UserWarning (``bias``, for example, has no effect on ranking).
 
@@ -173,6 +171,7 @@ class CGRankRLS(PredictorInterface):
     O(t (nnz(X) + m + d)) time for t iterations and O(nnz(X) + m + d) memory.
     """
 
+    @reports_progress
     def __init__(self, X, Y, regparam=1.0, qids=None, callbackfun=None, tol=1e-8,
                  maxiter=None, verbose=False, **kwargs):
         kernel = kwargs.get("kernel", "LinearKernel")
@@ -194,7 +193,7 @@ class CGRankRLS(PredictorInterface):
             self.regparam = op.regparam
             return W, res, op
 
-        _run(self, solve, callbackfun, tol, maxiter, "CGRankRLS", verbose)
+        _run(self, solve, callbackfun, tol, maxiter, "CGRankRLS")
 
 
 class PCGRankRLS(PredictorInterface):
@@ -230,6 +229,7 @@ class PCGRankRLS(PredictorInterface):
     iterations.
     """
 
+    @reports_progress
     def __init__(self, X, train_preferences, regparam=1.0, callbackfun=None, tol=1e-8,
                  maxiter=None, verbose=False, **kwargs):
         kernel = kwargs.get("kernel", "LinearKernel")
@@ -246,4 +246,4 @@ class PCGRankRLS(PredictorInterface):
             self.regparam = op.regparam
             return W, res, op
 
-        _run(self, solve, callbackfun, tol, maxiter, "PCGRankRLS", verbose)
+        _run(self, solve, callbackfun, tol, maxiter, "PCGRankRLS")

@@ -9,6 +9,7 @@ from rlscore._validation import check_positive_int, check_tol
 from rlscore.core.cg import CGStop, cg_rls
 from rlscore._validation import warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
+from rlscore.learner._common import reports_progress
 
 __all__ = ["CGRLS", "EarlyStopCB", "Finished"]
 
@@ -120,7 +121,8 @@ class CGRLS(PredictorInterface):
     maxiter : int > 0 or None
         Iteration limit (None: 10 m).
     verbose : bool, default False
-        Print the relative residual after every iteration.
+        Show the relative residual after every iteration on stderr (the steps are
+        logged either way, logger ``"rlscore"``; see :mod:`rlscore._progress`).
     **kwargs
         ``kernel="LinearKernel"`` is accepted (always linear); other keywords are
         ignored with a UserWarning.
@@ -145,6 +147,7 @@ class CGRLS(PredictorInterface):
     predictor is refreshed before each call (one more pass over X).
     """
 
+    @reports_progress
     def __init__(self, X, Y, regparam=1.0, bias=1.0, callbackfun=None, tol=1e-8,
                  maxiter=None, verbose=False, **kwargs):
         kernel = kwargs.get("kernel", "LinearKernel")
@@ -158,11 +161,6 @@ class CGRLS(PredictorInterface):
         self._stopped = False
 
         def cb(k, x, op, residuals):
-            if verbose:
-                print(f"CGRLS iteration {k}: relative residual {np.max(residuals):.3g}",
-                      flush=True)
-            if callbackfun is None:
-                return False
             self.A = np.array(x, copy=True)
             W, b = op.primal_weights(self.A)
             self.predictor = LinearPredictor(W, b)
@@ -175,7 +173,7 @@ class CGRLS(PredictorInterface):
 
         W, b, res, op = cg_rls(X, Y, regparam, bias, form="dual", tol=tol,
                                maxiter=user_maxiter,
-                               callback=cb if callbackfun is not None or verbose else None)
+                               callback=None if callbackfun is None else cb)
         self.regparam = op.regparam
         self.bias = op.bias
         self.n_iter = res.iterations

@@ -4,7 +4,7 @@ model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 from rlscore.core.rankrls import GlobalRankRLSModel
 from rlscore.core.rankrls_pairs import RankLPOCV
 from rlscore.learner._common import (BASIS_KEYWORDS, CoreModelAdapter, exclusive,
-                                     split_kernel_kwargs, squeeze)
+                                     reports_progress, split_kernel_kwargs, squeeze)
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
 
@@ -40,6 +40,10 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
     **kwargs : kernel parameters (gamma, coef0, degree, ...). ``bias`` is forced to 0:
         a constant feature has no effect on a ranking. Other keywords are ignored with
         a UserWarning.
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -63,6 +67,7 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
     ``leave_pair_out`` uses one Cholesky and its inverse (O(m^3)).
     """
 
+    @reports_progress
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
@@ -122,6 +127,10 @@ class KfoldRankRLS(_RankSelectionWrapper):
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore selected by sqerror when no measure
         was given, by accident); save_predictions : accepted and ignored
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -135,6 +144,7 @@ class KfoldRankRLS(_RankSelectionWrapper):
 
     _default_grid = RANK_REGPARAMS
 
+    @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
@@ -150,6 +160,10 @@ class LeavePairOutRankRLS(_RankSelectionWrapper):
     ----------
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`GlobalRankRLS`
     regparams : sequence, default 2^-15 ... 2^15 (31 values)
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -166,6 +180,7 @@ class LeavePairOutRankRLS(_RankSelectionWrapper):
     primal: O(m d) per grid point and O(d + p) per pair.
     """
 
+    @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  **kwargs):
         from rlscore.measure import cindex

@@ -2,11 +2,14 @@
 leave-one-out error, in O(k m d) time (Pahikkala, Airola and Salakoski 2010), with
 RLScore's interface; and GreedyRankRLS, its leave-query-out variant for query data."""
 
+import sys
+
 import numpy as np
 
 from rlscore.core.greedy import greedy_forward_selection
 from rlscore._validation import warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
+from rlscore.learner._common import reports_progress
 
 __all__ = ["GreedyRLS", "GreedyRankRLS", "DefaultCallback", "SELECTED_FEATURES",
            "GREEDYRLS_LOO_PERFORMANCES", "GREEDYRLS_TEST_PERFORMANCES"]
@@ -39,11 +42,13 @@ class DefaultCallback:
         self.test_measure = measure
 
     def callback(self, learner):
-        print(f"LOO error {learner.bestlooperf:.6g}; selected {learner.selected}")
+        # RLScore's output, on stdout (the library's own progress is verbose=True)
+        sys.stdout.write(f"LOO error {learner.bestlooperf:.6g}; selected "
+                         f"{learner.selected}\n")
         if self.test_features is not None and self.test_labels is not None:
             perf = self.test_measure(self.test_labels, learner.predict(self.test_features))
             learner.results.setdefault(GREEDYRLS_TEST_PERFORMANCES, []).append(perf)
-            print(f"test performance {perf:.6g}")
+            sys.stdout.write(f"test performance {perf:.6g}\n")
 
     def finished(self, learner):
         pass
@@ -52,8 +57,7 @@ class DefaultCallback:
 class _GreedyBase(PredictorInterface):
     """Runs the core selection and keeps RLScore's attributes up to date."""
 
-    def _train(self, X, Y, subsetsize, regparam, bias, qids, callbackfun, kwargs, owner,
-               verbose=False):
+    def _train(self, X, Y, subsetsize, regparam, bias, qids, callbackfun, kwargs, owner):
         warn_unused_kwargs(kwargs, _LEGACY_KEYWORDS, owner, stacklevel=4)
         if callbackfun is None and kwargs.get("use_default_callback"):
             callbackfun = DefaultCallback(**kwargs)
@@ -68,9 +72,6 @@ class _GreedyBase(PredictorInterface):
 
         def cb(state):
             self._sync(state)
-            if verbose:
-                print(f"{owner} step {len(self.selected)}: selected feature "
-                      f"{self.selected[-1]}, criterion {self.bestlooperf:.6g}", flush=True)
             if callbackfun is not None:
                 callbackfun.callback(self)
             return False
@@ -125,7 +126,8 @@ class GreedyRLS(_GreedyBase):
         ``looperf``, ``bestlooperf``, ``A``, ``b`` and ``predictor`` are up to date
         (``learner.predict`` works); ``finished`` once at the end.
     verbose : bool, default False
-        Print the selected feature and its criterion after each step.
+        Show the selected feature and its criterion after each step on stderr (the
+        steps are logged either way, logger ``"rlscore"``; see :mod:`rlscore._progress`).
     **kwargs
         ``use_default_callback=True`` installs :class:`DefaultCallback` (with
         ``test_features``, ``test_labels``, ``test_measure``); other keywords are
@@ -169,10 +171,11 @@ class GreedyRLS(_GreedyBase):
     over the cache per step (``rlscore._ext._greedy``). No ``solve`` method.
     """
 
+    @reports_progress
     def __init__(self, X, Y, subsetsize, regparam=1.0, bias=1.0, callbackfun=None,
                  verbose=False, **kwargs):
         self._train(X, Y, subsetsize, regparam, bias, None, callbackfun, kwargs,
-                    "GreedyRLS", verbose)
+                    "GreedyRLS")
 
 
 class GreedyRankRLS(_GreedyBase):
@@ -210,9 +213,10 @@ class GreedyRankRLS(_GreedyBase):
     O(k d (sum_q n_q^2 + m l)) time and O(m d + sum_q n_q^2) memory.
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids, subsetsize, regparam=1.0, callbackfun=None,
                  verbose=False, **kwargs):
         if qids is None:
             raise ValueError("GreedyRankRLS needs qids (use GreedyRLS without queries)")
         self._train(X, Y, subsetsize, regparam, 0.0, qids, callbackfun, kwargs,
-                    "GreedyRankRLS", verbose)
+                    "GreedyRankRLS")

@@ -3,7 +3,7 @@ RLScore's keyword interface over :class:`rlscore.core.kronecker_model.KronRLSMod
 
 from rlscore.core.kronecker_model import KronRLSModel
 from rlscore._validation import warn_unused_kwargs
-from rlscore.learner._common import exclusive
+from rlscore.learner._common import exclusive, reports_progress
 
 __all__ = ["KronRLS"]
 
@@ -16,8 +16,13 @@ class KronRLS(KronRLSModel):
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (closed-form solver).\n",
         "    Keyword arguments only (positional arguments raise TypeError); other\n"
         "    keywords are ignored with a UserWarning. The implementation is\n"
-        "    :class:`rlscore.core.kronecker_model.KronRLSModel`.\n"))
+        "    :class:`rlscore.core.kronecker_model.KronRLSModel`.\n").replace(
+        "\n    Attributes\n",
+        "    verbose : bool, default False (keyword)\n"
+        "        Show the progress on stderr; it is logged either way (logger\n"
+        "        ``\"rlscore\"``, see :doc:`/progress`).\n\n    Attributes\n", 1))
 
+    @reports_progress
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, set(_KEYS), "KronRLS")
         super().__init__(**{k: kwargs[k] for k in _KEYS if k in kwargs})

@@ -7,6 +7,7 @@ from rlscore._validation import (check_positive_int, check_regparam, check_tol,
 from rlscore.core.kronecker import check_square_kernel
 from rlscore.core.pairwise_mkl import fit_pairwise_mkl
 from rlscore.core.vec_trick import as_index_vector
+from rlscore.learner._common import reports_progress
 
 __all__ = ["PairwiseMKL"]
 
@@ -54,6 +55,10 @@ class PairwiseMKL:
         (label_row_inds[h], label_col_inds[h]); shared by every kernel term.
     regparam : float >= 0, default 1.0
     maxiter, tol, callback : as in :class:`CGKronRLS`
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -74,6 +79,7 @@ class PairwiseMKL:
     one vec-trick product per term with a positive weight.
     """
 
+    @reports_progress
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, _KEYS, "PairwiseMKL")
         for key in ("K1", "K2", "Y", "label_row_inds", "label_col_inds"):

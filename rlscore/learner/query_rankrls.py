@@ -6,7 +6,8 @@ from rlscore.core.groups import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, CoreModelAdapter, exclusive, select_regparam, split_kernel_kwargs,
+    BASIS_KEYWORDS, CoreModelAdapter, exclusive, reports_progress, select_regparam,
+    split_kernel_kwargs,
     squeeze)
 from rlscore.predictor import PredictorInterface
 
@@ -62,6 +63,10 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         including the keywords ``basis_indices``, ``n_basis``, ``random_state`` and
         ``keep_basis_in_cv`` (sparse RankRLS; ``holdout`` and leave-query-out then
         remove the held-out basis vectors).
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -82,6 +87,7 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
     O(m^2 p) / O(d^2 p); ``holdout`` O(m r p + h^2 r + h^3).
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
         self._setup(X, Y, qids, regparam, kernel, basis_vectors, kwargs, path=False)
@@ -123,6 +129,10 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     X, Y, qids, kernel, basis_vectors, **kwargs : as for :class:`QueryRankRLS`
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore crashed without a measure)
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -137,6 +147,7 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     batched over queries of equal size.
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, **kwargs):
         if measure is None:

@@ -1,7 +1,7 @@
 """PPRankRLS: RankRLS from explicit pairwise preferences, with RLScore's interface."""
 
 from rlscore.core.rankrls_pairs import PPRankRLSModel
-from rlscore.learner._common import exclusive, split_kernel_kwargs
+from rlscore.learner._common import exclusive, reports_progress, split_kernel_kwargs
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["PPRankRLS"]
@@ -41,6 +41,10 @@ class PPRankRLS(PredictorInterface):
 
         Without ``magnitudes`` all three give the same model.
     **kwargs : kernel parameters; other keywords are ignored with a UserWarning.
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -56,6 +60,7 @@ class PPRankRLS(PredictorInterface):
     small system, then O(r^2) per regparam.
     """
 
+    @reports_progress
     def __init__(self, X, pairs_start_inds, pairs_end_inds, regparam=1.0,
                  kernel="LinearKernel", basis_vectors=None, weights=None, magnitudes=None,
                  cost="magnitude", **kwargs):

@@ -15,7 +15,7 @@ SVMrank's and LIBLINEAR's C.
 from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm,
                                   fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm)
 from rlscore._validation import check_bias, warn_unused_kwargs
-from rlscore.learner._common import split_kernel_kwargs
+from rlscore.learner._common import reports_progress, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM"]
@@ -90,7 +90,8 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
         ``"query"``: the loss is the mean over queries of the mean hinge inside the
         query; ``"none"``: the plain sum over pairs.
     verbose : bool, default False
-        Print one line per iteration.
+        Show one line per iteration (objective, gap or gradient norm) on stderr; it is
+        logged either way (logger ``"rlscore"``, see :doc:`/progress`).
     **kwargs : ignored with a UserWarning.
 
     Attributes
@@ -124,6 +125,7 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     (``solution.warm_start_iterations`` counts the others).
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids=None, regparam=1.0, bias=0.0, tol=1e-3, max_iter=None,
                  callback=None, normalize="pairs", verbose=False, loss="hinge",
                  solver=None, n_threads=1, **kwargs):
@@ -174,6 +176,7 @@ class PPLinearRankSVM(PredictorInterface, _SolutionAttributes):
     O(nnz + l) per iteration.
     """
 
+    @reports_progress
     def __init__(self, X, pairs_start_inds, pairs_end_inds, regparam=1.0, tol=1e-3,
                  max_iter=1000, callback=None, weights=None, normalize=True,
                  verbose=False, **kwargs):
@@ -226,6 +229,7 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     O(m b d + m b^2), then O(m b + m log m) per iteration.
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids=None, regparam=1.0, kernel="GaussianKernel",
                  basis_vectors=None, tol=1e-3, max_iter=None, callback=None,
                  normalize="pairs", verbose=False, loss="hinge", solver=None, **kwargs):
@@ -264,6 +268,10 @@ class KfoldLinearRankSVM(PredictorInterface):
     loss, solver : as for :class:`LinearRankSVM`; along the regparam path every
         training starts from the previous regparam's solution.
     **kwargs : ignored with a UserWarning.
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -284,6 +292,7 @@ class KfoldLinearRankSVM(PredictorInterface):
     each O(iterations (m log m + nnz)).
     """
 
+    @reports_progress
     def __init__(self, X, Y, qids=None, folds=None, n_folds=5, regparams=None,
                  measure=None, tol=1e-3, max_iter=None, normalize="pairs", seed=0,
                  loss="hinge", solver=None, **kwargs):

@@ -6,7 +6,8 @@ import numpy as np
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, CoreModelAdapter, exclusive, select_regparam, split_kernel_kwargs,
+    BASIS_KEYWORDS, CoreModelAdapter, exclusive, reports_progress, select_regparam,
+    split_kernel_kwargs,
     squeeze)
 from rlscore.predictor import PredictorInterface
 
@@ -41,6 +42,10 @@ class RLS(CoreModelAdapter, PredictorInterface):
         pessimistic at small regparam). Leave-pair-out always keeps them.
     **kwargs : kernel parameters (bias, gamma, coef0, degree, ...); other keywords are
         ignored with a UserWarning
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -58,6 +63,7 @@ class RLS(CoreModelAdapter, PredictorInterface):
     ``leave_one_out`` O(m^2), ``leave_pair_out`` O(m^3) once plus O(p) per pair.
     """
 
+    @reports_progress
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
@@ -174,6 +180,10 @@ class LeaveOneOutRLS(_SelectionWrapper):
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`RLS`
     regparams : sequence, default 2^-15 ... 2^15 (31 values)
     measure : performance measure, default ``sqerror``
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -186,6 +196,7 @@ class LeaveOneOutRLS(_SelectionWrapper):
     O(m d p) (primal) per grid point.
     """
 
+    @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  measure=None, **kwargs):
         if measure is None:
@@ -204,12 +215,17 @@ class KfoldRLS(_SelectionWrapper):
     ----------
     folds : list of index lists (need not cover every example)
     measure : default ``sqerror``; save_predictions : accepted and ignored
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Notes
     -----
     One decomposition plus O(sum_f n_f^2 m) per grid point (n_f: size of fold f).
     """
 
+    @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
@@ -233,12 +249,21 @@ class LeavePairOutRLS(_SelectionWrapper):
     estimate of AUC for +-1 labels, of the c-index otherwise) over all pairs with
     different labels.
 
+    Parameters
+    ----------
+    X, Y, kernel, basis_vectors, regparams, **kwargs : as for :class:`LeaveOneOutRLS`
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
+
     Notes
     -----
     Dual: one eigendecomposition, then per grid point one O(m^3) SYRK for the inverse
     and O(p) per pair; primal: O(r) per pair.
     """
 
+    @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  **kwargs):
         from rlscore.measure import cindex

@@ -7,7 +7,7 @@ from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
 from rlscore.core.indefinite import check_indefinite
 from rlscore.core.pairs import as_pairs, check_order
 from rlscore._validation import check_regparam, warn_unused_kwargs
-from rlscore.learner._common import exclusive
+from rlscore.learner._common import exclusive, reports_progress
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
@@ -36,6 +36,10 @@ class TwoStepRLS(PairwisePredictorInterface):
         UserWarning (see :mod:`rlscore.core.indefinite`; the same policy as KronRLS
         and CGKronRLS).
     **kwargs : other keywords are ignored with a UserWarning
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`).
 
     Attributes
     ----------
@@ -55,6 +59,7 @@ class TwoStepRLS(PairwisePredictorInterface):
     covered by any fold are 0.
     """
 
+    @reports_progress
     def __init__(self, **kwargs):
         warn_unused_kwargs(kwargs, _KEYS, "TwoStepRLS")
         l1, l2 = kwargs.get("regparam1"), kwargs.get("regparam2")

@@ -312,3 +312,40 @@ def test_lost_worker_does_not_change_the_result(client):
     assert got.objective == pytest.approx(ref.objective, rel=1e-13)
     client.wait_for_workers(2, timeout=60)          # the nanny restarted it
     assert killed[0] not in client.scheduler_info()["workers"]
+
+
+# ---------------------------------------------------------------------------------------
+# progress (rlscore._progress): verbose shows the passes and iterations on stderr,
+# the records are logged either way, the model does not change
+
+
+def test_verbose_reports_and_changes_nothing(client, capsys, caplog, monkeypatch):
+    import logging
+    import sys
+    monkeypatch.setitem(sys.modules, "tqdm", None)          # text lines, not a bar
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((120, 4))
+    Y = X @ rng.standard_normal(4)
+    Xd = da.from_array(X, chunks=(30, -1))
+    B = _basis(X, 10)
+    out = {}
+    for verbose in (True, False):
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger="rlscore"):
+            cg = rd.CGRLS(Xd, Y, regparam=1.0, client=client, verbose=verbose)
+            rs = rd.RLS(Xd, Y, regparam=1.0, kernel="GaussianKernel", gamma=0.5,
+                        basis_vectors=B, client=client, verbose=verbose)
+        captured = capsys.readouterr()
+        out[verbose] = (cg, rs, captured, [r.getMessage() for r in caplog.records])
+    err = out[True][2].err
+    assert "CGRLS (distributed CG): 1 (residual=" in err
+    assert "RLS: statistics: 1/4 (partition=1)" in err
+    assert "RLS: statistics: 4/4 (partition=4)" in err
+    assert out[False][2] == ("", "")
+    log = out[False][3]
+    assert sum(m.startswith("CGRLS (distributed CG): step") for m in log) == \
+        out[False][0].n_iter
+    assert sum(m.startswith("RLS: statistics: step") for m in log) == 4
+    Xt = rng.standard_normal((10, 4))
+    for k in (0, 1):
+        np.testing.assert_array_equal(out[True][k].predict(Xt), out[False][k].predict(Xt))

@@ -348,7 +348,8 @@ def test_clone_and_get_params():
     assert est.get_params() == {"alpha": 2.0, "kernel": "rbf", "gamma": 0.1, "degree": 3,
                                 "coef0": 1, "bias": 1.0, "basis_vectors": None,
                                 "n_basis": None, "basis_indices": None,
-                                "random_state": None, "keep_basis_in_cv": False}
+                                "random_state": None, "keep_basis_in_cv": False,
+                                "verbose": False}
     assert clone(est).get_params() == est.get_params()
     assert repr(est) == "KernelRLS(alpha=2.0, gamma=0.1, kernel='rbf')"
 

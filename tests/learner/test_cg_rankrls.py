@@ -2,6 +2,7 @@
 QueryRankRLS / GlobalRankRLS at matching regparams, the callback protocol and
 EarlyStopCB with and without validation queries."""
 
+import logging
 import warnings
 
 import numpy as np
@@ -145,6 +146,10 @@ def test_no_warning_for_linear_kernel_keyword(rng):
         CGRankRLS(rng.random((10, 3)), rng.random(10), kernel="LinearKernel")
 
 
-def test_verbose(rng, capsys):
-    learner = PCGRankRLS(rng.random((10, 3)), [[0, 1], [2, 3], [4, 1]], verbose=True)
-    assert capsys.readouterr().out.count("PCGRankRLS iteration") == learner.n_iter
+def test_verbose(rng, capsys, caplog):
+    with caplog.at_level(logging.DEBUG, logger="rlscore"):
+        learner = PCGRankRLS(rng.random((10, 3)), [[0, 1], [2, 3], [4, 1]], verbose=True)
+    out, err = capsys.readouterr()
+    assert out == "" and "CG (preference RankRLS)" in err and "residual=" in err
+    steps = [r for r in caplog.records if ": step " in r.getMessage()]
+    assert len(steps) == learner.n_iter

@@ -2,6 +2,7 @@
 errors against brute force, the final model against RLS / QueryRankRLS on the selected
 columns, RLScore's attributes and shapes, callbacks and legacy keywords."""
 
+import logging
 import warnings
 
 import numpy as np
@@ -178,6 +179,10 @@ def test_greedy_rankrls_against_query_rankrls(rng):
         GreedyRankRLS(X, y, None, 2)
 
 
-def test_verbose(rng, capsys):
-    GreedyRLS(rng.random((12, 5)), rng.normal(size=12), 3, verbose=True)
-    assert capsys.readouterr().out.count("GreedyRLS step") == 3
+def test_verbose(rng, capsys, caplog):
+    with caplog.at_level(logging.DEBUG, logger="rlscore"):
+        g = GreedyRLS(rng.random((12, 5)), rng.normal(size=12), 3, verbose=True)
+    out, err = capsys.readouterr()
+    assert out == "" and "greedy selection" in err and "criterion=" in err
+    steps = [r.getMessage() for r in caplog.records if ": step " in r.getMessage()]
+    assert [f"feature={j}," in msg for j, msg in zip(g.selected, steps)] == [True] * 3
