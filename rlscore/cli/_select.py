@@ -29,14 +29,18 @@ CV_NAMES = {"loo": "leave-one-out", "kfold": "K-fold", "lpo": "leave-pair-out",
 
 
 def _grid_search(cv, grid):
-    from rlscore.core.selection import grid_search
     import warnings
+
+    from rlscore.core.selection import grid_search
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)       # NaN rows: reported below
-        perfs, _, best = grid_search(cv, grid)
-    if np.all(np.isnan(perfs)):
-        raise DataError("the measure is undefined at every regparam (e.g. no query has "
-                        "two different labels)")
+        warnings.simplefilter("ignore", RuntimeWarning)       # NaN rows: shown as nan
+        try:
+            perfs, _, best = grid_search(cv, grid)
+        except ValueError as exc:
+            if "undefined (NaN)" not in str(exc):
+                raise
+            raise DataError("the measure is undefined at every regparam (e.g. no query "
+                            "has two different labels)") from None
     model = cv.rls
     return types.SimpleNamespace(regparam=best, cv_performances=np.asarray(perfs),
                                  predictor=model.predictor, learner=model)
