@@ -271,6 +271,22 @@ def test_valid_file_selects_on_its_per_query_measure(query_data, tmp_path, capsy
                     .predict(X[va]), rtol=1e-9)
 
 
+@pytest.mark.parametrize("how", [["--cv", "kfold", "--folds", "3"], ["--valid", "T"]])
+def test_selection_with_the_measure_undefined_everywhere_says_why(tmp_path, capsys, how):
+    # every query has all labels tied: the per-query c-index is undefined at each regparam
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.arange(8), 5)
+    write_svmlight(tmp_path / "t.txt", rng.normal(size=(40, 3)), (q % 2).astype(float), q)
+    how = [str(tmp_path / "t.txt") if a == "T" else a for a in how]
+    code, out, err = _run(["fit", tmp_path / "t.txt", "-o", tmp_path / "m.npz",
+                           "--learner", "rankrls", "--regparams", "1,10", "--measure",
+                           "cindex", *how], capsys)
+    assert code == 1
+    assert err.strip() == ("rlscore: error: the measure is undefined at every regparam "
+                           "(e.g. no query has two different labels)")
+    assert not (tmp_path / "m.npz").exists()
+
+
 def test_default_cv_is_named_on_stderr(query_data, capsys):
     _, _, _, path = query_data
     code, out, err = _run(["cv", path, "--learner", "query-rankrls", "--regparams",

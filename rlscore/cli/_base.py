@@ -64,12 +64,17 @@ class LearnerSpec:
     name : the ``--learner`` value
     help : one line for ``--help``
     train : callable(data, regparam, kernel, kernel_params, basis) -> trained learner
-        with a ``predictor`` (``basis``: row indices of Nystrom basis vectors or None)
+        with a ``predictor`` and ``predict`` (``basis``: the Nystrom basis vectors, rows
+        of the training X, or None)
     cv : dict cv-name -> callable(data, grid, kernel, kernel_params, basis, measure,
         args) returning a selection object (``regparam``, ``cv_performances``,
         ``predictor``); each calls a selection class of :mod:`rlscore.learner`. These
-        are the learner's own shortcuts; K-fold by query and leave-query-out without a
-        shortcut are provided for every learner by :mod:`rlscore.cli._select`.
+        are the learner's own shortcuts; K-fold by query, leave-query-out and
+        ``--valid`` are provided for every learner by
+        :class:`rlscore.core.selection.PooledQueryCV` and
+        :class:`~rlscore.core.selection.ValidationCV` (retraining through ``train`` in a
+        :class:`~rlscore.core.selection.RefitModel` where ``holdout`` / ``solve`` say
+        there is no shortcut).
     holdout : the trained learner has an exact ``holdout(rows)`` for any set of rows
         (folds of whole queries need no refit)
     solve : the trained learner has ``solve(regparam)`` reusing its decomposition

@@ -9,7 +9,8 @@ import numpy as np
 
 from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
 from rlscore.cli._data import (ZERO_BASED_CHOICES, iter_file, load_training_data,
-                               predict_projected, project_features, read_for_model)
+                               predict_projected, project_features, read_for_model,
+                               unseen_factor)
 from rlscore.cli._options import OptionError, parse_grid, parse_measures, parse_regparam
 from rlscore.cli._select import CV_NAMES, example_folds, note, select
 
@@ -244,10 +245,8 @@ def _interval_lines(args, pred, meta, rows):
                          f"models; this model file stores the other kind (fit with "
                          f"--intervals {'jackknife' if METHODS[method] == 'loo' else 'cv'})")
     kernel = meta.get("kernel") or {}
-    factor = None
-    if kernel.get("name") == "GaussianKernel" and np.any(rows.unseen > 0):
-        # exp(-g||x - b||^2) = exp(-g||x_used - b||^2) exp(-g||x_unseen||^2)
-        factor = np.exp(-float(kernel["params"]["gamma"]) * rows.unseen)
+    factor = unseen_factor(rows.unseen, kernel.get("name"),
+                           (kernel.get("params") or {}).get("gamma"))
     # alpha = 1 - LEVEL in decimal (1 - 0.9 is 0.09999999999999998 in floating point)
     alpha = float(1 - Fraction(repr(level)))
     Xc = rows.X

@@ -126,17 +126,26 @@ def project_features(X, feature_indices, n_model_features, path, ignore_extra,
     return Xc, unseen
 
 
+def unseen_factor(unseen, kernel_name, gamma):
+    """The factor exp(-gamma ||x_unseen||^2) of each row's Gaussian-kernel prediction
+    for the features the model never saw (:func:`project_features`), or None when
+    there is nothing to correct. O(n)."""
+    if kernel_name == "GaussianKernel" and np.any(unseen > 0):
+        # exp(-g||x - b||^2) = exp(-g||x_used - b||^2) exp(-g||x_unseen||^2)
+        return np.exp(-float(gamma) * unseen)
+    return None
+
+
 def predict_projected(predictor, Xc, unseen, kernel_name, gamma, n_outputs=1):
     """Predictions for rows projected by :func:`project_features`: the model's
-    prediction, times exp(-gamma ||x_unseen||^2) for a Gaussian kernel. O(predict)."""
+    prediction, times :func:`unseen_factor`. O(predict)."""
     P = np.asarray(predictor.predict(Xc), dtype=np.float64)
     if P.ndim == 0:
         P = P.reshape(1)
     if P.ndim == 1 and Xc.shape[0] == 1 and n_outputs > 1:
         P = P.reshape(1, -1)
-    if kernel_name == "GaussianKernel" and np.any(unseen > 0):
-        # exp(-g||x - b||^2) = exp(-g||x_used - b||^2) exp(-g||x_unseen||^2)
-        factor = np.exp(-float(gamma) * unseen)
+    factor = unseen_factor(unseen, kernel_name, gamma)
+    if factor is not None:
         P = P * (factor if P.ndim == 1 else factor[:, None])
     return P
 

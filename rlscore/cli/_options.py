@@ -70,50 +70,42 @@ class MeasureSpec:
     def pairwise(self):
         return self.kind in ("cindex", "auc")
 
-    def __call__(self, y, p, qids=None):
-        """The measure of predictions p for labels y (qids: QueryGroups, ids or None)."""
+    def _functions(self):
+        """(the library's measure f(y, p[, qids], **kw), its vectorised per-query
+        function or None, kw)."""
         from rlscore import measure as M
-        q = qids if self.per_query else None
-        if self.kind == "ndcg":
-            return M.ndcg(y, p, q, k=self.k, convention=self.convention)
-        if self.kind == "p":
-            return M.precision_at_k(y, p, q, k=self.k)
-        if self.kind == "map":
-            return M.mean_average_precision(y, p, q)
-        if self.kind == "meanndcg":
-            return M.mean_ndcg(y, p, q)
-        if self.kind == "cindex":
-            return M.cindex(y, p, q)
-        if self.kind == "auc":
-            return M.auc(y, p, q)
-        if self.kind == "sqerror":
-            return M.sqerror(y, p)
-        if self.kind == "spearman":
-            return M.spearman(y, p)
-        return M.kendall_tau_b(y, p)
+        whole, per_query = {
+            "ndcg": (M.ndcg, M.ndcg_per_query),
+            "p": (M.precision_at_k, M.precision_at_k_per_query),
+            "map": (M.mean_average_precision, M.average_precision_per_query),
+            "meanndcg": (M.mean_ndcg, M.mean_ndcg_per_query),
+            "cindex": (M.cindex, M.cindex_per_query),
+            "auc": (M.auc, None), "sqerror": (M.sqerror, None),
+            "spearman": (M.spearman, None), "kendall": (M.kendall_tau_b, None),
+        }[self.kind]
+        kw = {"ndcg": {"k": self.k, "convention": self.convention},
+              "p": {"k": self.k}}.get(self.kind, {})
+        return whole, per_query, kw
+
+    def __call__(self, y, p, qids=None):
+        """The measure of predictions p for labels y (qids: QueryGroups, ids or None;
+        ignored by the measures that are not per query)."""
+        whole, _, kw = self._functions()
+        if not self.per_query:
+            return whole(y, p)
+        return whole(y, p, qids, **kw)
 
     def per_query_values(self, y, p, groups):
         """Array (n_groups,) of the measure of each query (nan where it is undefined,
-        e.g. the c-index of a query whose labels are all equal). O(m log m) for the IR
-        measures, a loop over queries for the others."""
-        from rlscore.measure import UndefinedPerformance
-        from rlscore.measure import ranking_measures as R
-        if self.kind == "ndcg":
-            return R.ndcg_per_query(y, p, groups, k=self.k, convention=self.convention)
-        if self.kind == "p":
-            return R.precision_at_k_per_query(y, p, groups, k=self.k)
-        if self.kind == "map":
-            return R.average_precision_per_query(y, p, groups)
-        if self.kind == "meanndcg":
-            return R.mean_ndcg_per_query(y, p, groups)
-        out = np.full(groups.n_groups, np.nan)
-        for g in range(groups.n_groups):
-            rows = groups.members(g)
-            try:
-                out[g] = self(y[rows], p[rows])
-            except UndefinedPerformance:
-                pass
-        return out
+        e.g. the c-index of a query whose labels are all equal), from the per-query
+        functions of :mod:`rlscore.measure`: O(m log m) for the IR measures and the
+        c-index, a loop over queries (:func:`rlscore.measure.query_values`) for the
+        others."""
+        from rlscore import measure as M
+        _, per_query, kw = self._functions()
+        if per_query is None:
+            return M.query_values(self, y, p, groups)
+        return per_query(y, p, groups, **kw)
 
 
 _SIMPLE = {"map": "map", "meanndcg": "meanndcg", "cindex": "cindex", "auc": "auc",

@@ -1,19 +1,20 @@
-"""Model selection of the command: which cross-validation runs for a learner, and the
-two cross-validators the learners do not have themselves.
+"""Model selection of the command: which cross-validation runs for a learner.
 
-Every grid loop is :func:`rlscore.core.selection.grid_search`; the learners' own
-selection classes (leave-one-out, leave-pair-out, K-fold without qids, QueryRankRLS's
-leave-query-out) are called where they apply (``LearnerSpec.cv``). What the command adds:
+Every cross-validator and the grid loop are :mod:`rlscore.core.selection`'s; this
+module only chooses among them and adapts the command's data to them:
 
-* :class:`PooledQueryCV`: folds of whole queries (``--cv kfold`` on a file with qids,
-  ``--cv lqo`` for learners without a leave-query-out class). The hold-out predictions
-  of every fold are pooled and the measure is computed per query over all queries of
-  the file (each query predicted by the model trained without its fold), so a ranking
-  measure is never pooled across queries.
-* :class:`ValidationCV`: ``--valid FILE``, the measure of the validation file per query.
+* the learners' own selection classes (leave-one-out, leave-pair-out, K-fold without
+  qids, QueryRankRLS's leave-query-out) where they apply (``LearnerSpec.cv``);
+* :class:`rlscore.core.selection.PooledQueryCV` for ``--cv kfold`` on a file with qids
+  and ``--cv lqo`` for learners without a leave-query-out class: folds of whole
+  queries, the hold-out predictions pooled and the measure computed per query over all
+  queries of the file, so a ranking measure is never pooled across queries;
+* :class:`rlscore.core.selection.ValidationCV` for ``--valid FILE``: the measure of the
+  validation file, per query when it has qids.
 
 The hold-outs are exact shortcuts for learners with ``holdout(rows)`` (RLS, RankRLS);
-other learners are retrained without each fold (:class:`RefitModel`).
+other learners are retrained without each fold
+(:class:`rlscore.core.selection.RefitModel`).
 """
 
 import sys
@@ -27,134 +28,40 @@ CV_NAMES = {"loo": "leave-one-out", "kfold": "K-fold", "lpo": "leave-pair-out",
             "lqo": "leave-query-out"}
 
 
-def _undefined():
-    from rlscore.measure import UndefinedPerformance
-    return UndefinedPerformance
-
-
-def _as_columns(P, n):
-    P = np.asarray(P, dtype=np.float64)
-    return P.reshape(n, -1)
-
-
-class RefitModel:
-    """``solve`` / ``holdout`` / ``predictor`` of a learner by retraining, for learners
-    without an exact hold-out shortcut (RankSVM; QueryRankRLS on folds of several
-    queries). ``holdout(rows)`` trains on the other rows at the current regparam.
-    Nystrom basis vectors stay the same vectors in every retraining."""
-
-    def __init__(self, spec, data, kernel, kp, basis):
-        self.spec, self.data, self.kernel, self.kp, self.basis = spec, data, kernel, kp, basis
-        self.Y = data.y
-        self.regparam = None
-        self._learner = None
-
-    def solve(self, regparam):
-        self.regparam = regparam
-        self._learner = None
-
-    @property
-    def learner(self):
-        if self._learner is None:
-            self._learner = self.spec.train(self.data, self.regparam, self.kernel,
-                                            self.kp, self.basis)
-        return self._learner
-
-    @property
-    def predictor(self):
-        return self.learner.predictor
-
-    def holdout(self, rows):
-        d = self.data
-        keep = np.setdiff1d(np.arange(d.X.shape[0]), rows)
-        sub = types.SimpleNamespace(
-            X=d.X[keep], y=d.y[keep],
-            qids=None if d.groups is None else d.groups.codes[keep])
-        learner = self.spec.train(sub, self.regparam, self.kernel, self.kp, self.basis)
-        return learner.predict(d.X[rows])
-
-
-def _no_measure(Y, P):
-    return 0.0
-
-
-_no_measure.iserror = False
-
-
-class PooledQueryCV:
-    """Folds of whole queries, hold-out predictions pooled, the measure per query over
-    every query (see the module docstring). RLScore's cross-validator protocol
-    (``rls``, ``measure``, ``cv(regparam)``) for :func:`grid_search`.
-
-    O(sum over folds of one hold-out) per regparam, plus the measure, O(m log m).
-    """
-
-    def __init__(self, model, measure, folds, y, groups):
-        from rlscore.core.selection import NfoldCV
-        self.rls = model
-        self.measure = measure
-        self.folds = [np.asarray(f, dtype=np.intp) for f in folds]
-        self.y = y
-        self.groups = groups
-        # the fold loop is NfoldCV's; only its hold-out predictions are used here
-        self._folds_cv = NfoldCV(model, _no_measure, self.folds)
-
-    def cv(self, regparam):
-        m = self.y.shape[0]
-        _, preds = self._folds_cv.cv(regparam)
-        P = None
-        for fold, Pf in zip(self.folds, preds):
-            Pf = _as_columns(Pf, fold.size)
-            if P is None:
-                P = np.zeros((m, Pf.shape[1]))
-            P[fold] = Pf
-        P = P[:, 0] if P.shape[1] == 1 else P
-        try:
-            return float(self.measure(self.y, P, self.groups)), P
-        except _undefined():
-            return np.nan, P
-
-
-class ValidationCV:
-    """The measure of a validation file (per query when it has qids) for the model at
-    each regparam. O(one prediction of the file) per regparam, after ``solve``."""
-
-    def __init__(self, model, measure, rows, kernel_name, gamma):
-        self.rls = model
-        self.measure = measure
-        self.rows = rows
-        self.kernel_name, self.gamma = kernel_name, gamma
-
-    def cv(self, regparam):
-        from rlscore.cli._data import predict_projected
-        P = predict_projected(self.rls.predictor, self.rows.X, self.rows.unseen,
-                              self.kernel_name, self.gamma)
-        try:
-            return float(self.measure(self.rows.y, P, self.rows.groups)), P
-        except _undefined():
-            return np.nan, P
-
-
 def _grid_search(cv, grid):
-    from rlscore.core.selection import grid_search
     import warnings
+
+    from rlscore.core.selection import grid_search
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)       # NaN rows: reported below
-        perfs, _, best = grid_search(cv, grid)
-    if np.all(np.isnan(perfs)):
-        raise DataError("the measure is undefined at every regparam (e.g. no query has "
-                        "two different labels)")
+        warnings.simplefilter("ignore", RuntimeWarning)       # NaN rows: shown as nan
+        try:
+            perfs, _, best = grid_search(cv, grid)
+        except ValueError as exc:
+            if "undefined (NaN)" not in str(exc):
+                raise
+            raise DataError("the measure is undefined at every regparam (e.g. no query "
+                            "has two different labels)") from None
     model = cv.rls
     return types.SimpleNamespace(regparam=best, cv_performances=np.asarray(perfs),
                                  predictor=model.predictor, learner=model)
 
 
 def _model(spec, data, grid, kernel, kp, basis, need):
-    """A model with ``solve`` and the hold-out or prediction that ``need`` asks for."""
+    """A model with ``solve`` and the hold-out or prediction that ``need`` asks for:
+    the learner itself where it has the shortcut, else a
+    :class:`~rlscore.core.selection.RefitModel` retraining it (on the rows given, with
+    their qids; Nystrom basis vectors stay the same vectors in every retraining)."""
+    from rlscore.core.selection import RefitModel
     fast = spec.holdout if need == "holdout" else spec.solve
     if fast:
         return spec.train(data, grid[0], kernel, kp, basis)
-    return RefitModel(spec, data, kernel, kp, basis)
+
+    def train(rows, regparam):
+        sub = data if rows is None else types.SimpleNamespace(
+            X=data.X[rows], y=data.y[rows],
+            qids=None if data.groups is None else data.groups.codes[rows])
+        return spec.train(sub, regparam, kernel, kp, basis)
+    return RefitModel(train, data.X, data.y)
 
 
 def supported_cvs(spec, has_qids):
@@ -169,12 +76,16 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
     ``cv_performances`` and ``predictor`` (and the chosen CV's name)."""
     valid = getattr(args, "valid", None)
     if valid is not None:
-        from rlscore.cli._data import read_for_model
+        from rlscore.cli._data import predict_projected, read_for_model
+        from rlscore.core.selection import ValidationCV
         rows = read_for_model(valid, data.feature_indices, data.n_file_features,
                               data.zero_based, getattr(args, "ignore_extra_features", False))
         model = _model(spec, data, grid, kernel, kp, basis, "solve")
-        sel = _grid_search(ValidationCV(model, measure, rows, kernel, kp.get("gamma")),
-                           grid)
+
+        def predict(predictor, X):
+            return predict_projected(predictor, X, rows.unseen, kernel, kp.get("gamma"))
+        sel = _grid_search(ValidationCV(model, measure, rows.X, rows.y, rows.groups,
+                                        predict), grid)
         sel.cv_name = "valid"
         return sel
     cv = args.cv
@@ -198,8 +109,9 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
                 raise UsageError(f"--folds {args.folds}: {exc}") from None
         else:
             folds = data.groups.split()
+        from rlscore.core.selection import PooledQueryCV
         model = _model(spec, data, grid, kernel, kp, basis, "holdout")
-        sel = _grid_search(PooledQueryCV(model, measure, folds, data.y, data.groups),
+        sel = _grid_search(PooledQueryCV(model, measure, data.groups, folds, data.y),
                            grid)
     sel.cv_name = cv
     return sel

@@ -3,25 +3,32 @@
 Every face (:mod:`rlscore.learner`'s selection wrappers, :mod:`rlscore.estimators`'
 ``*CV`` estimators, :mod:`rlscore.distributed`, RLScore's
 :func:`rlscore.utilities.cross_validation.grid_search`) builds one of the
-cross-validators below and hands it to :func:`grid_search`; no other module loops over
-folds or over a regularization grid.
+cross-validators below and hands it to :func:`grid_search`; no module but this one and
+:mod:`rlscore.core.selection_holdout` loops over folds or over a regularization grid.
 
 A cross-validator follows RLScore's protocol: attributes ``rls`` (the model, with
 ``solve(lambda)``; None when the cross-validator refits per fold itself) and ``measure``
 (with a boolean ``iserror``), and ``cv(lambda) -> (performance, predictions)`` for the
 model's current lambda; an optional ``prepare(grid)`` is given the whole grid first.
 
-=====================  ==========================================================
-:class:`LOOCV`         leave-one-out from the model's ``leave_one_out`` shortcut
-:class:`NfoldCV`       K-fold (by sample, or by query with folds of whole queries)
-                       from ``holdout(fold)``
-:class:`TrainTestCV`   splits whose training set is not the test set's complement
-:class:`LPOCV`         leave-pair-out over all pairs with different labels
-:class:`QueryLPOCV`    leave-pair-out within queries (``holdout([i, j])``)
-:class:`LQOCV`         leave-query-out from ``leave_query_out`` (all queries at once)
-:class:`RefitCV`       any splits, one model trained per split (where no hold-out
-                       shortcut exists: RankSVM, query-structured K-fold of RankRLS)
-=====================  ==========================================================
+========================  ============================================================
+:class:`LOOCV`            leave-one-out from the model's ``leave_one_out`` shortcut
+:class:`NfoldCV`          K-fold (by sample, or by query with folds of whole queries)
+                          from ``holdout(fold)``, each fold scored on its own
+:class:`TrainTestCV`      splits whose training set is not the test set's complement
+:class:`LPOCV`            leave-pair-out over all pairs with different labels
+:class:`QueryLPOCV`       leave-pair-out within queries (``holdout([i, j])``)
+:class:`LQOCV`            leave-query-out from ``leave_query_out`` (all queries at once)
+:class:`PooledQueryCV`    folds of whole queries, the hold-out predictions of all folds
+                          pooled, the measure per query over every query
+:class:`ValidationCV`     the measure of a validation set (per query with groups)
+:class:`RefitCV`          any splits, one model trained per split (where no hold-out
+                          shortcut exists: RankSVM, query-structured K-fold of RankRLS)
+:class:`RefitModel`       ``solve`` / ``holdout`` / ``predictor`` by retraining: a model
+                          for NfoldCV, PooledQueryCV or ValidationCV without a shortcut
+========================  ============================================================
+
+The last four live in :mod:`rlscore.core.selection_holdout` and are re-exported here.
 
 With query groups (:class:`rlscore.core.groups.QueryGroups`) every estimate is
 per query: a fold's performance is :func:`query_score`, the mean over its queries.
@@ -33,9 +40,11 @@ import warnings
 import numpy as np
 
 from rlscore._progress import progress
+from rlscore.core.selection_holdout import PooledQueryCV, RefitCV, RefitModel, ValidationCV
 
-__all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score", "LOOCV", "NfoldCV",
-           "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "RefitCV", "lpo_pairs",
+__all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score", "LOOCV",
+           "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "RefitCV",
+           "PooledQueryCV", "ValidationCV", "RefitModel", "lpo_pairs",
            "lpo_ranking_accuracy", "EdgeOfGridWarning"]
 
 DEFAULT_REGPARAMS = [2 ** x for x in range(-15, 16)]
@@ -355,12 +364,15 @@ class NfoldCV:
             raise ValueError("folds is empty")
         self.codes = None if groups is None else getattr(groups, "codes", groups)
 
+    def predictions(self):
+        """The hold-out predictions of every fold at the model's current regparam: the
+        one fold loop of the library (:class:`PooledQueryCV` pools them)."""
+        return [self.rls.holdout(fold) for fold in self.folds]
+
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
-        perfs, preds = [], []
-        for fold in self.folds:
-            P = self.rls.holdout(fold)
-            preds.append(P)
+        perfs, preds = [], self.predictions()
+        for fold, P in zip(self.folds, preds):
             try:
                 perfs.append(_score(self.measure, self.rls.Y[fold], P,
                                     None if self.codes is None else self.codes[fold]))
@@ -524,77 +536,3 @@ class LQOCV:
         for rows, Pq in zip(model.groups.split(), preds):
             P[rows] = Pq
         return query_score(self.measure, Y, P, model.groups), preds
-
-
-# ---------------------------------------------------------------------------------------
-# refitting cross-validation
-
-
-class RefitCV:
-    """Cross-validation that trains one model per split, for models without a
-    hold-out shortcut for these splits.
-
-    Parameters
-    ----------
-    Y : (m,) or (m, p) labels
-    measure : f(Y, P) with ``iserror``
-    splits : list of (train, test) index arrays
-    fit_split : callable ``fit_split(train, test) -> predict_at`` or None
-        Trains on ``train`` and returns ``predict_at(value) -> predictions of the test
-        rows`` for a grid value (the returned object may re-solve a decomposition or
-        warm-start an iterative solver from its previous value); None skips the split
-        (e.g. no pair to learn from in its training rows).
-    groups : QueryGroups or None
-        Query structure of the rows: a split's performance is then per query.
-    order : None or "descending"
-        ``prepare(grid)`` visits the grid in this order for every split (warm starts
-        along a regularization path run from the most regularized model).
-    rls : the model re-solved by :func:`grid_search`, or None.
-
-    Attributes
-    ----------
-    split_performances : dict value -> ndarray (n_splits,), NaN where undefined
-
-    Notes
-    -----
-    One training per split, then one ``predict_at`` per split and grid value.
-    """
-
-    def __init__(self, Y, measure, splits, fit_split, groups=None, order=None, rls=None):
-        self.Y = Y
-        self.measure = measure
-        self.splits = [(np.asarray(tr), np.asarray(te)) for tr, te in splits]
-        if not self.splits:
-            raise ValueError("cross-validation needs at least one split")
-        self.codes = None if groups is None else getattr(groups, "codes", groups)
-        self.order = order
-        self.rls = rls
-        self._fitted = [fit_split(tr, te) for tr, te in self.splits]
-        self._cache = {}
-        self.split_performances = {}
-
-    def prepare(self, grid):
-        if self.order == "descending":
-            for value in sorted(grid, key=float, reverse=True):
-                self._cache[float(value)] = self._predict(value)
-
-    def _predict(self, value):
-        return [None if f is None else f(value) for f in self._fitted]
-
-    def cv(self, value):
-        UndefinedPerformance = _undefined()
-        preds = self._cache.pop(float(value), None)
-        if preds is None:
-            preds = self._predict(value)
-        perfs = np.full(len(self.splits), np.nan)
-        for k, ((train, test), P) in enumerate(zip(self.splits, preds)):
-            if P is None:
-                continue
-            try:
-                perfs[k] = _score(self.measure, self.Y[test], P,
-                                  None if self.codes is None else self.codes[test])
-            except UndefinedPerformance:
-                pass
-        self.split_performances[float(value)] = perfs
-        ok = ~np.isnan(perfs)
-        return (float(np.mean(perfs[ok])) if ok.any() else np.nan), preds

@@ -28,7 +28,7 @@ from rlscore.measure.measure_utilities import UndefinedPerformance
 from rlscore.measure.multi_accuracy_measure import ova_accuracy
 from rlscore.measure.query_measures import (
     query_average, query_cindex, query_kendall_tau_b, query_mean_average_precision,
-    query_ndcg)
+    query_ndcg, query_values)
 from rlscore.measure.ranking_measures import (
     average_precision_per_query, mean_average_precision, mean_ndcg, mean_ndcg_per_query,
     ndcg, ndcg_per_query, precision_at_k, precision_at_k_per_query)
@@ -41,6 +41,6 @@ __all__ = [
     "spearman", "kendall_tau_b", "ndcg", "mean_ndcg", "precision_at_k",
     "mean_average_precision", "cindex_per_query", "ndcg_per_query", "mean_ndcg_per_query",
     "precision_at_k_per_query", "average_precision_per_query",
-    "query_average", "query_cindex", "query_kendall_tau_b", "query_ndcg",
-    "query_mean_average_precision", "UndefinedPerformance",
+    "query_average", "query_values", "query_cindex", "query_kendall_tau_b",
+    "query_ndcg", "query_mean_average_precision", "UndefinedPerformance",
 ]

@@ -3,7 +3,7 @@
 import numpy as np
 
 from rlscore.measure.measure_utilities import (
-    UndefinedPerformance, _finish, _labels_and_predictions, _require_binary)
+    _finish, _labels_and_predictions, _require_binary)
 
 __all__ = ["accuracy"]
 
@@ -40,8 +40,6 @@ def accuracy(Y, P):
     """
     Y, P = _labels_and_predictions(Y, P)
     _require_binary(Y, "accuracy")
-    if Y.size == 0:
-        raise UndefinedPerformance("accuracy is undefined for empty input")
     per_column = np.mean((np.sign(Y * P) + 1.0) / 2.0, axis=0)
     return np.float64(np.mean(per_column))
 

@@ -2,10 +2,9 @@
 
 import numpy as np
 
-from rlscore.measure._pairs import grouped_pair_counts
+from rlscore.measure.cindex_measure import _cindex_cells
 from rlscore.measure.measure_utilities import (
-    UndefinedPerformance, _combine, _finish, _groups, _labels_and_predictions,
-    _require_binary)
+    UndefinedPerformance, _combine, _finish, _query_cells, _require_binary)
 
 __all__ = ["auc"]
 
@@ -47,20 +46,14 @@ def auc(Y, P, qids=None):
     -----
     O(m log m) time per column (merge-sort pair counting), O(m) memory.
     """
-    Y, P = _labels_and_predictions(Y, P)
-    _require_binary(Y, "auc", zero_one=True)
+    def cells(Y, P, groups):
+        _require_binary(Y, "auc", zero_one=True)
+        return _cindex_cells(Y, P, groups)      # the AUC is the c-index of binary labels
+    values, valid = _query_cells(Y, P, qids, cells)
     if qids is not None:
-        g = _groups(qids, Y.shape[0])
-        counts, _ = grouped_pair_counts(Y, P, g.codes, g.n_groups)
-        pairs = counts[..., 0]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = (counts[..., 1] + 0.5 * counts[..., 2]) / pairs
-        return _combine(values, pairs > 0, "auc is undefined: no query has both classes")
-    counts, _ = grouped_pair_counts(Y, P)
-    pairs = counts[:, 0, 0]
-    if np.any(pairs == 0):
+        return _combine(values, valid, "auc is undefined: no query has both classes")
+    if not valid.all():
         raise UndefinedPerformance("auc is undefined: a column has only one class")
-    values = (counts[:, 0, 1] + 0.5 * counts[:, 0, 2]) / pairs
     return np.float64(np.mean(values))
 
 

@@ -4,14 +4,14 @@ import numpy as np
 
 from rlscore.measure._pairs import grouped_pair_counts
 from rlscore.measure.measure_utilities import (
-    _combine, _finish, _groups, _labels_and_predictions)
+    _by_query, _combine, _finish, _query_cells)
 
 __all__ = ["cindex", "cindex_per_query"]
 
 
-def _cindex_cells(Y, P, codes=None, nq=1):
+def _cindex_cells(Y, P, groups):
     """Per (column, query) c-index values and validity (cells with at least one pair)."""
-    counts, _ = grouped_pair_counts(Y, P, codes, nq)
+    counts, _ = grouped_pair_counts(Y, P, groups.codes, groups.n_groups)
     pairs = counts[..., 0]
     valid = pairs > 0
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -23,12 +23,7 @@ def cindex_per_query(Y, P, qids=None):
     """C-index of every query, array (n_queries,) (the mean over label columns that
     have a pair in the query), queries in order of first appearance; NaN for a query
     without pairs. See :func:`cindex`. O(m log m)."""
-    Y, P = _labels_and_predictions(Y, P)
-    g = _groups(qids, Y.shape[0])
-    values, valid = _cindex_cells(Y, P, g.codes, g.n_groups)
-    n = valid.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, np.where(valid, values, 0.0).sum(axis=0) / n, np.nan)
+    return _by_query(*_query_cells(Y, P, qids, _cindex_cells))
 
 
 def cindex(Y, P, qids=None):
@@ -69,13 +64,8 @@ def cindex(Y, P, qids=None):
     discordant pairs), whatever the number of ties; O(m) memory. Equals
     ``(1 + Somers' D) / 2`` and, for binary labels (-1/+1, 0/1 or booleans), the AUC.
     """
-    Y, P = _labels_and_predictions(Y, P)
-    if qids is None:
-        values, valid = _cindex_cells(Y, P)
-    else:
-        g = _groups(qids, Y.shape[0])
-        values, valid = _cindex_cells(Y, P, g.codes, g.n_groups)
-    return _combine(values, valid, "cindex is undefined: no pairs with different labels")
+    return _combine(*_query_cells(Y, P, qids, _cindex_cells),
+                    "cindex is undefined: no pairs with different labels")
 
 
 _finish(cindex, iserror=False)

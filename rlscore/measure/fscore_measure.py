@@ -25,6 +25,7 @@ def fscore(Y, P):
     Returns
     -------
     numpy.float64
+        F1 of the positive class (+1), averaged over the columns.
 
     Raises
     ------
@@ -41,8 +42,6 @@ def fscore(Y, P):
     """
     Y, P = _labels_and_predictions(Y, P)
     _require_binary(Y, "fscore")
-    if Y.size == 0:
-        raise UndefinedPerformance("fscore is undefined for empty input")
     pos_pred = P > 0
     pos_true = Y > 0
     tp = np.sum(pos_pred & pos_true, axis=0).astype(np.float64)

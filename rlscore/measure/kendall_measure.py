@@ -4,19 +4,20 @@ import numpy as np
 
 from rlscore.measure._pairs import grouped_pair_counts
 from rlscore.measure.measure_utilities import (
-    UndefinedPerformance, _combine, _finish, _labels_and_predictions)
+    UndefinedPerformance, _combine, _finish, _query_cells)
 
 __all__ = ["kendall_tau_b"]
 
 
-def _kendall_cells(Y, P, codes=None, nq=1):
+def _kendall_cells(Y, P, groups):
     """Per (column, query) tau-b and validity.
 
     A cell is invalid (degenerate, dropped) when its labels are all tied: no pair to
     rank. A valid cell whose predictions are all tied has a zero denominator; that
     raises UndefinedPerformance, because dropping it would reward constant predictors.
     """
-    counts, sizes, pties = grouped_pair_counts(Y, P, codes, nq, prediction_ties=True)
+    counts, sizes, pties = grouped_pair_counts(Y, P, groups.codes, groups.n_groups,
+                                               prediction_ties=True)
     pairs = counts[..., 0]                   # pairs untied in Y  (n0 - n2)
     concordant = counts[..., 1]
     tied_p = counts[..., 2]                  # untied in Y, tied in P
@@ -69,9 +70,8 @@ def kendall_tau_b(Y, P):
     O(m log m) time per column (a radix sort by label and a merge-sort count of the
     discordant and prediction-tied pairs), O(m) memory, exact integer counts.
     """
-    Y, P = _labels_and_predictions(Y, P)
-    values, valid = _kendall_cells(Y, P)
-    return _combine(values, valid, "kendall_tau_b is undefined: all labels are tied")
+    return _combine(*_query_cells(Y, P, None, _kendall_cells),
+                    "kendall_tau_b is undefined: all labels are tied")
 
 
 _finish(kendall_tau_b, iserror=False)

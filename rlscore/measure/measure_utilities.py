@@ -3,7 +3,9 @@
 Public (RLScore-compatible): :class:`UndefinedPerformance`, :func:`qids_to_splits`,
 :func:`aggregate`, :func:`multitask`. The underscore helpers implement the common input
 handling of every measure (labels through §0.4 of the compatibility spec, shape checks)
-and the column/query averaging rule.
+and the one per-query mechanism: :func:`_query_cells` scores every (column, query)
+cell, :func:`_combine` averages the cells into one number and :func:`_by_query` into
+one value per query.
 """
 
 import numbers
@@ -143,6 +145,43 @@ def _groups(qids, m):
         raise TypeError(f"qids must be a sequence of query ids, got {qids!r} (give the "
                         f"rank cutoff as k={qids!r})")
     return as_query_groups(qids, m, "qids")
+
+
+# ---------------------------------------------------------------------------------------
+# the one per-query mechanism of the measures: cells, then one of two reductions
+
+
+def _query_cells(Y, P, qids, cells):
+    """The measure of every (label column, query) cell.
+
+    Checks Y and P (:func:`_labels_and_predictions`), builds the
+    :class:`~rlscore._groups.QueryGroups` of ``qids`` (None: one query holding every
+    row) and returns ``cells(Y, P, groups)``: ``(values, valid)``, both (l, n_queries),
+    the value of each cell and whether the measure is defined on it. Every measure that
+    scores queries goes through here, then through :func:`_combine` (one number) or
+    :func:`_by_query` (one value per query).
+    """
+    Y, P = _labels_and_predictions(Y, P)
+    return cells(Y, P, _groups(qids, Y.shape[0]))
+
+
+def _column_cells(column):
+    """``cells`` for a measure defined on every query: ``column(y, p, groups)`` gives the
+    (n_queries,) values of one label column."""
+    def cells(Y, P, groups):
+        values = np.stack([column(Y[:, c], P[:, c], groups) for c in range(Y.shape[1])])
+        return values, np.ones(values.shape, dtype=bool)
+    return cells
+
+
+def _by_query(values, valid):
+    """(n_queries,): per query the mean over the label columns whose cell is defined;
+    NaN for a query without one."""
+    if valid.all():
+        return values.mean(axis=0)
+    n = valid.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, np.where(valid, values, 0.0).sum(axis=0) / n, np.nan)
 
 
 def _combine(values, valid, what):

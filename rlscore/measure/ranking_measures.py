@@ -36,7 +36,7 @@ import numbers
 import numpy as np
 
 from rlscore.measure.measure_utilities import (
-    UndefinedPerformance, _finish, _groups, _labels_and_predictions)
+    UndefinedPerformance, _by_query, _column_cells, _finish, _query_cells)
 
 __all__ = ["ndcg", "mean_ndcg", "precision_at_k", "mean_average_precision"]
 
@@ -97,8 +97,7 @@ def _letor_discount(pos):
     return np.where(r <= 2.0, 1.0, 1.0 / np.log2(np.maximum(r, 2.0)))
 
 
-def _ndcg_letor_column(y, p, groups, k):
-    R = _Ranked(y, p, groups)
+def _ndcg_letor_column(R, k):
     disc = _letor_discount(R.pos)
     if k is not None:
         disc = np.where(R.pos < k, disc, 0.0)
@@ -107,7 +106,7 @@ def _ndcg_letor_column(y, p, groups, k):
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
     if k is not None:
-        values[groups.sizes < k] = 0.0
+        values[R.groups.sizes < k] = 0.0
     return values
 
 
@@ -133,10 +132,20 @@ def _ndcg_standard_column(y, p, groups, k):
         return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
 
 
-def _per_query(Y, P, qids, column):
-    """(l, n_queries) values of ``column(y, p, groups)`` for each label column."""
-    groups = _groups(qids, Y.shape[0])
-    return np.stack([column(Y[:, c], P[:, c], groups) for c in range(Y.shape[1])])
+def _per_query(Y, P, qids, column, relevance_for=None, ranked=True):
+    """(n_queries,) values through the measures' one per-query mechanism
+    (:func:`rlscore.measure.measure_utilities._query_cells`): ``column`` scores one label
+    column in every query, given its :class:`_Ranked` order (``ranked``) or
+    ``(y, p, groups)``; the mean over the label columns. ``relevance_for``: the measure's
+    name when it needs graded relevance (:func:`_relevance`)."""
+    def one_column(y, p, groups):
+        return column(_Ranked(y, p, groups)) if ranked else column(y, p, groups)
+
+    def cells(Y, P, groups):
+        if relevance_for is not None:
+            Y = _relevance(Y, relevance_for)
+        return _column_cells(one_column)(Y, P, groups)
+    return _by_query(*_query_cells(Y, P, qids, cells))
 
 
 def ndcg_per_query(Y, P, qids=None, k=10, convention="letor"):
@@ -144,15 +153,10 @@ def ndcg_per_query(Y, P, qids=None, k=10, convention="letor"):
     in order of first appearance. See :func:`ndcg`."""
     k = _check_k(k)
     _check_convention(convention)
-    Y, P = _labels_and_predictions(Y, P)
-    Y = _relevance(Y, "ndcg")
     if convention == "letor":
-        def col(y, p, g):
-            return _ndcg_letor_column(y, p, g, k)
-    else:
-        def col(y, p, g):
-            return _ndcg_standard_column(y, p, g, k)
-    return _per_query(Y, P, qids, col).mean(axis=0)
+        return _per_query(Y, P, qids, lambda R: _ndcg_letor_column(R, k), "ndcg")
+    return _per_query(Y, P, qids, lambda y, p, g: _ndcg_standard_column(y, p, g, k),
+                      "ndcg", ranked=False)
 
 
 def ndcg(Y, P, qids=None, k=10, convention="letor"):
@@ -205,13 +209,9 @@ def ndcg(Y, P, qids=None, k=10, convention="letor"):
 
 def mean_ndcg_per_query(Y, P, qids=None):
     """MeanNDCG of every query (see :func:`mean_ndcg`), array (n_queries,)."""
-    Y, P = _labels_and_predictions(Y, P)
-    Y = _relevance(Y, "mean_ndcg")
-
-    def col(y, p, groups):
-        R = _Ranked(y, p, groups)
+    def col(R):
         disc = _letor_discount(R.pos)
-        start = groups.starts[R.codes]
+        start = R.groups.starts[R.codes]
         # DCG@j and IDCG@j for every position j of every query: prefix sums per query
         c = np.cumsum((np.exp2(R.y) - 1.0) * disc)
         ci = np.cumsum((np.exp2(R.ideal) - 1.0) * disc)
@@ -220,8 +220,8 @@ def mean_ndcg_per_query(Y, P, qids=None):
         dcg, idcg = c - c0, ci - ci0
         with np.errstate(invalid="ignore", divide="ignore"):
             at = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
-        return R.per_query(at) / groups.sizes
-    return _per_query(Y, P, qids, col).mean(axis=0)
+        return R.per_query(at) / R.groups.sizes
+    return _per_query(Y, P, qids, col, "mean_ndcg")
 
 
 def mean_ndcg(Y, P, qids=None):
@@ -241,6 +241,7 @@ def mean_ndcg(Y, P, qids=None):
     Returns
     -------
     numpy.float64
+        The MeanNDCG, in [0, 1].
 
     Notes
     -----
@@ -252,12 +253,9 @@ def mean_ndcg(Y, P, qids=None):
 def precision_at_k_per_query(Y, P, qids=None, k=10):
     """P@k of every query, array (n_queries,); see :func:`precision_at_k`."""
     k = _check_k(k, allow_none=False)
-    Y, P = _labels_and_predictions(Y, P)
-
-    def col(y, p, groups):
-        R = _Ranked(y, p, groups)
+    def col(R):
         return R.per_query(((R.y > 0) & (R.pos < k)).astype(np.float64)) / k
-    return _per_query(Y, P, qids, col).mean(axis=0)
+    return _per_query(Y, P, qids, col)
 
 
 def precision_at_k(Y, P, qids=None, k=10):
@@ -275,6 +273,7 @@ def precision_at_k(Y, P, qids=None, k=10):
     Returns
     -------
     numpy.float64
+        P@k, in [0, 1].
 
     Notes
     -----
@@ -285,19 +284,16 @@ def precision_at_k(Y, P, qids=None, k=10):
 
 def average_precision_per_query(Y, P, qids=None):
     """AP of every query, array (n_queries,); see :func:`mean_average_precision`."""
-    Y, P = _labels_and_predictions(Y, P)
-
-    def col(y, p, groups):
-        R = _Ranked(y, p, groups)
+    def col(R):
         rel = (R.y > 0).astype(np.float64)
         c = np.cumsum(rel)
-        before = np.concatenate(([0.0], c))[groups.starts[R.codes]]
+        before = np.concatenate(([0.0], c))[R.groups.starts[R.codes]]
         prec = (c - before) / (R.pos + 1.0)           # precision at each position
         n_rel = R.per_query(rel)
         total = R.per_query(prec * rel)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
-    return _per_query(Y, P, qids, col).mean(axis=0)
+    return _per_query(Y, P, qids, col)
 
 
 def mean_average_precision(Y, P, qids=None):

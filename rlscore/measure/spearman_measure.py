@@ -29,7 +29,7 @@ def spearman(Y, P):
     Raises
     ------
     UndefinedPerformance
-        If the shapes differ.
+        If the shapes differ or the input is empty.
     ValueError
         For non-numeric (bool included), NaN or infinite input.
 

@@ -28,7 +28,7 @@ def sqmprank(Y, P):
     Raises
     ------
     UndefinedPerformance
-        If the shapes differ.
+        If the shapes differ or the input is empty.
     ValueError
         For non-numeric (bool included), NaN or infinite input.
 
@@ -39,8 +39,6 @@ def sqmprank(Y, P):
     """
     Y, P = _labels_and_predictions(Y, P)
     m = Y.shape[0]
-    if Y.size == 0:
-        return np.float64(np.nan)
     D = Y - P
     D = D - D.mean(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):

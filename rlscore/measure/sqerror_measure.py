@@ -21,12 +21,12 @@ def sqerror(Y, P):
     Returns
     -------
     numpy.float64
-        nan for empty input.
+        The mean squared error, >= 0.
 
     Raises
     ------
     UndefinedPerformance
-        If the shapes differ.
+        If the shapes differ or the input is empty.
     ValueError
         For non-numeric (bool included), NaN or infinite input.
 
@@ -35,8 +35,6 @@ def sqerror(Y, P):
     O(m l) time.
     """
     Y, P = _labels_and_predictions(Y, P)
-    if Y.size == 0:
-        return np.float64(np.nan)
     return np.float64(np.mean(np.mean((Y - P) ** 2, axis=0)))
 
 
