@@ -417,8 +417,9 @@ class SampledKronRLSModel(PairwisePredictorInterface):
 
         report = (lambda it, obj: print(f"iteration {it}: objective {obj:.10g}")) \
             if self.compute_risk else None
-        x, info = solver.solve(self.maxiter, self.tol, cb, keep_best=self.compute_risk,
-                               report=report, x0=x0)
+        res = solver.solve(self.maxiter, self.tol, cb, keep_best=self.compute_risk,
+                           report=report, x0=x0)
+        x, info = res.solution, res.info
         self.convergence_info = info
         if info > 0 and not (self.regparam == 0 and self._user_maxiter):
             warnings.warn(f"CGKronRLS stopped at maxiter={info} iterations before the "
