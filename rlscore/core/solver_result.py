@@ -61,8 +61,8 @@ class SolverResult:
 
     Notes
     -----
-    Assigning a name that is not a shared field stores it in ``extras``. Constructing
-    one costs O(1).
+    Assigning a name that is not a shared field stores it in ``extras`` (assigning
+    ``w`` or ``x`` sets ``solution``). Constructing one costs O(1).
     """
 
     def __init__(self, solver, solution, *, objective=float("nan"), iterations=0,
