@@ -17,6 +17,7 @@ kernel parameters      :func:`check_kernel_params`      the above, by kernel nam
 tolerance              :func:`check_tol`                finite real in (0, 1)
 counts (maxiter...)    :func:`check_positive_int`       integer >= minimum (bools refused)
 index vectors          :func:`as_index_array`           1-D integral values in 0 .. m-1
+                                                        (options: unique, empty, mask)
 data matrices          :func:`as_data_matrix`           finite, dense or sparse alike
 labels                 :func:`as_2d_labels`             finite, at most 2-D
 =====================  ===============================  ==================================
@@ -31,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
-    "as_2d_labels", "as_data_matrix", "as_index_array", "check_regparam",
+    "as_2d_labels", "as_data_matrix", "as_index_array", "IndexArrayError", "check_regparam",
     "check_memory", "available_memory", "warn_unused_kwargs", "check_real", "check_bias",
     "check_gamma", "check_coef0", "check_degree", "check_kernel_params", "check_tol",
     "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
@@ -169,28 +170,78 @@ def check_finite_result(values, what):
     return values
 
 
-def as_index_array(indices, m, name="indices", unique=True):
-    """Validate an index list against m examples (RLScore conventions).
+class IndexArrayError(IndexError, ValueError):
+    """An index outside its range, or a repeated one: an ``IndexError`` (RLScore's
+    convention for ``holdout`` and the CV helpers) that is also a ``ValueError`` (the
+    scikit-learn convention for bad input), so callers of either face catch it."""
 
-    Not 1-D or empty: ValueError; non-integral values: ValueError; an index < 0 or >= m:
-    IndexError; a repeated index (when ``unique``): IndexError. Returns an intp array.
+
+def as_index_array(indices, m, name="indices", unique=True, *, allow_empty=False,
+                   mask=False, dtype=np.intp):
+    """The one checker of index arrays: ``indices`` as a 1-D array of integers in
+    0 .. m-1.
+
+    Parameters
+    ----------
+    indices : array-like
+        Integers, or floats with integral values (``[0., 2.]`` is accepted).
+    m : int
+        Number of objects: valid indices are 0 .. m-1.
+    name : str
+        The argument's name, used in every message.
+    unique : bool, default True
+        Refuse repeated indices.
+    allow_empty : bool, default False
+        Accept an empty array.
+    mask : bool, default False
+        Also accept a boolean mask of length m (converted to the indices of its true
+        entries); other booleans are refused either way.
+    dtype : numpy integer dtype, default intp
+        Of the result; ``m`` must fit it (ValueError otherwise).
+
+    Returns
+    -------
+    ndarray of ``dtype`` (a new array unless ``indices`` already was one of ``dtype``)
+
+    Raises
+    ------
+    ValueError
+        Not 1-D, empty (unless ``allow_empty``), booleans, strings or other
+        non-numbers, non-finite or non-integral values, or m beyond ``dtype``.
+    IndexArrayError (an IndexError and a ValueError)
+        An index < 0 or >= m, or a repeated index (with ``unique``).
+
+    Notes
+    -----
+    O(k) for k indices, O(k log k) with ``unique``.
     """
     arr = np.asarray(indices)
+    if mask and arr.dtype == np.bool_ and arr.shape == (m,):
+        arr = np.flatnonzero(arr)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D list of indices, got {arr.ndim} dimensions")
+        raise ValueError(f"{name} must be a 1-D array of indices, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name} is empty")
+        if not allow_empty:
+            raise ValueError(f"{name} is empty: it must hold at least one index")
+        arr = arr.astype(np.intp)     # an empty list has dtype float64
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) or \
+            np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"{name} must hold integer indices, got dtype {arr.dtype}"
+                         + (" (a boolean mask must have length m)" if mask else ""))
     if not np.issubdtype(arr.dtype, np.integer):
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
-            raise ValueError(f"{name} must hold integer indices, got dtype {arr.dtype}")
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise ValueError(f"{name} must hold integer indices, got non-integral values")
-    arr = arr.astype(np.intp)
-    if arr.min() < 0 or arr.max() >= m:
-        bad = arr[(arr < 0) | (arr >= m)][0]
-        raise IndexError(f"{name} holds index {bad}, outside 0..{m - 1}")
-    if unique and np.unique(arr).size != arr.size:
-        raise IndexError(f"{name} holds repeated indices")
+    if m > np.iinfo(dtype).max:
+        raise ValueError(f"{name}: more than {np.iinfo(dtype).max} objects are not "
+                         f"supported")
+    if arr.size:
+        lo, hi = arr.min(), arr.max()
+        if lo < 0 or hi >= m:
+            bad = lo if lo < 0 else hi
+            raise IndexArrayError(f"{name} holds index {int(bad)}, outside 0..{m - 1}")
+    arr = np.ascontiguousarray(arr, dtype=dtype)
+    if unique and arr.size > 1 and np.unique(arr).size != arr.size:
+        raise IndexArrayError(f"{name} holds repeated indices")
     return arr
 
 

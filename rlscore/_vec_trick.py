@@ -31,12 +31,10 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from rlscore._ext import _kron
-from rlscore._validation import check_memory
+from rlscore._validation import as_index_array, check_memory
 
 __all__ = ["SampledKronProduct", "sampled_kron_matvec", "as_index_vector",
-           "grid_indices", "PairwiseKernelOperator"]
-
-_INT32_MAX = np.iinfo(np.int32).max
+           "grid_indices", "PairwiseKernelOperator", "as_terms"]
 
 #: cost of one multiply-add of the compiled sparse loops relative to one of a BLAS
 #: matrix product (the sparse loops touch memory at random and are not blocked as
@@ -45,31 +43,11 @@ _SPARSE_WEIGHT = 6.0
 
 
 def as_index_vector(inds, bound, name):
-    """Validate an index vector against ``bound`` objects; return it as int32.
-
-    Raises
-    ------
-    ValueError
-        Not 1-D, not integral (floats with a fractional part, bools, strings).
-    IndexError
-        An index < 0 or >= bound.
-    """
-    arr = np.asarray(inds)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D vector of indices, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
-            raise ValueError(f"{name} must hold integer indices, got dtype {arr.dtype}")
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise ValueError(f"{name} must hold integer indices, got non-integral values")
-    if bound > _INT32_MAX:
-        raise ValueError(f"{name}: more than {_INT32_MAX} objects are not supported")
-    if arr.size:
-        lo, hi = arr.min(), arr.max()
-        if lo < 0 or hi >= bound:
-            bad = lo if lo < 0 else hi
-            raise IndexError(f"{name} holds index {int(bad)}, outside 0..{bound - 1}")
-    return np.ascontiguousarray(arr, dtype=np.int32)
+    """An index vector against ``bound`` objects as int32 (repeats and empty allowed):
+    :func:`rlscore._validation.as_index_array`, the one index checker, with those
+    options. O(len(inds))."""
+    return as_index_array(inds, bound, name, unique=False, allow_empty=True,
+                          dtype=np.int32)
 
 
 def grid_indices(n_fast, n_slow):
@@ -360,6 +338,59 @@ def _is_multi(x):
     return isinstance(x, (list, tuple))
 
 
+def as_terms(first, second, index_args, weights=None, names=("K1", "K2")):
+    """The arguments of a sum of T sampled Kronecker terms as per-term lists: the one
+    home of the single-or-several-terms convention (:class:`PairwiseKernelOperator`
+    and the pairwise predictors).
+
+    Parameters
+    ----------
+    first, second : a matrix each (one term), or lists of T matrices each
+    index_args : sequence of (inds, name): per index argument None (every index),
+        one index vector (one term), or a list of T index vectors
+    weights : None (all ones) or T finite term weights
+    names : the names of ``first`` and ``second`` for the messages
+
+    Returns
+    -------
+    (firsts, seconds, per_term, w): two lists of T matrices, a list with one list of T
+    index arguments (None or a vector, unchecked) per ``index_args`` entry, and the
+    (T,) float64 weights. O(T).
+    """
+    multi = _is_multi(first)
+    a, b = names
+    if multi != _is_multi(second):
+        raise ValueError(f"{a} and {b} must both be matrices or both be lists of matrices")
+    firsts = list(first) if multi else [first]
+    seconds = list(second) if multi else [second]
+    T = len(firsts)
+    if T == 0 or len(seconds) != T:
+        raise ValueError(f"{a} and {b} must hold the same (positive) number of terms, "
+                         f"got {len(firsts)} and {len(seconds)}")
+
+    def per_term(inds, name):
+        if inds is None:
+            return [None] * T
+        if multi:
+            if not _is_multi(inds) or len(inds) != T or \
+                    (inds[0] is not None and np.ndim(inds[0]) == 0):
+                raise ValueError(f"{name} must be a list of {T} index vectors (one per "
+                                 f"term) or None")
+            return list(inds)
+        return [inds]
+
+    per = [per_term(inds, name) for inds, name in index_args]
+    if weights is None:
+        w = np.ones(T)
+    else:
+        w = np.asarray(weights, dtype=np.float64).ravel()
+        if w.size != T:
+            raise ValueError(f"weights must have one entry per term ({T}), got {w.size}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("weights contain NaN or infinity")
+    return firsts, seconds, per, w
+
+
 class PairwiseKernelOperator(LinearOperator):
     """Sum of sampled Kronecker kernel matrices as a scipy LinearOperator.
 
@@ -400,38 +431,11 @@ class PairwiseKernelOperator(LinearOperator):
         self.original_row_inds_K2 = row_inds_K2
         self.original_col_inds_K1 = col_inds_K1
         self.original_col_inds_K2 = col_inds_K2
-        multi = _is_multi(K1)
-        if multi != _is_multi(K2):
-            raise ValueError("K1 and K2 must both be matrices or both be lists of matrices")
-        K1s = list(K1) if multi else [K1]
-        K2s = list(K2) if multi else [K2]
+        K1s, K2s, (r1, r2, c1, c2), w = as_terms(
+            K1, K2, [(row_inds_K1, "row_inds_K1"), (row_inds_K2, "row_inds_K2"),
+                     (col_inds_K1, "col_inds_K1"), (col_inds_K2, "col_inds_K2")],
+            weights, names=("K1", "K2"))
         T = len(K1s)
-        if T == 0 or len(K2s) != T:
-            raise ValueError(f"K1 and K2 must hold the same (positive) number of terms, "
-                             f"got {len(K1s)} and {len(K2s)}")
-
-        def per_term(inds, name):
-            if inds is None:
-                return [None] * T
-            if multi:
-                if not _is_multi(inds) or len(inds) != T:
-                    raise ValueError(f"{name} must be a list of {T} index vectors (one "
-                                     f"per term) or None")
-                return list(inds)
-            return [inds]
-
-        r1 = per_term(row_inds_K1, "row_inds_K1")
-        r2 = per_term(row_inds_K2, "row_inds_K2")
-        c1 = per_term(col_inds_K1, "col_inds_K1")
-        c2 = per_term(col_inds_K2, "col_inds_K2")
-        if weights is None:
-            w = np.ones(T)
-        else:
-            w = np.asarray(weights, dtype=np.float64).ravel()
-            if w.size != T:
-                raise ValueError(f"weights must have one entry per term ({T}), got {w.size}")
-            if not np.all(np.isfinite(w)):
-                raise ValueError("weights contain NaN or infinity")
         self.weights = w
         self.terms = []
         for t in range(T):

@@ -508,7 +508,8 @@ def test_messages_name_the_member_and_reason(fuzz_results):
     msg = {label: rec["message"] for (label, _), rec in
            zip(cases, recs[len(base_cases):])}
     assert "'basis.indices'" in msg["CSR index beyond columns"]
-    assert "column index outside" in msg["CSR index beyond columns"]
+    assert "holds index" in msg["CSR index beyond columns"]
+    assert "outside 0.." in msg["CSR index beyond columns"]
     assert "'basis.indptr'" in msg["indptr not monotone"]
     assert "'W'" in msg["W NaN"] and "NaN" in msg["W NaN"]
     assert "'W'" in msg["W 3-D"] and "dimensions" in msg["W 3-D"]

@@ -46,42 +46,14 @@ import numpy as np
 
 from rlscore._ext._simplex import simplex_qp, simplex_qp_active
 from rlscore._progress import Progress
+from rlscore.core.solver_result import SolverResult
 
 __all__ = ["bmrm", "BMRMResult", "Bundle"]
 
 
-class BMRMResult:
-    """Outcome of :func:`bmrm`.
-
-    Attributes
-    ----------
-    w : ndarray (dim,)
-        The best iterate found (smallest J).
-    objective : float
-        J(w).
-    risk : float
-        R(w).
-    lower_bound : float
-        The best dual value: a lower bound of min J.
-    gap : float
-        objective - lower_bound (>= the true suboptimality of w).
-    iterations : int
-        Number of oracle calls (risk and subgradient evaluations).
-    converged : bool
-        Whether gap <= tol was reached.
-    bundle : Bundle
-        The cutting planes, reusable as a warm start for another regparam.
-    history : list of dict
-        Per iteration: iteration, objective (at the new point), best objective,
-        lower_bound, gap, n_planes, time (seconds since the start).
-    """
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-    def __repr__(self):
-        return (f"BMRMResult(objective={self.objective:.6g}, gap={self.gap:.3g}, "
-                f"iterations={self.iterations}, converged={self.converged})")
+#: The result of :func:`bmrm` is a :class:`rlscore.core.solver_result.SolverResult`
+#: (``solver="bundle"``); the old name stays importable.
+BMRMResult = SolverResult
 
 
 class Bundle:
@@ -279,7 +251,14 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
 
     Returns
     -------
-    BMRMResult
+    SolverResult
+        ``solver="bundle"``, ``solution`` (also ``w``) the best iterate (smallest J),
+        ``objective`` J(w), ``iterations`` the oracle calls, ``converged`` whether
+        gap <= tol; extras ``risk`` R(w), ``lower_bound`` (the best dual value, a lower
+        bound of min J), ``gap`` = objective - lower_bound (>= the suboptimality of w),
+        ``bundle`` (the cutting planes, a warm start for another regparam);
+        ``history`` holds dicts (iteration, objective at the new point,
+        best_objective, lower_bound, gap, n_planes, time).
 
     Notes
     -----
@@ -381,9 +360,12 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
             break
         w = w_model if mu_cur == 1.0 else (1.0 - mu_cur) * best_w + mu_cur * w_model
     report.close(iterations=it, objective=best_J, gap=best_J - lower, converged=converged)
-    result = BMRMResult(w=best_w, objective=best_J, risk=best_R, lower_bound=lower,
-                        gap=best_J - lower, iterations=it, converged=converged,
-                        bundle=bundle, history=history)
+    message = ("converged: duality gap <= tol" if converged else
+               "max_iter reached" if it >= max_iter else "stopped by the callback")
+    result = SolverResult("bundle", best_w, objective=best_J, iterations=it,
+                          converged=converged, message=message, history=history,
+                          risk=best_R, lower_bound=lower, gap=best_J - lower,
+                          bundle=bundle)
     finished = getattr(callback, "finished", None)
     if finished is not None:
         finished(dict(iteration=it, objective=best_J, best_objective=best_J,

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from rlscore.core.groups import QueryGroups, as_query_groups
 from rlscore._progress import Progress
+from rlscore.core.solver_result import SolverResult
 from rlscore._validation import (
     as_2d_labels, as_data_matrix, as_index_array, check_bias, check_positive_int,
     check_regparam, check_tol)
@@ -83,41 +84,10 @@ class CGStop(Exception):
     (``rlscore.learner.cg_rls.Finished``, ``rlscore.learner.cg_rankrls.Finished``)."""
 
 
-class CGResult:
-    """Outcome of :func:`conjugate_gradient`.
-
-    Attributes
-    ----------
-    x : ndarray (n, l)
-        The last iterate (or the one the callback stopped at).
-    iterations : int
-        Number of iterations performed (products with the operator, not counting the
-        one for a nonzero starting point).
-    residuals : ndarray (l,)
-        Relative residual norms ``||b - S x|| / ||b||`` per column, from the CG
-        recursion (0 for a zero right-hand side).
-    converged : ndarray of bool (l,)
-        Columns that reached the tolerance.
-    stopped : bool
-        True when the callback ended the iteration.
-    """
-
-    def __init__(self, x, iterations, residuals, converged, stopped):
-        self.x = x
-        self.iterations = iterations
-        self.residuals = residuals
-        self.converged = converged
-        self.stopped = stopped
-
-    @property
-    def info(self):
-        """scipy-style flag: 0 if every column converged, else the iteration count."""
-        return 0 if bool(np.all(self.converged)) else self.iterations
-
-    def __repr__(self):
-        return (f"CGResult(iterations={self.iterations}, "
-                f"max_residual={float(np.max(self.residuals, initial=0.0)):.3g}, "
-                f"converged={bool(np.all(self.converged))}, stopped={self.stopped})")
+#: The result of :func:`conjugate_gradient` is a
+#: :class:`rlscore.core.solver_result.SolverResult` (``solver="cg"``); the old name stays
+#: importable.
+CGResult = SolverResult
 
 
 def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback=None,
@@ -155,7 +125,15 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
 
     Returns
     -------
-    CGResult
+    SolverResult
+        ``solver="cg"``, ``solution`` (also ``x``) the last iterate (n, l) (or the one
+        the callback stopped at), ``iterations`` the products with the operator (not
+        counting the one for a nonzero start), ``converged`` whether every column
+        reached the tolerance, ``objective`` nan; extras ``residuals`` (l,) the relative
+        residual norms ``||b - S x|| / ||b||`` from the CG recursion (0 for a zero
+        right-hand side), ``column_converged`` (l,) bool, ``stopped`` (the callback
+        ended the iteration), ``info`` the scipy-style flag (0 if every column
+        converged, else the iteration count).
 
     Notes
     -----
@@ -226,7 +204,14 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
             P = Za + P * beta
     report.close(iterations=k, residual=float(np.max(rnorm / safe_b, initial=0.0)),
                  converged=bool(np.all(converged)))
-    return CGResult(X, k, rnorm / safe_b, converged, stopped)
+    done = bool(np.all(converged))
+    message = ("converged: every column reached ||b - S x|| <= tol ||b||" if done else
+               "stopped by the callback" if stopped else
+               "max_iter reached" if k >= maxiter else
+               "non-positive curvature p^T S p (singular system)")
+    return SolverResult("cg", X, iterations=k, converged=done, message=message,
+                        residuals=rnorm / safe_b, column_converged=converged,
+                        stopped=stopped, info=0 if done else k)
 
 
 # ---------------------------------------------------------------------------------------
@@ -472,7 +457,7 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
     -------
     W : ndarray (d, l)
     b : ndarray (l,)
-    result : CGResult (``result.x`` is the final iterate in the chosen form)
+    result : SolverResult (``result.solution`` is the final iterate in the chosen form)
     op : RLSOperator
 
     Notes
@@ -492,7 +477,7 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
     res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
                              precond=_jacobi(op, precondition), callback=cb,
                              desc="CG (RLS)")
-    W, b = op.primal_weights(res.x)
+    W, b = op.primal_weights(res.solution)
     return W, b, res, op
 
 
@@ -516,7 +501,7 @@ def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
     Returns
     -------
     W : ndarray (d, l)
-    result : CGResult
+    result : SolverResult
     op : RankRLSOperator
     codes : ndarray of int (m,) or None
         The 0-based query number of each row (first-appearance order).
@@ -534,7 +519,7 @@ def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
     res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
                              precond=_jacobi(op, precondition), callback=cb,
                              desc="CG (RankRLS)")
-    return res.x, res, op, codes
+    return res.solution, res, op, codes
 
 
 def cg_preference_rankrls(X, pairs, regparam=1.0, tol=1e-6, maxiter=None,
@@ -552,7 +537,7 @@ def cg_preference_rankrls(X, pairs, regparam=1.0, tol=1e-6, maxiter=None,
     Returns
     -------
     W : ndarray (d, 1)
-    result : CGResult
+    result : SolverResult
     op : PreferenceRankRLSOperator
 
     Notes
@@ -567,4 +552,4 @@ def cg_preference_rankrls(X, pairs, regparam=1.0, tol=1e-6, maxiter=None,
     res = conjugate_gradient(op.matvec, op.rhs(), tol=tol, maxiter=maxiter,
                              precond=_jacobi(op, precondition), callback=cb,
                              desc="CG (preference RankRLS)")
-    return res.x, res, op
+    return res.solution, res, op

@@ -26,6 +26,7 @@ import scipy.sparse.linalg as spla
 
 from rlscore.core.groups import as_query_groups
 from rlscore._progress import Progress
+from rlscore.core.solver_result import SolverResult
 
 __all__ = ["GroupCentering", "KronMinres", "minres"]
 
@@ -190,10 +191,24 @@ class KronMinres:
 
     def solve(self, maxiter=None, tol=1e-10, callback=None, x0=None, keep_best=False,
               report=None):
-        """Run MINRES; returns (x, info) with info 0 when ``tol`` was reached and > 0
-        when ``maxiter`` stopped it. ``callback(x)`` runs after every iteration;
-        with ``keep_best`` the iterate with the smallest objective is returned and
-        ``report(iteration, objective)`` is called each iteration."""
+        """Run MINRES. ``callback(x)`` runs after every iteration; with ``keep_best``
+        the iterate with the smallest objective is returned and
+        ``report(iteration, objective)`` is called each iteration.
+
+        Returns
+        -------
+        SolverResult
+            ``solver="minres"``, ``solution`` the coefficients (n,), ``iterations``,
+            ``converged`` (``tol`` reached), ``objective`` the training objective of
+            the solution with ``keep_best`` (nan otherwise: it would cost one more
+            product); extra ``info``, 0 when ``tol`` was reached and > 0 when
+            ``maxiter`` stopped it (scipy's convention).
+
+        Notes
+        -----
+        Each iteration costs one product with the system (see the class), plus one
+        more for the objective with ``keep_best``.
+        """
         best = {"x": None, "obj": np.inf, "it": 0}
 
         def cb(x):
@@ -208,9 +223,17 @@ class KronMinres:
                 callback(x)
 
         if not np.any(self.rhs):
-            return np.zeros(self.n), 0
+            return SolverResult("minres", np.zeros(self.n), iterations=0, converged=True,
+                                message="zero right-hand side: the solution is 0", info=0)
         x, info = minres(self.system.matvec, self.rhs, x0=x0, tol=tol, maxiter=maxiter,
                          callback=cb, lstsq=self.regparam == 0)
-        if keep_best and best["x"] is not None and best["obj"] < self.objective(x):
-            x = best["x"]
-        return np.asarray(x, dtype=np.float64), int(info)
+        objective = float("nan")
+        if keep_best and best["x"] is not None:
+            objective = self.objective(x)
+            if best["obj"] < objective:
+                x, objective = best["x"], best["obj"]
+        info = int(info)
+        return SolverResult("minres", np.asarray(x, dtype=np.float64), objective=objective,
+                            iterations=best["it"], converged=info == 0,
+                            message="converged: relative residual <= tol" if info == 0
+                            else "maxiter reached", info=info)

@@ -421,8 +421,9 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         risk = Progress("training objective", self.maxiter, True, bar=False, interval=0) \
             if self.compute_risk else None
         report = None if risk is None else (lambda it, obj: risk.step(objective=obj))
-        x, info = solver.solve(self.maxiter, self.tol, cb, keep_best=self.compute_risk,
-                               report=report, x0=x0)
+        res = solver.solve(self.maxiter, self.tol, cb, keep_best=self.compute_risk,
+                           report=report, x0=x0)
+        x, info = res.solution, res.info
         if risk is not None:
             risk.close()
         self.convergence_info = info

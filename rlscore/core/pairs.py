@@ -56,8 +56,8 @@ def pairs_to_flat(rows, cols, shape, order="F"):
     """
     n1, n2 = _shape(shape)
     check_order(order)
-    r = as_index_array(rows, n1, name="rows", unique=False).astype(np.int64)
-    c = as_index_array(cols, n2, name="cols", unique=False).astype(np.int64)
+    r = as_index_array(rows, n1, name="rows", unique=False, dtype=np.int64)
+    c = as_index_array(cols, n2, name="cols", unique=False, dtype=np.int64)
     if r.size != c.size:
         raise ValueError(f"rows and cols differ in length ({r.size} vs {c.size})")
     return r + c * n1 if order == "F" else r * n2 + c
@@ -68,7 +68,7 @@ def flat_to_pairs(inds, shape, order="F"):
     :func:`pairs_to_flat`)."""
     n1, n2 = _shape(shape)
     check_order(order)
-    k = as_index_array(inds, n1 * n2, name="inds", unique=False).astype(np.int64)
+    k = as_index_array(inds, n1 * n2, name="inds", unique=False, dtype=np.int64)
     if order == "F":
         return k % n1, k // n1
     return k // n2, k % n2

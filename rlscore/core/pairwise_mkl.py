@@ -234,5 +234,6 @@ def fit_pairwise_mkl(K1_list, K2_list, y, rows, cols, regparam, maxiter=None, to
         if callback is not None:
             callback(x)
 
-    A, info = KronMinres("dual", op, y, regparam).solve(maxiter, tol, cb)
-    return PairwiseMKLModel(weights, alignment, A, rows, cols, info, count[0])
+    res = KronMinres("dual", op, y, regparam).solve(maxiter, tol, cb)
+    return PairwiseMKLModel(weights, alignment, res.solution, rows, cols, res.info,
+                            res.iterations)

@@ -70,6 +70,7 @@ import scipy.linalg as la
 
 from rlscore.core.bmrm import bmrm
 from rlscore.core.representation import build_representation
+from rlscore.core.solver_result import SolverResult
 from rlscore.core.groups import QueryGroups, as_query_groups
 from rlscore.core.ranksvm_risk import (LOSSES, NORMALIZATIONS, PairRisk, RankingRisk,
                                        SquaredRankingRisk, _as_features, _check_normalize,
@@ -80,6 +81,7 @@ from rlscore.predictor import LinearPredictor
 
 __all__ = [
     "ConvergenceWarning", "RankingRisk", "pair_weights", "PairRisk", "RankSVMSolution",
+    "ranksvm_result",
     "check_utilities", "ranksvm_regparam", "solve_ranksvm", "fit_linear_ranksvm",
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
     "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
@@ -128,71 +130,38 @@ def check_loss_solver(loss, solver=None):
 # training
 
 
-class RankSVMSolution:
-    """A trained linear RankSVM.
+def ranksvm_result(result, regparam, loss, risk=None):
+    """Complete the :class:`~rlscore.core.solver_result.SolverResult` of the bundle
+    method or of TRON into a trained linear RankSVM: both methods then carry the same
+    extras (in place; returns ``result``).
 
-    Attributes
-    ----------
-    w : ndarray (d,), the weights
-    objective : float, J(w)
-    risk : float, the loss part of J(w)
-    duality_gap : float, J(w) - (lower bound of min J): the suboptimality is at most this
-    iterations : int, risk and subgradient evaluations on the full data
-    warm_start_iterations : int, those spent on random subsets first (see
-        :func:`solve_ranksvm`)
-    converged : bool, whether duality_gap <= tol * R(0)
-    regparam : float
-    bundle : the cutting planes (warm start for another regparam)
-    history : per-iteration dicts (see :class:`rlscore.core.bmrm.BMRMResult` and
-        :class:`rlscore.core.tron.TRONResult`)
-    solver : "bundle" or "newton"; loss : "hinge" or "squared_hinge"
-    grad_norm, grad_norm0 : ||grad J(w)|| and ||grad J(0)|| (Newton; nan for bundle)
-    cg_iterations : Hessian-vector products (Newton; 0 for bundle)
-
-    For the Newton method ``iterations`` counts Newton steps, ``duality_gap`` and
-    ``lower_bound`` are nan, ``bundle`` is None and ``converged`` means
-    grad_norm <= tol grad_norm0.
+    Extras added: ``regparam``; ``loss`` ("hinge" or "squared_hinge");
+    ``duality_gap`` (J(w) - the lower bound of min J: the suboptimality is at most
+    this; nan for Newton) and ``lower_bound`` (nan for Newton); ``risk`` (the loss part
+    of J(w)); ``bundle`` (the cutting planes; None for Newton); ``grad_norm``,
+    ``grad_norm0`` (nan for the bundle method) and ``cg_iterations`` (0 for it);
+    ``warm_start_iterations`` (the iterations spent on random subsets first, see
+    :func:`solve_ranksvm`; 0 here). ``iterations`` counts risk and subgradient
+    evaluations (bundle) or Newton steps; ``converged`` means duality_gap <= tol R(0)
+    (bundle) or grad_norm <= tol grad_norm0 (Newton). O(1).
     """
+    result.regparam = regparam
+    result.loss = loss
+    result.warm_start_iterations = 0
+    if result.solver == "newton":
+        result.risk = risk
+        result.duality_gap = result.lower_bound = float("nan")
+        result.bundle = None
+    else:
+        result.duality_gap = result.gap
+        result.grad_norm = result.grad_norm0 = float("nan")
+        result.cg_iterations = 0
+    return result
 
-    def __init__(self, result, regparam):
-        self.w = result.w
-        self.objective = result.objective
-        self.risk = result.risk
-        self.duality_gap = result.gap
-        self.lower_bound = result.lower_bound
-        self.iterations = result.iterations
-        self.converged = result.converged
-        self.regparam = regparam
-        self.bundle = result.bundle
-        self.history = result.history
-        self.warm_start_iterations = 0
-        self.solver = "bundle"
-        self.loss = "hinge"
-        self.grad_norm = self.grad_norm0 = float("nan")
-        self.cg_iterations = 0
 
-    @classmethod
-    def from_tron(cls, result, regparam, risk_value, loss="squared_hinge"):
-        """The solution of :func:`solve_ranksvm_newton` (a TRONResult): no duality gap
-        (nan), the gradient norms and CG iterations instead."""
-        self = cls.__new__(cls)
-        self.w = result.w
-        self.objective = result.objective
-        self.risk = risk_value
-        self.duality_gap = float("nan")
-        self.lower_bound = float("nan")
-        self.iterations = result.iterations
-        self.converged = result.converged
-        self.regparam = regparam
-        self.bundle = None
-        self.history = result.history
-        self.warm_start_iterations = 0
-        self.solver = "newton"
-        self.loss = loss
-        self.grad_norm = result.grad_norm
-        self.grad_norm0 = result.grad_norm0
-        self.cg_iterations = result.cg_iterations
-        return self
+#: A trained linear RankSVM is a :class:`rlscore.core.solver_result.SolverResult`
+#: completed by :func:`ranksvm_result`; the old name stays importable.
+RankSVMSolution = SolverResult
 
 
 #: Below this many examples no subsample warm start is used (bundle method).
@@ -229,7 +198,8 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
 
     Returns
     -------
-    RankSVMSolution (``warm_start_iterations``: the iterations spent on the subsets)
+    SolverResult (``solver="bundle"``, completed by :func:`ranksvm_result`;
+    ``warm_start_iterations``: the iterations spent on the subsets)
 
     Notes
     -----
@@ -254,9 +224,9 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
             f"RankSVM did not converge in max_iter={max_iter} iterations: duality gap "
             f"{result.gap:.3g} > tol {tol:g} (relative to R(0)); increase max_iter or "
             f"regparam", ConvergenceWarning, stacklevel=3)
-    sol = RankSVMSolution(result, regparam)
+    sol = ranksvm_result(result, regparam, "squared_hinge" if isinstance(
+        risk, SquaredRankingRisk) else "hinge")
     sol.warm_start_iterations = sub_iterations
-    sol.loss = "squared_hinge" if isinstance(risk, SquaredRankingRisk) else "hinge"
     return sol
 
 
@@ -286,7 +256,7 @@ def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
 
     Returns
     -------
-    RankSVMSolution (``solver="newton"``; ``grad_norm``, ``grad_norm0``,
+    SolverResult (``solver="newton"``, see :func:`ranksvm_result`; ``grad_norm``, ``grad_norm0``,
     ``cg_iterations``; ``duality_gap`` is nan)
 
     Notes
@@ -326,7 +296,8 @@ def run_newton(oracle, w0, regparam, grad_norm0, tol, max_iter, eps_cg=0.1, call
                verbose=False, warn=True):
     """TRON on a squared-hinge Newton oracle (one machine's or a distributed one) from
     ``w0``, stopping at ||grad J(w)|| <= tol * grad_norm0; a ConvergenceWarning when
-    ``max_iter`` stops it first (``warn``). Returns a :class:`RankSVMSolution`.
+    ``max_iter`` stops it first (``warn``). Returns a
+    :class:`~rlscore.core.solver_result.SolverResult` (see :func:`ranksvm_result`).
     Cost: that of :func:`rlscore.core.tron.tron` with the oracle's products."""
     from rlscore.core.tron import tron
     result = tron(oracle, w0, tol=tol, grad_norm0=grad_norm0, max_iter=max_iter,
@@ -336,7 +307,7 @@ def run_newton(oracle, w0, regparam, grad_norm0, tol, max_iter, eps_cg=0.1, call
             f"RankSVM (Newton) did not converge in max_iter={max_iter} steps: gradient "
             f"norm {result.grad_norm:.3g} > tol {tol:g} x {grad_norm0:.3g}; increase "
             f"max_iter", ConvergenceWarning, stacklevel=4)
-    return RankSVMSolution.from_tron(result, regparam, result.point.loss)
+    return ranksvm_result(result, regparam, "squared_hinge", risk=result.point.loss)
 
 
 def make_risk(X, y, qids=None, loss="hinge", normalize="pairs", n_threads=1):

@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from rlscore._progress import Progress
+from rlscore.core.solver_result import SolverResult
 
 __all__ = ["tron", "TRONResult"]
 
@@ -43,30 +44,9 @@ _ETA0, _ETA1, _ETA2 = 1e-4, 0.25, 0.75
 _SIGMA1, _SIGMA2, _SIGMA3 = 0.25, 0.5, 4.0
 
 
-class TRONResult:
-    """Outcome of :func:`tron`.
-
-    Attributes
-    ----------
-    w : ndarray, the final iterate
-    objective : float, f(w)
-    grad_norm : float, ||grad f(w)||
-    iterations : int, outer (Newton) steps taken, accepted or not
-    cg_iterations : int, Hessian-vector products in total
-    evaluations : int, objective evaluations
-    converged : bool, whether grad_norm <= tol * grad_norm0 was reached
-    point : the oracle's point at w (for warm starts and diagnostics)
-    history : list of dicts (iteration, objective, grad_norm, delta, cg_iterations,
-        accepted, time)
-    """
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-    def __repr__(self):
-        return (f"TRONResult(objective={self.objective:.6g}, grad_norm="
-                f"{self.grad_norm:.3g}, iterations={self.iterations}, "
-                f"cg_iterations={self.cg_iterations}, converged={self.converged})")
+#: The result of :func:`tron` is a :class:`rlscore.core.solver_result.SolverResult`
+#: (``solver="newton"``); the old name stays importable.
+TRONResult = SolverResult
 
 
 def _boundary_step(s, d, delta):
@@ -149,7 +129,13 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
 
     Returns
     -------
-    TRONResult
+    SolverResult
+        ``solver="newton"``, ``solution`` (also ``w``) the final iterate, ``objective``
+        f(w), ``iterations`` the outer steps (accepted or not), ``converged`` whether
+        ||grad f(w)|| <= tol * grad_norm0; extras ``grad_norm``, ``grad_norm0``,
+        ``cg_iterations`` (Hessian-vector products in total), ``evaluations``,
+        ``point`` (the oracle's point at w, for warm starts); ``history`` holds dicts
+        (iteration, objective, grad_norm, delta, cg_iterations, accepted, time).
 
     Notes
     -----
@@ -223,6 +209,15 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
             break
     report.close(iterations=it, objective=float(f), grad_norm=gnorm,
                  converged=bool(converged))
-    return TRONResult(w=w, objective=f, grad_norm=gnorm, grad_norm0=grad_norm0,
-                      iterations=it, cg_iterations=total_cg, evaluations=evaluations,
-                      converged=bool(converged), point=point, history=history)
+    if converged:
+        message = "converged: ||grad f|| <= tol * ||grad f(w0)||"
+    elif it >= max_iter:
+        message = "max_iter reached"
+    elif prered <= 0 or (abs(actred) <= 1e-12 * abs(f) and abs(prered) <= 1e-12 * abs(f)):
+        message = "no further progress possible in floating point"
+    else:
+        message = "stopped by the callback"
+    return SolverResult("newton", w, objective=f, iterations=it, converged=converged,
+                        message=message, history=history, grad_norm=gnorm,
+                        grad_norm0=grad_norm0, cg_iterations=total_cg,
+                        evaluations=evaluations, point=point)

@@ -165,7 +165,7 @@ def _solve(op, tol, maxiter, precondition, callback, verbose, name):
 class _CGLearner(PredictorInterface):
     def _finish(self, res):
         self.n_iter = res.iterations
-        self.converged = bool(np.all(res.converged)) and not res.stopped
+        self.converged = res.converged and not res.stopped
         self.residuals = res.residuals
 
 
@@ -208,7 +208,7 @@ class CGRLS(_CGLearner):
         op = DistributedOperator(data, regparam, "rls", bias)
         res = _solve(op, tol, maxiter, precondition, callback, verbose, "CGRLS")
         self.regparam, self.bias = op.regparam, op.bias
-        Wa = res.x
+        Wa = res.solution
         if op.bias > 0:
             W, b = Wa[:-1], np.sqrt(op.bias) * Wa[-1]
         else:
@@ -251,5 +251,5 @@ class CGRankRLS(_CGLearner):
         res = _solve(op, tol, maxiter, precondition, callback, verbose, "CGRankRLS")
         self.regparam = op.regparam
         self._finish(res)
-        self.A = res.x
-        self.predictor = LinearPredictor(res.x, 0.0)
+        self.A = res.solution
+        self.predictor = LinearPredictor(res.solution, 0.0)

@@ -202,7 +202,7 @@ class CGRLSRegressor(_CGBase):
         if stopper is not None and stopper.best_Wb is not None:
             W, b = stopper.best_Wb
         self.n_iter_ = res.iterations
-        self.converged_ = bool(np.all(res.converged)) and not res.stopped
+        self.converged_ = res.converged and not res.stopped
         self.coef_, self.intercept_ = linear_coef(W, b, y_1d)
         return self
 
@@ -308,7 +308,7 @@ class CGRankRLSRanker(_CGBase):
         if stopper is not None and stopper.best_Wb is not None:
             W = stopper.best_Wb[0]
         self.n_iter_ = res.iterations
-        self.converged_ = bool(np.all(res.converged)) and not res.stopped
+        self.converged_ = res.converged and not res.stopped
         self.coef_, self.intercept_ = linear_coef(W, np.zeros(W.shape[1]), y_1d)
         return self
 

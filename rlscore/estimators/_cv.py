@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.model_selection import check_cv
 
 from rlscore import measure as _measures
+from rlscore._validation import as_index_array
 from rlscore.core.selection import LOOCV, LPOCV, NfoldCV, TrainTestCV, grid_search
 
 __all__ = ["resolve_scoring", "make_crossvalidator", "search_alphas"]
@@ -53,28 +54,15 @@ def resolve_scoring(scoring, cv):
     return f
 
 
-def _as_indices(idx, m, what):
-    idx = np.asarray(idx)
-    if idx.dtype == np.bool_:
-        if idx.shape != (m,):
-            raise ValueError(f"{what}: a boolean mask must have length {m}")
-        idx = np.flatnonzero(idx)
-    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
-        raise ValueError(f"{what} must be a 1-D array of integer indices")
-    if idx.size and (idx.min() < 0 or idx.max() >= m):
-        raise ValueError(f"{what} holds indices outside 0..{m - 1}")
-    if np.unique(idx).size != idx.size:
-        raise ValueError(f"{what} holds repeated indices")
-    return idx.astype(np.intp)
-
-
 def _splits(cv, X, y, groups, m):
     """List of (train, test) index arrays from an int, a splitter or an iterable."""
     splitter = check_cv(cv, y, classifier=False)
     splits = []
     for k, (train, test) in enumerate(splitter.split(X, y, groups)):
-        train = _as_indices(train, m, f"the training indices of split {k}")
-        test = _as_indices(test, m, f"the test indices of split {k}")
+        train = as_index_array(train, m, f"the training indices of split {k}",
+                               allow_empty=True, mask=True)
+        test = as_index_array(test, m, f"the test indices of split {k}",
+                              allow_empty=True, mask=True)
         if test.size == 0:
             raise ValueError(f"split {k} has no test samples")
         if train.size == 0:

@@ -105,7 +105,7 @@ def _run(learner, solve, callbackfun, tol, maxiter, name):
 
     W, res, op = solve(None if callbackfun is None else cb)
     learner.n_iter = res.iterations
-    learner.converged = bool(np.all(res.converged)) and not learner._stopped
+    learner.converged = res.converged and not learner._stopped
     if not learner._stopped:
         learner.A = W
     if not learner._stopped and not learner.converged and maxiter is None:

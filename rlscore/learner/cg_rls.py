@@ -177,9 +177,9 @@ class CGRLS(PredictorInterface):
         self.regparam = op.regparam
         self.bias = op.bias
         self.n_iter = res.iterations
-        self.converged = bool(np.all(res.converged)) and not self._stopped
+        self.converged = res.converged and not self._stopped
         if not self._stopped:
-            self.A = res.x
+            self.A = res.solution
         if not self._stopped and not self.converged and user_maxiter is None:
             warnings.warn(
                 f"CGRLS: conjugate gradient did not reach tol={tol} in {res.iterations} "

@@ -104,7 +104,7 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     converged : bool
     regparam : float
     n_pairs : int
-    solution : rlscore.core.ranksvm.RankSVMSolution (history, cutting planes)
+    solution : rlscore.core.solver_result.SolverResult (history, cutting planes)
 
     Raises
     ------
@@ -281,7 +281,7 @@ class KfoldLinearRankSVM(PredictorInterface):
     regparams : ndarray, the grid
     folds : the folds used
     predictor : LinearPredictor trained on all the data with ``regparam``
-    solution : rlscore.core.ranksvm.RankSVMSolution of that final training
+    solution : rlscore.core.solver_result.SolverResult of that final training
         (iterations, duality_gap, objective, converged, history)
     iterations, duality_gap : of the final training
 

@@ -12,7 +12,8 @@ kernel matrix is never formed.
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore._vec_trick import PairwiseKernelOperator, SampledKronProduct
+from rlscore._vec_trick import (PairwiseKernelOperator, SampledKronProduct, as_index_vector,
+                                as_terms)
 
 __all__ = ["PairwisePredictorInterface", "KernelPairwisePredictor",
            "LinearPairwisePredictor"]
@@ -64,36 +65,21 @@ def _dense(X, name):
     return X
 
 
-def _as_terms(X1, X2, inds1, inds2, weights):
-    """Normalise single or multi-term arguments to lists of equal length."""
-    multi = isinstance(X1, (list, tuple))
-    if multi != isinstance(X2, (list, tuple)):
-        raise ValueError("the two test matrices must both be arrays or both be lists")
-    X1s = list(X1) if multi else [X1]
-    X2s = list(X2) if multi else [X2]
-    T = len(X1s)
-    if T == 0 or len(X2s) != T:
-        raise ValueError("the two lists of test matrices must have the same positive length")
-
-    def per_term(inds, name):
-        if inds is None:
-            return [None] * T
-        if multi:
-            if not isinstance(inds, (list, tuple)) or len(inds) != T or \
-                    (T > 0 and np.ndim(inds[0]) == 0 and inds[0] is not None):
-                raise ValueError(f"{name} must be a list of {T} index vectors")
-            return list(inds)
-        return [inds]
-
-    i1 = per_term(inds1, "inds_X1pred")
-    i2 = per_term(inds2, "inds_X2pred")
-    if weights is None:
-        w = np.ones(T)
-    else:
-        w = np.asarray(weights, dtype=np.float64).ravel()
-        if w.size != T:
-            raise ValueError(f"weights must have {T} entries (one per term), got {w.size}")
+def _as_terms(X1, X2, inds1, inds2, weights, names=("X1pred", "X2pred")):
+    """Single or multi-term test arguments as lists of equal length
+    (:func:`rlscore._vec_trick.as_terms`)."""
+    a, b = names
+    X1s, X2s, (i1, i2), w = as_terms(X1, X2, [(inds1, f"inds_{a}"), (inds2, f"inds_{b}")],
+                                     weights, names=names)
     return X1s, X2s, i1, i2, w
+
+
+def _test_inds(inds, n, name, t, T):
+    """A test index vector (or None) of term t against n test objects, checked under
+    the caller's argument name. O(len(inds))."""
+    if inds is None:
+        return None
+    return as_index_vector(inds, n, name + (f"[{t}]" if T > 1 else ""))
 
 
 class KernelPairwisePredictor:
@@ -152,12 +138,16 @@ class KernelPairwisePredictor:
         if pko is not None:
             return np.asarray(pko.matvec(self.A)).ravel()
         K1s, K2s, i1, i2, w = _as_terms(K1pred, K2pred, inds_K1pred, inds_K2pred,
-                                        self.weights)
+                                        self.weights, names=("K1pred", "K2pred"))
         T = len(K1s)
         c1 = self._training_inds(self.inds_K1training, T, "inds_K1training")
         c2 = self._training_inds(self.inds_K2training, T, "inds_K2training")
         K1s = [_dense(K, "K1pred") for K in K1s]
         K2s = [_dense(K, "K2pred") for K in K2s]
+        i1 = [_test_inds(v, K.shape[0], "inds_K1pred", t, T) for t, (v, K) in
+              enumerate(zip(i1, K1s))]
+        i2 = [_test_inds(v, K.shape[0], "inds_K2pred", t, T) for t, (v, K) in
+              enumerate(zip(i2, K2s))]
         for t in range(T):
             if c1[t] is None and K1s[t].shape[1] * K2s[t].shape[1] != self.A.size:
                 raise ValueError(
@@ -236,9 +226,12 @@ class LinearPairwisePredictor:
         X1s, X2s, i1, i2, w = _as_terms(X1pred, X2pred, inds_X1pred, inds_X2pred,
                                         self.weights)
         out = None
-        for t in range(len(X1s)):
+        T = len(X1s)
+        for t in range(T):
             X1 = _dense(X1s[t], "X1pred")
             X2 = _dense(X2s[t], "X2pred")
+            i1[t] = _test_inds(i1[t], X1.shape[0], "inds_X1pred", t, T)
+            i2[t] = _test_inds(i2[t], X2.shape[0], "inds_X2pred", t, T)
             d1, d2 = X1.shape[1], X2.shape[1]
             if d1 * d2 != self.W.size:
                 raise ValueError(f"W has {self.W.size} entries but the test features give "

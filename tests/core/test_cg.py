@@ -77,7 +77,8 @@ def test_block_cg_maxiter_and_callback_stop(rng):
     S = Q @ Q.T + 1e-3 * np.eye(n)
     b = rng.normal(size=n)
     res = conjugate_gradient(lambda V: S @ V, b, tol=1e-12, maxiter=3)
-    assert res.iterations == 3 and not res.converged.all() and res.info == 3
+    assert res.iterations == 3 and not res.column_converged.all() and res.info == 3
+    assert not res.converged and res.message == "max_iter reached"
     seen = []
 
     def cb(k, x, residuals):

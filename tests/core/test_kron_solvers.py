@@ -107,11 +107,11 @@ def test_kron_minres_objective_and_zero_rhs(rng):
     from scipy.sparse.linalg import aslinearoperator
     K = np.eye(4) * 2.0
     s = KronMinres("dual", aslinearoperator(K), np.zeros(4), 1.0)
-    x, info = s.solve()
-    assert info == 0 and np.all(x == 0)
+    res = s.solve()
+    assert res.info == 0 and res.converged and np.all(res.solution == 0)
     y = rng.standard_normal(4)
     s = KronMinres("dual", aslinearoperator(K), y, 1.0)
-    x, _ = s.solve(tol=1e-14)
+    x = s.solve(tol=1e-14).solution
     np.testing.assert_allclose(x, y / 3.0)
     a = y / 3.0
     assert np.isclose(s.objective(x), np.sum((y - 2 * a) ** 2) + 2 * a @ a)
