@@ -19,10 +19,13 @@ from libc.stdint cimport int32_t, int64_t, INT32_MAX
 from libc.string cimport memset
 
 from rlscore._ext._hinge_count cimport (
-    ENGINE_FENWICK, ENGINE_RBTREE, PairIndex, PairItem, count_pairs)
+    ENGINE_FENWICK, ENGINE_RBTREE, ENGINE_RBTREE_WIDE, PairIndex, PairItem, count_pairs)
 from rlscore._ext._sqhinge cimport squared_hinge
 
 ENGINES = {"rbtree": ENGINE_RBTREE, "fenwick": ENGINE_FENWICK}
+# "rbtree_wide": the tree engine with its 12-byte node layout at any query size (the
+# layout it uses above 2**21 - 1 examples per query), so that tests reach it
+_ENGINE_CODES = dict(ENGINES, rbtree_wide=ENGINE_RBTREE_WIDE)
 
 
 cdef class RankingPairs:
@@ -144,7 +147,7 @@ cdef class RankingPairs:
     @staticmethod
     def _engine(engine):
         try:
-            return ENGINES[engine]
+            return _ENGINE_CODES[engine]
         except (KeyError, TypeError):
             raise ValueError(f"engine must be one of {sorted(ENGINES)}, got "
                              f"{engine!r}") from None
