@@ -4,7 +4,7 @@ experiments; the RankSVM engine uses the inline C functions directly)."""
 
 import numpy as np
 
-from libc.stdint cimport int32_t, INT32_MAX
+from libc.stdint cimport int32_t, uint32_t, uint64_t, INT32_MAX
 
 # the tree itself (PackedTree, WideTree and the ranktree_* functions) comes from
 # _ostree.pxd, which Cython includes automatically
@@ -95,15 +95,16 @@ cdef class OrderStatisticTree:
         """The node fields for invariant checks: dict of left, right, lsize, red (node
         x holds key x - 1, node 0 is NIL) and root."""
         cdef Py_ssize_t n = self.capacity + 1
-        cdef int32_t i
-        cols = np.zeros((n, 4), dtype=np.int64)
-        for i in range(n):
-            if self.packed:
-                cols[i] = (_child(&self.ptree, i, 0), _child(&self.ptree, i, 1),
-                           _lsize(&self.ptree, i), _red(&self.ptree, i))
-            else:
-                cols[i] = (_child(&self.wtree, i, 0), _child(&self.wtree, i, 1),
-                           _lsize(&self.wtree, i), _red(&self.wtree, i))
-        root = self.ptree.root if self.packed else self.wtree.root
-        return dict(left=cols[:, 0], right=cols[:, 1], lsize=cols[:, 2], red=cols[:, 3],
-                    root=root)
+        if self.packed:
+            words = np.array(<uint64_t[:n]> self.ptree.nodes, dtype=np.uint64)
+            mask = np.uint64(PACKED_MAX_CAPACITY)
+            fields = [(words >> np.uint64(shift)) & mask for shift in (0, 21, 42)]
+            fields.append(words >> np.uint64(63))
+            root = self.ptree.root
+        else:
+            cols = np.array(<uint32_t[:n, :3]> <uint32_t *> self.wtree.nodes)
+            fields = [cols[:, 0], cols[:, 1], cols[:, 2] & np.uint32(0x7FFFFFFF),
+                      cols[:, 2] >> np.uint32(31)]
+            root = self.wtree.root
+        left, right, lsize, red = (f.astype(np.int64) for f in fields)
+        return dict(left=left, right=right, lsize=lsize, red=red, root=root)
