@@ -26,14 +26,17 @@ distinct utilities or predictions, both starting from one sort of the prediction
   query lies somewhere in prediction order). The tree is keyed by the prediction ranks
   and the two bounds become ranks by a two-pointer pass, so the tree is a node pool
   indexed by rank: one insert and two rank queries per example, O(log n_q) each, walked
-  in lockstep for a single-example run so that their cache misses overlap.
+  in lockstep for a single-example run so that their cache misses overlap, while the
+  cache lines around the next example's three keys are prefetched (in the in-order
+  pool the last levels of a walk lie next to its key). Nodes take 8 bytes up to
+  2**21 - 1 examples per query, 12 beyond (``ENGINE_RBTREE_WIDE`` forces 12, for tests).
 * ``ENGINE_FENWICK`` (default): two sweeps per query in prediction order; a two-pointer
   margin window inserts each example's position in the utility order into a bit-packed
   Fenwick tree (``_fenwick.pxd``) and a rank query against the example's utility run
   gives c_i (d_i). The same O(log n) operations as the tree, but on 3n / 16 bytes that
-  stay in cache instead of 16 n bytes of linked nodes: at m = 10^6 the counting pass is
-  ~2x faster than the tree's for predictions that follow the utilities and ~5x for
-  unrelated ones (benchmarks/bench_engines.py, docs/engines.rst).
+  stay in cache instead of 8 n bytes of linked nodes: at m = 10^6 one loss and
+  subgradient costs ~1.2 - 1.8x less than the tree's (benchmarks/bench_engines.py,
+  docs/engines.rst).
 
 Queries (and the two Fenwick sweeps of a query) are independent tasks; with
 n_threads > 1 they run in parallel (OpenMP), one structure per thread. Everything runs

@@ -49,7 +49,8 @@ cdef class RankingPairs:
 
     * ``"rbtree"`` (the method of Airola, Pahikkala & Salakoski 2011): one sweep per
       query over the runs of equal utility with an order-statistic red-black tree of
-      the prediction ranks: one insert and two rank queries per example;
+      the prediction ranks (8-byte nodes in a pool indexed by rank): one insert and two
+      rank queries per example;
     * ``"fenwick"`` (default): two sweeps per query in prediction order inserting the
       positions in the utility order into a bit-packed Fenwick tree. The same
       O(log m) operations on a structure of n / 8 bytes that stays in cache.
