@@ -187,10 +187,10 @@ cdef inline void _rotate(tree_t *t, int32_t x, int32_t xp, int d) noexcept nogil
     cdef int32_t y = _child(t, x, 1 - d)
     _set_child(t, x, 1 - d, _child(t, y, d))
     _set_child(t, y, d, x)
-    if d == 0:
-        _add_lsize(t, y, <int32_t> _lsize(t, x) + 1)     # x and its left subtree join y's left
-    else:
-        _add_lsize(t, x, -(<int32_t> _lsize(t, y) + 1))  # y and its left subtree leave x's
+    if d == 0:      # x and its left subtree join y's left subtree
+        _add_lsize(t, y, <int32_t> _lsize(t, x) + 1)
+    else:           # y and its left subtree leave x's left subtree
+        _add_lsize(t, x, -(<int32_t> _lsize(t, y) + 1))
     if xp == 0:
         t.root = y
     else:
