@@ -33,6 +33,7 @@ ctypedef struct PairIndex:      # the pair structure, built by RankingPairs
 cdef enum:
     ENGINE_RBTREE = 0
     ENGINE_FENWICK = 1
+    ENGINE_RBTREE_WIDE = 2      # the tree engine, 12-byte nodes at any size (for tests)
 
 
 cdef int check_finite(const double[::1] p) except -1

@@ -26,14 +26,17 @@ distinct utilities or predictions, both starting from one sort of the prediction
   query lies somewhere in prediction order). The tree is keyed by the prediction ranks
   and the two bounds become ranks by a two-pointer pass, so the tree is a node pool
   indexed by rank: one insert and two rank queries per example, O(log n_q) each, walked
-  in lockstep for a single-example run so that their cache misses overlap.
+  in lockstep for a single-example run so that their cache misses overlap, while the
+  cache lines around the next example's three keys are prefetched (in the in-order
+  pool the last levels of a walk lie next to its key). Nodes take 8 bytes up to
+  2**21 - 1 examples per query, 12 beyond (``ENGINE_RBTREE_WIDE`` forces 12, for tests).
 * ``ENGINE_FENWICK`` (default): two sweeps per query in prediction order; a two-pointer
   margin window inserts each example's position in the utility order into a bit-packed
   Fenwick tree (``_fenwick.pxd``) and a rank query against the example's utility run
   gives c_i (d_i). The same O(log n) operations as the tree, but on 3n / 16 bytes that
-  stay in cache instead of 16 n bytes of linked nodes: at m = 10^6 the counting pass is
-  ~2x faster than the tree's for predictions that follow the utilities and ~5x for
-  unrelated ones (benchmarks/bench_engines.py, docs/engines.rst).
+  stay in cache instead of 8 n bytes of linked nodes: at m = 10^6 one loss and
+  subgradient costs ~1.2 - 1.8x less than the tree's (benchmarks/bench_engines.py,
+  docs/engines.rst).
 
 Queries (and the two Fenwick sweeps of a query) are independent tasks; with
 n_threads > 1 they run in parallel (OpenMP), one structure per thread. Everything runs
@@ -51,18 +54,25 @@ from libc.stdlib cimport malloc, calloc, free
 from rlscore._ext._fenwick cimport (
     BitSet, bitset_clear, bitset_count_below, bitset_insert, bitset_words)
 from rlscore._ext._ostree cimport (
-    RBNode, RankTree, ranktree_clear, ranktree_count_less, ranktree_insert_count2,
-    ranktree_free, ranktree_init, ranktree_insert)
+    PACKED_MAX_CAPACITY, PackedTree, WideTree, ranktree_clear, ranktree_count_less,
+    ranktree_free, ranktree_init, ranktree_insert, ranktree_insert_count2, tree_t)
 
 cdef extern from *:
     """
+    #include <stdint.h>
     #if defined(__GNUC__) || defined(__clang__)
     #define RLS_PREFETCH(p) __builtin_prefetch((const void *) (p))
     #else
     #define RLS_PREFETCH(p) ((void) 0)
     #endif
+    /* the cache line of p and the two lines on each side (a prefetch never faults) */
+    #define RLS_PREFETCH_AROUND(p) do { \
+        uintptr_t rls_a_ = (uintptr_t) (p); \
+        RLS_PREFETCH(rls_a_ - 128); RLS_PREFETCH(rls_a_ - 64); RLS_PREFETCH(rls_a_); \
+        RLS_PREFETCH(rls_a_ + 64); RLS_PREFETCH(rls_a_ + 128); } while (0)
     """
     void _prefetch "RLS_PREFETCH"(const void *p) noexcept nogil
+    void _prefetch_around "RLS_PREFETCH_AROUND"(const void *p) noexcept nogil
 
 
 cdef int check_finite(const double[::1] p) except -1:
@@ -139,26 +149,27 @@ ctypedef struct _Bounds:        # per example in utility order
 
 
 cdef void _rbtree_query(const PredKey *keys, const Py_ssize_t *run_ptr, Py_ssize_t r0,
-                        Py_ssize_t r1, Py_ssize_t a, Py_ssize_t b, RankTree *t,
+                        Py_ssize_t r1, Py_ssize_t a, Py_ssize_t b, tree_t *t,
                         _Bounds *bd, int64_t *cu, int64_t *du) noexcept nogil:
     # query with examples a .. b - 1 (both orders) and utility runs r0 .. r1 - 1;
     # cu, du, bd are indexed in utility order
-    cdef Py_ssize_t n = b - a, k, j, r, s, e
-    cdef double bound
+    cdef Py_ssize_t n = b - a, k, j = a, jl = a, r, s, e
+    cdef double pk, bound
     cdef int64_t below
-    # ranks and the two margin bounds as ranks (two pointers, p ascending)
-    j = a
+    cdef _Bounds *slot
+    # ranks and the two margin bounds as ranks (two pointers, p ascending), written to
+    # the example's slot in utility order once
     for k in range(a, b):
-        bound = keys[k].p + 1.0
+        pk = keys[k].p
+        bound = pk + 1.0
         while j < b and keys[j].p < bound:
             j += 1
-        bd[a + keys[k].ypos].rank = <int32_t> (k - a)
-        bd[a + keys[k].ypos].hi = <int32_t> (j - a)
-    j = a
-    for k in range(a, b):
-        while j < b and not (keys[j].p + 1.0 > keys[k].p):
-            j += 1
-        bd[a + keys[k].ypos].lo = <int32_t> (j - a)
+        while jl < b and not (keys[jl].p + 1.0 > pk):
+            jl += 1
+        slot = &bd[a + keys[k].ypos]
+        slot.rank = <int32_t> (k - a)
+        slot.hi = <int32_t> (j - a)
+        slot.lo = <int32_t> (jl - a)
     # sweep the runs by descending utility; the tree holds the higher utilities, and
     # d = #{all with rank >= lo} - #{utility >= y_i with rank >= lo}
     ranktree_clear(t)
@@ -169,10 +180,13 @@ cdef void _rbtree_query(const PredKey *keys, const Py_ssize_t *run_ptr, Py_ssize
         if e - s == 1:
             # a single example: inserting its rank (>= lo) does not change the count
             # below lo, so the insertion and both queries walk the tree in lockstep
-            if s > a:       # the leaves the next example will reach (near its keys)
-                _prefetch(&t.nodes[bd[s - 1].rank + 1])
-                _prefetch(&t.nodes[bd[s - 1].hi])
-                _prefetch(&t.nodes[bd[s - 1].lo + 1])
+            if s > a:
+                # the last levels of the next example's three walks: in the in-order
+                # pool the ancestors of key k within a few levels of the leaves lie a
+                # few nodes from node k + 1, so five cache lines around it hold them
+                _prefetch_around(&t.nodes[bd[s - 1].rank + 1])
+                _prefetch_around(&t.nodes[bd[s - 1].hi])
+                _prefetch_around(&t.nodes[bd[s - 1].lo + 1])
             ranktree_insert_count2(t, bd[s].rank, bd[s].hi, bd[s].lo, &cu[s], &below)
             du[s] = (n - bd[s].lo) - (t.size - below)
         else:
@@ -189,7 +203,8 @@ cdef void _rbtree_query(const PredKey *keys, const Py_ssize_t *run_ptr, Py_ssize
 # the driver
 
 ctypedef struct _Scratch:       # per thread, 128 bytes apart (no shared cache line)
-    RankTree tree
+    PackedTree ptree            # the tree for queries of <= PACKED_MAX_CAPACITY examples
+    WideTree wtree              # the tree for larger ones (or ENGINE_RBTREE_WIDE)
     BitSet bits
     char pad[128]
 
@@ -203,10 +218,14 @@ cdef void _task(Py_ssize_t task, int engine, const PairIndex *ix, _Scratch *work
             _fenwick_upper(keys, ix.qstart[q], ix.qstart[q + 1], &work.bits, d)
         else:
             _fenwick_lower(keys, ix.qstart[q], ix.qstart[q + 1], &work.bits, c)
+    elif work.ptree.nodes != NULL:
+        q = task
+        _rbtree_query(keys, ix.run_ptr, ix.qrun_ptr[q], ix.qrun_ptr[q + 1],
+                      ix.qstart[q], ix.qstart[q + 1], &work.ptree, bd, c, d)
     else:
         q = task
         _rbtree_query(keys, ix.run_ptr, ix.qrun_ptr[q], ix.qrun_ptr[q + 1],
-                      ix.qstart[q], ix.qstart[q + 1], &work.tree, bd, c, d)
+                      ix.qstart[q], ix.qstart[q + 1], &work.wtree, bd, c, d)
 
 
 cdef int count_pairs(const PairIndex *ix, const double[::1] p, int engine, int n_threads,
@@ -246,18 +265,20 @@ cdef int count_pairs(const PairIndex *ix, const double[::1] p, int engine, int n
         work = <_Scratch *> calloc(nt, sizeof(_Scratch))
         if keys == NULL or seg == NULL or c == NULL or d == NULL or work == NULL:
             raise MemoryError()
-        if engine == ENGINE_RBTREE:
+        if not fen:
             bd = <_Bounds *> malloc(m * sizeof(_Bounds))
             if bd == NULL:
                 raise MemoryError()
         for i in range(nt):
-            if engine == ENGINE_FENWICK:
+            if fen:
                 work[i].bits.bits = <uint64_t *> malloc(nwords * sizeof(uint64_t))
                 work[i].bits.fen = <int32_t *> malloc((nwords + 1) * sizeof(int32_t))
                 if work[i].bits.bits == NULL or work[i].bits.fen == NULL:
                     failed = 1
-            elif ranktree_init(&work[i].tree, ix.max_query) != 0:
-                failed = 1
+            elif engine == ENGINE_RBTREE and ix.max_query <= PACKED_MAX_CAPACITY:
+                failed |= ranktree_init(&work[i].ptree, ix.max_query) != 0
+            else:
+                failed |= ranktree_init(&work[i].wtree, ix.max_query) != 0
         if failed:
             raise MemoryError("cannot allocate the counting structures")
         gather_by_prediction(ix, p, keys, seg)
@@ -271,7 +292,7 @@ cdef int count_pairs(const PairIndex *ix, const double[::1] p, int engine, int n
                 for task in prange(ntasks, schedule="dynamic", chunksize=1):
                     _task(task, engine, ix, &work[tid], keys, bd, c, d)
         # c, d are in prediction order (Fenwick) or utility order (tree)
-        idx = seg if engine == ENGINE_FENWICK else ix.order
+        idx = seg if fen else ix.order
         with nogil:
             if cc != NULL:
                 for k in range(m):
@@ -295,7 +316,8 @@ cdef int count_pairs(const PairIndex *ix, const double[::1] p, int engine, int n
     finally:
         if work != NULL:
             for i in range(nt):
-                ranktree_free(&work[i].tree)
+                ranktree_free(&work[i].ptree)
+                ranktree_free(&work[i].wtree)
                 free(work[i].bits.bits)
                 free(work[i].bits.fen)
             free(work)

@@ -19,10 +19,13 @@ from libc.stdint cimport int32_t, int64_t, INT32_MAX
 from libc.string cimport memset
 
 from rlscore._ext._hinge_count cimport (
-    ENGINE_FENWICK, ENGINE_RBTREE, PairIndex, PairItem, count_pairs)
+    ENGINE_FENWICK, ENGINE_RBTREE, ENGINE_RBTREE_WIDE, PairIndex, PairItem, count_pairs)
 from rlscore._ext._sqhinge cimport squared_hinge
 
 ENGINES = {"rbtree": ENGINE_RBTREE, "fenwick": ENGINE_FENWICK}
+# "rbtree_wide": the tree engine with its 12-byte node layout at any query size (the
+# layout it uses above 2**21 - 1 examples per query), so that tests reach it
+_ENGINE_CODES = dict(ENGINES, rbtree_wide=ENGINE_RBTREE_WIDE)
 
 
 cdef class RankingPairs:
@@ -46,7 +49,8 @@ cdef class RankingPairs:
 
     * ``"rbtree"`` (the method of Airola, Pahikkala & Salakoski 2011): one sweep per
       query over the runs of equal utility with an order-statistic red-black tree of
-      the prediction ranks: one insert and two rank queries per example;
+      the prediction ranks (8-byte nodes in a pool indexed by rank): one insert and two
+      rank queries per example;
     * ``"fenwick"`` (default): two sweeps per query in prediction order inserting the
       positions in the utility order into a bit-packed Fenwick tree. The same
       O(log m) operations on a structure of n / 8 bytes that stays in cache.
@@ -144,7 +148,7 @@ cdef class RankingPairs:
     @staticmethod
     def _engine(engine):
         try:
-            return ENGINES[engine]
+            return _ENGINE_CODES[engine]
         except (KeyError, TypeError):
             raise ValueError(f"engine must be one of {sorted(ENGINES)}, got "
                              f"{engine!r}") from None

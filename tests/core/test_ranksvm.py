@@ -19,7 +19,10 @@ from rlscore.core.ranksvm import (ConvergenceWarning, PairRisk, RankingRisk,
                                   fit_pairwise_ranksvm, kfold_ranksvm,
                                   solve_ranksvm, solve_ranksvm_newton)
 
-ENGINES = ["fenwick", "rbtree"]
+ENGINES = ["fenwick", "rbtree", "rbtree_wide"]   # rbtree_wide: the 12-byte node layout
+TREE_ENGINES = ["rbtree", "rbtree_wide"]
+LAYOUTS = ["packed", "wide"]
+PACKED_MAX = 2**21 - 1                  # the largest capacity of the packed layout
 
 
 # ---------------------------------------------------------------------------------------
@@ -122,29 +125,32 @@ def rb_invariants(tree):
     st.just(n), st.lists(st.integers(0, n - 1), unique=True, max_size=n))))
 def test_tree_against_sorted_list(data):
     capacity, keys = data
-    tree = OrderStatisticTree(capacity)
-    stored = []
-    for k in keys:
-        tree.insert(k)
-        stored.append(k)
-        assert len(tree) == len(stored)
-    rb_invariants(tree)
-    stored = np.array(stored, dtype=int)
-    for b in range(capacity + 1):
-        assert tree.count_less(b) == np.count_nonzero(stored < b)
-    tree.clear()
-    assert len(tree) == 0 and tree.count_less(capacity) == 0
-    rb_invariants(tree)
-    for k in keys[::-1]:                  # reuse after clear
-        tree.insert(k)
-    rb_invariants(tree)
-    assert tree.count_less(capacity) == len(keys)
+    for layout in LAYOUTS:
+        tree = OrderStatisticTree(capacity, layout)
+        assert tree.packed == (layout == "packed")
+        stored = []
+        for k in keys:
+            tree.insert(k)
+            stored.append(k)
+            assert len(tree) == len(stored)
+        rb_invariants(tree)
+        stored = np.array(stored, dtype=int)
+        for b in range(capacity + 1):
+            assert tree.count_less(b) == np.count_nonzero(stored < b)
+        tree.clear()
+        assert len(tree) == 0 and tree.count_less(capacity) == 0
+        rb_invariants(tree)
+        for k in keys[::-1]:                  # reuse after clear
+            tree.insert(k)
+        rb_invariants(tree)
+        assert tree.count_less(capacity) == len(keys)
 
 
-def test_tree_sequential_and_random_inserts_stay_balanced(rng):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_tree_sequential_and_random_inserts_stay_balanced(layout, rng):
     n = 5000
     for keys in (np.arange(n), np.arange(n)[::-1], rng.permutation(n)):
-        tree = OrderStatisticTree(n)
+        tree = OrderStatisticTree(n, layout)
         for k in keys:
             tree.insert(int(k))
         rb_invariants(tree)
@@ -154,6 +160,28 @@ def test_tree_sequential_and_random_inserts_stay_balanced(rng):
             return 0 if x == 0 else 1 + max(height(a["left"][x]), height(a["right"][x]))
         assert height(a["root"]) <= 2 * np.log2(n + 1)
         assert tree.count_less(2500) == 2500
+
+
+def test_tree_layout_follows_capacity():
+    assert OrderStatisticTree(PACKED_MAX).packed
+    assert not OrderStatisticTree(PACKED_MAX + 1).packed
+    assert not OrderStatisticTree(10, "wide").packed
+
+
+def test_packed_tree_at_its_largest_capacity(rng):
+    # node indices and keys at the top of the 21-bit fields: the extreme keys, then
+    # random ones, against a sorted list; the invariants read the packed words back
+    tree = OrderStatisticTree(PACKED_MAX, "packed")
+    keys = [PACKED_MAX - 1, 0, PACKED_MAX - 2, 1, PACKED_MAX // 2]
+    keys += [int(k) for k in rng.choice(np.arange(2, PACKED_MAX - 2), 300, replace=False)
+             if k != PACKED_MAX // 2]
+    for k in keys:
+        tree.insert(k)
+    rb_invariants(tree)
+    stored = np.sort(keys)
+    for b in [0, 1, 2, PACKED_MAX - 2, PACKED_MAX - 1, PACKED_MAX,
+              *rng.integers(0, PACKED_MAX + 1, 50)]:
+        assert tree.count_less(int(b)) == np.searchsorted(stored, b)
 
 
 def test_tree_bad_input():
@@ -171,6 +199,10 @@ def test_tree_bad_input():
         tree.count_less(5)
     with pytest.raises(ValueError):
         OrderStatisticTree(0)
+    with pytest.raises(ValueError, match="layout"):
+        OrderStatisticTree(4, "dense")
+    with pytest.raises(ValueError, match="packed"):
+        OrderStatisticTree(PACKED_MAX + 1, "packed")
 
 
 # ---------------------------------------------------------------------------------------
@@ -226,8 +258,9 @@ def test_counts_engines_agree_on_larger_data(rng):
         assert ref[0].sum() == ref[1].sum()
 
 
+@pytest.mark.parametrize("engine", TREE_ENGINES)
 @pytest.mark.parametrize("case", ["random", "tied", "margin_ties"])
-def test_rbtree_engine_equals_fenwick_engine(case, rng):
+def test_rbtree_engine_equals_fenwick_engine(case, engine, rng):
     # one query of distinct utilities (the single-example runs of the tree sweep) and
     # tied data (long runs, equal predictions); loss and coefficients included
     m = 30000
@@ -239,22 +272,62 @@ def test_rbtree_engine_equals_fenwick_engine(case, rng):
         y, p = rng.standard_normal(m), rng.integers(-8, 8, m) * 0.25
     pairs = RankingPairs(y)
     c_f, d_f = pairs.counts(p, 1, "fenwick")
-    c_r, d_r = pairs.counts(p, 1, "rbtree")
+    c_r, d_r = pairs.counts(p, 1, engine)
     np.testing.assert_array_equal(c_r, c_f)
     np.testing.assert_array_equal(d_r, d_f)
     assert c_f.sum() == d_f.sum() > 0
     coef_f, coef_r = np.empty(m), np.empty(m)
     w = np.array([1.0 / pairs.n_pairs])
     loss_f = pairs.hinge(p, w, coef_f, 1, "fenwick")
-    loss_r = pairs.hinge(p, w, coef_r, 1, "rbtree")
+    loss_r = pairs.hinge(p, w, coef_r, 1, engine)
     assert loss_r == pytest.approx(loss_f, rel=1e-12)
     np.testing.assert_array_equal(coef_r, coef_f)
     # brute force on a subsample (O(m^2) pairs)
     sub = rng.choice(m, 400, replace=False)
     cb, db = brute_counts(y[sub], p[sub])
-    c_s, d_s = RankingPairs(y[sub]).counts(p[sub], 1, "rbtree")
+    c_s, d_s = RankingPairs(y[sub]).counts(p[sub], 1, engine)
     np.testing.assert_array_equal(c_s, cb)
     np.testing.assert_array_equal(d_s, db)
+
+
+@pytest.mark.parametrize("engine", TREE_ENGINES)
+def test_tree_engine_on_single_example_and_constant_queries(engine, rng):
+    # queries of one example (no pairs, an empty sweep), of two, one where every
+    # prediction is equal (all ranks tied in p), one where every utility is equal (one
+    # run, no pairs) and a large random one, against the brute force and Fenwick
+    sizes = [1, 5, 1, 2, 40, 1, 30, 300]
+    q = np.repeat(np.arange(len(sizes)), sizes)
+    m = q.size
+    y = rng.integers(0, 6, m).astype(float)
+    p = np.round(rng.standard_normal(m), 1)
+    p[q == 4] = 0.25                            # equal predictions
+    y[q == 6] = 2.0                             # equal utilities
+    perm = rng.permutation(m)                   # queries interleaved in the input
+    q, y, p = q[perm], y[perm], p[perm]
+    pairs = RankingPairs(y, q.astype(np.intp), len(sizes))
+    cb, db = brute_counts(y, p, q)
+    for nt in (1, 3):
+        c, d = pairs.counts(p, nt, engine)
+        np.testing.assert_array_equal(c, cb)
+        np.testing.assert_array_equal(d, db)
+    np.testing.assert_array_equal(pairs.counts(p, 1, "fenwick")[0], cb)
+    single = np.flatnonzero(np.isin(q, [0, 2, 5]))
+    assert np.all(c[single] == 0) and np.all(d[single] == 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("m", [PACKED_MAX, PACKED_MAX + 1])
+def test_tree_engine_at_the_packed_layout_limit(m):
+    # the largest query of the packed layout (left-subtree sizes up to 2**21 - 2) and
+    # the smallest one of the wide layout, against the Fenwick engine
+    rng = np.random.default_rng(5)
+    y = rng.standard_normal(m)
+    pairs = RankingPairs(y)
+    for p in (y + 0.1 * rng.standard_normal(m), np.sort(3.0 * rng.standard_normal(m))):
+        c_f, d_f = pairs.counts(p, 1, "fenwick")
+        c_r, d_r = pairs.counts(p, 1, "rbtree")
+        np.testing.assert_array_equal(c_r, c_f)
+        np.testing.assert_array_equal(d_r, d_f)
 
 
 def test_counts_bad_input():
