@@ -70,4 +70,8 @@ def main(m=3000):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3000)
+    import argparse
+    ap = argparse.ArgumentParser(description="peak memory of each dense path against its "
+                                             "estimate (rlscore._validation.PEAK_MATRICES)")
+    ap.add_argument("m", nargs="?", type=int, default=3000, help="examples (default 3000)")
+    main(ap.parse_args().m)
