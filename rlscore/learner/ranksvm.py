@@ -23,7 +23,9 @@ __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRank
 
 
 class _SolutionAttributes:
-    """Copies the solver's outcome onto the learner."""
+    """Copies the solver's outcome onto the learner
+    (:func:`rlscore.core.ranksvm.solution_attributes`: solution, regparam, iterations,
+    duality_gap, objective, converged, history)."""
 
     def _store(self, solution):
         vars(self).update(solution_attributes(solution))
