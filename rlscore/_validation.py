@@ -37,7 +37,8 @@ __all__ = [
     "check_gamma", "check_coef0", "check_degree", "check_kernel_params", "check_tol",
     "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
     "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError", "estimate_peak_bytes",
-    "check_peak_memory", "PEAK_MATRICES", "PEAK_KRONECKER",
+    "check_peak_memory", "PEAK_MATRICES", "PEAK_KRONECKER", "check_real_dtype",
+    "check_index_folds",
 ]
 
 #: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
@@ -73,6 +74,18 @@ def _dense_array(A, name):
     return A
 
 
+def check_real_dtype(A, name, what="numeric"):
+    """Refuse an array whose dtype is not a real number type: ValueError
+    ``"{name} must be {what}, got dtype ..."`` for booleans, strings, objects and other
+    non-numbers, ``"{name} must be real-valued"`` for complex numbers. Returns ``A``.
+    O(1) (the values are not read)."""
+    if A.dtype == object or not _is_numeric_dtype(A.dtype):
+        raise ValueError(f"{name} must be {what}, got dtype {A.dtype}")
+    if np.iscomplexobj(A):
+        raise ValueError(f"{name} must be real-valued")
+    return A
+
+
 def as_2d_labels(Y, name="Y"):
     """Convert labels to a 2-D float64 ndarray (m, p); a 1-D Y becomes (m, 1).
 
@@ -81,11 +94,7 @@ def as_2d_labels(Y, name="Y"):
     """
     if sp.issparse(Y):
         raise ValueError(f"{name} must be a dense array, got a sparse matrix")
-    Y = _dense_array(Y, name)
-    if not _is_numeric_dtype(Y.dtype):
-        raise ValueError(f"{name} must be numeric, got dtype {Y.dtype}")
-    if np.iscomplexobj(Y):
-        raise ValueError(f"{name} must be real-valued")
+    Y = check_real_dtype(_dense_array(Y, name), name)
     if Y.ndim == 0:
         Y = Y.reshape(1, 1)
     elif Y.ndim == 1:
@@ -243,6 +252,51 @@ def as_index_array(indices, m, name="indices", unique=True, *, allow_empty=False
     if unique and arr.size > 1 and np.unique(arr).size != arr.size:
         raise IndexArrayError(f"{name} holds repeated indices")
     return arr
+
+
+def check_index_folds(folds, n, name="folds"):
+    """The one checker of folds of object indices (a K-fold over the n objects of one
+    domain): a list of 1-D index arrays.
+
+    Parameters
+    ----------
+    folds : sequence of index sequences, or 2-D integer array
+        One entry per fold: a list, tuple or 1-D array of indices in 0 .. n-1 (each
+        checked by :func:`as_index_array`: non-empty, no repeats). A 2-D array is read
+        as one fold per row (equal-size folds).
+    n : int
+        Number of objects.
+    name : str
+        The argument's name, used in every message (``folds[k]`` for fold k).
+
+    Returns
+    -------
+    list of intp ndarrays
+
+    Raises
+    ------
+    ValueError
+        ``folds`` is not a sequence of folds (a string, a scalar, a 1-D array of
+        numbers, a mapping) or holds no fold; a fold is empty or not 1-D.
+    IndexArrayError (an IndexError and a ValueError)
+        A fold holds an index outside 0 .. n-1 or a repeated index.
+
+    Notes
+    -----
+    O(sum_k n_k log n_k) for folds of sizes n_k. Folds may overlap and need not cover
+    every object.
+    """
+    bad = (f"{name} must be a non-empty list of folds, each a list or 1-D array of "
+           f"indices in 0..{n - 1}")
+    if isinstance(folds, np.ndarray):
+        if folds.ndim != 2:
+            raise ValueError(f"{bad}; got an array of shape {folds.shape}")
+    elif isinstance(folds, (str, bytes, dict)) or not hasattr(folds, "__iter__"):
+        raise ValueError(f"{bad}; got {type(folds).__name__}")
+    out = [as_index_array(fold, n, name=f"{name}[{k}]") for k, fold in enumerate(folds)]
+    if not out:
+        raise ValueError(f"{bad}; got no fold")
+    return out
 
 
 def _real(value, name):

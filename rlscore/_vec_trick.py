@@ -31,7 +31,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from rlscore._ext import _kron
-from rlscore._validation import as_index_array, check_memory
+from rlscore._validation import as_index_array, check_memory, check_real_dtype
 
 __all__ = ["SampledKronProduct", "sampled_kron_matvec", "as_index_vector",
            "grid_indices", "PairwiseKernelOperator", "as_terms"]
@@ -59,12 +59,7 @@ def grid_indices(n_fast, n_slow):
 
 
 def _as_factor(X, name):
-    X = np.asarray(X)
-    if X.dtype == object or not (np.issubdtype(X.dtype, np.number)
-                                 and not np.issubdtype(X.dtype, np.bool_)):
-        raise ValueError(f"{name} must be a real numeric matrix")
-    if np.iscomplexobj(X):
-        raise ValueError(f"{name} must be real-valued")
+    X = check_real_dtype(np.asarray(X), name, "a real numeric matrix")
     if X.ndim == 1:
         X = X.reshape(1, -1)
     if X.ndim != 2:

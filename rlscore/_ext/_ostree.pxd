@@ -233,20 +233,27 @@ cdef inline void _attach(tree_t *t, int32_t z, int32_t *path, int h) noexcept no
     _set_red(t, t.root, 0)
 
 
-cdef inline void ranktree_insert(tree_t *t, int32_t key) noexcept nogil:
-    """Insert key (not stored yet). O(log n)."""
-    cdef int32_t path[72]                   # root .. parent; height <= 2 log2(2**31)
-    cdef int h = 0, d
-    cdef int32_t z = key + 1
-    cdef int32_t x = t.root
-    t.size += 1
+cdef inline int _descend(tree_t *t, int32_t z, int32_t x, int32_t *path,
+                         int h) noexcept nogil:
+    # the insertion walk of node z from x down to a leaf: record the path after its
+    # first h entries, count z in the left size of every node it passes to the left of;
+    # returns the path length
+    cdef int d
     while x != 0:
         path[h] = x
         h += 1
         d = z > x
         _add_lsize(t, x, 1 - d)
         x = _child(t, x, d)
-    _attach(t, z, path, h)
+    return h
+
+
+cdef inline void ranktree_insert(tree_t *t, int32_t key) noexcept nogil:
+    """Insert key (not stored yet). O(log n)."""
+    cdef int32_t path[72]                   # root .. parent; height <= 2 log2(2**31)
+    cdef int32_t z = key + 1
+    t.size += 1
+    _attach(t, z, path, _descend(t, z, t.root, path, 0))
 
 
 cdef inline uint32_t _step_count(tree_t *t, int32_t *x, int32_t zq) noexcept nogil:
@@ -281,12 +288,7 @@ cdef inline void ranktree_insert_count2(tree_t *t, int32_t key, int32_t a, int32
         sa += _step_count(t, &u, za)
     while v != 0:
         sb += _step_count(t, &v, zb)
-    while x != 0:
-        path[h] = x
-        h += 1
-        d = z > x
-        _add_lsize(t, x, 1 - d)
-        x = _child(t, x, d)
+    h = _descend(t, z, x, path, h)
     ra[0] = sa
     rb[0] = sb
     _attach(t, z, path, h)

@@ -74,15 +74,12 @@ class MeasureSpec:
         """(the library's measure f(y, p[, qids], **kw), its vectorised per-query
         function or None, kw)."""
         from rlscore import measure as M
-        whole, per_query = {
-            "ndcg": (M.ndcg, M.ndcg_per_query),
-            "p": (M.precision_at_k, M.precision_at_k_per_query),
-            "map": (M.mean_average_precision, M.average_precision_per_query),
-            "meanndcg": (M.mean_ndcg, M.mean_ndcg_per_query),
-            "cindex": (M.cindex, M.cindex_per_query),
-            "auc": (M.auc, None), "sqerror": (M.sqerror, None),
-            "spearman": (M.spearman, None), "kendall": (M.kendall_tau_b, None),
+        whole = {
+            "ndcg": M.ndcg, "p": M.precision_at_k, "map": M.mean_average_precision,
+            "meanndcg": M.mean_ndcg, "cindex": M.cindex, "auc": M.auc,
+            "sqerror": M.sqerror, "spearman": M.spearman, "kendall": M.kendall_tau_b,
         }[self.kind]
+        per_query = M.PER_QUERY.get(self.kind)
         kw = {"ndcg": {"k": self.k, "convention": self.convention},
               "p": {"k": self.k}}.get(self.kind, {})
         return whole, per_query, kw

@@ -10,7 +10,7 @@ is O(size of its input).
 
 import numpy as np
 
-from rlscore._validation import as_data_matrix, check_peak_memory
+from rlscore._validation import as_data_matrix, check_peak_memory, check_real_dtype
 
 __all__ = ["vec_f", "check_square_kernel", "check_pairwise_labels", "check_complete_size",
            "resolve_domains", "centred_domain", "symmetrize_labels", "PAIRWISE_KERNELS",
@@ -45,12 +45,7 @@ def check_pairwise_labels(Y, n1, n2, name="Y"):
     transposed n2 x n1 matrix, is a ValueError naming the expected layout."""
     if hasattr(Y, "toarray"):
         raise ValueError(f"{name} must be dense")
-    Y = np.asarray(Y)
-    if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number)
-                                 and not np.issubdtype(Y.dtype, np.bool_)):
-        raise ValueError(f"{name} must be numeric, got dtype {Y.dtype}")
-    if np.iscomplexobj(Y):
-        raise ValueError(f"{name} must be real-valued")
+    Y = check_real_dtype(np.asarray(Y), name)
     size = n1 * n2
     if Y.ndim == 1 or (Y.ndim == 2 and (Y.shape == (size, 1) or Y.shape == (1, size))):
         if Y.size != size:

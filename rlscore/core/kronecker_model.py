@@ -18,7 +18,7 @@ from rlscore.core.indefinite import check_indefinite
 from rlscore.core.kronecker_holdout import (kron_both_holdout, kron_leave_row_out,
                                             kron_pairs_holdout, kron_rows_holdout)
 from rlscore.core.pairs import as_pairs, check_order
-from rlscore._validation import as_index_array, check_regparam
+from rlscore._validation import check_index_folds, check_regparam
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
@@ -163,12 +163,6 @@ class KronRLSModel(PairwisePredictorInterface):
                              f"pairwise kernel")
         return self._current_regparam()
 
-    def _object_folds(self, folds, n, name):
-        if isinstance(folds, np.ndarray) or not isinstance(folds, (list, tuple)) \
-                or len(folds) == 0:
-            raise ValueError(f"{name} must be a non-empty list of index lists")
-        return [as_index_array(f, n, name=f"{name}[{k}]") for k, f in enumerate(folds)]
-
     def in_sample_kfoldcv(self, folds, order="F", maxiter=None):
         """Hold-out predictions for folds of pairs (setting A): each fold is a
         ``(row_inds, col_inds)`` pair of equal-length sequences or a 1-D array of flat
@@ -201,13 +195,13 @@ class KronRLSModel(PairwisePredictorInterface):
         """K-fold over domain-1 objects (setting B): ``folds`` is a list of row-index
         lists; rows of a fold are predicted by the model trained without them."""
         lam = self._holdout_ready("x1_kfold_cv")
-        f = self._object_folds(folds, self.Y.shape[0], "folds")
+        f = check_index_folds(folds, self.Y.shape[0], "folds")
         return vec_f(kron_rows_holdout(self._f1, self._f2, self.Y, f, lam))
 
     def x2_kfold_cv(self, folds):
         """K-fold over domain-2 objects (setting C): column-index lists."""
         lam = self._holdout_ready("x2_kfold_cv")
-        f = self._object_folds(folds, self.Y.shape[1], "folds")
+        f = check_index_folds(folds, self.Y.shape[1], "folds")
         return vec_f(kron_rows_holdout(self._f2, self._f1, self.Y.T, f, lam).T)
 
     def out_of_sample_kfold_cv(self, rowfolds, colfolds):
@@ -216,8 +210,8 @@ class KronRLSModel(PairwisePredictorInterface):
         decomposition per fold of each domain, then O(n1 n2 (n1 + n2)) per fold
         pair). Entries outside the folds are 0."""
         lam = self._holdout_ready("out_of_sample_kfold_cv")
-        rf = self._object_folds(rowfolds, self.Y.shape[0], "rowfolds")
-        cf = self._object_folds(colfolds, self.Y.shape[1], "colfolds")
+        rf = check_index_folds(rowfolds, self.Y.shape[0], "rowfolds")
+        cf = check_index_folds(colfolds, self.Y.shape[1], "colfolds")
         if self._fold_factors is None:
             self._fold_factors = {}
         return vec_f(kron_both_holdout(self._f1, self._f2, self._mode, self.Y, rf, cf,

@@ -19,7 +19,7 @@ from rlscore.core.indefinite import (check_indefinite, check_kron_regparam,
 from rlscore.core.kronecker_cg import GroupCentering, KronMinres
 from rlscore.core.ranksvm import ConvergenceWarning
 from rlscore._progress import Progress
-from rlscore._validation import as_data_matrix, check_regparam
+from rlscore._validation import as_data_matrix, check_real_dtype, check_regparam
 from rlscore.core.vec_trick import (PairwiseKernelOperator, SampledKronProduct,
                                     as_index_vector)
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
@@ -53,10 +53,7 @@ def _per_term_inds(inds, T, n_bounds, name):
 
 
 def _labels(Y):
-    Y = np.asarray(Y)
-    if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number)
-                                 and not np.issubdtype(Y.dtype, np.bool_)):
-        raise ValueError("Y must be numeric")
+    Y = check_real_dtype(np.asarray(Y), "Y")
     if Y.ndim == 2 and 1 in Y.shape:
         Y = Y.ravel()
     if Y.ndim != 1:

@@ -16,18 +16,9 @@ import scipy.linalg as la
 
 from rlscore.core.kronecker_factor import DomainRLS, rotate
 from rlscore.core.pairs import as_pairs, check_fold_of_pairs
-from rlscore._validation import as_index_array
+from rlscore._validation import check_index_folds
 
 __all__ = ["TwoStepSolver"]
-
-
-def _folds(folds, n, name):
-    out = []
-    for f, fold in enumerate(folds):
-        out.append(as_index_array(fold, n, name=f"{name}[{f}]"))
-    if not out:
-        raise ValueError(f"{name} is empty")
-    return out
 
 
 class TwoStepSolver:
@@ -158,14 +149,14 @@ class TwoStepSolver:
     def x1_kfold(self, folds, l1, l2):
         rls = self._row_rls(l2)
         out = np.zeros(self.Y.shape)
-        for fold in _folds(folds, self.f1.n, "folds"):
+        for fold in check_index_folds(folds, self.f1.n, "folds"):
             out[fold] = rls.holdout(l1, fold)
         return out
 
     def x2_kfold(self, folds, l1, l2):
         rls = self._col_rls(l1)
         out = np.zeros(self.Y.shape)
-        for fold in _folds(folds, self.f2.n, "folds"):
+        for fold in check_index_folds(folds, self.f2.n, "folds"):
             out[:, fold] = rls.holdout(l2, fold).T
         return out
 
@@ -178,8 +169,8 @@ class TwoStepSolver:
     def out_of_sample_kfold(self, rowfolds, colfolds, l1, l2):
         """For every (row fold R, column fold C), entries R x C from the model trained
         without rows R and columns C. Entries outside the folds are 0."""
-        rf = _folds(rowfolds, self.f1.n, "rowfolds")
-        cf = _folds(colfolds, self.f2.n, "colfolds")
+        rf = check_index_folds(rowfolds, self.f1.n, "rowfolds")
+        cf = check_index_folds(colfolds, self.f2.n, "colfolds")
         crls = DomainRLS(self.f2, self.Y.T)
         Z = np.zeros(self.Y.shape)
         for fold in cf:

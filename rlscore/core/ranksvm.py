@@ -81,7 +81,7 @@ from rlscore.predictor import LinearPredictor
 
 __all__ = [
     "ConvergenceWarning", "RankingRisk", "pair_weights", "PairRisk", "RankSVMSolution",
-    "ranksvm_result",
+    "ranksvm_result", "solution_attributes", "SOLUTION_ATTRIBUTES",
     "check_utilities", "ranksvm_regparam", "solve_ranksvm", "fit_linear_ranksvm",
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
     "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
@@ -157,6 +157,21 @@ def ranksvm_result(result, regparam, loss, risk=None):
         result.grad_norm = result.grad_norm0 = float("nan")
         result.cg_iterations = 0
     return result
+
+
+#: What the RankSVM faces (:mod:`rlscore.learner`, :mod:`rlscore.distributed`) show of a
+#: trained solution as attributes of the same names, beside ``solution`` itself.
+SOLUTION_ATTRIBUTES = ("regparam", "iterations", "duality_gap", "objective", "converged",
+                       "history")
+
+
+def solution_attributes(solution):
+    """The attributes a RankSVM face copies from a trained solution (completed by
+    :func:`ranksvm_result`): ``{"solution": solution}`` plus the
+    :data:`SOLUTION_ATTRIBUTES` read from it. O(1)."""
+    out = {"solution": solution}
+    out.update((name, getattr(solution, name)) for name in SOLUTION_ATTRIBUTES)
+    return out
 
 
 #: A trained linear RankSVM is a :class:`rlscore.core.solver_result.SolverResult`

@@ -129,21 +129,21 @@ def _range_counts(*pieces):
     return tuple(int(c) for c in counts[0, 0])
 
 
+#: The query-averaged measures of :func:`parts_query_measure` (keys of
+#: :data:`rlscore.measure.PER_QUERY`); those with a cutoff ``k``.
+_QUERY_MEASURES = ("cindex", "ndcg", "map")
+_CUTOFF = ("ndcg",)
+
+
 def _query_cells(part, measure, k):
     """(sum of the per-query scores, number of scored queries) of the partition."""
     from rlscore.core.groups import QueryGroups
-    from rlscore.measure import (average_precision_per_query, cindex_per_query,
-                                 ndcg_per_query)
+    from rlscore.measure import PER_QUERY
     y, p, q = part
     if y.shape[0] == 0:
         return 0.0, 0
     g = QueryGroups.from_qids(q, y.shape[0])
-    if measure == "cindex":
-        values = cindex_per_query(y, p, g)
-    elif measure == "ndcg":
-        values = ndcg_per_query(y, p, g, k=k)
-    else:
-        values = average_precision_per_query(y, p, g)
+    values = PER_QUERY[measure](y, p, g, **({"k": k} if measure in _CUTOFF else {}))
     valid = ~np.isnan(values)
     return float(values[valid].sum()), int(valid.sum())
 
@@ -265,12 +265,21 @@ def parts_query_measure(parts, measure="cindex", k=10, client=None):
     """A query-averaged measure ("cindex", "ndcg" or "map") of partitions given as
     futures of (y, p, q) tuples holding whole queries. UndefinedPerformance when no
     query can be scored. O(m_p log m_p) per partition, two numbers sent back each."""
-    client = get_client() if client is None else client
+    if measure not in _QUERY_MEASURES:
+        raise ValueError(f"measure must be one of {list(_QUERY_MEASURES)}, got {measure!r}")
+    return _mean_over_queries(parts, measure, k, get_client() if client is None else client,
+                              f"the query-averaged {measure} is undefined: no query can "
+                              f"be scored")
+
+
+def _mean_over_queries(parts, measure, k, client, undefined):
+    """The mean of the per-query values over every query of the partitions (each
+    partition sends its sum and count); UndefinedPerformance(``undefined``) when no
+    query can be scored."""
     out = client.gather([client.submit(_query_cells, f, measure, k) for f in parts])
     total, n = sum(o[0] for o in out), sum(o[1] for o in out)
     if n == 0:
-        raise UndefinedPerformance(f"the query-averaged {measure} is undefined: no "
-                                   f"query can be scored")
+        raise UndefinedPerformance(undefined)
     return np.float64(total / n)
 
 
@@ -328,12 +337,7 @@ def _query_measure(Y, P, qids, measure, k, client, what):
     client = get_client() if client is None else client
     if qids is None:
         raise ValueError("qids is required for a query-averaged measure")
-    parts = _as_parts(Y, P, qids, client)
-    out = client.gather([client.submit(_query_cells, f, measure, k) for f in parts])
-    total, n = sum(o[0] for o in out), sum(o[1] for o in out)
-    if n == 0:
-        raise UndefinedPerformance(what)
-    return np.float64(total / n)
+    return _mean_over_queries(_as_parts(Y, P, qids, client), measure, k, client, what)
 
 
 def query_cindex(Y, P, qids, client=None):

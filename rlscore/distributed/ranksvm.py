@@ -12,7 +12,7 @@ docs/distributed.rst).
 import numpy as np
 
 from rlscore.core.ranksvm import (check_loss_solver, ranksvm_regparam, run_newton,
-                                  solve_ranksvm)
+                                  solution_attributes, solve_ranksvm)
 from rlscore.distributed._data import PartitionedData
 from rlscore.distributed._pairs import DistributedNewtonObjective, DistributedRankingRisk
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -122,13 +122,7 @@ class LinearRankSVM(PredictorInterface):
                                 1000 if max_iter is None else max_iter, callback,
                                 verbose, warm_start=None)
             sol.loss = loss
-        self.solution = sol
-        self.regparam = sol.regparam
-        self.iterations = sol.iterations
-        self.duality_gap = sol.duality_gap
-        self.objective = sol.objective
-        self.converged = sol.converged
+        vars(self).update(solution_attributes(sol))
         self.n_pairs = risk.n_pairs
         self.scheme = risk.scheme
-        self.history = sol.history
         self.predictor = LinearPredictor(sol.w, 0.0)

@@ -43,6 +43,17 @@ def regparam_grid(regparams, default):
 BASIS_KEYWORDS = ("basis_indices", "n_basis", "random_state", "keep_basis_in_cv")
 
 
+def adapted_doc(core_doc, core_intro, face_intro):
+    """The docstring of a learner that subclasses a core model: the core's, with its
+    ``core_intro`` paragraph replaced by ``face_intro`` and the ``verbose`` keyword of
+    :func:`reports_progress` documented before the Attributes section."""
+    return core_doc.replace(core_intro, face_intro).replace(
+        "\n    Attributes\n",
+        "    verbose : bool, default False (keyword)\n"
+        "        Show the progress on stderr; it is logged either way (logger\n"
+        "        ``\"rlscore\"``, see :doc:`/progress`).\n\n    Attributes\n", 1)
+
+
 class CoreModelAdapter:
     """Base of the learners that adapt one core model ``self._model``: the learner's
     ``Y``, ``regparam``, ``predictor`` and ``A`` are the model's current ones."""

@@ -4,7 +4,7 @@ over :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`."""
 
 from rlscore.core.kronecker_sampled import SampledKronRLSModel
 from rlscore._validation import warn_unused_kwargs
-from rlscore.learner._common import reports_progress
+from rlscore.learner._common import adapted_doc, reports_progress
 
 __all__ = ["CGKronRLS", "CALLBACK_FUNCTION"]
 
@@ -16,16 +16,13 @@ _KEYS = ("X1", "X2", "K1", "K2", "Y", "label_row_inds", "label_col_inds", "pko",
 
 
 class CGKronRLS(SampledKronRLSModel):
-    __doc__ = (SampledKronRLSModel.__doc__.replace(
+    __doc__ = adapted_doc(
+        SampledKronRLSModel.__doc__,
         "    The core object behind :class:`rlscore.learner.CGKronRLS` (RLScore's keyword\n"
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (iterative solver).\n",
         "    Keyword arguments only; other keywords are ignored with a UserWarning, and\n"
         "    ``callbackfun`` is accepted as an alias of ``callback``. The implementation\n"
-        "    is :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`.\n").replace(
-        "\n    Attributes\n",
-        "    verbose : bool, default False (keyword)\n"
-        "        Show the progress on stderr; it is logged either way (logger\n"
-        "        ``\"rlscore\"``, see :doc:`/progress`).\n\n    Attributes\n", 1))
+        "    is :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`.\n")
 
     @reports_progress
     def __init__(self, **kwargs):

@@ -2,16 +2,14 @@
 from scored (optionally query-structured) data or from preference pairs, with RLScore's
 interface, and the early-stopping callback ``EarlyStopCB``."""
 
-import warnings
-
 import numpy as np
 
 from rlscore._validation import check_positive_int, check_tol
-from rlscore.core.cg import CGStop, cg_preference_rankrls, cg_rankrls
+from rlscore.core.cg import cg_preference_rankrls, cg_rankrls
 from rlscore.core.groups import QueryGroups
 from rlscore.learner import cg_rls as _cg_rls
 from rlscore._validation import as_2d_labels, warn_unused_kwargs
-from rlscore.predictor import LinearPredictor, PredictorInterface
+from rlscore.predictor import PredictorInterface
 from rlscore.learner._common import reports_progress
 
 __all__ = ["CGRankRLS", "PCGRankRLS", "EarlyStopCB", "Finished"]
@@ -87,37 +85,9 @@ class EarlyStopCB(_cg_rls.EarlyStopCB):
     _finished = Finished
 
 
-def _run(learner, solve, callbackfun, tol, maxiter, name):
-    """Shared driver: the callback wrapper, the early stop and the final predictor
-    (progress is reported by the solver, see :func:`rlscore.core.cg.conjugate_gradient`)."""
-    learner._stopped = False
-
-    def cb(k, x, op, residuals):
-        learner.A = np.array(x, copy=True)
-        learner.b = np.zeros((1, x.shape[1]))
-        learner.predictor = LinearPredictor(learner.A, 0.0)
-        try:
-            callbackfun.callback(learner)
-        except CGStop:
-            learner._stopped = True
-            return True
-        return False
-
-    W, res, op = solve(None if callbackfun is None else cb)
-    learner.n_iter = res.iterations
-    learner.converged = res.converged and not learner._stopped
-    if not learner._stopped:
-        learner.A = W
-    if not learner._stopped and not learner.converged and maxiter is None:
-        warnings.warn(
-            f"{name}: conjugate gradient did not reach tol={tol} in {res.iterations} "
-            f"iterations (relative residual {float(np.max(res.residuals)):.3g})",
-            UserWarning, stacklevel=3)
-    if callbackfun is not None and hasattr(callbackfun, "finished"):
-        callbackfun.finished(learner)
-    learner.A = np.asarray(learner.A, dtype=np.float64).reshape(op.d, -1)
-    learner.b = np.zeros((1, learner.A.shape[1]))
-    learner.predictor = LinearPredictor(learner.A, 0.0)
+def _coefficients(A, op):
+    """The predictor of CG RankRLS: the primal weights themselves, no bias."""
+    return A.reshape(op.d, -1), 0.0
 
 
 class CGRankRLS(PredictorInterface):
@@ -193,7 +163,7 @@ class CGRankRLS(PredictorInterface):
             self.regparam = op.regparam
             return W, res, op
 
-        _run(self, solve, callbackfun, tol, maxiter, "CGRankRLS")
+        _cg_rls.run_cg(self, solve, callbackfun, tol, maxiter, "CGRankRLS", _coefficients)
 
 
 class PCGRankRLS(PredictorInterface):
@@ -246,4 +216,4 @@ class PCGRankRLS(PredictorInterface):
             self.regparam = op.regparam
             return W, res, op
 
-        _run(self, solve, callbackfun, tol, maxiter, "PCGRankRLS")
+        _cg_rls.run_cg(self, solve, callbackfun, tol, maxiter, "PCGRankRLS", _coefficients)

@@ -90,6 +90,55 @@ class EarlyStopCB:
         pass
 
 
+def run_cg(learner, solve, callbackfun, tol, maxiter, name, to_predictor):
+    """The driver of the CG learners (CGRLS, CGRankRLS, PCGRankRLS): the per-iteration
+    callback (the learner's ``A`` is the current iterate, its ``predictor`` the model
+    of that iterate; :class:`CGStop` from ``callbackfun.callback`` stops the solver),
+    the warning when CG stops short of ``tol`` without a ``maxiter``, the final
+    ``callbackfun.finished`` and the final ``A``, ``b`` and ``predictor`` (from the
+    solution, or from the ``A`` the callback left, e.g. the best iterate of
+    :class:`EarlyStopCB`). Progress is reported by the solver, see
+    :func:`rlscore.core.cg.conjugate_gradient`.
+
+    ``solve(callback)`` runs the solver and returns ``(solution, result, op)``;
+    ``to_predictor(A, op)`` gives the predictor's ``(W, b)`` for coefficients ``A``.
+    Sets ``n_iter``, ``converged`` (False after a stop by the callback), ``A`` (= W
+    at the end), ``b`` (1, l) and ``predictor``.
+    """
+    learner._stopped = False
+
+    def cb(k, x, op, residuals):
+        learner.A = np.array(x, copy=True)
+        _publish(learner, *to_predictor(learner.A, op))
+        try:
+            callbackfun.callback(learner)
+        except CGStop:
+            learner._stopped = True
+            return True
+        return False
+
+    solution, res, op = solve(None if callbackfun is None else cb)
+    learner.n_iter = res.iterations
+    learner.converged = res.converged and not learner._stopped
+    if not learner._stopped:
+        learner.A = solution
+    if not learner._stopped and not learner.converged and maxiter is None:
+        warnings.warn(
+            f"{name}: conjugate gradient did not reach tol={tol} in {res.iterations} "
+            f"iterations (relative residual {float(np.max(res.residuals)):.3g})",
+            UserWarning, stacklevel=3)
+    if callbackfun is not None and hasattr(callbackfun, "finished"):
+        callbackfun.finished(learner)
+    W, b = to_predictor(np.asarray(learner.A, dtype=np.float64), op)
+    _publish(learner, W, b)
+    learner.A = W
+
+
+def _publish(learner, W, b):
+    learner.predictor = LinearPredictor(W, b)
+    learner.b = np.zeros((1, W.shape[1])) + np.reshape(b, (1, -1))
+
+
 class CGRLS(PredictorInterface):
     """Linear regularized least squares solved by conjugate gradient (for large sparse
     data); trains in the constructor.
@@ -158,37 +207,13 @@ class CGRLS(PredictorInterface):
         self.regparam = regparam
         self.bias = bias
         self.callbackfun = callbackfun
-        self._stopped = False
 
-        def cb(k, x, op, residuals):
-            self.A = np.array(x, copy=True)
-            W, b = op.primal_weights(self.A)
-            self.predictor = LinearPredictor(W, b)
-            try:
-                callbackfun.callback(self)
-            except CGStop:
-                self._stopped = True
-                return True
-            return False
+        def solve(cb):
+            W, b, res, op = cg_rls(X, Y, regparam, bias, form="dual", tol=tol,
+                                   maxiter=user_maxiter, callback=cb)
+            self.regparam = op.regparam
+            self.bias = op.bias
+            return res.solution, res, op
 
-        W, b, res, op = cg_rls(X, Y, regparam, bias, form="dual", tol=tol,
-                               maxiter=user_maxiter,
-                               callback=None if callbackfun is None else cb)
-        self.regparam = op.regparam
-        self.bias = op.bias
-        self.n_iter = res.iterations
-        self.converged = res.converged and not self._stopped
-        if not self._stopped:
-            self.A = res.solution
-        if not self._stopped and not self.converged and user_maxiter is None:
-            warnings.warn(
-                f"CGRLS: conjugate gradient did not reach tol={tol} in {res.iterations} "
-                f"iterations (relative residual {float(np.max(res.residuals)):.3g})",
-                UserWarning, stacklevel=2)
-        if callbackfun is not None and hasattr(callbackfun, "finished"):
-            callbackfun.finished(self)
-        A = np.asarray(self.A, dtype=np.float64).reshape(op.m, -1)
-        W, b = op.primal_weights(A)
-        self.predictor = LinearPredictor(W, b)
-        self.A = W
-        self.b = np.reshape(b, (1, -1))
+        run_cg(self, solve, callbackfun, tol, user_maxiter, "CGRLS",
+               lambda A, op: op.primal_weights(A.reshape(op.m, -1)))

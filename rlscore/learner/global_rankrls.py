@@ -183,8 +183,4 @@ class LeavePairOutRankRLS(_RankSelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  **kwargs):
-        from rlscore.measure import cindex
-        self.measure = cindex
-        preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
-                             lambda model: RankLPOCV(model))
-        self.cv_predictions = preds
+        self._leave_pair_out(X, Y, kernel, basis_vectors, regparams, kwargs, RankLPOCV)

@@ -3,7 +3,7 @@ RLScore's keyword interface over :class:`rlscore.core.kronecker_model.KronRLSMod
 
 from rlscore.core.kronecker_model import KronRLSModel
 from rlscore._validation import warn_unused_kwargs
-from rlscore.learner._common import exclusive, reports_progress
+from rlscore.learner._common import adapted_doc, exclusive, reports_progress
 
 __all__ = ["KronRLS"]
 
@@ -11,16 +11,13 @@ _KEYS = ("X1", "X2", "K1", "K2", "Y", "regparam", "pairwise_kernel", "indefinite
 
 
 class KronRLS(KronRLSModel):
-    __doc__ = (KronRLSModel.__doc__.replace(
+    __doc__ = adapted_doc(
+        KronRLSModel.__doc__,
         "    The core object behind :class:`rlscore.learner.KronRLS` (RLScore's keyword\n"
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (closed-form solver).\n",
         "    Keyword arguments only (positional arguments raise TypeError); other\n"
         "    keywords are ignored with a UserWarning. The implementation is\n"
-        "    :class:`rlscore.core.kronecker_model.KronRLSModel`.\n").replace(
-        "\n    Attributes\n",
-        "    verbose : bool, default False (keyword)\n"
-        "        Show the progress on stderr; it is logged either way (logger\n"
-        "        ``\"rlscore\"``, see :doc:`/progress`).\n\n    Attributes\n", 1))
+        "    :class:`rlscore.core.kronecker_model.KronRLSModel`.\n")
 
     @reports_progress
     def __init__(self, **kwargs):

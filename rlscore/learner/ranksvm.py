@@ -13,7 +13,8 @@ SVMrank's and LIBLINEAR's C.
 """
 
 from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm,
-                                  fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm)
+                                  fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm,
+                                  solution_attributes)
 from rlscore._validation import check_bias, warn_unused_kwargs
 from rlscore.learner._common import reports_progress, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -22,15 +23,12 @@ __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRank
 
 
 class _SolutionAttributes:
-    """Copies the solver's outcome onto the learner."""
+    """Copies the solver's outcome onto the learner
+    (:func:`rlscore.core.ranksvm.solution_attributes`: solution, regparam, iterations,
+    duality_gap, objective, converged, history)."""
 
     def _store(self, solution):
-        self.solution = solution
-        self.regparam = solution.regparam
-        self.iterations = solution.iterations
-        self.duality_gap = solution.duality_gap
-        self.objective = solution.objective
-        self.converged = solution.converged
+        vars(self).update(solution_attributes(solution))
 
 
 class LinearRankSVM(PredictorInterface, _SolutionAttributes):

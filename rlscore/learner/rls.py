@@ -164,6 +164,14 @@ class _SelectionWrapper(PredictorInterface):
                              lambda model: NfoldCV(model, measure, folds))
         self.cv_predictions = [[squeeze(p) for p in fold_preds] for fold_preds in preds]
 
+    def _leave_pair_out(self, X, Y, kernel, basis_vectors, regparams, kwargs, cv):
+        """Selection by the c-index of an exact leave-pair-out cross-validator ``cv``
+        (LeavePairOutRLS: LPOCV, LeavePairOutRankRLS: RankLPOCV)."""
+        from rlscore.measure import cindex
+        self.measure = cindex
+        self.cv_predictions = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
+                                           cv)
+
     def predict_interval(self, X, alpha=0.1, method="jackknife+", folds=None, groups=None,
                          n_folds=None, seed=0):
         """Prediction intervals of the selected model, see :meth:`RLS.predict_interval`.
@@ -266,8 +274,4 @@ class LeavePairOutRLS(_SelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  **kwargs):
-        from rlscore.measure import cindex
-        self.measure = cindex
-        preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
-                             lambda model: LPOCV(model))
-        self.cv_predictions = preds
+        self._leave_pair_out(X, Y, kernel, basis_vectors, regparams, kwargs, LPOCV)

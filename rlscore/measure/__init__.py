@@ -36,8 +36,22 @@ from rlscore.measure.spearman_measure import spearman
 from rlscore.measure.sq_mprank_measure import sqmprank
 from rlscore.measure.sqerror_measure import sqerror
 
+#: The vectorised per-query functions by the short names of the LETOR tools (``ndcg``,
+#: ``p`` for precision@k, ``map`` for average precision, ``meanndcg``) and ``cindex``:
+#: ``PER_QUERY[name](Y, P, qids, **kw)`` is the array (n_queries,) of the measure of
+#: every query, NaN where it is undefined; ``k`` (the cutoff) is a keyword of "ndcg"
+#: and "p". The one name -> per-query function mapping (the CLI and
+#: :mod:`rlscore.distributed` use it); other measures go through :func:`query_values`.
+PER_QUERY = {
+    "cindex": cindex_per_query,
+    "ndcg": ndcg_per_query,
+    "p": precision_at_k_per_query,
+    "map": average_precision_per_query,
+    "meanndcg": mean_ndcg_per_query,
+}
+
 __all__ = [
-    "accuracy", "auc", "cindex", "fscore", "ova_accuracy", "sqmprank", "sqerror",
+    "PER_QUERY", "accuracy", "auc", "cindex", "fscore", "ova_accuracy", "sqmprank", "sqerror",
     "spearman", "kendall_tau_b", "ndcg", "mean_ndcg", "precision_at_k",
     "mean_average_precision", "cindex_per_query", "ndcg_per_query", "mean_ndcg_per_query",
     "precision_at_k_per_query", "average_precision_per_query",

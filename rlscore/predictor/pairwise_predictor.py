@@ -12,6 +12,7 @@ kernel matrix is never formed.
 import numpy as np
 import scipy.sparse as sp
 
+from rlscore._validation import check_real_dtype
 from rlscore._vec_trick import (PairwiseKernelOperator, SampledKronProduct, as_index_vector,
                                 as_terms)
 
@@ -50,10 +51,7 @@ def _dense(X, name):
         raise ValueError(f"{name} is required")
     if sp.issparse(X):
         X = X.toarray()
-    X = np.asarray(X)
-    if X.dtype == object or not (np.issubdtype(X.dtype, np.number)
-                                 and not np.issubdtype(X.dtype, np.bool_)):
-        raise ValueError(f"{name} must be a real numeric matrix")
+    X = check_real_dtype(np.asarray(X), name, "a real numeric matrix")
     if X.ndim == 1:
         X = X.reshape(1, -1)
     if X.ndim != 2:

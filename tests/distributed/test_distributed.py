@@ -349,3 +349,31 @@ def test_verbose_reports_and_changes_nothing(client, capsys, caplog, monkeypatch
     Xt = rng.standard_normal((10, 4))
     for k in (0, 1):
         np.testing.assert_array_equal(out[True][k].predict(Xt), out[False][k].predict(Xt))
+
+
+def test_parts_query_measure_uses_the_per_query_functions(client):
+    """Partitions of whole queries give the single-machine query-averaged measures; an
+    unknown measure name is refused (it used to fall through to MAP)."""
+    from rlscore import measure as M
+    X, y, q = _ranking_data(9)
+    p = X @ np.arange(1.0, X.shape[1] + 1)
+    cut = int(np.flatnonzero(np.diff(q))[10]) + 1              # a query boundary
+    parts = client.scatter([(y[:cut], p[:cut], q[:cut]), (y[cut:], p[cut:], q[cut:])])
+    expected = {"cindex": M.query_cindex(y, p, q),
+                "ndcg": M.query_ndcg(y - y.min(), p, q, k=5),
+                "map": M.query_mean_average_precision((y > np.median(y)).astype(float),
+                                                      p, q)}
+    from rlscore.distributed.measure import parts_query_measure
+    got = {"cindex": parts_query_measure(parts, "cindex", client=client)}
+    y_rel = y - y.min()
+    parts_rel = client.scatter([(y_rel[:cut], p[:cut], q[:cut]),
+                                (y_rel[cut:], p[cut:], q[cut:])])
+    got["ndcg"] = parts_query_measure(parts_rel, "ndcg", k=5, client=client)
+    y_bin = (y > np.median(y)).astype(float)
+    parts_bin = client.scatter([(y_bin[:cut], p[:cut], q[:cut]),
+                                (y_bin[cut:], p[cut:], q[cut:])])
+    got["map"] = parts_query_measure(parts_bin, "map", client=client)
+    for name in expected:
+        assert np.isclose(got[name], expected[name], rtol=1e-12), name
+    with pytest.raises(ValueError, match="measure must be one of"):
+        parts_query_measure(parts, "mrr", client=client)
