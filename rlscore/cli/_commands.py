@@ -77,6 +77,22 @@ def _measure(args, spec, cv):
     return specs[0]
 
 
+def _check_training_options(args):
+    """Values of ``fit`` / ``cv`` options refused before the data is read, also when
+    the command does not use them (``fit`` without a grid ignores ``--measure`` and
+    ``--folds``): a typo is a usage error, never silently dropped."""
+    if args.measure is not None:
+        if len(_usage(parse_measures, args.measure)) > 1:
+            raise UsageError("selection uses one --measure; give one (rlscore evaluate "
+                             "reports several)")
+    if args.folds < 2:
+        raise UsageError(f"--folds must be at least 2, got {args.folds}")
+    if args.regparams is not None:
+        _usage(parse_grid, args.regparams)
+    if getattr(args, "regparam", None) is not None:
+        _usage(parse_regparam, args.regparam)
+
+
 def _lambda_max(spec, data, kernel, kp, basis):
     if spec.lambda_max is None:
         return None
@@ -159,6 +175,7 @@ def _zero_based(args):
 def _cmd_fit(args):
     from rlscore.model_io import save_model
     spec = LEARNERS[args.learner]
+    _check_training_options(args)
     data = load_training_data(args.train, _zero_based(args))
     _check_qids(args, data, spec)
     info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),
@@ -265,6 +282,7 @@ def _interval_lines(args, pred, meta, rows):
 
 def _cmd_cv(args):
     spec = LEARNERS[args.learner]
+    _check_training_options(args)
     data = load_training_data(args.train, _zero_based(args))
     _check_qids(args, data, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)

@@ -1,0 +1,84 @@
+"""Bad invocations found by an outside check of the command line: each gives its exit
+status and one line naming the problem, never a traceback or a silently ignored
+value."""
+
+import pytest
+
+from rlscore.cli import main
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def files(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text("".join(f"{i % 3} qid:{i // 4} 1:{i * 0.37 % 1:.3f} 2:{i % 5}\n"
+                            for i in range(16)))
+    single = tmp_path / "single.txt"          # every query holds one example
+    single.write_text("1 qid:1 1:1 2:1\n0 qid:2 1:1 2:0\n2 qid:3 1:0.5 2:3\n")
+    return good, single, tmp_path
+
+
+@pytest.mark.parametrize("command", [
+    ["cv", "{single}", "--learner", "query-rankrls", "--regparams", "0.1,1", "--cv",
+     "lqo"],
+    ["cv", "{single}", "--learner", "query-rankrls", "--regparams", "0.1,1"],
+    ["fit", "{single}", "-o", "{dir}/m.npz", "--learner", "query-rankrls",
+     "--regparams", "0.1,1"],
+])
+def test_undefined_leave_query_out_measure_is_a_data_error(command, files, capsys):
+    good, single, d = files
+    argv = [a.format(single=single, dir=d) for a in command]
+    code, _, err = _run(argv, capsys)
+    assert code == 1
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("rlscore: error: ") and "single.txt" in last
+    assert "undefined" in last
+    assert not (d / "m.npz").exists()
+
+
+@pytest.mark.parametrize("options, option", [
+    (["--measure", "p@-1"], "--measure"),
+    (["--measure", "ndcg@0"], "--measure"),
+    (["--measure", "map,cindex"], "--measure"),
+    (["--folds", "1"], "--folds"),
+])
+def test_fit_without_a_grid_still_refuses_bad_selection_options(options, option, files,
+                                                                capsys):
+    """``fit`` with one regparam does not select, but a malformed --measure / --folds is
+    a usage error rather than a value dropped without a word."""
+    good, _, d = files
+    code, _, err = _run(["fit", good, "-o", d / "m.npz", "--regparam", "1", *options],
+                        capsys)
+    assert code == 2
+    assert option in err.strip().splitlines()[-1]
+    assert not (d / "m.npz").exists()
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["fit", "{good}", "-o", "{dir}/m.npz", "--cv", "kfold", "--seed", "-5"], "--seed"),
+    (["cv", "{good}", "--seed", "x"], "--seed"),
+    (["fit", "{good}", "-o", "{dir}/m.npz", "--kernel", "gaussian", "--basis", "5",
+      "--basis-seed", "-1"], "--basis-seed"),
+    (["demo", "--seed", "-1"], "--seed"),
+])
+def test_negative_seeds_are_usage_errors_naming_the_option(argv, option, files, capsys):
+    good, _, d = files
+    with pytest.raises(SystemExit) as exc:
+        main([a.format(good=good, dir=d) for a in argv])
+    assert exc.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"argument {option}: expected an integer >= 0" in last
+
+
+def test_seed_zero_and_positive_still_work(files, capsys):
+    good, _, d = files
+    for seed in ("0", "7"):
+        code, _, err = _run(["cv", good, "--cv", "kfold", "--folds", "2", "--seed", seed,
+                             "--regparams", "1"], capsys)
+        assert code == 0, err
