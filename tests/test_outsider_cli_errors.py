@@ -82,3 +82,25 @@ def test_seed_zero_and_positive_still_work(files, capsys):
         code, _, err = _run(["cv", good, "--cv", "kfold", "--folds", "2", "--seed", seed,
                              "--regparams", "1"], capsys)
         assert code == 0, err
+
+
+def test_evaluate_says_why_letor_ndcg_is_zero_on_short_queries(files, capsys):
+    """good.txt has 4 examples per query: LETOR NDCG@10 is 0 for each of them (the rule
+    of Eval-Score-4.0.pl); the command says so instead of printing a bare 0."""
+    good, _, d = files
+    code, _, err = _run(["fit", good, "-o", d / "m.npz", "--learner", "query-rankrls",
+                         "-q"], capsys)
+    assert code == 0, err
+    code, out, err = _run(["evaluate", d / "m.npz", good, "--measure", "ndcg@10,ndcg@4"],
+                          capsys)
+    assert code == 0
+    values = dict(line.split() for line in out.splitlines())
+    assert float(values["ndcg@10"]) == 0.0 and float(values["ndcg@4"]) > 0.0
+    assert "4 of 4 queries have fewer than 10 examples" in err
+    assert "ndcg@4" not in err                      # cutoff 4 fits every query
+    code, out, err = _run(["evaluate", d / "m.npz", good, "--measure", "ndcg@4,map"],
+                          capsys)
+    assert code == 0 and err == ""
+    code, out, err = _run(["cv", good, "--learner", "query-rankrls", "--measure",
+                           "ndcg@10", "--regparams", "1", "--cv", "lqo"], capsys)
+    assert code == 0 and "fewer than 10 examples in" in err

@@ -93,6 +93,26 @@ def _check_training_options(args):
         _usage(parse_regparam, args.regparam)
 
 
+def _note_short_queries(args, specs, groups, m, fname):
+    """LETOR 4.0's NDCG@K scores a query with fewer than K documents 0 (the rule of its
+    evaluation script): say so on stderr when the file has such queries, so that a 0 is
+    not mistaken for a bad model."""
+    if getattr(args, "quiet", False):
+        return
+    sizes = np.array([m]) if groups is None else np.asarray(groups.sizes)
+    for s in specs:
+        if s.kind != "ndcg" or s.convention != "letor":
+            continue
+        short = int(np.count_nonzero(sizes < s.k))
+        if short:
+            what = ("the file (no qid:) has" if groups is None else
+                    f"{short} of {sizes.size} queries have")
+            note(f"note: {what} fewer than {s.k} examples in {fname}: {s.name} counts "
+                 f"{'it' if short == 1 else 'them'} as 0 under the LETOR 4.0 rules "
+                 f"(ndcg@{s.k}:standard or a cutoff of at most {int(sizes.min())} "
+                 f"scores {'it' if short == 1 else 'them'})")
+
+
 def _lambda_max(spec, data, kernel, kp, basis):
     if spec.lambda_max is None:
         return None
@@ -135,6 +155,8 @@ def _run_selection(args, data, spec):
     if cv == "lqo" and data.qids is None:
         raise UsageError(f"--cv lqo needs qid: fields in the training file {args.train}")
     measure = _measure(args, spec, cv)
+    if cv != "valid":
+        _note_short_queries(args, [measure], data.groups, data.X.shape[0], args.train)
     if getattr(args, "regparams", None) is not None:
         _usage(parse_grid, args.regparams)      # a bad grid is refused before any note
     if default_cv is not None:
@@ -409,6 +431,7 @@ def _cmd_evaluate(args):
         raise DataError(f"{args.data}: the file has {1 if y.ndim == 1 else y.shape[1]} "
                         f"label columns, the model predicts "
                         f"{1 if P.ndim == 1 else P.shape[1]}")
+    _note_short_queries(args, specs, rows.groups, y.shape[0], args.data)
     result = {}
     for s in specs:
         try:
