@@ -86,6 +86,15 @@ def _cv_table(out):
     return np.array([float(line.split()[1]) for line in out.splitlines()[2:]])
 
 
+def _cv_json(argv, capsys):
+    """``rlscore cv ... --format json``: the measure per regparam at full precision."""
+    out, _ = _cli([*argv, "--format", "json"], capsys)
+    result = json.loads(out)
+    assert result["regparams"] == [float(g) for g in argv[argv.index("--regparams") + 1]
+                                   .split(",")]
+    return np.array(result["cv_performances"]), result
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_cv_table_matches_the_selection_learners_and_estimators(letor, capsys):
     X, y, q, _, _, _, d = letor
@@ -96,8 +105,13 @@ def test_cv_table_matches_the_selection_learners_and_estimators(letor, capsys):
     est = RankRLSCV(alphas=GRID, cv="lqo").fit(X, y, qid=q)
     np.testing.assert_allclose(est.cv_results_["cv_performances"], lqo.cv_performances,
                                rtol=0, atol=1e-12)
-    # the table prints 6 decimals
+    # the table prints 6 decimals, the JSON all of them
     np.testing.assert_allclose(_cv_table(out), lqo.cv_performances, rtol=0, atol=5e-7)
+    perfs, result = _cv_json(["cv", d / "train.txt", "--learner", "query-rankrls",
+                              "--regparams", grid, "--cv", "lqo"], capsys)
+    np.testing.assert_allclose(perfs, lqo.cv_performances, rtol=0, atol=1e-12)
+    assert result["regparam"] == lqo.regparam and result["measure"] == "cindex"
+    assert result["per_query"] and result["higher_is_better"]
     out, _ = _cli(["cv", d / "train.txt", "--learner", "rls", "--regparams", grid,
                    "--cv", "loo"], capsys)
     loo = LeaveOneOutRLS(X, y, regparams=GRID)
@@ -105,6 +119,10 @@ def test_cv_table_matches_the_selection_learners_and_estimators(letor, capsys):
     np.testing.assert_allclose(est.cv_results_["cv_performances"], loo.cv_performances,
                                rtol=0, atol=1e-12)
     np.testing.assert_allclose(_cv_table(out), loo.cv_performances, rtol=0, atol=5e-7)
+    perfs, result = _cv_json(["cv", d / "train.txt", "--learner", "rls", "--regparams",
+                              grid, "--cv", "loo"], capsys)
+    np.testing.assert_allclose(perfs, loo.cv_performances, rtol=0, atol=1e-12)
+    assert result["regparam"] == loo.regparam and not result["higher_is_better"]
 
 
 def test_ranksvm_leave_query_out_table_equals_retraining(letor, capsys):
@@ -120,6 +138,9 @@ def test_ranksvm_leave_query_out_table_equals_retraining(letor, capsys):
                                     regparam=lam).predict(X[test])
         expected.append(np.mean([cindex(y[q == qq], P[q == qq]) for qq in np.unique(q)]))
     np.testing.assert_allclose(_cv_table(out), expected, rtol=0, atol=5e-7)
+    perfs, _ = _cv_json(["cv", d / "train.txt", "--learner", "ranksvm", "--regparams",
+                         "0.1,1", "--cv", "lqo"], capsys)
+    np.testing.assert_allclose(perfs, expected, rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("name", list(FACES))

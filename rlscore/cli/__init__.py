@@ -204,6 +204,9 @@ def build_parser():
     cv.add_argument("--plot", metavar="PNG", help="also draw the CV measure against "
                     "regparam (log axis, the choice marked, a note when it lies on an "
                     "edge of the grid) into this PNG file (needs matplotlib)")
+    cv.add_argument("--format", choices=["text", "json"], default="text",
+                    help="text: a table (6 decimals); json: one object with the grid, "
+                         "the measure per regparam at full precision and the choice")
     cv.set_defaults(func=_cmd_cv)
 
     pr = sub.add_parser("predict", help="predict with a saved model", epilog=_EPILOG,

@@ -311,6 +311,17 @@ def _cmd_cv(args):
     how = ("validation-file" if sel.cv_name == "valid"
            else f"{sel.cv_name} cross-validation")
     per_query = " per query" if data.groups is not None and measure.per_query else ""
+    if getattr(args, "format", "text") == "json":
+        out = {"learner": spec.name, "kernel": args.kernel, "cv": sel.cv_name,
+               "measure": measure.name, "per_query": bool(per_query),
+               "higher_is_better": not measure.iserror,
+               "regparams": [float(g) for g in grid],
+               "cv_performances": [_json_value(v) for v in perfs],
+               "regparam": float(sel.regparam)}
+        sys.stdout.write(json.dumps(out) + "\n")
+        if getattr(args, "plot", None):
+            _plot(args.plot, grid, perfs, measure.name, sel.regparam)
+        return 0
     print(f"{spec.name}, {args.kernel} kernel, {how} on {data.X.shape[0]} examples, "
           f"{measure.name}{per_query} ({'lower' if measure.iserror else 'higher'} "
           f"is better)")
