@@ -418,12 +418,12 @@ def warn_unused_kwargs(kwargs, used, owner, stacklevel=3):
 
 #: Peak memory of each dense path, in m x m float64 matrices, measured with
 #: benchmarks/memory_peaks.py (peak RSS growth, Gaussian kernel, m = 2000 and 3000):
-#: one regparam -- K, its Cholesky factor, the kernel evaluation's temporary;
+#: one regparam -- K and its Cholesky factor (2.06 m^2 at m = 3000, 2.28 at 1500);
 #: regparam path -- K, eigenvectors V, the divide-and-conquer workspace;
 #: leave-one-out -- the path plus V * V and the m x p parts; leave-pair-out -- the path
 #: plus M = lambda G and its Gram temporaries; leave-query-out -- the rotated kernel,
 #: its decomposition and the per-query blocks.
-PEAK_MATRICES = {"one_lambda": 3.2, "lambda_path": 4.2, "loo": 5.3, "lpo": 8.7,
+PEAK_MATRICES = {"one_lambda": 2.2, "lambda_path": 4.2, "loo": 5.3, "lpo": 8.7,
                  "lqo": 5.8}
 #: The complete-data Kronecker solver: a * n1 n2 + b * (n1^2 + n2^2) float64 values
 #: (labels, their rotations and the result; each domain's kernel, eigenvectors and
