@@ -104,3 +104,15 @@ def test_evaluate_says_why_letor_ndcg_is_zero_on_short_queries(files, capsys):
     code, out, err = _run(["cv", good, "--learner", "query-rankrls", "--measure",
                            "ndcg@10", "--regparams", "1", "--cv", "lqo"], capsys)
     assert code == 0 and "fewer than 10 examples in" in err
+
+
+def test_undefined_kfold_measure_without_qids_is_a_data_error(tmp_path, capsys):
+    """rankrls on 5 examples without qids: the default 5-fold CV holds out single
+    examples, whose c-index is undefined (this was a traceback)."""
+    f = tmp_path / "noqid.txt"
+    f.write_text("1 1:1 2:1\n0 1:1 2:0\n2 1:0.5 2:3\n1 1:0.2 2:3\n-1 1:3 2:3\n")
+    code, _, err = _run(["cv", f, "--learner", "rankrls", "--regparams", "0.1,10"],
+                        capsys)
+    assert code == 1 and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("rlscore: error: ")
+    assert "undefined" in err

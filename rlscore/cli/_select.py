@@ -105,8 +105,8 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
             sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
         except UndefinedPerformance as exc:
             raise DataError(f"{args.train}: the {cv} estimate of {measure.name} is "
-                            f"undefined ({exc.value}; e.g. every query holds one example "
-                            f"or all labels are equal)") from None
+                            f"undefined ({exc.value}; e.g. folds or queries of a single "
+                            f"example, or all labels equal)") from None
     else:
         if cv == "kfold":
             try:
