@@ -108,6 +108,19 @@ exit status:
 """
 
 
+def _seed(text):
+    """argparse type of the seeds: an integer >= 0 (numpy's generators refuse negative
+    seeds), refused as a usage error naming the option."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") \
+            from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
 def _learner_help():
     return "; ".join(f"{n}: {s.help}" for n, s in LEARNERS.items())
 
@@ -136,7 +149,7 @@ def _add_training_options(p, need_output):
     p.add_argument("--bias", type=float, help="linear kernel: constant feature (RLS)")
     p.add_argument("--basis", type=int, metavar="N", help="train the kernel learner on "
                    "N Nystrom basis vectors (training rows drawn at random)")
-    p.add_argument("--basis-seed", type=int, metavar="S", help="seed of the basis "
+    p.add_argument("--basis-seed", type=_seed, metavar="S", help="seed of the basis "
                    "draw (default 0)")
     if need_output:
         p.add_argument("--regparam", metavar="VALUE", help="one regularization "
@@ -155,7 +168,7 @@ def _add_training_options(p, need_output):
                    help="--valid: allow features the training file does not have")
     p.add_argument("--folds", type=int, default=5, metavar="K", help="K for --cv kfold "
                    "(default 5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the K-fold split")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the K-fold split")
     p.add_argument("--measure", metavar="MEASURE",
                    help=f"selection measure: {MEASURE_HELP} (default: sqerror for rls, "
                         f"cindex for ranking; auc for rls --cv lpo)")
@@ -191,6 +204,9 @@ def build_parser():
     cv.add_argument("--plot", metavar="PNG", help="also draw the CV measure against "
                     "regparam (log axis, the choice marked, a note when it lies on an "
                     "edge of the grid) into this PNG file (needs matplotlib)")
+    cv.add_argument("--format", choices=["text", "json"], default="text",
+                    help="text: a table (6 decimals); json: one object with the grid, "
+                         "the measure per regparam at full precision and the choice")
     cv.set_defaults(func=_cmd_cv)
 
     pr = sub.add_parser("predict", help="predict with a saved model", epilog=_EPILOG,
@@ -231,7 +247,7 @@ def build_parser():
     ev.set_defaults(func=_cmd_evaluate)
 
     demo = sub.add_parser("demo", help="run the main job on the bundled heart sample")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the 10-fold split")
+    demo.add_argument("--seed", type=_seed, default=0, help="seed of the 10-fold split")
     demo.set_defaults(func=_demo)
     return parser
 
@@ -246,12 +262,16 @@ def _one_line(exc):
 
 def _data_errors():
     """Exceptions that mean a bad data or model file (exit 1): ValueError (ModelFileError,
-    DataError, parse errors), OSError (unreadable paths, corrupt gzip), and what the
-    decompressors raise on corrupt or truncated .gz/.bz2/.xz files."""
+    DataError, parse errors), OSError (unreadable paths, corrupt gzip), what the
+    decompressors raise on corrupt or truncated .gz/.bz2/.xz files, and a measure
+    undefined on the data (UndefinedPerformance)."""
     import lzma
     import zlib
+
+    from rlscore.measure import UndefinedPerformance
     return (ValueError, OSError, ArithmeticError, EOFError, zlib.error, lzma.LZMAError,
-            IndexError, KeyError, TypeError, UnicodeError, RecursionError)
+            IndexError, KeyError, TypeError, UnicodeError, RecursionError,
+            UndefinedPerformance)
 
 
 def _add_progress(p):

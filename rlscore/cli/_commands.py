@@ -77,6 +77,42 @@ def _measure(args, spec, cv):
     return specs[0]
 
 
+def _check_training_options(args):
+    """Values of ``fit`` / ``cv`` options refused before the data is read, also when
+    the command does not use them (``fit`` without a grid ignores ``--measure`` and
+    ``--folds``): a typo is a usage error, never silently dropped."""
+    if args.measure is not None:
+        if len(_usage(parse_measures, args.measure)) > 1:
+            raise UsageError("selection uses one --measure; give one (rlscore evaluate "
+                             "reports several)")
+    if args.folds < 2:
+        raise UsageError(f"--folds must be at least 2, got {args.folds}")
+    if args.regparams is not None:
+        _usage(parse_grid, args.regparams)
+    if getattr(args, "regparam", None) is not None:
+        _usage(parse_regparam, args.regparam)
+
+
+def _note_short_queries(args, specs, groups, m, fname):
+    """LETOR 4.0's NDCG@K scores a query with fewer than K documents 0 (the rule of its
+    evaluation script): say so on stderr when the file has such queries, so that a 0 is
+    not mistaken for a bad model."""
+    if getattr(args, "quiet", False):
+        return
+    sizes = np.array([m]) if groups is None else np.asarray(groups.sizes)
+    for s in specs:
+        if s.kind != "ndcg" or s.convention != "letor":
+            continue
+        short = int(np.count_nonzero(sizes < s.k))
+        if short:
+            what = ("the file (no qid:) has" if groups is None else
+                    f"{short} of {sizes.size} queries have")
+            note(f"note: {what} fewer than {s.k} examples in {fname}: {s.name} counts "
+                 f"{'it' if short == 1 else 'them'} as 0 under the LETOR 4.0 rules "
+                 f"(ndcg@{s.k}:standard or a cutoff of at most {int(sizes.min())} "
+                 f"scores {'it' if short == 1 else 'them'})")
+
+
 def _lambda_max(spec, data, kernel, kp, basis):
     if spec.lambda_max is None:
         return None
@@ -119,6 +155,8 @@ def _run_selection(args, data, spec):
     if cv == "lqo" and data.qids is None:
         raise UsageError(f"--cv lqo needs qid: fields in the training file {args.train}")
     measure = _measure(args, spec, cv)
+    if cv != "valid":
+        _note_short_queries(args, [measure], data.groups, data.X.shape[0], args.train)
     if getattr(args, "regparams", None) is not None:
         _usage(parse_grid, args.regparams)      # a bad grid is refused before any note
     if default_cv is not None:
@@ -159,6 +197,7 @@ def _zero_based(args):
 def _cmd_fit(args):
     from rlscore.model_io import save_model
     spec = LEARNERS[args.learner]
+    _check_training_options(args)
     data = load_training_data(args.train, _zero_based(args))
     _check_qids(args, data, spec)
     info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),
@@ -265,12 +304,24 @@ def _interval_lines(args, pred, meta, rows):
 
 def _cmd_cv(args):
     spec = LEARNERS[args.learner]
+    _check_training_options(args)
     data = load_training_data(args.train, _zero_based(args))
     _check_qids(args, data, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
     how = ("validation-file" if sel.cv_name == "valid"
            else f"{sel.cv_name} cross-validation")
     per_query = " per query" if data.groups is not None and measure.per_query else ""
+    if getattr(args, "format", "text") == "json":
+        out = {"learner": spec.name, "kernel": args.kernel, "cv": sel.cv_name,
+               "measure": measure.name, "per_query": bool(per_query),
+               "higher_is_better": not measure.iserror,
+               "regparams": [float(g) for g in grid],
+               "cv_performances": [_json_value(v) for v in perfs],
+               "regparam": float(sel.regparam)}
+        sys.stdout.write(json.dumps(out) + "\n")
+        if getattr(args, "plot", None):
+            _plot(args.plot, grid, perfs, measure.name, sel.regparam)
+        return 0
     print(f"{spec.name}, {args.kernel} kernel, {how} on {data.X.shape[0]} examples, "
           f"{measure.name}{per_query} ({'lower' if measure.iserror else 'higher'} "
           f"is better)")
@@ -391,6 +442,7 @@ def _cmd_evaluate(args):
         raise DataError(f"{args.data}: the file has {1 if y.ndim == 1 else y.shape[1]} "
                         f"label columns, the model predicts "
                         f"{1 if P.ndim == 1 else P.shape[1]}")
+    _note_short_queries(args, specs, rows.groups, y.shape[0], args.data)
     result = {}
     for s in specs:
         try:

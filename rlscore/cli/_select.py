@@ -100,7 +100,13 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
         raise UsageError("--cv lpo estimates the AUC / c-index; --measure must be auc or "
                          "cindex")
     if cv in spec.cv and not (cv == "kfold" and has_qids):
-        sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
+        from rlscore.measure import UndefinedPerformance
+        try:
+            sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
+        except UndefinedPerformance as exc:
+            raise DataError(f"{args.train}: the {cv} estimate of {measure.name} is "
+                            f"undefined ({exc.value}; e.g. folds or queries of a single "
+                            f"example, or all labels equal)") from None
     else:
         if cv == "kfold":
             try:
