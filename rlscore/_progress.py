@@ -24,11 +24,24 @@ import logging
 import sys
 import time
 
-__all__ = ["Progress", "logger", "progress", "stage", "verbosity", "is_verbose"]
+__all__ = ["Progress", "logger", "progress", "stage", "verbosity", "is_verbose",
+           "as_verbose_flag"]
 
 logger = logging.getLogger("rlscore")
 
 _VERBOSE = contextvars.ContextVar("rlscore_verbose", default=False)
+
+
+def as_verbose_flag(verbose, name="verbose"):
+    """``verbose`` as a bool: True/False (numpy bools too) or the integers 0/1; any
+    other value (a string such as "no", 2, a float) is refused with a TypeError
+    rather than read as true."""
+    import numpy as np
+    if isinstance(verbose, (bool, np.bool_)):
+        return bool(verbose)
+    if isinstance(verbose, (int, np.integer)) and verbose in (0, 1):
+        return bool(verbose)
+    raise TypeError(f"{name} must be True or False, got {verbose!r}")
 
 
 @contextlib.contextmanager
@@ -42,7 +55,7 @@ def verbosity(verbose):
     if verbose is None:
         yield
         return
-    token = _VERBOSE.set(bool(verbose))
+    token = _VERBOSE.set(as_verbose_flag(verbose))
     try:
         yield
     finally:
@@ -51,7 +64,7 @@ def verbosity(verbose):
 
 def is_verbose(verbose=None):
     """``verbose`` as a bool: the enclosing :func:`verbosity` when it is None."""
-    return _VERBOSE.get() if verbose is None else bool(verbose)
+    return _VERBOSE.get() if verbose is None else as_verbose_flag(verbose)
 
 
 def _format(info):

@@ -308,6 +308,14 @@ def test_zero_model_warns_with_lambda_max(query_data, tmp_path, capsys):
     code, _, err = _run(["fit", path, "-o", tmp_path / "m.npz", "--learner", "ranksvm",
                          "--regparam", "1e-3"], capsys)
     assert code == 0 and err == ""
+    # far below lambda_max float64 runs out: never a silent zero model
+    code, _, err = _run(["fit", path, "-o", tmp_path / "m.npz", "--learner", "ranksvm",
+                         "--regparam", "1e-20"], capsys)
+    if code == 0:
+        if np.all(load_model(tmp_path / "m.npz").W == 0):
+            assert "identically zero" in err and "float64 precision" in err
+    else:
+        assert code == 1 and "too small" in err and "Traceback" not in err
     # without --regparams the grid goes down from lambda_max
     code, out, err = _run(["cv", path, "--learner", "ranksvm", "--cv", "kfold"], capsys)
     assert code == 0 and f"lambda_max = {lmax:.6g}" in err

@@ -260,3 +260,19 @@ def test_every_estimator_has_verbose():
     for name in estimators.__all__:
         est = getattr(estimators, name)()
         assert est.get_params()["verbose"] is False, name
+
+
+@pytest.mark.parametrize("bad", ["no", "yes", 2, 0.5, [True]])
+def test_verbose_refuses_values_that_are_not_flags(bad):
+    """``verbose="no"`` must not switch progress on (bool("no") is True)."""
+    import numpy as np
+    from rlscore.estimators import KernelRLS
+    from rlscore.learner import RLS
+    X = np.random.default_rng(0).normal(size=(12, 3))
+    y = X[:, 0]
+    with pytest.raises(TypeError, match="verbose must be True or False"):
+        RLS(X, y, verbose=bad)
+    with pytest.raises(TypeError, match="verbose must be True or False"):
+        KernelRLS(verbose=bad).fit(X, y)
+    RLS(X, y, verbose=np.bool_(False))
+    KernelRLS(verbose=0).fit(X, y)

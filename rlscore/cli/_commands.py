@@ -183,7 +183,11 @@ def _warn_zero(spec, learner, data, kparams):
         return
     lmax = _lambda_max(spec, data, *kparams)
     msg = f"warning: the trained model is identically zero (regparam {learner.regparam:g})"
-    if lmax is not None:
+    if lmax is not None and learner.regparam < 1e-6 * lmax:
+        msg += (f"; lambda_max = {lmax:.6g} for this data, and a regparam this far below "
+                f"it leaves the solver without float64 precision: choose a regparam "
+                f"closer to lambda_max (e.g. lambda_max / 1000)")
+    elif lmax is not None:
         msg += (f"; lambda_max = {lmax:.6g} for this data (the norm of the loss "
                 f"subgradient at w = 0): regparams far above it give w = 0 within the "
                 f"solver's tolerance, choose one below it")

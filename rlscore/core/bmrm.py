@@ -339,6 +339,14 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
         alpha = bundle.alpha[:t]
         w_model = -(alpha @ bundle.A[:t]) / regparam
         D = float(alpha @ bundle.b[:t]) - 0.5 * regparam * float(w_model @ w_model)
+        if D > best_J + 1e-8 * max(1.0, abs(best_J), abs(D)):
+            # a dual value above a primal one is impossible: with a tiny regparam the
+            # dual, alpha^T b - ||A^T alpha||^2 / (2 regparam), cancels to noise
+            report.close(iterations=it, objective=best_J, converged=False)
+            raise ValueError(
+                f"regparam={regparam!r} is too small for the bundle method in float64: "
+                f"its lower bound ({D:.6g}) exceeds the objective ({best_J:.6g}), so the "
+                f"bound has lost all precision; use a larger regparam")
         lower = max(lower, D)
         gap = best_J - lower
         # plane bookkeeping

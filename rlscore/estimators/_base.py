@@ -154,7 +154,7 @@ def reports_progress(fit):
     otherwise they are only logged (logger ``"rlscore"``)."""
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
-        with verbosity(bool(getattr(self, "verbose", False))):
+        with verbosity(getattr(self, "verbose", False)):
             return fit(self, *args, **kwargs)
     return wrapper
 

@@ -8,7 +8,7 @@ import weakref
 import numpy as np
 
 from rlscore.core.representation import kernel_param_names
-from rlscore._progress import verbosity
+from rlscore._progress import as_verbose_flag, verbosity
 from rlscore._validation import warn_unused_kwargs
 
 
@@ -118,7 +118,7 @@ def reports_progress(init):
             verbose = bound.arguments.get("verbose", sig.parameters["verbose"].default)
         else:
             verbose = kwargs.pop("verbose", False)
-        self._verbose = bool(verbose)
+        self._verbose = as_verbose_flag(verbose)
         with verbosity(self._verbose):
             init(self, *args, **kwargs)
 

@@ -1025,3 +1025,21 @@ def test_squared_and_newton_bad_input(rng):
         risk.pairs.squared_hinge(np.ones(30), np.ones(2), np.empty(30))
     with pytest.raises(ValueError, match="shape"):
         risk.pairs.squared_hinge(np.ones(29), np.ones(1), np.empty(30))
+
+
+def test_hinge_regparam_too_small_for_float64_is_refused_not_a_zero_model():
+    """At regparam ~1e-20 the bundle method's dual bound cancels to noise and rose above
+    the objective, which passed as convergence and returned w = 0 silently; the
+    solver now refuses, naming regparam. A regparam the dual can carry still trains."""
+    from rlscore.estimators import RankSVM
+    from rlscore.learner import LinearRankSVM as LearnerRankSVM
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y = X @ np.array([1.0, -1.0, 0.5, 0.0]) + 0.3 * rng.normal(size=60)
+    q = np.repeat(np.arange(6), 10)
+    with pytest.raises(ValueError, match=r"regparam=1e-20 is too small"):
+        RankSVM(alpha=1e-20).fit(X, y, qid=q)
+    with pytest.raises(ValueError, match=r"regparam=1e-20 is too small"):
+        LearnerRankSVM(X, y, qids=q, regparam=1e-20)
+    ok = RankSVM(alpha=1e-8).fit(X, y, qid=q)
+    assert ok.converged_ and np.linalg.norm(ok.coef_) > 1.0
