@@ -46,6 +46,16 @@ def _encode(qids, m, name):
             if np.any(arr != np.round(arr)):
                 raise ValueError(f"{name} must be integer (or hashable) ids; got "
                                  "non-integral floats")
+        if n > 1:
+            # the usual layout (LETOR files, sorted ids): each query one contiguous run,
+            # runs in increasing id order -- codes by one pass, no sort
+            change = arr[1:] != arr[:-1]
+            starts = np.concatenate(([0], np.flatnonzero(change) + 1))
+            ids = arr[starts]
+            if ids.shape[0] == 1 or np.all(ids[1:] > ids[:-1]):
+                codes = np.zeros(n, dtype=np.intp)
+                np.cumsum(change, out=codes[1:])
+                return codes, int(ids.shape[0]), ids
         uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")
         rank = np.empty(uniq.shape[0], dtype=np.intp)

@@ -12,6 +12,10 @@ def _brute_codes(qids):
 @pytest.mark.parametrize("qids", [
     [3, 1, 3, 2, 1, 1], ["b", "a", "b", "c"], np.array([5.0, 5.0, -1.0, 7.0]),
     np.array([[2], [2], [9]]),
+    # contiguous runs in increasing order (the one-pass path), and near misses of it
+    np.array([1, 1, 2, 2, 2, 7]), np.array([4]), np.array([4, 4, 4]),
+    np.array([1.0, 1.0, 3.0]), np.array([1, 1, 2, 1]), np.array([2, 2, 1, 1]),
+    np.array([0, 0, 5, 5, 3]),
 ])
 def test_codes_sizes_members_match_first_appearance(qids):
     flat = np.asarray(qids).ravel().tolist()
@@ -125,3 +129,17 @@ def test_sparse_sum_whole_and_pickle():
     h = pickle.loads(pickle.dumps(g))
     np.testing.assert_array_equal(h.codes, g.codes)
     assert [r.tolist() for r in h.split()] == [[0, 2], [1], [3]]
+
+
+def test_contiguous_sorted_ids_equal_the_general_encoding():
+    """The one-pass encoding of sorted contiguous query ids gives what first-appearance
+    codes by hand give, on random layouts (sorted, shuffled, runs out of order)."""
+    rng = np.random.default_rng(3)
+    for t in range(300):
+        n = int(rng.integers(1, 40))
+        ids = rng.integers(-3, 8, n)
+        qids = [np.sort(ids), ids, np.repeat(rng.permutation(6), 3)][t % 3]
+        codes, table = _brute_codes(qids.tolist())
+        g = QueryGroups.from_qids(qids)
+        np.testing.assert_array_equal(g.codes, codes)
+        assert list(g.ids) == list(table) and g.ids.dtype == qids.dtype
