@@ -28,7 +28,7 @@ from rlscore.measure import cindex
 
 SETTINGS = ("A: new pairs", "B: new drugs", "C: new targets", "D: both new")
 GRID = (0.01, 0.1, 1.0)
-SOLVER = {"tol": 1e-4, "maxiter": 100}
+SOLVER = {"tol": 1e-4, "maxiter": 2000}
 
 
 # --- kernels -------------------------------------------------------------------------
