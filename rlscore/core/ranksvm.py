@@ -458,7 +458,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
                   tol=1e-3, max_iter=None, normalize="pairs", seed=0, callback=None,
                   loss="hinge", solver=None):
     """Choose regparam by K-fold cross-validation (folds of whole queries), then train
-    on all the data: :class:`rlscore.core.selection.RefitCV` and
+    on all the data: :class:`rlscore.core.selection_holdout.RefitCV` and
     :func:`rlscore.core.selection.grid_search` with one RankSVM path per fold.
 
     Parameters
@@ -489,7 +489,8 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     K (folds) x n_regparams RankSVM trainings on (K - 1) / K of the data, each
     O(iterations (m log m + nnz)); warm starts cut the iterations along the path.
     """
-    from rlscore.core.selection import RefitCV, grid_search
+    from rlscore.core.selection import grid_search
+    from rlscore.core.selection_holdout import RefitCV
     from rlscore.measure import cindex
 
     loss, solver = check_loss_solver(loss, solver)

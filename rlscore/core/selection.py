@@ -3,8 +3,9 @@
 Every face (:mod:`rlscore.learner`'s selection wrappers, :mod:`rlscore.estimators`'
 ``*CV`` estimators, :mod:`rlscore.distributed`, RLScore's
 :func:`rlscore.utilities.cross_validation.grid_search`) builds one of the
-cross-validators below and hands it to :func:`grid_search`; no module but this one and
-:mod:`rlscore.core.selection_holdout` loops over folds or over a regularization grid.
+cross-validators below (or of :mod:`rlscore.core.selection_holdout`, which builds on
+this module) and hands it to :func:`grid_search`; no module but these two loops over
+folds or over a regularization grid.
 
 A cross-validator follows RLScore's protocol: attributes ``rls`` (the model, with
 ``solve(lambda)``; None when the cross-validator refits per fold itself) and ``measure``
@@ -28,7 +29,8 @@ model's current lambda; an optional ``prepare(grid)`` is given the whole grid fi
                           for NfoldCV, PooledQueryCV or ValidationCV without a shortcut
 ========================  ============================================================
 
-The last four live in :mod:`rlscore.core.selection_holdout` and are re-exported here.
+The last four live in :mod:`rlscore.core.selection_holdout` (import them from there: it
+builds on this module, which does not import it back).
 
 With query groups (:class:`rlscore.core.groups.QueryGroups`) every estimate is
 per query: a fold's performance is :func:`query_score`, the mean over its queries.
@@ -40,11 +42,9 @@ import warnings
 import numpy as np
 
 from rlscore._progress import progress
-from rlscore.core.selection_holdout import PooledQueryCV, RefitCV, RefitModel, ValidationCV
 
 __all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score", "LOOCV",
-           "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "RefitCV",
-           "PooledQueryCV", "ValidationCV", "RefitModel", "lpo_pairs",
+           "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "lpo_pairs",
            "lpo_ranking_accuracy", "EdgeOfGridWarning"]
 
 DEFAULT_REGPARAMS = [2 ** x for x in range(-15, 16)]

@@ -15,8 +15,8 @@ shortcut:
 :class:`RefitCV`         any (train, test) splits, one model trained per split
 =======================  ==============================================================
 
-Each follows the cross-validator protocol of :func:`rlscore.core.selection.grid_search`
-and is re-exported by :mod:`rlscore.core.selection`, the one home of model selection.
+Each follows the cross-validator protocol of :func:`rlscore.core.selection.grid_search`;
+this module builds on :mod:`rlscore.core.selection` (which does not import it back).
 The fold loop is :meth:`rlscore.core.selection.NfoldCV.predictions`, the per-query score
 :func:`rlscore.core.selection.query_score`, the query structure a
 :class:`rlscore.core.groups.QueryGroups`.
@@ -26,7 +26,8 @@ without each fold) by 4-fold cross-validation over whole queries, NDCG@5 per que
 
     import numpy as np
     from rlscore.core.groups import QueryGroups
-    from rlscore.core.selection import PooledQueryCV, RefitModel, grid_search
+    from rlscore.core.selection import grid_search
+    from rlscore.core.selection_holdout import PooledQueryCV, RefitModel
     from rlscore.learner import LinearRankSVM
     from rlscore.measure import ndcg
 
@@ -53,6 +54,7 @@ import numpy as np
 from rlscore._groups import as_query_groups
 from rlscore._validation import as_index_array
 from rlscore.measure import UndefinedPerformance
+from rlscore.core.selection import NfoldCV, _score, query_score
 
 __all__ = ["PooledQueryCV", "ValidationCV", "RefitModel", "RefitCV"]
 
@@ -226,7 +228,6 @@ class PooledQueryCV:
     """
 
     def __init__(self, rls, measure, groups, folds=None, Y=None):
-        from rlscore.core.selection import NfoldCV
         self.rls = rls
         self.measure = measure
         self.Y = rls.Y if Y is None else Y
@@ -250,7 +251,6 @@ class PooledQueryCV:
         self._nfold = NfoldCV(rls, measure, self.folds)
 
     def cv(self, regparam):
-        from rlscore.core.selection import query_score
         m = self.Y.shape[0]
         P = None
         for fold, Pf in zip(self.folds, self._nfold.predictions()):
@@ -313,7 +313,6 @@ class ValidationCV:
         self.predict = predict
 
     def cv(self, regparam):
-        from rlscore.core.selection import _score
         predictor = self.rls.predictor
         if self.predict is None:
             P = np.asarray(predictor.predict(self.X), dtype=np.float64)
@@ -378,7 +377,6 @@ class RefitCV:
         return [None if f is None else f(value) for f in self._fitted]
 
     def cv(self, value):
-        from rlscore.core.selection import _score
         preds = self._cache.pop(float(value), None)
         if preds is None:
             preds = self._predict(value)

@@ -19,7 +19,8 @@ from sklearn.model_selection import GroupKFold
 from rlscore import measure as _measures
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls_pairs import RankLPOCV
-from rlscore.core.selection import LQOCV, QueryLPOCV, RefitCV
+from rlscore.core.selection import LQOCV, QueryLPOCV
+from rlscore.core.selection_holdout import RefitCV
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
                                       ranking_score, reports_progress, resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,

@@ -13,8 +13,8 @@ import pytest
 from rlscore.core.groups import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.rls import RLSModel
-from rlscore.core.selection import (EdgeOfGridWarning, NfoldCV, PooledQueryCV,
-                                    RefitModel, ValidationCV, grid_search)
+from rlscore.core.selection import EdgeOfGridWarning, NfoldCV, grid_search
+from rlscore.core.selection_holdout import PooledQueryCV, RefitModel, ValidationCV
 from rlscore.learner import LinearRankSVM
 from rlscore.measure import UndefinedPerformance, cindex, ndcg, sqerror
 
