@@ -127,3 +127,66 @@ def test_the_checker_sees_a_violation(tmp_path, monkeypatch):
     bad = _violations()
     assert any("upward import kernel -> core" in b for b in bad)
     assert any("private name" in b for b in bad)
+
+
+def _module_graph():
+    """module -> the rlscore modules it imports (at any level of the file, functions
+    included), packages' ``__init__`` left out: a package face importing its own modules
+    is how a package is built, not a cycle."""
+    names = {name for _, name in _modules()}
+    graph = {}
+    for path, name in _modules():
+        if path.name == "__init__.py":
+            continue
+        targets = set()
+        for _, module, imported in _imports(path, name):
+            for cand in [module] + [f"{module}.{n}" for n in (imported or [])]:
+                if cand in names and cand != name and not (
+                        PKG.parent / (cand.replace(".", "/") + "/__init__.py")).exists():
+                    targets.add(cand)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph):
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles_between_modules():
+    """No two modules need each other, not even through an import inside a function:
+    one of them is the lower one (the package faces excepted)."""
+    cycles = _cycles(_module_graph())
+    assert not cycles, cycles
+
+
+def test_the_cycle_check_sees_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
