@@ -62,40 +62,52 @@ cdef inline uint64_t _key(double x) noexcept nogil:
     return u | (<uint64_t> 1 << 63)
 
 
-cdef inline unsigned int _digit(const _item_t *a, Py_ssize_t i, int b) noexcept nogil:
-    # byte b (0 = least significant) of the sort key: the value itself, or the label
-    # key of a record
+cdef inline uint64_t _sortkey(const _item_t *a, Py_ssize_t i) noexcept nogil:
+    # the sort key: the value itself, or the label key of a record
     if _item_t is uint64_t:
-        return (a[i] >> (8 * b)) & 0xFF
+        return a[i]
     else:
-        return (a[i].y >> (8 * b)) & 0xFF
+        return a[i].y
 
 
 cdef void _radix_sort(_item_t *a, _item_t *buf, Py_ssize_t n, int nbytes) noexcept nogil:
     """Stable LSD radix sort of a[0:n] on its nbytes (<= 8) low key bytes; buf has room
-    for n items. Passes whose byte is constant are skipped."""
+    for n items. Only the bytes that differ between the keys get a histogram and a
+    pass (small integer or tied labels: two)."""
     cdef Py_ssize_t count[8][256]
+    cdef int shift[8]
     cdef Py_ssize_t i, s, t
-    cdef int b, d
+    cdef int b, d, v, nv = 0
+    cdef uint64_t k, k0, diff = 0
     cdef _item_t *src = a
     cdef _item_t *dst = buf
     cdef _item_t *tmp
-    memset(count, 0, sizeof(count))
-    for i in range(n):
-        for b in range(nbytes):
-            count[b][_digit(a, i, b)] += 1
+    if n < 2:
+        return
+    k0 = _sortkey(a, 0)
+    for i in range(1, n):
+        diff |= _sortkey(a, i) ^ k0
     for b in range(nbytes):
-        if count[b][_digit(a, 0, b)] == n:
-            continue
+        if (diff >> (8 * b)) & 0xFF:
+            shift[nv] = 8 * b
+            nv += 1
+    if nv == 0:
+        return
+    memset(count, 0, nv * sizeof(count[0]))
+    for i in range(n):
+        k = _sortkey(a, i)
+        for v in range(nv):
+            count[v][(k >> shift[v]) & 0xFF] += 1
+    for v in range(nv):
         s = 0
         for d in range(256):
-            t = count[b][d]
-            count[b][d] = s
+            t = count[v][d]
+            count[v][d] = s
             s += t
         for i in range(n):
-            d = _digit(src, i, b)
-            dst[count[b][d]] = src[i]
-            count[b][d] += 1
+            d = (_sortkey(src, i) >> shift[v]) & 0xFF
+            dst[count[v][d]] = src[i]
+            count[v][d] += 1
         tmp = src
         src = dst
         dst = tmp
