@@ -11,10 +11,15 @@ per group the number of pairs, of concordant pairs, of pairs tied in the predict
 Method (the merge-sort count of Knight 1966, "A computer method for calculating
 Kendall's tau with ungrouped data", adapted to label ties):
 
-1. Sort the items by (group, y): an LSD radix sort on order-preserving 64-bit keys of
-   the labels (byte passes whose digit is the same for every item are skipped: small
-   integer or tied labels cost two passes), then one stable counting-sort pass by
-   group; inside every run of equal labels sort the predictions (insertion sort for
+1. Sort the items by (group, y). When the group codes are nondecreasing (every group
+   one contiguous block, as in query files, or a single group), each group is sorted
+   by label on its own in buffers the size of the largest group: insertion sort up to
+   16 items per key byte that varies in the group (32 for small integer labels), else
+   an LSD radix sort on order-preserving 64-bit keys of the labels (byte passes whose
+   digit is the same for every item are skipped: small integer or tied labels cost
+   two passes). Otherwise all items are radix-sorted by label, then
+   by group in one stable counting-sort pass. The order inside a run of equal labels
+   is irrelevant: inside every such run sort the predictions (insertion sort for
    short runs, the same radix sort for long ones).
 2. In that order, a discordant pair is exactly a strict inversion of the predictions
    (within a label run the predictions ascend, so equal labels contribute none): a
@@ -58,40 +63,52 @@ cdef inline uint64_t _key(double x) noexcept nogil:
     return u | (<uint64_t> 1 << 63)
 
 
-cdef inline unsigned int _digit(const _item_t *a, Py_ssize_t i, int b) noexcept nogil:
-    # byte b (0 = least significant) of the sort key: the value itself, or the label
-    # key of a record
+cdef inline uint64_t _sortkey(const _item_t *a, Py_ssize_t i) noexcept nogil:
+    # the sort key: the value itself, or the label key of a record
     if _item_t is uint64_t:
-        return (a[i] >> (8 * b)) & 0xFF
+        return a[i]
     else:
-        return (a[i].y >> (8 * b)) & 0xFF
+        return a[i].y
 
 
 cdef void _radix_sort(_item_t *a, _item_t *buf, Py_ssize_t n, int nbytes) noexcept nogil:
     """Stable LSD radix sort of a[0:n] on its nbytes (<= 8) low key bytes; buf has room
-    for n items. Passes whose byte is constant are skipped."""
+    for n items. Only the bytes that differ between the keys get a histogram and a
+    pass (small integer or tied labels: two)."""
     cdef Py_ssize_t count[8][256]
+    cdef int shift[8]
     cdef Py_ssize_t i, s, t
-    cdef int b, d
+    cdef int b, d, v, nv = 0
+    cdef uint64_t k, k0, diff = 0
     cdef _item_t *src = a
     cdef _item_t *dst = buf
     cdef _item_t *tmp
-    memset(count, 0, sizeof(count))
-    for i in range(n):
-        for b in range(nbytes):
-            count[b][_digit(a, i, b)] += 1
+    if n < 2:
+        return
+    k0 = _sortkey(a, 0)
+    for i in range(1, n):
+        diff |= _sortkey(a, i) ^ k0
     for b in range(nbytes):
-        if count[b][_digit(a, 0, b)] == n:
-            continue
+        if (diff >> (8 * b)) & 0xFF:
+            shift[nv] = 8 * b
+            nv += 1
+    if nv == 0:
+        return
+    memset(count, 0, nv * sizeof(count[0]))
+    for i in range(n):
+        k = _sortkey(a, i)
+        for v in range(nv):
+            count[v][(k >> shift[v]) & 0xFF] += 1
+    for v in range(nv):
         s = 0
         for d in range(256):
-            t = count[b][d]
-            count[b][d] = s
+            t = count[v][d]
+            count[v][d] = s
             s += t
         for i in range(n):
-            d = _digit(src, i, b)
-            dst[count[b][d]] = src[i]
-            count[b][d] += 1
+            d = (_sortkey(src, i) >> shift[v]) & 0xFF
+            dst[count[v][d]] = src[i]
+            count[v][d] += 1
         tmp = src
         src = dst
         dst = tmp
@@ -115,6 +132,30 @@ cdef void _group_sort(_Rec *a, _Rec *buf, Py_ssize_t *count, Py_ssize_t n,
         buf[count[a[i].g]] = a[i]
         count[a[i].g] += 1
     memcpy(a, buf, n * sizeof(_Rec))
+
+
+cdef void _insertion_sort_y(_Rec *a, Py_ssize_t n) noexcept nogil:
+    """Sort a[0:n] by label key (insertion sort, for short groups; not stable in the
+    predictions, which are sorted inside every label run afterwards)."""
+    cdef Py_ssize_t i, k
+    cdef _Rec x
+    for i in range(1, n):
+        if a[i - 1].y <= a[i].y:
+            continue
+        x = a[i]
+        k = i
+        while k > 0 and a[k - 1].y > x.y:
+            a[k] = a[k - 1]
+            k -= 1
+        a[k] = x
+
+
+cdef enum:
+    # a group of n items whose label keys differ in nv bytes is radix-sorted when
+    # n > _RADIX_PER_BYTE * nv (nv passes of n) and insertion-sorted otherwise (about
+    # n^2 / 4 moves); measured crossovers: ~35 items for small integer labels (2 bytes
+    # vary), ~130 for continuous ones (8 bytes)
+    _RADIX_PER_BYTE = 16
 
 
 cdef int64_t _sort_count(uint64_t *a, uint64_t *buf, Py_ssize_t *bounds,
@@ -209,6 +250,36 @@ cdef inline int64_t _tied_pairs(const uint64_t *a, Py_ssize_t n) noexcept nogil:
     return t
 
 
+cdef void _count_group(const _Rec *rec, uint64_t *pk, uint64_t *pbuf, Py_ssize_t *bounds,
+                       Py_ssize_t n, int64_t *res) noexcept nogil:
+    """Counts of one group whose records rec[0:n] are sorted by label (in any order
+    inside a label run); pk[0:n] holds their prediction keys in that order and is
+    sorted on return. res receives (pairs, concordant, prediction ties, all
+    prediction-tied pairs)."""
+    cdef Py_ssize_t r = 0, s
+    cdef int64_t sumsq = 0, tsame = 0, pairs, inv, tall
+    # label runs: pair count; predictions sorted inside every run
+    while r < n:
+        s = r + 1
+        while s < n and rec[s].y == rec[r].y:
+            s += 1
+        sumsq += <int64_t> (s - r) * (s - r)
+        if s - r > 1:
+            if s - r > 64:
+                _radix_sort(pk + r, pbuf, s - r, 8)
+            else:
+                _sort_count(pk + r, pbuf, bounds, s - r)
+            tsame += _tied_pairs(pk + r, s - r)
+        r = s
+    pairs = (<int64_t> n * n - sumsq) // 2
+    inv = _sort_count(pk, pbuf, bounds, n)
+    tall = _tied_pairs(pk, n)
+    res[0] = pairs
+    res[1] = pairs - inv - (tall - tsame)
+    res[2] = tall - tsame
+    res[3] = tall
+
+
 def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_groups,
                 long long[:, ::1] out, long long[::1] pties):
     """Count ranked pairs per group.
@@ -227,19 +298,26 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
 
     Notes
     -----
-    O(n log n) time (radix sort by group and label, a merge-sort inversion count of the
-    predictions), O(n) memory. Raises ValueError on inconsistent arguments.
+    O(n log n) time, O(n) memory. When the group codes are nondecreasing (every
+    group one contiguous block, the usual layout of query files) each group is sorted
+    by label on its own, in buffers the size of the largest group (cache-resident for
+    per-query data); otherwise all items are radix-sorted by label, then stably by
+    group. Then a merge-sort inversion count of the predictions per group. Raises
+    ValueError on inconsistent arguments.
     """
-    cdef Py_ssize_t n = y.shape[0], i, a, b, r, s, g
+    cdef Py_ssize_t n = y.shape[0], i, a, b, g, ng, maxg, run = 0
     cdef const Py_ssize_t[::1] gv
     cdef bint grouped = groups is not None
+    cdef bint local = True          # nondecreasing codes: sort each group on its own
     cdef _Rec *rec = NULL
     cdef _Rec *rbuf = NULL
     cdef uint64_t *pk = NULL
     cdef uint64_t *pbuf = NULL
     cdef Py_ssize_t *bounds = NULL
     cdef Py_ssize_t *gcount = NULL
-    cdef int64_t pairs, sumsq, inv, tsame, tall
+    cdef int64_t res[4]
+    cdef uint64_t diff
+    cdef int nv
     if p.shape[0] != n:
         raise ValueError(f"y and p differ in length ({n} and {p.shape[0]})")
     if n_groups < 1 or n_groups >= (<Py_ssize_t> 1 << 32) or (not grouped and n_groups != 1):
@@ -247,70 +325,97 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
                          f"{n_groups}")
     if out.shape[0] != n_groups or out.shape[1] != 3 or pties.shape[0] != n_groups:
         raise ValueError(f"out must have shape ({n_groups}, 3) and pties ({n_groups},)")
-    gv = np.ascontiguousarray(groups if grouped else np.zeros(n, dtype=np.intp),
-                              dtype=np.intp)
     if grouped:
+        gv = np.ascontiguousarray(groups, dtype=np.intp)
         if gv.shape[0] != n:
             raise ValueError(f"groups must have length {n}, got {gv.shape[0]}")
+    maxg = n
+    if grouped:
+        maxg = 0
     for i in range(n):
         if not (isfinite(y[i]) and isfinite(p[i])):
             raise ValueError("y and p must be finite")
-        if grouped and not (0 <= gv[i] < n_groups):
-            raise ValueError(f"group codes must lie in 0 .. {n_groups - 1}")
+        if grouped:
+            if not (0 <= gv[i] < n_groups):
+                raise ValueError(f"group codes must lie in 0 .. {n_groups - 1}")
+            if i > 0 and gv[i] != gv[i - 1]:
+                if gv[i] < gv[i - 1]:
+                    local = False
+                run = 0
+            run += 1
+            if run > maxg:
+                maxg = run
     out[:, :] = 0
     pties[:] = 0
     if n == 0:
         return
+    if not local:
+        maxg = n
     try:
-        rec = <_Rec *> malloc(n * sizeof(_Rec))
-        rbuf = <_Rec *> malloc(n * sizeof(_Rec))
-        pk = <uint64_t *> malloc(n * sizeof(uint64_t))
-        pbuf = <uint64_t *> malloc(n * sizeof(uint64_t))
-        bounds = <Py_ssize_t *> malloc((n // 32 + 2) * sizeof(Py_ssize_t))
+        rec = <_Rec *> malloc(maxg * sizeof(_Rec))
+        rbuf = <_Rec *> malloc(maxg * sizeof(_Rec))
+        pk = <uint64_t *> malloc(maxg * sizeof(uint64_t))
+        pbuf = <uint64_t *> malloc(maxg * sizeof(uint64_t))
+        bounds = <Py_ssize_t *> malloc((maxg // 32 + 2) * sizeof(Py_ssize_t))
         gcount = <Py_ssize_t *> malloc((n_groups + 1) * sizeof(Py_ssize_t))
         if (rec == NULL or rbuf == NULL or pk == NULL or pbuf == NULL or bounds == NULL
                 or gcount == NULL):
             raise MemoryError()
         with nogil:
-            for i in range(n):
-                rec[i].y = _key(y[i])
-                rec[i].p = _key(p[i])
-                rec[i].g = <uint32_t> gv[i]
-            _radix_sort(rec, rbuf, n, 8)
-            if grouped:
+            if local:
+                a = 0
+                while a < n:
+                    b = n
+                    g = 0
+                    if grouped:
+                        g = gv[a]
+                        b = a + 1
+                        while b < n and gv[b] == g:
+                            b += 1
+                    ng = b - a
+                    diff = 0
+                    for i in range(ng):
+                        rec[i].y = _key(y[a + i])
+                        rec[i].p = _key(p[a + i])
+                        diff |= rec[i].y ^ rec[0].y
+                    nv = 0
+                    while diff:
+                        nv += (diff & 0xFF) != 0
+                        diff >>= 8
+                    if ng > _RADIX_PER_BYTE * nv:
+                        if nv:                  # else all labels are equal
+                            _radix_sort(rec, rbuf, ng, 8)
+                    else:
+                        _insertion_sort_y(rec, ng)
+                    for i in range(ng):
+                        pk[i] = rec[i].p
+                    _count_group(rec, pk, pbuf, bounds, ng, res)
+                    out[g, 0] = res[0]
+                    out[g, 1] = res[1]
+                    out[g, 2] = res[2]
+                    pties[g] = res[3]
+                    a = b
+            else:
+                for i in range(n):
+                    rec[i].y = _key(y[i])
+                    rec[i].p = _key(p[i])
+                    rec[i].g = <uint32_t> gv[i]
+                _radix_sort(rec, rbuf, n, 8)
                 _group_sort(rec, rbuf, gcount, n, n_groups)
-            for i in range(n):
-                pk[i] = rec[i].p
-            a = 0
-            while a < n:
-                g = rec[a].g
-                b = a + 1
-                while b < n and rec[b].g == g:
-                    b += 1
-                # label runs of the group: pair count, predictions sorted inside
-                sumsq = 0
-                tsame = 0
-                r = a
-                while r < b:
-                    s = r + 1
-                    while s < b and rec[s].y == rec[r].y:
-                        s += 1
-                    sumsq += <int64_t> (s - r) * (s - r)
-                    if s - r > 1:
-                        if s - r > 64:
-                            _radix_sort(pk + r, pbuf, s - r, 8)
-                        else:
-                            _sort_count(pk + r, pbuf, bounds, s - r)
-                        tsame += _tied_pairs(pk + r, s - r)
-                    r = s
-                pairs = (<int64_t> (b - a) * (b - a) - sumsq) // 2
-                inv = _sort_count(pk + a, pbuf, bounds, b - a)
-                tall = _tied_pairs(pk + a, b - a)
-                out[g, 0] = pairs
-                out[g, 1] = pairs - inv - (tall - tsame)
-                out[g, 2] = tall - tsame
-                pties[g] = tall
-                a = b
+                for i in range(n):
+                    pk[i] = rec[i].p
+                a = 0
+                while a < n:
+                    g = rec[a].g
+                    b = a + 1
+                    while b < n and rec[b].g == g:
+                        b += 1
+                    _count_group(rec + a, pk + a, pbuf, bounds, b - a, res)
+                    out[g, 0] = res[0]
+                    out[g, 1] = res[1]
+                    out[g, 2] = res[2]
+                    pties[g] = res[3]
+                    a = b
     finally:
         free(rec)
         free(rbuf)

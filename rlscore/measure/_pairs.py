@@ -1,7 +1,8 @@
 """Grouped pair counting for the pairwise measures (c-index, AUC, Kendall tau-b).
 
-Wraps the compiled kernel :func:`rlscore._ext._concordance.pair_counts` (one radix sort
-by group and label, one merge-sort count of the predictions; it checks its arguments).
+Wraps the compiled kernel :func:`rlscore._ext._concordance.pair_counts` (a sort by group
+and label -- group by group when the groups are contiguous blocks, as query files are --
+and one merge-sort count of the predictions; it checks its arguments).
 """
 
 import numpy as np
@@ -45,8 +46,9 @@ def grouped_pair_counts(Y, P, codes=None, nq=1, prediction_ties=False):
 
     Notes
     -----
-    O(n log n) time for n = m*l entries, O(n) memory: one radix sort by (cell, label)
-    and a merge-sort count of the discordant pairs in the compiled kernel. Ties of
+    O(n log n) time for n = m*l entries, O(n) memory: a sort by (cell, label) and a
+    merge-sort count of the discordant pairs in the compiled kernel; with contiguous
+    query blocks (nondecreasing codes) every cell is sorted on its own, in cache. Ties of
     either kind cost nothing extra.
     """
     m, l = Y.shape

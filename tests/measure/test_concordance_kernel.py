@@ -55,6 +55,53 @@ def test_pair_counts_against_brute_force(data, grouped):
     np.testing.assert_array_equal(pt, ref_pt)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 90).flatmap(lambda n: st.tuples(
+    st.lists(st.one_of(TIED, REAL), min_size=n, max_size=n),
+    st.lists(VALUES, min_size=n, max_size=n),
+    st.lists(st.integers(0, 3), min_size=n, max_size=n))))
+def test_pair_counts_contiguous_groups_against_brute_force(data):
+    # nondecreasing codes take the per-group path (each block sorted on its own)
+    y, p, g = (np.array(v, dtype=float) for v in data)
+    g = np.sort(g).astype(np.intp)
+    out, pt = run(y, p, g, 4)
+    ref, ref_pt = brute(y, p, g, 4)
+    np.testing.assert_array_equal(out, ref)
+    np.testing.assert_array_equal(pt, ref_pt)
+
+
+@pytest.mark.parametrize("labels", ["graded", "continuous"])
+def test_contiguous_path_equals_shuffled_codes_and_brute_force(labels, rng):
+    # group sizes around the insertion/radix thresholds of the per-group sort (16 items
+    # per varying key byte: 32 for small integer labels, up to 128 for continuous ones);
+    # an empty code (3); a group whose labels are all equal (7); tied labels and
+    # predictions
+    sizes = {0: 1, 1: 2, 2: 63, 4: 64, 5: 65, 6: 200, 7: 80, 8: 31, 9: 32, 10: 33,
+             11: 127, 12: 128, 13: 129, 14: 3}
+    g = np.concatenate([np.full(s, c, np.intp) for c, s in sizes.items()])
+    n, G = g.size, 15
+    if labels == "graded":
+        y = rng.integers(0, 4, n).astype(float)
+    else:
+        y = rng.standard_normal(n)
+    y[g == 7] = 2.0
+    p = np.where(rng.random(n) < 0.5, rng.integers(0, 6, n).astype(float),
+                 rng.standard_normal(n))
+    out, pt = run(y, p, g, G)
+    ref, ref_pt = brute(y, p, g, G)
+    np.testing.assert_array_equal(out, ref)
+    np.testing.assert_array_equal(pt, ref_pt)
+    assert ref[7, 0] == 0 and ref[3].tolist() == [0, 0, 0] and ref[6, 2] > 0
+    perm = rng.permutation(n)
+    assert np.any(np.diff(g[perm]) < 0)          # the general (global sort) path
+    out2, pt2 = run(y[perm], p[perm], g[perm], G)
+    np.testing.assert_array_equal(out2, out)
+    np.testing.assert_array_equal(pt2, pt)
+    # the same per-query values, averaged in another query order
+    assert query_cindex(y[perm], p[perm], g[perm]) == pytest.approx(
+        query_cindex(y, p, g), rel=1e-14)
+
+
 @pytest.mark.parametrize("case", ["continuous_y_integer_p", "tied_both", "no_ties"])
 def test_large_runs_use_the_radix_path(case, rng):
     # label runs longer than 64 are sorted by the radix sort, shorter ones by insertion
