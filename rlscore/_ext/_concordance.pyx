@@ -251,11 +251,12 @@ cdef inline int64_t _tied_pairs(const uint64_t *a, Py_ssize_t n) noexcept nogil:
 
 
 cdef void _count_group(const _Rec *rec, uint64_t *pk, uint64_t *pbuf, Py_ssize_t *bounds,
-                       Py_ssize_t n, int64_t *res) noexcept nogil:
+                       Py_ssize_t n, int64_t *row, int64_t *ptie) noexcept nogil:
     """Counts of one group whose records rec[0:n] are sorted by label (in any order
     inside a label run); pk[0:n] holds their prediction keys in that order and is
-    sorted on return. res receives (pairs, concordant, prediction ties, all
-    prediction-tied pairs)."""
+    sorted on return. row[0:3] receives (pairs, concordant, prediction ties) and *ptie
+    the number of all prediction-tied pairs (the group's entries of pair_counts'
+    ``out`` and ``pties``)."""
     cdef Py_ssize_t r = 0, s
     cdef int64_t sumsq = 0, tsame = 0, pairs, inv, tall
     # label runs: pair count; predictions sorted inside every run
@@ -274,10 +275,10 @@ cdef void _count_group(const _Rec *rec, uint64_t *pk, uint64_t *pbuf, Py_ssize_t
     pairs = (<int64_t> n * n - sumsq) // 2
     inv = _sort_count(pk, pbuf, bounds, n)
     tall = _tied_pairs(pk, n)
-    res[0] = pairs
-    res[1] = pairs - inv - (tall - tsame)
-    res[2] = tall - tsame
-    res[3] = tall
+    row[0] = pairs
+    row[1] = pairs - inv - (tall - tsame)
+    row[2] = tall - tsame
+    ptie[0] = tall
 
 
 def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_groups,
@@ -315,7 +316,6 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
     cdef uint64_t *pbuf = NULL
     cdef Py_ssize_t *bounds = NULL
     cdef Py_ssize_t *gcount = NULL
-    cdef int64_t res[4]
     cdef uint64_t diff
     cdef int nv
     if p.shape[0] != n:
@@ -389,11 +389,8 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
                         _insertion_sort_y(rec, ng)
                     for i in range(ng):
                         pk[i] = rec[i].p
-                    _count_group(rec, pk, pbuf, bounds, ng, res)
-                    out[g, 0] = res[0]
-                    out[g, 1] = res[1]
-                    out[g, 2] = res[2]
-                    pties[g] = res[3]
+                    _count_group(rec, pk, pbuf, bounds, ng, <int64_t *> &out[g, 0],
+                                 <int64_t *> &pties[g])
                     a = b
             else:
                 for i in range(n):
@@ -410,11 +407,8 @@ def pair_counts(const double[::1] y, const double[::1] p, groups, Py_ssize_t n_g
                     b = a + 1
                     while b < n and rec[b].g == g:
                         b += 1
-                    _count_group(rec + a, pk + a, pbuf, bounds, b - a, res)
-                    out[g, 0] = res[0]
-                    out[g, 1] = res[1]
-                    out[g, 2] = res[2]
-                    pties[g] = res[3]
+                    _count_group(rec + a, pk + a, pbuf, bounds, b - a,
+                                 <int64_t *> &out[g, 0], <int64_t *> &pties[g])
                     a = b
     finally:
         free(rec)
