@@ -1,5 +1,6 @@
 """Test configuration: make sure the compiled package is the one under test."""
 
+import math
 import os
 
 import numpy as np
@@ -57,6 +58,56 @@ def cindex_by_hand():
     """The brute-force c-index every fast one is compared with (one copy for every
     test): ``cindex_by_hand(y, p)`` is a float, or None when there is no pair."""
     return _cindex_by_hand
+
+
+def _letor_dcg(rel, n):
+    """DCG@n of ranked labels under Eval-Score-4.0.pl's rules: gain 2^label - 1, ranks 1
+    and 2 undiscounted, rank r >= 3 divided by log2(r); missing ranks count 0."""
+    total = 0.0
+    for j in range(min(n, len(rel))):
+        r = j + 1
+        total += (2.0 ** rel[j] - 1.0) * (1.0 if r <= 2 else 1.0 / math.log2(r))
+    return total
+
+
+def _letor_ndcg_at(rel, k):
+    if len(rel) < k:
+        return 0.0                 # undefined in the script, summed as 0
+    idcg = _letor_dcg(sorted(rel, reverse=True), k)
+    return 0.0 if idcg == 0 else _letor_dcg(rel, k) / idcg
+
+
+def _letor_by_hand(labels, scores, qids, k):
+    """(NDCG@k, P@k, MAP, MeanNDCG) of the LETOR 4.0 evaluation script written loop by
+    loop from its rules, each the mean over all queries: documents ranked by decreasing
+    score with ties in file order (Python's sort is stable, as the script's), a query
+    shorter than k has NDCG@k = 0, IDCG = 0 scores 0, P@k counts missing ranks as
+    irrelevant, relevant means label > 0, AP = 0 without relevant documents, MeanNDCG is
+    the mean of NDCG@1..n_q."""
+    queries = {}
+    for i, q in enumerate(qids):
+        queries.setdefault(q, []).append(i)
+    nd, pk, ap, mn = [], [], [], []
+    for rows in queries.values():
+        rel = [labels[i] for i in sorted(rows, key=lambda i: -scores[i])]
+        nd.append(_letor_ndcg_at(rel, k))
+        pk.append(sum(1 for x in rel[:k] if x > 0) / k)
+        hits, s = 0, 0.0
+        for j, x in enumerate(rel):
+            if x > 0:
+                hits += 1
+                s += hits / (j + 1)
+        ap.append(s / hits if hits else 0.0)
+        mn.append(np.mean([_letor_ndcg_at(rel, j) for j in range(1, len(rel) + 1)]))
+    return float(np.mean(nd)), float(np.mean(pk)), float(np.mean(ap)), float(np.mean(mn))
+
+
+@pytest.fixture(scope="session")
+def letor_by_hand():
+    """The LETOR 4.0 reference every IR measure and ``rlscore evaluate`` is compared
+    with (one copy for every test): ``letor_by_hand(labels, scores, qids, k)`` is
+    (NDCG@k, P@k, MAP, MeanNDCG)."""
+    return _letor_by_hand
 
 
 @pytest.fixture

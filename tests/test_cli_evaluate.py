@@ -2,7 +2,6 @@
 --valid) checked against refits by hand, 0-based files, --basis and lambda_max."""
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -24,31 +23,7 @@ def _run(argv, capsys):
 
 # ------------------------------------------------------------------ reference (LETOR 4.0)
 
-def _dcg(rel, n):
-    return sum((2.0 ** r - 1.0) * (1.0 if j < 2 else 1.0 / math.log2(j + 1))
-               for j, r in enumerate(rel[:n]))
-
-
-def letor_reference(labels, scores, qids, k):
-    """NDCG@k, P@k, MAP of the LETOR 4.0 evaluation script, as the rules state them:
-    stable sort by score, short query -> NDCG@k = 0, IDCG = 0 -> 0, P@k / k, AP = 0
-    without relevant documents, every mean over all queries."""
-    queries = {}
-    for i, q in enumerate(qids):
-        queries.setdefault(q, []).append(i)
-    nd, pk, ap = [], [], []
-    for rows in queries.values():
-        rel = [labels[i] for i in sorted(rows, key=lambda i: -scores[i])]
-        idcg = _dcg(sorted(rel, reverse=True), k)
-        nd.append(0.0 if len(rel) < k or idcg == 0 else _dcg(rel, k) / idcg)
-        pk.append(sum(r > 0 for r in rel[:k]) / k)
-        hits, s = 0, 0.0
-        for j, r in enumerate(rel):
-            if r > 0:
-                hits += 1
-                s += hits / (j + 1)
-        ap.append(s / hits if hits else 0.0)
-    return float(np.mean(nd)), float(np.mean(pk)), float(np.mean(ap))
+# the reference of the LETOR 4.0 rules is the ``letor_by_hand`` fixture (tests/conftest.py)
 
 
 @pytest.fixture
@@ -80,14 +55,15 @@ def letor_file(tmp_path):
     return path
 
 
-def test_evaluate_equals_letor_reference(identity_model, letor_file, capsys):
+def test_evaluate_equals_letor_reference(identity_model, letor_file, capsys,
+                                         letor_by_hand):
     for k in (1, 3, 5, 10):
         code, out, err = _run(["evaluate", identity_model, letor_file, "--measure",
                                f"ndcg@{k},p@{k},map"], capsys)
         assert code == 0, err
         lines = dict(line.split() for line in out.splitlines())
         assert list(lines) == [f"ndcg@{k}", f"p@{k}", "map"]
-        nd, pk, ap = letor_reference(LABELS, SCORES, QIDS, k)
+        nd, pk, ap, _ = letor_by_hand(LABELS, SCORES, QIDS, k)
         assert_allclose(float(lines[f"ndcg@{k}"]), nd, rtol=1e-12, atol=1e-15)
         assert_allclose(float(lines[f"p@{k}"]), pk, rtol=1e-12)
         assert_allclose(float(lines["map"]), ap, rtol=1e-12)

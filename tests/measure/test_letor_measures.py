@@ -16,52 +16,7 @@ from rlscore.measure import UndefinedPerformance
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
 
-# ------------------------------------------------------------------ reference (LETOR 4.0)
-
-def _queries(qids):
-    out = {}
-    for i, q in enumerate(qids):
-        out.setdefault(q, []).append(i)
-    return list(out.values())
-
-
-def _ranked_labels(labels, scores, rows):
-    # Python's sort is stable: tied scores keep the file order, as the script's sort
-    return [labels[i] for i in sorted(rows, key=lambda i: -scores[i])]
-
-
-def _dcg(rel, n):
-    total = 0.0
-    for j in range(min(n, len(rel))):
-        r = j + 1
-        d = 1.0 if r <= 2 else 1.0 / math.log2(r)
-        total += (2.0 ** rel[j] - 1.0) * d
-    return total
-
-
-def ref_ndcg_at(rel, k):
-    if len(rel) < k:
-        return 0.0                 # undefined in the script, summed as 0
-    ideal = sorted(rel, reverse=True)
-    idcg = _dcg(ideal, k)
-    return 0.0 if idcg == 0 else _dcg(rel, k) / idcg
-
-
-def ref_letor(labels, scores, qids, k):
-    """(NDCG@k, P@k, MAP, MeanNDCG), each the mean over all queries."""
-    nd, pk, ap, mn = [], [], [], []
-    for rows in _queries(qids):
-        rel = _ranked_labels(labels, scores, rows)
-        nd.append(ref_ndcg_at(rel, k))
-        pk.append(sum(1 for x in rel[:k] if x > 0) / k)
-        hits, s = 0, 0.0
-        for j, x in enumerate(rel):
-            if x > 0:
-                hits += 1
-                s += hits / (j + 1)
-        ap.append(s / hits if hits else 0.0)
-        mn.append(np.mean([ref_ndcg_at(rel, j) for j in range(1, len(rel) + 1)]))
-    return np.mean(nd), np.mean(pk), np.mean(ap), np.mean(mn)
+# the reference of the LETOR 4.0 rules is the ``letor_by_hand`` fixture (tests/conftest.py)
 
 
 # ------------------------------------------------------------------ hand-computed case
@@ -95,8 +50,8 @@ def test_hand_computed_letor_values():
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 10])
-def test_hand_case_equals_reference(k):
-    nd, pk, ap, mn = ref_letor(LABELS.tolist(), SCORES.tolist(), QIDS, k)
+def test_hand_case_equals_reference(k, letor_by_hand):
+    nd, pk, ap, mn = letor_by_hand(LABELS.tolist(), SCORES.tolist(), QIDS, k)
     assert_allclose(M.ndcg(LABELS, SCORES, QIDS, k=k), nd, rtol=1e-13, atol=1e-15)
     assert_allclose(M.precision_at_k(LABELS, SCORES, QIDS, k=k), pk, rtol=1e-13)
     assert_allclose(M.mean_average_precision(LABELS, SCORES, QIDS), ap, rtol=1e-13)
@@ -104,14 +59,14 @@ def test_hand_case_equals_reference(k):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_random_queries_equal_reference(seed):
+def test_random_queries_equal_reference(seed, letor_by_hand):
     rng = np.random.default_rng(seed)
     m = 80
     qids = rng.integers(0, 12, m)                       # not contiguous; sizes vary
     labels = rng.choice([0, 0, 0, 1, 2], m).astype(float)
     scores = rng.integers(0, 5, m).astype(float)        # many ties
     for k in (1, 3, 5, 10):
-        nd, pk, ap, mn = ref_letor(labels.tolist(), scores.tolist(), qids.tolist(), k)
+        nd, pk, ap, mn = letor_by_hand(labels.tolist(), scores.tolist(), qids.tolist(), k)
         assert_allclose(M.ndcg(labels, scores, qids, k=k), nd, rtol=1e-12, atol=1e-15)
         assert_allclose(M.precision_at_k(labels, scores, qids, k=k), pk, rtol=1e-12)
     assert_allclose(M.mean_average_precision(labels, scores, qids), ap, rtol=1e-12)
@@ -121,9 +76,10 @@ def test_random_queries_equal_reference(seed):
     assert M.ndcg(labels, scores, g) == M.ndcg(labels, scores, qids)
 
 
-def test_k_none_uses_every_rank():
+def test_k_none_uses_every_rank(letor_by_hand):
     rel = [0, 2, 1]
-    assert_allclose(M.ndcg(rel, [3, 2, 1], k=None), ref_ndcg_at([0, 2, 1], 3))
+    assert_allclose(M.ndcg(rel, [3, 2, 1], k=None),
+                    letor_by_hand(rel, [3, 2, 1], [0, 0, 0], 3)[0])
 
 
 def test_binary_label_forms_agree():
