@@ -85,7 +85,7 @@ def per_iter(history):
 def overhead(client, m, d, q_size, iters):
     import dask.array as da
     import rlscore.distributed as rd
-    from rlscore.core.cg import cg_rls
+    from rlscore.core.rls import cg_rls
     from rlscore.core.ranksvm import RankingRisk, solve_ranksvm
     rng = np.random.default_rng(1)
     X = rng.standard_normal((m, d))

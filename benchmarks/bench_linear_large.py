@@ -40,7 +40,7 @@ def bench_greedy(m, d, k, repeats):
 
 
 def bench_cg_rankrls(m, d, density, qsize, repeats):
-    from rlscore.core.cg import RankRLSOperator
+    from rlscore.core.rankrls import RankRLSOperator
     from rlscore.learner.cg_rankrls import CGRankRLS
     rng = np.random.default_rng(1)
     per_row = max(1, int(round(density * d)))     # scipy.sparse.random is slow here

@@ -21,7 +21,7 @@ limit_threads()
 
 import numpy as np  # noqa: E402
 
-from rlscore.core.pairwise_mkl import alignment_statistics, fit_pairwise_mkl  # noqa: E402
+from rlscore.core.kronecker import alignment_statistics, fit_pairwise_mkl  # noqa: F401
 
 
 def kernels(n, rng, count=3):

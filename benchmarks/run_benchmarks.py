@@ -119,7 +119,7 @@ def bench_global_rankrls_fit(m, repeats):
 
 
 def bench_rank_lpo(m, repeats):
-    from rlscore.core.rankrls_pairs import preference_pairs
+    from rlscore.core.rankrls import preference_pairs
     from rlscore.learner import GlobalRankRLS
     rng = np.random.default_rng(7)
     X = rng.standard_normal((m, 20))

@@ -7,7 +7,7 @@ Codes, sizes, member lists, folds of whole queries, per-query sums, means and ce
 are computed here and nowhere else.
 
 It sits at the bottom of the package (beside :mod:`rlscore._validation`) so that the
-measures, which lie below :mod:`rlscore.core`, can use it; :mod:`rlscore.core.groups`
+measures, which lie below :mod:`rlscore.core`, can use it; :mod:`rlscore.core.structure`
 is its public name.
 """
 

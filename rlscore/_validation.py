@@ -518,3 +518,17 @@ def check_peak_memory(path, m, n2=None, what=None):
                 else f"{path.replace('_', ' ')} on {m} examples")
     check_memory(estimate_peak_bytes(path, m, n2), what,
                  _REMEDY.get(path, _DEFAULT_REMEDY))
+
+
+def check_index_pairs(starts, ends, m):
+    """Held-out pairs (start, end) of indices into m examples, as two C-contiguous index
+    arrays of one length; no pair may hold out one example twice. O(n_pairs)."""
+    s = as_index_array(starts, m, name="pairs_start_inds", unique=False)
+    e = as_index_array(ends, m, name="pairs_end_inds", unique=False)
+    if s.shape != e.shape:
+        raise ValueError(
+            f"pairs_start_inds and pairs_end_inds differ in length ({s.size} vs {e.size})")
+    if np.any(s == e):
+        k = int(np.flatnonzero(s == e)[0])
+        raise ValueError(f"pair {k} holds out the same example twice (index {s[k]})")
+    return np.ascontiguousarray(s), np.ascontiguousarray(e)

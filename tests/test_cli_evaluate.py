@@ -273,7 +273,7 @@ def test_default_cv_is_named_on_stderr(query_data, capsys):
 # ------------------------------------------------------------------ lambda_max
 
 def test_zero_model_warns_with_lambda_max(query_data, tmp_path, capsys):
-    from rlscore.core.lambda_max import ranksvm_lambda_max
+    from rlscore.core.ranksvm import ranksvm_lambda_max
     X, y, q, path = query_data
     lmax = ranksvm_lambda_max(X, y, q)
     code, _, err = _run(["fit", path, "-o", tmp_path / "m.npz", "--learner", "ranksvm",
@@ -299,7 +299,7 @@ def test_zero_model_warns_with_lambda_max(query_data, tmp_path, capsys):
 
 
 def test_lambda_max_is_the_gradient_norm_at_zero():
-    from rlscore.core.lambda_max import ranksvm_lambda_max
+    from rlscore.core.ranksvm import ranksvm_lambda_max
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(12, 3)), rng.integers(0, 3, 12).astype(float)
     # the mean pairwise hinge at w = 0 has gradient -(1/N) sum_{y_u > y_l} (x_u - x_l)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from rlscore._validation import IndexArrayError, as_index_array
-from rlscore.core.pairs import pairs_to_flat
-from rlscore.core.vec_trick import PairwiseKernelOperator, as_index_vector
+from rlscore.core.structure import pairs_to_flat
+from rlscore.core.structure import PairwiseKernelOperator, as_index_vector
 from rlscore.estimators import KernelRLSCV
 from rlscore.learner import RLS, CGKronRLS
 from rlscore.model_io import ModelFileError, load_model, save_model

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rlscore.cli import main
-from rlscore.core.groups import QueryGroups
-from rlscore.core.intervals import IntervalModel
+from rlscore.core.structure import QueryGroups
+from rlscore.core.rls import IntervalModel
 from rlscore.learner import RLS
 from rlscore.model_io import ModelFileError, load_model, save_model
 from rlscore.utilities.reader import write_svmlight

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from rlscore.datasets import load_davis, load_metz
-from rlscore.core.indefinite import repair_kernel
+from rlscore.core.kronecker import repair_kernel
 from rlscore.learner import CGKronRLS, KronRLS
 from rlscore.measure import cindex
 from rlscore.utilities.pairs import flat_to_pairs

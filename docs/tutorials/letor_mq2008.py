@@ -26,7 +26,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.lambda_max import grid_below, ranksvm_lambda_max
+from rlscore.core.ranksvm import grid_below, ranksvm_lambda_max
 from rlscore.learner import LinearRankSVM, QueryRankRLS
 from rlscore.measure import mean_average_precision, ndcg
 from rlscore.utilities.reader import read_svmlight

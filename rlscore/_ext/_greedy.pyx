@@ -2,7 +2,7 @@
 """Greedy forward selection for RLS: the per-step pass over the candidate features
 (nogil, OpenMP-parallel over candidates).
 
-State (see :mod:`rlscore.core.greedy`): for the selected set S, G = (X_S X_S^T +
+State (see :mod:`rlscore.core.rls`): for the selected set S, G = (X_S X_S^T +
 lambda I)^{-1} (m x m, never formed), the cache CT = (G X)^T (d x m, row j is G x_j),
 P[j] = x_j^T G x_j, T = X^T a with a = G Y (d x l), and either the leave-one-out parts
 a, dg = diag(G), or the leave-query-out parts M_q = (G_qq)^{-1} and R_q = M_q a_q per

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Sampled Kronecker products (the generalized vec trick), nogil and OpenMP-parallel.
 
-The product computed by :mod:`rlscore.core.vec_trick` is
+The product computed by :mod:`rlscore.core.structure` is
 
     u[h] = sum_k A[rA[h], cA[k]] * B[rB[h], cB[k]] * v[k]
 

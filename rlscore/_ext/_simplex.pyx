@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""The small quadratic program of the bundle method (rlscore.core.bmrm): minimize
+"""The small quadratic program of the bundle method (rlscore.core.optim): minimize
 1/2 a^T Q a - b^T a over the probability simplex, by SMO (``simplex_qp``) or exactly by
 a primal active-set method (``simplex_qp_active``)."""
 

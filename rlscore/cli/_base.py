@@ -71,9 +71,9 @@ class LearnerSpec:
         ``predictor``); each calls a selection class of :mod:`rlscore.learner`. These
         are the learner's own shortcuts; K-fold by query, leave-query-out and
         ``--valid`` are provided for every learner by
-        :class:`rlscore.core.selection_holdout.PooledQueryCV` and
-        :class:`~rlscore.core.selection_holdout.ValidationCV` (retraining through ``train`` in a
-        :class:`~rlscore.core.selection_holdout.RefitModel` where ``holdout`` / ``solve`` say
+        :class:`rlscore.core.selection.PooledQueryCV` and
+        :class:`~rlscore.core.selection.ValidationCV` (retraining through ``train`` in a
+        :class:`~rlscore.core.selection.RefitModel` where ``holdout`` / ``solve`` say
         there is no shortcut).
     holdout : the trained learner has an exact ``holdout(rows)`` for any set of rows
         (folds of whole queries need no refit)

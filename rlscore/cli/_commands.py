@@ -127,7 +127,7 @@ def _grid(args, spec, data, kernel, kp, basis):
         return _usage(parse_grid, args.regparams)
     lmax = _lambda_max(spec, data, kernel, kp, basis)
     if lmax is not None and lmax > 0:
-        from rlscore.core.lambda_max import grid_below
+        from rlscore.core.ranksvm import grid_below
         note(f"--regparams not given: 21 values from lambda_max = {lmax:.6g} down to "
              f"lambda_max * 2^-20")
         return grid_below(lmax, 21)
@@ -271,7 +271,7 @@ def _interval_lines(args, pred, meta, rows):
     """Lines 'prediction lower upper' (per output) from the stored hold-out models."""
     from fractions import Fraction
 
-    from rlscore.core.intervals import METHODS, IntervalModel
+    from rlscore.core.rls import METHODS, IntervalModel
     if "interval_arrays" not in meta:
         raise DataError(f"{args.model}: this model file holds no prediction-interval data; "
                         f"train it with 'rlscore fit --learner rls --intervals jackknife' "

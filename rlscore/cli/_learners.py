@@ -103,7 +103,7 @@ def _ranksvm_kfold(data, grid, kernel, kp, basis, measure, args, loss="hinge"):
 
 def _ranksvm_lambda_max(data, kernel, kp, basis, loss="hinge"):
     """lambda_max of the RankSVM risk (on the empirical kernel map for kernels)."""
-    from rlscore.core.lambda_max import ranksvm_lambda_max
+    from rlscore.core.ranksvm import ranksvm_lambda_max
     X = data.X
     if kernel != "LinearKernel":
         from rlscore.core.ranksvm import empirical_kernel_map

@@ -5,16 +5,16 @@ module only chooses among them and adapts the command's data to them:
 
 * the learners' own selection classes (leave-one-out, leave-pair-out, K-fold without
   qids, QueryRankRLS's leave-query-out) where they apply (``LearnerSpec.cv``);
-* :class:`rlscore.core.selection_holdout.PooledQueryCV` for ``--cv kfold`` on a file with qids
+* :class:`rlscore.core.selection.PooledQueryCV` for ``--cv kfold`` on a file with qids
   and ``--cv lqo`` for learners without a leave-query-out class: folds of whole
   queries, the hold-out predictions pooled and the measure computed per query over all
   queries of the file, so a ranking measure is never pooled across queries;
-* :class:`rlscore.core.selection_holdout.ValidationCV` for ``--valid FILE``: the measure of the
+* :class:`rlscore.core.selection.ValidationCV` for ``--valid FILE``: the measure of the
   validation file, per query when it has qids.
 
 The hold-outs are exact shortcuts for learners with ``holdout(rows)`` (RLS, RankRLS);
 other learners are retrained without each fold
-(:class:`rlscore.core.selection_holdout.RefitModel`).
+(:class:`rlscore.core.selection.RefitModel`).
 """
 
 import sys
@@ -49,9 +49,9 @@ def _grid_search(cv, grid):
 def _model(spec, data, grid, kernel, kp, basis, need):
     """A model with ``solve`` and the hold-out or prediction that ``need`` asks for:
     the learner itself where it has the shortcut, else a
-    :class:`~rlscore.core.selection_holdout.RefitModel` retraining it (on the rows given, with
+    :class:`~rlscore.core.selection.RefitModel` retraining it (on the rows given, with
     their qids; Nystrom basis vectors stay the same vectors in every retraining)."""
-    from rlscore.core.selection_holdout import RefitModel
+    from rlscore.core.selection import RefitModel
     fast = spec.holdout if need == "holdout" else spec.solve
     if fast:
         return spec.train(data, grid[0], kernel, kp, basis)
@@ -77,7 +77,7 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
     valid = getattr(args, "valid", None)
     if valid is not None:
         from rlscore.cli._data import predict_projected, read_for_model
-        from rlscore.core.selection_holdout import ValidationCV
+        from rlscore.core.selection import ValidationCV
         rows = read_for_model(valid, data.feature_indices, data.n_file_features,
                               data.zero_based, getattr(args, "ignore_extra_features", False))
         model = _model(spec, data, grid, kernel, kp, basis, "solve")
@@ -115,7 +115,7 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
                 raise UsageError(f"--folds {args.folds}: {exc}") from None
         else:
             folds = data.groups.split()
-        from rlscore.core.selection_holdout import PooledQueryCV
+        from rlscore.core.selection import PooledQueryCV
         model = _model(spec, data, grid, kernel, kp, basis, "holdout")
         sel = _grid_search(PooledQueryCV(model, measure, data.groups, folds, data.y),
                            grid)

@@ -5,8 +5,8 @@ or a :class:`dask.dataframe.DataFrame`; queries spread over partitions are regro
 once into partitions of whole queries (:class:`RegroupWarning`). Each pass over the
 data is one Dask task per partition that calls the same
 code as the single-machine learner (the Cython order-statistics kernel of RankSVM, the
-operators of :mod:`rlscore.core.cg`, the Nystrom map of
-:mod:`rlscore.core.representation`); the client sums the per-partition results in
+operators of :mod:`rlscore.core.rls`, the Nystrom map of
+:mod:`rlscore.core.rls`); the client sums the per-partition results in
 partition order (a fixed order, so a run is reproducible) and runs the small solver
 (the bundle QP, the CG recursion, the r x r eigendecomposition for r basis vectors)
 itself.

@@ -10,7 +10,7 @@ import numpy as np
 from distributed import get_client
 
 from rlscore._validation import as_2d_labels, as_data_matrix
-from rlscore.core.groups import QueryGroups
+from rlscore.core.structure import QueryGroups
 
 __all__ = ["PartitionedData", "query_chunks", "check_whole_queries", "split_queries",
            "ordered_sum", "RegroupWarning"]

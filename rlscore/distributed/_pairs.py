@@ -23,8 +23,8 @@ Two schemes, chosen from the data (derivation and costs in docs/distributed.rst)
 
 import numpy as np
 
-from rlscore.core.pairwise_loss import PairwiseRankingLoss
-from rlscore.core.groups import QueryGroups
+from rlscore.core.ranksvm import PairwiseRankingLoss
+from rlscore.core.structure import QueryGroups
 from rlscore.core.ranksvm import (NORMALIZATIONS, LOSSES, pair_structure, check_utilities,
                                   pair_weights)
 from rlscore.distributed._data import check_whole_queries, ordered_sum, split_queries
@@ -266,7 +266,7 @@ class DistributedRankingRisk:
         return self(w)[0]
 
     def newton_oracle(self, regparam):
-        """The :func:`rlscore.core.tron.tron` oracle of J(w) = regparam / 2 ||w||^2 +
+        """The :func:`rlscore.core.optim.tron` oracle of J(w) = regparam / 2 ||w||^2 +
         R(w) (squared hinge)."""
         return DistributedNewtonObjective(self, regparam)
 

@@ -1,8 +1,8 @@
 """Linear RLS and RankRLS by conjugate gradients on a Dask cluster.
 
-The CG recursion is :func:`rlscore.core.cg.conjugate_gradient`, run on the client; only
+The CG recursion is :func:`rlscore.core.optim.conjugate_gradient`, run on the client; only
 its operator is distributed: each product ``S V`` is the sum over partitions of the
-product with the partition's operator of :mod:`rlscore.core.cg` (``X_p^T X_p`` with the
+product with the partition's operator of :mod:`rlscore.core.rls` (``X_p^T X_p`` with the
 bias column for RLS, ``X_p^T L_p X_p`` with the per-query centering for RankRLS) plus
 ``lambda V``. Query centering stays inside a partition because partitions hold whole
 queries; the global centering ``L = I - 1 1^T / m`` (RankRLS without qids) couples all
@@ -18,9 +18,10 @@ solution to the CG tolerance.
 import numpy as np
 
 from rlscore._validation import check_positive_int, check_regparam, check_tol
-from rlscore.core.cg import (RankRLSOperator, RLSOperator, DataOperator,
-                             conjugate_gradient)
-from rlscore.core.groups import QueryGroups
+from rlscore.core.rankrls import RankRLSOperator
+from rlscore.core.rls import RLSOperator, DataOperator
+from rlscore.core.optim import conjugate_gradient
+from rlscore.core.structure import QueryGroups
 from rlscore.distributed._data import check_whole_queries, ordered_sum
 from rlscore.distributed.ranksvm import as_partitioned
 from rlscore.predictor import LinearPredictor, PredictorInterface

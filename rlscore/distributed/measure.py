@@ -137,7 +137,7 @@ _CUTOFF = ("ndcg",)
 
 def _query_cells(part, measure, k):
     """(sum of the per-query scores, number of scored queries) of the partition."""
-    from rlscore.core.groups import QueryGroups
+    from rlscore.core.structure import QueryGroups
     from rlscore.measure import PER_QUERY
     y, p, q = part
     if y.shape[0] == 0:

@@ -1,5 +1,5 @@
-"""Linear RankSVM on a Dask cluster: the bundle method of :mod:`rlscore.core.bmrm`
-(hinge or squared hinge) or the trust-region Newton method of :mod:`rlscore.core.tron`
+"""Linear RankSVM on a Dask cluster: the bundle method of :mod:`rlscore.core.optim`
+(hinge or squared hinge) or the trust-region Newton method of :mod:`rlscore.core.optim`
 (squared hinge), with the risk oracles of :mod:`rlscore.distributed._pairs`.
 
 Query-structured data whose partitions hold whole queries are evaluated per partition

@@ -16,7 +16,7 @@ the primal problems of the single-machine learners:
 
 Each partition's r x r statistics are computed once (one pass: O(m_p b d + m_p r^2)
 per partition) and kept on the workers; the client sums them in partition order and
-solves with :class:`rlscore.core.rls_solvers.KernelSolver` on the r x r system (a
+solves with :class:`rlscore.core.rls.KernelSolver` on the r x r system (a
 Cholesky factorization per lambda, or one eigendecomposition for a regularization
 path). K-fold cross-validation holds out whole partitions: the training statistics of
 a fold are the sums over the other folds (no subtraction, no retraining pass), and the
@@ -30,9 +30,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from rlscore.core.groups import QueryGroups
-from rlscore.core.representation import NystromFeatureMap
-from rlscore.core.rls_solvers import KernelSolver
+from rlscore.core.structure import QueryGroups
+from rlscore.core.rls import NystromFeatureMap
+from rlscore.core.rls import KernelSolver
 from rlscore.core.selection import grid_search
 from rlscore._progress import Progress, verbosity
 from rlscore._validation import check_regparam

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.groups import QueryGroups
+from rlscore.core.structure import QueryGroups
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import query_score
 from rlscore._progress import verbosity
@@ -105,7 +105,7 @@ def linear_coef(W, b, y_1d):
 
 
 def query_groups(qid, groups, m):
-    """The :class:`rlscore.core.groups.QueryGroups` of ``qid`` or ``groups`` (one
+    """The :class:`rlscore.core.structure.QueryGroups` of ``qid`` or ``groups`` (one
     meaning in every estimator: the query -- or group -- id of each sample), or None
     when neither is given. Built once per ``fit``/``score`` and passed down.
 
@@ -323,9 +323,9 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         -----
         The leave-one-out models cost O(m^3) once (kernels; O(m d^2) linear), then
         one GEMM (n_samples x m) by (m x m) plus O(n_samples m) selection. See
-        :mod:`rlscore.core.intervals`.
+        :mod:`rlscore.core.rls`.
         """
-        from rlscore.core.intervals import METHODS, check_miscoverage
+        from rlscore.core.rls import METHODS, check_miscoverage
         check_is_fitted(self)
         alpha = check_miscoverage(alpha)
         if getattr(self, "model_", None) is None:

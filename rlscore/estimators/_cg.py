@@ -1,5 +1,5 @@
 """Linear RLS and RankRLS by matrix-free conjugate gradient, as scikit-learn estimators
-(thin adapters over :mod:`rlscore.core.cg`) for large sparse data."""
+(thin adapters over :mod:`rlscore.core.rls`) for large sparse data."""
 
 import numbers
 
@@ -9,8 +9,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore._validation import check_bias, check_positive_int, check_tol
-from rlscore.core.cg import cg_rankrls, cg_rls
-from rlscore.core.groups import QueryGroups
+from rlscore.core.rankrls import cg_rankrls
+from rlscore.core.rls import cg_rls
+from rlscore.core.structure import QueryGroups
 from rlscore.estimators._base import (check_alpha, linear_coef, query_groups, ranking_score,
                                       reports_progress, store_params, validate_fit_data)
 

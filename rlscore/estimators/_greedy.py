@@ -1,5 +1,5 @@
 """Greedy forward feature selection by the exact leave-one-out error of RLS, as a
-scikit-learn feature selector (a thin adapter over :mod:`rlscore.core.greedy`)."""
+scikit-learn feature selector (a thin adapter over :mod:`rlscore.core.rls`)."""
 
 import numbers
 import warnings
@@ -10,7 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore._validation import check_bias
-from rlscore.core.greedy import greedy_forward_selection
+from rlscore.core.rls import greedy_forward_selection
 from rlscore.estimators._base import (check_alpha, linear_coef, query_groups,
                                       reports_progress, store_params, validate_fit_data)
 

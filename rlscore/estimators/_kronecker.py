@@ -22,8 +22,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from rlscore.core.kronecker_model import KronRLSModel
-from rlscore.core.kronecker_sampled import SampledKronRLSModel
+from rlscore.core.kronecker import KronRLSModel
+from rlscore.core.kronecker import SampledKronRLSModel
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.estimators._base import (check_alpha, clear_fitted, kernel_params,
                                       reports_progress, resolve_kernel, store_params)
@@ -89,9 +89,9 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
 
     The pairwise kernel of the pairs (a, b) and (c, d) is k1(a, c) * k2(b, d). When
     the training pairs form a complete grid of their objects the model is trained in
-    closed form (:class:`rlscore.core.kronecker_model.KronRLSModel`, the model behind
+    closed form (:class:`rlscore.core.kronecker.KronRLSModel`, the model behind
     :class:`rlscore.learner.KronRLS`); otherwise, or with repeated pairs, by MINRES with
-    the generalized vec trick (:class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`,
+    the generalized vec trick (:class:`rlscore.core.kronecker.SampledKronRLSModel`,
     behind :class:`rlscore.learner.CGKronRLS`).
 
     Parameters
@@ -133,7 +133,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         that leaves the pairwise system indefinite (the message gives the smallest
         eigenvalue and the smallest alpha that works), or repair each domain's kernel
         with a warning ("clip": negative eigenvalues set to 0; "shift":
-        abs(smallest eigenvalue) I added). See :mod:`rlscore.core.indefinite`.
+        abs(smallest eigenvalue) I added). See :mod:`rlscore.core.kronecker`.
     verbose : bool, default=False
         Show the progress of ``fit`` on stderr (eigendecompositions or MINRES
         iterations); it is logged either way (logger ``"rlscore"``, see

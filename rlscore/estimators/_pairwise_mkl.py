@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.core.kronecker import check_square_kernel
-from rlscore.core.pairwise_mkl import fit_pairwise_mkl
+from rlscore.core.kronecker import fit_pairwise_mkl
 from rlscore.estimators._base import check_alpha, reports_progress, store_params
 from rlscore.estimators._kronecker import _check_pair_labels, _check_pairs, _index_objects
 

@@ -18,9 +18,9 @@ from sklearn.model_selection import GroupKFold
 
 from rlscore import measure as _measures
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
-from rlscore.core.rankrls_pairs import RankLPOCV
+from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV
-from rlscore.core.selection_holdout import RefitCV
+from rlscore.core.selection import RefitCV
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
                                       ranking_score, reports_progress, resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
@@ -289,7 +289,7 @@ class RankRLSCV(_RankRLSBase):
     cv : "lpo", "lqo", int, CV splitter or iterable of (train, test), default="lpo"
         * ``"lpo"``: exact leave-pair-out (Airola et al. 2011). Without query ids every
           pair of samples with different labels is held out in turn
-          (:class:`rlscore.core.rankrls_pairs.RankLPOCV`) and the estimate is the fraction
+          (:class:`rlscore.core.rankrls.RankLPOCV`) and the estimate is the fraction
           of them the held-out model orders correctly (ties 1/2): the LPO estimate of
           the c-index (of the AUC for +-1 labels). With query ids, every pair with
           different labels *within a query* is held out (the rest of its query stays

@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver,
-                                  fit_kernel_ranksvm, fit_linear_ranksvm)
+from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver, fit_kernel_ranksvm,
+                                  fit_linear_ranksvm)
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
                                       kernel_params, query_groups, ranking_score,

@@ -7,7 +7,7 @@ import weakref
 
 import numpy as np
 
-from rlscore.core.representation import kernel_param_names
+from rlscore.core.rls import kernel_param_names
 from rlscore._progress import as_verbose_flag, verbosity
 from rlscore._validation import warn_unused_kwargs
 

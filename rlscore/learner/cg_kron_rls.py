@@ -1,8 +1,8 @@
 """Kronecker RLS for incomplete pairwise data (a sample of the pairs labelled), trained
 iteratively with MINRES and the generalized vec trick: RLScore's keyword interface
-over :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`."""
+over :class:`rlscore.core.kronecker.SampledKronRLSModel`."""
 
-from rlscore.core.kronecker_sampled import SampledKronRLSModel
+from rlscore.core.kronecker import SampledKronRLSModel
 from rlscore._validation import warn_unused_kwargs
 from rlscore.learner._common import adapted_doc, reports_progress
 
@@ -22,7 +22,7 @@ class CGKronRLS(SampledKronRLSModel):
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (iterative solver).\n",
         "    Keyword arguments only; other keywords are ignored with a UserWarning, and\n"
         "    ``callbackfun`` is accepted as an alias of ``callback``. The implementation\n"
-        "    is :class:`rlscore.core.kronecker_sampled.SampledKronRLSModel`.\n")
+        "    is :class:`rlscore.core.kronecker.SampledKronRLSModel`.\n")
 
     @reports_progress
     def __init__(self, **kwargs):

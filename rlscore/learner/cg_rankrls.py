@@ -5,8 +5,8 @@ interface, and the early-stopping callback ``EarlyStopCB``."""
 import numpy as np
 
 from rlscore._validation import check_positive_int, check_tol
-from rlscore.core.cg import cg_preference_rankrls, cg_rankrls
-from rlscore.core.groups import QueryGroups
+from rlscore.core.rankrls import cg_preference_rankrls, cg_rankrls
+from rlscore.core.structure import QueryGroups
 from rlscore.learner import cg_rls as _cg_rls
 from rlscore._validation import as_2d_labels, warn_unused_kwargs
 from rlscore.predictor import PredictorInterface

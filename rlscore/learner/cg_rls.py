@@ -6,7 +6,8 @@ import warnings
 import numpy as np
 
 from rlscore._validation import check_positive_int, check_tol
-from rlscore.core.cg import CGStop, cg_rls
+from rlscore.core.optim import CGStop
+from rlscore.core.rls import cg_rls
 from rlscore._validation import warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 from rlscore.learner._common import reports_progress
@@ -98,7 +99,7 @@ def run_cg(learner, solve, callbackfun, tol, maxiter, name, to_predictor):
     ``callbackfun.finished`` and the final ``A``, ``b`` and ``predictor`` (from the
     solution, or from the ``A`` the callback left, e.g. the best iterate of
     :class:`EarlyStopCB`). Progress is reported by the solver, see
-    :func:`rlscore.core.cg.conjugate_gradient`.
+    :func:`rlscore.core.optim.conjugate_gradient`.
 
     ``solve(callback)`` runs the solver and returns ``(solution, result, op)``;
     ``to_predictor(A, op)`` gives the predictor's ``(W, b)`` for coefficients ``A``.

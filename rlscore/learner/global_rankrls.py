@@ -2,7 +2,7 @@
 model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.rankrls import GlobalRankRLSModel
-from rlscore.core.rankrls_pairs import RankLPOCV
+from rlscore.core.rankrls import RankLPOCV
 from rlscore.learner._common import (BASIS_KEYWORDS, CoreModelAdapter, exclusive,
                                      reports_progress, split_kernel_kwargs, squeeze)
 from rlscore.learner.rls import _SelectionWrapper

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from rlscore.core.greedy import greedy_forward_selection
+from rlscore.core.rls import greedy_forward_selection
 from rlscore._validation import warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 from rlscore.learner._common import reports_progress

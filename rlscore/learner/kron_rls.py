@@ -1,7 +1,7 @@
 """Kronecker RLS on complete pairwise data (every pair of the two domains labelled):
-RLScore's keyword interface over :class:`rlscore.core.kronecker_model.KronRLSModel`."""
+RLScore's keyword interface over :class:`rlscore.core.kronecker.KronRLSModel`."""
 
-from rlscore.core.kronecker_model import KronRLSModel
+from rlscore.core.kronecker import KronRLSModel
 from rlscore._validation import warn_unused_kwargs
 from rlscore.learner._common import adapted_doc, exclusive, reports_progress
 
@@ -17,7 +17,7 @@ class KronRLS(KronRLSModel):
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (closed-form solver).\n",
         "    Keyword arguments only (positional arguments raise TypeError); other\n"
         "    keywords are ignored with a UserWarning. The implementation is\n"
-        "    :class:`rlscore.core.kronecker_model.KronRLSModel`.\n")
+        "    :class:`rlscore.core.kronecker.KronRLSModel`.\n")
 
     @reports_progress
     def __init__(self, **kwargs):

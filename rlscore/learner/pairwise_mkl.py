@@ -5,8 +5,8 @@ import numpy as np
 from rlscore._validation import (check_positive_int, check_regparam, check_tol,
                                  warn_unused_kwargs)
 from rlscore.core.kronecker import check_square_kernel
-from rlscore.core.pairwise_mkl import fit_pairwise_mkl
-from rlscore.core.vec_trick import as_index_vector
+from rlscore.core.kronecker import fit_pairwise_mkl
+from rlscore.core.structure import as_index_vector
 from rlscore.learner._common import reports_progress
 
 __all__ = ["PairwiseMKL"]
@@ -40,7 +40,7 @@ class PairwiseMKL:
 
     with nonnegative weights summing to 1 chosen by centred kernel alignment with the
     ideal kernel y y^T (pairwiseMKL, Cichonska et al., Bioinformatics 2018; Cortes et
-    al., JMLR 2012; see :mod:`rlscore.core.pairwise_mkl`), after which the Kronecker RLS
+    al., JMLR 2012; see :mod:`rlscore.core.kronecker`), after which the Kronecker RLS
     model is trained with MINRES, as :class:`CGKronRLS` with those weights. No
     pairwise kernel matrix is formed. Keyword arguments only.
 
@@ -70,7 +70,7 @@ class PairwiseMKL:
     predictor : KernelPairwisePredictor over the terms with a positive weight
     convergence_info : 0 when MINRES reached ``tol``, > 0 when ``maxiter`` stopped it
     iterations : MINRES iterations
-    model : rlscore.core.pairwise_mkl.PairwiseMKLModel
+    model : rlscore.core.kronecker.PairwiseMKLModel
 
     Notes
     -----

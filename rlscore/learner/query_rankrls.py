@@ -2,7 +2,7 @@
 leave-query-out model selection LeaveQueryOutRankRLS, the cross-validator LQOCV and
 map_qids."""
 
-from rlscore.core.groups import QueryGroups
+from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV
 from rlscore.learner._common import (

@@ -1,6 +1,6 @@
 """PPRankRLS: RankRLS from explicit pairwise preferences, with RLScore's interface."""
 
-from rlscore.core.rankrls_pairs import PPRankRLSModel
+from rlscore.core.rankrls import PPRankRLSModel
 from rlscore.learner._common import exclusive, reports_progress, split_kernel_kwargs
 from rlscore.predictor import PredictorInterface
 

@@ -12,9 +12,8 @@ trust-region Newton method (``solver="newton"``, the default for that loss). See
 SVMrank's and LIBLINEAR's C.
 """
 
-from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm,
-                                  fit_linear_ranksvm, fit_pairwise_ranksvm, kfold_ranksvm,
-                                  solution_attributes)
+from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm, fit_linear_ranksvm,
+                                  fit_pairwise_ranksvm, kfold_ranksvm, solution_attributes)
 from rlscore._validation import check_bias, warn_unused_kwargs
 from rlscore.learner._common import reports_progress, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -102,7 +101,7 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     converged : bool
     regparam : float
     n_pairs : int
-    solution : rlscore.core.solver_result.SolverResult (history, cutting planes)
+    solution : rlscore.core.optim.SolverResult (history, cutting planes)
 
     Raises
     ------
@@ -208,7 +207,7 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     basis_vectors : basis rows for a reduced-set model (or the basis kernel matrix)
     basis_indices, n_basis, random_state : keywords, the basis as indices into X or
         drawn uniformly (the decomposed Nystrom map of
-        :mod:`rlscore.core.nystrom`); predictions need b kernel evaluations
+        :mod:`rlscore.core.rls`); predictions need b kernel evaluations
     **kwargs : kernel parameters (gamma, coef0, degree); others ignored with a
         UserWarning.
 
@@ -279,7 +278,7 @@ class KfoldLinearRankSVM(PredictorInterface):
     regparams : ndarray, the grid
     folds : the folds used
     predictor : LinearPredictor trained on all the data with ``regparam``
-    solution : rlscore.core.solver_result.SolverResult of that final training
+    solution : rlscore.core.optim.SolverResult of that final training
         (iterations, duality_gap, objective, converged, history)
     iterations, duality_gap : of the final training
 

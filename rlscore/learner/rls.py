@@ -126,7 +126,7 @@ class RLS(CoreModelAdapter, PredictorInterface):
 
         Notes
         -----
-        See :mod:`rlscore.core.intervals`. The leave-one-out models cost O(m^3) once
+        See :mod:`rlscore.core.rls`. The leave-one-out models cost O(m^3) once
         (dual; O(m d^2) primal, cached per regparam), then one GEMM
         (n x m) by (m x m) (dual; (n x d) by (d x m) primal) plus O(n m) selection.
         """
@@ -136,7 +136,7 @@ class RLS(CoreModelAdapter, PredictorInterface):
     def interval_model(self, method="jackknife+", folds=None, groups=None, n_folds=None,
                        seed=0):
         """The hold-out models behind :meth:`predict_interval`, as a
-        :class:`rlscore.core.intervals.IntervalModel` (e.g. to store in a model file:
+        :class:`rlscore.core.rls.IntervalModel` (e.g. to store in a model file:
         ``rlscore.model_io.save_model(learner, path, intervals=...)``). Arguments as for
         :meth:`predict_interval`; the leave-one-out models are cached per regparam."""
         return self._model.interval_model(method, folds, groups, n_folds, seed)
@@ -245,7 +245,7 @@ class KfoldRLS(_SelectionWrapper):
         """Prediction intervals of the selected model, see :meth:`RLS.predict_interval`;
         the cv methods (``method="cv+"``...) use the selection's ``folds`` (which must
         then partition the training rows) unless other folds or groups are given."""
-        from rlscore.core.intervals import METHODS
+        from rlscore.core.rls import METHODS
         if METHODS.get(method) == "folds" and folds is None and groups is None \
                 and n_folds is None:
             folds = self.folds

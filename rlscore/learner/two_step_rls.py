@@ -2,10 +2,10 @@
 the four prediction settings (Pahikkala et al. 2014; Stock et al. 2018)."""
 
 from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
-                                    check_pairwise_labels, make_factor,
-                                    resolve_domains, vec_f)
-from rlscore.core.indefinite import check_indefinite
-from rlscore.core.pairs import as_pairs, check_order
+                                    check_pairwise_labels, make_factor, resolve_domains,
+                                    vec_f)
+from rlscore.core.kronecker import check_indefinite
+from rlscore.core.structure import as_pairs, check_order
 from rlscore._validation import check_regparam, warn_unused_kwargs
 from rlscore.learner._common import exclusive, reports_progress
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
@@ -33,7 +33,7 @@ class TwoStepRLS(PairwisePredictorInterface):
         Factor kernels with negative eigenvalues: "raise" refuses a regparam that
         leaves K + regparam I indefinite (naming the smallest eigenvalue and the
         smallest regparam that works); "clip" / "shift" repair each factor with a
-        UserWarning (see :mod:`rlscore.core.indefinite`; the same policy as KronRLS
+        UserWarning (see :mod:`rlscore.core.kronecker`; the same policy as KronRLS
         and CGKronRLS).
     **kwargs : other keywords are ignored with a UserWarning
     verbose : bool, default False (keyword)

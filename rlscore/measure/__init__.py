@@ -2,7 +2,7 @@
 
 Every measure has the form ``f(Y, P)``; the ranking measures (``cindex``, ``auc``,
 ``ndcg``, ``mean_ndcg``, ``precision_at_k``, ``mean_average_precision``) also take
-``qids`` (one query id per row, or a :class:`rlscore.core.groups.QueryGroups`) and then
+``qids`` (one query id per row, or a :class:`rlscore.core.structure.QueryGroups`) and then
 score each query on its own and average over queries. Each returns a ``numpy.float64``; its boolean attribute ``iserror`` is True when smaller
 is better (``sqerror``, ``sqmprank``) and False otherwise. Y and P may be 1-D or 2-D
 (one column per task, scored separately and averaged); an (m,) and an (m, 1) input are

@@ -158,7 +158,7 @@ def load_model(path, return_metadata=False, max_bytes=None):
         ``"feature_indices"`` when the file has one, and ``"interval_arrays"`` (a dict
         of arrays, validated against the predictor) when it stores prediction-interval
         data (``metadata["intervals"]``): see
-        :meth:`rlscore.core.intervals.IntervalModel.from_arrays`.
+        :meth:`rlscore.core.rls.IntervalModel.from_arrays`.
 
     Raises
     ------

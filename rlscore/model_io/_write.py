@@ -97,7 +97,7 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
         model feature, increasing. Stored as the array ``feature_indices``.
     n_file_features : int, optional
         The number of feature columns of the training file (its largest index).
-    intervals : rlscore.core.intervals.IntervalModel, optional
+    intervals : rlscore.core.rls.IntervalModel, optional
         The hold-out models of a Linear/KernelPredictor model for prediction intervals
         (``learner.interval_model(...)``); stored as the arrays ``intervals.*`` (see
         the format page for their size: an m x m matrix for a kernel model trained on

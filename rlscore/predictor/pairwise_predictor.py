@@ -5,7 +5,7 @@ A pair is (object of domain 1, object of domain 2). Predictions for the full gri
 n1 x n2 test pairs come in column-major (Fortran) order, P[i + j * n1] for the pair
 (row i of the domain-1 test matrix, row j of the domain-2 test matrix); with index
 vectors (inds_1, inds_2), P[h] is the prediction for (inds_1[h], inds_2[h]). All
-products use the generalized vec trick (:mod:`rlscore._vec_trick`, public as :mod:`rlscore.core.vec_trick`); the pairwise
+products use the generalized vec trick (:mod:`rlscore._vec_trick`, public as :mod:`rlscore.core.structure`); the pairwise
 kernel matrix is never formed.
 """
 

@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 
-from rlscore.core.groups import QueryGroups
+from rlscore.core.structure import QueryGroups
 from rlscore.core.selection import grid_search as _core_grid_search
 
 __all__ = ["random_folds", "grid_search", "map_ids", "qid_folds"]
@@ -123,7 +123,7 @@ def qid_folds(qids):
     """Group row indices by equal id, groups in order of first appearance.
 
     ``qid_folds(['b', 'a', 'b', 3])`` gives ``[[0, 2], [1], [3]]`` (the grouping of
-    :class:`rlscore.core.groups.QueryGroups`, the library's one home of query
+    :class:`rlscore.core.structure.QueryGroups`, the library's one home of query
     structure). The result can be used as the folds of a leave-query-out
     cross-validation.
 
@@ -140,7 +140,7 @@ def qid_folds(qids):
     Raises
     ------
     ValueError, TypeError
-        As :meth:`rlscore.core.groups.QueryGroups.from_qids` (not 1-D, NaN,
+        As :meth:`rlscore.core.structure.QueryGroups.from_qids` (not 1-D, NaN,
         non-integral floats, unhashable ids).
 
     Notes

@@ -22,8 +22,8 @@ array([ 4, 11])
 array([ 1, 11])
 """
 
-from rlscore.core.pairs import (ORDERS, as_pairs, check_order, convert_flat,
-                                flat_to_pairs, pairs_to_flat, unvec, vec)
+from rlscore.core.structure import (ORDERS, as_pairs, check_order, convert_flat,
+                                    flat_to_pairs, pairs_to_flat, unvec, vec)
 
 __all__ = ["ORDERS", "as_pairs", "check_order", "convert_flat", "flat_to_pairs",
            "pairs_to_flat", "unvec", "vec"]

@@ -1,10 +1,10 @@
 """Products with sampled Kronecker matrices (the generalized vec trick), in RLScore's
-interface. The implementation is :mod:`rlscore.core.vec_trick` (compiled loops in
+interface. The implementation is :mod:`rlscore.core.structure` (compiled loops in
 :mod:`rlscore._ext._kron`)."""
 
 import numpy as np
 
-from rlscore.core.vec_trick import SampledKronProduct
+from rlscore.core.structure import SampledKronProduct
 
 __all__ = ["sampled_vec_trick"]
 

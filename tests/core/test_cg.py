@@ -1,4 +1,4 @@
-"""Matrix-free CG solvers (rlscore.core.cg) against direct solves of the explicit
+"""Matrix-free CG solvers (rlscore.core.rls) against direct solves of the explicit
 systems: RLS primal and dual with the bias feature, RankRLS with per-query and global
 centering, RankRLS from preference pairs; dense and sparse, several outputs."""
 
@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from rlscore.core.groups import QueryGroups
-from rlscore.core.cg import (
-    CGResult, RLSOperator, RankRLSOperator, cg_preference_rankrls, cg_rankrls, cg_rls,
-    conjugate_gradient, preference_matrix)
+from rlscore.core.structure import QueryGroups
+from rlscore.core.optim import CGResult, conjugate_gradient
+from rlscore.core.rls import RLSOperator, cg_rls
+from rlscore.core.rankrls import (RankRLSOperator, cg_preference_rankrls, cg_rankrls,
+                                  preference_matrix)
 
 LAMBDAS = [1e-6, 1e-2, 1.0, 1e2, 1e6]
 

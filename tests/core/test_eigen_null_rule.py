@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 import scipy.linalg as la
 
-import rlscore.core.kronecker_factor as kron_mod
-import rlscore.core.rankrls_solver as rank_mod
-import rlscore.core.rls_solvers as rls_mod
-from rlscore.core.rls_solvers import KernelSolver, LinearSolver, psd_eigh
+import rlscore.core.kronecker._factor as kron_mod
+import rlscore.core.rankrls._solver as rank_mod
+import rlscore.core.rls._solvers as rls_mod
+from rlscore.core.rls import KernelSolver, LinearSolver
+from rlscore.core.optim import psd_eigh
 from rlscore.learner import GlobalRankRLS, KronRLS, TwoStepRLS
 
 EPS = np.finfo(np.float64).eps

@@ -1,4 +1,4 @@
-"""Greedy forward selection (rlscore.core.greedy) against brute force: at every step,
+"""Greedy forward selection (rlscore.core.rls) against brute force: at every step,
 retrain RLS (QueryRankRLS) for every candidate and compute its leave-one-out
 (leave-query-out) error by explicit retraining without each example (query). Same
 selected features, same errors; dense and sparse, with and without bias, one and
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rlscore._ext import _greedy
-from rlscore.core.greedy import GreedyRLSState, check_subsetsize, greedy_forward_selection
+from rlscore.core.rls import GreedyRLSState, check_subsetsize, greedy_forward_selection
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from rlscore.core.groups import QueryGroups, as_query_groups
+from rlscore.core.structure import QueryGroups, as_query_groups
 
 
 def _brute_codes(qids):

@@ -7,7 +7,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 import numpy as np
 import pytest
 
-from rlscore.core.intervals import IntervalModel, conformal_ranks
+from rlscore.core.rls import IntervalModel, conformal_ranks
 from rlscore.core.rls import RLSModel
 from rlscore.learner import RLS, KfoldRLS, LeaveOneOutRLS
 

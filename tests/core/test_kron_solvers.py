@@ -1,15 +1,16 @@
-"""Core Kronecker algebra (rlscore.core.kronecker, rlscore.core.kronecker_cg): domain
+"""Core Kronecker algebra (rlscore.core.kronecker, rlscore.core.kronecker): domain
 factors (kernel, thin and wide linear), the per-domain hold-out solver against
-rlscore.core.rls_solvers, the label layouts, and the MINRES stopping rules."""
+rlscore.core.rls, the label layouts, and the MINRES stopping rules."""
 
 import numpy as np
 import numpy.linalg as nla
 import pytest
 
-from rlscore.core.kronecker import (DomainFactor, DomainRLS, KronRLSSolver,
-                                    TwoStepSolver, check_pairwise_labels, vec_f)
-from rlscore.core.kronecker_cg import GroupCentering, KronMinres, minres
-from rlscore.core.rls_solvers import KernelSolver
+from rlscore.core.kronecker import (DomainFactor, DomainRLS, KronRLSSolver, TwoStepSolver,
+                                    check_pairwise_labels, vec_f)
+from rlscore.core.kronecker import GroupCentering, KronMinres
+from rlscore.core.optim import minres
+from rlscore.core.rls import KernelSolver
 
 
 @pytest.mark.parametrize("shape", [(8, 3), (5, 9)])

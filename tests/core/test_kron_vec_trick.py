@@ -1,4 +1,4 @@
-"""The generalized vec trick (rlscore.core.vec_trick, rlscore._ext._kron) against
+"""The generalized vec trick (rlscore.core.structure, rlscore._ext._kron) against
 explicit sampled Kronecker products: repeated indices, both multiplication orders,
 sparse loops and dense BLAS phases, full-grid sides, adjoints, and bad input."""
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rlscore._ext import _kron
-from rlscore.core.vec_trick import (PairwiseKernelOperator, SampledKronProduct,
+from rlscore.core.structure import (PairwiseKernelOperator, SampledKronProduct,
                                     as_index_vector, grid_indices, sampled_kron_matvec)
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rlscore._ext import _nystrom
-from rlscore.core.nystrom import NystromMap, select_basis
+from rlscore.core.rls import NystromMap, select_basis
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rls import RLSModel
 from rlscore.kernel import GaussianKernel

@@ -4,7 +4,7 @@ explicit pairs."""
 import numpy as np
 import pytest
 
-from rlscore.core.pairwise_loss import PairwiseRankingLoss
+from rlscore.core.ranksvm import PairwiseRankingLoss
 
 
 def _explicit(y, p, q, normalize, squared):

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 from rlscore._ext import _lpo
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
-from rlscore.core.rankrls_pairs import PPRankRLSModel, lpo_cindex, preference_pairs
+from rlscore.core.rankrls import PPRankRLSModel, preference_pairs
+from rlscore.core.selection import lpo_cindex
 from rlscore.datasets.synthetic import make_irrelevant_pairs_example
 from rlscore.kernel import GaussianKernel
 
@@ -522,7 +523,7 @@ def test_query_bad_input(rng):
 
 
 def test_query_model_takes_prebuilt_groups():
-    from rlscore.core.groups import QueryGroups
+    from rlscore.core.structure import QueryGroups
     rng = np.random.default_rng(5)
     X, Y = rng.normal(size=(30, 4)), rng.normal(size=30)
     q = rng.integers(0, 6, size=30)

@@ -12,12 +12,13 @@ from scipy.optimize import Bounds, minimize
 from rlscore._ext._ostree import OrderStatisticTree
 from rlscore._ext._ranksvm import RankingPairs
 from rlscore._ext._simplex import simplex_qp
-from rlscore.core.bmrm import bmrm, simplex_qp_active_set
+from rlscore.core.optim import bmrm
+from rlscore.core.optim._bmrm import simplex_qp_active_set
 from rlscore.core.ranksvm import (ConvergenceWarning, PairRisk, RankingRisk,
                                   SquaredRankingRisk, empirical_kernel_map,
                                   fit_kernel_ranksvm, fit_linear_ranksvm,
-                                  fit_pairwise_ranksvm, kfold_ranksvm,
-                                  solve_ranksvm, solve_ranksvm_newton)
+                                  fit_pairwise_ranksvm, kfold_ranksvm, solve_ranksvm,
+                                  solve_ranksvm_newton)
 
 ENGINES = ["fenwick", "rbtree", "rbtree_wide"]   # rbtree_wide: the 12-byte node layout
 TREE_ENGINES = ["rbtree", "rbtree_wide"]
@@ -709,7 +710,7 @@ def test_kfold_over_queries(rng):
 
 
 def test_subsample_warm_start_reaches_the_same_optimum(rng, monkeypatch):
-    import rlscore.core.ranksvm as core
+    import rlscore.core.ranksvm._ranksvm as core
     monkeypatch.setattr(core, "WARM_START_MIN", 1000)
     for nq in (None, 40):
         X, y, q = _data(rng, m=3000, n=5, nq=nq, levels=None if nq is None else 4)
@@ -956,7 +957,7 @@ def test_hinge_bundle_and_squared_newton_against_references(rng):
 
 
 def test_newton_warm_starts(rng, monkeypatch):
-    import rlscore.core.ranksvm as core
+    import rlscore.core.ranksvm._ranksvm as core
     monkeypatch.setattr(core, "NEWTON_WARM_START_MIN", 1000)
     X, y, q = _data(rng, m=3000, n=5, nq=30, levels=4)
     risk = SquaredRankingRisk(X, y, q)

@@ -7,13 +7,12 @@ import warnings
 import numpy as np
 import pytest
 
-from rlscore.core.groups import QueryGroups
+from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.ranksvm import fit_linear_ranksvm, kfold_ranksvm
 from rlscore.core.rls import RLSModel
-from rlscore.core.selection import (EdgeOfGridWarning, LQOCV, NfoldCV, grid_search,
-                                    query_score)
-from rlscore.core.selection_holdout import RefitCV
+from rlscore.core.selection import EdgeOfGridWarning, LQOCV, NfoldCV, grid_search, query_score
+from rlscore.core.selection import RefitCV
 from rlscore.measure import UndefinedPerformance, cindex, sqerror
 
 

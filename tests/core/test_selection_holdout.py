@@ -1,4 +1,4 @@
-"""PooledQueryCV, ValidationCV and RefitModel (rlscore.core.selection_holdout) against
+"""PooledQueryCV, ValidationCV and RefitModel (rlscore.core.selection) against
 brute force written out here: for each fold the model retrained without it, its
 predictions pooled, and the measure of each query on its own (the c-index of the query's
 rows, or NDCG@5 by the LETOR rules written below) averaged over every query by a loop;
@@ -10,11 +10,11 @@ import warnings
 import numpy as np
 import pytest
 
-from rlscore.core.groups import QueryGroups
+from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import EdgeOfGridWarning, NfoldCV, grid_search
-from rlscore.core.selection_holdout import PooledQueryCV, RefitModel, ValidationCV
+from rlscore.core.selection import PooledQueryCV, RefitModel, ValidationCV
 from rlscore.learner import LinearRankSVM
 from rlscore.measure import UndefinedPerformance, cindex, ndcg, sqerror
 

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from scipy.sparse.linalg import aslinearoperator
 
-from rlscore.core.bmrm import BMRMResult, bmrm
-from rlscore.core.cg import CGResult, conjugate_gradient
-from rlscore.core.kronecker_cg import KronMinres
+from rlscore.core.optim import BMRMResult, bmrm
+from rlscore.core.optim import CGResult, conjugate_gradient
+from rlscore.core.kronecker import KronMinres
 from rlscore.core.ranksvm import (RankSVMSolution, RankingRisk, SquaredRankingRisk,
                                   solve_ranksvm, solve_ranksvm_newton)
-from rlscore.core.solver_result import SolverResult
-from rlscore.core.tron import TRONResult, tron
+from rlscore.core.optim import SolverResult
+from rlscore.core.optim import TRONResult, tron
 
 SHARED = ("solver", "solution", "objective", "iterations", "converged", "message",
           "history", "extras")

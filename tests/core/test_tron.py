@@ -6,7 +6,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from rlscore.core.tron import tron
+from rlscore.core.optim import tron
 
 
 class Logistic:

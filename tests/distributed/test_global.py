@@ -12,7 +12,7 @@ distributed = pytest.importorskip("distributed")
 import rlscore.distributed as rd  # noqa: E402
 import rlscore.distributed.measure as dm  # noqa: E402
 from rlscore import measure  # noqa: E402
-from rlscore.core.ranksvm import RankingRisk, SquaredRankingRisk  # noqa: E402
+from rlscore.core.ranksvm import RankingRisk, SquaredRankingRisk  # noqa: F401
 from rlscore.learner import LinearRankSVM  # noqa: E402
 
 CHUNKS = {1: lambda m: (m,),

@@ -14,8 +14,8 @@ from sklearn.model_selection import (  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
-from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV  # noqa: E402
-from rlscore.core.selection import TrainTestCV  # noqa: E402
+from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV  # noqa: F401
+from rlscore.core.selection import TrainTestCV  # noqa: F401
 from rlscore.estimators._cv import make_crossvalidator  # noqa: E402
 from rlscore.estimators import KernelRLS, KernelRLSCV  # noqa: E402
 from rlscore.measure import auc, cindex, spearman, sqerror  # noqa: E402

@@ -10,7 +10,7 @@ pytest.importorskip("sklearn")
 import sklearn  # noqa: E402
 from sklearn.model_selection import GridSearchCV, LeaveOneGroupOut  # noqa: E402
 
-from rlscore.core.selection import EdgeOfGridWarning  # noqa: E402
+from rlscore.core.selection import EdgeOfGridWarning  # noqa: F401
 from rlscore.estimators import (CGRankRLSRanker, KernelRLSCV, RankRLS,  # noqa: E402
                                 RankSVM)
 from rlscore.learner import LeaveQueryOutRankRLS  # noqa: E402

@@ -20,8 +20,8 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel  # noqa: E402
-from rlscore.core.selection import DEFAULT_REGPARAMS, NfoldCV  # noqa: E402
+from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel  # noqa: F401
+from rlscore.core.selection import DEFAULT_REGPARAMS, NfoldCV  # noqa: F401
 from rlscore.estimators._rankrls import RankRLS, RankRLSCV  # noqa: E402
 from rlscore.learner import GlobalRankRLS, QueryRankRLS  # noqa: E402
 from rlscore.measure import (  # noqa: E402

@@ -113,7 +113,7 @@ def test_pair_kfold_dense_and_iterative_and_orders(setup):
                                   m.in_sample_kfoldcv(folds))
     pairs = [flat_to_pairs(f, (N1, N2)) for f in folds]
     np.testing.assert_array_equal(m.in_sample_kfoldcv(pairs), m.in_sample_kfoldcv(folds))
-    from rlscore.core.kronecker_holdout import kron_pairs_holdout
+    from rlscore.core.kronecker import kron_pairs_holdout
     it = kron_pairs_holdout(m._f1, m._f2, m.Y, pairs, LAM, dense_limit=0)
     np.testing.assert_allclose(it.ravel(order="F"), ref, atol=1e-9)
 

@@ -95,8 +95,8 @@ def test_repaired_models_agree_and_equal_brute_force(data, how):
 
 def test_lanczos_path_for_large_factors(monkeypatch):
     """Factors above the exact-eigvalsh size use eigsh; the estimate matches."""
-    from rlscore.core import indefinite
-    from rlscore.core.indefinite import extreme_eigenvalues
+    from rlscore.core.kronecker import _indefinite as indefinite
+    from rlscore.core.kronecker import extreme_eigenvalues
     monkeypatch.setattr(indefinite, "DENSE_LIMIT", 300)
     rng = np.random.default_rng(3)
     B = rng.normal(size=(320, 320))

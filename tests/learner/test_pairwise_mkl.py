@@ -5,8 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from rlscore.core.pairwise_mkl import (alignment_statistics, alignment_weights,
-                                       centered_alignment)
+from rlscore.core.kronecker import alignment_statistics, alignment_weights, centered_alignment
 from rlscore.learner import CGKronRLS, KronRLS, PairwiseMKL
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import rlscore.measure as M
-from rlscore.core.groups import QueryGroups
+from rlscore.core.structure import QueryGroups
 from rlscore.measure import UndefinedPerformance
 
 

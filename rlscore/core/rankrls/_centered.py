@@ -1,0 +1,371 @@
+"""RankRLS with a block-centering Laplacian: construction, training, the eigen-parts of
+the cross-validation shortcuts and exact hold-out, shared by
+:class:`rlscore.core.rankrls.GlobalRankRLSModel` (one block) and
+:class:`rlscore.core.rankrls.QueryRankRLSModel` (one block per query) through
+:class:`CenteredRankModel`.
+
+The algebra
+-----------
+For a block-centering projection P (one block for the global model, one per query),
+(y - f)^T P (y - f) = min_beta ||y - f - D beta||^2 with D the block indicator: RankRLS
+is ridge regression with an unpenalized offset per block.  Its dual coefficients are
+A = (P K P + mu I)^{-1} P Y, with mu = lambda / m (global) or lambda (query), and its
+primal weights W = (Phi^T P Phi + mu I)^{-1} Phi^T P Y.  We never form L: in the primal
+we centre the features, in the dual we rotate the kernel matrix with one Householder
+reflection per block (O(m^2)), B^T K B with B an orthonormal basis of range(P), which
+leaves a symmetric positive semidefinite system of size m - #blocks.  One Cholesky
+factorization trains one lambda (the cost of plain RLS); the first cross-validation
+request or the second lambda eigendecomposes it, after which each lambda costs
+O(m^2 p) (dual) or O(d^2 p) (primal).
+
+Hold-out (exact retraining on the complement).  Removing the rows H of one block q
+turns P into P~ with P - P~ = the projection onto span{P e_i : i in H}.  With
+U diag(s2) U^T the eigendecomposition of the centred kernel P K P (or the left singular
+vectors of the centred features), w = 1 / (s2 + mu),
+
+    M = mu P G_c P   = (P - U U^T) + U diag(mu w) U^T   (the lambda-scaled inverse),
+    N = P - M        = U diag(s2 w) U^T                  (the centred hat matrix),
+    R = P (Y - F)    = (P - U U^T) Y + U diag(mu w) U^T Y (centred residuals),
+    t_H              = rows H of Kbar_q P G_c P           (Kbar_q: block-q mean kernel row),
+
+each formed without cancellation, the predictions of the model retrained without H are
+
+    X   = (M_HH + [H = q] 1 1^T / n_q)^{-1} R_H,
+    f_H = F_H - N_HH X - 1 (t_H X),
+
+F the fit of the full model (derivation: ridge regression with one unpenalized offset
+per block; block inverse of the bordered system). Holding out a whole query gives
+leave-query-out (the paper's eq. 33, without its m x m inverse); holding out part of a
+query gives true retraining with the remaining members forming a smaller query. For the
+global model the complement's Laplacian has size m - h, i.e. mu' = lambda / (m - h);
+with h = 2 this is the exact leave-pair-out of Sect. 3.4 (eqs. 35-38; the paper's
+Q = V diag(Lambda / (lambda + (m - 2) Lambda)) V^T in its notation), O(p) per pair after
+an O(m^3) setup: one SYRK of the eigenvectors, or -- when no eigendecomposition exists
+yet -- one Cholesky at mu' and its inverse.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+
+from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix, symmetrize
+from rlscore.core.rls import build_representation
+from rlscore.core.rls import n_rows
+from rlscore.core.rls import KernelSolver
+from rlscore._validation import (
+    as_2d_labels, as_index_array, check_peak_memory, check_regparam)
+
+__all__ = ["CenteredRankModel"]
+
+
+class CenteredRankModel:
+    """RankRLS with a block-centering Laplacian; see the module docstring.
+
+    Subclasses set ``_global``: True for L = m P with one block (the complement of h
+    held-out rows then has L of size m - h), False for the per-query L = P.
+    """
+
+    _global = False
+
+    def _build(self, X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
+               kernel_params):
+        kernel_params = dict(kernel_params)
+        keep_basis = kernel_params.pop("keep_basis_in_cv", False)
+        self.Y = as_2d_labels(Y)
+        m = n_rows(X)
+        if m != self.Y.shape[0]:
+            raise ValueError(f"X has {m} rows but Y has {self.Y.shape[0]}: lengths must match")
+        self.m = m
+        self.groups = groups
+        self._check_pairs_exist()
+        rep = build_representation(X, kernel, basis_vectors, prefer=prefer, **kernel_params)
+        self.representation = rep
+        self.remove_basis = rep.basis_indices is not None and not keep_basis
+        self._rem = None
+        gr = groups
+        self._Ybar = gr.mean(self.Y)                      # (g, p) block label means
+        self.PY = self.Y - gr.expand(self._Ybar)
+        self.kind = rep.kind
+        if rep.kind == "primal":
+            self._init_primal(rep.matrix)
+        else:
+            K = rep.matrix
+            if isinstance(X, np.ndarray) and np.may_share_memory(K, X):
+                K = K.copy()
+            rep.matrix = None          # rotated in place below; the model owns it now
+            self._init_dual(K)
+        self._cv = None
+        self._states = {}
+        self._lpo_cache = None
+        if path:
+            self.solver.decompose()
+        self.solve(regparam)
+
+    def _check_pairs_exist(self):
+        gr, Y = self.groups, self.Y
+        if gr.sizes.max() < 2:
+            what = "there is a single example" if self._global else \
+                "every query holds a single example"
+            warnings.warn(f"{what}: there are no pairs, the model is zero", UserWarning,
+                          stacklevel=4)
+            return
+        big = gr.sizes[gr.codes] >= 2
+        Yb = Y[big]
+        codes = gr.codes[big]
+        mx = np.full((gr.n_groups, Y.shape[1]), -np.inf)
+        mn = np.full((gr.n_groups, Y.shape[1]), np.inf)
+        np.maximum.at(mx, codes, Yb)
+        np.minimum.at(mn, codes, Yb)
+        if not np.any(mx > mn):
+            raise ValueError("all labels are tied within every query (every column of Y): "
+                             "there are no pairs with different labels to learn from")
+
+    # -- construction -----------------------------------------------------------
+    def _init_primal(self, Phi):
+        """Centred features: dense Phi is centred explicitly; for sparse Phi the Gram
+        matrix is Phi^T Phi - sum_q n_q mean_q mean_q^T (no densification; features
+        whose mean dwarfs their spread lose digits to that subtraction)."""
+        gr = self.groups
+        if sp.issparse(Phi):
+            Phi = sp.csr_matrix(Phi, dtype=np.float64)
+            Phibar = gr.mean(Phi)
+            C = (Phi.T @ Phi).toarray() - (Phibar.T * gr.sizes) @ Phibar
+            C = symmetrize(C)
+            b = np.asarray(Phi.T @ self.PY)
+            self._PhiP = None
+        else:
+            Phi = np.ascontiguousarray(Phi, dtype=np.float64)
+            Phibar = gr.mean(Phi)
+            PhiP = np.ascontiguousarray(Phi - gr.expand(Phibar))
+            C = gram_matrix(PhiP)
+            b = PhiP.T @ self.Y
+            self._PhiP = PhiP
+        self._Phi = Phi
+        self._Phibar = Phibar
+        self.solver = KernelSolver(C, b)
+
+    def _init_dual(self, K):
+        gr = self.groups
+        check_peak_memory("one_lambda", self.m, what=f"the {self.m} x {self.m} rotated kernel")
+        self._Kbar = gr.mean(K)                            # (g, m)
+        K = gr.rotate_kernel(K)
+        YB = gr.reflect_rows(self.Y.copy())
+        YB[gr.first] = 0.0
+        self._YB = YB
+        self.solver = RotatedSolver(K, YB, gr.rest)
+
+    # -- regularization ---------------------------------------------------------
+    def _mu(self, regparam, h=0):
+        return regparam / (self.m - h) if self._global else regparam
+
+    def solve(self, regparam):
+        """Train for ``regparam``: O(m^3/3) (dual Cholesky) or O(d^3/3) the first time,
+        O(m^2 p) / O(d^2 p) after an eigendecomposition."""
+        self.regparam = check_regparam(regparam)
+        mu = self._mu(self.regparam)
+        x = self.solver.solve(mu)
+        if self.kind == "primal":
+            self.coef = x
+        else:
+            self.coef = self.groups.reflect_rows(x.copy())
+        self.predictor = self.representation.predictor(self.coef)
+        return self
+
+    def fitted(self):
+        """In-sample predictions F (m, p) of the current model."""
+        if self.kind == "primal":
+            return np.asarray(self._Phi @ self.coef)
+        x = self.solver.solve(self._mu(self.regparam))
+        PF = self.groups.reflect_rows(self.solver.K @ x)
+        return PF + self.groups.expand(self._Kbar @ self.coef)
+
+    @property
+    def A(self):
+        """Dual coefficients (LK + lambda I)^{-1} L Y (m, p); for a primal model
+        P (Y - F) / mu (None at regparam 0)."""
+        if self.kind == "dual":
+            return self.coef
+        mu = self._mu(self.regparam)
+        if mu <= 0:
+            return None
+        return self.groups.center(self.Y - self.fitted()) / mu
+
+    # -- eigen-parts for the cross-validation shortcuts -------------------------
+    def _parts(self):
+        """U (m, r) orthonormal in range(P), s2 (r,), c = U^T Y (r, p), Yf (g, r) the
+        block means of the rotated features, qdiag = diag(P - U U^T) (primal)."""
+        if self._cv is not None:
+            return self._cv
+        gr = self.groups
+        s2, V, VtB = self.solver.decompose()
+        if self.kind == "primal":
+            keep = s2 > 0
+            s = np.sqrt(s2[keep])
+            Vk = np.ascontiguousarray(V[:, keep])
+            if self._PhiP is not None:
+                ZP = self._PhiP @ Vk
+            else:
+                ZP = np.asarray(self._Phi @ Vk) - gr.expand(self._Phibar @ Vk)
+            U = np.ascontiguousarray(ZP / s)
+            Yf = (self._Phibar @ Vk) * s
+            c = VtB[keep] / s[:, None]
+            qdiag = (1.0 - 1.0 / gr.sizes[gr.codes]) - np.einsum("ij,ij->i", U, U)
+            np.maximum(qdiag, 0.0, out=qdiag)
+            self._R0 = self.PY - U @ c          # (P - U U^T) Y, lambda-independent
+            self._cv = (U, s2[keep], c, Yf, qdiag, bool(np.all(keep)))
+        else:
+            U = np.ascontiguousarray(gr.basis(V))
+            del V
+            Yf = self._Kbar @ U
+            Yf[:, s2 == 0] = 0.0
+            self._R0 = None                     # U spans range(P): U U^T = P
+            self._cv = (U, s2, VtB, Yf, None, bool(np.all(s2 > 0)))
+        return self._cv
+
+    def _U2(self):
+        """U * U (cached), for the diagonals of the hold-out matrices."""
+        if getattr(self, "_U2cache", None) is None:
+            U = self._parts()[0]
+            self._U2cache = U * U
+        return self._U2cache
+
+    def _weights(self, mu):
+        U, s2, c, Yf, qdiag, full = self._parts()
+        if mu <= 0 and not (full and np.all(s2 > 0)):
+            raise ValueError("regparam=0 with a singular (centred) kernel matrix: the "
+                             "problem has no unique solution; use regparam > 0")
+        return 1.0 / (s2 + mu)
+
+    def _state(self, mu):
+        """(w, Pr, F) at mu: w = 1/(s2 + mu), the centred residuals P(Y - F) and the
+        fit F of the model trained on all examples at mu. O(m r p)."""
+        st = self._states.get(mu)
+        if st is not None:
+            return st
+        U, s2, c, Yf, qdiag, full = self._parts()
+        w = self._weights(mu)
+        cw = c * w[:, None]
+        # P(Y - F) = (P - U U^T) Y + U diag(mu w) U^T Y, free of cancellation; one pass
+        # over U for both products
+        p = c.shape[1]
+        both = U @ np.hstack([cw * s2[:, None], cw * mu])
+        PF, Pr = both[:, :p], both[:, p:]
+        if self._R0 is not None:
+            Pr += self._R0
+        Pr = np.ascontiguousarray(Pr)
+        F = np.ascontiguousarray(PF + self.groups.expand(Yf @ cw))
+        if len(self._states) >= 4:
+            self._states.pop(next(iter(self._states)))
+        st = (w, Pr, F)
+        self._states[mu] = st
+        return st
+
+    # -- hold-out -----------------------------------------------------------------
+    def _block_of(self, H):
+        q = self.groups.codes[H]
+        if np.any(q != q[0]):
+            raise IndexError("indices must all belong to the same query; got indices of "
+                             f"{np.unique(q).size} different queries")
+        return int(q[0])
+
+    def holdout(self, indices):
+        """Predictions (h, p) for the rows ``indices`` (all of one query) from the model
+        retrained without them: O(m r p + h^2 r + h^3) after the eigendecomposition."""
+        H = as_index_array(indices, self.m, name="indices")
+        if H.size >= self.m:
+            raise ValueError("indices hold out every example; nothing is left to train on")
+        q = self._block_of(H)
+        if self.remove_basis:
+            out = self._holdout_removing(H)
+            if out is not None:
+                return out
+        h = H.size
+        nq = float(self.groups.sizes[q])
+        mu = self._mu(self.regparam, h)
+        w, Pr, F = self._state(mu)
+        U, s2, c, Yf, qdiag, full = self._parts()
+        UH = U[H]
+        M = (UH * (mu * w)) @ UH.T
+        if self.kind == "primal":
+            M += np.eye(h) - 1.0 / nq - UH @ UH.T
+        if h == self.groups.sizes[q]:
+            M += 1.0 / nq
+        N = (UH * (s2 * w)) @ UH.T
+        X = self._solve_small(M, Pr[H])
+        t = (UH * w) @ Yf[q]
+        return F[H] - N @ X - (t @ X)[None, :]
+
+    # -- cross-validation that removes held-out basis vectors -------------------
+    def _holdout_removing(self, U):
+        """Predictions for the rows U from the sparse RankRLS model retrained without
+        them and without the basis vectors among them (None when U holds no basis
+        vector). Retrains in the full map's coordinates: the fold's centred Gram matrix
+        by a downdate of |U| rows and of the touched blocks (O((|U| + n_touched) r^2)),
+        the removal as the constraint N^T w = 0 (N of NystromMap.removal_directions:
+        C^{-1}[:, H] without dependent basis vectors)
+        (:mod:`rlscore.core.rls`), one O(r^3/3) Cholesky per fold."""
+        from rlscore.core.rls import basis_positions, constrained_solve
+        rep = self.representation
+        nmap = rep.nystrom
+        # the directions removing the held-out basis vectors takes away (none when kept
+        # dependent basis vectors still span them)
+        N = nmap.removal_directions(basis_positions(rep.basis_indices, U))
+        if N.shape[1] == 0:
+            return None
+        if N.shape[1] >= nmap.k:
+            raise ValueError(
+                "the hold-out set contains every basis vector: removing them leaves no "
+                "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
+        gr = self.groups
+        Phi = np.asarray(self._Phi)
+        if self._rem is None:
+            S = gr.sum(Phi)                                 # (g, r) block sums
+            T = gr.sum(self.Y)                              # (g, p)
+            inv_n = 1.0 / gr.sizes
+            self._rem = (Phi.T @ Phi, Phi.T @ self.Y,
+                         (S.T * inv_n) @ S, (S.T * inv_n) @ T, S, T)
+        G, B, SS, ST, S, T = self._rem
+        PU, YU = Phi[U], self.Y[U]
+        C = G - PU.T @ PU - SS
+        b = B - PU.T @ YU - ST
+        qs, qpos = np.unique(gr.codes[U], return_inverse=True)
+        for j, q in enumerate(qs):
+            rows = qpos == j
+            nq = gr.sizes[q] - rows.sum()
+            s_old, t_old = S[q][:, None], T[q][None, :]
+            C += (s_old @ s_old.T) / gr.sizes[q]
+            b += (s_old @ t_old) / gr.sizes[q]
+            if nq > 0:
+                s_new = s_old - PU[rows].sum(axis=0)[:, None]
+                t_new = t_old - YU[rows].sum(axis=0)[None, :]
+                C -= (s_new @ s_new.T) / nq
+                b -= (s_new @ t_new) / nq
+        C = 0.5 * (C + C.T)
+        C.flat[:: C.shape[0] + 1] += self._mu(self.regparam, U.size)
+        try:
+            c = la.cho_factor(C, lower=True, check_finite=False)
+        except la.LinAlgError:
+            raise ValueError("the hold-out problem is singular (regparam=0 with too few "
+                             "remaining examples); use regparam > 0") from None
+        W = constrained_solve(lambda R: la.cho_solve(c, R, check_finite=False),
+                              N, b)
+        return PU @ W
+
+    def _basis_rows_removing(self, P):
+        """Overwrite the leave-one-out predictions P of the basis examples by those of
+        the model retrained without them as examples and as basis vectors. O(r^4)."""
+        for i in self.representation.basis_indices:
+            out = self._holdout_removing(np.array([i], dtype=np.intp))
+            if out is not None:
+                P[i] = out[0]
+        return P
+
+    @staticmethod
+    def _solve_small(M, R):
+        try:
+            return la.solve(M, R, assume_a="sym", check_finite=False)
+        except (la.LinAlgError, ValueError):
+            raise ValueError("the hold-out problem is singular (regparam=0 with too few "
+                             "remaining examples); use regparam > 0") from None

@@ -1,0 +1,275 @@
+"""RankRLS: regularized least-squares ranking through the Laplacian of a preference graph.
+
+Pahikkala, Tsivtsivadze, Airola, Järvinen and Boberg, "An efficient algorithm for
+learning to rank from preference graphs", Machine Learning 75(1):129-165, 2009.
+
+Three models, all returning 2-D arrays (the learners of :mod:`rlscore.learner` squeeze):
+
+* :class:`GlobalRankRLSModel` -- one ranking over all examples, the magnitude-preserving
+  pairwise least squares  sum_{i<j} ((y_i - y_j) - (f_i - f_j))^2 + lambda ||f||^2,
+  i.e. the Laplacian L = m I - 1 1^T of the complete graph;
+* :class:`QueryRankRLSModel` -- pairs only within a query, with RLScore's per-query
+  centering Laplacian L = I - sum_q 1_q 1_q^T / n_q (a pair of query q weighs 1/n_q);
+* :class:`rlscore.core.rankrls.PPRankRLSModel` -- explicit preference pairs (a
+  multigraph, edge weights and the three cost functions of the paper).
+
+:mod:`rlscore.core.rankrls` also holds :class:`RankLPOCV` (the leave-pair-out
+cross-validator of the global model), :func:`preference_pairs` and :func:`lpo_cindex`.
+
+Where the parts live: the block-centred model both share (construction, training,
+hold-out, and the algebra behind them) in :mod:`rlscore.core.rankrls`; the
+rotated dual solver and the primal Gram matrices in :mod:`rlscore.core.rankrls`;
+this module adds what differs: leave-one-out and leave-pair-out of the global model,
+leave-query-out of the query model.
+"""
+
+import numpy as np
+from scipy.linalg import blas
+
+from rlscore._ext import _lpo
+from rlscore.core.structure import QueryGroups, as_query_groups
+from rlscore.core.rankrls._centered import CenteredRankModel
+from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
+from rlscore.core.rls import n_rows
+from rlscore._validation import check_index_pairs
+from rlscore._validation import check_peak_memory
+
+__all__ = ["GlobalRankRLSModel", "QueryRankRLSModel", "gram_matrix"]
+
+_CHUNK = 1 << 22          # elements per temporary block in the chunked loops
+_CACHE = 1 << 24          # elements of lambda-independent blocks kept between calls
+
+
+class GlobalRankRLSModel(CenteredRankModel):
+    """Global RankRLS: min (Y - f)^T (m I - 1 1^T)(Y - f) + lambda ||f||^2.
+
+    Parameters
+    ----------
+    X, kernel, basis_vectors, kernel_params : see
+        :func:`rlscore.core.rls.build_representation` (pass bias=0 for the
+        RLScore convention; a bias feature has no effect on a ranking anyway).
+    Y : labels (m,) or (m, p); each column is ranked separately.
+    regparam : float >= 0
+    path : eigendecompose at once (a lambda path or cross-validation will follow).
+
+    Notes
+    -----
+    Training: the kernel (or Phi^T Phi) plus O(m^2) for the rotation and one Cholesky
+    (O(m^3/3) dual, O(d^3/3) primal) -- the cost of RLS. With the eigendecomposition:
+    O(m^2 p) / O(d^2 p) per lambda; ``holdout`` O(m r p + h^2 r + h^3);
+    ``leave_one_out`` O(m r p); ``leave_pair_out`` O(m^3) once per lambda (dense dual:
+    one SYRK, or Cholesky + inverse without an eigendecomposition) or O(m r) (primal),
+    then O(p) (dual) / O(r + p) (primal) per pair.
+    """
+
+    _global = True
+
+    def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
+                 path=False, prefer="auto", **kernel_params):
+        m = n_rows(X)
+        groups = QueryGroups.single(m)
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
+                    kernel_params)
+
+    def leave_one_out(self):
+        """Leave-one-out predictions (m, p), each from the model trained on the other
+        m - 1 examples (L of size m - 1). O(m r p) after the eigendecomposition."""
+        if self.m < 2:
+            raise ValueError("leave-one-out needs at least 2 examples")
+        mu = self._mu(self.regparam, 1)
+        w, Pr, F = self._state(mu)
+        U, s2, c, Yf, qdiag, full = self._parts()
+        U2 = self._U2()
+        mdiag = U2 @ (mu * w)
+        if self.kind == "primal":
+            mdiag = mdiag + qdiag
+        if np.any(mdiag <= 0):
+            raise ValueError("leave-one-out is undefined at regparam=0 here; use "
+                             "regparam > 0")
+        X = Pr / mdiag[:, None]
+        shift = U2 @ (s2 * w) + U @ (w * Yf[0])
+        P = F - shift[:, None] * X
+        if self.remove_basis:
+            P = self._basis_rows_removing(P)
+        return P
+
+    def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
+        """Exact leave-pair-out: for pair k, the predictions for its two examples from
+        the model trained without both (L of size m - 2). Returns two (n_pairs, p)
+        arrays. O(p) per pair after an O(m^3) (dual) / O(m r) (primal) setup."""
+        s, e = check_index_pairs(pairs_start_inds, pairs_end_inds, self.m)
+        return self._leave_pair_out(s, e)
+
+    def _leave_pair_out(self, s, e):
+        """leave_pair_out for validated contiguous intp index arrays."""
+        if self.m < 3:
+            raise ValueError("leave-pair-out needs at least 3 examples")
+        mu = self._mu(self.regparam, 2)
+        p = self.Y.shape[1]
+        out_s = np.empty((s.size, p))
+        out_e = np.empty_like(out_s)
+        offconst = -1.0 / self.m
+        if self.kind == "primal":
+            w, Pr, F = self._state(mu)
+            U, s2, c, Yf, qdiag, full = self._parts()
+            omega = np.ascontiguousarray(s2 * w)
+            U2 = self._U2()
+            mdiag = np.ascontiguousarray(qdiag + U2 @ (mu * w))
+            ndiag = np.ascontiguousarray(U2 @ omega)
+            tau = np.ascontiguousarray(U @ (w * Yf[0]))
+            _lpo.rank_lpo_lowrank(U, omega, mdiag, ndiag, offconst, Pr, F, tau, s, e,
+                                  out_s, out_e)
+        else:
+            M, ndiag, Pr, F, tau = self._dense_lpo_parts(mu)
+            _lpo.rank_lpo_dense(M, ndiag, offconst, Pr, F, tau, s, e, out_s, out_e)
+        return out_s, out_e
+
+    def _dense_lpo_parts(self, mu):
+        """M = mu P G_c P (m x m), diag(P - M), P(Y - F), F and tau at mu (dual)."""
+        if self._lpo_cache is not None and self._lpo_cache[0] == mu:
+            return self._lpo_cache[1]
+        self._lpo_cache = None
+        gr = self.groups
+        m = self.m
+        check_peak_memory("lpo", m, what=f"the {m} x {m} leave-pair-out matrix")
+        if self.solver.decomposed:
+            w, Pr, F = self._state(mu)
+            U, s2, c, Yf, qdiag, full = self._parts()
+            B = U * np.sqrt(mu * w)
+            # B B^T, lower triangle of a Fortran array = upper triangle of its
+            # C-ordered transpose, the only part the pair loop reads
+            M = blas.dsyrk(1.0, B.T, trans=1, lower=1).T
+            del B
+            ndiag = self._U2() @ (s2 * w)
+            tau = U @ (w * Yf[0])
+        else:
+            # no eigendecomposition: Cholesky of the rotated system at mu and its
+            # inverse G' (O(m^3) in all), then O(m^2)
+            if mu <= 0:
+                raise ValueError("leave-pair-out at regparam=0 needs regparam > 0")
+            x = self.solver.solve_cholesky(mu)
+            A = gr.reflect_rows(x.copy())
+            Pr = np.ascontiguousarray(mu * A)            # P(Y - F) = mu P G_c P Y
+            F = (self.PY - Pr) + self._Kbar @ A
+            G = self.solver.inverse(mu)
+            u = gr.reflect_rows(np.array(self._Kbar.T))
+            u[gr.first] = 0.0
+            v = G @ u
+            v[gr.first] = 0.0
+            tau = gr.reflect_rows(v)[:, 0]
+            G *= mu
+            M = gr.unrotate_symmetric(G)
+            ndiag = (1.0 - 1.0 / m) - np.diag(M)
+        parts = (np.ascontiguousarray(M), np.ascontiguousarray(ndiag), Pr,
+                 np.ascontiguousarray(F), np.ascontiguousarray(tau))
+        self._lpo_cache = (mu, parts)
+        return parts
+
+
+class QueryRankRLSModel(CenteredRankModel):
+    """Query-structured RankRLS: pairs only within a query, L = I - sum_q 1_q 1_q^T/n_q.
+
+    Parameters
+    ----------
+    qids : sequence of hashable, length m (grouped by equal value), or a
+        :class:`rlscore.core.structure.QueryGroups` built once by the caller. Queries of
+        one item are allowed; they contribute no pairs.
+    Other parameters as :class:`GlobalRankRLSModel`.
+
+    Notes
+    -----
+    Training costs as for :class:`GlobalRankRLSModel`, plus O(m) for the queries.
+    ``holdout`` of one query (or part of one) O(m r p + h^2 r + h^3) after the
+    eigendecomposition; ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
+    per lambda, i.e. O(m^2 |q|) (dual, r = m - #queries) or O(m |q| d) (primal).
+    """
+
+    _global = False
+
+    def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
+                 path=False, prefer="auto", **kernel_params):
+        m = n_rows(X)
+        groups = as_query_groups(qids, m)
+        self.qids = groups.codes
+        self.qidlist = [mem.tolist() for mem in groups.split()]
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
+                    kernel_params)
+
+    def leave_query_out(self):
+        """Predictions for every query from the model trained without it: a list (one
+        per query, first-appearance order) of (n_q, p) arrays.
+
+        Batched over queries of equal size (chunked to bound the temporaries); the
+        lambda-independent blocks U_q are kept between calls when they take at most
+        ``_CACHE`` elements. O(sum_q n_q^2 r + n_q^3) per call.
+        """
+        gr = self.groups
+        if isinstance(self.solver, RotatedSolver):
+            check_peak_memory("lqo", self.m, what=f"leave-query-out on {self.m} examples")
+        mu = self._mu(self.regparam)
+        w, Pr, F = self._state(mu)
+        U, s2, c, Yf, qdiag, full = self._parts()
+        out = [None] * gr.n_groups
+        mw = mu * w
+        nw = s2 * w
+        wY = w * Yf                                            # (g, r)
+        for n, qs, chunks in self._batches():
+            for k0, k1, ik, UH, Qpart, G in chunks:
+                qk = qs[k0:k1]
+                if UH is None:
+                    UH = U[ik]                                 # (k, n, r)
+                UHt = UH.transpose(0, 2, 1)
+                M = (UH * mw) @ UHt
+                # N = U_q diag(s2 w) U_q^T = G - M, as s2 w + mu w = 1 (one product
+                # per lambda instead of two)
+                N = (UH * nw) @ UHt if G is None else G - M
+                if Qpart is not None:
+                    M += Qpart
+                else:
+                    M += 1.0 / n
+                X = np.linalg.solve(M, Pr[ik])                 # (k, n, p)
+                t = UH @ wY[qk][:, :, None]                    # (k, n, 1)
+                P = F[ik] - N @ X - (t.transpose(0, 2, 1) @ X)
+                for j, q in enumerate(qk):
+                    out[q] = P[j]
+        if self.remove_basis:
+            for q, mem in enumerate(gr.split()):
+                fresh = self._holdout_removing(np.ascontiguousarray(mem, dtype=np.intp))
+                if fresh is not None:
+                    out[q] = fresh
+        return out
+
+    def _batches(self):
+        """Queries grouped by size n, in chunks: (n, query codes, [(k0, k1, (k, n) row
+        indices, U blocks or None, the lambda-independent part I - U_q U_q^T of the
+        primal block matrices or None, U_q U_q^T when the blocks are kept, else
+        None)])."""
+        if getattr(self, "_batch_cache", None) is not None:
+            return self._batch_cache
+        gr = self.groups
+        U = self._parts()[0]
+        r = U.shape[1]
+        keep_blocks = self.m * r <= _CACHE
+        batches = []
+        members = gr.split()
+        for n in np.unique(gr.sizes):
+            n = int(n)
+            qs = np.flatnonzero(gr.sizes == n)
+            idx = np.stack([members[q] for q in qs])
+            step = max(1, _CHUNK // max(1, n * r))
+            chunks = []
+            for k0 in range(0, qs.size, step):
+                k1 = min(qs.size, k0 + step)
+                ik = idx[k0:k1]
+                UH = U[ik] if (keep_blocks or self.kind == "primal") else None
+                Qpart = G = None
+                if UH is not None:
+                    G = UH @ UH.transpose(0, 2, 1)
+                if self.kind == "primal":
+                    Qpart = np.eye(n)[None, :, :] - G
+                if not keep_blocks:
+                    UH = G = None
+                chunks.append((k0, k1, ik, UH, Qpart, G))
+            batches.append((n, qs, chunks))
+        self._batch_cache = batches
+        return batches

@@ -1,0 +1,437 @@
+"""Decomposed Nystrom map, basis-vector removal and cross-validation that removes the
+held-out basis vectors.
+
+Airola, Pahikkala and Salakoski, "On learning and cross-validation with decomposed
+Nystrom approximation of kernel matrix", Neural Processing Letters 33(1), 2011 (Paper III
+of the Airola 2011 thesis); Tsivtsivadze et al. 2008 (sparse RankRLS).
+
+The map
+-------
+With the basis R (r vectors), K_MR = k(X, X_R) and the Cholesky factor C C^T = K_RR,
+
+    Phi = K_MR C^{-T}   (m x r),   Phi Phi^T = K_MR K_RR^{-1} K_RM,
+
+so any primal linear learner trained on Phi is the reduced-set (subset-of-regressors)
+kernel learner  min_b c(Y, K_MR b) + lambda b^T K_RR b,  with the map back
+b = C^{-T} w (predictions k(x, X_R) b: |R| kernel evaluations).
+
+A K_RR that is not numerically positive definite is factored by pivoted Cholesky
+(LAPACK ``dpstrf``): the basis vectors after the effective rank k are linear
+combinations of the first k in feature space, they span nothing new, and they get
+coefficient 0 (a warning states the effective rank).
+
+Removal (Theorem 1)
+-------------------
+For held-out basis positions H (kept L), with Ci = C^{-1} and
+A = C_LL^{-1} C_LH = -Ci_LH Ci_HH^{-1} = P Sigma W^T (thin SVD),
+
+    Z     = K_ML C_LL^{-T} = Phi[:, L] + Phi[:, H] A^T,
+    Phi_L = Z (I - B B^T)^{1/2},  B = A (I + A^T A)^{-1/2},
+
+and with (I - B B^T)^{1/2} = I + P diag(1/sqrt(1 + sigma^2) - 1) P^T this is the rank-|H|
+update Phi_L = Phi[:, L] + (Phi[:, L] P D + Phi[:, H] W S) P^T, O(m |L| |H|)
+(:func:`rlscore._ext._nystrom.removal_update`). Phi_L Phi_L^T = K_ML K_LL^{-1} K_LM; the
+map back is b_L = T w with T = C_LL^{-T} (I - B B^T)^{1/2} (the rotation between Phi_L
+and the Cholesky map of K_LL).
+
+Cross-validation
+----------------
+Removing H is the linear constraint N^T w = 0 on the full map's weights, where
+N = Ci[:, H] spans the orthogonal complement of range(C[L, :]^T) (C[L, :] Ci[:, H] = 0):
+indeed K_ML b_L = Phi C[L, :]^T b_L. So the model retrained on the rows outside U with
+the basis L is the constrained ridge regression
+
+    min_w ||Y_U' - Phi_U' w||^2 + lambda ||w||^2   s.t.  N^T w = 0,
+
+and its coefficients map back through the same b = C^{-T} w, whose entries H vanish.
+:class:`NystromSolver` solves it from the eigendecomposition of Phi^T Phi by a
+rank-|U| Woodbury downdate and a rank-|H| constraint: O(|U| r (p + |H|) + |U|^2 r +
+r |H| (p + |H|)) per fold and lambda after O(r^2 |H|) per fold, never forming Phi_L.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.linalg as la
+from scipy.linalg import lapack
+
+from rlscore._ext import _nystrom
+from rlscore.core.rls._solvers import LinearSolver, _check_holdout
+from rlscore._validation import as_index_array, check_positive_int
+
+__all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
+           "constrained_solve"]
+
+_EPS = np.finfo(np.float64).eps
+
+
+def select_basis(m, basis_indices=None, n_basis=None, random_state=None):
+    """Basis indices into m examples: ``basis_indices`` validated, or ``n_basis`` drawn
+    uniformly without replacement (Paper III, Sect. 2) with ``random_state``, sorted.
+
+    Raises IndexError for indices out of range or repeated, ValueError for |R| > m,
+    |R| < 1 or both arguments given.
+    """
+    if basis_indices is not None and n_basis is not None:
+        raise ValueError("give basis_indices or n_basis, not both")
+    if basis_indices is not None:
+        idx = np.asarray(basis_indices)
+        if idx.ndim == 1 and idx.size > m:
+            raise ValueError(f"basis_indices holds {idx.size} basis vectors but there are "
+                             f"only {m} examples (|R| > m)")
+        return as_index_array(basis_indices, m, name="basis_indices")
+    if n_basis is None:
+        return None
+    n_basis = check_positive_int(n_basis, "n_basis")
+    if n_basis > m:
+        raise ValueError(f"n_basis={n_basis} exceeds the number of examples m={m} "
+                         f"(|R| > m)")
+    rng = random_state if isinstance(random_state, np.random.RandomState) \
+        else np.random.default_rng(random_state)
+    idx = rng.choice(m, size=int(n_basis), replace=False)
+    return np.sort(idx).astype(np.intp)
+
+
+def _factor_basis(K_RR):
+    """(C, order, k, tol): C C^T = K_RR[order][:, order] for the first k basis vectors
+    of ``order`` (k = effective rank). Plain Cholesky when K_RR is positive definite to
+    working precision (smallest pivot > tol = r eps max diag), pivoted Cholesky
+    otherwise. O(r^3 / 3)."""
+    r = K_RR.shape[0]
+    scale = max(float(np.max(np.diag(K_RR), initial=0.0)), 0.0)
+    if not np.all(np.isfinite(K_RR)):
+        raise ValueError("the kernel matrix of the basis vectors contains NaN or infinity")
+    if scale <= 0:
+        raise ValueError("the kernel matrix of the basis vectors is zero")
+    tol = r * _EPS * scale
+    c, info = lapack.dpotrf(K_RR, lower=1, clean=1)
+    if info == 0 and np.min(np.diag(c)) ** 2 > tol:
+        return np.ascontiguousarray(c), np.arange(r, dtype=np.intp), r, tol
+    c, piv, k, info = lapack.dpstrf(K_RR, tol=tol, lower=1)
+    order = np.ascontiguousarray(piv - 1, dtype=np.intp)
+    k = int(k)
+    warnings.warn(
+        f"the kernel matrix of the basis vectors is not positive definite: effective "
+        f"rank {k} of {r}; the {r - k} dependent basis vectors get coefficient 0",
+        UserWarning, stacklevel=5)
+    C = np.ascontiguousarray(np.tril(c[:k, :k]))
+    return C, order, k, tol
+
+
+class NystromMap:
+    """The decomposed Nystrom map of a basis: Phi = K_MR C^{-T}, b = C^{-T} w.
+
+    Parameters
+    ----------
+    K_MR : ndarray (m, r), kernel between the examples and the basis vectors
+    K_RR : ndarray (r, r), kernel of the basis vectors (symmetric PSD)
+
+    Attributes
+    ----------
+    Phi : (m, k) features, k = effective rank of K_RR (= r when positive definite)
+    C : (k, k) lower Cholesky factor of K_RR restricted to ``order[:k]``
+    order : (r,) basis positions; the first k are the ones the map uses
+    r, k
+
+    Notes
+    -----
+    O(r^3/3 + m r^2) time, O(m r) memory. ``back`` O(r^2 p). ``Cinv`` (C^{-1}) is formed
+    on first use, O(r^3/3).
+    """
+
+    def __init__(self, K_MR, K_RR):
+        K_RR = np.ascontiguousarray(K_RR, dtype=np.float64)
+        K_MR = np.asarray(K_MR, dtype=np.float64)
+        self.r = K_RR.shape[0]
+        self.C, self.order, self.k, self._tol = _factor_basis(K_RR)
+        cols = self.order[:self.k]
+        # kernel between the used and the dependent basis vectors (removal_directions)
+        self._K_dep = K_RR[np.ix_(cols, self.order[self.k:])] if self.k < self.r else None
+        self._dep_coords = None
+        K_used = K_MR if self.k == self.r and np.all(cols == np.arange(self.r)) \
+            else K_MR[:, cols]
+        # Phi^T = C^{-1} K_MR^T: one triangular solve
+        self.Phi = np.ascontiguousarray(
+            la.solve_triangular(self.C, K_used.T, lower=True, check_finite=False).T)
+        self._Cinv = None
+        self._position = None
+
+    @property
+    def Cinv(self):
+        if self._Cinv is None:
+            self._Cinv = np.ascontiguousarray(la.solve_triangular(
+                self.C, np.eye(self.k), lower=True, check_finite=False))
+        return self._Cinv
+
+    def back_matrix(self):
+        """T (r, k) with b = T w: C^{-T} scattered to the used basis positions."""
+        T = np.zeros((self.r, self.k))
+        T[self.order[:self.k]] = self.Cinv.T
+        return T
+
+    def back(self, W):
+        """Basis coefficients b (r, p) = C^{-T} W (zero for dependent basis vectors)."""
+        W = np.asarray(W, dtype=np.float64)
+        b = np.zeros((self.r,) + W.shape[1:])
+        b[self.order[:self.k]] = la.solve_triangular(self.C, W, lower=True, trans="T",
+                                                     check_finite=False)
+        return b
+
+    def positions(self, basis_subset):
+        """Map basis positions (0..r-1) to columns of Phi (0..k-1); dependent basis
+        vectors (not in the map) are dropped."""
+        if self._position is None:
+            pos = np.full(self.r, -1, dtype=np.intp)
+            pos[self.order[:self.k]] = np.arange(self.k)
+            self._position = pos
+        p = self._position[np.asarray(basis_subset, dtype=np.intp)]
+        return np.ascontiguousarray(np.sort(p[p >= 0]))
+
+    def removal_directions(self, held_out):
+        """Directions N (k, h) of the map's weight space that removing the basis
+        positions ``held_out`` takes away: the model with the kept basis is the full
+        map's model under the constraint N^T w = 0 (module docstring, Cross-validation).
+
+        N spans the orthogonal complement of the feature coordinates of every kept
+        basis vector -- the kept vectors of the map (rows of C) *and* the kept dependent
+        ones (C^{-1} k(R_used, x_j)). Without dependent vectors this is C^{-1}[:, H]. A
+        held-out vector of the map whose direction a kept dependent vector still spans
+        (a duplicate, say) removes nothing; the test of "still spans" is the one
+        pivoted Cholesky applies when the kept basis is factored anew: a squared
+        residual above r eps max diag(K_RR).
+
+        Returns
+        -------
+        ndarray (k, h), h = 0 when the removal changes nothing.
+
+        Notes
+        -----
+        O(k h) without dependent basis vectors; O(k h (h + d)) with d of them, plus
+        O(k^2 d) once.
+        """
+        held = np.asarray(held_out, dtype=np.intp)
+        H = self.positions(held)
+        N = self.Cinv[:, H]
+        if H.size == 0 or self._K_dep is None:
+            return N
+        dep = self.order[self.k:]
+        kept = ~np.isin(dep, held)
+        if not kept.any():
+            return N
+        if self._dep_coords is None:
+            self._dep_coords = self.Cinv @ self._K_dep            # (k, d)
+        Q, _ = np.linalg.qr(N)
+        # components of the kept dependent vectors in the removed subspace: what they
+        # span there beyond the kept vectors of the map
+        Us, s, _ = la.svd(Q.T @ self._dep_coords[:, kept], check_finite=False)
+        restored = int(np.count_nonzero(s * s > self._tol))
+        return np.ascontiguousarray(Q @ Us[:, restored:])
+
+    def single_removal_directions(self):
+        """(cols, N): for each column ``cols[i]`` of Phi whose basis vector's removal
+        alone changes the model, the direction N[:, i] it takes away
+        (:meth:`removal_directions` of that one vector). Without dependent basis
+        vectors, every column and N = C^{-1}. O(k^2) then; O(k^2 d) with d dependent
+        vectors."""
+        if self.k == self.r:
+            return np.arange(self.k, dtype=np.intp), self.Cinv
+        cols, dirs = [], []
+        for j, pos in enumerate(self.order[:self.k]):
+            Nj = self.removal_directions([pos])
+            if Nj.shape[1]:
+                cols.append(j)
+                dirs.append(Nj[:, 0])
+        N = np.array(dirs).T if dirs else np.empty((self.k, 0))
+        return np.asarray(cols, dtype=np.intp), N
+
+    def remove(self, held_out):
+        """The map of the basis without the positions ``held_out`` (Theorem 1).
+
+        Parameters
+        ----------
+        held_out : basis positions (0..r-1) to remove
+
+        Returns
+        -------
+        ReducedMap with Phi (m, |L|) satisfying Phi Phi^T = K_ML K_LL^{-1} K_LM and
+        ``back`` giving the coefficients of the kept basis vectors.
+
+        Raises
+        ------
+        ValueError when every basis vector of the map would be removed.
+
+        Notes on dependent basis vectors: the map is that of the kept basis vectors *of
+        the map*; a kept dependent vector (coefficient 0 in the full model) is not added
+        back even if it spans a removed direction. Cross-validation does take them into
+        account (:meth:`removal_directions`).
+
+        Notes
+        -----
+        O(m |L| |H| + |L|^2 |H|) time (Theorem 1), given ``Cinv``.
+        """
+        H = self.positions(as_index_array(held_out, self.r, name="held_out"))
+        if H.size >= self.k:
+            raise ValueError("removing these basis vectors leaves no basis vector")
+        L = np.setdiff1d(np.arange(self.k), H).astype(np.intp)
+        Ci = self.Cinv
+        if H.size == 0:
+            return ReducedMap(self.Phi.copy(), Ci.T.copy(), self.order[:self.k])
+        A = -la.solve(Ci[np.ix_(H, H)].T, Ci[np.ix_(L, H)].T, check_finite=False).T
+        P, sig, Wt = la.svd(A, full_matrices=False, check_finite=False)
+        root = 1.0 / np.sqrt(1.0 + sig * sig)
+        PD = np.ascontiguousarray(P * (root - 1.0))
+        S = np.ascontiguousarray((Wt.T * (sig * root)))
+        Pt = np.ascontiguousarray(P.T)
+        out = np.empty((self.Phi.shape[0], L.size))
+        _nystrom.removal_update(self.Phi, L, H, PD, S, Pt, out)
+        # T = C_LL^{-T} Q, C_LL^{-1} = Ci_LL + A Ci_HL, Q = I + P D P^T (O(|L|^2 |H|))
+        CLLinvT = Ci[np.ix_(L, L)].T + Ci[np.ix_(H, L)].T @ A.T
+        T = CLLinvT + (CLLinvT @ PD) @ Pt
+        return ReducedMap(out, T, self.order[L])
+
+
+class ReducedMap:
+    """A map after basis removal: features ``Phi`` (m, |L|), ``basis`` (the kept basis
+    positions), ``back(W)`` -> coefficients (|L|, p) of those basis vectors."""
+
+    def __init__(self, Phi, T, basis):
+        self.Phi = Phi
+        self.T = T
+        self.basis = np.asarray(basis, dtype=np.intp)
+
+    def back(self, W):
+        return self.T @ np.asarray(W, dtype=np.float64)
+
+
+def basis_positions(basis_indices, rows):
+    """Positions (into ``basis_indices``) of the basis vectors among ``rows``."""
+    return np.flatnonzero(np.isin(basis_indices, rows)).astype(np.intp)
+
+
+def constrained_solve(solve, N, rhs):
+    """w = argmin of the quadratic with solve(x) = M^{-1} x, subject to N^T w = 0:
+    w = M^{-1} rhs - M^{-1} N (N^T M^{-1} N)^{-1} N^T M^{-1} rhs. O(cost of solve on
+    p + h columns + h^3)."""
+    X = solve(np.hstack([rhs, N]))
+    p = rhs.shape[1]
+    u, v = X[:, :p], X[:, p:]
+    return u - v @ la.solve(N.T @ v, N.T @ u, assume_a="sym", check_finite=False)
+
+
+class NystromSolver(LinearSolver):
+    """Primal RLS on Nystrom features with cross-validation that removes held-out basis
+    vectors (see the module docstring).
+
+    Parameters
+    ----------
+    nmap : NystromMap
+    Y : (m, p)
+    basis_indices : (r,) indices of the basis vectors among the m examples
+
+    Notes
+    -----
+    Training and the keep-basis shortcuts as :class:`LinearSolver` (O(m r^2) then
+    O(r^2 p) per lambda). With removal: ``holdout_removing`` O(r^2 h) per fold, then
+    O(|U| r (p + h) + |U|^2 r + |U|^3 + r h (p + h)) per lambda;
+    ``leave_one_out_removing`` O(r^3) once, then O(m r p) per lambda.
+    """
+
+    def __init__(self, nmap, Y, basis_indices):
+        super().__init__(nmap.Phi, Y)
+        self.nmap = nmap
+        self.basis_indices = np.asarray(basis_indices, dtype=np.intp)
+        self._xi_all = None
+
+    def _removed_directions(self, rows):
+        """N (k, h) of :meth:`NystromMap.removal_directions` for the basis vectors
+        among ``rows``."""
+        N = self.nmap.removal_directions(basis_positions(self.basis_indices, rows))
+        if N.shape[1] >= self.nmap.k:
+            raise ValueError(
+                "the hold-out set contains every basis vector: removing them leaves no "
+                "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
+        return N
+
+    def _eig_parts(self):
+        """(U (m, q), s2 (q,), keep mask (k,), V (k, k), V^T Phi^T Y (k, p))."""
+        U, s2, q, P, UtY, U2 = self._cv_parts()
+        s2all, V, VtPY = self._eig
+        return U, s2, s2all > 0, V, VtPY
+
+    def holdout_removing(self, regparam, indices):
+        """Predictions (|U|, p) for the rows ``indices`` from the model retrained
+        without them and without the basis vectors among them."""
+        U_rows = _check_holdout(indices, self.m)
+        N = self._removed_directions(U_rows)
+        if N.shape[1] == 0:
+            return self.holdout(regparam, U_rows)
+        U, s2, keep, V, VtPY = self._eig_parts()
+        xi = V.T @ N                                        # (k, h), eigen coordinates
+        xi, _ = np.linalg.qr(xi)
+        g = 1.0 / (self._eig[0] + regparam)
+        sq = np.sqrt(s2)
+        Zu = U[U_rows] * sq                                 # (u, q)
+        Y_U = self.Y[U_rows]
+        # beta = Z_U'^T Y_U' in eigen coordinates; g*beta and g*xi over all k directions
+        gb = g[:, None] * VtPY
+        gb[keep] -= g[keep, None] * (Zu.T @ Y_U)
+        gx = g[:, None] * xi
+        Tb = Zu @ gb[keep]
+        Tx = Zu @ gx[keep]
+        S = self._blocks(regparam, U_rows)[0]               # I - Z_U diag(g) Z_U^T
+        Sinv_T = la.solve(S, np.hstack([Tb, Tx]), assume_a="pos", check_finite=False)
+        p = Tb.shape[1]
+        SB, SX = Sinv_T[:, :p], Sinv_T[:, p:]
+        xu = xi.T @ gb + Tx.T @ SB                          # xi^T M^{-1} beta
+        xv = xi.T @ gx + Tx.T @ SX                          # xi^T M^{-1} xi
+        return SB - SX @ la.solve(xv, xu, assume_a="pos", check_finite=False)
+
+    def leave_one_out_removing(self, regparam):
+        """Leave-one-out predictions (m, p); a basis example's prediction comes from the
+        model without it as an example and as a basis vector."""
+        return self._remove_from_loo(regparam, self.leave_one_out(regparam))
+
+    def leave_one_out_removing_path(self, regparams):
+        """:meth:`leave_one_out_removing` for every lambda of ``regparams`` (a list),
+        the plain leave-one-out part batched by :meth:`leave_one_out_path`."""
+        return [self._remove_from_loo(lam, P) for lam, P in
+                zip(regparams, self.leave_one_out_path(regparams))]
+
+    def _remove_from_loo(self, regparam, P):
+        """Replace the basis examples' rows of the plain LOO predictions P by those of
+        the model without them as examples and as basis vectors. O(k^2 p)."""
+        bpos = self.nmap.positions(np.arange(self.nmap.r))
+        if bpos.size == 0:
+            return P
+        if self.nmap.k == 1:
+            raise ValueError("leave-one-out removal of the only basis vector leaves no "
+                             "basis; use keep_basis_in_cv=True")
+        U, s2, keep, V, VtPY = self._eig_parts()
+        if self._xi_all is None:
+            cols, N = self.nmap.single_removal_directions()
+            Xi = V.T @ N                                    # column i = V^T N_i
+            Xi /= np.linalg.norm(Xi, axis=0)[None, :]
+            self._xi_all = (cols, np.ascontiguousarray(Xi.T))   # row i: column cols[i]
+        cols, Xi = self._xi_all
+        if cols.size == 0:
+            return P
+        rows = self.basis_indices[self.nmap.order[cols]]    # row of column cols[i]
+        g = 1.0 / (self._eig[0] + regparam)
+        sq = np.sqrt(s2)
+        Z = U[rows] * sq                                    # (k, q) rows of the basis
+        y = self.Y[rows]                                    # (k, p)
+        gk = g[keep]
+        Uq, s2q, q, _, _, U2 = self._cv_parts()
+        Sd = q[rows] + U2[rows] @ (regparam / (s2q + regparam))   # 1 - z^T g z
+        t = 1.0 - Sd                                        # z^T g z
+        gVtPY = g[:, None] * VtPY                           # (k_all, p)
+        zgb = Z @ gVtPY[keep] - t[:, None] * y              # z^T g beta
+        zgx = np.einsum("jq,jq->j", Z, Xi[:, keep] * gk)    # z^T g xi
+        xgb = Xi @ gVtPY - zgx[:, None] * y                 # xi^T g beta
+        xgx = np.einsum("jk,jk->j", Xi, Xi * g)             # xi^T g xi
+        zu = zgb / Sd[:, None]
+        zv = zgx / Sd
+        xu = xgb + (zgx / Sd)[:, None] * zgb
+        xv = xgx + zgx * zgx / Sd
+        P[rows] = zu - (zv / xv)[:, None] * xu
+        return P

@@ -1,0 +1,406 @@
+"""Closed-form RLS solvers with the regularization path and exact hold-out shortcuts.
+
+Two solvers share one interface:
+
+* :class:`KernelSolver` (dual): A = (K + lambda I)^{-1} Y for an m x m kernel matrix.
+* :class:`LinearSolver` (primal): W = (Phi^T Phi + lambda I)^{-1} Phi^T Y for an m x d
+  feature matrix (dense or CSR), which is also how reduced-set (Nystrom) models and the
+  linear kernel are trained.
+
+Both train a single lambda with a Cholesky factorization and switch to an
+eigendecomposition the first time a regularization path (a second lambda) or a
+cross-validation shortcut that profits from it is requested; after that a new lambda
+costs O(m^2 p) (dual) or O(d^2 p) (primal) and the shortcuts are cheap.
+
+Hold-out formulas: with G = (K + lambda I)^{-1}, A = G Y, M = lambda G, B = I - M (the
+hat matrix K G), R = lambda A and F = B Y, the predictions for the rows H of the model
+trained on the other rows are
+
+    f(H) = Y_H - (M_HH)^{-1} R_H            (Airola 2011 thesis, Proposition 1)
+         = (M_HH)^{-1} (F_H - B_HH Y_H)     (Pahikkala et al., Theorem 1).
+
+M_HH is always formed from positive weights (lambda / (mu + lambda)) so it has no
+cancellation; the first right-hand side cancels when lambda is large (f small against
+Y), the second when lambda is small (B near I), so :class:`HoldoutShortcuts` picks the
+first when the mean of diag(B_HH) is at least 1/2 and the second otherwise. This keeps
+every shortcut within ~1e-12 relative of retraining for lambda from 1e-6 to 1e6.
+"""
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+from scipy.linalg import blas, lapack
+
+from rlscore._ext import _lpo
+from rlscore._progress import stage
+from rlscore._validation import check_index_pairs, check_peak_memory, check_regparam
+from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
+
+__all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver"]
+
+def _check_holdout(indices, m):
+    from rlscore._validation import as_index_array
+    H = as_index_array(indices, m, name="indices")
+    if H.size >= m:
+        raise ValueError("indices hold out every example; nothing is left to train on")
+    return H
+
+
+class HoldoutShortcuts:
+    """Hold-out, leave-one-out and leave-pair-out from the hooks of a solver:
+    ``_rf(lam)`` -> (R, F); ``_blocks(lam, H)`` -> (M_HH, B_HH);
+    ``_diags(lam)`` -> (diag M, diag B); ``_lpo(lam, s, e, R, F, bdiag, out_s, out_e)``."""
+
+    def holdout(self, regparam, indices):
+        """Predictions (h, p) for the h rows H from the model trained without them."""
+        H = _check_holdout(indices, self.m)
+        R, F = self._rf(regparam)
+        M, B = self._blocks(regparam, H)
+        if np.mean(np.diag(B)) < 0.5:
+            return la.solve(M, F[H] - B @ self.Y[H], assume_a="pos", check_finite=False)
+        return self.Y[H] - la.solve(M, R[H], assume_a="pos", check_finite=False)
+
+    def _check_peak(self, path):
+        """Refuse a dense path that would not fit (kernel solvers; see KernelSolver)."""
+
+    def leave_one_out(self, regparam):
+        """Leave-one-out predictions (m, p)."""
+        self._check_peak("loo")
+        R, F = self._rf(regparam)
+        mdiag, bdiag = self._diags(regparam)
+        return self._loo_combine(R, F, mdiag, bdiag)
+
+    def _loo_combine(self, R, F, mdiag, bdiag):
+        # per row the better-conditioned of Proposition 1 (Y - R / m_ii) and Theorem 1
+        # ((F - b_ii Y) / m_ii)
+        if np.any(mdiag <= 0):
+            raise ValueError("leave-one-out is undefined at regparam=0 for an example "
+                             "the others determine exactly; use regparam > 0")
+        small_fit = (bdiag < 0.5)[:, None]
+        return np.where(small_fit, (F - bdiag[:, None] * self.Y) / mdiag[:, None],
+                        self.Y - R / mdiag[:, None])
+
+    def leave_pair_out(self, regparam, starts, ends):
+        """Predictions (n, p) for both members of each pair from the model trained
+        without the pair."""
+        s, e = check_index_pairs(starts, ends, self.m)
+        self._check_peak("lpo")
+        R, F = self._rf(regparam)
+        out_s = np.empty((s.size, self.Y.shape[1]))
+        out_e = np.empty_like(out_s)
+        self._lpo(regparam, s, e, np.ascontiguousarray(R), np.ascontiguousarray(F),
+                  out_s, out_e)
+        return out_s, out_e
+
+
+class KernelSolver(HoldoutShortcuts):
+    """Dual RLS on a precomputed m x m kernel matrix K and labels Y (m, p).
+
+    Parameters
+    ----------
+    K : ndarray (m, m), symmetric positive semidefinite
+    Y : ndarray (m, p)
+
+    Notes
+    -----
+    Memory O(m^2) (K, plus V after a decomposition, plus G when an m x m inverse is
+    needed). Costs: first lambda O(m^3/3) (Cholesky); ``decompose`` O(m^3); then each
+    lambda O(m^2 p); ``holdout`` of h rows O(h^2 m + h^3); ``leave_one_out`` O(m^2);
+    ``leave_pair_out`` O(m^3) once per lambda for G, then O(p) per pair.
+    """
+
+    def __init__(self, K, Y):
+        self.K = np.ascontiguousarray(K, dtype=np.float64)
+        self.Y = np.ascontiguousarray(Y, dtype=np.float64)
+        self.m = self.K.shape[0]
+        self._eig = None            # (mu, V, V^T Y)
+        self._V2 = None             # V * V, for diag(G)
+        self._chol = None           # (regparam, lower Cholesky factor of K + regparam I)
+        self._G = None              # (regparam, G)
+        self._fit = None            # (regparam, A, F = K A or None)
+
+    # -- factorizations ----------------------------------------------------------
+    @property
+    def decomposed(self):
+        return self._eig is not None
+
+    def _check_peak(self, path):
+        check_peak_memory(path, self.m)
+
+    def decompose(self):
+        """Eigendecompose K once (O(m^3)); afterwards every lambda costs O(m^2 p)."""
+        if self._eig is None:
+            self._check_peak("lambda_path")
+            mu, V = psd_eigh(self.K)
+            self._eig = (mu, V, V.T @ self.Y)
+            self._chol = None
+        return self._eig
+
+    def _weights(self, regparam):
+        mu = self._eig[0]
+        denom = mu + regparam
+        if np.any(denom <= 0):
+            raise ValueError(
+                f"the kernel matrix + regparam*I is singular or indefinite "
+                f"(regparam={regparam!r}, smallest kernel eigenvalue {mu.min():.3g}); "
+                f"use a larger regparam or a positive semidefinite kernel")
+        return 1.0 / denom
+
+    def _cho(self, regparam):
+        if self._chol is None or self._chol[0] != regparam:
+            self._chol = (regparam, regularized_cholesky(self.K, regparam, "the kernel matrix"))
+        return self._chol[1]
+
+    # -- solutions ---------------------------------------------------------------
+    def solve(self, regparam):
+        """Dual coefficients A (m, p) for ``regparam``.
+
+        After a decomposition, A and the fitted values F = K A come from one product
+        V [V^T Y diag-scaled twice] (one pass over V per lambda)."""
+        if self._fit is not None and self._fit[0] == regparam:
+            return self._fit[1]
+        if self._eig is None and self._fit is not None:
+            self.decompose()             # a second lambda: a path is being explored
+        if self._eig is not None:
+            mu, V, VtY = self._eig
+            w = self._weights(regparam)[:, None]
+            p = VtY.shape[1]
+            AF = V @ np.hstack([VtY * w, VtY * (mu[:, None] * w)])
+            A, F = np.ascontiguousarray(AF[:, :p]), np.ascontiguousarray(AF[:, p:])
+        else:
+            c = self._cho(regparam)
+            A, F = np.ascontiguousarray(la.cho_solve((c, True), self.Y, check_finite=False)), None
+        self._fit = (regparam, A, F)
+        return A
+
+    def fitted(self, regparam):
+        """In-sample predictions F = K A."""
+        A = self.solve(regparam)
+        if self._fit[2] is None:
+            self._fit = (regparam, A, self.K @ A)
+        return self._fit[2]
+
+    # -- the inverse G = (K + lambda I)^{-1} and its parts ----------------------
+    def inverse(self, regparam):
+        """The full inverse G = (K + lambda I)^{-1} (m, m): one SYRK after a
+        decomposition, one POTRI after a Cholesky; O(m^3)."""
+        if self._G is not None and self._G[0] == regparam:
+            return self._G[1]
+        if self._eig is not None:
+            mu, V, _ = self._eig
+            B = V * np.sqrt(self._weights(regparam))[None, :]
+            G = symmetric_from_triangle(blas.dsyrk(1.0, B.T, trans=1, lower=0), lower=False)
+        else:
+            G, info = lapack.dpotri(self._cho(regparam), lower=1)
+            if info != 0:
+                raise ValueError("could not invert the regularized kernel matrix")
+            G = symmetric_from_triangle(G, lower=True)
+        self._G = (regparam, G)
+        return G
+
+    # -- hooks of the hold-out shortcuts -------------------------------------------
+    @staticmethod
+    def _scale(regparam):
+        # M = c G with c = lambda; at lambda = 0 (interpolation, B = I) c = 1 and only
+        # Proposition 1 is used
+        return regparam if regparam > 0 else 1.0
+
+    def _rf(self, regparam):
+        return self._scale(regparam) * self.solve(regparam), self.fitted(regparam)
+
+    def _blocks(self, regparam, H):
+        c = self._scale(regparam)
+        if self._eig is not None:
+            mu, V, _ = self._eig
+            VH = V[H]
+            w = self._weights(regparam)
+            return (VH * (c * w)) @ VH.T, (VH * (mu * w)) @ VH.T
+        if self._G is not None and self._G[0] == regparam:
+            GH = self._G[1][:, H]
+        else:
+            E = np.zeros((self.m, H.size))
+            E[H, np.arange(H.size)] = 1.0
+            GH = la.cho_solve((self._cho(regparam), True), E, check_finite=False)
+        return c * GH[H], self.K[H] @ GH
+
+    def _diags(self, regparam):
+        if self._eig is None:
+            self.decompose()
+        mu, V, _ = self._eig
+        w = self._weights(regparam)
+        if self._V2 is None:
+            self._V2 = V * V
+        d = self._V2 @ np.column_stack([self._scale(regparam) * w, mu * w])
+        return np.ascontiguousarray(d[:, 0]), np.ascontiguousarray(d[:, 1])
+
+    def _lpo(self, regparam, s, e, R, F, out_s, out_e):
+        c = self._scale(regparam)
+        if self._eig is not None:
+            mu, V, _ = self._eig
+            B = V * np.sqrt(c * self._weights(regparam))[None, :]
+            # M = c G = B B^T by one SYRK: B is C-contiguous, so B.T is the Fortran array
+            # B^T and SYRK(trans=1) forms B B^T with its upper triangle valid; the
+            # transposed (C-contiguous) view has the lower triangle valid, which is all
+            # the pair loop reads
+            M = blas.dsyrk(1.0, B.T, trans=1, lower=0).T
+            bdiag = self._diags(regparam)[1]
+        else:
+            G = self.inverse(regparam)
+            M = c * G
+            bdiag = np.einsum("ij,ij->i", self.K, G)
+        _lpo.lpo_dense(M, np.ascontiguousarray(bdiag), R, F, self.Y, s, e, out_s, out_e)
+
+
+class LinearSolver(HoldoutShortcuts):
+    """Primal RLS on features Phi (m, d), dense or CSR, and labels Y (m, p).
+
+    Minimizes ``||Y - Phi W||^2 + lambda ||W||^2``.
+
+    Notes
+    -----
+    Memory O(d^2 + m r) with r = rank(Phi) <= d (the rotated features Z = Phi V are
+    kept once a cross-validation shortcut is used). Costs: Phi^T Phi O(m d^2) (O(nnz d)
+    sparse), first lambda O(d^3/3), ``decompose`` O(d^3 + m d^2); then each lambda
+    O(d^2 p); ``leave_one_out`` O(m r) per lambda; ``holdout`` of h rows O(h^2 r + h^3);
+    ``leave_pair_out`` O(r + p) per pair.
+    """
+
+    def __init__(self, Phi, Y):
+        with stage(f"Gram matrix Phi^T Phi ({Phi.shape[1]} x {Phi.shape[1]})"):
+            if sp.issparse(Phi):
+                Phi = sp.csr_matrix(Phi, dtype=np.float64)
+                C = (Phi.T @ Phi).toarray()
+            else:
+                Phi = np.ascontiguousarray(Phi, dtype=np.float64)
+                C = blas.dsyrk(1.0, Phi, trans=1, lower=0)   # Phi^T Phi, upper triangle
+                C = symmetric_from_triangle(C, lower=False)
+        self.Phi = Phi
+        self.Y = np.ascontiguousarray(Y, dtype=np.float64)
+        self.m, self.d = Phi.shape
+        self.C = C
+        self.PhiTY = np.asarray(Phi.T @ self.Y)
+        self._eig = None      # (s2, V, V^T Phi^T Y)
+        self._cv = None       # (Z, U, s2_r, q): rotated features, left singular vectors
+        self._chol = None
+        self._W = None
+
+    @property
+    def decomposed(self):
+        return self._eig is not None
+
+    def decompose(self):
+        """Eigendecompose Phi^T Phi once: O(d^3)."""
+        if self._eig is None:
+            s2, V = psd_eigh(self.C)
+            self._eig = (s2, V, V.T @ self.PhiTY)
+            self._chol = None
+        return self._eig
+
+    def _weights(self, regparam):
+        denom = self._eig[0] + regparam
+        if np.any(denom <= 0):
+            raise ValueError("regparam=0 with rank-deficient features: the problem has "
+                             "no unique solution; use regparam > 0")
+        return 1.0 / denom
+
+    def solve(self, regparam):
+        """Primal weights W (d, p) for ``regparam``."""
+        if self._W is not None and self._W[0] == regparam:
+            return self._W[1]
+        if self._eig is None and self._W is not None:
+            self.decompose()
+        if self._eig is not None:
+            s2, V, VtPY = self._eig
+            W = V @ (VtPY * self._weights(regparam)[:, None])
+        else:
+            if self._chol is None or self._chol[0] != regparam:
+                self._chol = (regparam, regularized_cholesky(self.C, regparam, "Phi^T Phi"))
+            W = la.cho_solve((self._chol[1], True), self.PhiTY, check_finite=False)
+        self._W = (regparam, np.ascontiguousarray(W))
+        return self._W[1]
+
+    def fitted(self, regparam):
+        """In-sample predictions Phi W."""
+        return np.asarray(self.Phi @ self.solve(regparam))
+
+    def dual_coefficients(self, regparam):
+        """A = (Phi Phi^T + lambda I)^{-1} Y = (Y - Phi W) / lambda (lambda > 0)."""
+        if regparam <= 0:
+            return None
+        return (self.Y - self.fitted(regparam)) / regparam
+
+    # -- hooks of the hold-out shortcuts -------------------------------------------
+    def _cv_parts(self):
+        """U: left singular vectors of Phi for the nonzero singular values s (so
+        Phi V = U diag(s)); q = 1 - rowsum(U^2); P = (I - U U^T) Y; U^T Y; U * U."""
+        if self._cv is None:
+            s2, V, VtPY = self.decompose()
+            keep = s2 > 0
+            Vk = V[:, keep]
+            U = np.asarray(self.Phi @ Vk) / np.sqrt(s2[keep])[None, :]
+            U = np.ascontiguousarray(U)
+            q = np.maximum(1.0 - np.einsum("ij,ij->i", U, U), 0.0)
+            UtY = U.T @ self.Y
+            self._cv = (U, s2[keep], q, self.Y - U @ UtY, UtY, U * U)
+        return self._cv
+
+    def _rf(self, regparam):
+        # R = lambda G Y = (I - U U^T) Y + U diag(lambda/(s2+lambda)) U^T Y and
+        # F = U diag(s2/(s2+lambda)) U^T Y, from one pass over U; neither subtracts
+        # nearly equal terms
+        U, s2, q, P, UtY, U2 = self._cv_parts()
+        p = UtY.shape[1]
+        RF = U @ np.hstack([UtY * (regparam / (s2 + regparam))[:, None],
+                            UtY * (s2 / (s2 + regparam))[:, None]])
+        return P + RF[:, :p], np.ascontiguousarray(RF[:, p:])
+
+    def leave_one_out_path(self, regparams, max_bytes=1 << 28):
+        """Leave-one-out predictions for every lambda of ``regparams``: a list of
+        (m, p) arrays, equal to ``leave_one_out`` per lambda.
+
+        The grid is batched: R, F and both diagonals for L lambdas come from one GEMM
+        with U (m x r x 2Lp) and one with U * U (m x r x 2L), so U is read twice for
+        the whole grid instead of twice per lambda. O(m r L p) flops, memory
+        O(m L p) per batch (batches of at most ``max_bytes``).
+        """
+        U, s2, q, P, UtY, U2 = self._cv_parts()
+        grid = [float(check_regparam(lam)) for lam in regparams]
+        m, p = self.Y.shape
+        per_lambda = 8 * m * (2 * p + 2)
+        step = max(1, int(max_bytes // per_lambda))
+        out = []
+        for b0 in range(0, len(grid), step):
+            lam = np.asarray(grid[b0:b0 + step])
+            L = lam.size
+            a = lam[None, :] / (s2[:, None] + lam[None, :])          # (r, L)
+            f = s2[:, None] / (s2[:, None] + lam[None, :])            # no cancellation
+            D = U2 @ np.hstack([a, f])                                # (m, 2L)
+            coef = np.concatenate([(UtY[:, None, :] * a[:, :, None]).reshape(-1, L * p),
+                                   (UtY[:, None, :] * f[:, :, None]).reshape(-1, L * p)],
+                                  axis=1)
+            RF = U @ coef                                             # (m, 2Lp)
+            for j in range(L):
+                R = P + RF[:, j * p:(j + 1) * p]
+                F = RF[:, (L + j) * p:(L + j + 1) * p]
+                out.append(self._loo_combine(R, F, q + D[:, j], D[:, L + j]))
+        return out
+
+    def _blocks(self, regparam, H):
+        U, s2, q, P, UtY, U2 = self._cv_parts()
+        UH = U[H]
+        M = -(UH @ UH.T)
+        M.flat[:: H.size + 1] += 1.0
+        M += (UH * (regparam / (s2 + regparam))) @ UH.T
+        return M, (UH * (s2 / (s2 + regparam))) @ UH.T
+
+    def _diags(self, regparam):
+        U, s2, q, P, UtY, U2 = self._cv_parts()
+        d = U2 @ np.column_stack([regparam / (s2 + regparam), s2 / (s2 + regparam)])
+        return q + d[:, 0], np.ascontiguousarray(d[:, 1])
+
+    def _lpo(self, regparam, s, e, R, F, out_s, out_e):
+        U, s2, q, P, UtY, U2 = self._cv_parts()
+        mdiag, bdiag = self._diags(regparam)
+        w = np.ascontiguousarray(s2 / (s2 + regparam))
+        _lpo.lpo_lowrank(U, w, np.ascontiguousarray(mdiag), np.ascontiguousarray(bdiag),
+                         R, F, self.Y, s, e, out_s, out_e)
