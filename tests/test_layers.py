@@ -13,6 +13,13 @@ Layers, bottom first (docs/architecture.rst explains them):
    ``rlscore.utilities``, ``rlscore.datasets`` (thin adapters; they do not import each other)
 4. ``rlscore.cli`` (may use any face), then ``rlscore`` itself and ``rlscore.__main__``.
 
+Inside ``rlscore.core`` the families have an order of their own (``FAMILY``, bottom
+first; docs/architecture.rst explains them): ``structure`` < ``optim`` < ``selection`` <
+``rls`` < {``rankrls``, ``ranksvm``, ``kronecker``}. A family imports only families below
+it -- never one above and never one of its own rank -- and reaches another family only
+through its public namespace (``rlscore.core.rls``), never through a private module
+(``rlscore.core.rls._solvers``).
+
 Within layer 1 the predictors may use the kernels (a kernel predictor evaluates its
 kernel); within layer 3 the data-set loaders use the readers of ``rlscore.utilities``. The compiled modules of ``rlscore._ext`` carry private names by convention and
 may be imported by any layer above them.
@@ -37,6 +44,9 @@ LAYER = {
     "learner": 3, "estimators": 3, "distributed": 3, "utilities": 3, "datasets": 3,
     "plot": 3, "cli": 4, "": 5, "__main__": 5,
 }
+# the families of rlscore.core, bottom first (equal ranks never import each other)
+FAMILY = {"structure": 0, "optim": 1, "selection": 2, "rls": 3,
+          "rankrls": 4, "ranksvm": 4, "kronecker": 4}
 # sideways imports allowed within one layer: (importer, imported)
 ALLOWED_SIDEWAYS = {("predictor", "kernel"), ("datasets", "utilities")}
 
@@ -80,6 +90,30 @@ def _imports(path, name):
                 yield node.lineno, module, [a.name for a in node.names]
 
 
+def _family_violations(where, name, module):
+    """Family-order faults of one import inside rlscore.core (or into it from outside)."""
+    src, dst = name.split("."), module.split(".")
+    if len(dst) < 3 or dst[1] != "core":
+        return []
+    src_fam = src[2] if len(src) > 2 and src[1] == "core" else None
+    dst_fam = dst[2]
+    out = []
+    if dst_fam not in FAMILY:
+        return [f"{where}: {module} is not a family of rlscore.core (FAMILY lists them)"]
+    if src_fam is not None and src_fam not in FAMILY:
+        return [f"{where}: {name} lives outside every family of rlscore.core"]
+    if src_fam == dst_fam:
+        return []
+    if len(dst) > 3 and dst[3].startswith("_"):
+        out.append(f"{where}: private module {module} imported from outside its family")
+    if src_fam is not None:
+        if FAMILY[dst_fam] > FAMILY[src_fam]:
+            out.append(f"{where}: upward family import {src_fam} -> {dst_fam} ({module})")
+        elif FAMILY[dst_fam] == FAMILY[src_fam]:
+            out.append(f"{where}: sideways family import {src_fam} -> {dst_fam} ({module})")
+    return out
+
+
 def _violations():
     out = []
     for path, name in _modules():
@@ -89,6 +123,7 @@ def _violations():
         for line, module, names in _imports(path, name):
             dst = _package_of(module)
             where = f"{path.relative_to(PKG.parent)}:{line}"
+            out.extend(_family_violations(where, name, module))
             if dst == src:
                 continue
             if src not in LAYER or dst not in LAYER:
@@ -127,6 +162,32 @@ def test_the_checker_sees_a_violation(tmp_path, monkeypatch):
     bad = _violations()
     assert any("upward import kernel -> core" in b for b in bad)
     assert any("private name" in b for b in bad)
+
+
+def test_every_core_module_is_in_a_family():
+    core = PKG / "core"
+    loose = sorted(p.name for p in core.glob("*.py") if p.name != "__init__.py")
+    assert not loose, f"modules outside every family: {loose}"
+    fams = sorted(p.name for p in core.iterdir() if (p / "__init__.py").exists())
+    assert fams == sorted(FAMILY), (fams, sorted(FAMILY))
+
+
+def test_the_checker_sees_family_violations(tmp_path, monkeypatch):
+    """An upward, a sideways and a private-module import between families are reported."""
+    fake = tmp_path / "rlscore"
+    for fam in ("rls", "rankrls", "kronecker"):
+        (fake / "core" / fam).mkdir(parents=True)
+        (fake / "core" / fam / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "core" / "__init__.py").write_text("")
+    (fake / "core" / "rls" / "_a.py").write_text("from rlscore.core.rankrls import X\n")
+    (fake / "core" / "rankrls" / "_b.py").write_text("from rlscore.core.kronecker import Y\n")
+    (fake / "core" / "kronecker" / "_c.py").write_text("from rlscore.core.rls._a import Z\n")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    bad = "\n".join(_violations())
+    assert "upward family import rls -> rankrls" in bad
+    assert "sideways family import rankrls -> kronecker" in bad
+    assert "private module rlscore.core.rls._a imported from outside its family" in bad
 
 
 def _module_graph():

@@ -1,9 +1,32 @@
-"""TODO docstring."""
+"""Solvers shared by several families: one result type, iterative methods and dense
+symmetric algebra.
+
+What lives here
+    :class:`SolverResult` (solver, solution, objective, iterations, converged, message,
+    history; extras as attributes) and :class:`ConvergenceWarning`;
+    :func:`conjugate_gradient` (block CG with per-column step sizes, optional Jacobi
+    preconditioner: one operator product per iteration), :func:`minres` (Paige & Saunders,
+    stopping on the true relative residual), :func:`tron` (trust-region Newton,
+    Lin & More 1999) and :func:`bmrm` (bundle method, Teo et al. 2010);
+    :func:`psd_eigh` (O(n^3) eigendecomposition with the null-space rule),
+    :func:`regularized_cholesky` (O(n^3/3) factor of M + lambda I) and
+    :func:`symmetric_from_triangle` (O(n^2), in place).
+
+Builds on
+    numpy, scipy, ``rlscore._progress`` and ``rlscore._validation``; nothing else of core. The operators a solver runs on live with the families
+    that own the model (RLS in :mod:`rlscore.core.rls`, RankRLS in
+    :mod:`rlscore.core.rankrls`, Kronecker in :mod:`rlscore.core.kronecker`).
+
+Module order
+    ``_result`` -> ``_dense`` -> ``_cg``, ``_minres``, ``_tron``, ``_bmrm``.
+"""
 
 from rlscore.core.optim._result import (ConvergenceWarning, SolverResult)
-from rlscore.core.optim._dense import (psd_eigh, regularized_cholesky, symmetric_from_triangle)
-from rlscore.core.optim._cg import (CGStop, CGResult, conjugate_gradient, jacobi_preconditioner)
-from rlscore.core.optim._minres import (minres)
+from rlscore.core.optim._dense import (psd_eigh, regularized_cholesky,
+                                       symmetric_from_triangle)
+from rlscore.core.optim._cg import (CGStop, CGResult, conjugate_gradient,
+                                    jacobi_preconditioner)
+from rlscore.core.optim._minres import minres
 from rlscore.core.optim._tron import (tron, TRONResult)
 from rlscore.core.optim._bmrm import (bmrm, BMRMResult, Bundle)
 

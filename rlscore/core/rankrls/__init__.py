@@ -1,10 +1,27 @@
-"""TODO docstring."""
+"""RankRLS: least-squares ranking with global, per-query or preference-pair centring.
+
+What lives here
+    :class:`GlobalRankRLSModel` and :class:`QueryRankRLSModel` (dual or primal, the
+    centred Gram matrix rotated once: O(m^3) or O(m d^2 + d^3), then a lambda path,
+    leave-pair-out and leave-query-out from the same decomposition, Pahikkala et al.
+    2009), :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`, and the
+    matrix-free :func:`cg_rankrls` / :func:`cg_preference_rankrls` (O(t nnz(X)) for t
+    iterations).
+
+Builds on
+    ``structure``, ``optim``, ``selection``, ``rls`` (solvers, Nystrom maps,
+    representations). It never imports ``ranksvm`` or ``kronecker``.
+
+Module order
+    ``_solver`` -> ``_centered`` -> ``_models`` -> ``_pairs``; ``_cg``.
+"""
 
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
-from rlscore.core.rankrls._centered import (CenteredRankModel)
+from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel)
 from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS)
-from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator, preference_matrix, cg_rankrls, cg_preference_rankrls)
+from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
+                                      preference_matrix, cg_rankrls, cg_preference_rankrls)
 
 __all__ = [
     "RotatedSolver",

@@ -1,8 +1,34 @@
-"""TODO docstring."""
+"""Linear RankSVM: pairwise hinge and squared-hinge risks counted in O(m log m) per
+evaluation, minimized by the bundle method or truncated Newton.
 
-from rlscore.core.ranksvm._risk import (NORMALIZATIONS, LOSSES, check_utilities, pair_structure, pair_weights, RankingRisk, SquaredRankingRisk, PairRisk)
-from rlscore.core.ranksvm._ranksvm import (ConvergenceWarning, RankSVMSolution, ranksvm_result, solution_attributes, SOLUTION_ATTRIBUTES, ranksvm_regparam, solve_ranksvm, fit_linear_ranksvm, fit_pairwise_ranksvm, empirical_kernel_map, fit_kernel_ranksvm, kfold_ranksvm, SOLVERS, solve_ranksvm_newton, check_loss_solver, make_risk, train_ranksvm, run_newton)
-from rlscore.core.ranksvm._pairwise_loss import (PairwiseRankingLoss)
+What lives here
+    :class:`RankingRisk` / :class:`SquaredRankingRisk` / :class:`PairRisk` (loss and
+    subgradient from order-statistic trees or Fenwick counts, Airola et al. 2011),
+    :func:`solve_ranksvm` (bundle method) and :func:`solve_ranksvm_newton` (TRON),
+    :func:`kfold_ranksvm` (selection by refits), :func:`solution_attributes` (the one copy
+    of a result onto learner attributes), the explicit-pair losses and
+    :func:`ranksvm_lambda_max`.
+
+Builds on
+    ``structure``, ``optim`` (TRON, bundle method, SolverResult), ``selection``, ``rls``
+    (representations). It never imports ``rankrls`` or ``kronecker``.
+
+Module order
+    ``_risk`` -> ``_ranksvm`` -> ``_pairwise_loss``, ``_lambda_max``.
+"""
+
+from rlscore.core.ranksvm._risk import (NORMALIZATIONS, LOSSES, check_utilities,
+                                        pair_structure, pair_weights, RankingRisk,
+                                        SquaredRankingRisk, PairRisk)
+from rlscore.core.ranksvm._ranksvm import (ConvergenceWarning, RankSVMSolution,
+                                           ranksvm_result, solution_attributes,
+                                           SOLUTION_ATTRIBUTES, ranksvm_regparam,
+                                           solve_ranksvm, fit_linear_ranksvm,
+                                           fit_pairwise_ranksvm, empirical_kernel_map,
+                                           fit_kernel_ranksvm, kfold_ranksvm, SOLVERS,
+                                           solve_ranksvm_newton, check_loss_solver,
+                                           make_risk, train_ranksvm, run_newton)
+from rlscore.core.ranksvm._pairwise_loss import PairwiseRankingLoss
 from rlscore.core.ranksvm._lambda_max import (ranksvm_lambda_max, grid_below)
 
 __all__ = [

@@ -1,8 +1,32 @@
-"""TODO docstring."""
+"""Model selection: the one home of fold loops, grid search and hold-out selection.
 
-from rlscore.core.selection._lpo import (lpo_cindex)
-from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_search_params, query_score, LOOCV, NfoldCV, TrainTestCV, LPOCV, QueryLPOCV, LQOCV, lpo_pairs, lpo_ranking_accuracy, EdgeOfGridWarning)
-from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel, RefitCV)
+What lives here
+    :func:`grid_search` over a regularization path (edge-of-grid warning), the
+    cross-validators :class:`LOOCV`, :class:`NfoldCV` (the one fold loop: K-fold by
+    sample or by query), :class:`LQOCV`, :class:`LPOCV` and the pooled/validation/refit
+    selectors of ``_holdout`` (:class:`PooledQueryCV`, :class:`ValidationCV`,
+    :class:`RefitModel`, :class:`RefitCV`), :func:`query_score` (per-query scoring) and
+    :func:`lpo_cindex` (held-out pair predictions scored as a c-index, O(n_pairs)).
+    A cross-validator costs what the model's hold-out shortcut costs; selection adds
+    O(|grid| * cost of the measure).
+
+Builds on
+    ``structure`` and ``optim``; it calls models through their ``holdout`` /
+    ``leave_one_out`` methods and never imports a learner family, so every learner
+    family (rls, rankrls, ranksvm, kronecker) may use it, as scikit-learn's estimators use
+    ``model_selection``.
+
+Module order
+    ``_lpo`` -> ``_cv`` -> ``_holdout``.
+"""
+
+from rlscore.core.selection._lpo import lpo_cindex
+from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_search_params,
+                                        query_score, LOOCV, NfoldCV, TrainTestCV, LPOCV,
+                                        QueryLPOCV, LQOCV, lpo_pairs, lpo_ranking_accuracy,
+                                        EdgeOfGridWarning)
+from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
+                                             RefitCV)
 
 __all__ = [
     "lpo_cindex",
