@@ -29,7 +29,7 @@ class TwoStepSolver:
     -----
     Every cross-validation shortcut below costs O(n1 n2 (n1 + n2)) after the two
     decompositions, except the K-fold variants (plus the per-fold hold-out solves of
-    :mod:`rlscore.core.rls`) and ``in_sample_kfold`` (a |S| x |S| system per
+    :mod:`rlscore.core.rls`) and ``in_sample_kfold`` (an ``|S| x |S|`` system per
     fold S of entries, or MINRES on it with the vec trick for large folds).
     """
 
@@ -99,7 +99,7 @@ class TwoStepSolver:
         equal-length row and column index sequences, or flat indices in vec_F order;
         see :func:`rlscore.core.structure.as_pairs`) is predicted by the model
         trained on all other entries: f_S = Y_S - (M_SS)^{-1} R_S with
-        M = I - H2 kron H1 (dense solve for |S| <= dense_limit, else MINRES with the
+        M = I - H2 kron H1 (dense solve for ``|S| <= dense_limit``, else MINRES with the
         vec trick, at most ``maxiter`` iterations). Entries in no fold are 0."""
         from rlscore.core.optim import minres
         from rlscore.core.structure import SampledKronProduct

@@ -174,14 +174,16 @@ class QueryRankRLSModel(CenteredRankModel):
     qids : sequence of hashable, length m (grouped by equal value), or a
         :class:`rlscore.core.structure.QueryGroups` built once by the caller. Queries of
         one item are allowed; they contribute no pairs.
-    Other parameters as :class:`GlobalRankRLSModel`.
+
+    The other parameters are those of :class:`GlobalRankRLSModel`.
 
     Notes
     -----
     Training costs as for :class:`GlobalRankRLSModel`, plus O(m) for the queries.
     ``holdout`` of one query (or part of one) O(m r p + h^2 r + h^3) after the
     eigendecomposition; ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
-    per lambda, i.e. O(m^2 |q|) (dual, r = m - #queries) or O(m |q| d) (primal).
+    per lambda, i.e. O(m^2 n_max) (dual, r = m - #queries) or O(m n_max d) (primal),
+    n_max the size of the largest query.
     """
 
     _global = False

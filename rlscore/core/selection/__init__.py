@@ -8,7 +8,7 @@ What lives here
     :class:`RefitModel`, :class:`RefitCV`), :func:`query_score` (per-query scoring) and
     :func:`lpo_cindex` (held-out pair predictions scored as a c-index, O(n_pairs)).
     A cross-validator costs what the model's hold-out shortcut costs; selection adds
-    O(|grid| * cost of the measure).
+    O(n_grid * cost of the measure).
 
 Builds on
     ``structure`` and ``optim``; it calls models through their ``holdout`` /
