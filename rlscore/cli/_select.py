@@ -5,6 +5,10 @@ module only chooses among them and adapts the command's data to them:
 
 * the learners' own selection classes (leave-one-out, leave-pair-out, K-fold without
   qids, QueryRankRLS's leave-query-out) where they apply (``LearnerSpec.cv``);
+* on a file with qids, leave-one-out and leave-pair-out per query: the learner's
+  leave-one-out predictions scored within each query
+  (:class:`rlscore.core.selection.LOOCV` with groups), the pairs within each query
+  held out (:class:`rlscore.core.selection.QueryLPOCV`), averaged over queries;
 * :class:`rlscore.core.selection.PooledQueryCV` for ``--cv kfold`` on a file with qids
   and ``--cv lqo`` for learners without a leave-query-out class: folds of whole
   queries, the hold-out predictions pooled and the measure computed per query over all
@@ -99,7 +103,10 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
     if cv == "lpo" and measure.kind not in ("cindex", "auc"):
         raise UsageError("--cv lpo estimates the AUC / c-index; --measure must be auc or "
                          "cindex")
-    if cv in spec.cv and not (cv == "kfold" and has_qids):
+    if has_qids and cv in ("loo", "lpo"):
+        sel = _grid_search(_per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure),
+                           grid)
+    elif cv in spec.cv and not (cv == "kfold" and has_qids):
         from rlscore.measure import UndefinedPerformance
         try:
             sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
@@ -121,6 +128,23 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
                            grid)
     sel.cv_name = cv
     return sel
+
+
+def _per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure):
+    """Leave-one-out or leave-pair-out of a learner trained without the file's qids,
+    scored per query (:class:`rlscore.core.selection.LOOCV` with groups: each query's
+    leave-one-out predictions scored within the query; :class:`~rlscore.core.selection.
+    QueryLPOCV`: the pairs within each query held out), averaged over queries."""
+    from rlscore.core.selection import LOOCV, QueryLPOCV
+    from rlscore.measure import UndefinedPerformance
+    model = spec.train(data, grid[0], kernel, kp, basis)
+    if cv == "loo":
+        return LOOCV(model, measure, data.groups)
+    try:
+        return QueryLPOCV(model, data.groups)
+    except UndefinedPerformance as exc:
+        raise DataError(f"the lpo estimate of {measure.name} is undefined ({exc.value})") \
+            from None
 
 
 def example_folds(m, k, seed):

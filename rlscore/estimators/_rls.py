@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from rlscore._validation import check_regparam_grid
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
                                       reports_progress, store_params)
@@ -287,8 +288,9 @@ class KernelRLSCV(RLSEstimatorBase):
         if alphas.ndim != 1 or alphas.size == 0:
             raise ValueError(f"alphas must be a non-empty 1-D array of numbers, got "
                              f"shape {alphas.shape}")
-        return [check_alpha(a.item() if isinstance(a, np.generic) else a, "alphas")
-                for a in alphas]
+        return check_regparam_grid(
+            [check_alpha(a.item() if isinstance(a, np.generic) else a, "alphas")
+             for a in alphas], "alphas")
 
     @reports_progress
     def fit(self, X, y, groups=None, qid=None):
