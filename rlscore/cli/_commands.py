@@ -56,8 +56,11 @@ def _basis(args, data, kernel):
     m = data.X.shape[0]
     if not 1 <= n <= m:
         raise UsageError(f"--basis {n}: choose between 1 and the {m} training examples")
+    from rlscore.core.rls import select_basis
+    # the draw of every face (rlscore.learner.RLS(n_basis=N, random_state=S) takes the
+    # same rows); the command's default seed is 0, so that a command line is repeatable
     seed = 0 if args.basis_seed is None else args.basis_seed
-    idx = np.sort(np.random.default_rng(seed).choice(m, n, replace=False))
+    idx = select_basis(m, n_basis=n, random_state=seed)
     return data.X[idx], idx
 
 
@@ -302,6 +305,8 @@ def _interval_lines(args, pred, meta, rows):
 def _cmd_cv(args):
     spec = LEARNERS[args.learner]
     _check_training_options(args)
+    _check_plot(args, None if args.regparams is None else
+                _usage(parse_grid, args.regparams))
     data = load_training_data(args.train, _zero_based(args))
     _check_qids(args, data, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
@@ -328,21 +333,37 @@ def _cmd_cv(args):
     return 0
 
 
-def _plot(path, grid, perfs, mname, best):
-    """``--plot``: the CV measure against regparam, the choice marked (the same numbers
-    as the table). The edge-of-grid warning was already given by the selection."""
+def _check_plot(args, grid=None):
+    """``--plot FILE``: matplotlib present, a suffix naming a format it writes, and
+    (once the grid is known) a grid without 0 for the log axis; usage errors before
+    any work."""
+    path = getattr(args, "plot", None)
+    if not path:
+        return
     try:
-        from rlscore.plot import cv_curve
-        import matplotlib.pyplot as plt
+        from rlscore.plot import figure_format
+        figure_format(path)
     except ImportError:
         raise UsageError('--plot needs matplotlib: pip install "rlscore[plot]"') from None
+    except ValueError as exc:
+        raise UsageError(f"--plot {exc}") from None
+    if grid is not None and min(grid) <= 0:
+        raise UsageError("--plot draws regparam on a log axis: drop 0 from --regparams")
+
+
+def _plot(path, grid, perfs, mname, best):
+    """``--plot``: the CV measure against regparam, the choice marked (the same numbers
+    as the table), in the format the file name's suffix says. The edge-of-grid warning
+    was already given by the selection."""
+    from rlscore.plot import cv_curve, savefig_by_suffix
+    import matplotlib.pyplot as plt
     i = int(np.flatnonzero(np.asarray(grid) == best)[0])
-    from rlscore._io import atomic_write
     fig = cv_curve(grid, perfs, chosen=(float(best), float(perfs[i])), measure=mname,
                    warn=False)
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=100)
-    plt.close(fig)
+    try:
+        savefig_by_suffix(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def _fmt(v):

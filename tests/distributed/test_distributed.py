@@ -210,7 +210,7 @@ def test_reduced_set_rls_path_and_sampling(client):
         np.testing.assert_allclose(dist.predict(Xt), single.predict(Xt), rtol=1e-8,
                                    atol=1e-10)
     # basis sampled from the data: rows of X, and the same model as with those rows
-    samp = rd.RLS(Xd, Y, regparam=1.0, kernel="LinearKernel", n_basis=4, seed=3,
+    samp = rd.RLS(Xd, Y, regparam=1.0, kernel="LinearKernel", n_basis=4, random_state=3,
                   client=client)
     hits = (samp.basis_vectors[:, None, :] == X[None]).all(axis=2)
     assert hits.sum() == 4 and np.all(hits.sum(axis=1) == 1)
