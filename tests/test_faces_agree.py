@@ -130,6 +130,16 @@ def test_cli_lpo_on_qids_is_over_pairs_within_queries(qfile, capsys, learner, op
     assert code == 2 and "--measure cindex" in err
 
 
+@pytest.mark.parametrize("cv", ["loo", "lpo"])
+def test_cli_per_query_cv_undefined_is_a_data_error(tmp_path, capsys, cv):
+    f = tmp_path / "tied.txt"          # every query has all its labels tied
+    f.write_text("1 qid:1 1:1 2:1\n1 qid:1 1:1 2:0\n2 qid:2 1:0.5 2:3\n"
+                 "2 qid:2 1:0.2 2:3\n0 qid:3 1:3 2:3\n")
+    code, _, err = _run(["cv", f, "--cv", cv, "--measure", "cindex", "--regparams", "1"],
+                        capsys)
+    assert code == 1 and f"the {cv} estimate of cindex is undefined" in err
+
+
 def test_cli_lpo_auc_on_binary_labels_per_query(qfile, capsys):
     path, X, y, qids = qfile
     yb = np.where(y > 1.5, 1.0, 0.0)

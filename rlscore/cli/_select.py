@@ -103,13 +103,14 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
     if cv == "lpo" and measure.kind not in ("cindex", "auc"):
         raise UsageError("--cv lpo estimates the AUC / c-index; --measure must be auc or "
                          "cindex")
-    if has_qids and cv in ("loo", "lpo"):
-        sel = _grid_search(_per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure),
-                           grid)
-    elif cv in spec.cv and not (cv == "kfold" and has_qids):
+    if cv in spec.cv and not (cv == "kfold" and has_qids):
         from rlscore.measure import UndefinedPerformance
         try:
-            sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
+            if has_qids and cv in ("loo", "lpo"):
+                sel = _grid_search(_per_query_cv(cv, spec, data, grid, kernel, kp, basis,
+                                                 measure), grid)
+            else:
+                sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
         except UndefinedPerformance as exc:
             raise DataError(f"{args.train}: the {cv} estimate of {measure.name} is "
                             f"undefined ({exc.value}; e.g. folds or queries of a single "
@@ -136,15 +137,10 @@ def _per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure):
     leave-one-out predictions scored within the query; :class:`~rlscore.core.selection.
     QueryLPOCV`: the pairs within each query held out), averaged over queries."""
     from rlscore.core.selection import LOOCV, QueryLPOCV
-    from rlscore.measure import UndefinedPerformance
     model = spec.train(data, grid[0], kernel, kp, basis)
     if cv == "loo":
         return LOOCV(model, measure, data.groups)
-    try:
-        return QueryLPOCV(model, data.groups)
-    except UndefinedPerformance as exc:
-        raise DataError(f"the lpo estimate of {measure.name} is undefined ({exc.value})") \
-            from None
+    return QueryLPOCV(model, data.groups)
 
 
 def example_folds(m, k, seed):

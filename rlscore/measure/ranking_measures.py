@@ -34,7 +34,6 @@ Labels: graded relevance ``0, 1, 2, ...``; binary labels ``0/1``, booleans or ``
 are accepted everywhere (1 / True / +1 is relevant; -1 counts as 0 for NDCG).
 """
 
-import contextlib
 import contextvars
 import numbers
 import warnings
@@ -111,23 +110,28 @@ def _warn_short_queries(sizes, k):
     warnings.warn(msg, ShortQueryWarning, stacklevel=user_stacklevel())
 
 
-@contextlib.contextmanager
-def short_query_warnings_once():
-    """Within the block, the :class:`ShortQueryWarning` of every NDCG call is gathered
-    and one warning per cutoff is issued at its end (the call that found the most
-    short queries), so a grid search scoring many folds and regparams warns once.
-    Nested blocks gather into the outermost."""
-    if _COLLECTOR.get() is not None:
-        yield
-        return
-    notes = {}
-    token = _COLLECTOR.set(notes)
-    try:
-        yield
-    finally:
-        _COLLECTOR.reset(token)
-    for k in sorted(notes):
-        warnings.warn(notes[k][1], ShortQueryWarning, stacklevel=user_stacklevel())
+class short_query_warnings_once:
+    """Context manager: within the block, the :class:`ShortQueryWarning` of every NDCG
+    call is gathered and one warning per cutoff is issued at its end (the call that
+    found the most short queries), so a grid search scoring many folds and regparams
+    warns once, pointing at the user's call. Nested blocks gather into the
+    outermost."""
+
+    def __enter__(self):
+        self._token = None
+        if _COLLECTOR.get() is None:
+            self._notes = {}
+            self._token = _COLLECTOR.set(self._notes)
+        return self
+
+    def __exit__(self, *exc):
+        if self._token is None:
+            return False
+        _COLLECTOR.reset(self._token)
+        for k in sorted(self._notes):
+            warnings.warn(self._notes[k][1], ShortQueryWarning,
+                          stacklevel=user_stacklevel())
+        return False
 
 
 def _relevance(Y, measure):

@@ -14,11 +14,14 @@ model's current lambda; an optional ``prepare(grid)`` is given the whole grid fi
 
 ========================  ============================================================
 :class:`LOOCV`            leave-one-out from the model's ``leave_one_out`` shortcut
+                          (with groups: scored within each query, mean over queries)
 :class:`NfoldCV`          K-fold (by sample, or by query with folds of whole queries)
                           from ``holdout(fold)``, each fold scored on its own
 :class:`TrainTestCV`      splits whose training set is not the test set's complement
 :class:`LPOCV`            leave-pair-out over all pairs with different labels
-:class:`QueryLPOCV`       leave-pair-out within queries (``holdout([i, j])``)
+:class:`QueryLPOCV`       leave-pair-out within queries (``holdout([i, j])``, or the
+                          batched ``leave_pair_out`` of a model trained without the
+                          queries), the mean over queries of each query's fraction
 :class:`LQOCV`            leave-query-out from ``leave_query_out`` (all queries at once)
 :class:`PooledQueryCV`    folds of whole queries, the hold-out predictions of all folds
                           pooled, the measure per query over every query
