@@ -23,21 +23,17 @@ import re
 
 import numpy as np
 
-from rlscore.measure import MEASURE_NAMES, Measure, measure_by_name
+from rlscore.measure import MEASURE_NAMES, measure_by_name
 
-__all__ = ["MeasureSpec", "parse_measures", "parse_measure", "parse_grid",
-           "parse_regparam", "OptionError"]
+__all__ = ["parse_measures", "parse_measure", "parse_grid", "parse_regparam",
+           "OptionError", "MEASURE_HELP"]
 
 
 class OptionError(ValueError):
     """A malformed option value (the caller turns it into a usage error)."""
 
 
-#: One ``--measure`` item: the library's :class:`rlscore.measure.Measure` (attributes
-#: ``name``, ``kind``, ``k``, ``convention``, ``iserror``, ``per_query``; callable
-#: ``(y, p, qids)``; ``per_query_values(y, p, groups)``).
-MeasureSpec = Measure
-
+#: The names ``--measure`` takes (the library's table, :data:`rlscore.measure.MEASURE_NAMES`).
 MEASURE_HELP = MEASURE_NAMES
 
 
@@ -51,8 +47,8 @@ def parse_measure(text):
 
 
 def parse_measures(text):
-    """A comma-separated ``--measure`` list -> list of :class:`MeasureSpec` (duplicates
-    removed, order kept)."""
+    """A comma-separated ``--measure`` list -> list of
+    :class:`rlscore.measure.Measure` (duplicates removed, order kept)."""
     items = [s for s in text.split(",") if s.strip()]
     if not items:
         raise OptionError("--measure is empty")
