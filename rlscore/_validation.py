@@ -9,6 +9,8 @@ Kinds of argument and their checker
 argument               checker                          accepted
 =====================  ===============================  ==================================
 regparam, alpha        :func:`check_regparam`           finite real >= 0
+grids of regparams     :func:`check_regparam_grid`      non-empty, each a regparam, no
+                                                        value repeated
 bias (linear kernel)   :func:`check_bias`               finite real >= 0
 gamma                  :func:`check_gamma`              finite real > 0
 coef0                  :func:`check_coef0`              finite real
@@ -38,7 +40,7 @@ __all__ = [
     "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
     "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError", "estimate_peak_bytes",
     "check_peak_memory", "PEAK_MATRICES", "PEAK_KRONECKER", "check_real_dtype",
-    "check_index_folds",
+    "check_index_folds", "check_regparam_grid", "user_stacklevel",
 ]
 
 #: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
@@ -342,6 +344,23 @@ def check_regparam(regparam, name="regparam"):
                       why=" (its square must stay within float64)")
 
 
+def check_regparam_grid(values, name="regparams"):
+    """A grid of regularization parameters as a list (the values as given): non-empty,
+    each value through :func:`check_regparam`, no value given twice (a repeated value
+    would be scored twice and tie with itself as the best). ValueError naming ``name``
+    and the repeated value. O(n)."""
+    values = list(values)
+    if not values:
+        raise ValueError(f"{name} is empty")
+    seen = {}
+    for i, v in enumerate(check_regparam(v, name) for v in values):
+        if v in seen:
+            raise ValueError(f"{name} gives the value {v:g} twice (positions "
+                             f"{seen[v] + 1} and {i + 1}): give each value once")
+        seen[v] = i
+    return values
+
+
 def check_bias(bias, name="bias"):
     """The linear kernel's bias, the squared value of a constant feature: finite, >= 0
     and at most ``MAX_ABS_VALUE ** 2`` (the constant feature obeys the bound of every
@@ -457,6 +476,17 @@ def check_memory(n_bytes, what, remedy=None):
 def format_bytes(n):
     """``n`` bytes as GiB (one GiB or more) or MiB, two decimals."""
     return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.2f} MiB"
+
+
+def user_stacklevel():
+    """The ``stacklevel`` that points a warning issued by the caller of this function
+    at the first frame outside the rlscore package (the user's call), so that Python's
+    default filter shows it once per line of the user's code."""
+    import sys
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("rlscore"):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def warn_unused_kwargs(kwargs, used, owner, stacklevel=3):

@@ -1,11 +1,37 @@
 """Figures of model selection: the cross-validated measure against the regularization
 parameter (matplotlib, an optional dependency: ``pip install rlscore[plot]``)."""
 
+import textwrap
 import warnings
 
 import numpy as np
 
-__all__ = ["cv_curve", "grid_edge"]
+__all__ = ["cv_curve", "grid_edge", "savefig_by_suffix", "figure_format"]
+
+
+def figure_format(path):
+    """The matplotlib format named by the suffix of ``path`` (``"png"``, ``"pdf"``,
+    ``"svg"``, ...); ValueError naming the formats matplotlib can write when the suffix
+    is missing or unknown (a figure is never written in a format its name does not
+    say)."""
+    import pathlib
+
+    from matplotlib.figure import Figure
+    supported = Figure().canvas.get_supported_filetypes()
+    fmt = pathlib.PurePath(str(path)).suffix.lower().lstrip(".")
+    if fmt not in supported:
+        raise ValueError(f"cannot tell the figure format of {str(path)!r}: end the name "
+                         f"with one of {', '.join('.' + f for f in sorted(supported))}")
+    return fmt
+
+
+def savefig_by_suffix(fig, path, dpi=100):
+    """Write ``fig`` to ``path`` atomically (:func:`rlscore._io.atomic_write`) in the
+    format its suffix names (:func:`figure_format`). O(size of the figure)."""
+    from rlscore._io import atomic_write
+    fmt = figure_format(path)
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format=fmt, dpi=dpi)
 
 
 def grid_edge(regparams, chosen):
@@ -41,7 +67,8 @@ def cv_curve(regparams, performances, chosen=None, measure="CV measure", labels=
     labels : sequence of str, optional
         Legend entries of the curves.
     path : str or path-like, optional
-        Save the figure there (PNG by the file name's extension).
+        Save the figure there, in the format its suffix names (``.png``, ``.pdf``,
+        ``.svg``, ...; ValueError for a suffix matplotlib cannot write).
     ax : matplotlib Axes, optional
 
     Returns
@@ -65,7 +92,8 @@ def cv_curve(regparams, performances, chosen=None, measure="CV measure", labels=
         raise ValueError(f"performances has {perf.shape[1]} values per curve but the grid "
                          f"has {grid.size}")
     if np.any(grid <= 0):
-        raise ValueError("regparams must be positive for a log axis")
+        raise ValueError("regparams must be positive for a log axis (drop 0 from the "
+                         "grid to plot it)")
     if labels is not None and len(labels) != perf.shape[0]:
         raise ValueError(f"{len(labels)} labels for {perf.shape[0]} curves")
     if ax is None:
@@ -88,7 +116,9 @@ def cv_curve(regparams, performances, chosen=None, measure="CV measure", labels=
         if edge is not None:
             note = (f"chosen value on the {edge} edge of the grid: the optimum may lie "
                     f"beyond it; extend the grid")
-            ax.text(0.02, 0.02, note, transform=ax.transAxes, fontsize=8, color="crimson")
+            # above the axes, wrapped to their width: never over the curves or the
+            # legend, and inside the figure (tight_layout makes room for a title)
+            ax.set_title(textwrap.fill(note, 60), fontsize=8, color="crimson")
             if warn:
                 warnings.warn(note, UserWarning, stacklevel=2)
     if labels is not None or chosen is not None:
@@ -96,5 +126,5 @@ def cv_curve(regparams, performances, chosen=None, measure="CV measure", labels=
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=100)
+        savefig_by_suffix(fig, path)
     return fig

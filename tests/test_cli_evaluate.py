@@ -130,11 +130,14 @@ def test_parse_measures():
 def test_parse_grid():
     assert parse_grid("2^-2..2^2") == [0.25, 0.5, 1.0, 2.0, 4.0]
     assert parse_grid("2^-10..2^10:2") == [2.0 ** e for e in range(-10, 11, 2)]
-    assert parse_grid("0.1, 2^3,1e-3,10^-1..10^1") == [0.1, 8.0, 1e-3, 0.1, 1.0, 10.0]
+    assert parse_grid("0.2, 2^3,1e-3,10^-1..10^1") == [0.2, 8.0, 1e-3, 0.1, 1.0, 10.0]
     assert parse_regparam("2^-10") == 2.0 ** -10
     assert parse_regparam("0.5") == 0.5
-    for bad in ("", "a", "2^", "0", "-1", "2^3..2^1", "2^1..3^2", "2^0..2^3:0", "1^0..1^3",
-                "2^-1e9..2^1e9", "inf", "nan", "1_0", "\u0661"):
+    # 0 is a regparam of every face (docs/robustness.rst: [0, 1e150])
+    assert parse_regparam("0") == 0.0 and parse_grid("0,1") == [0.0, 1.0]
+    for bad in ("", "a", "2^", "-1", "2^3..2^1", "2^1..3^2", "2^0..2^3:0", "1^0..1^3",
+                "2^-1e9..2^1e9", "inf", "nan", "1_0", "\u0661", "1e151",
+                "1,1", "0.1,10^-1..10^1", "2^0,1"):
         with pytest.raises(OptionError):
             parse_grid(bad)
 

@@ -65,6 +65,11 @@ cdef Py_ssize_t _number_end(const unsigned char* s, Py_ssize_t a, Py_ssize_t b) 
     return p
 
 
+#: The error of a feature index 0 in a file read as 1-based (the reader turns it into a
+#: ZeroIndexError whose hint names the caller's own option).
+_ZERO_INDEX = "feature index 0 < 1 (indices are 1-based)"
+
+
 def parse_chunk(const unsigned char[::1] buf, Py_ssize_t first_line, int zero_based,
                 Py_ssize_t n_labels, int has_qid,
                 double[::1] labels, int64_t[::1] indptr, int64_t[::1] indices,
@@ -210,8 +215,7 @@ def parse_chunk(const unsigned char[::1] buf, Py_ssize_t first_line, int zero_ba
             if idx == 0 and zero_based == 0:
                 return (rows, n_labels, has_qid, nnz, min_first, max_index,
                         (lineno, tok - line_start + 1,
-                         "feature index 0 < 1 (indices are 1-based; use zero_based=True "
-                         "or 'auto' for 0-based files)"))
+                         _ZERO_INDEX))
             if prev < 0 and (min_first < 0 or idx < min_first):
                 min_first = idx
             prev = idx

@@ -56,8 +56,11 @@ def _basis(args, data, kernel):
     m = data.X.shape[0]
     if not 1 <= n <= m:
         raise UsageError(f"--basis {n}: choose between 1 and the {m} training examples")
+    from rlscore.core.rls import select_basis
+    # the draw of every face (rlscore.learner.RLS(n_basis=N, random_state=S) takes the
+    # same rows); the command's default seed is 0, so that a command line is repeatable
     seed = 0 if args.basis_seed is None else args.basis_seed
-    idx = np.sort(np.random.default_rng(seed).choice(m, n, replace=False))
+    idx = select_basis(m, n_basis=n, random_state=seed)
     return data.X[idx], idx
 
 
@@ -67,14 +70,29 @@ def _check_qids(args, data, spec):
                         f"ids) in the training file")
 
 
-def _measure(args, spec, cv):
+def _measure(args, spec, cv, y):
+    """The selection measure: ``--measure`` or the learner's default for ``cv``. The
+    AUC is the c-index of binary labels: with other labels a default AUC is named
+    cindex, an explicit ``--measure auc`` refused."""
+    from rlscore.measure import UndefinedPerformance
     if args.measure is None:
-        return parse_measures(spec.default_measure.get(cv, "sqerror"))[0]
-    specs = _usage(parse_measures, args.measure)
-    if len(specs) > 1:
-        raise UsageError("selection uses one --measure; give one (rlscore evaluate "
-                         "reports several)")
-    return specs[0]
+        measure = parse_measures(spec.default_measure.get(cv, "sqerror"))[0]
+    else:
+        specs = _usage(parse_measures, args.measure)
+        if len(specs) > 1:
+            raise UsageError("selection uses one --measure; give one (rlscore evaluate "
+                             "reports several)")
+        measure = specs[0]
+    if measure.kind == "auc":
+        try:
+            measure(y, y)           # UndefinedPerformance unless binary labels
+        except UndefinedPerformance:
+            if args.measure is None:
+                return parse_measures("cindex")[0]
+            raise UsageError(f"--measure auc needs binary labels (-1/+1 or 0/1, both "
+                             f"classes) in {args.train}; for other labels use --measure "
+                             f"cindex (the AUC is the c-index of binary labels)") from None
+    return measure
 
 
 def _check_training_options(args):
@@ -91,26 +109,6 @@ def _check_training_options(args):
         _usage(parse_grid, args.regparams)
     if getattr(args, "regparam", None) is not None:
         _usage(parse_regparam, args.regparam)
-
-
-def _note_short_queries(args, specs, groups, m, fname):
-    """LETOR 4.0's NDCG@K scores a query with fewer than K documents 0 (the rule of its
-    evaluation script): say so on stderr when the file has such queries, so that a 0 is
-    not mistaken for a bad model."""
-    if getattr(args, "quiet", False):
-        return
-    sizes = np.array([m]) if groups is None else np.asarray(groups.sizes)
-    for s in specs:
-        if s.kind != "ndcg" or s.convention != "letor":
-            continue
-        short = int(np.count_nonzero(sizes < s.k))
-        if short:
-            what = ("the file (no qid:) has" if groups is None else
-                    f"{short} of {sizes.size} queries have")
-            note(f"note: {what} fewer than {s.k} examples in {fname}: {s.name} counts "
-                 f"{'it' if short == 1 else 'them'} as 0 under the LETOR 4.0 rules "
-                 f"(ndcg@{s.k}:standard or a cutoff of at most {int(sizes.min())} "
-                 f"scores {'it' if short == 1 else 'them'})")
 
 
 def _lambda_max(spec, data, kernel, kp, basis):
@@ -154,9 +152,7 @@ def _run_selection(args, data, spec):
         raise UsageError(f"--folds must be at least 2, got {args.folds}")
     if cv == "lqo" and data.qids is None:
         raise UsageError(f"--cv lqo needs qid: fields in the training file {args.train}")
-    measure = _measure(args, spec, cv)
-    if cv != "valid":
-        _note_short_queries(args, [measure], data.groups, data.X.shape[0], args.train)
+    measure = _measure(args, spec, cv, data.y)
     if getattr(args, "regparams", None) is not None:
         _usage(parse_grid, args.regparams)      # a bad grid is refused before any note
     if default_cv is not None:
@@ -309,6 +305,8 @@ def _interval_lines(args, pred, meta, rows):
 def _cmd_cv(args):
     spec = LEARNERS[args.learner]
     _check_training_options(args)
+    _check_plot(args, None if args.regparams is None else
+                _usage(parse_grid, args.regparams))
     data = load_training_data(args.train, _zero_based(args))
     _check_qids(args, data, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
@@ -335,21 +333,37 @@ def _cmd_cv(args):
     return 0
 
 
-def _plot(path, grid, perfs, mname, best):
-    """``--plot``: the CV measure against regparam, the choice marked (the same numbers
-    as the table). The edge-of-grid warning was already given by the selection."""
+def _check_plot(args, grid=None):
+    """``--plot FILE``: matplotlib present, a suffix naming a format it writes, and
+    (once the grid is known) a grid without 0 for the log axis; usage errors before
+    any work."""
+    path = getattr(args, "plot", None)
+    if not path:
+        return
     try:
-        from rlscore.plot import cv_curve
-        import matplotlib.pyplot as plt
+        from rlscore.plot import figure_format
+        figure_format(path)
     except ImportError:
         raise UsageError('--plot needs matplotlib: pip install "rlscore[plot]"') from None
+    except ValueError as exc:
+        raise UsageError(f"--plot {exc}") from None
+    if grid is not None and min(grid) <= 0:
+        raise UsageError("--plot draws regparam on a log axis: drop 0 from --regparams")
+
+
+def _plot(path, grid, perfs, mname, best):
+    """``--plot``: the CV measure against regparam, the choice marked (the same numbers
+    as the table), in the format the file name's suffix says. The edge-of-grid warning
+    was already given by the selection."""
+    from rlscore.plot import cv_curve, savefig_by_suffix
+    import matplotlib.pyplot as plt
     i = int(np.flatnonzero(np.asarray(grid) == best)[0])
-    from rlscore._io import atomic_write
     fig = cv_curve(grid, perfs, chosen=(float(best), float(perfs[i])), measure=mname,
                    warn=False)
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=100)
-    plt.close(fig)
+    try:
+        savefig_by_suffix(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def _fmt(v):
@@ -436,7 +450,7 @@ def _json_value(v):
 
 def _cmd_evaluate(args):
     from rlscore._groups import QueryGroups
-    from rlscore.measure import UndefinedPerformance
+    from rlscore.measure import UndefinedPerformance, short_query_warnings_once
     if args.measure is None:
         args.measure = "ndcg@10,map,cindex"
     specs = _usage(parse_measures, args.measure)
@@ -446,19 +460,21 @@ def _cmd_evaluate(args):
         raise DataError(f"{args.data}: the file has {1 if y.ndim == 1 else y.shape[1]} "
                         f"label columns, the model predicts "
                         f"{1 if P.ndim == 1 else P.shape[1]}")
-    _note_short_queries(args, specs, rows.groups, y.shape[0], args.data)
     result = {}
-    for s in specs:
-        try:
-            result[s.name] = float(s(y, P, rows.groups))
-        except UndefinedPerformance as exc:
-            raise DataError(f"{args.data}: {s.name} is undefined here ({exc.value})") \
-                from None
     per_query = None
-    if args.per_query:
-        groups = rows.groups if rows.groups is not None else QueryGroups.single(y.shape[0])
-        per_query = {s.name: s.per_query_values(y, P, groups) for s in specs}
-        ids = [str(i) for i in groups.ids] if rows.groups is not None else ["all"]
+    # NDCG@k's note on queries shorter than k (rlscore.measure): once per cutoff
+    with short_query_warnings_once():
+        for s in specs:
+            try:
+                result[s.name] = float(s(y, P, rows.groups))
+            except UndefinedPerformance as exc:
+                raise DataError(f"{args.data}: {s.name} is undefined here "
+                                f"({exc.value})") from None
+        if args.per_query:
+            groups = (rows.groups if rows.groups is not None
+                      else QueryGroups.single(y.shape[0]))
+            per_query = {s.name: s.per_query_values(y, P, groups) for s in specs}
+            ids = [str(i) for i in groups.ids] if rows.groups is not None else ["all"]
     if args.format == "json":
         out = {k: _json_value(v) for k, v in result.items()}
         if per_query is not None:

@@ -30,13 +30,24 @@ def _check_finite(path, X, Y):
 
 
 @contextlib.contextmanager
-def _file_errors(path):
-    """The failures of a damaged file as one-line DataErrors naming it: not text, or a
-    corrupt or truncated .gz/.bz2/.xz file."""
+def _file_errors(path, for_model=False):
+    """The failures of a damaged file as one-line DataErrors naming it: not text, a
+    corrupt or truncated .gz/.bz2/.xz file, or a 0-based file read with
+    ``--zero-based no`` (the message names the option, not the Python keyword)."""
     import lzma
     import zlib
+    from rlscore.utilities.reader import ZeroIndexError
     try:
         yield
+    except ZeroIndexError as exc:
+        if for_model:
+            raise DataError(f"{exc.location}: feature index 0, but the training file "
+                            f"was read 1-based and the model reads its data files the "
+                            f"same way; use files of one index base (fit --zero-based "
+                            f"yes or auto for 0-based files)") from None
+        raise DataError(f"{exc.location}: feature index 0 in a file read as 1-based "
+                        f"(--zero-based no); the file is 0-based: use --zero-based yes "
+                        f"or auto") from None
     except UnicodeDecodeError:
         raise DataError(f"{path}: not a text file in svmlight format") from None
     except (EOFError, zlib.error, lzma.LZMAError) as exc:
@@ -55,7 +66,8 @@ def iter_file(path, zero_based):
     length."""
     from rlscore.cli._base import Progress
     from rlscore.utilities.reader import iter_svmlight
-    with _file_errors(path), Progress(f"reading {path} in chunks") as report:
+    with _file_errors(path, for_model=True), \
+            Progress(f"reading {path} in chunks") as report:
         for X, Y, _ in iter_svmlight(path, None, zero_based):
             report.step(rows=X.shape[0])
             _check_finite(path, X, Y)
@@ -64,7 +76,7 @@ def iter_file(path, zero_based):
             yield X, (Y[:, 0].copy() if Y.shape[1] == 1 else Y)
 
 
-def read_file(path, zero_based="auto"):
+def read_file(path, zero_based="auto", for_model=False):
     """(X, y, qids, zero_based) of an svmlight/LETOR file; DataError for bad files.
 
     ``zero_based``: "auto", True or False (see :func:`rlscore.utilities.reader.
@@ -72,7 +84,7 @@ def read_file(path, zero_based="auto"):
     """
     from rlscore.utilities.reader import read_svmlight
     from rlscore.cli._base import Progress
-    with _file_errors(path), Progress(f"reading {path}"):
+    with _file_errors(path, for_model), Progress(f"reading {path}"):
         X, Y, qids, zb = read_svmlight(path, zero_based=zero_based, return_zero_based=True)
     _check_finite(path, X, Y)
     X.sum_duplicates()
@@ -164,7 +176,7 @@ def read_for_model(path, feature_indices, n_model_features, zero_based, ignore_e
     """Read ``path`` with the model's ``zero_based`` and project it onto the model's
     columns. O(file size + nnz log d)."""
     from rlscore._groups import QueryGroups
-    X, y, qids, _ = read_file(path, zero_based)
+    X, y, qids, _ = read_file(path, zero_based, for_model=True)
     Xc, unseen = project_features(X, feature_indices, n_model_features, path,
                                   ignore_extra, zero_based)
     groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")

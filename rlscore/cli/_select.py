@@ -5,6 +5,10 @@ module only chooses among them and adapts the command's data to them:
 
 * the learners' own selection classes (leave-one-out, leave-pair-out, K-fold without
   qids, QueryRankRLS's leave-query-out) where they apply (``LearnerSpec.cv``);
+* on a file with qids, leave-one-out and leave-pair-out per query: the learner's
+  leave-one-out predictions scored within each query
+  (:class:`rlscore.core.selection.LOOCV` with groups), the pairs within each query
+  held out (:class:`rlscore.core.selection.QueryLPOCV`), averaged over queries;
 * :class:`rlscore.core.selection.PooledQueryCV` for ``--cv kfold`` on a file with qids
   and ``--cv lqo`` for learners without a leave-query-out class: folds of whole
   queries, the hold-out predictions pooled and the measure computed per query over all
@@ -102,7 +106,11 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
     if cv in spec.cv and not (cv == "kfold" and has_qids):
         from rlscore.measure import UndefinedPerformance
         try:
-            sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
+            if has_qids and cv in ("loo", "lpo"):
+                sel = _grid_search(_per_query_cv(cv, spec, data, grid, kernel, kp, basis,
+                                                 measure), grid)
+            else:
+                sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
         except UndefinedPerformance as exc:
             raise DataError(f"{args.train}: the {cv} estimate of {measure.name} is "
                             f"undefined ({exc.value}; e.g. folds or queries of a single "
@@ -121,6 +129,18 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
                            grid)
     sel.cv_name = cv
     return sel
+
+
+def _per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure):
+    """Leave-one-out or leave-pair-out of a learner trained without the file's qids,
+    scored per query (:class:`rlscore.core.selection.LOOCV` with groups: each query's
+    leave-one-out predictions scored within the query; :class:`~rlscore.core.selection.
+    QueryLPOCV`: the pairs within each query held out), averaged over queries."""
+    from rlscore.core.selection import LOOCV, QueryLPOCV
+    model = spec.train(data, grid[0], kernel, kp, basis)
+    if cv == "loo":
+        return LOOCV(model, measure, data.groups)
+    return QueryLPOCV(model, data.groups)
 
 
 def example_folds(m, k, seed):

@@ -31,8 +31,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from rlscore.core.structure import QueryGroups
-from rlscore.core.rls import NystromFeatureMap
-from rlscore.core.rls import KernelSolver
+from rlscore.core.rls import KernelSolver, NystromFeatureMap, select_basis
 from rlscore.core.selection import grid_search
 from rlscore._progress import Progress, verbosity
 from rlscore._validation import check_regparam
@@ -107,8 +106,12 @@ def _add(a, b):
 class _ReducedSetModel(PredictorInterface):
     _kind = "rls"
 
-    def _setup(self, data, regparam, kernel, basis_vectors, n_basis, seed, path,
+    def _setup(self, data, regparam, kernel, basis_vectors, n_basis, random_state, path,
                callback, verbose, kernel_params):
+        if "seed" in kernel_params:
+            raise TypeError("seed was renamed random_state, the name (and default None) "
+                            "of every face's basis draw (rlscore.learner.RLS, the "
+                            "estimators); pass random_state=0 for the former default")
         self.data = data
         self.kernel = kernel
         self.kernel_params = dict(kernel_params)
@@ -116,7 +119,7 @@ class _ReducedSetModel(PredictorInterface):
         if self._kind == "query" and not data.has_qids:
             raise ValueError("QueryRankRLS needs qids")
         if basis_vectors is None:
-            basis_vectors = self._sample_basis(n_basis, seed)
+            basis_vectors = self._sample_basis(n_basis, random_state)
         self.basis_vectors = np.asarray(basis_vectors, dtype=np.float64)
         self.nmap = NystromFeatureMap(kernel, self.basis_vectors, **kernel_params)
         self._shift = None
@@ -139,16 +142,13 @@ class _ReducedSetModel(PredictorInterface):
         self.solve(regparam)
 
     # -- data passes -------------------------------------------------------------
-    def _sample_basis(self, n_basis, seed):
-        """n_basis rows drawn uniformly without replacement from all the data."""
-        n_basis = int(n_basis)
-        if n_basis < 1:
-            raise ValueError(f"n_basis must be >= 1, got {n_basis}")
+    def _sample_basis(self, n_basis, random_state):
+        """n_basis rows drawn uniformly without replacement from all the data, by the
+        draw of every face (:func:`rlscore.core.rls.select_basis`): the same
+        rows as ``rlscore.learner.RLS(X, Y, n_basis=..., random_state=...)``."""
         sizes = np.array(self.data.map_gather(_rows), dtype=np.int64)
         m = int(sizes.sum())
-        if n_basis > m:
-            raise ValueError(f"n_basis = {n_basis} exceeds the number of rows ({m})")
-        idx = np.sort(np.random.default_rng(seed).choice(m, n_basis, replace=False))
+        idx = select_basis(m, n_basis=n_basis, random_state=random_state)
         starts = np.concatenate([[0], np.cumsum(sizes)])
         owner = np.searchsorted(starts, idx, side="right") - 1
         parts = np.unique(owner)
@@ -339,8 +339,12 @@ _DOC_PARAMS = """
     regparam : float >= 0, default 1.0
     kernel : "LinearKernel" (default), "GaussianKernel" or "PolynomialKernel"
     basis_vectors : (b, d) basis rows, or None to draw ``n_basis`` rows of the data at
-        random (``seed``)
-    n_basis : int, default 100; seed : int, default 0
+        random (``random_state``)
+    n_basis : int, default 100
+    random_state : int, numpy Generator or None, default None
+        The basis draw, with the name, default and draw of every face: the same rows
+        as ``rlscore.learner.RLS(X, Y, n_basis=n_basis, random_state=random_state)``
+        on the same data (an int for a reproducible draw).
     path : bool, eigendecompose the r x r matrix at once (a regularization path follows)
     client, persist : see :class:`PartitionedData`
     callback : ``callback(info)`` after each partition of a pass (info: stage,
@@ -369,12 +373,12 @@ class RLS(_ReducedSetModel):
     _kind = "rls"
 
     def __init__(self, X, Y=None, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 n_basis=100, seed=0, path=False, client=None, persist=False,
+                 n_basis=100, random_state=None, path=False, client=None, persist=False,
                  callback=None, verbose=False, **kernel_params):
         data = as_partitioned(X, Y, None, client, persist)
         with verbosity(verbose):
-            self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path,
-                        callback, verbose, kernel_params)
+            self._setup(data, regparam, kernel, basis_vectors, n_basis, random_state,
+                        path, callback, verbose, kernel_params)
 
 
 class QueryRankRLS(_ReducedSetModel):
@@ -387,12 +391,12 @@ class QueryRankRLS(_ReducedSetModel):
     _kind = "query"
 
     def __init__(self, X, Y=None, qids=None, regparam=1.0, kernel="LinearKernel",
-                 basis_vectors=None, n_basis=100, seed=0, path=False, client=None,
+                 basis_vectors=None, n_basis=100, random_state=None, path=False, client=None,
                  persist=False, callback=None, verbose=False, **kernel_params):
         data = as_partitioned(X, Y, qids, client, persist)
         with verbosity(verbose):
-            self._setup(data, regparam, kernel, basis_vectors, n_basis, seed, path,
-                        callback, verbose, kernel_params)
+            self._setup(data, regparam, kernel, basis_vectors, n_basis, random_state,
+                        path, callback, verbose, kernel_params)
 
 
 class GlobalRankRLS(RLS):

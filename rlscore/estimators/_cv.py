@@ -13,25 +13,29 @@ from rlscore.core.selection import LOOCV, LPOCV, NfoldCV, TrainTestCV, grid_sear
 
 __all__ = ["resolve_scoring", "make_crossvalidator", "search_alphas"]
 
-# measures that need query ids cannot be used as a plain ``scoring``
-_QUERY_MEASURES = {"query_average", "query_cindex", "query_kendall_tau_b",
-                   "query_ndcg", "query_mean_average_precision"}
-
 
 def _measure_by_name(name):
-    f = getattr(_measures, name, None) if name not in _QUERY_MEASURES else None
-    if f is None or not callable(f) or not hasattr(f, "iserror"):
-        names = sorted(n for n in _measures.__all__
-                       if hasattr(getattr(_measures, n), "iserror")
-                       and n not in _QUERY_MEASURES)
-        raise ValueError(f"scoring={name!r} is not an rlscore measure; choose one of "
-                         f"{names} or pass a measure function")
-    return f
+    """The measure of a name of the library's one table of measure names
+    (:func:`rlscore.measure.measure_by_name`: ``"cindex"``, ``"ndcg@5"``, ``"p@5"``,
+    ``"map"``, ``"roc_auc"``, ...). The per-query measures come as their
+    :class:`~rlscore.measure.Measure` (called with query ids, scored per query, a cutoff
+    or convention kept); the others as the plain function, which the cross-validators
+    average over queries when there are groups
+    (:func:`rlscore.core.selection.query_score`)."""
+    try:
+        m = _measures.measure_by_name(name, "scoring")
+    except ValueError as exc:
+        raise ValueError(f"{exc}; scoring={name!r} is not an rlscore measure name: give "
+                         f"one of the table or pass a measure function") from None
+    return m if m.per_query else m.function
 
 
 def resolve_scoring(scoring, cv):
-    """The rlscore measure for ``scoring`` (None, a measure name or a measure function
-    ``f(Y, P)`` with a boolean ``iserror`` attribute)."""
+    """The rlscore measure for ``scoring``: None, a name of the library's table of
+    measure names (:func:`rlscore.measure.measure_by_name`: ``"ndcg@5"``, ``"p@5"``,
+    ``"map"``, ``"kendall"``, scikit-learn's ``"roc_auc"``, and the function names such
+    as ``"mean_average_precision"``) or a measure function ``f(Y, P)`` with a boolean
+    ``iserror`` attribute."""
     is_lpo = isinstance(cv, str) and cv == "lpo"
     if isinstance(scoring, str):
         f = _measure_by_name(scoring)
@@ -47,7 +51,9 @@ def resolve_scoring(scoring, cv):
     else:
         raise TypeError(f"scoring must be None, a measure name or a measure function, "
                         f"got {scoring!r}")
-    if is_lpo and f not in (_measures.cindex, _measures.auc):
+    pairwise = (f in (_measures.cindex, _measures.auc)
+                or getattr(f, "kind", None) in ("cindex", "auc"))
+    if is_lpo and not pairwise:
         raise ValueError(
             "cv='lpo' estimates the pairwise ranking accuracy (c-index / AUC): scoring "
             "must be None, 'cindex' or 'auc'")

@@ -284,8 +284,8 @@ class RankRLSCV(_RankRLSBase):
     Parameters
     ----------
     alphas : array-like of float >= 0, default=None
-        The grid, searched in the given order (the first best wins); None means
-        ``2**-15, 2**-14, ..., 2**15``.
+        The grid, searched in the given order (the first best wins; a value given twice
+        is refused); None means ``2**-15, 2**-14, ..., 2**15``.
     cv : "lpo", "lqo", int, CV splitter or iterable of (train, test), default="lpo"
         * ``"lpo"``: exact leave-pair-out (Airola et al. 2011). Without query ids every
           pair of samples with different labels is held out in turn
@@ -293,9 +293,10 @@ class RankRLSCV(_RankRLSBase):
           of them the held-out model orders correctly (ties 1/2): the LPO estimate of
           the c-index (of the AUC for +-1 labels). With query ids, every pair with
           different labels *within a query* is held out (the rest of its query stays
-          in training as a smaller query) and the estimate is the fraction of all
-          those pairs ordered correctly (pooled over the queries, so queries with
-          more pairs weigh more; ``"lqo"`` gives the query-averaged c-index).
+          in training as a smaller query); per query the fraction of its pairs
+          ordered correctly, and the estimate is the mean over the queries
+          (:class:`rlscore.core.selection.QueryLPOCV`: every query weighs the same,
+          as in every per-query estimate of the library).
         * ``"lqo"``: exact leave-query-out (needs query ids): every query is held out
           in turn (one fold per query) and the measure is query-averaged over the
           held-out predictions.
@@ -312,9 +313,14 @@ class RankRLSCV(_RankRLSBase):
         holds out rows of a single query only), each eigendecomposed once for the whole
         grid.
     scoring : None, str or callable, default=None
-        The rlscore measure (a function ``f(Y, P)`` with a boolean ``iserror``
-        attribute, or its name such as ``"cindex"``, ``"auc"``, ``"ndcg"``,
-        ``"kendall_tau_b"``, ``"sqmprank"``). None means the c-index. With query ids
+        The rlscore measure: a function ``f(Y, P)`` with a boolean ``iserror``
+        attribute, or a name of the library's one table of measure names
+        (:func:`rlscore.measure.measure_by_name`, the names the command line's
+        ``--measure`` takes): ``"cindex"``, ``"auc"`` / ``"roc_auc"`` (0/1 labels
+        too), ``"ndcg@5"``, ``"ndcg@5:standard"``, ``"p@5"``, ``"map"``,
+        ``"kendall"``, ``"sqmprank"``, and the function names (``"ndcg"`` is
+        ``"ndcg@10"``, ``"precision_at_k"`` ``"p@10"``, ``"mean_average_precision"``,
+        ``"kendall_tau_b"``). None means the c-index. With query ids
         the measure is applied to each query and averaged over the queries where it
         is defined (:func:`rlscore.measure.query_average`). ``"lpo"`` accepts only
         None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from rlscore._validation import check_regparam_grid
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
                                       reports_progress, store_params)
@@ -190,7 +191,8 @@ class KernelRLSCV(RLSEstimatorBase):
     ----------
     alphas : array-like of float >= 0, default=None
         The grid of regularization parameters, searched in the given order (the first
-        best wins); None means ``2**-15, 2**-14, ..., 2**15``.
+        best wins; a value given twice is refused); None means ``2**-15, 2**-14, ...,
+        2**15``.
     cv : "loo", "lpo", int, CV splitter or iterable of (train, test), default="loo"
         * ``"loo"``: leave-one-out (:class:`rlscore.core.selection.LOOCV`);
         * ``"lpo"``: leave-pair-out: every pair of samples with different targets is
@@ -209,8 +211,10 @@ class KernelRLSCV(RLSEstimatorBase):
         performances.
     scoring : None, str or callable, default=None
         The rlscore measure (a function ``f(Y, P)`` with a boolean attribute
-        ``iserror``, e.g. :func:`rlscore.measure.sqerror`, or its name such as
-        ``"sqerror"``, ``"cindex"``, ``"auc"``, ``"spearman"``). None means the mean
+        ``iserror``, e.g. :func:`rlscore.measure.sqerror`, or a name of the library's
+        one table of measure names, :func:`rlscore.measure.measure_by_name`, such as
+        ``"sqerror"`` / ``"neg_mean_squared_error"``, ``"cindex"``, ``"auc"`` /
+        ``"roc_auc"`` (0/1 labels too), ``"spearman"``, ``"p@5"``). None means the mean
         squared error for ``"loo"`` and K-fold and the LPO ranking accuracy for
         ``"lpo"``, which accepts only None, ``"cindex"`` and ``"auc"``. An error
         measure (``iserror`` True) is negated in ``mean_test_score`` and
@@ -287,8 +291,9 @@ class KernelRLSCV(RLSEstimatorBase):
         if alphas.ndim != 1 or alphas.size == 0:
             raise ValueError(f"alphas must be a non-empty 1-D array of numbers, got "
                              f"shape {alphas.shape}")
-        return [check_alpha(a.item() if isinstance(a, np.generic) else a, "alphas")
-                for a in alphas]
+        return check_regparam_grid(
+            [check_alpha(a.item() if isinstance(a, np.generic) else a, "alphas")
+             for a in alphas], "alphas")
 
     @reports_progress
     def fit(self, X, y, groups=None, qid=None):

@@ -9,7 +9,7 @@ import numpy as np
 
 from rlscore.core.rls import kernel_param_names
 from rlscore._progress import as_verbose_flag, verbosity
-from rlscore._validation import warn_unused_kwargs
+from rlscore._validation import check_regparam_grid, warn_unused_kwargs
 
 
 def split_kernel_kwargs(kwargs, kernel, owner, extra=(), force=None, basis=()):
@@ -35,7 +35,12 @@ def squeeze(a):
 
 
 def regparam_grid(regparams, default):
-    return list(default) if regparams is None else list(regparams)
+    """The grid of a selection wrapper: ``default`` when None, else the values given,
+    checked by :func:`rlscore._validation.check_regparam_grid` (a value given twice is
+    refused)."""
+    if regparams is None:
+        return list(default)
+    return check_regparam_grid(regparams, "regparams")
 
 
 #: The reduced-set keywords: ``basis_indices``, ``n_basis``, ``random_state`` and, for

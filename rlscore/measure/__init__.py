@@ -15,8 +15,14 @@ follow the LETOR 4.0 evaluation script by default (tied predictions keep the inp
 order, every query counts); ``ndcg(..., convention="standard")`` is scikit-learn's
 ``ndcg_score`` (ties averaged). See :mod:`rlscore.measure.ranking_measures`.
 
-Binary labels: ``auc``, ``cindex`` and the IR measures accept -1/+1, 0/1 and booleans
-(+1 / 1 / True is the positive, relevant class); ``accuracy`` and ``fscore`` take -1/+1.
+Binary labels: ``cindex`` and the IR measures accept -1/+1, 0/1 and booleans (+1 / 1 /
+True is the positive, relevant class); ``auc`` keeps RLScore's -1/+1 contract (0/1 and
+booleans with ``zero_one=True``, as the measure named ``"auc"`` passes); ``accuracy``
+and ``fscore`` take -1/+1.
+
+Names: :func:`measure_by_name` is the one table of measure names (``"ndcg@5"``,
+``"p@5"``, ``"map"``, ``"cindex"``, ``"auc"``, ...) that the command line's
+``--measure`` and the estimators' ``scoring`` take; see :mod:`rlscore.measure._names`.
 """
 
 from rlscore.measure.accuracy_measure import accuracy
@@ -26,12 +32,14 @@ from rlscore.measure.fscore_measure import fscore
 from rlscore.measure.kendall_measure import kendall_tau_b
 from rlscore.measure.measure_utilities import UndefinedPerformance
 from rlscore.measure.multi_accuracy_measure import ova_accuracy
+from rlscore.measure._names import MEASURE_NAMES, Measure, measure_by_name
 from rlscore.measure.query_measures import (
     query_average, query_cindex, query_kendall_tau_b, query_mean_average_precision,
     query_ndcg, query_values)
 from rlscore.measure.ranking_measures import (
-    average_precision_per_query, mean_average_precision, mean_ndcg, mean_ndcg_per_query,
-    ndcg, ndcg_per_query, precision_at_k, precision_at_k_per_query)
+    ShortQueryWarning, average_precision_per_query, mean_average_precision, mean_ndcg,
+    mean_ndcg_per_query, ndcg, ndcg_per_query, precision_at_k, precision_at_k_per_query,
+    short_query_message, short_query_warnings_once)
 from rlscore.measure.spearman_measure import spearman
 from rlscore.measure.sq_mprank_measure import sqmprank
 from rlscore.measure.sqerror_measure import sqerror
@@ -57,4 +65,6 @@ __all__ = [
     "precision_at_k_per_query", "average_precision_per_query",
     "query_average", "query_values", "query_cindex", "query_kendall_tau_b",
     "query_ndcg", "query_mean_average_precision", "UndefinedPerformance",
+    "Measure", "measure_by_name", "MEASURE_NAMES", "ShortQueryWarning",
+    "short_query_message", "short_query_warnings_once",
 ]

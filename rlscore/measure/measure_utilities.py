@@ -124,14 +124,18 @@ def _labels_and_predictions(Y, P):
 def _require_binary(Y, measure, zero_one=False):
     """UndefinedPerformance unless the labels are binary: -1/+1, or with ``zero_one``
     also 0/1 and booleans (already 0/1 here). +1 (True) is the positive class; the
-    negative class is -1 or 0, not both. accuracy and fscore threshold predictions at
-    0 and so keep -1/+1 only."""
+    negative class is -1 or 0, not both. RLScore's auc, accuracy and fscore keep -1/+1
+    only (accuracy and fscore threshold predictions at 0)."""
     pos = Y == 1.0
     if np.all(pos | (Y == -1.0)) or (zero_one and np.all(pos | (Y == 0.0))):
         return
     if zero_one:
         raise UndefinedPerformance(f"{measure} needs binary labels: -1/+1, 0/1 or "
                                    f"booleans (+1 / 1 / True is the positive class)")
+    if measure == "auc" and np.all(pos | (Y == 0.0)):
+        raise UndefinedPerformance("auc accepts only labels -1 and +1 (RLScore's "
+                                   "convention); for 0/1 or boolean labels pass "
+                                   "zero_one=True, or give 2 * y - 1")
     raise UndefinedPerformance(f"{measure} accepts only labels -1 and +1")
 
 

@@ -15,7 +15,10 @@ arXiv:1306.2597, 2013), so that values can be put beside published LETOR tables:
   ``1 / log2(r)``;
 * a query whose ideal DCG is 0 (no relevant document) scores 0 and still counts;
 * a query with fewer than k documents has NDCG@k = 0 (the script leaves it undefined and
-  sums it as 0);
+  sums it as 0); :func:`ndcg` then warns (:class:`ShortQueryWarning`, naming how many
+  queries are shorter than k and how to score them), once per call or, inside
+  :func:`short_query_warnings_once` (every grid search of the library), once per
+  search;
 * P@k divides by k, counting the missing positions of a short query as irrelevant;
 * relevant means label > 0 for P@k and MAP; AP = 0 for a query without relevant
   documents;
@@ -31,14 +34,19 @@ Labels: graded relevance ``0, 1, 2, ...``; binary labels ``0/1``, booleans or ``
 are accepted everywhere (1 / True / +1 is relevant; -1 counts as 0 for NDCG).
 """
 
+import contextvars
 import numbers
+import warnings
 
 import numpy as np
+
+from rlscore._validation import user_stacklevel
 
 from rlscore.measure.measure_utilities import (
     UndefinedPerformance, _by_query, _column_cells, _finish, _query_cells)
 
-__all__ = ["ndcg", "mean_ndcg", "precision_at_k", "mean_average_precision"]
+__all__ = ["ndcg", "mean_ndcg", "precision_at_k", "mean_average_precision",
+           "ShortQueryWarning", "short_query_message", "short_query_warnings_once"]
 
 CONVENTIONS = ("letor", "standard")
 
@@ -57,6 +65,73 @@ def _check_convention(convention, allowed=CONVENTIONS):
         raise ValueError(f"convention must be one of {', '.join(map(repr, allowed))}, "
                          f"got {convention!r}")
     return convention
+
+
+class ShortQueryWarning(UserWarning):
+    """NDCG@k under the LETOR 4.0 rules scored queries shorter than k as 0: such a 0
+    says nothing about the model (and a model selection on it sees only ties)."""
+
+
+def short_query_message(sizes, k):
+    """The note on queries shorter than the cutoff ``k`` of NDCG@k under the LETOR 4.0
+    rules, or None when every query has at least k documents. ``sizes``: the query
+    sizes (one query: ``[m]``). The one wording of the rule for every face."""
+    sizes = np.asarray(sizes)
+    short = int(np.count_nonzero(sizes < k))
+    if short == 0:
+        return None
+    what = ("the input (one query) has" if sizes.size == 1 else
+            f"{short} of {sizes.size} queries have")
+    them = "it" if short == 1 else "them"
+    return (f"{what} fewer than {k} documents: NDCG@{k} under the LETOR 4.0 rules "
+            f"scores {them} 0, whatever the predictions; to score {them}, use a cutoff "
+            f"of at most {int(sizes.min())} ('ndcg@{int(sizes.min())}', k="
+            f"{int(sizes.min())}), no cutoff (k=None) or scikit-learn's convention "
+            f"('ndcg@{k}:standard', convention='standard')")
+
+
+# While a collector is set (short_query_warnings_once), the notes are gathered there
+# instead of being warned one by one.
+_COLLECTOR = contextvars.ContextVar("rlscore_short_query_notes", default=None)
+
+
+def _warn_short_queries(sizes, k):
+    """Warn (or collect) :func:`short_query_message` for NDCG@k, LETOR rules."""
+    msg = short_query_message(sizes, k)
+    if msg is None:
+        return
+    notes = _COLLECTOR.get()
+    if notes is not None:
+        short = int(np.count_nonzero(np.asarray(sizes) < k))
+        # keep, per cutoff, the note of the call with the most short queries
+        if k not in notes or short > notes[k][0]:
+            notes[k] = (short, msg)
+        return
+    warnings.warn(msg, ShortQueryWarning, stacklevel=user_stacklevel())
+
+
+class short_query_warnings_once:
+    """Context manager: within the block, the :class:`ShortQueryWarning` of every NDCG
+    call is gathered and one warning per cutoff is issued at its end (the call that
+    found the most short queries), so a grid search scoring many folds and regparams
+    warns once, pointing at the user's call. Nested blocks gather into the
+    outermost."""
+
+    def __enter__(self):
+        self._token = None
+        if _COLLECTOR.get() is None:
+            self._notes = {}
+            self._token = _COLLECTOR.set(self._notes)
+        return self
+
+    def __exit__(self, *exc):
+        if self._token is None:
+            return False
+        _COLLECTOR.reset(self._token)
+        for k in sorted(self._notes):
+            warnings.warn(self._notes[k][1], ShortQueryWarning,
+                          stacklevel=user_stacklevel())
+        return False
 
 
 def _relevance(Y, measure):
@@ -132,16 +207,19 @@ def _ndcg_standard_column(y, p, groups, k):
         return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
 
 
-def _per_query(Y, P, qids, column, relevance_for=None, ranked=True):
+def _per_query(Y, P, qids, column, relevance_for=None, ranked=True, on_groups=None):
     """(n_queries,) values through the measures' one per-query mechanism
     (:func:`rlscore.measure.measure_utilities._query_cells`): ``column`` scores one label
     column in every query, given its :class:`_Ranked` order (``ranked``) or
     ``(y, p, groups)``; the mean over the label columns. ``relevance_for``: the measure's
-    name when it needs graded relevance (:func:`_relevance`)."""
+    name when it needs graded relevance (:func:`_relevance`); ``on_groups(groups)`` is
+    called once with the queries."""
     def one_column(y, p, groups):
         return column(_Ranked(y, p, groups)) if ranked else column(y, p, groups)
 
     def cells(Y, P, groups):
+        if on_groups is not None:
+            on_groups(groups)
         if relevance_for is not None:
             Y = _relevance(Y, relevance_for)
         return _column_cells(one_column)(Y, P, groups)
@@ -154,7 +232,9 @@ def ndcg_per_query(Y, P, qids=None, k=10, convention="letor"):
     k = _check_k(k)
     _check_convention(convention)
     if convention == "letor":
-        return _per_query(Y, P, qids, lambda R: _ndcg_letor_column(R, k), "ndcg")
+        warn = None if k is None else (lambda g: _warn_short_queries(g.sizes, k))
+        return _per_query(Y, P, qids, lambda R: _ndcg_letor_column(R, k), "ndcg",
+                          on_groups=warn)
     return _per_query(Y, P, qids, lambda y, p, g: _ndcg_standard_column(y, p, g, k),
                       "ndcg", ranked=False)
 
@@ -167,7 +247,9 @@ def ndcg(Y, P, qids=None, k=10, convention="letor"):
     input order), ``DCG@k = sum_{r=1..min(k, n)} (2**rel_r - 1) * d(r)`` with
     ``d(1) = d(2) = 1`` and ``d(r) = 1 / log2(r)`` for r >= 3; NDCG@k = DCG@k / IDCG@k,
     the ideal DCG of the documents sorted by decreasing relevance. A query with IDCG@k = 0
-    scores 0; a query with fewer than k documents scores 0. The mean is over all queries.
+    scores 0; a query with fewer than k documents scores 0 (with a
+    :class:`ShortQueryWarning` naming how many there are and how to score them). The
+    mean is over all queries.
 
     ``convention="standard"``: scikit-learn's ``ndcg_score`` (Järvelin & Kekäläinen
     2002 with linear gain): ``DCG@k = sum_{r<=k} rel_r / log2(1 + r)``, tied predictions
@@ -199,6 +281,12 @@ def ndcg(Y, P, qids=None, k=10, convention="letor"):
         Shapes differ, empty input, or negative labels other than -1/+1.
     ValueError
         Non-numeric, NaN or infinite input; bad k, convention or qids.
+
+    Warns
+    -----
+    ShortQueryWarning
+        With the LETOR convention, when some query has fewer than k documents (once
+        per call; once per search inside :func:`short_query_warnings_once`).
 
     Notes
     -----

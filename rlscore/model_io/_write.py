@@ -57,18 +57,35 @@ def _store_inds(arrays, prefix, inds):
 
 
 def _predictor_of(obj):
+    """(predictor, the learner or estimator it came from or None).
+
+    A predictor is saved as it is; a learner of :mod:`rlscore.learner` through its
+    ``predictor``; a fitted estimator of :mod:`rlscore.estimators` through its
+    ``predictor_`` (the RLS and RankRLS families, RankSVM), its core model's
+    ``predictor`` (the pairwise estimators: a pairwise predictor over the training
+    objects) or, for the linear ones that keep only ``coef_`` and ``intercept_`` (the
+    CG estimators, GreedyRLSSelector), the LinearPredictor of those."""
     from rlscore.predictor import (KernelPairwisePredictor, KernelPredictor,
                                    LinearPairwisePredictor, LinearPredictor)
     kinds = (LinearPredictor, KernelPredictor, LinearPairwisePredictor,
              KernelPairwisePredictor)
     if isinstance(obj, kinds):
         return obj, None
-    pred = getattr(obj, "predictor", None)
-    if isinstance(pred, kinds):
-        return pred, obj
+    for pred in (getattr(obj, "predictor", None), getattr(obj, "predictor_", None),
+                 getattr(getattr(obj, "model_", None), "predictor", None)):
+        if isinstance(pred, kinds):
+            return pred, obj
+    coef, intercept = getattr(obj, "coef_", None), getattr(obj, "intercept_", None)
+    if coef is not None and intercept is not None:
+        return LinearPredictor(np.asarray(coef, dtype=np.float64).T,
+                               np.asarray(intercept, dtype=np.float64)), obj
+    if hasattr(obj, "fit") and hasattr(obj, "get_params"):
+        raise TypeError(f"cannot save an unfitted {type(obj).__name__}: call fit first "
+                        f"(a fitted estimator is saved as its predictor)")
     raise TypeError(f"cannot save a {type(obj).__name__}: expected a LinearPredictor, "
-                    f"KernelPredictor, LinearPairwisePredictor, KernelPairwisePredictor "
-                    f"or a trained learner whose .predictor is one of them")
+                    f"KernelPredictor, LinearPairwisePredictor, KernelPairwisePredictor, "
+                    f"a trained learner whose .predictor is one of them or a fitted "
+                    f"estimator of rlscore.estimators")
 
 
 def save_model(model, path, metadata=None, *, feature_indices=None, n_file_features=None,
@@ -77,13 +94,20 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
 
     Parameters
     ----------
-    model : predictor or learner
+    model : predictor, learner or fitted estimator
         :class:`~rlscore.predictor.LinearPredictor`,
         :class:`~rlscore.predictor.KernelPredictor` (linear, Gaussian or polynomial
         kernel; basis vectors dense or sparse),
         :class:`~rlscore.predictor.LinearPairwisePredictor`,
-        :class:`~rlscore.predictor.KernelPairwisePredictor`, or any trained learner with
-        such a ``predictor`` attribute (its class name and ``regparam`` are recorded).
+        :class:`~rlscore.predictor.KernelPairwisePredictor`, any trained learner with
+        such a ``predictor`` attribute (its class name and ``regparam`` are recorded),
+        or a fitted estimator of :mod:`rlscore.estimators` (its class name is
+        recorded). What is saved, and what :func:`load_model` gives back, is always the
+        predictor: for an estimator its ``predictor_`` (``LinearPredictor(coef_.T,
+        intercept_)`` for the CG estimators and GreedyRLSSelector), whose ``predict(X)``
+        equals the estimator's ``predict(X)``; for the pairwise estimators the pairwise
+        predictor of their core model, which takes the test objects' kernels (or
+        features) against the training objects instead of pair indices.
     path : str or path-like
         Destination; written as an ``.npz`` archive whatever the suffix, atomically (a
         temporary file in the same folder, fsync, rename): if the write fails, a
@@ -111,7 +135,8 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
     Raises
     ------
     TypeError
-        For an unsupported model or kernel, or metadata that is not JSON.
+        For an unsupported model or kernel, an unfitted estimator, or metadata that is
+        not JSON.
 
     Notes
     -----

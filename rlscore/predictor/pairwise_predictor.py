@@ -147,6 +147,8 @@ class KernelPairwisePredictor:
         i2 = [_test_inds(v, K.shape[0], "inds_K2pred", t, T) for t, (v, K) in
               enumerate(zip(i2, K2s))]
         for t in range(T):
+            _check_training_columns(K1s[t], c1[t], "K1pred", 1, t, T)
+            _check_training_columns(K2s[t], c2[t], "K2pred", 2, t, T)
             if c1[t] is None and K1s[t].shape[1] * K2s[t].shape[1] != self.A.size:
                 raise ValueError(
                     f"the model has {self.A.size} dual coefficients but the test kernels "
@@ -238,3 +240,24 @@ class LinearPairwisePredictor:
             P = w[t] * prod.matvec(self.W)
             out = P if out is None else out + P
         return out
+
+
+def _check_training_columns(K, inds, name, domain, t, T):
+    """ValueError unless the test kernel ``K`` has a column for every training object
+    of its domain that the model's training pairs ``inds`` refer to (the message names
+    the kernel's columns and the model's object count, not an index vector deep inside
+    the pairwise operator). O(len(inds))."""
+    if inds is None:
+        return
+    inds = np.asarray(inds)
+    if inds.size == 0 or not np.issubdtype(inds.dtype, np.integer):
+        return              # the operator's own checks name such index vectors
+    n_objects = int(inds.max()) + 1
+    if K.shape[1] < n_objects:
+        term = f" (term {t})" if T > 1 else ""
+        raise ValueError(
+            f"{name}{term} has {K.shape[1]} columns, but the model was trained on "
+            f"{n_objects} objects of domain {domain} (its training pairs refer to object "
+            f"{n_objects - 1}): {name} must be the test-by-training kernel, one column "
+            f"per training object")
+

@@ -14,7 +14,19 @@ from rlscore._ext import _svmlight
 from rlscore._validation import as_2d_labels, check_positive_int
 from rlscore.utilities._text_files import index_dtype, open_binary, open_text, source_name
 
-__all__ = ["read_svmlight", "iter_svmlight", "write_svmlight"]
+__all__ = ["read_svmlight", "iter_svmlight", "write_svmlight", "ZeroIndexError"]
+
+
+class ZeroIndexError(ValueError):
+    """A feature index 0 in a file read as 1-based (``zero_based=False``): the file is
+    0-based. ``location`` is "FILE, line L, column C"; the message says to read it with
+    ``zero_based=True`` or ``'auto'`` (the command line names its ``--zero-based``
+    option instead)."""
+
+    def __init__(self, location):
+        super().__init__(f"{location}: feature index 0 < 1 (indices are 1-based; use "
+                         f"zero_based=True or 'auto' for 0-based files)")
+        self.location = location
 
 _CHUNK_BYTES = 1 << 24      # 16 MiB of whole lines per parser call
 
@@ -72,7 +84,10 @@ def _raw_chunks(fname, zero_based, chunk_bytes=None):
                 _svmlight.parse_chunk(data, line, mode, n_labels, has_qid, labels,
                                       indptr, indices, values, qids)
             if err is not None:
-                raise ValueError(f"{src}, line {err[0]}, column {err[1]}: {err[2]}")
+                where = f"{src}, line {err[0]}, column {err[1]}"
+                if err[2] == _svmlight._ZERO_INDEX:
+                    raise ZeroIndexError(where)
+                raise ValueError(f"{where}: {err[2]}")
             line += lines
             if rows:
                 yield {"labels": labels[:rows * n_labels].reshape(rows, n_labels),

@@ -210,13 +210,33 @@ def test_reduced_set_rls_path_and_sampling(client):
         np.testing.assert_allclose(dist.predict(Xt), single.predict(Xt), rtol=1e-8,
                                    atol=1e-10)
     # basis sampled from the data: rows of X, and the same model as with those rows
-    samp = rd.RLS(Xd, Y, regparam=1.0, kernel="LinearKernel", n_basis=4, seed=3,
+    samp = rd.RLS(Xd, Y, regparam=1.0, kernel="LinearKernel", n_basis=4, random_state=3,
                   client=client)
     hits = (samp.basis_vectors[:, None, :] == X[None]).all(axis=2)
     assert hits.sum() == 4 and np.all(hits.sum(axis=1) == 1)
     single = RLS(X, Y, regparam=1.0, basis_vectors=samp.basis_vectors)
     np.testing.assert_allclose(samp.predict(Xt), single.predict(Xt), rtol=1e-8,
                                atol=1e-10)
+
+
+def test_reduced_set_basis_draw_is_the_learners(client):
+    """One name and one draw for the Nystrom basis (issue 35 item 11): rd.RLS with
+    n_basis and random_state takes the rows learner.RLS(n_basis, random_state) takes,
+    so both give the same model; the former keyword ``seed`` is refused by name."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((90, 4))
+    y = X[:, 0] + 0.1 * rng.standard_normal(90)
+    Xd = da.from_array(X, chunks=(30, -1))
+    Xt = rng.standard_normal((9, 4))
+    for state in (3, 7):
+        dist = rd.RLS(Xd, y, regparam=0.5, kernel="GaussianKernel", gamma=0.2, n_basis=12,
+                      random_state=state, client=client)
+        single = RLS(X, y, regparam=0.5, kernel="GaussianKernel", gamma=0.2, n_basis=12,
+                     random_state=state)
+        np.testing.assert_allclose(dist.predict(Xt), single.predict(Xt), rtol=1e-8,
+                                   atol=1e-10)
+    with pytest.raises(TypeError, match="random_state"):
+        rd.RLS(Xd, y, n_basis=5, seed=0, client=client)
 
 
 @pytest.mark.parametrize("kind", ["query", "global"])

@@ -281,7 +281,7 @@ def test_lpo_rejects_other_measures_and_constant_labels():
     ({"cv": 100}, ValueError),
     ({"cv": [(np.arange(12), np.arange(12))]}, ValueError),     # overlapping
     ({"cv": [(np.arange(24), np.array([], dtype=int))]}, ValueError),
-    ({"scoring": "neg_mean_squared_error"}, ValueError),
+    ({"scoring": "r2"}, ValueError),
     ({"scoring": "query_cindex"}, ValueError),
     ({"scoring": lambda y, p: 0.0}, TypeError),                  # no iserror
     ({"scoring": 3}, TypeError),
@@ -308,12 +308,15 @@ def test_needs_two_samples():
         KernelRLSCV().fit(np.ones((1, 3)), [1.0])
 
 
-def test_first_best_alpha_wins_on_ties():
+def test_repeated_alphas_are_refused():
+    """A value given twice would tie with itself as the best (issue 35 item 8): refused
+    by the grid checker every face shares (the CLI's --regparams, the learners'
+    regparams)."""
     X, y = _data()
-    est = KernelRLSCV(alphas=[2.0, 2.0, 1.0, 2.0]).fit(X, y)
-    perfs = est.cv_results_["cv_performances"]
-    assert perfs[0] == perfs[1] == perfs[3]
-    assert est.best_index_ == (0 if perfs[0] <= perfs[2] else 2)
+    with pytest.raises(ValueError, match="alphas gives the value 2 twice"):
+        KernelRLSCV(alphas=[2.0, 2.0, 1.0, 2.0]).fit(X, y)
+    with pytest.raises(ValueError, match="twice"):
+        KernelRLSCV(alphas=[1, 1.0]).fit(X, y)
 
 
 def test_precomputed_kernel_cv_equals_rbf():

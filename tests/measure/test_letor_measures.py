@@ -142,10 +142,19 @@ def test_auc_zero_one_equals_plus_minus_one_and_sklearn(seed):
     y[:2] = [0, 1]
     p = rng.integers(0, 6, 50).astype(float)
     expected = sklearn_metrics.roc_auc_score(y, p)
-    assert_allclose(M.auc(y.astype(float), p), expected, rtol=1e-14)
-    assert M.auc(2.0 * y - 1, p) == M.auc(y.astype(float), p)
-    assert M.auc(y.astype(bool), p) == M.auc(y.astype(float), p)
+    # 0/1 and booleans with zero_one=True (scikit-learn's convention) or by the name
+    # "auc" / "roc_auc" of the measure table (what the CLI and the estimators take)
+    assert_allclose(M.auc(y.astype(float), p, zero_one=True), expected, rtol=1e-14)
+    assert M.auc(2.0 * y - 1, p) == M.auc(y.astype(float), p, zero_one=True)
+    assert M.auc(y.astype(bool), p, zero_one=True) == M.auc(2.0 * y - 1, p)
+    for name in ("auc", "roc_auc", "AUC"):
+        assert M.measure_by_name(name)(y.astype(bool), p) == M.auc(2.0 * y - 1, p)
+        assert M.measure_by_name(name)(y, p) == M.auc(2.0 * y - 1, p)
     assert_allclose(M.cindex(y.astype(bool), p), expected, rtol=1e-14)
+    # RLScore's contract: rlscore.measure.auc itself takes -1/+1 only
+    for labels in (y, y.astype(bool)):
+        with pytest.raises(UndefinedPerformance, match="zero_one=True"):
+            M.auc(labels, p)
 
 
 def test_auc_per_query_and_label_errors():
@@ -154,10 +163,13 @@ def test_auc_per_query_and_label_errors():
     q = [0, 0, 0, 0, 1, 1, 2, 2]                         # query 1 has one class: skipped
     a0 = sklearn_metrics.roc_auc_score(y[:4], p[:4])
     a2 = sklearn_metrics.roc_auc_score(y[6:], p[6:])
-    assert_allclose(M.auc(y, p, q), (a0 + a2) / 2, rtol=1e-14)
+    assert_allclose(M.auc(y, p, q, zero_one=True), (a0 + a2) / 2, rtol=1e-14)
+    assert M.measure_by_name("auc")(y, p, q) == M.auc(2 * y - 1, p, q)
     with pytest.raises(UndefinedPerformance, match="binary"):
-        M.auc(np.array([-1, 0, 1.0]), np.arange(3.0))   # -1 and 0 both negative?
+        M.auc(np.array([-1, 0, 1.0]), np.arange(3.0), zero_one=True)   # -1 and 0 both
     with pytest.raises(UndefinedPerformance, match="binary"):
+        M.auc(np.array([0, 2, 1.0]), np.arange(3.0), zero_one=True)
+    with pytest.raises(UndefinedPerformance, match="-1 and \\+1"):
         M.auc(np.array([0, 2, 1.0]), np.arange(3.0))
     with pytest.raises(UndefinedPerformance, match="-1 and \\+1"):
         M.accuracy(np.array([0, 1.0]), np.arange(2.0))  # thresholds at 0: -1/+1 only

@@ -211,10 +211,15 @@ def test_auc_vs_slow_and_multicolumn(ova_data):
 
 
 def test_auc_errors():
-    # 0/1 labels are accepted (issue 23): 1 is the positive class
-    assert auc(np.array([1, 0, 0]), np.array([1.0, 0.5, 0.2])) == 1.0
+    # RLScore's contract (test_measure/test_auc.py): labels other than -1/+1 raise,
+    # the message saying how to pass 0/1 labels; zero_one=True accepts them (issue 23)
+    for y01 in ([1, 0, 0], np.array([1, 0, 0]), np.array([True, False, False])):
+        with pytest.raises(UndefinedPerformance, match="zero_one=True"):
+            auc(y01, [1.0, 0.0, 0.0])
+    assert auc(np.array([1, 0, 0]), np.array([1.0, 0.5, 0.2]), zero_one=True) == 1.0
+    assert auc([True, False, False], [1.0, 0.5, 0.2], zero_one=True) == 1.0
     with pytest.raises(UndefinedPerformance):
-        auc(np.array([1, 0, -1]), np.array([1.0, 0.5, 0.2]))     # 0 and -1 mixed
+        auc(np.array([1, 0, -1]), np.array([1.0, 0.5, 0.2]), zero_one=True)  # 0 and -1
     with pytest.raises(UndefinedPerformance):
         auc(np.array([1, -1, -1]), np.array([1.0, 0.5]))        # length mismatch
     with pytest.raises(UndefinedPerformance):

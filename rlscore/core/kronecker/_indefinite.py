@@ -151,11 +151,14 @@ def repair_spectrum(e, how, name):
     return np.maximum(e, 0.0) if how == "clip" else e - lo
 
 
-def repair_kernel(K, how, name, ext=None):
+def repair_kernel(K, how, name="K", ext=None):
     """A factor kernel matrix under the policy, for learners that never decompose it.
 
-    Returns (K', (smallest, largest) eigenvalue of K'). ``"shift"`` costs O(n) on top
-    of the eigenvalue estimate; ``"clip"`` needs one eigendecomposition, O(n^3)."""
+    ``how`` is the policy (``"raise"``, ``"shift"`` or ``"clip"``); ``name`` names the
+    matrix in the warning (default ``"K"``); ``ext`` the (smallest, largest)
+    eigenvalues when already known. Returns (K', (smallest, largest) eigenvalue of K').
+    ``"shift"`` costs O(n) on top of the eigenvalue estimate; ``"clip"`` needs one
+    eigendecomposition, O(n^3)."""
     lo, hi = extreme_eigenvalues(K) if ext is None else ext
     if lo >= 0 or how == "raise":
         return K, (lo, hi)

@@ -191,6 +191,10 @@ class QueryRankRLSModel(CenteredRankModel):
     def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  path=False, prefer="auto", **kernel_params):
         m = n_rows(X)
+        if qids is None:
+            raise ValueError("qids is None: ranking within queries needs one query id "
+                             "per example (for one ranking over all examples use "
+                             "GlobalRankRLS)")
         groups = as_query_groups(qids, m)
         self.qids = groups.codes
         self.qidlist = [mem.tolist() for mem in groups.split()]

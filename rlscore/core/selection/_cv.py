@@ -14,11 +14,14 @@ model's current lambda; an optional ``prepare(grid)`` is given the whole grid fi
 
 ========================  ============================================================
 :class:`LOOCV`            leave-one-out from the model's ``leave_one_out`` shortcut
+                          (with groups: scored within each query, mean over queries)
 :class:`NfoldCV`          K-fold (by sample, or by query with folds of whole queries)
                           from ``holdout(fold)``, each fold scored on its own
 :class:`TrainTestCV`      splits whose training set is not the test set's complement
 :class:`LPOCV`            leave-pair-out over all pairs with different labels
-:class:`QueryLPOCV`       leave-pair-out within queries (``holdout([i, j])``)
+:class:`QueryLPOCV`       leave-pair-out within queries (``holdout([i, j])``, or the
+                          batched ``leave_pair_out`` of a model trained without the
+                          queries), the mean over queries of each query's fraction
 :class:`LQOCV`            leave-query-out from ``leave_query_out`` (all queries at once)
 :class:`PooledQueryCV`    folds of whole queries, the hold-out predictions of all folds
                           pooled, the measure per query over every query
@@ -42,7 +45,7 @@ import warnings
 import numpy as np
 
 from rlscore._progress import progress
-from rlscore.core.selection._lpo import lpo_cindex
+from rlscore._validation import user_stacklevel
 
 __all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score", "LOOCV",
            "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "lpo_pairs",
@@ -63,16 +66,6 @@ def _undefined():
 
 # ---------------------------------------------------------------------------------------
 # the grid search
-
-
-def _caller_level():
-    """The ``stacklevel`` that points a warning issued by the caller of this function
-    at the first frame outside the rlscore package (the user's call)."""
-    import sys
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("rlscore"):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _edge_warning(values, perfs, best_index, iserror, name):
@@ -104,7 +97,7 @@ def _edge_warning(values, perfs, best_index, iserror, name):
             f"the selected {name} {values[best_index]!r} is the {side} value of the grid "
             f"and performs better than its neighbour {inner:g}: the optimum may lie "
             f"outside the grid; extend the grid past {values[best_index]!r}",
-            EdgeOfGridWarning, stacklevel=_caller_level())
+            EdgeOfGridWarning, stacklevel=user_stacklevel())
 
 
 def grid_search(crossvalidator, grid, name="regparam"):
@@ -150,6 +143,9 @@ def grid_search(crossvalidator, grid, name="regparam"):
         grid values and performs strictly better than the next value inwards.
     RuntimeWarning
         When some (not all) performances are NaN; they are never selected.
+    rlscore.measure.ShortQueryWarning
+        Once per search, when the measure is NDCG@k under the LETOR 4.0 rules and
+        queries shorter than k were scored 0.
 
     Notes
     -----
@@ -164,7 +160,10 @@ def grid_search(crossvalidator, grid, name="regparam"):
     performances = []
     predictions = []
     measure_name = getattr(crossvalidator.measure, "__name__", "performance")
-    with progress(f"{name} grid", len(values)) as report:   # logged (rlscore._progress)
+    from rlscore.measure import short_query_warnings_once
+    # one note on NDCG@k's short queries for the whole search, not one per fold and value
+    with short_query_warnings_once(), \
+            progress(f"{name} grid", len(values)) as report:   # logged (rlscore._progress)
         for value in values:
             if learner is not None:
                 learner.solve(value)
@@ -327,11 +326,17 @@ class LOOCV:
     """Leave-one-out: performance = measure(Y, loo predictions). O(m^2) per lambda
     (dual, after the decomposition) or O(m r) (primal). ``prepare(grid)`` computes the
     predictions of a whole grid at once when the model can batch them
-    (``leave_one_out_path``); ``cv`` then reads them."""
+    (``leave_one_out_path``); ``cv`` then reads them.
 
-    def __init__(self, rls, measure):
+    With ``groups`` (the query structure of the rows; the model itself is trained
+    without it, e.g. RLS) the leave-one-out predictions are scored per query
+    (:func:`query_score`): each query's predictions, every one from the model trained
+    without that row, scored within the query, the mean over queries."""
+
+    def __init__(self, rls, measure, groups=None):
         self.rls = rls
         self.measure = measure
+        self.codes = None if groups is None else getattr(groups, "codes", groups)
         self._path = {}
 
     def prepare(self, grid):
@@ -343,7 +348,7 @@ class LOOCV:
         P = self._path.pop(float(regparam), None)
         if P is None:
             P = self.rls.leave_one_out()
-        return self.measure(self.rls.Y, P), P
+        return _score(self.measure, self.rls.Y, P, self.codes), P
 
 
 class NfoldCV:
@@ -455,52 +460,81 @@ class LPOCV:
 
 
 class QueryLPOCV:
-    """Leave-pair-out within queries for a query-structured model with ``holdout``.
+    """Leave-pair-out within queries, scored per query.
 
     Every pair i < j of one query whose labels differ (in some output) is held out in
-    turn with the model's exact hold-out (``holdout([i, j])``: the model retrained
-    without both, the rest of their query forming a smaller query). Per output, the
-    fraction of the within-query pairs with different labels that the held-out
-    predictions order as the labels, ties 1/2 (pooled over all those pairs, as
-    :class:`LPOCV` does globally); the mean over outputs.
+    turn; per output and query, the fraction of the query's pairs that the held-out
+    predictions order as the labels (ties 1/2) -- the query's leave-pair-out c-index
+    (AUC for binary labels) --, then the mean over the queries that have a pair (every
+    query weighing the same, as every per-query estimate of the library), then the
+    mean over outputs.
 
     Parameters
     ----------
-    rls : model with ``Y``, ``groups`` (QueryGroups) and ``holdout``
+    rls : model with ``Y`` and ``holdout``, or ``leave_pair_out``
+    groups : QueryGroups or query ids, optional
+        None: the model is query-structured (its ``groups``) and each pair is held out
+        with ``holdout([i, j])`` (the model retrained without both, the rest of their
+        query forming a smaller query). Given: the query structure of the rows of a
+        model trained without it (RLS, RankRLS over all pairs); the pairs are held out
+        with the model's batched ``leave_pair_out``.
 
     Notes
     -----
-    O(m r p) once per lambda, then O(r + p) plus a Python call per pair; the pairs are
+    With ``groups``: the costs of ``leave_pair_out`` for sum_q n_q^2 / 2 pairs. Without:
+    O(m r p) once per lambda, then O(r + p) plus a Python call per pair. The pairs are
     enumerated once (O(sum_q n_q^2)).
     """
 
-    def __init__(self, rls):
+    def __init__(self, rls, groups=None):
         from rlscore import measure as _measures
+        from rlscore._groups import as_query_groups
         self.rls = rls
         self.measure = _measures.cindex
         Y = rls.Y
-        starts, ends = [], []
-        for rows in rls.groups.split():
+        self._batched = groups is not None
+        groups = rls.groups if groups is None else as_query_groups(groups, Y.shape[0])
+        starts, ends, owner = [], [], []
+        for q, rows in enumerate(groups.split()):
             i, j = np.triu_indices(rows.size, k=1)
             keep = np.any(Y[rows[i]] != Y[rows[j]], axis=1)
             starts.append(rows[i[keep]])
             ends.append(rows[j[keep]])
+            owner.append(np.full(int(keep.sum()), q))
         self.starts = np.concatenate(starts).astype(np.intp)
         self.ends = np.concatenate(ends).astype(np.intp)
+        self._owner = np.concatenate(owner).astype(np.intp)
+        self._n_groups = groups.n_groups
         for c in range(Y.shape[1]):
             if not np.any(Y[self.starts, c] != Y[self.ends, c]):
                 raise _undefined()(
                     f"all labels of output {c} are tied within every query: no pairs")
 
-    def cv(self, regparam):
-        Y = self.rls.Y
-        n, p = self.starts.size, Y.shape[1]
+    def _pair_predictions(self):
+        n, p = self.starts.size, self.rls.Y.shape[1]
+        if self._batched:
+            ps, pe = self.rls.leave_pair_out(self.starts, self.ends)
+            return np.reshape(ps, (n, p)), np.reshape(pe, (n, p))
         ps, pe = np.empty((n, p)), np.empty((n, p))
         for k in range(n):
-            P = self.rls.holdout([self.starts[k], self.ends[k]])
+            P = np.reshape(self.rls.holdout([self.starts[k], self.ends[k]]), (2, p))
             ps[k], pe[k] = P[0], P[1]
-        perfs = [lpo_cindex(Y[:, c], self.starts, self.ends, ps[:, c], pe[:, c])
-                 for c in range(p)]
+        return ps, pe
+
+    def cv(self, regparam):
+        Y = self.rls.Y
+        ps, pe = self._pair_predictions()
+        perfs = []
+        for c in range(Y.shape[1]):
+            dy = np.sign(Y[self.starts, c] - Y[self.ends, c])
+            dp = np.sign(ps[:, c] - pe[:, c])
+            pair = dy != 0                     # the pairs of this output
+            right = np.where(dp == 0, 0.5, (dy == dp).astype(np.float64))
+            q = self._owner[pair]
+            count = np.bincount(q, minlength=self._n_groups)
+            total = np.bincount(q, weights=right[pair], minlength=self._n_groups)
+            has = count > 0
+            perfs.append(float(np.mean(total[has] / count[has])))
         return float(np.mean(perfs)), (ps, pe)
 
 
