@@ -171,7 +171,8 @@ class QueryRankRLSModel(CenteredRankModel):
 
     Parameters
     ----------
-    qids : sequence of hashable, length m (grouped by equal value), or a
+    qids : sequence of hashable (m,), or QueryGroups
+        One query id per row (grouped by equal value), or a
         :class:`rlscore.core.structure.QueryGroups` built once by the caller. Queries of
         one item are allowed; they contribute no pairs.
 
