@@ -29,9 +29,10 @@ from scipy.linalg import blas
 from rlscore._ext import _lpo
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
+from rlscore.core.rankrls._fold_holdout import holdout_rows
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
 from rlscore.core.rls import n_rows
-from rlscore._validation import check_index_pairs
+from rlscore._validation import as_index_array, check_index_pairs
 from rlscore._validation import check_peak_memory
 
 __all__ = ["GlobalRankRLSModel", "QueryRankRLSModel", "gram_matrix"]
@@ -182,7 +183,10 @@ class QueryRankRLSModel(CenteredRankModel):
     -----
     Training costs as for :class:`GlobalRankRLSModel`, plus O(m) for the queries.
     ``holdout`` of one query (or part of one) O(m r p + h^2 r + h^3) after the
-    eigendecomposition; ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
+    eigendecomposition; ``holdout_rows`` of several queries (a fold of K-fold by query)
+    O(m r p + h^2 r + h^3) per lambda, or for a primal / Nystrom model with large folds
+    O(k^3/3 + h k p) per lambda after O(min(h, m - h) k^2 + k^3) once per fold;
+    ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
     per lambda, i.e. O(m^2 n_max) (dual, r = m - #queries) or O(m n_max d) (primal),
     n_max the size of the largest query.
     """
@@ -201,6 +205,36 @@ class QueryRankRLSModel(CenteredRankModel):
         self.qidlist = [mem.tolist() for mem in groups.split()]
         self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
                     kernel_params)
+
+    def holdout_rows(self, indices):
+        """Predictions (h, p) for the rows ``indices`` -- any rows: several whole
+        queries (a fold of K-fold cross-validation by query), parts of queries, or both
+        -- from the model retrained without them; with basis removal (Nystrom basis
+        rows, ``keep_basis_in_cv=False``) also without the basis vectors among them.
+
+        The exact multi-query hold-out of :mod:`rlscore.core.rankrls` (``_fold_holdout``:
+        eq. 33 of Pahikkala et al. 2009 in the centred form, one term per touched
+        query). The lambda-independent parts of each set of rows are kept between calls,
+        so the folds of a grid search are prepared once.
+
+        Raises
+        ------
+        ValueError, IndexError
+            Bad indices (:func:`rlscore._validation.as_index_array`), every row held
+            out, every basis vector held out (with basis removal), or a singular
+            problem at regparam 0.
+
+        Notes
+        -----
+        Per lambda, h = len(indices): O(m r p + h^2 r + h^3) (dual: r ~ m), or -- primal
+        and Nystrom models when 3 h^2 r + h^3 > k^3 or when basis vectors are removed --
+        one Cholesky O(k^3 / 3 + k^2 p + h k p) after O(min(h, m - h) k^2) (+ O(k^3)
+        with basis removal) once per fold.
+        """
+        H = as_index_array(indices, self.m, name="indices")
+        if H.size >= self.m:
+            raise ValueError("indices hold out every example; nothing is left to train on")
+        return holdout_rows(self, H)
 
     def leave_query_out(self):
         """Predictions for every query from the model trained without it: a list (one

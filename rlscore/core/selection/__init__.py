@@ -6,7 +6,9 @@ What lives here
     sample or by query), :class:`LQOCV`, :class:`LPOCV` and the pooled/validation/refit
     selectors of ``_holdout`` (:class:`PooledQueryCV`, :class:`ValidationCV`,
     :class:`RefitModel`, :class:`RefitCV`), :func:`query_score` (per-query scoring) and
-    :func:`lpo_cindex` (held-out pair predictions scored as a c-index, O(n_pairs)).
+    :func:`lpo_cindex` (held-out pair predictions scored as a c-index, O(n_pairs)),
+    :func:`holdout_of` (a model's exact hold-out of any rows: ``holdout_rows`` where
+    its ``holdout`` takes one query, as query RankRLS's).
     A cross-validator costs what the model's hold-out shortcut costs; selection adds
     O(n_grid * cost of the measure).
 
@@ -24,7 +26,7 @@ from rlscore.core.selection._lpo import lpo_cindex
 from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_search_params,
                                         query_score, LOOCV, NfoldCV, TrainTestCV, LPOCV,
                                         QueryLPOCV, LQOCV, lpo_pairs, lpo_ranking_accuracy,
-                                        EdgeOfGridWarning)
+                                        EdgeOfGridWarning, holdout_of)
 from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
                                              RefitCV)
 
@@ -43,6 +45,7 @@ __all__ = [
     "lpo_pairs",
     "lpo_ranking_accuracy",
     "EdgeOfGridWarning",
+    "holdout_of",
     "PooledQueryCV",
     "ValidationCV",
     "RefitModel",
