@@ -14,10 +14,11 @@ from sklearn.model_selection import GroupKFold
 from rlscore.cli import main
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.rls import select_basis
-from rlscore.core.selection import (NfoldCV, PooledQueryCV, RefitModel, grid_search,
-                                    holdout_of)
+from rlscore.core.selection import (NfoldCV, PooledQueryCV, RefitModel, TrainTestCV,
+                                    grid_search, holdout_of)
 from rlscore.core.structure import QueryGroups
 from rlscore.estimators import RankRLSCV
+from rlscore.estimators._cv import split_crossvalidator
 from rlscore.learner import KfoldQueryRankRLS, QueryRankRLS
 from rlscore.measure import cindex
 from rlscore.utilities.reader import write_svmlight
@@ -177,3 +178,35 @@ def test_cli_kfold_by_query_equals_refits(tmp_path, capsys, monkeypatch, basis):
     refit = _refit_model(X, y, q, "GaussianKernel", rows, remove=False, gamma=GAMMA)
     ref, _, _ = grid_search(PooledQueryCV(refit, cindex, groups, groups.folds(4, 3)), GRID)
     assert_allclose(perfs, ref, rtol=0, atol=TOL)
+
+
+def test_estimator_splits_that_are_not_complements_equal_refits():
+    # training sets that leave rows out (a query dropped, part of a query dropped):
+    # TrainTestCV holds out every non-training row at once and scores the test rows
+    # per query
+    X, y, q = _letor(seed=4)
+    m = q.size
+    rng = np.random.default_rng(0)
+    codes = QueryGroups.from_qids(q).codes
+    splits = []
+    for test_queries, dropped in (([0, 3], [5]), ([2, 7], [1]), ([4, 8, 9], [])):
+        test = np.flatnonzero(np.isin(codes, test_queries))
+        out = np.flatnonzero(np.isin(codes, dropped))
+        part = rng.choice(np.flatnonzero(codes == 6), 2, replace=False)
+        train = np.setdiff1d(np.arange(m), np.concatenate([test, out, part]))
+        splits.append((train, test))
+    est = RankRLSCV(alphas=GRID, cv=splits, kernel="rbf", gamma=GAMMA,
+                    scoring="cindex").fit(X, y, qid=q)
+    groups = QueryGroups.from_qids(q)
+    refit = _refit_model(X, y, q, "GaussianKernel", gamma=GAMMA)
+    ref = []
+    for lam in GRID:
+        perfs = []
+        for train, test in splits:
+            model = refit.train(train, lam)
+            P = model.predictor.predict(X[test])
+            perfs.append(cindex(y[test], P, q[test]))
+        ref.append(np.mean(perfs))
+    assert_allclose(est.cv_results_["cv_performances"], ref, rtol=0, atol=TOL)
+    model = QueryRankRLSModel(X, y, q, 1.0, "GaussianKernel", path=True, gamma=GAMMA)
+    assert isinstance(split_crossvalidator(model, cindex, splits, groups), TrainTestCV)

@@ -61,8 +61,8 @@ h = |H|, r the rank of the centred kernel (dual r ~ m - g; primal r <= k feature
   so the fold's system is Z^T C_f Z + mu I.
 
 The primal takes the feature side when a fold holds basis vectors to remove, or when
-3 h^2 r + h^3 > k^3 (the hold-out side's products and solve would cost more than the
-Cholesky); the dual always takes the hold-out side (its "features" are m - h rows).
+3 h^2 k + h^3 > k^3 (the hold-out side's products and solve, with r <= k taken as k,
+would cost more than the Cholesky); the dual always takes the hold-out side (its "features" are m - h rows).
 The lambda-independent parts of each fold are kept between calls (least recently used
 first out, at most ``_CACHE`` elements in all), so a grid of L lambdas over K folds costs
 O(K (h k^2 + k^3)) + O(L K (k^3 / 3 + h k p)) for a Nystrom model, against
@@ -180,10 +180,11 @@ def _holdout_side(model, H):
 
 
 def _feature_side_cheaper(model, H):
+    # r <= k taken as k: deciding must not cost the eigendecomposition and the m x r
+    # U that the feature side does without
     h = float(H.size)
-    r = float(model._parts()[0].shape[1])
     k = float(model.solver.K.shape[0])
-    return 3.0 * h * h * r + h ** 3 > k ** 3
+    return 3.0 * h * h * k + h ** 3 > k ** 3
 
 
 def _removal_directions(model, H):
@@ -235,11 +236,11 @@ def _fold_system(model, H):
         Pc = model._PhiP[T]
     else:
         Pc = _dense_rows(model._Phi, T) - model._Phibar[gr.codes[T]]
-    C = model.solver.K - Pc.T @ Pc
+    C = model.solver.K - gram_matrix(np.ascontiguousarray(Pc))
     b = model.solver.Y - Pc.T @ model.Y[T]
     if rest.size:
         Rc = _centred_rows(model, rest)
-        C += Rc.T @ Rc
+        C += gram_matrix(np.ascontiguousarray(Rc))
         b += Rc.T @ model.Y[rest]
     return symmetrize(C), b
 

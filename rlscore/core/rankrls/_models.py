@@ -227,7 +227,7 @@ class QueryRankRLSModel(CenteredRankModel):
         Notes
         -----
         Per lambda, h = len(indices): O(m r p + h^2 r + h^3) (dual: r ~ m), or -- primal
-        and Nystrom models when 3 h^2 r + h^3 > k^3 or when basis vectors are removed --
+        and Nystrom models when 3 h^2 k + h^3 > k^3 or when basis vectors are removed --
         one Cholesky O(k^3 / 3 + k^2 p + h k p) after O(min(h, m - h) k^2) (+ O(k^3)
         with basis removal) once per fold.
         """
