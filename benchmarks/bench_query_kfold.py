@@ -139,6 +139,7 @@ def load(train):
     from rlscore.core.structure import QueryGroups
     from rlscore.utilities.reader import read_svmlight
     X, y, q = read_svmlight(train)
+    q = np.asarray(q)
     groups = QueryGroups.from_qids(q)
     # the command's draws: the basis rows (--basis-seed) and the folds (--seed)
     basis = np.sort(np.random.default_rng(BASIS_SEED).choice(X.shape[0], N_BASIS,
