@@ -4,7 +4,9 @@ What lives here
     :class:`GlobalRankRLSModel` and :class:`QueryRankRLSModel` (dual or primal, the
     centred Gram matrix rotated once: O(m^3) or O(m d^2 + d^3), then a lambda path,
     leave-pair-out and leave-query-out from the same decomposition, Pahikkala et al.
-    2009), :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`, and the
+    2009; ``QueryRankRLSModel.holdout_rows`` holds out several queries at once, a fold
+    of K-fold by query, O(h^2 r + h^3) or O(k^3/3 + h k p) per lambda),
+    :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`, and the
     matrix-free :func:`cg_rankrls` / :func:`cg_preference_rankrls` (O(t nnz(X)) for t
     iterations).
 
@@ -13,7 +15,8 @@ Builds on
     representations). It never imports ``ranksvm`` or ``kronecker``.
 
 Module order
-    ``_solver`` -> ``_centered`` -> ``_models`` -> ``_pairs``; ``_cg``.
+    ``_solver`` -> ``_centered`` -> ``_fold_holdout`` -> ``_models`` -> ``_pairs``;
+    ``_cg``.
 """
 
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
