@@ -21,8 +21,9 @@ from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV
 from rlscore.core.selection import RefitCV
-from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      ranking_score, reports_progress, resolve_kernel, store_params)
+from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, fit_data_doc,
+                                      query_groups, ranking_score, reports_progress,
+                                      resolve_kernel, store_params, verbose_doc)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
@@ -193,9 +194,7 @@ class RankRLS(_RankRLSBase):
     alpha : float >= 0, default=1.0
         Regularization parameter.
 {_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
-        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
+{verbose_doc("kernel matrix, factorization")}
 
     Attributes
     ----------
@@ -240,10 +239,7 @@ class RankRLS(_RankRLSBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Relevance scores (any real values).
+{data}
 {qid}
 
         Returns
@@ -268,7 +264,8 @@ class RankRLS(_RankRLSBase):
         gr = query_groups(qid, groups, X.shape[0])
         return self._fit_model(X, y, alpha, path=False, groups=gr)
 
-    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
+    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC,
+                                     data=fit_data_doc("Relevance scores (any real values)."))
 
 
 class RankRLSCV(_RankRLSBase):
@@ -326,10 +323,7 @@ class RankRLSCV(_RankRLSBase):
         None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).
         An error measure is negated in ``mean_test_score`` and ``best_score_``.
 {_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
-        grid); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
+{verbose_doc("kernel matrix, factorization, the alpha grid")}
 
     Attributes
     ----------
@@ -467,10 +461,7 @@ class RankRLSCV(_RankRLSBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Relevance scores.
+{data}
 {qid}
             The query ids are also the ``groups`` of a CV splitter.
 
@@ -509,4 +500,4 @@ class RankRLSCV(_RankRLSBase):
                                                alphas[0]),
             alphas)
 
-    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
+    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC, data=fit_data_doc("Relevance scores."))

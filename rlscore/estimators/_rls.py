@@ -4,8 +4,9 @@ import numpy as np
 
 from rlscore._validation import check_regparam_grid
 from rlscore.core.selection import DEFAULT_REGPARAMS
-from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      reports_progress, store_params)
+from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, fit_data_doc,
+                                      query_groups, reports_progress, store_params,
+                                      verbose_doc)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -100,9 +101,7 @@ class KernelRLS(RLSEstimatorBase):
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
 {_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
-        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
+{verbose_doc("kernel matrix, factorization")}
 
     Attributes
     ----------
@@ -151,10 +150,7 @@ class KernelRLS(RLSEstimatorBase):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Targets.
+{data}
 
         Returns
         -------
@@ -175,6 +171,8 @@ class KernelRLS(RLSEstimatorBase):
         alpha = check_alpha(self.alpha)
         X, y = self._validate_fit_data(X, y)
         return self._fit_model(X, y, alpha, path=False)
+
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))
 
 
 class KernelRLSCV(RLSEstimatorBase):
@@ -220,10 +218,7 @@ class KernelRLSCV(RLSEstimatorBase):
         measure (``iserror`` True) is negated in ``mean_test_score`` and
         ``best_score_`` so that larger is always better.
 {_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
-        grid); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
+{verbose_doc("kernel matrix, factorization, the alpha grid")}
 
     Attributes
     ----------
@@ -301,10 +296,7 @@ class KernelRLSCV(RLSEstimatorBase):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Targets.
+{data}
         groups : array-like of shape (n_samples,), default=None
             Group (query) ids passed to the ``split`` method of a CV splitter (e.g.
             ``GroupKFold``); unused otherwise (regression forms no pairs).
@@ -341,3 +333,5 @@ class KernelRLSCV(RLSEstimatorBase):
         return search_alphas(
             self, lambda: make_crossvalidator(self.cv, self.model_, measure, X, y, groups),
             alphas)
+
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))
