@@ -26,7 +26,7 @@ from rlscore.predictor import KernelPredictor, LinearPredictor
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "check_alpha",
            "store_params", "clear_fitted", "validate_fit_data", "linear_coef",
            "query_groups", "ranking_score", "KernelInputMixin", "RLSEstimatorBase",
-           "reports_progress", "verbose_doc", "fit_data_doc", "check_iteration_params",
+           "reports_progress", "verbose_doc", "fit_data_doc", "KERNEL_INPUT_ATTRS_DOC", "check_iteration_params",
            "check_index_pairs", "check_pair_labels", "index_objects", "PairsRegressorMixin"]
 
 #: Accepted ``kernel`` values (scikit-learn names and RLScore names) and the RLScore
@@ -160,6 +160,16 @@ def verbose_doc(stages):
         text, 88, initial_indent=" " * 8, subsequent_indent=" " * 8)
 
 
+#: The last entries of the Attributes of the kernel estimators (RLS, RankRLS)
+KERNEL_INPUT_ATTRS_DOC = """\
+    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
+        Training samples or basis vectors (rbf and poly kernels only).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the features, when ``X`` has string column names."""
+
+
 def fit_data_doc(y_doc, y_shape="(n_samples,) or (n_samples, n_targets)"):
     """The ``X`` and ``y`` entries of ``fit``'s Parameters (indented as in a method
     docstring) for an estimator with a ``kernel`` parameter; ``y_doc`` says what y
@@ -280,6 +290,16 @@ class PairsRegressorMixin:
     def _test_pairs(self, X, n1, n2):
         """(test objects1, test objects2, rows, cols) of ``predict``'s pairs."""
         return index_objects(check_index_pairs(X, n1, n2), self._one_domain)
+
+    def predict(self, X):
+        """Predictions for the pairs ``X`` (n_pairs, 2) of objects of the two domains.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        check_is_fitted(self, "model_")
+        return self._predict_pairs(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -242,14 +242,7 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
             self.dual_coef_ = model.A
         return self
 
-    def predict(self, X):
-        """Predictions for the pairs ``X`` (n_pairs, 2) of objects in X1 and X2.
-
-        Returns
-        -------
-        ndarray of shape (n_pairs,)
-        """
-        check_is_fitted(self, "model_")
+    def _predict_pairs(self, X):
         name, X1, X2 = self._objects()
         one = self.X2 is None
         t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])

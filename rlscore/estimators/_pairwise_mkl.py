@@ -4,7 +4,6 @@ scikit-learn regressor. Samples are pairs of object indices, as in
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker import check_square_kernel
 from rlscore.core.kronecker import fit_pairwise_mkl
@@ -87,14 +86,7 @@ class MultiKernelPairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator)
         self.dual_coef_, self.n_iter_ = model.A, model.iterations
         return self
 
-    def predict(self, X):
-        """Predictions for the pairs ``X`` (n_pairs, 2).
-
-        Returns
-        -------
-        ndarray of shape (n_pairs,)
-        """
-        check_is_fitted(self, "model_")
+    def _predict_pairs(self, X):
         K1s, K2s = _kernels(self.K1, "K1"), _kernels(self.K2, "K2")
         t1, t2, i, j = self._test_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
         return self.model_.predict([K[np.ix_(t1, self.objects1_)] for K in K1s],

@@ -21,7 +21,8 @@ from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV
 from rlscore.core.selection import RefitCV
-from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, fit_data_doc,
+from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
+                                      check_alpha, fit_data_doc,
                                       query_groups, ranking_score, reports_progress,
                                       resolve_kernel, store_params, verbose_doc)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
@@ -96,12 +97,8 @@ _FITTED_ATTRS_DOC = """\
     dual_coef_ : ndarray of shape (n_basis,) or (n_basis, n_targets)
         Dual coefficients (kernels other than linear): the scores are
         ``k(X, X_fit_) @ dual_coef_``.
-    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
-        Training samples or basis vectors (rbf and poly kernels only).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Names of the features, when ``X`` has string column names."""
+"""
+_FITTED_ATTRS_DOC += KERNEL_INPUT_ATTRS_DOC
 
 
 class _RankRLSBase(RLSEstimatorBase):
@@ -240,7 +237,6 @@ class RankRLS(_RankRLSBase):
         Parameters
         ----------
 {data}
-{qid}
 
         Returns
         -------
@@ -264,8 +260,8 @@ class RankRLS(_RankRLSBase):
         gr = query_groups(qid, groups, X.shape[0])
         return self._fit_model(X, y, alpha, path=False, groups=gr)
 
-    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC,
-                                     data=fit_data_doc("Relevance scores (any real values)."))
+    fit.__doc__ = fit.__doc__.format(
+        data=fit_data_doc("Relevance scores (any real values).") + "\n" + _QID_DOC)
 
 
 class RankRLSCV(_RankRLSBase):
@@ -462,7 +458,6 @@ class RankRLSCV(_RankRLSBase):
         Parameters
         ----------
 {data}
-{qid}
             The query ids are also the ``groups`` of a CV splitter.
 
         Returns
@@ -500,4 +495,4 @@ class RankRLSCV(_RankRLSBase):
                                                alphas[0]),
             alphas)
 
-    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC, data=fit_data_doc("Relevance scores."))
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Relevance scores.") + "\n" + _QID_DOC)

@@ -4,7 +4,8 @@ import numpy as np
 
 from rlscore._validation import check_regparam_grid
 from rlscore.core.selection import DEFAULT_REGPARAMS
-from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, fit_data_doc,
+from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
+                                      check_alpha, fit_data_doc,
                                       query_groups, reports_progress, store_params,
                                       verbose_doc)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
@@ -81,12 +82,8 @@ _FITTED_ATTRS_DOC = """\
         Dual coefficients (kernels other than linear): the predictions are
         ``k(X, X_fit_) @ dual_coef_``; n_basis is n_samples, or the number of basis
         vectors.
-    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
-        Training samples or basis vectors (rbf and poly kernels only).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Names of the features, when ``X`` has string column names."""
+"""
+_FITTED_ATTRS_DOC += KERNEL_INPUT_ATTRS_DOC
 
 
 class KernelRLS(RLSEstimatorBase):
