@@ -26,7 +26,8 @@ from rlscore.predictor import KernelPredictor, LinearPredictor
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "check_alpha",
            "store_params", "clear_fitted", "validate_fit_data", "linear_coef",
            "query_groups", "ranking_score", "KernelInputMixin", "RLSEstimatorBase",
-           "reports_progress", "verbose_doc", "fit_data_doc", "KERNEL_INPUT_ATTRS_DOC", "check_iteration_params",
+           "reports_progress", "verbose_doc", "fit_data_doc", "KERNEL_INPUT_ATTRS_DOC",
+           "kernel_sections_doc", "check_iteration_params",
            "check_index_pairs", "check_pair_labels", "index_objects", "PairsRegressorMixin"]
 
 #: Accepted ``kernel`` values (scikit-learn names and RLScore names) and the RLScore
@@ -168,6 +169,12 @@ KERNEL_INPUT_ATTRS_DOC = """\
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features, when ``X`` has string column names."""
+
+
+def kernel_sections_doc(kernel_params, stages):
+    """The end of the Parameters of a kernel estimator -- its ``kernel_params`` entries
+    and :func:`verbose_doc` of ``stages`` -- and the Attributes header."""
+    return f"{kernel_params}\n{verbose_doc(stages)}\n\n    Attributes\n    ----------"
 
 
 def fit_data_doc(y_doc, y_shape="(n_samples,) or (n_samples, n_targets)"):

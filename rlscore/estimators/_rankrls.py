@@ -22,9 +22,9 @@ from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV
 from rlscore.core.selection import RefitCV
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
-                                      check_alpha, fit_data_doc,
+                                      check_alpha, fit_data_doc, kernel_sections_doc,
                                       query_groups, ranking_score, reports_progress,
-                                      resolve_kernel, store_params, verbose_doc)
+                                      resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
@@ -190,11 +190,7 @@ class RankRLS(_RankRLSBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter.
-{_KERNEL_PARAMS_DOC}
-{verbose_doc("kernel matrix, factorization")}
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -318,11 +314,7 @@ class RankRLSCV(_RankRLSBase):
         is defined (:func:`rlscore.measure.query_average`). ``"lpo"`` accepts only
         None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).
         An error measure is negated in ``mean_test_score`` and ``best_score_``.
-{_KERNEL_PARAMS_DOC}
-{verbose_doc("kernel matrix, factorization, the alpha grid")}
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization, the alpha grid")}
     alpha_ : float
         The selected alpha.
     best_score_ : float

@@ -5,9 +5,8 @@ import numpy as np
 from rlscore._validation import check_regparam_grid
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
-                                      check_alpha, fit_data_doc,
-                                      query_groups, reports_progress, store_params,
-                                      verbose_doc)
+                                      check_alpha, fit_data_doc, kernel_sections_doc,
+                                      query_groups, reports_progress, store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -97,11 +96,7 @@ class KernelRLS(RLSEstimatorBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
-{_KERNEL_PARAMS_DOC}
-{verbose_doc("kernel matrix, factorization")}
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -214,11 +209,7 @@ class KernelRLSCV(RLSEstimatorBase):
         ``"lpo"``, which accepts only None, ``"cindex"`` and ``"auc"``. An error
         measure (``iserror`` True) is negated in ``mean_test_score`` and
         ``best_score_`` so that larger is always better.
-{_KERNEL_PARAMS_DOC}
-{verbose_doc("kernel matrix, factorization, the alpha grid")}
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization, the alpha grid")}
     alpha_ : float
         The selected alpha.
     best_score_ : float
