@@ -15,7 +15,7 @@ SVMrank's and LIBLINEAR's C.
 from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm, fit_linear_ranksvm,
                                   fit_pairwise_ranksvm, kfold_ranksvm, solution_attributes)
 from rlscore._validation import check_bias, warn_unused_kwargs
-from rlscore.learner._common import reports_progress, split_kernel_kwargs
+from rlscore.learner._common import VERBOSE_DOC, reports_progress, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM"]
@@ -252,7 +252,7 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
 
 
 class KfoldLinearRankSVM(PredictorInterface):
-    """Linear RankSVM with regparam chosen by K-fold cross-validation over queries
+    __doc__ = f"""Linear RankSVM with regparam chosen by K-fold cross-validation over queries
     (no leave-pair-out: every fold is a set of whole queries).
 
     Parameters
@@ -271,10 +271,7 @@ class KfoldLinearRankSVM(PredictorInterface):
     loss, solver : as for :class:`LinearRankSVM`; along the regparam path every
         training starts from the previous regparam's solution.
     **kwargs : ignored with a UserWarning.
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
