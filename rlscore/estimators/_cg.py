@@ -166,7 +166,7 @@ class CGRLSRegressor(_CGBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
 
         Returns
@@ -259,7 +259,7 @@ class CGRankRLSRanker(_CGBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Relevance scores.
         qid, groups : array-like of shape (n_samples,), optional
