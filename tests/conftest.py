@@ -60,6 +60,19 @@ def cindex_by_hand():
     return _cindex_by_hand
 
 
+@pytest.fixture
+def run_cli(capsys):
+    """The command line in this process, as a user runs it (one copy for every CLI
+    test): ``run_cli(argv)`` -> (exit code, stdout, stderr); arguments are str()-ed."""
+    from rlscore.cli import main
+
+    def run(argv):
+        code = main([str(a) for a in argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return run
+
+
 def _lpo_by_refit(y, refit_pair, qid=None):
     """Leave-pair-out ranking accuracy by brute force, O(m^2) refits: over the pairs
     i < j with different labels (within one query when ``qid`` is given),

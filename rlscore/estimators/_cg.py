@@ -260,6 +260,7 @@ class CGRankRLSRanker(_CGBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Relevance scores.
         qid, groups : array-like of shape (n_samples,), optional
