@@ -60,6 +60,59 @@ def cindex_by_hand():
     return _cindex_by_hand
 
 
+@pytest.fixture
+def run_cli(capsys):
+    """The command line in this process, as a user runs it (one copy for every CLI
+    test): ``run_cli(argv)`` -> (exit code, stdout, stderr); arguments are str()-ed."""
+    from rlscore.cli import main
+
+    def run(argv):
+        code = main([str(a) for a in argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return run
+
+
+def _lpo_by_refit(y, refit_pair, qid=None):
+    """Leave-pair-out ranking accuracy by brute force, O(m^2) refits: over the pairs
+    i < j with different labels (within one query when ``qid`` is given),
+    ``refit_pair(i, j)`` gives the predictions (p_i, p_j) of the model trained without
+    rows i and j; a pair scores 1 when they order i and j as the labels do, 1/2 for a
+    tie, 0 otherwise; the mean score."""
+    scores = []
+    for i in range(len(y)):
+        for j in range(i + 1, len(y)):
+            if y[i] == y[j] or (qid is not None and qid[i] != qid[j]):
+                continue
+            pi, pj = refit_pair(i, j)
+            scores.append(0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
+    return float(np.mean(scores))
+
+
+@pytest.fixture(scope="session")
+def lpo_by_refit():
+    """The brute-force leave-pair-out estimate every LPO shortcut is compared with (one
+    copy for every test): ``lpo_by_refit(y, refit_pair, qid=None)``."""
+    return _lpo_by_refit
+
+
+def _check_holdout_index_errors(holdout):
+    """``holdout(indices)`` refuses what every hold-out entry point refuses: an index
+    outside the rows (IndexError), a negative or repeated one (IndexError), no index
+    (ValueError)."""
+    for bad in ([0, 3, 100], [-1, 0, 2], [1, 1, 2]):
+        with pytest.raises(IndexError):
+            holdout(bad)
+    with pytest.raises(ValueError):
+        holdout([])
+
+
+@pytest.fixture(scope="session")
+def check_holdout_index_errors():
+    """The index errors every learner's ``holdout`` must raise (one copy)."""
+    return _check_holdout_index_errors
+
+
 def _letor_dcg(rel, n):
     """DCG@n of ranked labels under Eval-Score-4.0.pl's rules: gain 2^label - 1, ranks 1
     and 2 undiscounted, rank r >= 3 divided by log2(r); missing ranks count 0."""

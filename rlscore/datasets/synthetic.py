@@ -21,6 +21,18 @@ def _rng(random_state):
     return np.random.default_rng(random_state)
 
 
+#: The ``m`` and ``d`` entries of the generators' Parameters
+_SIZES_DOC = """m : int, default 100
+        Number of examples.
+    d : int, default 10
+        Number of features."""
+
+
+def _shape(m, d):
+    """The checked sizes (m, d) of a generated data set."""
+    return check_positive_int(m, "m"), check_positive_int(d, "d")
+
+
 def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=False):
     """Linear regression data with Gaussian inputs and noise.
 
@@ -29,10 +41,7 @@ def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=Fa
 
     Parameters
     ----------
-    m : int, default 100
-        Number of examples.
-    d : int, default 10
-        Number of features.
+    {sizes}
     noise : float, default 0.1
         Standard deviation of the additive noise (>= 0).
     random_state : None, int, SeedSequence, Generator or RandomState
@@ -51,8 +60,7 @@ def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=Fa
     -----
     Complexity: O(m·d).
     """
-    m = check_positive_int(m, "m")
-    d = check_positive_int(d, "d")
+    m, d = _shape(m, d)
     noise = check_real(noise, "noise", minimum=0)
     rng = _rng(random_state)
     X = rng.standard_normal((m, d))
@@ -116,10 +124,7 @@ def make_classification(m=100, d=10, separation=2.0, positive_fraction=0.5, flip
 
     Parameters
     ----------
-    m : int, default 100
-        Number of examples.
-    d : int, default 10
-        Number of features.
+    {sizes}
     separation : float, default 2.0
         Distance between the class means (>= 0; 0 gives no signal).
     positive_fraction : float, default 0.5
@@ -139,8 +144,7 @@ def make_classification(m=100, d=10, separation=2.0, positive_fraction=0.5, flip
     -----
     Complexity: O(m·d).
     """
-    m = check_positive_int(m, "m")
-    d = check_positive_int(d, "d")
+    m, d = _shape(m, d)
     separation = check_real(separation, "separation", minimum=0)
     positive_fraction = check_real(positive_fraction, "positive_fraction", minimum=0)
     flip = check_real(flip, "flip", minimum=0)
@@ -344,3 +348,8 @@ def make_drug_target(n_drugs=40, n_targets=30, d=5, noise=0.3, interaction=1.0,
     U_seen = U + side_noise * rng.standard_normal(U.shape)
     V_seen = V + side_noise * rng.standard_normal(V.shape)
     return gauss(U_seen), gauss(V_seen), Y
+
+
+for _f in (make_regression, make_classification):
+    _f.__doc__ = _f.__doc__.replace("{sizes}", _SIZES_DOC)
+del _f

@@ -20,8 +20,10 @@ from rlscore import measure as _measures
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV
-from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      ranking_score, reports_progress, resolve_kernel, store_params)
+from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
+                                      check_alpha, fit_data_doc, kernel_sections_doc,
+                                      query_groups, ranking_score, reports_progress,
+                                      resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas, split_crossvalidator)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
@@ -94,12 +96,8 @@ _FITTED_ATTRS_DOC = """\
     dual_coef_ : ndarray of shape (n_basis,) or (n_basis, n_targets)
         Dual coefficients (kernels other than linear): the scores are
         ``k(X, X_fit_) @ dual_coef_``.
-    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
-        Training samples or basis vectors (rbf and poly kernels only).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Names of the features, when ``X`` has string column names."""
+"""
+_FITTED_ATTRS_DOC += KERNEL_INPUT_ATTRS_DOC
 
 
 class _RankRLSBase(RLSEstimatorBase):
@@ -191,13 +189,7 @@ class RankRLS(_RankRLSBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter.
-{_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
-        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -239,11 +231,7 @@ class RankRLS(_RankRLSBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Relevance scores (any real values).
-{qid}
+{data}
 
         Returns
         -------
@@ -267,7 +255,8 @@ class RankRLS(_RankRLSBase):
         gr = query_groups(qid, groups, X.shape[0])
         return self._fit_model(X, y, alpha, path=False, groups=gr)
 
-    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
+    fit.__doc__ = fit.__doc__.format(
+        data=fit_data_doc("Relevance scores (any real values).") + "\n" + _QID_DOC)
 
 
 class RankRLSCV(_RankRLSBase):
@@ -326,14 +315,7 @@ class RankRLSCV(_RankRLSBase):
         is defined (:func:`rlscore.measure.query_average`). ``"lpo"`` accepts only
         None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).
         An error measure is negated in ``mean_test_score`` and ``best_score_``.
-{_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
-        grid); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization, the alpha grid")}
     alpha_ : float
         The selected alpha.
     best_score_ : float
@@ -427,11 +409,7 @@ class RankRLSCV(_RankRLSBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Relevance scores.
-{qid}
+{data}
             The query ids are also the ``groups`` of a CV splitter.
 
         Returns
@@ -468,4 +446,4 @@ class RankRLSCV(_RankRLSBase):
                                                qid if qid is not None else groups),
             alphas)
 
-    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Relevance scores.") + "\n" + _QID_DOC)

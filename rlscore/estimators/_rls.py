@@ -4,8 +4,9 @@ import numpy as np
 
 from rlscore._validation import check_regparam_grid
 from rlscore.core.selection import DEFAULT_REGPARAMS
-from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      reports_progress, store_params)
+from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
+                                      check_alpha, fit_data_doc, kernel_sections_doc,
+                                      query_groups, reports_progress, store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -80,12 +81,8 @@ _FITTED_ATTRS_DOC = """\
         Dual coefficients (kernels other than linear): the predictions are
         ``k(X, X_fit_) @ dual_coef_``; n_basis is n_samples, or the number of basis
         vectors.
-    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
-        Training samples or basis vectors (rbf and poly kernels only).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Names of the features, when ``X`` has string column names."""
+"""
+_FITTED_ATTRS_DOC += KERNEL_INPUT_ATTRS_DOC
 
 
 class KernelRLS(RLSEstimatorBase):
@@ -99,13 +96,7 @@ class KernelRLS(RLSEstimatorBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
-{_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
-        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -151,10 +142,7 @@ class KernelRLS(RLSEstimatorBase):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Targets.
+{data}
 
         Returns
         -------
@@ -175,6 +163,8 @@ class KernelRLS(RLSEstimatorBase):
         alpha = check_alpha(self.alpha)
         X, y = self._validate_fit_data(X, y)
         return self._fit_model(X, y, alpha, path=False)
+
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))
 
 
 class KernelRLSCV(RLSEstimatorBase):
@@ -219,14 +209,7 @@ class KernelRLSCV(RLSEstimatorBase):
         ``"lpo"``, which accepts only None, ``"cindex"`` and ``"auc"``. An error
         measure (``iserror`` True) is negated in ``mean_test_score`` and
         ``best_score_`` so that larger is always better.
-{_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
-        grid); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization, the alpha grid")}
     alpha_ : float
         The selected alpha.
     best_score_ : float
@@ -301,10 +284,7 @@ class KernelRLSCV(RLSEstimatorBase):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Targets.
+{data}
         groups : array-like of shape (n_samples,), default=None
             Group (query) ids passed to the ``split`` method of a CV splitter (e.g.
             ``GroupKFold``); unused otherwise (regression forms no pairs).
@@ -341,3 +321,5 @@ class KernelRLSCV(RLSEstimatorBase):
         return search_alphas(
             self, lambda: make_crossvalidator(self.cv, self.model_, measure, X, y, groups),
             alphas)
+
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))

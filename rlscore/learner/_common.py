@@ -99,6 +99,14 @@ def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, 
 # --------------------------------------------------------------------------- progress
 
 
+#: The ``verbose`` entry of a learner's Parameters (:func:`reports_progress` adds it)
+VERBOSE_DOC = """\
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`)."""
+
+
 def reports_progress(init):
     """Give a learner's constructor the keyword ``verbose`` (default False).
 

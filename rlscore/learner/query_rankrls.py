@@ -9,7 +9,7 @@ from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, CoreModelAdapter, exclusive, reports_progress, select_regparam,
+    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, reports_progress, select_regparam,
     split_kernel_kwargs,
     squeeze)
 from rlscore.predictor import PredictorInterface
@@ -47,13 +47,13 @@ def map_qids(qids):
 
 
 class QueryRankRLS(CoreModelAdapter, PredictorInterface):
-    """RankRLS for query-structured data: pairs are formed only within a query; trains
+    __doc__ = f"""RankRLS for query-structured data: pairs are formed only within a query; trains
     in the constructor.
 
     Minimizes (Y - KA)^T L (Y - KA) + regparam A^T K A with the per-query centering
     L = I - sum_q 1_q 1_q^T / n_q (a pair of query q weighs 1/n_q; RLScore's
-    convention), so A = (LK + regparam I)^{-1} L Y; linear W = (X^T L X + regparam I)^{-1}
-    X^T L Y; reduced set (K_r^T L K_r + regparam K_rr)^{-1} K_r^T L Y.
+    convention), so A = (LK + regparam I)^{{-1}} L Y; linear W = (X^T L X + regparam I)^{{-1}}
+    X^T L Y; reduced set (K_r^T L K_r + regparam K_rr)^{{-1}} K_r^T L Y.
 
     Parameters
     ----------
@@ -67,10 +67,7 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         including the keywords ``basis_indices``, ``n_basis``, ``random_state`` and
         ``keep_basis_in_cv`` (sparse RankRLS; ``holdout`` and leave-query-out then
         remove the held-out basis vectors).
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -138,17 +135,14 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
 
 
 class LeaveQueryOutRankRLS(PredictorInterface):
-    """QueryRankRLS with regparam chosen by exact leave-query-out cross-validation.
+    __doc__ = f"""QueryRankRLS with regparam chosen by exact leave-query-out cross-validation.
 
     Parameters
     ----------
     X, Y, qids, kernel, basis_vectors, **kwargs : as for :class:`QueryRankRLS`
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore crashed without a measure)
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------

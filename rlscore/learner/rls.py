@@ -6,7 +6,7 @@ import numpy as np
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, CoreModelAdapter, exclusive, reports_progress, select_regparam,
+    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, reports_progress, select_regparam,
     split_kernel_kwargs,
     squeeze)
 from rlscore.predictor import PredictorInterface
@@ -16,9 +16,9 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "Nfo
 
 
 class RLS(CoreModelAdapter, PredictorInterface):
-    """Regularized least-squares (kernel ridge regression); trains in the constructor.
+    __doc__ = f"""Regularized least-squares (kernel ridge regression); trains in the constructor.
 
-    Minimizes ``||Y - K A||^2 + regparam tr(A^T K A)``, so A = (K + regparam I)^{-1} Y.
+    Minimizes ``||Y - K A||^2 + regparam tr(A^T K A)``, so A = (K + regparam I)^{{-1}} Y.
 
     Parameters
     ----------
@@ -42,10 +42,7 @@ class RLS(CoreModelAdapter, PredictorInterface):
         pessimistic at small regparam). Leave-pair-out always keeps them.
     **kwargs : kernel parameters (bias, gamma, coef0, degree, ...); other keywords are
         ignored with a UserWarning
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -181,17 +178,14 @@ class _SelectionWrapper(PredictorInterface):
 
 
 class LeaveOneOutRLS(_SelectionWrapper):
-    """RLS with regparam chosen by exact leave-one-out over a grid.
+    __doc__ = f"""RLS with regparam chosen by exact leave-one-out over a grid.
 
     Parameters
     ----------
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`RLS`
     regparams : sequence, default 2^-15 ... 2^15 (31 values)
     measure : performance measure, default ``sqerror``
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -216,17 +210,14 @@ class LeaveOneOutRLS(_SelectionWrapper):
 
 
 class KfoldRLS(_SelectionWrapper):
-    """RLS with regparam chosen by K-fold cross-validation with the given folds
+    __doc__ = f"""RLS with regparam chosen by K-fold cross-validation with the given folds
     (exact hold-out shortcut per fold, no retraining).
 
     Parameters
     ----------
     folds : list of index lists (need not cover every example)
     measure : default ``sqerror``; save_predictions : accepted and ignored
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Notes
     -----
@@ -253,17 +244,14 @@ class KfoldRLS(_SelectionWrapper):
 
 
 class LeavePairOutRLS(_SelectionWrapper):
-    """RLS with regparam chosen by exact leave-pair-out ranking accuracy (the LPO
+    __doc__ = f"""RLS with regparam chosen by exact leave-pair-out ranking accuracy (the LPO
     estimate of AUC for +-1 labels, of the c-index otherwise) over all pairs with
     different labels.
 
     Parameters
     ----------
     X, Y, kernel, basis_vectors, regparams, **kwargs : as for :class:`LeaveOneOutRLS`
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Notes
     -----

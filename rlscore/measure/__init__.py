@@ -27,7 +27,7 @@ Names: :func:`measure_by_name` is the one table of measure names (``"ndcg@5"``,
 
 from rlscore.measure.accuracy_measure import accuracy
 from rlscore.measure.auc_measure import auc
-from rlscore.measure.cindex_measure import cindex, cindex_per_query
+from rlscore.measure.cindex_measure import cindex, cindex_per_query, pair_counts
 from rlscore.measure.fscore_measure import fscore
 from rlscore.measure.kendall_measure import kendall_tau_b
 from rlscore.measure.measure_utilities import UndefinedPerformance
@@ -66,5 +66,5 @@ __all__ = [
     "query_average", "query_values", "query_cindex", "query_kendall_tau_b",
     "query_ndcg", "query_mean_average_precision", "UndefinedPerformance",
     "Measure", "measure_by_name", "MEASURE_NAMES", "ShortQueryWarning",
-    "short_query_message", "short_query_warnings_once",
+    "short_query_message", "short_query_warnings_once", "pair_counts",
 ]

@@ -245,7 +245,7 @@ class NystromMap:
         return np.asarray(cols, dtype=np.intp), N
 
     def remove(self, held_out):
-        """The map of the basis without the positions ``held_out`` (Theorem 1).
+        """The map of the basis without the positions ``held_out``.
 
         Parameters
         ----------
@@ -253,25 +253,37 @@ class NystromMap:
 
         Returns
         -------
-        ReducedMap with Phi (m, |L|) satisfying Phi Phi^T = K_ML K_LL^{-1} K_LM and
-        ``back`` giving the coefficients of the kept basis vectors.
+        ReducedMap with Phi (m, q) satisfying Phi Phi^T = K_ML K_LL^+ K_LM for the kept
+        basis vectors L (q = the rank of K_LL), ``basis`` the kept basis positions that
+        carry coefficients and ``back`` giving those coefficients.
 
         Raises
         ------
-        ValueError when every basis vector of the map would be removed.
-
-        Notes on dependent basis vectors: the map is that of the kept basis vectors *of
-        the map*; a kept dependent vector (coefficient 0 in the full model) is not added
-        back even if it spans a removed direction. Cross-validation does take them into
-        account (:meth:`removal_directions`).
+        ValueError when the kept basis vectors span nothing.
 
         Notes
         -----
-        O(m |L| |H| + |L|^2 |H|) time (Theorem 1), given ``Cinv``.
+        Kept dependent basis vectors count: a held-out vector of the map whose direction
+        a kept dependent vector (a duplicate, say) still spans is restored, exactly as
+        cross-validation restores it (:meth:`removal_directions`), so that a model
+        trained on the reduced map is the one cross-validation computes. Without such a
+        vector: Theorem 1, O(m |L| |H| + |L|^2 |H|) given ``Cinv``. With one: the map is
+        Phi Q for an orthonormal basis Q (k, q) of the kept vectors' coordinates (the
+        complement of :meth:`removal_directions`), O(m k q + k^2 (h + d)), and ``back``
+        is the least-squares solution in the kept vectors' coordinates V (k, |L|),
+        V b = Q w, O(k |L|^2) once.
         """
-        H = self.positions(as_index_array(held_out, self.r, name="held_out"))
-        if H.size >= self.k:
+        held = as_index_array(held_out, self.r, name="held_out")
+        H = self.positions(held)
+        N = self.removal_directions(held)
+        if N.shape[1] >= self.k:
             raise ValueError("removing these basis vectors leaves no basis vector")
+        if N.shape[1] < H.size:
+            return self._remove_restored(held, N)
+        return self._remove_theorem1(H)
+
+    def _remove_theorem1(self, H):
+        """Theorem 1 on the map's own vectors (module docstring, Removal)."""
         L = np.setdiff1d(np.arange(self.k), H).astype(np.intp)
         Ci = self.Cinv
         if H.size == 0:
@@ -288,6 +300,22 @@ class NystromMap:
         CLLinvT = Ci[np.ix_(L, L)].T + Ci[np.ix_(H, L)].T @ A.T
         T = CLLinvT + (CLLinvT @ PD) @ Pt
         return ReducedMap(out, T, self.order[L])
+
+    def _remove_restored(self, held, N):
+        """The reduced map when kept dependent vectors restore removed directions: the
+        feature space is the orthogonal complement of N (the span of the kept vectors'
+        coordinates), Phi_L = Phi Q; the coordinates of the kept vectors are the rows
+        of C (the map's own) and C^{-1} k(R_used, x_j) (the dependent ones)."""
+        Qfull, _ = np.linalg.qr(N, mode="complete")
+        Q = np.ascontiguousarray(Qfull[:, N.shape[1]:])
+        used, dep = self.order[:self.k], self.order[self.k:]
+        if self._dep_coords is None:
+            self._dep_coords = self.Cinv @ self._K_dep
+        keep_used, keep_dep = ~np.isin(used, held), ~np.isin(dep, held)
+        V = np.hstack([self.C[keep_used].T, self._dep_coords[:, keep_dep]])
+        T = la.lstsq(V, Q, check_finite=False)[0]
+        return ReducedMap(self.Phi @ Q, T,
+                          np.concatenate([used[keep_used], dep[keep_dep]]))
 
 
 class ReducedMap:
