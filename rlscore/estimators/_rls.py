@@ -52,16 +52,17 @@ default=None
         Reduced-set model with the training samples at these indices as basis vectors
         (with ``kernel="precomputed"``, ``X`` is the full (n_samples, n_samples) kernel
         and ``predict`` takes the (n_test, n_samples) kernel). With ``n_basis`` or
-        ``basis_indices`` the basis is known, and cross-validation (the ``model_``
-        shortcuts, the CV estimators) removes the held-out basis vectors: the estimate
-        equals retraining with the reduced basis (Airola et al. 2011). With
-        ``basis_vectors`` the basis is kept.
+        ``basis_indices`` the basis is known, and every cross-validation (the
+        ``model_`` shortcuts ``holdout``, ``leave_one_out``, ``leave_pair_out``; the
+        CV estimators with any ``cv``, "lpo" included) removes the held-out basis
+        vectors: the estimate equals retraining with the reduced basis (Airola et al.
+        2011). With ``basis_vectors`` the basis is kept.
     random_state : int, numpy Generator or RandomState, or None, default=None
         Seed of the basis draw of ``n_basis``.
     keep_basis_in_cv : bool, default=False
-        Keep held-out basis vectors in cross-validation (the held-out samples then act
-        as basis vectors, which biases the estimate: pessimistic at small alpha on
-        grouped data). Only with ``n_basis`` / ``basis_indices``."""
+        Keep held-out basis vectors in every cross-validation (the held-out samples
+        then act as basis vectors, which biases the estimate: pessimistic at small
+        alpha on grouped data). Only with ``n_basis`` / ``basis_indices``."""
 
 _KERNEL_PARAMS_DOC += _BASIS_PARAMS_DOC
 
@@ -244,7 +245,9 @@ class KernelRLSCV(RLSEstimatorBase):
       (linear), plus O(m (m / k)^2) for the fold systems;
     * ``"lpo"``: O(m^3) for the inverse of the regularized kernel matrix (O(m r) for
       the linear kernel) plus O(p) per pair, with up to m (m - 1) / 2 pairs
-      (O(m^2) memory for the pair list).
+      (O(m^2) memory for the pair list); with ``basis_indices``/``n_basis`` (b basis
+      vectors, removed unless ``keep_basis_in_cv``) one exact hold-out, O(b^2 p),
+      for each pair holding a basis vector.
 
     Examples
     --------

@@ -34,10 +34,11 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
     basis_indices, n_basis, random_state, keep_basis_in_cv : keywords, a reduced-set
         (sparse RankRLS) model with the basis given as indices into X or drawn, as
         for :class:`~rlscore.learner.rls.RLS`: O(m b^2) training, O(b^2 p) per
-        regparam; ``holdout``, ``leave_one_out`` (and leave-query-out) remove the
-        held-out basis vectors unless keep_basis_in_cv=True (one O(b^3) retraining in
-        the map's coordinates per fold holding basis vectors); leave-pair-out keeps
-        them. With ``basis_vectors`` the basis is always kept.
+        regparam; ``holdout``, ``leave_one_out``, ``leave_pair_out`` (and
+        leave-query-out) remove the held-out basis vectors unless
+        keep_basis_in_cv=True (one O(b^3) retraining in the map's coordinates per fold
+        or pair holding basis vectors; pairs without one keep the O(p) pair formula).
+        With ``basis_vectors`` the basis is always kept.
     **kwargs : kernel parameters (gamma, coef0, degree, ...). ``bias`` is forced to 0:
         a constant feature has no effect on a ranking. Other keywords are ignored with
         a UserWarning.

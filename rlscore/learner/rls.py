@@ -35,11 +35,14 @@ class RLS(CoreModelAdapter, PredictorInterface):
         kernel rows); or
     n_basis, random_state : keywords, draw that many basis indices uniformly without
         replacement (Airola et al. 2011). With a known basis, ``holdout``,
-        ``leave_one_out`` and the wrappers (LeaveOneOutRLS, KfoldRLS) remove the
-        held-out basis vectors, i.e. equal retraining with the reduced basis;
+        ``leave_one_out``, ``leave_pair_out`` and the wrappers (LeaveOneOutRLS,
+        KfoldRLS, LeavePairOutRLS) remove the held-out basis vectors, i.e. equal
+        retraining with the reduced basis; leave-pair-out pays one exact hold-out,
+        O(b^2 p), for each pair holding a basis vector (the other pairs keep the
+        O(p) pair formula);
     keep_basis_in_cv : keyword, default False; True keeps held-out basis vectors in
-        cross-validation (test examples then act as basis vectors: a biased estimate,
-        pessimistic at small regparam). Leave-pair-out always keeps them.
+        every cross-validation (test examples then act as basis vectors: a biased
+        estimate, pessimistic at small regparam).
     **kwargs : kernel parameters (bias, gamma, coef0, degree, ...); other keywords are
         ignored with a UserWarning
 {VERBOSE_DOC}

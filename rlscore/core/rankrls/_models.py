@@ -31,7 +31,7 @@ from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._fold_holdout import holdout_rows
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
-from rlscore.core.rls import n_rows
+from rlscore.core.rls import n_rows, remove_basis_from_pairs
 from rlscore._validation import as_index_array, check_index_pairs
 from rlscore._validation import check_peak_memory
 
@@ -97,7 +97,10 @@ class GlobalRankRLSModel(CenteredRankModel):
     def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
         """Exact leave-pair-out: for pair k, the predictions for its two examples from
         the model trained without both (L of size m - 2). Returns two (n_pairs, p)
-        arrays. O(p) per pair after an O(m^3) (dual) / O(m r) (primal) setup."""
+        arrays. O(p) per pair after an O(m^3) (dual) / O(m r) (primal) setup. With
+        basis removal (a known basis, ``keep_basis_in_cv=False``) a pair holding a
+        basis vector is retrained without it as well, like ``holdout``: O(r^3) for
+        each such pair (one Cholesky in the map's coordinates)."""
         s, e = check_index_pairs(pairs_start_inds, pairs_end_inds, self.m)
         return self._leave_pair_out(s, e)
 
@@ -110,6 +113,14 @@ class GlobalRankRLSModel(CenteredRankModel):
         out_s = np.empty((s.size, p))
         out_e = np.empty_like(out_s)
         offconst = -1.0 / self.m
+        self._lpo_fast(s, e, mu, offconst, out_s, out_e)
+        if self.remove_basis:
+            remove_basis_from_pairs(self.representation.basis_indices, self.m, s, e,
+                                    out_s, out_e, self._holdout_removing)
+        return out_s, out_e
+
+    def _lpo_fast(self, s, e, mu, offconst, out_s, out_e):
+        """The pair formula (basis vectors kept) into out_s, out_e."""
         if self.kind == "primal":
             w, Pr, F = self._state(mu)
             U, s2, c, Yf, qdiag, full = self._parts()
@@ -123,7 +134,6 @@ class GlobalRankRLSModel(CenteredRankModel):
         else:
             M, ndiag, Pr, F, tau = self._dense_lpo_parts(mu)
             _lpo.rank_lpo_dense(M, ndiag, offconst, Pr, F, tau, s, e, out_s, out_e)
-        return out_s, out_e
 
     def _dense_lpo_parts(self, mu):
         """M = mu P G_c P (m x m), diag(P - M), P(Y - F), F and tau at mu (dual)."""

@@ -24,15 +24,17 @@ Module order
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver)
-from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver, select_basis,
-                                       basis_positions, constrained_solve)
+from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver,
+                                       select_basis, basis_positions, constrained_solve,
+                                       remove_basis_from_pairs)
 from rlscore.core.rls._representation import (Representation, build_representation,
                                               kernel_param_names, NystromFeatureMap,
                                               nystrom_features)
 from rlscore.core.rls._holdout_models import (influence_coefficients, apply_influence,
                                               loo_models, fold_models, HoldoutModels)
 from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscoverage,
-                                         IntervalModel, interval_model, folds_from_groups)
+                                         IntervalModel, interval_model,
+                                         folds_from_groups)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
                                   cg_rls)
@@ -49,6 +51,7 @@ __all__ = [
     "select_basis",
     "basis_positions",
     "constrained_solve",
+    "remove_basis_from_pairs",
     "Representation",
     "build_representation",
     "kernel_param_names",

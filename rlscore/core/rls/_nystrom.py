@@ -60,7 +60,7 @@ from rlscore.core.rls._solvers import LinearSolver, _check_holdout
 from rlscore._validation import as_index_array, check_positive_int
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
-           "constrained_solve"]
+           "constrained_solve", "remove_basis_from_pairs"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -336,6 +336,29 @@ def basis_positions(basis_indices, rows):
     return np.flatnonzero(np.isin(basis_indices, rows)).astype(np.intp)
 
 
+def remove_basis_from_pairs(basis_indices, m, starts, ends, out_s, out_e, holdout):
+    """Leave-pair-out with basis removal: overwrite, for every pair holding a basis
+    vector, the fast (basis-keeping) pair predictions ``out_s``/``out_e`` (n, p) by
+    ``holdout([start, end])`` -- the model retrained without both examples *and*
+    without the basis vectors among them (``holdout_removing`` of the solver or model).
+    Pairs without a basis vector are left as they are: removing them removes no basis
+    vector, and the fast path already equals retraining.
+
+    Notes
+    -----
+    One exact hold-out per pair holding a basis vector: at most b (2m - b) / 2 of the
+    pairs for b basis vectors (O(r^2) each for RLS, O(r^3) for RankRLS), the rest
+    untouched. Returns the number of pairs replaced.
+    """
+    is_basis = np.zeros(m, dtype=bool)
+    is_basis[np.asarray(basis_indices, dtype=np.intp)] = True
+    hit = np.flatnonzero(is_basis[starts] | is_basis[ends])
+    for k in hit:
+        P = holdout(np.array([starts[k], ends[k]], dtype=np.intp))
+        out_s[k], out_e[k] = P[0], P[1]
+    return hit.size
+
+
 def constrained_solve(solve, N, rhs):
     """w = argmin of the quadratic with solve(x) = M^{-1} x, subject to N^T w = 0:
     w = M^{-1} rhs - M^{-1} N (N^T M^{-1} N)^{-1} N^T M^{-1} rhs. O(cost of solve on
@@ -413,6 +436,18 @@ class NystromSolver(LinearSolver):
         xu = xi.T @ gb + Tx.T @ SB                          # xi^T M^{-1} beta
         xv = xi.T @ gx + Tx.T @ SX                          # xi^T M^{-1} xi
         return SB - SX @ la.solve(xv, xu, assume_a="pos", check_finite=False)
+
+    def leave_pair_out_removing(self, regparam, starts, ends):
+        """Leave-pair-out predictions (two (n, p) arrays), each pair's from the model
+        retrained without both examples and without the basis vectors among them:
+        the fast pair formula for pairs without basis vectors, :meth:`holdout_removing`
+        (O(r^2 (p + 2)) after the decomposition) for each pair holding one."""
+        from rlscore._validation import check_index_pairs
+        s, e = check_index_pairs(starts, ends, self.m)
+        out_s, out_e = self.leave_pair_out(regparam, s, e)
+        remove_basis_from_pairs(self.basis_indices, self.m, s, e, out_s, out_e,
+                                lambda H: self.holdout_removing(regparam, H))
+        return out_s, out_e
 
     def leave_one_out_removing(self, regparam):
         """Leave-one-out predictions (m, p); a basis example's prediction comes from the
