@@ -31,7 +31,7 @@ from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._fold_holdout import holdout_rows
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
-from rlscore.core.rls import n_rows, remove_basis_from_pairs
+from rlscore.core.rls import n_rows, prefer_primal_fold, remove_basis_from_pairs
 from rlscore._validation import as_index_array, check_index_pairs
 from rlscore._validation import check_peak_memory
 
@@ -198,7 +198,9 @@ class QueryRankRLSModel(CenteredRankModel):
     O(k^3/3 + h k p) per lambda after O(min(h, m - h) k^2 + k^3) once per fold;
     ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
     per lambda, i.e. O(m^2 n_max) (dual, r = m - #queries) or O(m n_max d) (primal),
-    n_max the size of the largest query.
+    n_max the size of the largest query; a primal model refits a query of n_q > d rows
+    in the primal instead (O(n_q d^2 + d^3) once, O(n_q d p) per lambda), and
+    ``holdout`` of h > d rows likewise.
     """
 
     _global = False
@@ -264,7 +266,14 @@ class QueryRankRLSModel(CenteredRankModel):
         mw = mu * w
         nw = s2 * w
         wY = w * Yf                                            # (g, r)
+        members = gr.split()
         for n, qs, chunks in self._batches():
+            if chunks is None:
+                # queries larger than the primal dimension: refit in the primal
+                # (O(n d^2 + d^3) per query once, then O(n d p) per lambda)
+                for q in qs:
+                    out[q] = self._primal_holdout(np.ascontiguousarray(members[q]))
+                continue
             for k0, k1, ik, UH, Qpart, G in chunks:
                 qk = qs[k0:k1]
                 if UH is None:
@@ -291,7 +300,9 @@ class QueryRankRLSModel(CenteredRankModel):
         return out
 
     def _batches(self):
-        """Queries grouped by size n, in chunks: (n, query codes, [(k0, k1, (k, n) row
+        """Queries grouped by size n, in chunks (None for queries that a primal model
+        refits in the primal, :func:`rlscore.core.rls.prefer_primal_fold`): (n, query
+        codes, [(k0, k1, (k, n) row
         indices, U blocks or None, the lambda-independent part I - U_q U_q^T of the
         primal block matrices or None, U_q U_q^T when the blocks are kept, else
         None)])."""
@@ -306,6 +317,9 @@ class QueryRankRLSModel(CenteredRankModel):
         for n in np.unique(gr.sizes):
             n = int(n)
             qs = np.flatnonzero(gr.sizes == n)
+            if self.kind == "primal" and prefer_primal_fold(n, self.solver.K.shape[0]):
+                batches.append((n, qs, None))
+                continue
             idx = np.stack([members[q] for q in qs])
             step = max(1, _CHUNK // max(1, n * r))
             chunks = []

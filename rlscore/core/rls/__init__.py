@@ -23,9 +23,11 @@ Module order
     ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``.
 """
 
-from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver)
+from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
+                                       FoldCache, constrained_solve, prefer_primal_fold,
+                                       primal_fold_parts, primal_fold_predictions)
 from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver,
-                                       select_basis, basis_positions, constrained_solve,
+                                       select_basis, basis_positions,
                                        remove_basis_from_pairs)
 from rlscore.core.rls._representation import (Representation, build_representation,
                                               kernel_param_names, NystromFeatureMap,
@@ -45,6 +47,10 @@ __all__ = [
     "HoldoutShortcuts",
     "KernelSolver",
     "LinearSolver",
+    "FoldCache",
+    "prefer_primal_fold",
+    "primal_fold_parts",
+    "primal_fold_predictions",
     "NystromMap",
     "ReducedMap",
     "NystromSolver",

@@ -56,11 +56,12 @@ import scipy.linalg as la
 from scipy.linalg import lapack
 
 from rlscore._ext import _nystrom
-from rlscore.core.rls._solvers import LinearSolver, _check_holdout
+from rlscore.core.rls._solvers import (LinearSolver, _check_holdout, constrained_solve,
+                                       prefer_primal_fold, primal_fold_predictions)
 from rlscore._validation import as_index_array, check_positive_int
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
-           "constrained_solve", "remove_basis_from_pairs"]
+           "remove_basis_from_pairs"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -359,16 +360,6 @@ def remove_basis_from_pairs(basis_indices, m, starts, ends, out_s, out_e, holdou
     return hit.size
 
 
-def constrained_solve(solve, N, rhs):
-    """w = argmin of the quadratic with solve(x) = M^{-1} x, subject to N^T w = 0:
-    w = M^{-1} rhs - M^{-1} N (N^T M^{-1} N)^{-1} N^T M^{-1} rhs. O(cost of solve on
-    p + h columns + h^3)."""
-    X = solve(np.hstack([rhs, N]))
-    p = rhs.shape[1]
-    u, v = X[:, :p], X[:, p:]
-    return u - v @ la.solve(N.T @ v, N.T @ u, assume_a="sym", check_finite=False)
-
-
 class NystromSolver(LinearSolver):
     """Primal RLS on Nystrom features with cross-validation that removes held-out basis
     vectors (see the module docstring).
@@ -383,7 +374,9 @@ class NystromSolver(LinearSolver):
     -----
     Training and the keep-basis shortcuts as :class:`LinearSolver` (O(m r^2) then
     O(r^2 p) per lambda). With removal: ``holdout_removing`` O(r^2 h) per fold, then
-    O(|U| r (p + h) + |U|^2 r + |U|^3 + r h (p + h)) per lambda;
+    O(|U| r (p + h) + |U|^2 r + |U|^3 + r h (p + h)) per lambda when |U| <= r, else a
+    constrained refit in the map's coordinates, O(|U| r^2 + r^3) once per fold and
+    O(r^2 h + |U| r p) per lambda;
     ``leave_one_out_removing`` O(r^3) once, then O(m r p) per lambda.
     """
 
@@ -416,6 +409,9 @@ class NystromSolver(LinearSolver):
         N = self._removed_directions(U_rows)
         if N.shape[1] == 0:
             return self.holdout(regparam, U_rows)
+        if prefer_primal_fold(U_rows.size, self.d):
+            # a refit in the map's coordinates under the constraint N^T w = 0
+            return primal_fold_predictions(self._fold_parts(U_rows), regparam, N)
         U, s2, keep, V, VtPY = self._eig_parts()
         xi = V.T @ N                                        # (k, h), eigen coordinates
         xi, _ = np.linalg.qr(xi)

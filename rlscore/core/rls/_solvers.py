@@ -36,7 +36,79 @@ from rlscore._progress import stage
 from rlscore._validation import check_index_pairs, check_peak_memory, check_regparam
 from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
 
-__all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver"]
+__all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver", "FoldCache",
+           "primal_fold_parts", "primal_fold_predictions", "prefer_primal_fold"]
+
+
+def prefer_primal_fold(h, d):
+    """True when the hold-out of h rows is cheaper as a refit in the d primal
+    coordinates (a d x d system: O(h d^2 + d^3) once per hold-out set, O(h d p) per
+    lambda) than through the h x h block of the hold-out formula (O(h^2 d + h^3) per
+    lambda): when h > d, i.e. for folds larger than the feature dimension."""
+    return h > d
+
+
+def primal_fold_parts(C, b, Phi_H):
+    """The lambda-independent parts of a primal refit without the rows H: with the
+    Gram matrix C = Phi_{-H}^T L Phi_{-H} (d, d) and right-hand side
+    b = Phi_{-H}^T L Y_{-H} (d, p) of the remaining rows (L = I for RLS, the centring
+    for RankRLS) and the held-out features Phi_H (h, d): (s2, V, V^T b, Phi_H V) with
+    C = V diag(s2) V^T. O(d^3 + h d^2)."""
+    s2, V = psd_eigh(0.5 * (C + C.T))
+    return s2, V, V.T @ b, np.asarray(Phi_H @ V)
+
+
+def _fold_weights(s2, mu):
+    denom = s2 + mu
+    if np.any(denom <= 0):
+        raise ValueError("the hold-out problem is singular (regparam=0 with too few "
+                         "remaining examples); use regparam > 0")
+    return 1.0 / denom
+
+
+def primal_fold_predictions(parts, mu, N=None):
+    """Predictions (h, p) of the refit at regularization mu from
+    :func:`primal_fold_parts`: Phi_H V diag(1/(s2 + mu)) V^T b. With N (d, k), the
+    refit under the constraint N^T w = 0 (basis removal, :func:`constrained_solve`).
+    O(h d p), plus O(d^2 k + d k (p + k)) with N."""
+    s2, V, Vtb, PhiV = parts
+    g = _fold_weights(s2, mu)[:, None]
+    if N is None or N.shape[1] == 0:
+        return PhiV @ (g * Vtb)
+    return PhiV @ constrained_solve(lambda R: g * R, V.T @ N, Vtb)
+
+
+def constrained_solve(solve, N, rhs):
+    """w = argmin of the quadratic with solve(x) = M^{-1} x, subject to N^T w = 0:
+    w = M^{-1} rhs - M^{-1} N (N^T M^{-1} N)^{-1} N^T M^{-1} rhs. O(cost of solve on
+    p + h columns + h^3)."""
+    X = solve(np.hstack([rhs, N]))
+    p = rhs.shape[1]
+    u, v = X[:, :p], X[:, p:]
+    return u - v @ la.solve(N.T @ v, N.T @ u, assume_a="sym", check_finite=False)
+
+
+class FoldCache:
+    """Lambda-independent parts per hold-out set (keyed by its rows), kept between the
+    calls of a regparam grid: at most ``max_bytes`` (oldest entries dropped first)."""
+
+    def __init__(self, max_bytes=1 << 27):
+        self.max_bytes = max_bytes
+        self._items = {}
+        self._bytes = 0
+
+    def get(self, H, build):
+        key = np.asarray(H, dtype=np.intp).tobytes()
+        item = self._items.get(key)
+        if item is None:
+            item = build()
+            size = sum(getattr(a, "nbytes", 0) for a in item)
+            while self._items and self._bytes + size > self.max_bytes:
+                old = self._items.pop(next(iter(self._items)))
+                self._bytes -= sum(getattr(a, "nbytes", 0) for a in old)
+            self._items[key] = item
+            self._bytes += size
+        return item
 
 def _check_holdout(indices, m):
     from rlscore._validation import as_index_array
@@ -262,7 +334,10 @@ class LinearSolver(HoldoutShortcuts):
     kept once a cross-validation shortcut is used). Costs: Phi^T Phi O(m d^2) (O(nnz d)
     sparse), first lambda O(d^3/3), ``decompose`` O(d^3 + m d^2); then each lambda
     O(d^2 p); ``leave_one_out`` O(m r) per lambda; ``holdout`` of h rows O(h^2 r + h^3);
-    ``leave_pair_out`` O(r + p) per pair.
+    ``leave_pair_out`` O(r + p) per pair. A hold-out of h > d rows is a refit in the
+    primal instead (:func:`prefer_primal_fold`): O(h d^2 + d^3) once per hold-out set
+    (the downdated Gram matrix and its eigendecomposition, cached for the next lambda),
+    then O(h d p) per lambda.
     """
 
     def __init__(self, Phi, Y):
@@ -283,6 +358,26 @@ class LinearSolver(HoldoutShortcuts):
         self._cv = None       # (Z, U, s2_r, q): rotated features, left singular vectors
         self._chol = None
         self._W = None
+        self._folds = FoldCache()
+
+    def holdout(self, regparam, indices):
+        """Predictions (h, p) for the h rows H from the model trained without them:
+        the hold-out formula (h x h block) when h <= d, a primal refit by a downdate of
+        Phi^T Phi (d x d) when h > d (:func:`prefer_primal_fold`)."""
+        H = _check_holdout(indices, self.m)
+        if prefer_primal_fold(H.size, self.d):
+            return primal_fold_predictions(self._fold_parts(H), regparam)
+        return super().holdout(regparam, H)
+
+    def _fold_parts(self, H):
+        """:func:`primal_fold_parts` of the rows H (cached): C - Phi_H^T Phi_H and
+        Phi^T Y - Phi_H^T Y_H. O(h d^2 + d^3) the first time."""
+        def build():
+            Phi_H = self.Phi[H]
+            Phi_H = Phi_H.toarray() if sp.issparse(Phi_H) else np.asarray(Phi_H)
+            return primal_fold_parts(self.C - Phi_H.T @ Phi_H,
+                                     self.PhiTY - Phi_H.T @ self.Y[H], Phi_H)
+        return self._folds.get(H, build)
 
     @property
     def decomposed(self):
