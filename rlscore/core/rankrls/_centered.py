@@ -53,8 +53,8 @@ import scipy.sparse as sp
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix, symmetrize
 from rlscore.core.rls import build_representation
 from rlscore.core.rls import n_rows
-from rlscore.core.rls import (FoldCache, KernelSolver, prefer_primal_fold,
-                              primal_fold_parts, primal_fold_predictions)
+from rlscore.core.rls import (FoldCache, KernelSolver, primal_fold_parts,
+                              primal_fold_predictions)
 from rlscore._validation import (
     as_2d_labels, as_index_array, check_peak_memory, check_regparam)
 
@@ -275,9 +275,10 @@ class CenteredRankModel:
     def holdout(self, indices):
         """Predictions (h, p) for the rows ``indices`` (all of one query) from the model
         retrained without them: O(m r p + h^2 r + h^3) after the eigendecomposition;
-        a primal model with h > d refits in the d primal coordinates instead
-        (:meth:`_primal_holdout`: O(h d^2 + d^3) once per hold-out set, O(h d p) per
-        lambda)."""
+        a primal model with h > d, or asked for the same rows at another lambda,
+        refits in the d primal coordinates instead (:meth:`_primal_holdout`,
+        :class:`rlscore.core.rls.FoldCache`: O(h d^2 + d^3) once per hold-out set,
+        O(h d p) per lambda)."""
         H = as_index_array(indices, self.m, name="indices")
         if H.size >= self.m:
             raise ValueError("indices hold out every example; nothing is left to train on")
@@ -286,8 +287,11 @@ class CenteredRankModel:
             out = self._holdout_removing(H)
             if out is not None:
                 return out
-        if self.kind == "primal" and prefer_primal_fold(H.size, self.solver.K.shape[0]):
-            return self._primal_holdout(H)
+        if self.kind == "primal":
+            if self._folds is None:
+                self._folds = FoldCache()
+            if self._folds.use_primal(H, self.solver.K.shape[0]):
+                return self._primal_holdout(H)
         h = H.size
         nq = float(self.groups.sizes[q])
         mu = self._mu(self.regparam, h)
@@ -373,8 +377,9 @@ class CenteredRankModel:
         then O(|U| r p) per lambda (:func:`rlscore.core.rls.primal_fold_predictions`)."""
         if self._folds is None:
             self._folds = FoldCache()
-        parts = self._folds.get(U, lambda: primal_fold_parts(*self._fold_system(U)))
-        return primal_fold_predictions(parts, self._mu(self.regparam, U.size), N)
+        parts = self._folds.get(U, lambda: primal_fold_parts(*self._fold_system(U), N),
+                                b"" if N is None else b"R")
+        return primal_fold_predictions(parts, self._mu(self.regparam, U.size))
 
     def _basis_rows_removing(self, P):
         """Overwrite the leave-one-out predictions P of the basis examples by those of

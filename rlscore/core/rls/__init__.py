@@ -24,8 +24,8 @@ Module order
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
-                                       FoldCache, constrained_solve, prefer_primal_fold,
-                                       primal_fold_parts, primal_fold_predictions)
+                                       FoldCache, prefer_primal_fold, primal_fold_parts,
+                                       primal_fold_predictions)
 from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver,
                                        select_basis, basis_positions,
                                        remove_basis_from_pairs)
@@ -56,7 +56,6 @@ __all__ = [
     "NystromSolver",
     "select_basis",
     "basis_positions",
-    "constrained_solve",
     "remove_basis_from_pairs",
     "Representation",
     "build_representation",

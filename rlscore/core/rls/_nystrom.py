@@ -56,8 +56,8 @@ import scipy.linalg as la
 from scipy.linalg import lapack
 
 from rlscore._ext import _nystrom
-from rlscore.core.rls._solvers import (LinearSolver, _check_holdout, constrained_solve,
-                                       prefer_primal_fold, primal_fold_predictions)
+from rlscore.core.rls._solvers import (LinearSolver, _check_holdout,
+                                       primal_fold_predictions)
 from rlscore._validation import as_index_array, check_positive_int
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
@@ -374,9 +374,10 @@ class NystromSolver(LinearSolver):
     -----
     Training and the keep-basis shortcuts as :class:`LinearSolver` (O(m r^2) then
     O(r^2 p) per lambda). With removal: ``holdout_removing`` O(r^2 h) per fold, then
-    O(|U| r (p + h) + |U|^2 r + |U|^3 + r h (p + h)) per lambda when |U| <= r, else a
-    constrained refit in the map's coordinates, O(|U| r^2 + r^3) once per fold and
-    O(r^2 h + |U| r p) per lambda;
+    O(|U| r (p + h) + |U|^2 r + |U|^3 + r h (p + h)) for the first lambda when
+    |U| <= r; else, and for the next lambdas, a constrained refit in the map's
+    coordinates (:class:`rlscore.core.rls.FoldCache`), O(|U| r^2 + r^3) once per fold
+    and O(r^2 h + |U| r p) per lambda;
     ``leave_one_out_removing`` O(r^3) once, then O(m r p) per lambda.
     """
 
@@ -406,12 +407,12 @@ class NystromSolver(LinearSolver):
         """Predictions (|U|, p) for the rows ``indices`` from the model retrained
         without them and without the basis vectors among them."""
         U_rows = _check_holdout(indices, self.m)
-        N = self._removed_directions(U_rows)
+        N, = self._folds.get(U_rows, lambda: (self._removed_directions(U_rows),), b"N")
         if N.shape[1] == 0:
             return self.holdout(regparam, U_rows)
-        if prefer_primal_fold(U_rows.size, self.d):
+        if self._folds.use_primal(U_rows, self.d):
             # a refit in the map's coordinates under the constraint N^T w = 0
-            return primal_fold_predictions(self._fold_parts(U_rows), regparam, N)
+            return primal_fold_predictions(self._fold_parts(U_rows, N), regparam)
         U, s2, keep, V, VtPY = self._eig_parts()
         xi = V.T @ N                                        # (k, h), eigen coordinates
         xi, _ = np.linalg.qr(xi)

@@ -48,57 +48,82 @@ def prefer_primal_fold(h, d):
     return h > d
 
 
-def primal_fold_parts(C, b, Phi_H):
+def primal_fold_parts(C, b, Phi_H, N=None):
     """The lambda-independent parts of a primal refit without the rows H: with the
     Gram matrix C = Phi_{-H}^T L Phi_{-H} (d, d) and right-hand side
     b = Phi_{-H}^T L Y_{-H} (d, p) of the remaining rows (L = I for RLS, the centring
-    for RankRLS) and the held-out features Phi_H (h, d): (s2, V, V^T b, Phi_H V) with
-    C = V diag(s2) V^T. O(d^3 + h d^2)."""
+    for RankRLS), the held-out features Phi_H (h, d) and optionally the constraint
+    directions N (d, k) of basis removal: (s2, V^T b, Phi_H V, V^T N or None) with
+    C = V diag(s2) V^T. O(d^3 + h d^2 + d^2 k)."""
     s2, V = psd_eigh(0.5 * (C + C.T))
-    return s2, V, V.T @ b, np.asarray(Phi_H @ V)
+    VtN = None if N is None or N.shape[1] == 0 else V.T @ N
+    return s2, V.T @ b, np.asarray(Phi_H @ V), VtN
 
 
-def _fold_weights(s2, mu):
+def primal_fold_predictions(parts, mu):
+    """Predictions (h, p) of the refit at regularization mu from
+    :func:`primal_fold_parts`: Phi_H V diag(1/(s2 + mu)) V^T b, or with constraint
+    directions the refit under N^T w = 0 (basis removal): with M^{-1} the diagonal
+    solve in the eigenvector coordinates, u - M^{-1} N (N^T M^{-1} N)^{-1} N^T u for
+    u = M^{-1} b. O(h d p), plus
+    O(d k (p + k) + k^3) with k constraints."""
+    s2, Vtb, PhiV, VtN = parts
     denom = s2 + mu
     if np.any(denom <= 0):
         raise ValueError("the hold-out problem is singular (regparam=0 with too few "
                          "remaining examples); use regparam > 0")
-    return 1.0 / denom
-
-
-def primal_fold_predictions(parts, mu, N=None):
-    """Predictions (h, p) of the refit at regularization mu from
-    :func:`primal_fold_parts`: Phi_H V diag(1/(s2 + mu)) V^T b. With N (d, k), the
-    refit under the constraint N^T w = 0 (basis removal, :func:`constrained_solve`).
-    O(h d p), plus O(d^2 k + d k (p + k)) with N."""
-    s2, V, Vtb, PhiV = parts
-    g = _fold_weights(s2, mu)[:, None]
-    if N is None or N.shape[1] == 0:
-        return PhiV @ (g * Vtb)
-    return PhiV @ constrained_solve(lambda R: g * R, V.T @ N, Vtb)
-
-
-def constrained_solve(solve, N, rhs):
-    """w = argmin of the quadratic with solve(x) = M^{-1} x, subject to N^T w = 0:
-    w = M^{-1} rhs - M^{-1} N (N^T M^{-1} N)^{-1} N^T M^{-1} rhs. O(cost of solve on
-    p + h columns + h^3)."""
-    X = solve(np.hstack([rhs, N]))
-    p = rhs.shape[1]
-    u, v = X[:, :p], X[:, p:]
-    return u - v @ la.solve(N.T @ v, N.T @ u, assume_a="sym", check_finite=False)
+    g = (1.0 / denom)[:, None]
+    u = g * Vtb
+    if VtN is not None:
+        v = g * VtN
+        u = u - v @ np.linalg.solve(VtN.T @ v, VtN.T @ u)
+    return PhiV @ u
 
 
 class FoldCache:
-    """Lambda-independent parts per hold-out set (keyed by its rows), kept between the
-    calls of a regparam grid: at most ``max_bytes`` (oldest entries dropped first)."""
+    """Lambda-independent parts per hold-out set (keyed by its rows and a tag), kept
+    between the calls of a regparam grid: at most ``max_bytes`` (oldest entries dropped
+    first).
 
-    def __init__(self, max_bytes=1 << 27):
+    :meth:`use_primal` decides the form of a hold-out: the primal refit when
+    :func:`prefer_primal_fold`, or when the set was asked for before (a regparam grid
+    revisits every fold), d <= 2.8 h and its parts fit in the cache: from the second
+    lambda on the cached refit costs O(h d p) per lambda against O(h^2 d + h^3) for
+    the h x h block.
+    """
+
+    def __init__(self, max_bytes=1 << 27, max_seen=1 << 16):
         self.max_bytes = max_bytes
+        self.max_seen = max_seen
         self._items = {}
         self._bytes = 0
+        self._seen = {}
 
-    def get(self, H, build):
-        key = np.asarray(H, dtype=np.intp).tobytes()
+    @staticmethod
+    def _key(H, tag):
+        return tag + np.asarray(H, dtype=np.intp).tobytes()
+
+    def use_primal(self, H, d):
+        """True when the hold-out of the rows H is computed in the d primal
+        coordinates (see the class docstring); records H as seen."""
+        if prefer_primal_fold(len(H), d):
+            return True
+        key = self._key(H, b"")
+        if key in self._items:
+            return True
+        if key in self._seen:
+            # a revisit: the refit's set-up (O(d^3 + h d^2)) is worth its O(h d p) per
+            # lambda when d <= 2.8 h, where it costs a few calls of the block formula
+            # (O(h^2 d + h^3) each) at most
+            return (d * d <= 8 * len(H) ** 2
+                    and self._bytes + 8 * (d * d + len(H) * d) <= self.max_bytes // 2)
+        if len(self._seen) >= self.max_seen:
+            self._seen.pop(next(iter(self._seen)))
+        self._seen[key] = None
+        return False
+
+    def get(self, H, build, tag=b""):
+        key = self._key(H, tag)
         item = self._items.get(key)
         if item is None:
             item = build()
@@ -109,6 +134,7 @@ class FoldCache:
             self._items[key] = item
             self._bytes += size
         return item
+
 
 def _check_holdout(indices, m):
     from rlscore._validation import as_index_array
@@ -334,10 +360,10 @@ class LinearSolver(HoldoutShortcuts):
     kept once a cross-validation shortcut is used). Costs: Phi^T Phi O(m d^2) (O(nnz d)
     sparse), first lambda O(d^3/3), ``decompose`` O(d^3 + m d^2); then each lambda
     O(d^2 p); ``leave_one_out`` O(m r) per lambda; ``holdout`` of h rows O(h^2 r + h^3);
-    ``leave_pair_out`` O(r + p) per pair. A hold-out of h > d rows is a refit in the
-    primal instead (:func:`prefer_primal_fold`): O(h d^2 + d^3) once per hold-out set
-    (the downdated Gram matrix and its eigendecomposition, cached for the next lambda),
-    then O(h d p) per lambda.
+    ``leave_pair_out`` O(r + p) per pair. A hold-out of h > d rows, or one asked for
+    again at another lambda, is a refit in the primal instead (:class:`FoldCache`):
+    O(h d^2 + d^3) once per hold-out set (the downdated Gram matrix and its
+    eigendecomposition, cached for the next lambda), then O(h d p) per lambda.
     """
 
     def __init__(self, Phi, Y):
@@ -363,21 +389,23 @@ class LinearSolver(HoldoutShortcuts):
     def holdout(self, regparam, indices):
         """Predictions (h, p) for the h rows H from the model trained without them:
         the hold-out formula (h x h block) when h <= d, a primal refit by a downdate of
-        Phi^T Phi (d x d) when h > d (:func:`prefer_primal_fold`)."""
+        Phi^T Phi (d x d) when h > d (:func:`prefer_primal_fold`) or when H comes back
+        for another lambda (:class:`FoldCache`)."""
         H = _check_holdout(indices, self.m)
-        if prefer_primal_fold(H.size, self.d):
+        if self._folds.use_primal(H, self.d):
             return primal_fold_predictions(self._fold_parts(H), regparam)
         return super().holdout(regparam, H)
 
-    def _fold_parts(self, H):
-        """:func:`primal_fold_parts` of the rows H (cached): C - Phi_H^T Phi_H and
-        Phi^T Y - Phi_H^T Y_H. O(h d^2 + d^3) the first time."""
+    def _fold_parts(self, H, N=None):
+        """:func:`primal_fold_parts` of the rows H (cached; with the removal
+        directions N when given): C - Phi_H^T Phi_H and Phi^T Y - Phi_H^T Y_H.
+        O(h d^2 + d^3) the first time."""
         def build():
             Phi_H = self.Phi[H]
             Phi_H = Phi_H.toarray() if sp.issparse(Phi_H) else np.asarray(Phi_H)
             return primal_fold_parts(self.C - Phi_H.T @ Phi_H,
-                                     self.PhiTY - Phi_H.T @ self.Y[H], Phi_H)
-        return self._folds.get(H, build)
+                                     self.PhiTY - Phi_H.T @ self.Y[H], Phi_H, N)
+        return self._folds.get(H, build, b"" if N is None else b"R")
 
     @property
     def decomposed(self):
