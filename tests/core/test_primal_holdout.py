@@ -133,3 +133,57 @@ def test_singular_fold_at_regparam_zero():
     model = RLSModel(X, rng.standard_normal(12), regparam=0.0, path=True)
     with pytest.raises(ValueError, match="singular"):
         model.holdout(np.arange(8))
+
+
+@pytest.mark.parametrize("lam", LAMS)
+def test_block_formula_still_used_for_small_holdouts_in_many_features(lam):
+    """h = 3 rows of a primal model with d = 120 features: the h x h hold-out formula
+    (not the refit: its set-up would cost more), for RLS, global and query RankRLS,
+    against the same normal equations."""
+    rng = np.random.default_rng(5)
+    m, d = 200, 120
+    X = rng.standard_normal((m, d))
+    Y = X @ rng.standard_normal((d, 1)) + rng.standard_normal((m, 1))
+    qids = np.repeat(np.arange(20), 10)
+    H = np.array([10, 11, 12])
+    R = np.setdiff1d(np.arange(m), H)
+    Xa = np.hstack([X, np.ones((m, 1))])
+    rls = RLSModel(X, Y, regparam=lam, path=True)
+    ref = _solve(Xa[R], np.eye(R.size), Y[R], lam, Xa[H])
+    np.testing.assert_allclose(rls.holdout(H), ref, rtol=1e-7, atol=1e-9 * np.abs(ref).max())
+    assert len(rls.solver._folds._items) == 0
+    glob = GlobalRankRLSModel(X, Y, regparam=lam, bias=0.0, path=True)
+    n = R.size
+    ref = _solve(X[R], n * np.eye(n) - np.ones((n, n)), Y[R], lam, X[H])
+    np.testing.assert_allclose(glob.holdout(H), ref, rtol=1e-7, atol=1e-9 * np.abs(ref).max())
+    query = QueryRankRLSModel(X, Y, qids, regparam=lam, bias=0.0, path=True)
+    ref = _solve(X[R], _query_laplacian(qids[R]), Y[R], lam, X[H])
+    np.testing.assert_allclose(query.holdout(H), ref, rtol=1e-7,
+                               atol=1e-9 * np.abs(ref).max())
+    for model in (glob, query):
+        assert model._folds is None or len(model._folds._items) == 0
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1.0, 1e3])
+def test_nystrom_block_formula_with_removal(lam):
+    """3 held-out rows, one of them a basis vector, of a Nystrom model with r = 80
+    basis vectors: the block formula with basis removal (not the refit), against the
+    reduced basis refitted."""
+    rng = np.random.default_rng(6)
+    m = 200
+    X = rng.standard_normal((m, 6))
+    Y = np.sin(X[:, :1]) + 0.1 * rng.standard_normal((m, 1))
+    basis = np.sort(rng.choice(m, 80, replace=False))
+    H = np.array([basis[7], *np.setdiff1d(np.arange(m), basis)[:2]])
+    model = RLSModel(X, Y, regparam=lam, kernel="GaussianKernel", gamma=0.3,
+                     basis_indices=basis, path=True)
+    assert model.solver.nmap.k == basis.size          # no dependent basis vectors
+    R = np.setdiff1d(np.arange(m), H)
+    B = np.setdiff1d(basis, H)
+    K_RB = _gauss(X[R], X[B])
+    b = np.linalg.lstsq(K_RB.T @ K_RB + lam * _gauss(X[B], X[B]), K_RB.T @ Y[R],
+                        rcond=None)[0]
+    ref = _gauss(X[H], X[B]) @ b
+    np.testing.assert_allclose(model.holdout(H), ref, rtol=1e-6,
+                               atol=1e-8 * np.abs(ref).max())
+    assert len([k for k in model.solver._folds._items if k[:1] == b"R"]) == 0
