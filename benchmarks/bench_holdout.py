@@ -216,7 +216,7 @@ def main(argv=None):
     ap.add_argument("--pairs", type=int, default=500, help="leave-pair-out pairs")
     args = ap.parse_args(argv)
     q = args.quick
-    grid = list(2.0 ** np.arange(-10, 11, 2))
+    grid = list(2.0 ** np.linspace(-10, 10, 31))      # 31 values, as the default grid
     # (m, d, n_basis) per regime and kernel: the linear d << m case is the issue's
     # (m = 4000, d = 10); the Gaussian kernel is dual (m x m), so smaller there
     sizes = {("d << m", "LinearKernel"): (1000 if q else 4000, 10, 100),

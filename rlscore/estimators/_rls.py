@@ -241,8 +241,9 @@ class KernelRLSCV(RLSEstimatorBase):
     Then per alpha:
 
     * ``"loo"``: O(m^2 p) (kernel) or O(m r p) (linear);
-    * K-fold with k folds: O(m^3 / k + m^2 p) (kernel) or O(m^2 r / k + m r p)
-      (linear), plus O(m (m / k)^2) for the fold systems;
+    * K-fold with k folds: O(m^3 / k + m^2 p) (kernel), plus O(m (m / k)^2) for the
+      fold systems; linear with folds larger than r: O(m r^2 + k r^3) once (each
+      fold refitted in the primal from a downdate of X^T X), then O(m r p);
     * ``"lpo"``: O(m^3) for the inverse of the regularized kernel matrix (O(m r) for
       the linear kernel) plus O(p) per pair, with up to m (m - 1) / 2 pairs
       (O(m^2) memory for the pair list); with ``basis_indices``/``n_basis`` (b basis

@@ -57,7 +57,9 @@ class RLS(CoreModelAdapter, PredictorInterface):
     Reduced set with b basis vectors: O(m b d + m b^2) (Cholesky Nystrom map, then
     primal); with basis removal ``holdout`` costs O(b^2 h + u b (p + h)) (u held-out
     rows, h held-out basis vectors) and ``leave_one_out`` O(b^3) once plus O(m b p).
-    Linear kernel with d + 1 <= m: primal, O(m d^2). Otherwise dual: O(m^2 d) for the
+    Linear kernel with d + 1 <= m: primal, O(m d^2); ``holdout`` of h rows then
+    O(h^2 d + h^3), or for h > d a refit in the primal (O(h d^2 + d^3) once per fold,
+    O(h d p) per regparam). Otherwise dual: O(m^2 d) for the
     kernel plus O(m^3/3) (Cholesky). ``solve`` for a second lambda eigendecomposes once
     (O(m^3)) and then costs O(m^2 p); ``holdout`` of h rows O(h^2 m + h^3) after that,
     ``leave_one_out`` O(m^2), ``leave_pair_out`` O(m^3) once plus O(p) per pair.

@@ -279,6 +279,10 @@ class CenteredRankModel:
         refits in the d primal coordinates instead (:meth:`_primal_holdout`,
         :class:`rlscore.core.rls.FoldCache`: O(h d^2 + d^3) once per hold-out set,
         O(h d p) per lambda)."""
+        if self._folds is not None and not self.remove_basis:
+            parts = self._folds.cached(indices)
+            if parts is not None:
+                return primal_fold_predictions(parts, self._mu(self.regparam, len(indices)))
         H = as_index_array(indices, self.m, name="indices")
         if H.size >= self.m:
             raise ValueError("indices hold out every example; nothing is left to train on")

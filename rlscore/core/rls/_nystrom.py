@@ -46,7 +46,10 @@ the basis L is the constrained ridge regression
 and its coefficients map back through the same b = C^{-T} w, whose entries H vanish.
 :class:`NystromSolver` solves it from the eigendecomposition of Phi^T Phi by a
 rank-|U| Woodbury downdate and a rank-|H| constraint: O(|U| r (p + |H|) + |U|^2 r +
-r |H| (p + |H|)) per fold and lambda after O(r^2 |H|) per fold, never forming Phi_L.
+r |H| (p + |H|)) per fold and lambda after O(r^2 |H|) per fold, never forming Phi_L;
+or, for folds where that costs more (:func:`rlscore.core.rls.prefer_primal_fold`), by
+refitting the constrained problem in the r map coordinates from the downdated
+Phi^T Phi, O(|U| r^2 + r^3) once per fold and O(r (|U| p + |H| (p + |H|))) per lambda.
 """
 
 import warnings

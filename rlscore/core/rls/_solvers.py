@@ -74,7 +74,7 @@ def primal_fold_predictions(parts, mu):
     O(d k (p + k) + k^3) with k constraints."""
     s2, Vtb, PhiV, VtN = parts
     denom = s2 + mu
-    if np.any(denom <= 0):
+    if denom[0] <= 0:                     # s2 ascending (psd_eigh)
         raise ValueError("the hold-out problem is singular (regparam=0 with too few "
                          "remaining examples); use regparam > 0")
     g = (1.0 / denom)[:, None]
@@ -126,6 +126,15 @@ class FoldCache:
             self._seen.pop(next(iter(self._seen)))
         self._seen[key] = None
         return False
+
+    def cached(self, indices, tag=b""):
+        """The parts of ``indices`` when they are a 1-D intp array whose set is cached
+        (validated when it was first computed), else None: a grid's later calls skip
+        the checks. O(h)."""
+        if (isinstance(indices, np.ndarray) and indices.dtype == np.intp
+                and indices.ndim == 1 and self._items):
+            return self._items.get(tag + indices.tobytes())
+        return None
 
     def get(self, H, build, tag=b""):
         key = self._key(H, tag)
@@ -396,6 +405,9 @@ class LinearSolver(HoldoutShortcuts):
         the hold-out formula (h x h block) when h <= d, a primal refit by a downdate of
         Phi^T Phi (d x d) when h > d (:func:`prefer_primal_fold`) or when H comes back
         for another lambda (:class:`FoldCache`)."""
+        parts = self._folds.cached(indices)
+        if parts is not None:
+            return primal_fold_predictions(parts, regparam)
         H = _check_holdout(indices, self.m)
         if self._folds.use_primal(H, self.d):
             return primal_fold_predictions(self._fold_parts(H), regparam)
