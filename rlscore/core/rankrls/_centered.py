@@ -47,13 +47,12 @@ yet -- one Cholesky at mu' and its inverse.
 import warnings
 
 import numpy as np
-import scipy.linalg as la
 import scipy.sparse as sp
 
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix, symmetrize
 from rlscore.core.rls import build_representation
 from rlscore.core.rls import n_rows
-from rlscore.core.rls import (FoldCache, KernelSolver, primal_fold_parts,
+from rlscore.core.rls import (CheckedRows, FoldCache, KernelSolver, primal_fold_parts,
                               primal_fold_predictions)
 from rlscore._validation import (
     as_2d_labels, as_index_array, check_peak_memory, check_regparam)
@@ -86,6 +85,7 @@ class CenteredRankModel:
         self.remove_basis = rep.basis_indices is not None and not keep_basis
         self._rem = None
         self._folds = None
+        self._rows = None
         gr = groups
         self._Ybar = gr.mean(self.Y)                      # (g, p) block label means
         self.PY = self.Y - gr.expand(self._Ybar)
@@ -265,6 +265,12 @@ class CenteredRankModel:
         return st
 
     # -- hold-out -----------------------------------------------------------------
+    def _check_rows(self, indices):
+        H = as_index_array(indices, self.m, name="indices")
+        if H.size >= self.m:
+            raise ValueError("indices hold out every example; nothing is left to train on")
+        return H, self._block_of(H)
+
     def _block_of(self, H):
         q = self.groups.codes[H]
         if np.any(q != q[0]):
@@ -283,10 +289,9 @@ class CenteredRankModel:
             parts = self._folds.cached(indices)
             if parts is not None:
                 return primal_fold_predictions(parts, self._mu(self.regparam, len(indices)))
-        H = as_index_array(indices, self.m, name="indices")
-        if H.size >= self.m:
-            raise ValueError("indices hold out every example; nothing is left to train on")
-        q = self._block_of(H)
+        if self._rows is None:
+            self._rows = CheckedRows(self._check_rows)
+        H, q = self._rows(indices)
         if self.remove_basis:
             out = self._holdout_removing(H)
             if out is not None:
@@ -397,7 +402,7 @@ class CenteredRankModel:
     @staticmethod
     def _solve_small(M, R):
         try:
-            return la.solve(M, R, assume_a="sym", check_finite=False)
-        except (la.LinAlgError, ValueError):
+            return np.linalg.solve(M, R)        # small: numpy's call overhead is least
+        except (np.linalg.LinAlgError, ValueError):
             raise ValueError("the hold-out problem is singular (regparam=0 with too few "
                              "remaining examples); use regparam > 0") from None

@@ -24,8 +24,8 @@ Module order
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
-                                       FoldCache, prefer_primal_fold, primal_fold_parts,
-                                       primal_fold_predictions)
+                                       FoldCache, CheckedRows, prefer_primal_fold,
+                                       primal_fold_parts, primal_fold_predictions)
 from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver,
                                        select_basis, basis_positions,
                                        remove_basis_from_pairs)
@@ -48,6 +48,7 @@ __all__ = [
     "KernelSolver",
     "LinearSolver",
     "FoldCache",
+    "CheckedRows",
     "prefer_primal_fold",
     "primal_fold_parts",
     "primal_fold_predictions",

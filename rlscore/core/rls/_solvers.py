@@ -36,7 +36,7 @@ from rlscore._progress import stage
 from rlscore._validation import check_index_pairs, check_peak_memory, check_regparam
 from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
 
-__all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver", "FoldCache",
+__all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver", "FoldCache", "CheckedRows",
            "primal_fold_parts", "primal_fold_predictions", "prefer_primal_fold"]
 
 
@@ -158,6 +158,29 @@ def _check_holdout(indices, m):
     return H
 
 
+class CheckedRows:
+    """``check(indices)`` remembered for intp index arrays: a fold asked for again at
+    the next lambda of a grid is not checked again (O(h) for the key instead of the
+    checks' dozen array passes). Other inputs are checked every time."""
+
+    def __init__(self, check, max_items=4096):
+        self.check = check
+        self.max_items = max_items
+        self._seen = {}
+
+    def __call__(self, indices):
+        if not (isinstance(indices, np.ndarray) and indices.dtype == np.intp
+                and indices.ndim == 1):
+            return self.check(indices)
+        key = indices.tobytes()
+        out = self._seen.get(key)
+        if out is None:
+            out = self.check(indices)
+            if len(self._seen) < self.max_items:
+                self._seen[key] = out
+        return out
+
+
 class HoldoutShortcuts:
     """Hold-out, leave-one-out and leave-pair-out from the hooks of a solver:
     ``_rf(lam)`` -> (R, F); ``_blocks(lam, H)`` -> (M_HH, B_HH);
@@ -165,12 +188,20 @@ class HoldoutShortcuts:
 
     def holdout(self, regparam, indices):
         """Predictions (h, p) for the h rows H from the model trained without them."""
-        H = _check_holdout(indices, self.m)
+        H = self._holdout_rows(indices)
         R, F = self._rf(regparam)
         M, B = self._blocks(regparam, H)
-        if np.mean(np.diag(B)) < 0.5:
-            return la.solve(M, F[H] - B @ self.Y[H], assume_a="pos", check_finite=False)
-        return self.Y[H] - la.solve(M, R[H], assume_a="pos", check_finite=False)
+        # M is symmetric positive definite and small (h x h): numpy's solve has the
+        # least overhead per call (a regparam grid calls this once per fold and lambda)
+        if B.trace() < 0.5 * H.size:
+            return np.linalg.solve(M, F[H] - B @ self.Y[H])
+        return self.Y[H] - np.linalg.solve(M, R[H])
+
+    def _holdout_rows(self, indices):
+        rows = self.__dict__.get("_rows")
+        if rows is None:
+            rows = self._rows = CheckedRows(lambda ind: _check_holdout(ind, self.m))
+        return rows(indices)
 
     def _check_peak(self, path):
         """Refuse a dense path that would not fit (kernel solvers; see KernelSolver)."""
@@ -408,7 +439,7 @@ class LinearSolver(HoldoutShortcuts):
         parts = self._folds.cached(indices)
         if parts is not None:
             return primal_fold_predictions(parts, regparam)
-        H = _check_holdout(indices, self.m)
+        H = self._holdout_rows(indices)
         if self._folds.use_primal(H, self.d):
             return primal_fold_predictions(self._fold_parts(H), regparam)
         return super().holdout(regparam, H)
