@@ -19,10 +19,14 @@ from rlscore.kernel.polynomial_kernel import PolynomialKernel
 from rlscore.kernel.rset_kernel import RsetKernel
 from rlscore.kernel.graph_kernel import AllPathsGraphKernel, Graph, relation_graph
 from rlscore.kernel.text_kernel import ContextWeightedBowKernel, ContextWeightedBowVectorizer
+from rlscore.kernel._families import (GaussianFamily, PolynomialFamily, FixedFamily, SumFamily,
+                                      median_heuristic_gamma)
 
 __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
            "AllPathsGraphKernel", "Graph", "relation_graph", "ContextWeightedBowKernel",
-           "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS"]
+           "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS",
+           "GaussianFamily", "PolynomialFamily", "FixedFamily", "SumFamily",
+           "median_heuristic_gamma"]
 
 KERNELS = {
     "LinearKernel": LinearKernel,

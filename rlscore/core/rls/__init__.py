@@ -42,6 +42,8 @@ from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data
                                   cg_rls)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
                                       check_subsetsize)
+from rlscore.core.rls._loo_gradient import (regularized_inverse, loo_error_gradient, LOOObjective, LOOGradient)
+from rlscore.core.rls._kernel_learning import (learn_kernel, KernelLearningResult, LEARNABLE_KERNELS)
 
 __all__ = [
     "HoldoutShortcuts",
@@ -85,4 +87,11 @@ __all__ = [
     "GreedyRLSState",
     "greedy_forward_selection",
     "check_subsetsize",
+    "regularized_inverse",
+    "loo_error_gradient",
+    "LOOObjective",
+    "LOOGradient",
+    "learn_kernel",
+    "KernelLearningResult",
+    "LEARNABLE_KERNELS",
 ]
