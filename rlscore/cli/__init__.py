@@ -85,6 +85,8 @@ examples:
       train on the bundled heart sample and print cross-validated performance
   rlscore fit train.txt -o model.npz --learner query-rankrls --regparam 1
       rank within queries (svmlight file with qid: fields)
+  rlscore fit train.txt -o model.npz --kernel gaussian --gamma learn
+      gamma and regparam learned by the gradient of the exact leave-one-out error
   rlscore fit train.txt -o model.npz --learner rls --kernel gaussian --gamma 0.1 \\
           --regparams 0.01,0.1,1,10,100 --cv loo
       choose regparam by exact leave-one-out, then save the model
@@ -121,6 +123,18 @@ def _seed(text):
     return value
 
 
+def _gamma(text):
+    """argparse type of --gamma: a number, or 'learn' (fit: gamma and regparam learned
+    by the gradient of the exact leave-one-out error)."""
+    if text == "learn":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0 or 'learn', got "
+                                         f"{text!r}") from None
+
+
 def _learner_help():
     return "; ".join(f"{n}: {s.help}" for n, s in LEARNERS.items())
 
@@ -142,8 +156,11 @@ def _add_training_options(p, need_output):
                    help=_learner_help() + " (default: rls)")
     p.add_argument("--kernel", choices=list(KERNELS), default="linear",
                    help="kernel (default: linear)")
-    p.add_argument("--gamma", type=float, help="gaussian: exp(-gamma |x-z|^2); "
-                   "polynomial: (gamma x.z + coef0)^degree")
+    p.add_argument("--gamma", type=_gamma, help="gaussian: exp(-gamma |x-z|^2); "
+                   "polynomial: (gamma x.z + coef0)^degree; 'learn' (fit, --learner "
+                   "rls): gamma (polynomial: and coef0) and regparam learned together by "
+                   "minimizing the exact leave-one-out error with its gradient, written "
+                   "into the model file")
     p.add_argument("--degree", type=int, help="polynomial degree")
     p.add_argument("--coef0", type=float, help="polynomial offset")
     p.add_argument("--bias", type=float, help="linear kernel: constant feature (RLS)")

@@ -30,7 +30,7 @@ def _kernel_args(args, spec):
     kp = {}
     for p in ks.params:
         v = getattr(args, p, None)
-        if v is not None:
+        if v is not None and not (p == "gamma" and v == "learn"):
             kp[p] = v
     for p in ("gamma", "degree", "coef0", "bias"):
         if getattr(args, p, None) is not None and p not in ks.params:
@@ -207,7 +207,20 @@ def _cmd_fit(args):
             "zero_based": bool(data.zero_based)}
     selecting = (args.regparams is not None or args.cv is not None
                  or args.valid is not None)
-    if selecting:
+    if args.gamma == "learn":
+        learner, kparams = _learn_kernel(args, data, spec)
+        res = learner.kernel_learning
+        info.update({"cv": "loo", "measure": "sqerror", "kernel_learning": {
+            "method": "L-BFGS-B on the exact leave-one-out mean squared error",
+            "criterion": res.criterion, "regparam": res.regparam,
+            "kernel_params": res.kernel_params,
+            "criterion_per_step": [h["criterion"] for h in res.history]}})
+        if not args.quiet:
+            kp_text = ", ".join(f"{k} {v:.6g}" for k, v in res.kernel_params.items())
+            print(f"learned by leave-one-out gradient: regparam {res.regparam:.6g}, "
+                  f"{kp_text}; leave-one-out MSE {res.criterion:.6g} "
+                  f"({len(res.history)} steps)")
+    elif selecting:
         if args.regparam is not None:
             raise UsageError("give --regparam or --regparams, not both")
         sel, grid, perfs, measure, kparams = _run_selection(args, data, spec)
@@ -240,6 +253,30 @@ def _cmd_fit(args):
               f"{data.feature_indices.size} features, regparam {learner.regparam:g}; "
               f"model saved to {args.output}")
     return 0
+
+
+def _learn_kernel(args, data, spec):
+    """``fit --gamma learn``: LeaveOneOutRLS with the learned kernel parameters."""
+    if spec.name != "rls":
+        raise UsageError(f"--gamma learn needs --learner rls (it minimizes RLS's "
+                         f"leave-one-out error), got --learner {spec.name}")
+    if args.kernel not in ("gaussian", "polynomial"):
+        raise UsageError("--gamma learn needs --kernel gaussian or polynomial")
+    for opt, given in (("--regparam", args.regparam), ("--regparams", args.regparams),
+                       ("--valid", args.valid), ("--basis", args.basis)):
+        if given is not None:
+            raise UsageError(f"--gamma learn learns regparam by leave-one-out: drop "
+                             f"{opt}")
+    if args.cv not in (None, "loo"):
+        raise UsageError(f"--gamma learn uses leave-one-out, got --cv {args.cv}")
+    kernel, kp = _kernel_args(args, spec)
+    from rlscore.learner import LeaveOneOutRLS
+    with Progress("learning the kernel parameters (leave-one-out gradient)"):
+        try:
+            learner = LeaveOneOutRLS(data.X, data.y, kernel=kernel, gamma="learn", **kp)
+        except ValueError as exc:
+            raise DataError(f"{args.train}: {exc}") from None
+    return learner, (kernel, {**kp, "gamma": learner.gamma}, None)
 
 
 def _interval_data(args, data, spec, learner):
@@ -304,6 +341,9 @@ def _interval_lines(args, pred, meta, rows):
 
 def _cmd_cv(args):
     spec = LEARNERS[args.learner]
+    if args.gamma == "learn":
+        raise UsageError("--gamma learn is an option of 'rlscore fit' (it learns gamma "
+                         "and regparam together); 'rlscore cv' needs a number")
     _check_training_options(args)
     _check_plot(args, None if args.regparams is None else
                 _usage(parse_grid, args.regparams))

@@ -3,10 +3,12 @@
 import numpy as np
 
 from rlscore._validation import check_regparam_grid
+from rlscore.core.rls import LEARNABLE_KERNELS, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
-                                      query_groups, reports_progress, store_params)
+                                      query_groups, reports_progress, resolve_kernel,
+                                      store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -168,6 +170,20 @@ class KernelRLS(RLSEstimatorBase):
     fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))
 
 
+_LEARN_PARAMS_DOC = """
+    ard : bool, default=False
+        Used with ``gamma="learn"``, which (rbf and poly kernels, ``cv="loo"``, no
+        reduced set) learns gamma -- for poly also coef0 > 0 -- and alpha with it by
+        minimizing the exact leave-one-out mean squared error with its gradient
+        (:func:`rlscore.core.rls.learn_kernel`; no grid, ``alphas`` must be None).
+        ``ard=True`` (rbf): one gamma per feature (automatic relevance
+        determination); ``gamma_`` is then an array and ``length_scales_`` shows
+        which features matter (an irrelevant one goes to the upper bound).
+    penalty : float >= 0, default=0.0
+        With ``gamma="learn"``: weight of Cawley & Talbot's penalty on the widths
+        (against over-fitting the criterion with many ARD widths)."""
+
+
 class KernelRLSCV(RLSEstimatorBase):
     __doc__ = f"""Regularized least-squares (kernel ridge) regression with alpha chosen
     by exact fast cross-validation.
@@ -210,9 +226,18 @@ class KernelRLSCV(RLSEstimatorBase):
         ``"lpo"``, which accepts only None, ``"cindex"`` and ``"auc"``. An error
         measure (``iserror`` True) is negated in ``mean_test_score`` and
         ``best_score_`` so that larger is always better.
-{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization, the alpha grid")}
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _LEARN_PARAMS_DOC, "kernel matrix, factorization, the alpha grid, the optimizer's steps")}
     alpha_ : float
         The selected alpha.
+    gamma_ : float or ndarray of shape (n_features,)
+        With ``gamma="learn"``: the learned gamma (per feature with ``ard=True``).
+    coef0_ : float
+        With ``gamma="learn"`` and the poly kernel: the learned coef0.
+    length_scales_ : float or ndarray of shape (n_features,)
+        With ``gamma="learn"`` and the rbf kernel: ``1 / sqrt(2 gamma_)``.
+    learning_history_ : list of dict
+        With ``gamma="learn"``: per optimizer step its ``criterion`` (the LOO mean
+        squared error), ``grad_norm``, ``regparam`` (alpha) and ``kernel_params``.
     best_score_ : float
         The cross-validation score of ``alpha_``, larger is better: the negated mean
         squared error by default for ``"loo"`` and K-fold, the LPO ranking accuracy
@@ -250,12 +275,18 @@ class KernelRLSCV(RLSEstimatorBase):
       vectors, removed unless ``keep_basis_in_cv``) one exact hold-out, O(b^2 p),
       for each pair holding a basis vector.
 
+    With ``gamma="learn"``: per optimizer step one Cholesky factorization and
+    inverse and one symmetric rank-m product (~2 m^3 flops) plus O(m^2 d) for the
+    kernel and its gradient; typically 10-40 steps per start, 3 starts.
+
     Examples
     --------
     >>> import numpy as np
     >>> from rlscore.estimators import KernelRLSCV
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 4)); y = X[:, 0] + 0.1 * rng.normal(size=60)
+    >>> KernelRLSCV(kernel="rbf", gamma="learn", ard=True).fit(X, y).length_scales_.argmin()
+    np.int64(0)
     >>> model = KernelRLSCV(cv=5).fit(X, y)
     >>> model.best_score_ < 0   # the negated mean squared error
     True
@@ -264,8 +295,51 @@ class KernelRLSCV(RLSEstimatorBase):
     def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
                  gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False, verbose=False):
+                 keep_basis_in_cv=False, ard=False, penalty=0.0, verbose=False):
         store_params(self, locals())
+
+    def _learns(self):
+        return isinstance(self.gamma, str) and self.gamma == "learn"
+
+    def _kernel_spec(self, n_features):
+        learned = getattr(self, "_learned_params", None)
+        if self._learns() and learned is not None:
+            return resolve_kernel(self.kernel), dict(learned)
+        if isinstance(self.gamma, str):
+            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
+                             f"{self.gamma!r}")
+        if self.ard is not False:
+            raise ValueError("ard=True needs gamma='learn'")
+        return super()._kernel_spec(n_features)
+
+    def _fit_learned(self, X, y):
+        """gamma='learn': the core's gradient search, then the model at its result."""
+        name = resolve_kernel(self.kernel)
+        if name not in LEARNABLE_KERNELS:
+            raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
+                             f"kernel={self.kernel!r}")
+        if not (isinstance(self.cv, str) and self.cv == "loo"):
+            raise ValueError(f"gamma='learn' minimizes the leave-one-out error: it needs "
+                             f"cv='loo', got cv={self.cv!r}")
+        if self.alphas is not None:
+            raise ValueError("gamma='learn' learns alpha too: alphas must be None")
+        if (self.basis_vectors is not None or self.n_basis is not None
+                or self.basis_indices is not None):
+            raise ValueError("gamma='learn' is not available for reduced-set models "
+                             "(basis_vectors, n_basis, basis_indices)")
+        if not isinstance(self.ard, (bool, np.bool_)):
+            raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        res = learn_kernel(X, y, name, ard=bool(self.ard), degree=self.degree,
+                           penalty=self.penalty)
+        self._learned_params = dict(res.kernel_params)
+        self.gamma_ = res.kernel_params["gamma"]
+        if name == "GaussianKernel":
+            self.length_scales_ = res.length_scales if self.ard else float(
+                res.length_scales)
+        else:
+            self.coef0_ = res.kernel_params["coef0"]
+        self.learning_history_ = res.history
+        return res.regparam
 
     def _check_alphas(self):
         if self.alphas is None:
@@ -313,12 +387,18 @@ class KernelRLSCV(RLSEstimatorBase):
         -----
         See the class notes for the cost.
         """
-        alphas = self._check_alphas()
+        self._learned_params = None
+        for name in ("gamma_", "coef0_", "length_scales_", "learning_history_"):
+            self.__dict__.pop(name, None)
+        learn = self._learns()
+        alphas = None if learn else self._check_alphas()
         measure = resolve_scoring(self.scoring, self.cv)
         X, y = self._validate_fit_data(X, y)
         if X.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 samples for "
                              f"cross-validation, got 1 sample")
+        if learn:
+            alphas = [self._fit_learned(X, y)]
         if query_groups(qid, groups, X.shape[0]) is not None and groups is None:
             groups = qid
         self._fit_model(X, y, alphas[0], path=True)

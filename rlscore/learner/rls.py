@@ -3,7 +3,7 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 
 import numpy as np
 
-from rlscore.core.rls import RLSModel
+from rlscore.core.rls import LEARNABLE_KERNELS, RLSModel, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
     BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, reports_progress, select_regparam,
@@ -190,17 +190,33 @@ class LeaveOneOutRLS(_SelectionWrapper):
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`RLS`
     regparams : sequence, default 2^-15 ... 2^15 (31 values)
     measure : performance measure, default ``sqerror``
+    gamma : float or ``"learn"``
+        With ``kernel="GaussianKernel"`` or ``"PolynomialKernel"``, ``gamma="learn"``
+        learns gamma (the polynomial kernel's coef0 > 0 too) and regparam together by
+        minimizing the exact leave-one-out mean squared error with its gradient
+        (:func:`rlscore.core.rls.learn_kernel`; no grid: ``regparams`` must be None,
+        no ``basis_vectors``). Keywords of that search: ``ard=True`` (Gaussian: one
+        gamma per feature), ``penalty`` (Cawley & Talbot's penalty on the widths).
 {VERBOSE_DOC}
 
     Attributes
     ----------
     cv_performances : ndarray (grid,), cv_predictions : ndarray (grid, m[, p]),
     regparam : the chosen grid element, predictor : the model at that regparam
+    gamma, coef0 : with ``gamma="learn"``, the learned values (gamma an ndarray (d,)
+        with ``ard=True``)
+    length_scales : with ``gamma="learn"`` and the Gaussian kernel, 1 / sqrt(2 gamma)
+    cv_history : with ``gamma="learn"``, per optimizer step a dict of ``criterion``
+        (LOO mean squared error), ``grad_norm``, ``regparam`` and ``kernel_params``
+    kernel_learning : with ``gamma="learn"``, the whole
+        :class:`rlscore.core.rls.KernelLearningResult`
 
     Notes
     -----
     One eigendecomposition (O(m^3) dual, O(m d^2) primal) plus O(m^2 p) (dual) or
-    O(m d p) (primal) per grid point.
+    O(m d p) (primal) per grid point. With ``gamma="learn"``, ~2 m^3 flops (one
+    Cholesky factorization and inverse, one symmetric product) plus O(m^2 d) per
+    optimizer step.
     """
 
     @reports_progress
@@ -209,9 +225,37 @@ class LeaveOneOutRLS(_SelectionWrapper):
         if measure is None:
             from rlscore.measure import sqerror as measure
         self.measure = measure
+        if isinstance(kwargs.get("gamma"), str) and kwargs["gamma"] == "learn":
+            kwargs, regparams = self._learn_kernel(X, Y, kernel, basis_vectors, regparams,
+                                                   kwargs)
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: LOOCV(model, measure))
         self.cv_predictions = np.array([squeeze(p) for p in preds])
+
+    def _learn_kernel(self, X, Y, kernel, basis_vectors, regparams, kwargs):
+        """gamma='learn': the core's gradient search; returns the kernel keywords and
+        the one-element regparam grid of its result."""
+        if kernel not in LEARNABLE_KERNELS:
+            raise ValueError(f"gamma='learn' needs kernel='GaussianKernel' or "
+                             f"'PolynomialKernel', got kernel={kernel!r}")
+        if regparams is not None:
+            raise ValueError("gamma='learn' learns regparam too: regparams must be None")
+        if basis_vectors is not None:
+            raise ValueError("gamma='learn' is not available with basis_vectors")
+        kwargs = dict(kwargs)
+        ard = kwargs.pop("ard", False)
+        penalty = kwargs.pop("penalty", 0.0)
+        res = learn_kernel(X, Y, kernel, ard=ard, degree=kwargs.get("degree", 2),
+                           penalty=penalty)
+        self.kernel_learning = res
+        self.cv_history = res.history
+        self.gamma = res.kernel_params["gamma"]
+        if kernel == "GaussianKernel":
+            self.length_scales = res.length_scales if ard else float(res.length_scales)
+        else:
+            self.coef0 = res.kernel_params["coef0"]
+        kwargs.update({k: v for k, v in res.kernel_params.items() if k != "degree"})
+        return kwargs, [res.regparam]
 
 
 class KfoldRLS(_SelectionWrapper):
