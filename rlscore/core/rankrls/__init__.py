@@ -25,8 +25,12 @@ from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel)
 from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS)
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
+from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective, learn_kernel_lqo)
 
 __all__ = [
+    "lqo_error_gradient",
+    "LQOObjective",
+    "learn_kernel_lqo",
     "RotatedSolver",
     "gram_matrix",
     "symmetrize",

@@ -71,7 +71,7 @@ def _ranges(value, name, default):
 
 def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam_range=None,
                  width_range=None, restarts=2, penalty=0.0, maxiter=100, rtol=1e-6,
-                 verbose=None):
+                 verbose=None, objective=None):
     """Regparam and kernel parameters minimizing the exact LOO squared error of RLS.
 
     Parameters
@@ -101,6 +101,11 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         the criterion over 5 steps below rtol)
     verbose : bool or None, progress per step (criterion, gradient norm, regparam,
         gamma)
+    objective : callable or None
+        ``objective(family, Y)`` returning the criterion to minimize (a callable of
+        z = [log regparam, theta] giving value and gradient); None: the RLS
+        leave-one-out error (:class:`LOOObjective`). The ranking families pass their
+        own (e.g. :class:`rlscore.core.rankrls.LQOObjective`).
 
     Returns
     -------
@@ -162,7 +167,7 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
             starts.append(rng.uniform(lo, hi))
     starts = np.clip(np.array(starts), lo, hi)
 
-    objective = LOOObjective(family, Y)
+    objective = (LOOObjective if objective is None else objective)(family, Y)
 
     def describe(z):
         g = np.exp(z[1:1 + (family.n_params if ard else 1)])
