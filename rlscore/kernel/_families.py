@@ -113,11 +113,16 @@ class GaussianFamily:
             self._A2 = A * A
             self.n_params = A.shape[1]
         else:
-            self._D = sq_distances(X, X)
-            np.fill_diagonal(self._D, 0.0)
+            self._D = None          # formed on the first square evaluation
             self.n_params = 1
         self.names = ([f"log_gamma[{k}]" for k in range(self.n_params)] if self.ard
                       else ["log_gamma"])
+
+    def _distances(self):
+        if self._D is None:
+            self._D = sq_distances(self.X, self.X)
+            np.fill_diagonal(self._D, 0.0)
+        return self._D
 
     def start(self):
         """Median-heuristic theta (:func:`median_heuristic_gamma`)."""
@@ -131,7 +136,7 @@ class GaussianFamily:
             K = sq_distances(Z, Z)
             np.fill_diagonal(K, 0.0)
         else:
-            K = self._D * g[0]
+            K = self._distances() * g[0]
         np.negative(K, out=K)
         np.exp(K, out=K)
         return K, K
@@ -141,7 +146,7 @@ class GaussianFamily:
         g = np.exp(theta)
         P = state * M
         if not self.ard:
-            return np.array([-g[0] * np.vdot(self._D, P)])
+            return np.array([-g[0] * np.vdot(self._distances(), P)])
         p1 = P.sum(axis=1)
         quad = np.einsum("ak,ak->k", self._A, P @ self._A)
         return -2.0 * g * (self._A2.T @ p1 - quad)
@@ -151,9 +156,49 @@ class GaussianFamily:
         g = np.exp(theta)
         K, _ = self.evaluate(theta)
         if not self.ard:
-            return [-g[0] * self._D * K]
+            return [-g[0] * self._distances() * K]
         return [-g[k] * (self._A[:, k, None] - self._A[None, :, k]) ** 2 * K
                 for k in range(self.n_params)]
+
+    # -- rectangular blocks K(X, Z) against a fixed basis Z (reduced-set models) --------
+
+    def _centred(self):
+        if not hasattr(self, "_A"):
+            A = self.X.toarray() if sp.issparse(self.X) else np.array(self.X, dtype=np.float64)
+            self._mean = A.mean(axis=0)
+            self._A = A - self._mean
+            self._A2 = self._A * self._A
+        elif not hasattr(self, "_mean"):
+            A = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)
+            self._mean = A.mean(axis=0)
+        return self._A
+
+    def block(self, theta, Z):
+        """(K(X, Z), state) for fixed rows Z (r, d), e.g. the basis of a reduced-set
+        model. O(m r d)."""
+        A = self._centred()
+        Zc = (Z.toarray() if sp.issparse(Z) else np.array(Z, dtype=np.float64)) - self._mean
+        s = np.sqrt(np.exp(theta))
+        if not self.ard:
+            s = np.full(A.shape[1], s[0])
+        K = sq_distances(A * s, Zc * s)
+        np.negative(K, out=K)
+        np.exp(K, out=K)
+        return K, (K, Zc)
+
+    def contract_block(self, theta, state, M):
+        """[<dK(X, Z)/dtheta_j, M>]_j for any M (m, r): with P = K o M,
+        sum_ab P_ab (x_ak - z_bk)^2 = x_k^2' P 1 + z_k^2' P' 1 - 2 x_k' P z_k for all k
+        in one O(m r d) pass."""
+        K, Zc = state
+        A = self._A
+        P = K * M
+        per_feature = (self._A2.T @ P.sum(axis=1) + (Zc * Zc).T @ P.sum(axis=0)
+                       - 2.0 * np.einsum("ak,ak->k", A, P @ Zc))
+        g = np.exp(theta)
+        if self.ard:
+            return -g * per_feature
+        return np.array([-g[0] * per_feature.sum()])
 
     def params(self, theta):
         """The GaussianKernel parameters at theta."""

@@ -43,6 +43,7 @@ from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
                                       check_subsetsize)
 from rlscore.core.rls._loo_gradient import (regularized_inverse, loo_error_gradient, LOOObjective, LOOGradient)
+from rlscore.core.rls._nystrom_gradient import (NystromLOOObjective, nystrom_loo_error_gradient)
 from rlscore.core.rls._kernel_learning import (learn_kernel, KernelLearningResult, LEARNABLE_KERNELS)
 
 __all__ = [
@@ -91,6 +92,8 @@ __all__ = [
     "loo_error_gradient",
     "LOOObjective",
     "LOOGradient",
+    "NystromLOOObjective",
+    "nystrom_loo_error_gradient",
     "learn_kernel",
     "KernelLearningResult",
     "LEARNABLE_KERNELS",

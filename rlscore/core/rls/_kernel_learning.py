@@ -8,6 +8,7 @@ import numpy as np
 
 from rlscore._validation import as_2d_labels, check_positive_int, check_real
 from rlscore.core.rls._loo_gradient import LOOObjective
+from rlscore.core.rls._nystrom_gradient import NystromLOOObjective
 from rlscore.core.selection import minimize_criterion
 from rlscore.kernel import GaussianFamily, PolynomialFamily
 from rlscore.kernel._base import as_kernel_input
@@ -71,7 +72,7 @@ def _ranges(value, name, default):
 
 def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam_range=None,
                  width_range=None, restarts=2, penalty=0.0, maxiter=100, rtol=1e-6,
-                 verbose=None, objective=None):
+                 verbose=None, objective=None, basis_vectors=None):
     """Regparam and kernel parameters minimizing the exact LOO squared error of RLS.
 
     Parameters
@@ -106,6 +107,9 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         z = [log regparam, theta] giving value and gradient); None: the RLS
         leave-one-out error (:class:`LOOObjective`). The ranking families pass their
         own (e.g. :class:`rlscore.core.rankrls.LQOObjective`).
+    basis_vectors : array-like (r, d) or None
+        Gaussian kernel only: learn for the reduced-set (Nystrom) model on these fixed
+        basis rows (:class:`NystromLOOObjective`, O(m r^2) per step, no m x m array).
 
     Returns
     -------
@@ -142,7 +146,8 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     else:
         family = PolynomialFamily(X, degree)
     theta0 = family.start()
-    scale = float(np.mean(np.diagonal(family.evaluate(theta0)[0])))
+    scale = 1.0 if kernel == "GaussianKernel" else float(
+        np.mean(np.diagonal(family.evaluate(theta0)[0])))
     if lam_lo is None:
         lam_lo, lam_hi = scale * _REGPARAM_RANGE[0], scale * _REGPARAM_RANGE[1]
     lo = [np.log(lam_lo)]
@@ -167,6 +172,16 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
             starts.append(rng.uniform(lo, hi))
     starts = np.clip(np.array(starts), lo, hi)
 
+    if basis_vectors is not None:
+        if kernel != "GaussianKernel" or objective is not None:
+            raise ValueError("basis_vectors: the reduced-set criterion is available for "
+                             "kernel='GaussianKernel' and the LOO error only")
+        basis = as_kernel_input(basis_vectors, "basis_vectors")
+        if basis.shape[1] != X.shape[1]:
+            raise ValueError(f"basis_vectors has {basis.shape[1]} features, X has "
+                             f"{X.shape[1]}")
+        basis_family = GaussianFamily(basis, ard=bool(ard))
+        objective = lambda fam, Yc: NystromLOOObjective(fam, basis_family, Yc)  # noqa
     objective = (LOOObjective if objective is None else objective)(family, Y)
 
     def describe(z):
