@@ -12,6 +12,7 @@ from rlscore._validation import check_positive_int, check_real
 __all__ = [
     "make_regression", "make_classification", "make_ranking_queries",
     "make_irrelevant_pairs_example", "make_drug_target", "make_grouped_regression",
+    "make_relevance_regression",
 ]
 
 
@@ -348,6 +349,45 @@ def make_drug_target(n_drugs=40, n_targets=30, d=5, noise=0.3, interaction=1.0,
     U_seen = U + side_noise * rng.standard_normal(U.shape)
     V_seen = V + side_noise * rng.standard_normal(V.shape)
     return gauss(U_seen), gauss(V_seen), Y
+
+
+def make_relevance_regression(m=500, n_relevant=2, n_irrelevant=8, noise=0.1,
+                              random_state=None):
+    """Nonlinear regression where only the first ``n_relevant`` features matter: the
+    test bed of per-feature kernel widths (ARD), whose learned length-scales of the
+    irrelevant features should go to the upper bound.
+
+    ``X`` is standard normal (m, n_relevant + n_irrelevant); feature k < n_relevant
+    enters through sin(2 x_k) (k even) or x_k^2 / 2 (k odd), and
+    y = sum of those + noise·ε.
+
+    Parameters
+    ----------
+    m : int, default 500
+    n_relevant : int >= 1, default 2
+    n_irrelevant : int >= 0, default 8
+    noise : float >= 0, default 0.1
+    random_state : None, int, SeedSequence, Generator or RandomState
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (m, n_relevant + n_irrelevant)
+    y : numpy.ndarray, shape (m,)
+
+    Notes
+    -----
+    Complexity: O(m·d).
+    """
+    m = check_positive_int(m, "m")
+    n_relevant = check_positive_int(n_relevant, "n_relevant")
+    n_irrelevant = check_positive_int(n_irrelevant, "n_irrelevant", minimum=0)
+    noise = check_real(noise, "noise", minimum=0)
+    rng = _rng(random_state)
+    X = rng.standard_normal((m, n_relevant + n_irrelevant))
+    R = X[:, :n_relevant]
+    parts = np.where(np.arange(n_relevant) % 2 == 0, np.sin(2 * R), 0.5 * R ** 2)
+    y = parts.sum(axis=1) + noise * rng.standard_normal(m)
+    return X, y
 
 
 for _f in (make_regression, make_classification):
