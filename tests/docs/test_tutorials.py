@@ -256,3 +256,18 @@ def test_drug_target_settings_bcd_nested_selection_equals_refits():
         A = refit(KD[np.ix_(T1, T1)], Ytr, lam)
         np.testing.assert_allclose(trace["B"]["P"][R],
                                    KD[np.ix_(R, T1)] @ A @ KT + Y[T1].mean(), atol=1e-9)
+
+
+def test_kernel_learning_tutorial_switches_noise_off():
+    """The kernel-learning tutorial, small: one learned gamma reaches the grid's LOO
+    error; ARD widths switch the noise features off and beat one gamma on them."""
+    pytest.importorskip("sklearn")
+    mod = _load("kernel_learning")
+    res = mod.run(sets=("synthetic",), m_synthetic=200, gpr_restarts=0)
+    rows = res["synthetic"]["rows"]
+    assert rows["LOO gradient, one gamma"]["loo"] <= rows["10 x 13 grid, exact LOO"]["loo"]
+    ard = rows["LOO gradient, ARD"]
+    assert ard["mse"] < 0.5 * rows["LOO gradient, one gamma"]["mse"]
+    ls = ard["length_scales"]
+    assert np.median(ls[2:]) > 10 * np.max(ls[:2])     # most noise features off
+    assert "length-scales" in mod.table(res)

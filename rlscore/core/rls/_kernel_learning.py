@@ -71,7 +71,8 @@ def _ranges(value, name, default):
 
 
 def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam_range=None,
-                 width_range=None, restarts=2, penalty=0.0, maxiter=100, rtol=1e-6,
+                 width_range=None, restarts=2, penalty=0.0, penalty_kind="scale",
+                 maxiter=100, rtol=1e-6,
                  verbose=None, objective=None, basis_vectors=None):
     """Regparam and kernel parameters minimizing the exact LOO squared error of RLS.
 
@@ -96,8 +97,13 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         median-heuristic widths): regparam 1e-4 and widths x e, regparam 1 and widths /
         e, then seeded random points of the box.
     penalty : float >= 0, default 0
-        Cawley & Talbot's regularization of the selection criterion: xi sum_k (log
-        gamma_k - log gamma_k,start)^2 added to it (useful with many ARD widths).
+        Cawley & Talbot's regularization of the selection criterion (useful with many
+        ARD widths on few examples): with ``penalty_kind="scale"`` (default)
+        xi/2 sum_k (gamma_k / gamma_k,start)^2 is added to the LOO mean squared error
+        (a Gaussian prior on the scale parameters, shrinking widths towards 0);
+        with ``"log"`` xi sum_k (log gamma_k - log gamma_k,start)^2. The criterion is
+        in units of y^2: scale xi with var(y) (e.g. 1e-3 var(y)).
+    penalty_kind : {"scale", "log"}, default "scale"
     maxiter, rtol : per start, L-BFGS-B steps and the stop rule (relative decrease of
         the criterion over 5 steps below rtol)
     verbose : bool or None, progress per step (criterion, gradient norm, regparam,
@@ -196,7 +202,8 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     search = minimize_criterion(
         objective, starts, list(zip(lo, hi)), penalty=penalty,
         penalty_index=np.arange(1, 1 + family.n_params) if kernel == "GaussianKernel"
-        else [1], maxiter=maxiter, rtol=rtol, describe=describe,
+        else [1], penalty_kind=penalty_kind, maxiter=maxiter, rtol=rtol,
+        describe=describe,
         desc="kernel learning (LOO gradient)", verbose=verbose)
     history = [dict(restart=h["restart"], step=h["step"], criterion=h["criterion"],
                     grad_norm=h["grad_norm"], regparam=float(np.exp(h["x"][0])),

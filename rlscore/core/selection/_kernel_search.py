@@ -45,7 +45,8 @@ class _Stop(Exception):
 
 
 def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
-                       penalty_center=None, maxiter=100, rtol=1e-6, patience=5,
+                       penalty_center=None, penalty_kind="scale", maxiter=100, rtol=1e-6,
+                       patience=5,
                        describe=None, desc="kernel learning", verbose=None):
     """Minimize ``fun(x) -> (value, gradient)`` over a box, from several starts.
 
@@ -58,13 +59,18 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
     bounds : sequence of p (low, high) pairs
         Box of the search (log space); starts are clipped into it.
     penalty : float >= 0, default 0
-        Weight xi of the penalty xi * sum_{k in penalty_index} (x_k - c_k)^2 added to
-        the criterion (Cawley & Talbot 2007: a Gaussian prior on the log kernel
-        parameters against over-fitting the selection criterion with many of them).
+        Weight xi of a penalty on the coordinates ``penalty_index`` added to the
+        criterion, against over-fitting the selection criterion with many parameters
+        (Cawley & Talbot, JMLR 8, 2007).
     penalty_index : index array or None
         The coordinates penalized (e.g. the log widths); None: all.
     penalty_center : ndarray or None
         c; None: the first start.
+    penalty_kind : {"scale", "log"}, default "scale"
+        ``"scale"``: xi/2 sum_k exp(2 (x_k - c_k)), i.e. xi/2 sum_k (eta_k / eta_k,c)^2
+        for x = log eta: Cawley & Talbot's Gaussian prior on the ARD scale parameters
+        (it shrinks widths towards 0, switching features off); ``"log"``:
+        xi sum_k (x_k - c_k)^2 (a log-normal prior around the start).
     maxiter : int, default 100
         L-BFGS-B iterations per start.
     rtol : float in (0, 1), default 1e-6
@@ -98,6 +104,8 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
     maxiter = check_positive_int(maxiter, "maxiter")
     patience = check_positive_int(patience, "patience")
     rtol = check_tol(rtol, "rtol")
+    if penalty_kind not in ("scale", "log"):
+        raise ValueError(f"penalty_kind must be 'scale' or 'log', got {penalty_kind!r}")
     idx = np.arange(p) if penalty_index is None else np.asarray(penalty_index, dtype=int)
     center = np.clip(starts[0], lo, hi) if penalty_center is None else np.asarray(
         penalty_center, dtype=np.float64)
@@ -114,8 +122,13 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
             obj = value
             if penalty > 0:
                 diff = x[idx] - center[idx]
-                obj = value + penalty * float(diff @ diff)
-                grad[idx] += 2.0 * penalty * diff
+                if penalty_kind == "log":
+                    obj = value + penalty * float(diff @ diff)
+                    grad[idx] += 2.0 * penalty * diff
+                else:
+                    e2 = np.exp(2.0 * diff)
+                    obj = value + 0.5 * penalty * float(e2.sum())
+                    grad[idx] += penalty * e2
             if not np.isfinite(obj) or not np.all(np.isfinite(grad)):
                 raise FloatingPointError(f"the criterion is not finite at x = {x}")
             if len(cache) > 8:

@@ -150,13 +150,29 @@ def test_irrelevant_features_get_length_scales_at_the_upper_bound(seed, at_bound
     assert np.all(ls[:2] < upper[:2] / 20)
 
 
-def test_penalty_pulls_widths_to_start():
+def test_penalties():
     X, Y = data(m=40, d=4, seed=2)
     free = learn_kernel(X, Y, ard=True, restarts=0)
-    tied = learn_kernel(X, Y, ard=True, restarts=0, penalty=10.0)
     start = GaussianFamily(X, ard=True).start()
+    # log kind: widths pulled towards the start
+    tied = learn_kernel(X, Y, ard=True, restarts=0, penalty=10.0, penalty_kind="log")
     assert (np.abs(np.log(tied.kernel_params["gamma"]) - start).max()
             < np.abs(np.log(free.kernel_params["gamma"]) - start).max())
+    # scale kind (Cawley & Talbot): gamma shrunk towards 0
+    shrunk = learn_kernel(X, Y, ard=True, restarts=0, penalty=1.0)
+    assert (np.sum((shrunk.kernel_params["gamma"] / np.exp(start)) ** 2)
+            < np.sum((free.kernel_params["gamma"] / np.exp(start)) ** 2))
+    # the penalized objective's gradient: value + penalty, central differences
+    from rlscore.core.selection import minimize_criterion
+    obj = LOOObjective(GaussianFamily(X, ard=True), Y)
+    z0 = np.concatenate([[np.log(0.1)], start])
+    for kind in ("scale", "log"):
+        res = minimize_criterion(obj, z0, [(-20, 5)] * len(z0), penalty=0.3,
+                                 penalty_index=np.arange(1, len(z0)), penalty_kind=kind,
+                                 maxiter=3)
+        assert res.objective > res.fun
+    with pytest.raises(ValueError, match="penalty_kind"):
+        learn_kernel(X, Y, penalty_kind="l1")
 
 
 def test_polynomial_learning_runs():
