@@ -58,3 +58,13 @@ def test_constant_feature_with_ard():
     X[:, 1] = 2.0
     with pytest.raises(ValueError, match="constant features"):
         LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True)
+
+
+def test_ard_model_file_round_trip(tmp_path):
+    from rlscore.model_io import load_model, save_model
+    X, y = data()
+    learner = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True)
+    save_model(learner, str(tmp_path / "ard.npz"))
+    pred = load_model(str(tmp_path / "ard.npz"))
+    np.testing.assert_array_equal(pred.kernel.gamma, learner.gamma)
+    np.testing.assert_allclose(pred.predict(X[:5]), learner.predict(X[:5]), rtol=1e-12)
