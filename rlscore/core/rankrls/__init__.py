@@ -26,11 +26,15 @@ from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_p
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
 from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective, learn_kernel_lqo)
+from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient, GlobalLOOObjective)
+from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator, preference_matrix, cg_rankrls, cg_preference_rankrls)
 
 __all__ = [
     "lqo_error_gradient",
     "LQOObjective",
     "learn_kernel_lqo",
+    "global_loo_error_gradient",
+    "GlobalLOOObjective",
     "RotatedSolver",
     "gram_matrix",
     "symmetrize",
