@@ -11,7 +11,13 @@ What lives here
     feature map from the learner arguments), :class:`RLSModel` (the model every RLS face
     adapts), :class:`HoldoutModels` and :func:`interval_model` (jackknife+ / CV+ from the
     same hold-out formulas), matrix-free :func:`cg_rls` and greedy forward selection
-    (:func:`greedy_forward_selection`, O(k m d) for k features).
+    (:func:`greedy_forward_selection`, O(k m d) for k features). Kernel-parameter
+    learning: the exact leave-one-out error as a function of log lambda and the kernel
+    parameters with its adjoint gradient (:func:`loo_error_gradient`,
+    :class:`LOOObjective`: ~2 m^3 flops per step, O(m^2) per parameter; reduced sets
+    with a fixed basis: :class:`NystromLOOObjective`, O(m r^2)) and
+    :func:`learn_kernel`, which minimizes it through
+    :func:`rlscore.core.selection.minimize_criterion`.
 
 Builds on
     ``structure``, ``optim``, ``selection``; ``rlscore.kernel`` for kernel evaluation.
@@ -20,7 +26,8 @@ Builds on
 
 Module order
     ``_solvers`` -> ``_nystrom`` -> ``_representation`` -> ``_holdout_models`` ->
-    ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``.
+    ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient``,
+    ``_nystrom_gradient`` -> ``_kernel_learning``.
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
@@ -42,9 +49,12 @@ from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data
                                   cg_rls)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
                                       check_subsetsize)
-from rlscore.core.rls._loo_gradient import (regularized_inverse, loo_error_gradient, LOOObjective, LOOGradient)
-from rlscore.core.rls._nystrom_gradient import (NystromLOOObjective, nystrom_loo_error_gradient)
-from rlscore.core.rls._kernel_learning import (learn_kernel, KernelLearningResult, LEARNABLE_KERNELS)
+from rlscore.core.rls._loo_gradient import (regularized_inverse, loo_error_gradient,
+                                            LOOObjective, LOOGradient)
+from rlscore.core.rls._nystrom_gradient import (NystromLOOObjective,
+                                                nystrom_loo_error_gradient)
+from rlscore.core.rls._kernel_learning import (learn_kernel, KernelLearningResult,
+                                               LEARNABLE_KERNELS)
 
 __all__ = [
     "HoldoutShortcuts",
