@@ -308,7 +308,9 @@ class KernelRLSCV(RLSEstimatorBase):
         if isinstance(self.gamma, str):
             raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
                              f"{self.gamma!r}")
-        if self.ard is not False:
+        if not isinstance(self.ard, (bool, np.bool_)):
+            raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        if self.ard:
             raise ValueError("ard=True needs gamma='learn'")
         return super()._kernel_spec(n_features)
 
