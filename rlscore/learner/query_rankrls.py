@@ -9,9 +9,8 @@ from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, reports_progress, select_regparam,
-    split_kernel_kwargs,
-    squeeze)
+    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, learn_kernel_parameters,
+    learns_kernel, reports_progress, select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "KfoldQueryRankRLS", "LQOCV",
@@ -142,6 +141,14 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     X, Y, qids, kernel, basis_vectors, **kwargs : as for :class:`QueryRankRLS`
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore crashed without a measure)
+    gamma : float or ``"learn"``
+        ``gamma="learn"`` (Gaussian or polynomial kernel) learns gamma (polynomial: and
+        coef0) and regparam by minimizing the exact leave-query-out squared ranking
+        error with its gradient (:func:`rlscore.core.rankrls.learn_kernel_lqo`);
+        ``regparams`` must be None; keywords ``ard=True`` (one gamma per feature) and
+        ``penalty``. The learned values are the attributes ``gamma``,
+        ``length_scales`` / ``coef0``, ``cv_history`` (per optimizer step) and
+        ``kernel_learning``.
 {VERBOSE_DOC}
 
     Attributes
@@ -154,7 +161,8 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     -----
     One eigendecomposition (O(m^3) dual, O(m d^2) primal), then per regparam all
     queries in O(m r p + sum_q (n_q^2 r + n_q^3)): O(m^2 |q|) dual, O(m |q| d) primal,
-    batched over queries of equal size.
+    batched over queries of equal size. With ``gamma="learn"``: O(m^3) per optimizer
+    step (one Cholesky factorization and inverse, two products) plus O(m^2 d).
     """
 
     @reports_progress
@@ -163,6 +171,11 @@ class LeaveQueryOutRankRLS(PredictorInterface):
         if measure is None:
             from rlscore.measure import cindex as measure
         self.measure = measure
+        if learns_kernel(kwargs):
+            from rlscore.core.rankrls import learn_kernel_lqo
+            kwargs, regparams = learn_kernel_parameters(
+                self, kernel, basis_vectors, regparams, kwargs,
+                lambda **kw: learn_kernel_lqo(X, Y, qids, kernel, **kw))
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
                                 (kernel, basis_vectors, kwargs), regparams,
                                 RANK_REGPARAMS, lambda model: LQOCV(model, measure))

@@ -3,12 +3,11 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 
 import numpy as np
 
-from rlscore.core.rls import LEARNABLE_KERNELS, RLSModel, learn_kernel
+from rlscore.core.rls import RLSModel, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, reports_progress, select_regparam,
-    split_kernel_kwargs,
-    squeeze)
+    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, learn_kernel_parameters,
+    learns_kernel, reports_progress, select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
@@ -225,37 +224,13 @@ class LeaveOneOutRLS(_SelectionWrapper):
         if measure is None:
             from rlscore.measure import sqerror as measure
         self.measure = measure
-        if isinstance(kwargs.get("gamma"), str) and kwargs["gamma"] == "learn":
-            kwargs, regparams = self._learn_kernel(X, Y, kernel, basis_vectors, regparams,
-                                                   kwargs)
+        if learns_kernel(kwargs):
+            kwargs, regparams = learn_kernel_parameters(
+                self, kernel, basis_vectors, regparams, kwargs,
+                lambda **kw: learn_kernel(X, Y, kernel, **kw))
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: LOOCV(model, measure))
         self.cv_predictions = np.array([squeeze(p) for p in preds])
-
-    def _learn_kernel(self, X, Y, kernel, basis_vectors, regparams, kwargs):
-        """gamma='learn': the core's gradient search; returns the kernel keywords and
-        the one-element regparam grid of its result."""
-        if kernel not in LEARNABLE_KERNELS:
-            raise ValueError(f"gamma='learn' needs kernel='GaussianKernel' or "
-                             f"'PolynomialKernel', got kernel={kernel!r}")
-        if regparams is not None:
-            raise ValueError("gamma='learn' learns regparam too: regparams must be None")
-        if basis_vectors is not None:
-            raise ValueError("gamma='learn' is not available with basis_vectors")
-        kwargs = dict(kwargs)
-        ard = kwargs.pop("ard", False)
-        penalty = kwargs.pop("penalty", 0.0)
-        res = learn_kernel(X, Y, kernel, ard=ard, degree=kwargs.get("degree", 2),
-                           penalty=penalty)
-        self.kernel_learning = res
-        self.cv_history = res.history
-        self.gamma = res.kernel_params["gamma"]
-        if kernel == "GaussianKernel":
-            self.length_scales = res.length_scales if ard else float(res.length_scales)
-        else:
-            self.coef0 = res.kernel_params["coef0"]
-        kwargs.update({k: v for k, v in res.kernel_params.items() if k != "degree"})
-        return kwargs, [res.regparam]
 
 
 class KfoldRLS(_SelectionWrapper):

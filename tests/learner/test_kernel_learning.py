@@ -68,3 +68,21 @@ def test_ard_model_file_round_trip(tmp_path):
     pred = load_model(str(tmp_path / "ard.npz"))
     np.testing.assert_array_equal(pred.kernel.gamma, learner.gamma)
     np.testing.assert_allclose(pred.predict(X[:5]), learner.predict(X[:5]), rtol=1e-12)
+
+
+def test_leave_query_out_rankrls_learns_kernel():
+    from rlscore.core.rankrls import learn_kernel_lqo
+    from rlscore.learner import LeaveQueryOutRankRLS, QueryRankRLS
+    X, y = data(m=60)
+    qids = np.repeat(np.arange(12), 5)
+    learner = LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
+                                   ard=True)
+    core = learn_kernel_lqo(X, y, qids, ard=True)
+    assert learner.regparam == core.regparam
+    np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
+    ref = QueryRankRLS(X, y, qids, regparam=core.regparam, kernel="GaussianKernel",
+                       gamma=core.kernel_params["gamma"])
+    np.testing.assert_allclose(learner.predict(X[:5]), ref.predict(X[:5]), rtol=1e-6)
+    with pytest.raises(ValueError, match="regparams"):
+        LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
+                             regparams=[1.0])
