@@ -296,54 +296,52 @@ def cli_learner(options, d, work):
     return pred, " ".join(map(str, opts)) + f" (regparam {meta['regparam']:g})"
 
 
-def _rounds_by_map(predict_rounds, n_rounds, vali, step=10):
-    """The number of boosting rounds (a multiple of ``step``) of the largest
-    validation MAP (LETOR rules), the first on ties."""
+def _boosted_by_map(fit, settings, vali, n_rounds, step=10):
+    """Boosted rankers: ``fit(setting)`` (a (name, value) pair) trains ``n_rounds``
+    trees and returns ``predict(Z, t)`` with the first t trees; the setting and the
+    number of trees (a multiple of ``step``) of the largest validation MAP (LETOR rules)
+    are kept, the first on ties. Returns (predict function, description)."""
     Xv, yv, qv = vali
-    best = max(range(step, n_rounds + 1, step),
-               key=lambda t: (mean_average_precision(yv, predict_rounds(Xv, t), qv), -t))
-    return best
+    best = None
+    for setting in settings:
+        predict = fit(setting)
+        for t in range(step, n_rounds + 1, step):
+            v = mean_average_precision(yv, predict(Xv, t), qv)
+            if best is None or v > best[0]:
+                best = (v, predict, t, setting)
+    _, predict, t, setting = best
+    return (lambda Z: predict(Z, t)), f"{setting[0]} {setting[1]}, {t} trees"
 
 
 def lightgbm_by_map(train, vali, leaves=(7, 31), n_rounds=500):
-    """LightGBM lambdarank (learning rate 0.05); leaves and rounds chosen by the
+    """LightGBM lambdarank (learning rate 0.05); leaves and trees chosen by the
     validation MAP."""
     import lightgbm as lgb
     X, y, q = train
-    best = None
-    for nl in leaves:
+
+    def fit(setting):
         model = lgb.LGBMRanker(objective="lambdarank", n_estimators=n_rounds,
-                               learning_rate=0.05, num_leaves=nl, min_child_samples=20,
-                               verbose=-1, random_state=0)
+                               learning_rate=0.05, num_leaves=setting[1],
+                               min_child_samples=20, verbose=-1, random_state=0,
+                               n_jobs=1)
         model.fit(X, y, group=_groups(q))
-        t = _rounds_by_map(lambda Z, t: model.predict(Z, num_iteration=t), n_rounds, vali)
-        v = mean_average_precision(vali[1], model.predict(vali[0], num_iteration=t),
-                                   vali[2])
-        if best is None or v > best[0]:
-            best = (v, (lambda Z, m=model, t=t: m.predict(Z, num_iteration=t)),
-                    f"num_leaves {nl}, {t} rounds")
-    return best[1], best[2]
+        return lambda Z, t: model.predict(Z, num_iteration=t)
+    return _boosted_by_map(fit, [("num_leaves", n) for n in leaves], vali, n_rounds)
 
 
 def xgboost_by_map(train, vali, depths=(3, 6), n_rounds=500):
-    """XGBoost rank:ndcg (learning rate 0.05); depth and rounds chosen by the
+    """XGBoost rank:ndcg (learning rate 0.05); depth and trees chosen by the
     validation MAP."""
     import xgboost as xgb
     X, y, q = train
-    best = None
-    for depth in depths:
+
+    def fit(setting):
         model = xgb.XGBRanker(objective="rank:ndcg", n_estimators=n_rounds,
-                              learning_rate=0.05, max_depth=depth, random_state=0,
+                              learning_rate=0.05, max_depth=setting[1], random_state=0,
                               n_jobs=1)
         model.fit(X, y, group=_groups(q))
-        t = _rounds_by_map(lambda Z, t: model.predict(Z, iteration_range=(0, t)),
-                           n_rounds, vali)
-        v = mean_average_precision(
-            vali[1], model.predict(vali[0], iteration_range=(0, t)), vali[2])
-        if best is None or v > best[0]:
-            best = (v, (lambda Z, m=model, t=t: m.predict(Z, iteration_range=(0, t))),
-                    f"max_depth {depth}, {t} rounds")
-    return best[1], best[2]
+        return lambda Z, t: model.predict(Z, iteration_range=(0, t))
+    return _boosted_by_map(fit, [("max_depth", d) for d in depths], vali, n_rounds)
 
 
 PY_LEARNERS = {"LightGBM lambdarank": lightgbm_by_map,

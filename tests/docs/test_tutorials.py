@@ -337,3 +337,29 @@ def test_drug_target_metz_settings_equal_refits():
             assert row["mse"] == pytest.approx(np.mean((y[te] - p) ** 2), rel=1e-4)  # tol 1e-5
             assert row["ci"] == pytest.approx(cindex(y[te], p), abs=1e-9)
     assert "| D: both new | 3 |" in mod.metz_table(res)
+
+
+def test_letor_boosted_rounds_chosen_by_validation_map():
+    """_boosted_by_map keeps the (setting, number of trees) of the largest validation
+    MAP, the first on ties, against a search by hand over fake boosters whose first t
+    trees give known scores."""
+    import rlscore.measure as M
+    mod = _load("letor_mq2008")
+    rng = np.random.default_rng(0)
+    yv = rng.integers(0, 3, 40).astype(float)
+    qv = np.repeat(np.arange(8), 5)
+    noise = {s: rng.normal(size=(6, 40)) for s in (1, 2)}
+
+    def fit(setting):
+        # the more trees, the less noise; setting 2 is noisier after 30 trees
+        def predict(Z, t):
+            scale = 3.0 / t if setting[1] == 1 else (1.0 / t if t <= 30 else 5.0)
+            return yv + scale * noise[setting[1]][t // 10 - 1]
+        return predict
+    settings = [("depth", 1), ("depth", 2)]
+    predict, desc = mod._boosted_by_map(fit, settings, (None, yv, qv), n_rounds=60)
+    table = [(M.mean_average_precision(yv, fit(s)(None, t), qv), -i, -t, s, t)
+             for i, s in enumerate(settings) for t in range(10, 61, 10)]
+    best = max(table)
+    assert desc == f"depth {best[3][1]}, {best[4]} trees"
+    np.testing.assert_array_equal(predict(None), fit(best[3])(None, best[4]))
