@@ -273,6 +273,13 @@ def test_drug_target_settings_bcd_nested_selection_equals_refits():
     trace = {}
     res = mod.settings_bcd(KD, KT, Y, k=3, grid=grid, trace=trace)
     assert set(res) == {"B", "C", "D"} and not np.isnan(trace["B"]["P"]).any()
+    for setting, n_blocks in (("B", 3), ("C", 3), ("D", 9)):
+        # the per-fold MSEs, weighted by the sizes of the blocks, are the pooled MSE
+        ci, err = mod.fold_scores(trace[setting], Y)
+        sizes = [(R.size or Y.shape[0]) * (C.size or Y.shape[1])
+                 for R, C, *_ in trace[setting]["folds"]]
+        assert ci.size == err.size == n_blocks and np.all((ci >= 0) & (ci <= 1))
+        assert np.average(err, weights=sizes) == pytest.approx(res[setting][1], rel=1e-12)
 
     def refit(K1, Ytr, lam):
         K = np.kron(KT, K1)                               # column-major pairs
