@@ -248,9 +248,18 @@ def build_parser():
 
     ev = sub.add_parser("evaluate", help="measures of a saved model on a labelled file",
                         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ev.add_argument("model", metavar="MODEL_FILE")
-    ev.add_argument("data", metavar="DATA_FILE", help="labelled svmlight/LETOR file "
-                    "(read with the model's index base)")
+    ev.add_argument("model", metavar="MODEL_FILE", help="saved model (or, with "
+                    "--predictions, the labelled DATA_FILE)")
+    ev.add_argument("data", metavar="DATA_FILE", nargs="?", help="labelled svmlight/"
+                    "LETOR file (read with the model's index base)")
+    ev.add_argument("--predictions", metavar="FILE", help="evaluate the scores in FILE "
+                    "(one number per line, in the rows' order: another program's "
+                    "predictions) instead of a model: rlscore evaluate DATA_FILE "
+                    "--predictions FILE")
+    ev.add_argument("--convention", choices=["letor4", "letor3"], default="letor4",
+                    help="rules of ndcg@K, p@K and map: the LETOR 4.0 evaluation script "
+                         "(default) or LETOR 3.0's, which scores P@K of a query with "
+                         "fewer than K documents 0 (the published OHSUMED tables)")
     ev.add_argument("--measure", metavar="LIST", help=f"comma-separated: {MEASURE_HELP} "
                     f"(default ndcg@10,map,cindex); per query when the file has qids")
     ev.add_argument("--per-query", action="store_true", help="also the value of every "

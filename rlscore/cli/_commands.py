@@ -8,9 +8,9 @@ import time
 import numpy as np
 
 from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
-from rlscore.cli._data import (ZERO_BASED_CHOICES, iter_file, load_training_data,
-                               predict_projected, project_features, read_for_model,
-                               unseen_factor)
+from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, iter_file,
+                               load_training_data, predict_projected, project_features,
+                               read_file, read_for_model, unseen_factor)
 from rlscore.cli._options import OptionError, parse_grid, parse_measures, parse_regparam
 from rlscore.cli._select import CV_NAMES, example_folds, note, select
 
@@ -421,6 +421,32 @@ def _model_and_rows(args):
     return P, rows
 
 
+def _prediction_file_and_rows(args):
+    """``evaluate DATA_FILE --predictions FILE``: the scores of another program (one
+    number per line, or one row of numbers per line for several label columns) and the
+    labelled rows of the data file, in the same order."""
+    if args.data is not None:
+        raise UsageError("evaluate takes MODEL_FILE DATA_FILE or DATA_FILE --predictions "
+                         "FILE, not both a model and --predictions")
+    args.data = args.model
+    _, y, qids, _ = read_file(args.data)
+    n_cols = 1 if y.ndim == 1 else y.shape[1]
+    try:
+        with open(args.predictions) as fh:
+            P = np.loadtxt(fh, dtype=np.float64, ndmin=2)
+    except ValueError as exc:
+        raise DataError(f"{args.predictions}: not a file of numbers ({exc})") from None
+    if P.shape != (y.shape[0], n_cols):
+        raise DataError(f"{args.predictions}: {P.shape[0]} rows of {P.shape[1]} numbers "
+                        f"for the {y.shape[0]} rows and {n_cols} label column(s) of "
+                        f"{args.data}")
+    if not np.all(np.isfinite(P)):
+        raise DataError(f"{args.predictions}: NaN or infinite predictions")
+    from rlscore._groups import QueryGroups
+    groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
+    return (P[:, 0] if n_cols == 1 else P), ModelRows(None, None, y, qids, groups)
+
+
 def _load_model(args):
     """(predictor, metadata, (feature_indices, n_model_features, zero_based))."""
     from rlscore.model_io import load_model
@@ -493,8 +519,15 @@ def _cmd_evaluate(args):
     from rlscore.measure import UndefinedPerformance, short_query_warnings_once
     if args.measure is None:
         args.measure = "ndcg@10,map,cindex"
-    specs = _usage(parse_measures, args.measure)
-    P, rows = _model_and_rows(args)
+    try:                # --convention letor3: the 3.0 rules of ndcg, p and map
+        specs = [s.under(args.convention) for s in _usage(parse_measures, args.measure)]
+    except ValueError as exc:
+        raise UsageError(f"--measure: {exc}") from None
+    if args.predictions is None and args.data is None:
+        raise UsageError("evaluate needs MODEL_FILE DATA_FILE (or DATA_FILE "
+                         "--predictions FILE)")
+    P, rows = (_prediction_file_and_rows(args) if args.predictions is not None
+               else _model_and_rows(args))
     y = rows.y
     if P.shape != y.shape:
         raise DataError(f"{args.data}: the file has {1 if y.ndim == 1 else y.shape[1]} "

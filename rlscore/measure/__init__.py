@@ -12,7 +12,8 @@ Tie conventions: in the pairwise measures (``cindex``, ``auc``) label ties are n
 and prediction ties count 1/2; ``kendall_tau_b`` corrects for ties in both. The IR
 measures (``ndcg``, ``mean_ndcg``, ``precision_at_k``, ``mean_average_precision``)
 follow the LETOR 4.0 evaluation script by default (tied predictions keep the input
-order, every query counts); ``ndcg(..., convention="standard")`` is scikit-learn's
+order, every query counts); ``convention="letor3"`` follows LETOR 3.0's script (P@k of a
+query shorter than k is 0); ``ndcg(..., convention="standard")`` is scikit-learn's
 ``ndcg_score`` (ties averaged). See :mod:`rlscore.measure.ranking_measures`.
 
 Binary labels: ``cindex`` and the IR measures accept -1/+1, 0/1 and booleans (+1 / 1 /
