@@ -59,7 +59,7 @@ def _count_models_and_holdouts(monkeypatch):
     """Count the QueryRankRLSModel constructions (trainings) and multi-query hold-outs."""
     from rlscore.core.rankrls import _models
     counts = {"models": 0, "holdouts": 0}
-    init, holdout = _models.QueryRankRLSModel.__init__, _models.holdout_rows
+    init, holdout = _models.QueryRankRLSModel.__init__, _models.QueryRankRLSModel.holdout_rows
 
     def counting_init(self, *args, **kwargs):
         counts["models"] += 1
@@ -69,7 +69,7 @@ def _count_models_and_holdouts(monkeypatch):
         counts["holdouts"] += 1
         return holdout(*args)
     monkeypatch.setattr(_models.QueryRankRLSModel, "__init__", counting_init)
-    monkeypatch.setattr(_models, "holdout_rows", counting_holdout)
+    monkeypatch.setattr(_models.QueryRankRLSModel, "holdout_rows", counting_holdout)
     return counts
 
 

@@ -347,8 +347,8 @@ class RankRLSCV(_RankRLSBase):
     * ``"lqo"``: O(m r p + sum_q (n_q^2 r + n_q^3)), batched over queries;
     * K-fold global: O(m r p + sum_f (|f|^2 r + |f|^3)); with queries the same on the
       hold-out side, or for primal / Nystrom models with large folds (k features)
-      O(k^3 / 3 + |f| k p) per fold and alpha after O(min(|f|, m - |f|) k^2) (+ O(k^3)
-      with basis removal) once per fold.
+      O(|f| k p) per fold and alpha after O(|f| k^2 + k^3) once per fold (also with
+      basis removal).
 
     Examples
     --------

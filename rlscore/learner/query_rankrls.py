@@ -128,8 +128,8 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         did). Exact, without retraining
         (:meth:`rlscore.core.rankrls.QueryRankRLSModel.holdout_rows`; with basis
         removal the basis vectors among the rows are removed too). O(m r p + h^2 r +
-        h^3) per call, or O(k^3/3 + h k p) for primal / Nystrom models with large
-        folds after a once-per-fold O(min(h, m - h) k^2) preparation."""
+        h^3) per call, or O(h k p) for primal / Nystrom models with large folds
+        after a once-per-fold O((h + t) k^2 + k^3) refit (t touched queries)."""
         return squeeze(self._model.holdout_rows(indices))
 
 
@@ -223,8 +223,8 @@ class KfoldQueryRankRLS(PredictorInterface):
     -----
     One eigendecomposition (O(m^3) dual, O(m d^2) primal), then per regparam and fold
     of h rows O(m r p + h^2 r + h^3) (dual: r ~ m), or for primal / Nystrom models with
-    large folds O(k^3 / 3 + h k p) after O(min(h, m - h) k^2 (+ k^3 with basis
-    removal)) once per fold (:meth:`QueryRankRLS.holdout_rows`).
+    large folds (or basis removal) O(h k p) after O((h + t) k^2 + k^3) once per fold,
+    t the touched queries (:meth:`QueryRankRLS.holdout_rows`).
     """
 
     @reports_progress

@@ -8,8 +8,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.rankrls import _fold_holdout
-from rlscore.core.rls import select_basis
+from rlscore.core.rls import FoldCache, select_basis
 from rlscore.core.selection import NfoldCV, PooledQueryCV, RefitModel, grid_search
 from rlscore.core.structure import QueryGroups
 from rlscore.measure import cindex
@@ -86,8 +85,7 @@ def test_holdout_rows_equals_refits(kernel, params, form, p):
 @pytest.mark.parametrize("side", ["holdout", "feature"])
 def test_primal_both_sides_equal_refits(monkeypatch, side):
     # the primal's two algebras, each forced, on the same problems
-    monkeypatch.setattr(_fold_holdout, "_feature_side_cheaper",
-                        lambda model, H: side == "feature")
+    monkeypatch.setattr(FoldCache, "use_primal", lambda self, H, d: side == "feature")
     X, Y, q = _data(SIZES, p=2, d=6, seed=3)
     for Xm in (X, sp.csr_matrix(X)):
         model = QueryRankRLSModel(Xm, Y, q, 1.0, path=True)
@@ -96,6 +94,8 @@ def test_primal_both_sides_equal_refits(monkeypatch, side):
             for H in _holdouts(q):
                 _close(model.holdout_rows(H),
                        _refit(X, Y, q, H, lam, "LinearKernel", {}), lam)
+        # the forced side ran: the refits' parts are cached, the formula caches none
+        assert (len(model._folds._items) > 0) == (side == "feature")
 
 
 @pytest.mark.parametrize("remove", [True, False])
@@ -129,7 +129,7 @@ def test_nystrom_holdout_rows_equals_refits(remove):
 
 def test_nystrom_removal_on_the_holdout_side_too(monkeypatch):
     # a fold without basis vectors goes to the hold-out side; one with them is removed
-    monkeypatch.setattr(_fold_holdout, "_feature_side_cheaper", lambda model, H: False)
+    monkeypatch.setattr(FoldCache, "use_primal", lambda self, H, d: False)
     X, Y, q = _data(SIZES, seed=2)
     basis = np.concatenate([_rows(q, [2])[:2], _rows(q, [5])[:2]])
     model = QueryRankRLSModel(X, Y, q, 0.1, "GaussianKernel", path=True,
@@ -141,12 +141,14 @@ def test_nystrom_removal_on_the_holdout_side_too(monkeypatch):
 
 
 def test_holdout_rows_of_one_query_is_holdout():
+    # rows of one query (whole and part of it) through both entry points, both sides
     X, Y, q = _data(SIZES, p=2)
     for kernel, params in (("LinearKernel", {}), ("GaussianKernel", {"gamma": GAMMA})):
         model = QueryRankRLSModel(X, Y, q, 0.5, kernel, path=True, **params)
-        for H in (_rows(q, [2]), _rows(q, [6])[:3]):
-            assert_allclose(model.holdout_rows(H), model.holdout(H), rtol=1e-12,
-                            atol=1e-13)
+        for H in (_rows(q, [2]), _rows(q, [6])[:3], _rows(q, [6])[3:]):
+            ref = _refit(X, Y, q, H, 0.5, kernel, params)
+            assert_allclose(model.holdout_rows(H), ref, rtol=0, atol=ATOL)
+            assert_allclose(model.holdout(H), ref, rtol=0, atol=ATOL)
 
 
 def test_holdout_rows_bad_input():
@@ -169,14 +171,16 @@ def test_holdout_rows_bad_input():
 
 
 def test_fold_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(_fold_holdout, "_CACHE", 200)
-    monkeypatch.setattr(_fold_holdout, "_feature_side_cheaper", lambda model, H: True)
+    monkeypatch.setattr(FoldCache, "use_primal", lambda self, H, d: True)
     X, Y, q = _data(SIZES)
     model = QueryRankRLSModel(X, Y, q, 1.0, path=True)
     folds = QueryGroups.from_qids(q).folds(4, seed=0)
+    cap = 1500                                 # room for one or two folds' parts
+    model._folds = FoldCache(max_bytes=cap)
     for lam in (0.1, 1.0):
         model.solve(lam)
         for f in folds:
             assert_allclose(model.holdout_rows(f),
                             _refit(X, Y, q, f, lam, "LinearKernel", {}), atol=ATOL)
-    assert sum(a.size for v in model._fold_parts.values() for a in v) <= 200
+            assert 0 < model._folds._bytes <= cap
+    assert len(model._folds._items) < len(folds)

@@ -5,7 +5,8 @@ What lives here
     centred Gram matrix rotated once: O(m^3) or O(m d^2 + d^3), then a lambda path,
     leave-pair-out and leave-query-out from the same decomposition, Pahikkala et al.
     2009; ``QueryRankRLSModel.holdout_rows`` holds out several queries at once, a fold
-    of K-fold by query, O(h^2 r + h^3) or O(k^3/3 + h k p) per lambda),
+    of K-fold by query, O(h^2 r + h^3) or, refitted in the primal, O(h k p) per
+    lambda),
     :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`, and the
     matrix-free :func:`cg_rankrls` / :func:`cg_preference_rankrls` (O(t nnz(X)) for t
     iterations). Kernel-parameter learning: the exact leave-query-out error of query
@@ -18,7 +19,7 @@ Builds on
     representations). It never imports ``ranksvm`` or ``kronecker``.
 
 Module order
-    ``_solver`` -> ``_centered`` -> ``_fold_holdout`` -> ``_models`` -> ``_pairs``;
+    ``_solver`` -> ``_centered`` -> ``_models`` -> ``_pairs``;
     ``_cg``; ``_lqo_gradient``, ``_global_loo_gradient`` (on ``rls``'s inverse and
     ``learn_kernel``).
 """

@@ -42,6 +42,37 @@ with h = 2 this is the exact leave-pair-out of Sect. 3.4 (eqs. 35-38; the paper'
 Q = V diag(Lambda / (lambda + (m - 2) Lambda)) V^T in its notation), O(p) per pair after
 an O(m^3) setup: one SYRK of the eigenvectors, or -- when no eigendecomposition exists
 yet -- one Cholesky at mu' and its inverse.
+
+Rows of several blocks (query model; a fold of K-fold by query, parts of queries, or
+both).  D^T D is diagonal (the offsets of different blocks do not couple) and P is block
+diagonal, so the same block inverse separates over the touched blocks q (H_q = H cap q):
+
+    S   = M_HH + sum_{q : H_q = q} 1_{H_q} 1_{H_q}^T / n_q,
+    X   = S^{-1} R_H,
+    f_H = F_H - N_HH X - sum_q 1_{H_q} (t_q[H] X),
+
+one 1 1^T / n_q term per block held out whole (a block held out in part keeps its
+offset, fitted on its remaining rows, and adds nothing) and one offset correction per
+touched block, t_q = Kbar_q P G_c P; for H = whole queries this is eq. 33 without its
+m x m inverse. With the primal's U of rank r < m - g, M_HH gains (P - U U^T)_HH, whose
+-1/n_q of P cancels the +1/n_q of a whole block's offset: S = I - U_H U_H^T
+- sum_{q partial} 1 1^T / n_q + U_H diag(mu w) U_H^T. O(h^2 r + h^3) per lambda.
+
+The feature side (primal and Nystrom models).  The centred Gram matrix of the remaining
+rows is a downdate of C = Phi^T P Phi by the held-out rows centred by their full block
+means, Pc_H, and, per block held out in part, by the sum s_q of its rows in Pc_H (the
+remaining n'_q rows' mean moves by -s_q / n'_q):
+
+    C_f = C - Pc_H^T Pc_H - sum_{q partial} s_q s_q^T / n'_q,
+    b_f = b - Pc_H^T Y_H  + sum_{q partial} s_q (sum of the remaining Y_q)^T / n'_q
+
+(a block held out whole adds nothing: its centred rows sum to 0), O((h + t) r^2) for t
+touched blocks, or formed from the remaining rows when they are fewer. The refit
+(:func:`rlscore.core.rls.primal_fold_parts`, cached per hold-out set in a
+:class:`rlscore.core.rls.FoldCache`) then costs O(h r p) per lambda; removing held-out
+basis vectors is the constraint N^T w = 0 in the same coordinates
+(:func:`rlscore.core.rls.held_out_directions`). :meth:`CenteredRankModel._holdout`
+chooses between the two sides.
 """
 
 import warnings
@@ -50,10 +81,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix, symmetrize
+from rlscore.core.structure import QueryGroups
 from rlscore.core.rls import build_representation
 from rlscore.core.rls import n_rows
-from rlscore.core.rls import (CheckedRows, FoldCache, KernelSolver, primal_fold_parts,
-                              primal_fold_predictions)
+from rlscore.core.rls import (CheckedRows, FoldCache, KernelSolver, held_out_directions,
+                              primal_fold_parts, primal_fold_predictions)
 from rlscore._validation import (
     as_2d_labels, as_index_array, check_peak_memory, check_regparam)
 
@@ -83,7 +115,6 @@ class CenteredRankModel:
         rep = build_representation(X, kernel, basis_vectors, prefer=prefer, **kernel_params)
         self.representation = rep
         self.remove_basis = rep.basis_indices is not None and not keep_basis
-        self._rem = None
         self._folds = None
         self._rows = None
         gr = groups
@@ -269,126 +300,138 @@ class CenteredRankModel:
         H = as_index_array(indices, self.m, name="indices")
         if H.size >= self.m:
             raise ValueError("indices hold out every example; nothing is left to train on")
-        return H, self._block_of(H)
+        return H
 
-    def _block_of(self, H):
+    def _check_one_block(self, indices):
+        H = self._check_rows(indices)
         q = self.groups.codes[H]
         if np.any(q != q[0]):
             raise IndexError("indices must all belong to the same query; got indices of "
                              f"{np.unique(q).size} different queries")
-        return int(q[0])
+        return H
 
     def holdout(self, indices):
         """Predictions (h, p) for the rows ``indices`` (all of one query) from the model
-        retrained without them: O(m r p + h^2 r + h^3) after the eigendecomposition;
-        a primal model with h > d, or asked for the same rows at another lambda,
-        refits in the d primal coordinates instead (:meth:`_primal_holdout`,
-        :class:`rlscore.core.rls.FoldCache`: O(h d^2 + d^3) once per hold-out set,
-        O(h d p) per lambda)."""
-        if self._folds is not None and not self.remove_basis:
-            parts = self._folds.cached(indices)
-            if parts is not None:
-                return primal_fold_predictions(parts, self._mu(self.regparam, len(indices)))
+        retrained without them (:meth:`_holdout`): O(m r p + h^2 r + h^3) after the
+        eigendecomposition; a primal model with h > d, or asked for the same rows at
+        another lambda, refits in the d primal coordinates instead
+        (:meth:`_primal_holdout`, :class:`rlscore.core.rls.FoldCache`: O(h d^2 + d^3)
+        once per hold-out set, O(h d p) per lambda)."""
         if self._rows is None:
-            self._rows = CheckedRows(self._check_rows)
-        H, q = self._rows(indices)
+            self._rows = CheckedRows(self._check_one_block)
+        return self._holdout(self._rows(indices))
+
+    def _holdout(self, H):
+        """Predictions (h, p) for the validated rows H -- of one block or, for the query
+        model, of any blocks -- from the model retrained without them (and with basis
+        removal without the basis vectors among them), in the first form that applies:
+
+        1. basis vectors among H to remove: the constrained primal refit
+           (:meth:`_holdout_removing`);
+        2. a primal model whose hold-out is cheaper, or cached, as a refit
+           (:meth:`rlscore.core.rls.FoldCache.use_primal`, i.e.
+           :func:`rlscore.core.rls.prefer_primal_fold` or a revisited set):
+           :meth:`_primal_holdout`;
+        3. the hold-out formula of the module docstring (:meth:`_holdout_side`).
+        """
         if self.remove_basis:
             out = self._holdout_removing(H)
             if out is not None:
                 return out
-        if self.kind == "primal":
-            if self._folds is None:
-                self._folds = FoldCache()
-            if self._folds.use_primal(H, self.solver.K.shape[0]):
-                return self._primal_holdout(H)
+        if self.kind == "primal" and self._fold_cache().use_primal(
+                H, self.solver.K.shape[0]):
+            return self._primal_holdout(H)
+        return self._holdout_side(H)
+
+    def _fold_cache(self):
+        if self._folds is None:
+            self._folds = FoldCache()
+        return self._folds
+
+    def _holdout_side(self, H):
+        """The hold-out formula of the module docstring for rows H of any blocks:
+        O(m r p + h^2 r + h^3) per lambda (the first term once per lambda)."""
+        gr = self.groups
         h = H.size
-        nq = float(self.groups.sizes[q])
         mu = self._mu(self.regparam, h)
         w, Pr, F = self._state(mu)
         U, s2, c, Yf, qdiag, full = self._parts()
+        qs, pos = np.unique(gr.codes[H], return_inverse=True)
+        whole = (np.bincount(pos, minlength=qs.size) == gr.sizes[qs])[pos]
         UH = U[H]
-        M = (UH * (mu * w)) @ UH.T
+        same = pos[:, None] == pos[None, :]
+        inv_n = 1.0 / gr.sizes[qs][pos]                 # 1 / n_q of each row's block
+        S = (UH * (mu * w)) @ UH.T
         if self.kind == "primal":
-            M += np.eye(h) - 1.0 / nq - UH @ UH.T
-        if h == self.groups.sizes[q]:
-            M += 1.0 / nq
+            # M_HH gains (P - U U^T)_HH; with the whole blocks' offsets the 1 1^T / n_q
+            # of P cancels for them, so only the partial blocks keep theirs
+            S += np.eye(h) - UH @ UH.T
+            S -= np.where(same & ~whole[None, :], inv_n[None, :], 0.0)
+        else:
+            S += np.where(same & whole[None, :], inv_n[None, :], 0.0)
         N = (UH * (s2 * w)) @ UH.T
-        X = self._solve_small(M, Pr[H])
-        t = (UH * w) @ Yf[q]
-        return F[H] - N @ X - (t @ X)[None, :]
+        X = self._solve_small(S, Pr[H])
+        T = (Yf[qs] * w) @ UH.T                          # (touched, h): t_q[H]
+        return F[H] - N @ X - (T @ X)[pos]
 
     # -- cross-validation that removes held-out basis vectors -------------------
-    def _holdout_removing(self, U):
-        """Predictions for the rows U from the sparse RankRLS model retrained without
-        them and without the basis vectors among them (None when U holds no basis
-        vector). Retrains in the full map's coordinates: the fold's centred Gram matrix
-        by a downdate of |U| rows and of the touched blocks (O((|U| + n_touched) r^2)),
-        the removal as the constraint N^T w = 0 (N of NystromMap.removal_directions:
-        C^{-1}[:, H] without dependent basis vectors)
-        (:mod:`rlscore.core.rls`): one O(r^3) eigendecomposition per fold (kept for the
-        next lambda, :meth:`_primal_holdout`), then O(r^2 h + |U| r p) per lambda."""
-        from rlscore.core.rls import basis_positions
+    def _holdout_removing(self, H):
+        """Predictions for the rows H from the sparse RankRLS model retrained without
+        them and without the basis vectors among them (None when H holds no basis
+        vector whose removal changes the model). The removal is the constraint
+        N^T w = 0 in the full map's coordinates (N of
+        :meth:`rlscore.core.rls.NystromMap.removal_directions`, cached per hold-out
+        set, :func:`rlscore.core.rls.held_out_directions`), applied by
+        :meth:`_primal_holdout`: O((h + t) r^2 + r^3) once per hold-out
+        set, then O(r^2 k + h r p) per lambda (k removed directions)."""
         rep = self.representation
-        nmap = rep.nystrom
-        # the directions removing the held-out basis vectors takes away (none when kept
-        # dependent basis vectors still span them)
-        N = nmap.removal_directions(basis_positions(rep.basis_indices, U))
+        N, = self._fold_cache().get(
+            H, lambda: (held_out_directions(rep.nystrom, rep.basis_indices, H),), b"N")
         if N.shape[1] == 0:
             return None
-        if N.shape[1] >= nmap.k:
-            raise ValueError(
-                "the hold-out set contains every basis vector: removing them leaves no "
-                "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
-        return self._primal_holdout(U, N)
+        return self._primal_holdout(H, N)
 
-    def _fold_system(self, U):
-        """(C, b, Phi_U): the centred Gram matrix and right-hand side of the rows
-        outside U in the primal coordinates (no regularization) and the features of U,
-        by a downdate of the |U| rows and of the touched blocks:
-        O((|U| + n_touched) r^2) after O(m r^2) once."""
+    def _fold_system(self, H):
+        """(C, b, Phi_H): the centred Gram matrix and right-hand side of the rows
+        outside H in the primal coordinates (no regularization) and the features of H,
+        for rows H of any blocks (the module docstring, the feature side): by a
+        downdate of the centred system, O((h + t) r^2) for t touched blocks, or from
+        the remaining rows when they are fewer, O((m - h) r^2)."""
         gr = self.groups
-        Phi = self._Phi
-        if self._rem is None:
-            if sp.issparse(Phi):
-                G0 = (Phi.T @ Phi).toarray()
-                S = np.asarray(gr.sum(Phi).toarray())
-            else:
-                G0 = Phi.T @ Phi
-                S = gr.sum(Phi)                             # (g, r) block sums
-            T = gr.sum(self.Y)                              # (g, p)
-            inv_n = 1.0 / gr.sizes
-            self._rem = (G0, np.asarray(Phi.T @ self.Y),
-                         (S.T * inv_n) @ S, (S.T * inv_n) @ T, S, T)
-        G, B, SS, ST, S, T = self._rem
-        PU = Phi[U]
-        PU = PU.toarray() if sp.issparse(PU) else np.asarray(PU)
-        YU = self.Y[U]
-        C = G - PU.T @ PU - SS
-        b = B - PU.T @ YU - ST
-        qs, qpos = np.unique(gr.codes[U], return_inverse=True)
-        for j, q in enumerate(qs):
-            rows = qpos == j
-            nq = gr.sizes[q] - rows.sum()
-            s_old, t_old = S[q][:, None], T[q][None, :]
-            C += (s_old @ s_old.T) / gr.sizes[q]
-            b += (s_old @ t_old) / gr.sizes[q]
-            if nq > 0:
-                s_new = s_old - PU[rows].sum(axis=0)[:, None]
-                t_new = t_old - YU[rows].sum(axis=0)[None, :]
-                C -= (s_new @ s_new.T) / nq
-                b -= (s_new @ t_new) / nq
-        return C, b, PU
+        PhiH = _dense_rows(self._Phi, H)
+        if self.m - H.size < H.size:
+            keep = np.ones(self.m, dtype=bool)
+            keep[H] = False
+            rows = np.flatnonzero(keep)
+            R = _dense_rows(self._Phi, rows)
+            sub = QueryGroups.from_qids(gr.codes[rows])
+            R = np.ascontiguousarray(R - sub.expand(sub.mean(R)))
+            return gram_matrix(R), R.T @ self.Y[rows], PhiH
+        qs, pos = np.unique(gr.codes[H], return_inverse=True)
+        Pc = np.ascontiguousarray(PhiH - self._Phibar[gr.codes[H]])
+        n_new = gr.sizes[qs] - np.bincount(pos, minlength=qs.size)
+        part = n_new > 0
+        # per touched block: the sums of its held-out centred rows and of its remaining
+        # labels; a block held out whole adds nothing (its centred rows sum to 0)
+        E = sp.csr_matrix((np.ones(H.size), (pos, np.arange(H.size))),
+                          shape=(qs.size, H.size))
+        s = np.asarray(E @ Pc)[part]
+        YH = self.Y[H]
+        ty = (self._Ybar[qs] * gr.sizes[qs][:, None] - E @ YH)[part]
+        sn = s.T / n_new[part]
+        C = self.solver.K - gram_matrix(Pc) - sn @ s
+        b = self.solver.Y - Pc.T @ YH + sn @ ty
+        return symmetrize(C), b, PhiH
 
-    def _primal_holdout(self, U, N=None):
-        """Predictions for the rows U from the primal refit without them (and, with N,
+    def _primal_holdout(self, H, N=None):
+        """Predictions for the rows H from the primal refit without them (and, with N,
         under the basis-removal constraint N^T w = 0): the centred Gram matrix of the
         rest (:meth:`_fold_system`) eigendecomposed once per hold-out set (cached),
-        then O(|U| r p) per lambda (:func:`rlscore.core.rls.primal_fold_predictions`)."""
-        if self._folds is None:
-            self._folds = FoldCache()
-        parts = self._folds.get(U, lambda: primal_fold_parts(*self._fold_system(U), N),
-                                b"" if N is None else b"R")
-        return primal_fold_predictions(parts, self._mu(self.regparam, U.size))
+        then O(h r p) per lambda (:func:`rlscore.core.rls.primal_fold_predictions`)."""
+        parts = self._fold_cache().get(
+            H, lambda: primal_fold_parts(*self._fold_system(H), N),
+            b"" if N is None else b"R")
+        return primal_fold_predictions(parts, self._mu(self.regparam, H.size))
 
     def _basis_rows_removing(self, P):
         """Overwrite the leave-one-out predictions P of the basis examples by those of
@@ -406,3 +449,8 @@ class CenteredRankModel:
         except (np.linalg.LinAlgError, ValueError):
             raise ValueError("the hold-out problem is singular (regparam=0 with too few "
                              "remaining examples); use regparam > 0") from None
+
+
+def _dense_rows(Phi, rows):
+    R = Phi[rows]
+    return R.toarray() if sp.issparse(R) else np.asarray(R, dtype=np.float64)

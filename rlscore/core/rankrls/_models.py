@@ -29,9 +29,9 @@ from scipy.linalg import blas
 from rlscore._ext import _lpo
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
-from rlscore.core.rankrls._fold_holdout import holdout_rows
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
-from rlscore.core.rls import n_rows, prefer_primal_fold, remove_basis_from_pairs
+from rlscore.core.rls import (CheckedRows, n_rows, prefer_primal_fold,
+                              remove_basis_from_pairs)
 from rlscore._validation import as_index_array, check_index_pairs
 from rlscore._validation import check_peak_memory
 
@@ -195,7 +195,7 @@ class QueryRankRLSModel(CenteredRankModel):
     ``holdout`` of one query (or part of one) O(m r p + h^2 r + h^3) after the
     eigendecomposition; ``holdout_rows`` of several queries (a fold of K-fold by query)
     O(m r p + h^2 r + h^3) per lambda, or for a primal / Nystrom model with large folds
-    O(k^3/3 + h k p) per lambda after O(min(h, m - h) k^2 + k^3) once per fold;
+    O(h k p) per lambda after O((h + t) k^2 + k^3) once per fold (t touched queries);
     ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
     per lambda, i.e. O(m^2 n_max) (dual, r = m - #queries) or O(m n_max d) (primal),
     n_max the size of the largest query; a primal model refits a query of n_q > d rows
@@ -224,10 +224,13 @@ class QueryRankRLSModel(CenteredRankModel):
         -- from the model retrained without them; with basis removal (Nystrom basis
         rows, ``keep_basis_in_cv=False``) also without the basis vectors among them.
 
-        The exact multi-query hold-out of :mod:`rlscore.core.rankrls` (``_fold_holdout``:
-        eq. 33 of Pahikkala et al. 2009 in the centred form, one term per touched
-        query). The lambda-independent parts of each set of rows are kept between calls,
-        so the folds of a grid search are prepared once.
+        The exact hold-out of :class:`CenteredRankModel` for rows of several blocks
+        (:mod:`rlscore.core.rankrls`: eq. 33 of Pahikkala et al. 2009 in the centred
+        form, one term per touched query; or, for primal and Nystrom models, the refit
+        of the centred Gram matrix downdated per touched query, which removes basis
+        vectors as a constraint). The lambda-independent parts of each set of rows are
+        kept between calls (:class:`rlscore.core.rls.FoldCache`), so the folds of a
+        grid search are prepared once.
 
         Raises
         ------
@@ -239,14 +242,16 @@ class QueryRankRLSModel(CenteredRankModel):
         Notes
         -----
         Per lambda, h = len(indices): O(m r p + h^2 r + h^3) (dual: r ~ m), or -- primal
-        and Nystrom models when 3 h^2 k + h^3 > k^3 or when basis vectors are removed --
-        one Cholesky O(k^3 / 3 + k^2 p + h k p) after O(min(h, m - h) k^2) (+ O(k^3)
-        with basis removal) once per fold.
+        and Nystrom models whose refit is cheaper
+        (:func:`rlscore.core.rls.prefer_primal_fold`, or a fold revisited at another
+        lambda) and folds whose basis vectors are removed -- O(h k p) (+ O(k^2 b + b^3)
+        for b removed directions) after O((h + t) k^2 + k^3) once per fold, t the
+        touched queries.
         """
-        H = as_index_array(indices, self.m, name="indices")
-        if H.size >= self.m:
-            raise ValueError("indices hold out every example; nothing is left to train on")
-        return holdout_rows(self, H)
+        rows = self.__dict__.get("_any_rows")
+        if rows is None:
+            rows = self._any_rows = CheckedRows(self._check_rows)
+        return self._holdout(rows(indices))
 
     def leave_query_out(self):
         """Predictions for every query from the model trained without it: a list (one

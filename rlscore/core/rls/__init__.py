@@ -35,7 +35,7 @@ from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSol
                                        primal_fold_parts, primal_fold_predictions)
 from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver,
                                        select_basis, basis_positions,
-                                       remove_basis_from_pairs)
+                                       held_out_directions, remove_basis_from_pairs)
 from rlscore.core.rls._representation import (Representation, build_representation,
                                               kernel_param_names, NystromFeatureMap,
                                               nystrom_features)
@@ -70,6 +70,7 @@ __all__ = [
     "NystromSolver",
     "select_basis",
     "basis_positions",
+    "held_out_directions",
     "remove_basis_from_pairs",
     "Representation",
     "build_representation",

@@ -64,7 +64,7 @@ from rlscore.core.rls._solvers import (LinearSolver, _check_holdout,
 from rlscore._validation import as_index_array, check_positive_int
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
-           "remove_basis_from_pairs"]
+           "held_out_directions", "remove_basis_from_pairs"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -340,6 +340,24 @@ def basis_positions(basis_indices, rows):
     return np.flatnonzero(np.isin(basis_indices, rows)).astype(np.intp)
 
 
+def held_out_directions(nmap, basis_indices, rows):
+    """N (k, h) of :meth:`NystromMap.removal_directions` for the basis vectors among
+    ``rows`` (h = 0 when removing them changes nothing): the constraint N^T w = 0 of a
+    hold-out that removes them. O(k h) (see ``removal_directions``).
+
+    Raises
+    ------
+    ValueError
+        The rows hold every basis vector (no basis would be left).
+    """
+    N = nmap.removal_directions(basis_positions(basis_indices, rows))
+    if N.shape[1] >= nmap.k:
+        raise ValueError(
+            "the hold-out set contains every basis vector: removing them leaves no "
+            "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
+    return N
+
+
 def remove_basis_from_pairs(basis_indices, m, starts, ends, out_s, out_e, holdout):
     """Leave-pair-out with basis removal: overwrite, for every pair holding a basis
     vector, the fast (basis-keeping) pair predictions ``out_s``/``out_e`` (n, p) by
@@ -391,14 +409,9 @@ class NystromSolver(LinearSolver):
         self._xi_all = None
 
     def _removed_directions(self, rows):
-        """N (k, h) of :meth:`NystromMap.removal_directions` for the basis vectors
-        among ``rows``."""
-        N = self.nmap.removal_directions(basis_positions(self.basis_indices, rows))
-        if N.shape[1] >= self.nmap.k:
-            raise ValueError(
-                "the hold-out set contains every basis vector: removing them leaves no "
-                "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
-        return N
+        """N (k, h) of :func:`held_out_directions` for the basis vectors among
+        ``rows``."""
+        return held_out_directions(self.nmap, self.basis_indices, rows)
 
     def _eig_parts(self):
         """(U (m, q), s2 (q,), keep mask (k,), V (k, k), V^T Phi^T Y (k, p))."""
