@@ -296,19 +296,34 @@ class CenteredRankModel:
         return st
 
     # -- hold-out -----------------------------------------------------------------
-    def _check_rows(self, indices):
+    def _check_rows(self, indices, one_block=False):
+        """(H, blocks) for validated rows H (``one_block``: all of one block) and their
+        blocks (:meth:`_blocks_of`); remembered per index array by
+        :class:`rlscore.core.rls.CheckedRows`, so a grid's later calls skip both."""
         H = as_index_array(indices, self.m, name="indices")
         if H.size >= self.m:
             raise ValueError("indices hold out every example; nothing is left to train on")
-        return H
+        if one_block:
+            q = self.groups.codes[H]
+            if np.any(q != q[0]):
+                raise IndexError("indices must all belong to the same query; got indices "
+                                 f"of {np.unique(q).size} different queries")
+        return H, self._blocks_of(H)
 
-    def _check_one_block(self, indices):
-        H = self._check_rows(indices)
-        q = self.groups.codes[H]
-        if np.any(q != q[0]):
-            raise IndexError("indices must all belong to the same query; got indices of "
-                             f"{np.unique(q).size} different queries")
-        return H
+    def _blocks_of(self, H):
+        """(qs, pos, term): the blocks H touches, each row's position among them, and
+        per touched block the 1 1^T / n_q term of the hold-out formula's S (module
+        docstring): +1/n_q for a block held out whole in the dual, -1/n_q for a block
+        held out in part in the primal, else 0. O(h log h)."""
+        gr = self.groups
+        qs, pos = np.unique(gr.codes[H], return_inverse=True)
+        n = gr.sizes[qs]
+        whole = np.bincount(pos, minlength=qs.size) == n
+        if self.kind == "primal":
+            term = np.where(whole, 0.0, -1.0 / n)
+        else:
+            term = np.where(whole, 1.0 / n, 0.0)
+        return qs, pos, term
 
     def holdout(self, indices):
         """Predictions (h, p) for the rows ``indices`` (all of one query) from the model
@@ -318,13 +333,14 @@ class CenteredRankModel:
         (:meth:`_primal_holdout`, :class:`rlscore.core.rls.FoldCache`: O(h d^2 + d^3)
         once per hold-out set, O(h d p) per lambda)."""
         if self._rows is None:
-            self._rows = CheckedRows(self._check_one_block)
-        return self._holdout(self._rows(indices))
+            self._rows = CheckedRows(lambda ind: self._check_rows(ind, one_block=True))
+        return self._holdout(*self._rows(indices))
 
-    def _holdout(self, H):
+    def _holdout(self, H, blocks):
         """Predictions (h, p) for the validated rows H -- of one block or, for the query
-        model, of any blocks -- from the model retrained without them (and with basis
-        removal without the basis vectors among them), in the first form that applies:
+        model, of any blocks (``blocks`` of :meth:`_blocks_of`) -- from the model
+        retrained without them (and with basis removal without the basis vectors among
+        them), in the first form that applies:
 
         1. basis vectors among H to remove: the constrained primal refit
            (:meth:`_holdout_removing`);
@@ -338,41 +354,42 @@ class CenteredRankModel:
             out = self._holdout_removing(H)
             if out is not None:
                 return out
+        elif self._folds is not None:
+            parts = self._folds.cached(H)           # a refit asked for again: O(h)
+            if parts is not None:
+                return primal_fold_predictions(parts, self._mu(self.regparam, H.size))
         if self.kind == "primal" and self._fold_cache().use_primal(
                 H, self.solver.K.shape[0]):
             return self._primal_holdout(H)
-        return self._holdout_side(H)
+        return self._holdout_side(H, blocks)
 
     def _fold_cache(self):
         if self._folds is None:
             self._folds = FoldCache()
         return self._folds
 
-    def _holdout_side(self, H):
+    def _holdout_side(self, H, blocks):
         """The hold-out formula of the module docstring for rows H of any blocks:
         O(m r p + h^2 r + h^3) per lambda (the first term once per lambda)."""
-        gr = self.groups
+        qs, pos, term = blocks
         h = H.size
         mu = self._mu(self.regparam, h)
         w, Pr, F = self._state(mu)
         U, s2, c, Yf, qdiag, full = self._parts()
-        qs, pos = np.unique(gr.codes[H], return_inverse=True)
-        whole = (np.bincount(pos, minlength=qs.size) == gr.sizes[qs])[pos]
         UH = U[H]
-        same = pos[:, None] == pos[None, :]
-        inv_n = 1.0 / gr.sizes[qs][pos]                 # 1 / n_q of each row's block
         S = (UH * (mu * w)) @ UH.T
         if self.kind == "primal":
-            # M_HH gains (P - U U^T)_HH; with the whole blocks' offsets the 1 1^T / n_q
-            # of P cancels for them, so only the partial blocks keep theirs
+            # M_HH gains (P - U U^T)_HH; the whole blocks' offsets cancel its 1 1^T / n_q
             S += np.eye(h) - UH @ UH.T
-            S -= np.where(same & ~whole[None, :], inv_n[None, :], 0.0)
+        if qs.size == 1:
+            S += term[0]
         else:
-            S += np.where(same & whole[None, :], inv_n[None, :], 0.0)
+            S += np.where(pos[:, None] == pos[None, :], term[pos][None, :], 0.0)
         N = (UH * (s2 * w)) @ UH.T
         X = self._solve_small(S, Pr[H])
         T = (Yf[qs] * w) @ UH.T                          # (touched, h): t_q[H]
-        return F[H] - N @ X - (T @ X)[pos]
+        TX = T @ X
+        return F[H] - N @ X - (TX if qs.size == 1 else TX[pos])
 
     # -- cross-validation that removes held-out basis vectors -------------------
     def _holdout_removing(self, H):

@@ -251,7 +251,7 @@ class QueryRankRLSModel(CenteredRankModel):
         rows = self.__dict__.get("_any_rows")
         if rows is None:
             rows = self._any_rows = CheckedRows(self._check_rows)
-        return self._holdout(rows(indices))
+        return self._holdout(*rows(indices))
 
     def leave_query_out(self):
         """Predictions for every query from the model trained without it: a list (one
