@@ -45,6 +45,9 @@ cdef extern from *:
     """
     #include <stddef.h>
     #include <stdint.h>
+    #if defined(_MSC_VER) && !defined(__clang__)
+    #define restrict __restrict   /* MSVC spells C99's restrict this way */
+    #endif
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
     #define RLS_KRON_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
     #else

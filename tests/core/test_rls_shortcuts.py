@@ -8,6 +8,8 @@ import scipy.sparse as sp
 from rlscore.core.rls import RLSModel
 from rlscore.kernel import GaussianKernel
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 REGPARAMS = [1e-6, 1e-3, 1.0, 1e3, 1e6]
 RTOL = 1e-7
 
