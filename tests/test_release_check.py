@@ -156,3 +156,25 @@ def test_an_entry_dropped_from_mesons_install_lists_is_found(rc, tmp_path, edit,
         (tree / path).write_text(text.replace(old, new, 1))
     names = _meson_installs(tree, tmp_path / "build")
     assert rc.missing_from_wheel(tree, names) == reported
+
+
+@pytest.mark.parametrize("default, slow, expected", [(5, 0, 5), (0, 5, 5), (1, 0, 1), (0, 0, 0)])
+def test_ci_run_stops_on_a_failed_or_empty_pytest(tmp_path, default, slow, expected):
+    """.ci/run with stub pip/pytest/python: a pytest exit status (5: no tests collected)
+    is CI's status, and the release check runs only after both pytest runs passed."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    calls = tmp_path / "calls"
+    stubs = {
+        "pip": "exit 0",
+        "pytest": f'[ "$*" = "-m slow" ] && exit {slow}; exit {default}',
+        "python": f'echo "$*" >> {calls}; exit 0',
+    }
+    for name, body in stubs.items():
+        (bin_ / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_ / name).chmod(0o755)
+    env = {"PATH": f"{bin_}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    proc = subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, capture_output=True)
+    assert proc.returncode == expected
+    ran = calls.read_text().split("\n")[0] if calls.exists() else None
+    assert ran == (".ci/release_check.py" if expected == 0 else None)
