@@ -101,11 +101,12 @@ def expected_contents(src):
 
 
 def missing_from_wheel(src, names):
-    """The entries of :func:`expected_contents` (``src``) absent from ``names`` (the file
-    names of a wheel), sorted; an extension counts as present with any platform suffix
+    """The entries of :func:`expected_contents` absent from ``names`` (the file names of
+    a wheel), sorted; ``src`` is the source tree or its ``expected_contents`` taken
+    earlier. An extension counts as present with any platform suffix
     (``_lpo.cpython-313-x86_64-linux-gnu.so``, ``_lpo.cp313-win_amd64.pyd``).
     O(len(names) + number of source files)."""
-    files, extensions = expected_contents(src)
+    files, extensions = src if isinstance(src, tuple) else expected_contents(src)
     names = set(names)
     built = {m.group("stem") for m in map(_EXTENSION_RE.match, names) if m}
     missing = sorted(files - names)
@@ -209,7 +210,8 @@ def find_python(version):
     for cand in filter(None, candidates):
         if _version_of(cand) == version:
             return cand
-    raise CheckFailed(f"no CPython {version} found (set RLSCORE_PYTHON_{version.replace('.', '_')})")
+    var = "RLSCORE_PYTHON_" + version.replace(".", "_")
+    raise CheckFailed(f"no CPython {version} found (set {var} to its interpreter)")
 
 
 def make_venv(python, path, log, packages=(), site=False):
@@ -285,8 +287,9 @@ def check_repaired(tools_bin, wheel, log):
     return tag, text
 
 
-def check_wheel(label, python, tree, work, tools_bin, setup_args=()):
-    """Build, repair, install and test one wheel; returns a dict of measurements."""
+def check_wheel(label, python, tree, work, tools_bin, expected, setup_args=()):
+    """Build, repair, install and test one wheel (``expected``: the source tree's
+    :func:`expected_contents` when the sdist was made); returns a dict of measurements."""
     log = work / f"{label}.log"
     res = {"label": label, "log": str(log)}
     _log(f"{label}: building the wheel from the sdist ({python})")
@@ -297,7 +300,7 @@ def check_wheel(label, python, tree, work, tools_bin, setup_args=()):
     (wheel,) = raw.glob("*.whl")
     res["raw_wheel"], res["raw_kb"] = wheel.name, wheel.stat().st_size / 1024
 
-    missing = missing_from_wheel(ROOT, zipfile.ZipFile(wheel).namelist())
+    missing = missing_from_wheel(expected, zipfile.ZipFile(wheel).namelist())
     if missing:
         raise CheckFailed(f"{label}: the wheel lacks {len(missing)} file(s) of the source "
                           "tree:\n  " + "\n  ".join(missing))
@@ -381,6 +384,7 @@ def main(argv=None):
         _log(f"work folder {work}; tools venv")
         tools_py = make_venv(sys.executable, work / "tools", log, TOOLS)
         tools_bin = tools_py.parent
+        expected = expected_contents(ROOT)       # the tree the sdist is made from
         sdist, tree, sdist_s = build_sdist(tools_py, work, log)
         _log(f"sdist {sdist.name}: {sdist.stat().st_size / 1024:.0f} kB in {sdist_s:.0f} s")
         variants = [(v, v, ()) for v in args.pythons]
@@ -390,7 +394,8 @@ def main(argv=None):
         pythons = {v: find_python(v) for _, v, _ in variants}
         for label, version, setup_args in variants:
             t0 = time.perf_counter()
-            res = check_wheel(label, pythons[version], tree, work, tools_bin, setup_args)
+            res = check_wheel(label, pythons[version], tree, work, tools_bin, expected,
+                              setup_args)
             res["total_s"] = time.perf_counter() - t0
             results.append(res)
     except CheckFailed as exc:
