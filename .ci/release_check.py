@@ -146,9 +146,14 @@ def import_all(allow_missing_extras=False):
             importlib.import_module(info.name)
             names.append(info.name)
         except ImportError as exc:
-            top = (exc.name or "").split(".")[0].lower()
-            if top and top in optional | {o.replace("-", "_") for o in optional}:
-                skipped.append(f"{info.name} (needs {top})")
+            # the missing module, also behind a re-raise with advice ("from exc")
+            tops = set()
+            while exc is not None:
+                tops.add((getattr(exc, "name", None) or "").split(".")[0].lower())
+                exc = exc.__cause__ or exc.__context__
+            hit = tops & (optional | {o.replace("-", "_") for o in optional})
+            if hit:
+                skipped.append(f"{info.name} (needs {', '.join(sorted(hit))})")
             else:
                 failed.append(f"{info.name}: {traceback.format_exc(limit=2)}")
         except Exception:  # noqa: BLE001 - every failure is reported
