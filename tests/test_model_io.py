@@ -12,6 +12,8 @@ from rlscore.model_io import (FORMAT_VERSION, ModelFileError, load_model, read_m
 from rlscore.predictor import (KernelPairwisePredictor, KernelPredictor,
                                LinearPairwisePredictor, LinearPredictor)
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 
 def _data(rng, m=30, d=6):
     return rng.standard_normal((m, d)), rng.standard_normal(m)

@@ -24,14 +24,30 @@ releases the GIL, so a wrong call raises instead of crashing the interpreter. In
 arrays are int32 (half the memory traffic of int64); the Python layer converts.
 """
 
-cimport openmp
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t
 
 cdef extern from *:
     """
+    /* omp.h only where the compiler has OpenMP (Apple clang has none; without this
+       guard the module would not compile there, and elsewhere it would not import:
+       omp_get_max_threads unresolved); serially one thread. */
+    #ifdef _OPENMP
+    #include <omp.h>
+    #define rls_max_threads() omp_get_max_threads()
+    #else
+    #define rls_max_threads() 1
+    #endif
+    """
+    int rls_max_threads() noexcept nogil
+
+cdef extern from *:
+    """
     #include <stddef.h>
     #include <stdint.h>
+    #if defined(_MSC_VER) && !defined(__clang__)
+    #define restrict __restrict   /* MSVC spells C99's restrict this way */
+    #endif
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
     #define RLS_KRON_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
     #else
@@ -278,7 +294,7 @@ def scatter_blocked(const double[:, :, ::1] ATb, const int32_t[::1] cA,
 
 cdef Py_ssize_t _chunk(Py_ssize_t n):
     """h per parallel task: a few contiguous ranges per thread."""
-    cdef int nthreads = openmp.omp_get_max_threads()
+    cdef int nthreads = rls_max_threads()
     cdef Py_ssize_t chunk = (n + 2 * nthreads - 1) // (2 * nthreads)
     return chunk if chunk > 4096 else 4096
 

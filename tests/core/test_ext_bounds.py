@@ -12,6 +12,8 @@ import pytest
 
 from rlscore._ext import _concordance, _greedy, _kron, _lpo, _nystrom
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 m, p, n = 6, 2, 4
 I = np.intp
 

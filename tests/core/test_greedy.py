@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from rlscore._ext import _greedy
 from rlscore.core.rls import GreedyRLSState, check_subsetsize, greedy_forward_selection
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 
 # ---------------------------------------------------------------------------------------
 # brute force

@@ -10,6 +10,8 @@ from rlscore._ext import _kron
 from rlscore.core.structure import (PairwiseKernelOperator, SampledKronProduct,
                                     as_index_vector, grid_indices, sampled_kron_matvec)
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 
 def explicit(M, N, rM, rN, cM, cN):
     """The sampled matrix R (M kron N) C^T, formed entry by entry."""

@@ -11,6 +11,8 @@ from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rls import RLSModel
 from rlscore.kernel import GaussianKernel
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 GAMMA = 0.4
 LAMBDAS = [1e-6, 1e-2, 1.0, 1e3]
 

@@ -8,6 +8,8 @@ import scipy.sparse as sp
 from rlscore.core.rls import RLSModel
 from rlscore.kernel import GaussianKernel
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 REGPARAMS = [1e-6, 1e-3, 1.0, 1e3, 1e6]
 RTOL = 1e-7
 
@@ -130,11 +132,17 @@ def test_primal_and_dual_agree_for_linear_kernel(rng):
         assert primal.representation.kind == "primal" and dual.representation.kind == "dual"
         assert_close(primal.predictor.W, dual.predictor.W)
         assert_close(primal.predictor.b, dual.predictor.b)
-        assert_close(primal.A, dual.A)
         if lam >= 1e-3:
+            assert_close(primal.A, dual.A)
             # K = X X^T is rank-deficient here (7 < 20): the dual shortcuts lose
             # ~eps ||K|| / lambda (see test_rank_deficient_linear_kernel_in_dual_form)
             assert_close(primal.leave_one_out(), dual.leave_one_out())
+        else:
+            # the same loss in the dual coefficients, relative to the largest (measured
+            # 2e-9 at 1e-6; with numpy 2.5 / scipy 1.18 one small entry was 1.3e-7 off
+            # elementwise): compared normwise
+            np.testing.assert_allclose(primal.A, dual.A, rtol=0,
+                                       atol=RTOL * np.abs(dual.A).max())
 
 
 def test_dual_used_when_features_outnumber_examples(rng):

@@ -15,6 +15,8 @@ from rlscore.datasets import (
 )
 from rlscore.utilities.reader import write_svmlight
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 
 # ------------------------------------------------------------------------------- heart
 

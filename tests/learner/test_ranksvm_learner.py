@@ -11,6 +11,8 @@ from rlscore.learner.ranksvm import (KernelRankSVM, KfoldLinearRankSVM, LinearRa
                                      PPLinearRankSVM)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 
 def _data(rng, m=80, n=4, nq=None, levels=None):
     X = rng.standard_normal((m, n))

@@ -11,6 +11,8 @@ from rlscore.kernel import GaussianKernel, PolynomialKernel, RsetKernel
 from rlscore.learner import RLS, KfoldRLS, LeaveOneOutRLS, LeavePairOutRLS
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 
 @pytest.fixture
 def data(rng):

@@ -15,6 +15,8 @@ from rlscore.utilities.reader import (
     write_svmlight,
 )
 
+pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)
+
 
 def _write(tmp_path, text, name="data.txt"):
     path = tmp_path / name
