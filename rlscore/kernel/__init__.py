@@ -1,5 +1,7 @@
 """Kernel functions. A kernel object is built on basis data (``train_X``) and computes
-``getKM(X)``, the dense (n_samples, n_basis) kernel matrix.
+``getKM(X)``, the dense (n_samples, n_basis) kernel matrix; ``kernel_blocks`` walks over
+many rows one block at a time (the one home of blocked kernel products, sized by the
+working-memory budget of :mod:`rlscore._blocks`).
 
 Kernels on structured inputs (``AllPathsGraphKernel`` on graphs,
 ``ContextWeightedBowKernel`` on documents with a target position) set the class
@@ -19,10 +21,12 @@ from rlscore.kernel.polynomial_kernel import PolynomialKernel
 from rlscore.kernel.rset_kernel import RsetKernel
 from rlscore.kernel.graph_kernel import AllPathsGraphKernel, Graph, relation_graph
 from rlscore.kernel.text_kernel import ContextWeightedBowKernel, ContextWeightedBowVectorizer
+from rlscore.kernel._blocked import kernel_block, kernel_blocks, block_size_for, read_block
 
 __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
            "AllPathsGraphKernel", "Graph", "relation_graph", "ContextWeightedBowKernel",
-           "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS"]
+           "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS",
+           "kernel_block", "kernel_blocks", "block_size_for", "read_block"]
 
 KERNELS = {
     "LinearKernel": LinearKernel,

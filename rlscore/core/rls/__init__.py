@@ -23,9 +23,11 @@ Module order
     ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``.
 """
 
-from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver)
+from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
+                                       loo_combine, loo_rows)
 from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver, select_basis,
-                                       basis_positions, constrained_solve)
+                                       basis_positions, constrained_solve,
+                                       removal_directions_eigen, loo_removal_rows)
 from rlscore.core.rls._representation import (Representation, build_representation,
                                               kernel_param_names, NystromFeatureMap,
                                               nystrom_features)
@@ -33,6 +35,8 @@ from rlscore.core.rls._holdout_models import (influence_coefficients, apply_infl
                                               loo_models, fold_models, HoldoutModels)
 from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscoverage,
                                          IntervalModel, interval_model, folds_from_groups)
+from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
+                                        add_statistics, gram_and_rhs, effective_regparam)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
                                   cg_rls)
@@ -43,6 +47,10 @@ __all__ = [
     "HoldoutShortcuts",
     "KernelSolver",
     "LinearSolver",
+    "loo_combine",
+    "loo_rows",
+    "removal_directions_eigen",
+    "loo_removal_rows",
     "NystromMap",
     "ReducedMap",
     "NystromSolver",
@@ -54,6 +62,11 @@ __all__ = [
     "kernel_param_names",
     "NystromFeatureMap",
     "nystrom_features",
+    "StreamedReducedSet",
+    "block_statistics",
+    "add_statistics",
+    "gram_and_rhs",
+    "effective_regparam",
     "influence_coefficients",
     "apply_influence",
     "loo_models",
