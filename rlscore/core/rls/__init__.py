@@ -1,28 +1,6 @@
 """Regularized least squares: dual and primal solvers, their hold-out shortcuts, reduced
 sets (Nystrom), hold-out models and prediction intervals.
 
-What lives here
-    :class:`KernelSolver` (dual: eigendecomposition O(m^3) once, then every lambda of a
-    path, leave-one-out, K-fold and leave-pair-out in O(m^2) per lambda; Cholesky
-    O(m^3/3) for one lambda) and :class:`LinearSolver` (primal in d or r features:
-    O(m d^2 + d^3)) with the hold-out algebra of :class:`HoldoutShortcuts`;
-    :class:`NystromMap` (pivoted-Cholesky reduced-set map and the exact removal of
-    held-out basis vectors), :func:`build_representation` (linear / kernel / Nystrom
-    feature map from the learner arguments), :class:`RLSModel` (the model every RLS face
-    adapts), :class:`HoldoutModels` and :func:`interval_model` (jackknife+ / CV+ from the
-    same hold-out formulas), matrix-free :func:`cg_rls` and greedy forward selection
-    (:func:`greedy_forward_selection`, O(k m d) for k features).
-
-Builds on
-    ``structure``, ``optim``, ``selection``; ``rlscore.kernel`` for kernel evaluation.
-    A new RLS-type learner (a new loss with a closed form, a new reduced-set map) goes
-    here; ranking and pairwise learners build on it from above.
-
-Module order
-    ``_solvers`` -> ``_nystrom`` -> ``_representation`` -> ``_holdout_models`` ->
-    ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``.
-"""
-
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
                                        loo_combine, loo_rows)
 from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver, select_basis,
@@ -37,6 +15,8 @@ from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscove
                                          IntervalModel, interval_model, folds_from_groups)
 from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
                                         add_statistics, gram_and_rhs, effective_regparam)
+from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
+                                   pcg_reduced_set)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
                                   cg_rls)
@@ -67,6 +47,9 @@ __all__ = [
     "add_statistics",
     "gram_and_rhs",
     "effective_regparam",
+    "NystromPreconditioner",
+    "StreamedGramOperator",
+    "pcg_reduced_set",
     "influence_coefficients",
     "apply_influence",
     "loo_models",
