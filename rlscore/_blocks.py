@@ -6,7 +6,7 @@ its block size from one setting, ``working_memory`` (MiB of temporaries per bloc
 in the manner of scikit-learn's ``working_memory``:
 
 * the environment variable ``RLSCORE_WORKING_MEMORY`` (MiB) sets the default
-  (256 MiB when unset);
+  (64 MiB when unset);
 * ``with working_memory(64): ...`` overrides it within a block (per thread and per
   asyncio task, a :class:`contextvars.ContextVar`, like
   :func:`rlscore._progress.verbosity`);
@@ -25,7 +25,7 @@ __all__ = ["working_memory", "get_working_memory", "rows_per_block", "batches",
            "DEFAULT_WORKING_MEMORY"]
 
 #: Default budget of one block's temporaries, in MiB.
-DEFAULT_WORKING_MEMORY = 256.0
+DEFAULT_WORKING_MEMORY = 64.0
 
 _ENV = "RLSCORE_WORKING_MEMORY"
 _BUDGET = contextvars.ContextVar("rlscore_working_memory", default=None)
