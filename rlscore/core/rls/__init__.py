@@ -17,6 +17,7 @@ from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
                                         add_statistics, gram_and_rhs, effective_regparam)
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
                                    pcg_reduced_set)
+from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
                                   cg_rls)
@@ -50,6 +51,8 @@ __all__ = [
     "NystromPreconditioner",
     "StreamedGramOperator",
     "pcg_reduced_set",
+    "StreamedFit",
+    "streamed_fit",
     "influence_coefficients",
     "apply_influence",
     "loo_models",

@@ -196,8 +196,15 @@ class StreamedReducedSet:
                      "or solver='pcg'")
         self._shift = None
         if kind == "global":
-            self._shift = fmap.features(fmap.kernel.train_X).mean(axis=0)
-        self.stats, self.fold_stats = self._accumulate(verbose)
+            # the centre c = mean of the basis vectors' features, in kernel space
+            # (Phi - 1 c^T = (K - 1 c_K^T) T with c_K the mean row of K_RR)
+            self._shift = fmap.kernel_rows(fmap.kernel.train_X).mean(axis=0)
+        # pass 1 in kernel space: K_b^T K_b and K_b^T Y (one SYRK per block, no
+        # product with T), mapped to the features by T once at the end (O(b^2 k))
+        raw, raw_folds = self._accumulate(verbose)
+        self.stats = self._to_features(raw)
+        self.fold_stats = None if raw_folds is None else \
+            [None if st is None else self._to_features(st) for st in raw_folds]
         self.G, self.b, self._mtot = gram_and_rhs(self.stats, kind)
         self._eig = None
         self._verbose = verbose
@@ -245,11 +252,20 @@ class StreamedReducedSet:
                                  "whole queries")
         return fold_of, K
 
-    def _blocks(self, desc, verbose):
-        """(start, Phi_b) over the data, one progress step per block (rows/s)."""
+    def _to_features(self, st):
+        """Statistics of K = K(X, R) mapped to those of Phi = K T: T^T S T, T^T t,
+        T^T s. O(b^2 k + b k^2)."""
+        T = self.fmap.T
+        out = (symmetric_from_triangle(np.triu(T.T @ st[0] @ T), lower=False),
+               T.T @ st[1])
+        return out + ((T.T @ st[2],) + tuple(st[3:]) if self.kind == "global" else ())
+
+    def _blocks(self, desc, verbose, kernel_space=False):
+        """(start, Phi_b) over the data (K_b = K(X_b, R) with ``kernel_space``), one
+        progress step per block."""
         report = Progress(desc, self.m, verbose)
         for start, Xb in query_blocks(self.source, self.block_size):
-            Phi = self.fmap.features(Xb)
+            Phi = self.fmap.kernel_rows(Xb) if kernel_space else self.fmap.features(Xb)
             yield start, Phi
             report.step(Phi.shape[0])
         if report.count != self.m:
@@ -272,7 +288,7 @@ class StreamedReducedSet:
         total, per_fold = None, None
         if self.n_folds:
             per_fold = [None] * self.n_folds
-        for start, Phi in self._blocks("statistics pass", verbose):
+        for start, Phi in self._blocks("statistics pass", verbose, kernel_space=True):
             if not self.n_folds:
                 total = add_statistics(total, self._block_stats(start, Phi))
                 continue

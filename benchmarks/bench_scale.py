@@ -1,0 +1,176 @@
+"""A million rows on one machine: streamed Nystrom RLS (direct, with the exact LOO path
+over 13 lambdas) and preconditioned CG, against scikit-learn's Nystroem + Ridge at the
+same basis size and lambda, with the floor of the kernel blocks and Phi^T Phi.
+
+Every run is a child process (peak RSS is its own ``ru_maxrss``); the data are
+synthetic (d = 20, y = sin(x.w1) + 0.5 cos(1.5 x.w2) + noise, Gaussian kernel
+gamma = 1 / d), generated in the child from a seed, plus 10 000 test rows.
+
+    python benchmarks/bench_scale.py --m 100000 200000 --r 1000 2000
+    python benchmarks/bench_scale.py --m 1000000 --r 1000 2000 --methods direct sklearn
+
+Columns: fit (s) = the statistics pass + one lambda; LOO path (s) = the exact
+leave-one-out pass over 13 lambdas with basis removal; peak RSS of the child; test
+RMSE; floor (s) = measured DGEMM rate over the flops of the kernel blocks (2 m r d) plus
+Phi^T Phi (m r^2, SYRK) for the direct path, or t iterations of two block products
+(4 m r t, cached blocks) plus one kernel pass for PCG; data generation is not timed.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import limit_threads  # noqa: E402
+
+D = 20
+N_TEST = 10_000
+LAMBDA = 1.0
+GRID = [2.0 ** k for k in range(-6, 7)]          # 13 lambdas
+
+
+def _data(m, seed=0):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    w1, w2 = rng.standard_normal(D) / np.sqrt(D), rng.standard_normal(D) / np.sqrt(D)
+
+    def make(n):
+        X = rng.standard_normal((n, D))
+        y = np.sin(X @ w1) + 0.5 * np.cos(1.5 * X @ w2)
+        return X, y + 0.1 * rng.standard_normal(n)
+    X, y = make(m)
+    Xt, yt = make(N_TEST)
+    return X, y, Xt, yt
+
+
+def _gemm_rate():
+    """Measured DGEMM flop rate (flop/s), best of three 2000^3 products."""
+    import numpy as np
+    A = np.random.default_rng(0).standard_normal((2000, 2000))
+    best = np.inf
+    for _ in range(3):
+        t = time.perf_counter()
+        A @ A
+        best = min(best, time.perf_counter() - t)
+    return 2 * 2000 ** 3 / best
+
+
+def _child(method, m, r, iters):
+    import numpy as np
+    X, y, Xt, yt = _data(m)
+    rng = np.random.default_rng(1)
+    idx = np.sort(rng.choice(m, r, replace=False))
+    gamma = 1.0 / D
+    out = dict(method=method, m=m, r=r)
+    rate = _gemm_rate()
+    if method in ("direct", "pcg"):
+        from rlscore.core.rls import (NystromFeatureMap, StreamedReducedSet,
+                                      pcg_reduced_set)
+        from rlscore.core.structure import ArraySource
+        t0 = time.perf_counter()
+        fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=gamma)
+        src = ArraySource(X, y)
+        if method == "direct":
+            st = StreamedReducedSet(src, fmap, basis_indices=idx)
+            W = st.solve(LAMBDA)
+            out["fit"] = time.perf_counter() - t0
+            pred = st.predictor(W).predict(Xt)
+            out["rmse"] = float(np.sqrt(np.mean((np.ravel(pred) - yt) ** 2)))
+            t1 = time.perf_counter()
+            loo = st.leave_one_out_path(GRID)
+            out["loo"] = time.perf_counter() - t1
+            err = np.sqrt(np.mean((loo[:, :, 0] - y[:, None]) ** 2, axis=0))
+            out["loo_best_lambda"] = GRID[int(np.argmin(err))]
+            out["floor"] = (2 * m * r * D + m * r * r) / rate
+        else:
+            res = pcg_reduced_set(src, fmap, LAMBDA, tol=1e-12, maxiter=iters,
+                                  cache="auto")
+            out["fit"] = time.perf_counter() - t0
+            out["iterations"] = res.iterations
+            out["cached"] = res.extras["operator"].cached
+            pred = fmap.predictor(res.solution).predict(Xt)
+            out["rmse"] = float(np.sqrt(np.mean((np.ravel(pred) - yt) ** 2)))
+            out["floor"] = (2 * m * r * D + 4 * m * r * res.iterations) / rate
+    else:
+        from sklearn.kernel_approximation import Nystroem
+        from sklearn.linear_model import Ridge
+        t0 = time.perf_counter()
+        ny = Nystroem(kernel="rbf", gamma=gamma, n_components=r, random_state=1)
+        F = ny.fit_transform(X)
+        model = Ridge(alpha=LAMBDA, fit_intercept=False, solver="cholesky").fit(F, y)
+        out["fit"] = time.perf_counter() - t0
+        del F
+        pred = model.predict(ny.transform(Xt))
+        out["rmse"] = float(np.sqrt(np.mean((pred - yt) ** 2)))
+        out["floor"] = (2 * m * r * D + m * r * r) / rate
+    out["gflops"] = rate / 1e9
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+
+
+def _run(method, m, r, iters, limit_gb):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", method, str(m), str(r),
+           str(iters)]
+    pre = None
+    if limit_gb:
+        lim = int(limit_gb * 2**30)
+
+        def pre():
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=pre)
+    if p.returncode != 0:
+        tail = (p.stderr.strip().splitlines() or ["?"])[-1]
+        return dict(method=method, m=m, r=r, error=tail[:90])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _fmt(v, f="{:.1f}"):
+    return "" if v is None else f.format(v)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--m", type=int, nargs="+", default=[100_000])
+    ap.add_argument("--r", type=int, nargs="+", default=[1000, 2000])
+    ap.add_argument("--methods", nargs="+", default=["direct", "pcg", "sklearn"])
+    ap.add_argument("--iters", type=int, default=20, help="PCG iterations")
+    ap.add_argument("--limit-gb", type=float, default=6.0,
+                    help="address-space limit of each child (GB)")
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        method, m, r, iters = a.child
+        return _child(method, int(m), int(r), int(iters))
+    print(f"threads={limit_threads()} d={D} lambda={LAMBDA} Gaussian gamma=1/d, "
+          f"{N_TEST} test rows; LOO over {len(GRID)} lambdas")
+    print("| m | r | method | fit (s) | LOO path (s) | peak RSS (MB) | test RMSE | "
+          "floor (s) | fit / floor | note |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for m in a.m:
+        for r in a.r:
+            for method in a.methods:
+                res = _run(method, m, r, a.iters, a.limit_gb)
+                if "error" in res:
+                    print(f"| {m} | {r} | {method} | | | | | | | failed: {res['error']} |",
+                          flush=True)
+                    continue
+                note = []
+                if method == "pcg":
+                    note.append(f"{res['iterations']} iterations, "
+                                f"{'cached' if res['cached'] else 'recomputed'} blocks")
+                if method == "direct":
+                    note.append(f"LOO picks lambda={res['loo_best_lambda']:g}")
+                note.append(f"GEMM {res['gflops']:.1f} GFLOP/s")
+                print(f"| {m} | {r} | {method} | {_fmt(res['fit'])} | "
+                      f"{_fmt(res.get('loo'))} | {_fmt(res['peak_mb'], '{:.0f}')} | "
+                      f"{res['rmse']:.4f} | {_fmt(res['floor'])} | "
+                      f"{res['fit'] / res['floor']:.2f} | {'; '.join(note)} |", flush=True)
+
+
+if __name__ == "__main__":
+    limit_threads()
+    main()
