@@ -36,11 +36,12 @@ block is sized by the working-memory budget of :mod:`rlscore._blocks`.
 """
 
 import numpy as np
+import scipy.linalg as la
 from scipy.linalg import blas
 
 from rlscore._progress import Progress, stage
 from rlscore._validation import check_memory, check_regparam, format_bytes
-from rlscore.core.optim import psd_eigh, symmetric_from_triangle
+from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
 from rlscore.core.rls._nystrom import (basis_positions, constrained_solve,
                                        loo_removal_rows, removal_directions_eigen)
 from rlscore.core.rls._solvers import loo_rows
@@ -311,8 +312,14 @@ class StreamedReducedSet:
         return self._eig
 
     def solve(self, regparam):
-        """Weights W (k, p) of the features for ``regparam``."""
-        return self.decompose().solve(self._mu(check_regparam(regparam)))
+        """Weights W (k, p) of the features for ``regparam``: one Cholesky
+        factorization (O(k^3 / 3)) until a path or cross-validation has
+        eigendecomposed the r x r matrix, then O(k^2 p)."""
+        mu = self._mu(check_regparam(regparam))
+        if self._eig is not None:
+            return self._eig.solve(mu)
+        c = regularized_cholesky(self.G, mu, "Phi^T Phi", scaled=self.kind == "global")
+        return la.cho_solve((c, True), self.b, check_finite=False)
 
     def predictor(self, W):
         return self.fmap.predictor(W)
@@ -334,9 +341,12 @@ class StreamedReducedSet:
         Vk = np.ascontiguousarray(V[:, keep] / np.sqrt(s2[keep])[None, :])
         UtY = eig.Vtb[keep] / np.sqrt(s2[keep])[:, None]
         out = np.empty((self.m, grid.size, self.p))
-        for start, Phi in self._blocks("leave-one-out pass", self._verbose):
-            stop = start + Phi.shape[0]
-            out[start:stop] = loo_rows(Phi @ Vk, self.source.Y[start:stop], s2[keep],
+        # U_b = Phi_b V diag(s)^{-1} = K_b (T V diag(s)^{-1}): one GEMM per block
+        TVk = np.ascontiguousarray(self.fmap.T @ Vk)
+        for start, Kb in self._blocks("leave-one-out pass", self._verbose,
+                                      kernel_space=True):
+            stop = start + Kb.shape[0]
+            out[start:stop] = loo_rows(Kb @ TVk, self.source.Y[start:stop], s2[keep],
                                        UtY, grid)
         if remove_basis and self.basis_indices is not None:
             nmap = self.fmap.nmap
@@ -344,7 +354,7 @@ class StreamedReducedSet:
             cols = xi[0]
             if cols.size:
                 rows = self.basis_indices[nmap.order[cols]]
-                Urows = self.fmap.features(self.source.rows(rows)) @ Vk
+                Urows = self.fmap.kernel_rows(self.source.rows(rows)) @ TVk
                 parts = (s2, V, eig.Vtb)
                 for j, lam in enumerate(grid):
                     out[rows, j, :] = loo_removal_rows(parts, xi, Urows,
@@ -397,9 +407,10 @@ class StreamedReducedSet:
         Wall = np.hstack(Ws)                                 # (k, K L p)
         Lp = len(grid) * self.p
         out = np.empty((self.m, len(grid), self.p))
-        for start, Phi in self._blocks("held-out pass", self._verbose):
-            stop = start + Phi.shape[0]
-            P = Phi @ Wall
+        TW = np.ascontiguousarray(self.fmap.T @ Wall)        # K_b (T W) = Phi_b W
+        for start, Kb in self._blocks("held-out pass", self._verbose, kernel_space=True):
+            stop = start + Kb.shape[0]
+            P = Kb @ TW
             f = self.fold_of[start:stop]
             for j in np.unique(f):
                 rows = np.flatnonzero(f == j)
