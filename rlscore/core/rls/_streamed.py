@@ -35,6 +35,8 @@ Memory O(r^2 (2 + K) + block (r + d + L p) + m L p) for K folds and L lambdas: t
 block is sized by the working-memory budget of :mod:`rlscore._blocks`.
 """
 
+import time
+
 import numpy as np
 import scipy.linalg as la
 from scipy.linalg import blas
@@ -268,7 +270,10 @@ class StreamedReducedSet:
         for start, Xb in query_blocks(self.source, self.block_size):
             Phi = self.fmap.kernel_rows(Xb) if kernel_space else self.fmap.features(Xb)
             yield start, Phi
-            report.step(Phi.shape[0])
+            secs = time.perf_counter() - report._t0
+            rate = (start + Phi.shape[0]) / secs if secs > 0 else float("nan")
+            report.step(Phi.shape[0], rows_per_s=rate,
+                        eta_s=(self.m - start - Phi.shape[0]) / rate if rate > 0 else 0.0)
         if report.count != self.m:
             raise ValueError(f"{desc}: the data source gave {report.count} rows, "
                              f"expected {self.m} (was the file changed or truncated?)")
