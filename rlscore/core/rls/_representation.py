@@ -127,9 +127,10 @@ class NystromFeatureMap:
         else:
             self.predictor_map = _PredictorMap(transform=self.T, kernel=self._kobj)
 
-    def kernel_rows(self, X):
-        """K(X, basis) (m, b) (:func:`rlscore.kernel.kernel_block`)."""
-        return kernel_block(self.kernel, X)
+    def kernel_rows(self, X, out=None):
+        """K(X, basis) (m, b) (:func:`rlscore.kernel.kernel_block`; ``out`` a reused
+        (m, b) buffer)."""
+        return kernel_block(self.kernel, X, out=out)
 
     def features(self, X):
         """The Nystrom features Phi (m, r) = K(X, basis) T of the rows of X.

@@ -267,8 +267,15 @@ class StreamedReducedSet:
         """(start, Phi_b) over the data (K_b = K(X_b, R) with ``kernel_space``), one
         progress step per block."""
         report = Progress(desc, self.m, verbose)
+        buf = np.empty((self.block_size, self.fmap.n_basis)) if kernel_space else None
         for start, Xb in query_blocks(self.source, self.block_size):
-            Phi = self.fmap.kernel_rows(Xb) if kernel_space else self.fmap.features(Xb)
+            if kernel_space:
+                # one buffer for every block (a block holding a long query may exceed
+                # block_size: then a fresh one)
+                out = buf[:Xb.shape[0]] if Xb.shape[0] <= buf.shape[0] else None
+                Phi = self.fmap.kernel_rows(Xb, out=out)
+            else:
+                Phi = self.fmap.features(Xb)
             yield start, Phi
             secs = time.perf_counter() - report._t0
             rate = (start + Phi.shape[0]) / secs if secs > 0 else float("nan")
