@@ -64,10 +64,17 @@ def kernel_block(kernel, Xb, out=None):
         if Z is None:
             Z = _dense_basis(kernel)
             kernel.__dict__["_dense_Z"] = Z
+    # K(R, R): mirror one triangle of the product so the matrix is exactly symmetric
+    # (as numpy's X @ X.T, a SYRK, is); the factorizations of the callers rely on it
+    same = dense and Xb.shape == Z.shape and (Xb is Z or np.array_equal(Xb, Z))
     if kind == "gaussian":
         nz = kernel._train_norms
         nx = sq_norms(Xb)
-        if dense:
+        if same:
+            _gram(Xb, out, -2.0)
+            _blocked.gaussian_from_products(out, nz.copy(), np.ascontiguousarray(nz),
+                                            kernel.gamma, True)
+        elif dense:
             _blocked.gaussian_block(Xb, Z, nx, np.ascontiguousarray(nz), kernel.gamma,
                                     True, out)
         else:
@@ -76,7 +83,9 @@ def kernel_block(kernel, Xb, out=None):
             _blocked.gaussian_from_products(out, nx, np.ascontiguousarray(nz),
                                             kernel.gamma, True)
         return out
-    if dense:
+    if same:
+        _gram(Xb, out, 1.0)
+    elif dense:
         _blocked.gemm_nt(Xb, Z, out, 1.0)
     else:
         out[...] = dot_dense(Xb, kernel.train_X)
@@ -91,6 +100,14 @@ def kernel_block(kernel, Xb, out=None):
             out **= kernel.degree
     return check_finite_result(out, f"the polynomial kernel matrix (degree "
                                     f"{kernel.degree})")
+
+
+def _gram(X, out, alpha):
+    """out = alpha X X^T, exactly symmetric: numpy's X @ X.T (a SYRK for one operand
+    viewed twice, the kernel values the dense kernels always had). O(n^2 d / 2)."""
+    np.matmul(X, X.T, out=out)
+    if alpha != 1.0:
+        out *= alpha
 
 
 def block_size_for(n, r, d, extra_row_bytes=0, block_size=None, what="a kernel block"):
