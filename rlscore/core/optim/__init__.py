@@ -27,7 +27,7 @@ from rlscore.core.optim._dense import (psd_eigh, regularized_cholesky,
 from rlscore.core.optim._cg import (CGStop, CGResult, conjugate_gradient,
                                     jacobi_preconditioner, Preconditioner,
                                     JacobiPreconditioner, as_preconditioner)
-from rlscore.core.optim._minres import (minres)
+from rlscore.core.optim._minres import minres
 from rlscore.core.optim._tron import (tron, TRONResult)
 from rlscore.core.optim._bmrm import (bmrm, BMRMResult, Bundle)
 

@@ -1,6 +1,33 @@
 """Regularized least squares: dual and primal solvers, their hold-out shortcuts, reduced
 sets (Nystrom), hold-out models and prediction intervals.
 
+What lives here
+    :class:`KernelSolver` (dual: eigendecomposition O(m^3) once, then every lambda of a
+    path, leave-one-out, K-fold and leave-pair-out in O(m^2) per lambda; Cholesky
+    O(m^3/3) for one lambda) and :class:`LinearSolver` (primal in d or r features:
+    O(m d^2 + d^3)) with the hold-out algebra of :class:`HoldoutShortcuts`;
+    :class:`NystromMap` (pivoted-Cholesky reduced-set map and the exact removal of
+    held-out basis vectors), :func:`build_representation` (linear / kernel / Nystrom
+    feature map from the learner arguments), :class:`RLSModel` (the model every RLS face
+    adapts), :class:`HoldoutModels` and :func:`interval_model` (jackknife+ / CV+ from the
+    same hold-out formulas), matrix-free :func:`cg_rls` and greedy forward selection
+    (:func:`greedy_forward_selection`, O(k m d) for k features); for large m the
+    streamed reduced-set learners (:class:`StreamedReducedSet`: statistics per block of
+    rows, O(m b (d + b)) time and O(b^2 + block b) memory, exact LOO / K-fold / LQO in
+    a second pass; :func:`streamed_fit` drives them) and Falkon's preconditioned CG
+    (:func:`pcg_reduced_set`, :class:`NystromPreconditioner`).
+
+Builds on
+    ``structure``, ``optim``, ``selection``; ``rlscore.kernel`` for kernel evaluation.
+    A new RLS-type learner (a new loss with a closed form, a new reduced-set map) goes
+    here; ranking and pairwise learners build on it from above.
+
+Module order
+    ``_solvers`` -> ``_nystrom`` -> ``_representation`` -> ``_holdout_models`` ->
+    ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_streamed`` and ``_pcg``
+    (on ``_solvers``, ``_nystrom``) -> ``_streamed_fit``.
+"""
+
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
                                        loo_combine, loo_rows)
 from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver, select_basis,
