@@ -74,3 +74,13 @@ def test_cg_true_residual_and_protocol():
         assert np.all(true <= 1e-10)
     with pytest.raises(TypeError, match="precond"):
         conjugate_gradient(lambda V: S @ V, B, precond="jacobi")
+
+
+def test_float32_kernel_blocks():
+    """float32 kernel blocks: the solution within float32 accuracy of the direct one."""
+    X, Y, idx = _problem()
+    fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.2)
+    direct = StreamedReducedSet(ArraySource(X, Y), fmap).solve(1.0)
+    res = pcg_reduced_set(ArraySource(X, Y), fmap, 1.0, tol=1e-5, maxiter=200,
+                          dtype=np.float32, cache=True)
+    assert np.linalg.norm(res.solution - direct) <= 1e-4 * np.linalg.norm(direct)
