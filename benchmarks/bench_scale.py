@@ -35,8 +35,36 @@ LAMBDA = 1.0
 GRID = [2.0 ** k for k in range(-6, 7)]          # 13 lambdas
 
 
+BEIJING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
+                       "data", "beijing_air_quality")
+
+
+def _beijing(seed=0):
+    """Beijing multi-site air quality (UCI 501): PM2.5 from the 10 other numeric columns
+    (pollutants and weather), rows with a missing value dropped, features and target
+    standardized on the training rows; a random 10 000 rows held out for testing."""
+    import glob
+    import numpy as np
+    import pandas as pd
+    cols = ["PM10", "SO2", "NO2", "CO", "O3", "TEMP", "PRES", "DEWP", "RAIN", "WSPM"]
+    frames = [pd.read_csv(f, usecols=cols + ["PM2.5"])
+              for f in sorted(glob.glob(os.path.join(BEIJING, "*.csv.xz")))]
+    df = pd.concat(frames).dropna()
+    X = df[cols].to_numpy(np.float64)
+    y = np.log1p(df["PM2.5"].to_numpy(np.float64))
+    perm = np.random.default_rng(seed).permutation(len(y))
+    te, tr = perm[:N_TEST], perm[N_TEST:]
+    mu, sd = X[tr].mean(0), X[tr].std(0)
+    X = (X - mu) / sd
+    ym, ys = y[tr].mean(), y[tr].std()
+    y = (y - ym) / ys
+    return np.ascontiguousarray(X[tr]), y[tr], np.ascontiguousarray(X[te]), y[te]
+
+
 def _data(m, seed=0):
     import numpy as np
+    if m == 0:
+        return _beijing(seed)
     rng = np.random.default_rng(seed)
     w1, w2 = rng.standard_normal(D) / np.sqrt(D), rng.standard_normal(D) / np.sqrt(D)
 
@@ -65,9 +93,10 @@ def _gemm_rate():
 def _child(method, m, r, iters):
     import numpy as np
     X, y, Xt, yt = _data(m)
+    m, d = X.shape
     rng = np.random.default_rng(1)
     idx = np.sort(rng.choice(m, r, replace=False))
-    gamma = 1.0 / D
+    gamma = 1.0 / d
     out = dict(method=method, m=m, r=r)
     rate = _gemm_rate()
     if method in ("direct", "pcg"):
@@ -88,7 +117,7 @@ def _child(method, m, r, iters):
             out["loo"], out["loo_cpu"] = time.perf_counter() - t1, time.process_time() - c1
             err = np.sqrt(np.mean((loo[:, :, 0] - y[:, None]) ** 2, axis=0))
             out["loo_best_lambda"] = GRID[int(np.argmin(err))]
-            out["floor"] = (2 * m * r * D + m * r * r) / rate
+            out["floor"] = (2 * m * r * d + m * r * r) / rate
         else:
             res = pcg_reduced_set(src, fmap, LAMBDA, tol=1e-12, maxiter=iters,
                                   cache="auto")
@@ -97,7 +126,7 @@ def _child(method, m, r, iters):
             out["cached"] = res.extras["operator"].cached
             pred = fmap.predictor(res.solution).predict(Xt)
             out["rmse"] = float(np.sqrt(np.mean((np.ravel(pred) - yt) ** 2)))
-            out["floor"] = (2 * m * r * D + 4 * m * r * res.iterations) / rate
+            out["floor"] = (2 * m * r * d + 4 * m * r * res.iterations) / rate
     else:
         from sklearn.kernel_approximation import Nystroem
         from sklearn.linear_model import Ridge
@@ -109,8 +138,9 @@ def _child(method, m, r, iters):
         del F
         pred = model.predict(ny.transform(Xt))
         out["rmse"] = float(np.sqrt(np.mean((pred - yt) ** 2)))
-        out["floor"] = (2 * m * r * D + m * r * r) / rate
+        out["floor"] = (2 * m * r * d + m * r * r) / rate
     out["gflops"] = rate / 1e9
+    out["m"] = m
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
 
@@ -137,7 +167,8 @@ def _fmt(v, f="{:.1f}"):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--m", type=int, nargs="+", default=[100_000])
+    ap.add_argument("--m", type=int, nargs="+", default=[100_000],
+                    help="rows of the synthetic data; 0 = the Beijing air-quality data")
     ap.add_argument("--r", type=int, nargs="+", default=[1000, 2000])
     ap.add_argument("--methods", nargs="+", default=["direct", "pcg", "sklearn"])
     ap.add_argument("--iters", type=int, default=20, help="PCG iterations")
@@ -158,7 +189,7 @@ def main():
             for method in a.methods:
                 res = _run(method, m, r, a.iters, a.limit_gb)
                 if "error" in res:
-                    print(f"| {m} | {r} | {method} | | | | | | | failed: {res['error']} |",
+                    print(f"| {res['m'] if m else str(res['m']) + ' Beijing'} | {r} | {method} | | | | | | | failed: {res['error']} |",
                           flush=True)
                     continue
                 note = []
@@ -170,7 +201,7 @@ def main():
                 note.append(f"GEMM {res['gflops']:.1f} GFLOP/s")
                 loo = "" if res.get("loo") is None else \
                     f"{res['loo']:.1f} ({res['loo_cpu']:.1f})"
-                print(f"| {m} | {r} | {method} | {res['fit']:.1f} ({res['fit_cpu']:.1f}) | "
+                print(f"| {res['m'] if m else str(res['m']) + ' Beijing'} | {r} | {method} | {res['fit']:.1f} ({res['fit_cpu']:.1f}) | "
                       f"{loo} | {_fmt(res['peak_mb'], '{:.0f}')} | "
                       f"{res['rmse']:.4f} | {_fmt(res['floor'])} | "
                       f"{res['fit_cpu'] / res['floor']:.2f} | {'; '.join(note)} |",
