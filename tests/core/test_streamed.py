@@ -191,3 +191,17 @@ def test_query_rows_must_be_contiguous():
     with pytest.raises(ValueError, match="contiguous"):
         StreamedReducedSet(ArraySource(X, Y, qids[::-1].copy()[np.argsort(
             np.arange(40) % 3, kind="stable")]), fmap, kind="query")
+
+
+def test_dask_array_input():
+    da = pytest.importorskip("dask.array")
+    X, Y = _data(m=30)
+    idx = np.array([1, 4, 6, 22])
+    ref = StreamedReducedSet(ArraySource(X, Y), NystromFeatureMap(
+        "GaussianKernel", X[idx], gamma=0.5), basis_indices=idx, block_size=7)
+    dX = da.from_array(X, chunks=(11, 4))
+    src = ArraySource(dX, Y)
+    st = StreamedReducedSet(src, NystromFeatureMap(
+        "GaussianKernel", src.rows(idx), gamma=0.5), basis_indices=idx, block_size=7)
+    np.testing.assert_allclose(st.leave_one_out_path(GRID), ref.leave_one_out_path(GRID),
+                               rtol=1e-12, atol=1e-13)
