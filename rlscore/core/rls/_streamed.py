@@ -197,6 +197,8 @@ class StreamedReducedSet:
                      f"{fmap.n_basis} basis vectors, blocks of {self.block_size} rows)",
                      "use a smaller block_size / working_memory, fewer basis vectors, "
                      "or solver='pcg'")
+        # the estimate is reported before the first pass (progress / log)
+        stage(self.describe(), verbose).close()
         self._shift = None
         if kind == "global":
             # the centre c = mean of the basis vectors' features, in kernel space
