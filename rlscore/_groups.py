@@ -14,6 +14,8 @@ is its public name.
 import numpy as np
 import scipy.sparse as sp
 
+from rlscore._validation import as_index_array
+
 __all__ = ["QueryGroups", "as_query_groups"]
 
 _CHUNK = 1 << 22          # elements per temporary block in the chunked loops
@@ -207,13 +209,32 @@ class QueryGroups:
         do not modify the arrays)."""
         return self._cached("split", lambda: np.split(self.order, self.starts[1:-1]))
 
+    def _rows(self, rows, allow_empty):
+        """``rows`` checked by :func:`rlscore._validation.as_index_array`: distinct
+        row indices in 0..m-1 (or a boolean mask of length m)."""
+        return as_index_array(rows, self.codes.size, name="rows", mask=True,
+                              allow_empty=allow_empty)
+
     def subset(self, rows):
-        """The groups of ``rows`` (codes renumbered by first appearance within them)."""
-        return QueryGroups.from_qids(self.codes[np.asarray(rows, dtype=np.intp)])
+        """The groups of ``rows`` (codes renumbered by first appearance within them).
+
+        Raises
+        ------
+        ValueError, IndexError
+            ``rows`` empty, not 1-D integers, repeated or outside 0..m-1.
+        """
+        return QueryGroups.from_qids(self.codes[self._rows(rows, False)])
 
     def whole(self, rows):
-        """True when ``rows`` hold every member of each query they touch."""
-        rows = np.asarray(rows, dtype=np.intp)
+        """True when ``rows`` hold every member of each query they touch (an empty
+        ``rows`` touches none).
+
+        Raises
+        ------
+        ValueError, IndexError
+            ``rows`` not 1-D integers, repeated or outside 0..m-1.
+        """
+        rows = self._rows(rows, True)
         touched = np.bincount(self.codes[rows], minlength=self.n_groups)
         hit = touched > 0
         return bool(np.all(touched[hit] == self.sizes[hit]))

@@ -374,6 +374,26 @@ def check_gamma(gamma, name="gamma"):
     return check_real(gamma, name, minimum=0, open_minimum=True)
 
 
+def check_gaussian_gamma(gamma, name="gamma"):
+    """The Gaussian kernel's gamma: one finite value > 0, or (automatic relevance
+    determination) a 1-D sequence of them, one per feature, returned as a float64
+    ndarray. A string (``"learn"``) is a TypeError here: the learners resolve it before
+    a kernel is built."""
+    if isinstance(gamma, (list, tuple)) or (isinstance(gamma, np.ndarray)
+                                             and gamma.ndim > 0):
+        g = np.asarray(gamma)
+        if g.ndim != 1 or g.size == 0:
+            raise ValueError(f"{name} must be a number or a non-empty 1-D sequence (one "
+                             f"value per feature), got shape {g.shape}")
+        if not _is_numeric_dtype(g.dtype) or g.dtype == bool:
+            raise TypeError(f"{name} must hold real numbers, got dtype {g.dtype}")
+        g = g.astype(np.float64)
+        if not (np.all(np.isfinite(g)) and np.all(g > 0)):
+            raise ValueError(f"every {name} must be a finite number > 0, got {gamma!r}")
+        return g
+    return check_gamma(gamma, name)
+
+
 def check_coef0(coef0, name="coef0"):
     """The polynomial kernel's coef0: finite."""
     return check_real(coef0, name)
@@ -397,7 +417,7 @@ def check_degree(degree, name="degree"):
 
 _KERNEL_CHECKERS = {
     "LinearKernel": {"bias": check_bias},
-    "GaussianKernel": {"gamma": check_gamma},
+    "GaussianKernel": {"gamma": check_gaussian_gamma},
     "PolynomialKernel": {"degree": check_degree, "gamma": check_gamma,
                          "coef0": check_coef0},
 }

@@ -34,7 +34,7 @@ from rlscore._ext import _kron
 from rlscore._validation import as_index_array, check_memory, check_real_dtype
 
 __all__ = ["SampledKronProduct", "sampled_kron_matvec", "as_index_vector",
-           "grid_indices", "PairwiseKernelOperator", "as_terms"]
+           "grid_indices", "PairwiseKernelOperator", "as_terms", "term_indices"]
 
 #: cost of one multiply-add of the compiled sparse loops relative to one of a BLAS
 #: matrix product (the sparse loops touch memory at random and are not blocked as
@@ -342,15 +342,16 @@ def as_terms(first, second, index_args, weights=None, names=("K1", "K2")):
     ----------
     first, second : a matrix each (one term), or lists of T matrices each
     index_args : sequence of (inds, name): per index argument None (every index),
-        one index vector (one term), or a list of T index vectors
+        one index vector (one term; also as a list of one vector or a 1 x n array), or
+        T index vectors (a list, or a 2-D array with T rows)
     weights : None (all ones) or T finite term weights
     names : the names of ``first`` and ``second`` for the messages
 
     Returns
     -------
     (firsts, seconds, per_term, w): two lists of T matrices, a list with one list of T
-    index arguments (None or a vector, unchecked) per ``index_args`` entry, and the
-    (T,) float64 weights. O(T).
+    index arguments (None or a vector, unchecked: see :func:`term_indices`) per
+    ``index_args`` entry, and the (T,) float64 weights. O(T).
     """
     multi = _is_multi(first)
     a, b = names
@@ -366,12 +367,18 @@ def as_terms(first, second, index_args, weights=None, names=("K1", "K2")):
     def per_term(inds, name):
         if inds is None:
             return [None] * T
+        stacked = isinstance(inds, np.ndarray) and inds.ndim == 2
         if multi:
+            if stacked and inds.shape[0] == T:
+                return list(inds)
             if not _is_multi(inds) or len(inds) != T or \
                     (inds[0] is not None and np.ndim(inds[0]) == 0):
                 raise ValueError(f"{name} must be a list of {T} index vectors (one per "
                                  f"term) or None")
             return list(inds)
+        if (stacked and inds.shape[0] == 1) or \
+                (_is_multi(inds) and len(inds) == 1 and np.ndim(inds[0]) == 1):
+            return [inds[0]]
         return [inds]
 
     per = [per_term(inds, name) for inds, name in index_args]
@@ -384,6 +391,22 @@ def as_terms(first, second, index_args, weights=None, names=("K1", "K2")):
         if not np.all(np.isfinite(w)):
             raise ValueError("weights contain NaN or infinity")
     return firsts, seconds, per, w
+
+
+def term_indices(per_term, bounds, name):
+    """The index arguments of T terms (a list from :func:`as_terms`) checked against
+    the ``bounds`` (one per term) by :func:`as_index_vector`, each named ``name`` or,
+    with several terms, ``name[t]``; None stays None. O(total length)."""
+    T = len(per_term)
+    return [None if inds is None else
+            as_index_vector(inds, bound, name + (f"[{t}]" if T > 1 else ""))
+            for t, (inds, bound) in enumerate(zip(per_term, bounds))]
+
+
+def _factor_shape(X):
+    """(rows, cols) of a Kronecker factor (a 1-D array is one row)."""
+    shape = np.shape(X)
+    return (1,) + shape if len(shape) == 1 else shape
 
 
 class PairwiseKernelOperator(LinearOperator):
@@ -430,15 +453,21 @@ class PairwiseKernelOperator(LinearOperator):
             K1, K2, [(row_inds_K1, "row_inds_K1"), (row_inds_K2, "row_inds_K2"),
                      (col_inds_K1, "col_inds_K1"), (col_inds_K2, "col_inds_K2")],
             weights, names=("K1", "K2"))
-        T = len(K1s)
         self.weights = w
+        s1 = [_factor_shape(K) for K in K1s]
+        s2 = [_factor_shape(K) for K in K2s]
+        if any(len(s) != 2 for s in s1 + s2):
+            raise ValueError("K1 and K2 must be matrices (2-D; a 1-D array is one row)")
+        r1 = term_indices(r1, [s[0] for s in s1], "row_inds_K1")
+        r2 = term_indices(r2, [s[0] for s in s2], "row_inds_K2")
+        c1 = term_indices(c1, [s[1] for s in s1], "col_inds_K1")
+        c2 = term_indices(c2, [s[1] for s in s2], "col_inds_K2")
         self.terms = []
-        for t in range(T):
+        for t in range(len(K1s)):
             try:
                 term = SampledKronProduct(K2s[t], K1s[t], r2[t], r1[t], c2[t], c1[t])
             except (ValueError, IndexError) as exc:
-                raise type(exc)(f"term {t}: {exc}".replace("_M", "_K2").replace(
-                    "_N", "_K1")) from None
+                raise type(exc)(f"term {t}: {exc}") from None
             self.terms.append(term)
         shapes = {term.shape for term in self.terms}
         if len(shapes) != 1:

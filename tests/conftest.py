@@ -60,6 +60,59 @@ def cindex_by_hand():
     return _cindex_by_hand
 
 
+@pytest.fixture
+def run_cli(capsys):
+    """The command line in this process, as a user runs it (one copy for every CLI
+    test): ``run_cli(argv)`` -> (exit code, stdout, stderr); arguments are str()-ed."""
+    from rlscore.cli import main
+
+    def run(argv):
+        code = main([str(a) for a in argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return run
+
+
+def _lpo_by_refit(y, refit_pair, qid=None):
+    """Leave-pair-out ranking accuracy by brute force, O(m^2) refits: over the pairs
+    i < j with different labels (within one query when ``qid`` is given),
+    ``refit_pair(i, j)`` gives the predictions (p_i, p_j) of the model trained without
+    rows i and j; a pair scores 1 when they order i and j as the labels do, 1/2 for a
+    tie, 0 otherwise; the mean score."""
+    scores = []
+    for i in range(len(y)):
+        for j in range(i + 1, len(y)):
+            if y[i] == y[j] or (qid is not None and qid[i] != qid[j]):
+                continue
+            pi, pj = refit_pair(i, j)
+            scores.append(0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
+    return float(np.mean(scores))
+
+
+@pytest.fixture(scope="session")
+def lpo_by_refit():
+    """The brute-force leave-pair-out estimate every LPO shortcut is compared with (one
+    copy for every test): ``lpo_by_refit(y, refit_pair, qid=None)``."""
+    return _lpo_by_refit
+
+
+def _check_holdout_index_errors(holdout):
+    """``holdout(indices)`` refuses what every hold-out entry point refuses: an index
+    outside the rows (IndexError), a negative or repeated one (IndexError), no index
+    (ValueError)."""
+    for bad in ([0, 3, 100], [-1, 0, 2], [1, 1, 2]):
+        with pytest.raises(IndexError):
+            holdout(bad)
+    with pytest.raises(ValueError):
+        holdout([])
+
+
+@pytest.fixture(scope="session")
+def check_holdout_index_errors():
+    """The index errors every learner's ``holdout`` must raise (one copy)."""
+    return _check_holdout_index_errors
+
+
 def _letor_dcg(rel, n):
     """DCG@n of ranked labels under Eval-Score-4.0.pl's rules: gain 2^label - 1, ranks 1
     and 2 undiscounted, rank r >= 3 divided by log2(r); missing ranks count 0."""
@@ -77,36 +130,75 @@ def _letor_ndcg_at(rel, k):
     return 0.0 if idcg == 0 else _letor_dcg(rel, k) / idcg
 
 
-def _letor_by_hand(labels, scores, qids, k):
-    """(NDCG@k, P@k, MAP, MeanNDCG) of the LETOR 4.0 evaluation script written loop by
-    loop from its rules, each the mean over all queries: documents ranked by decreasing
-    score with ties in file order (Python's sort is stable, as the script's), a query
-    shorter than k has NDCG@k = 0, IDCG = 0 scores 0, P@k counts missing ranks as
-    irrelevant, relevant means label > 0, AP = 0 without relevant documents, MeanNDCG is
-    the mean of NDCG@1..n_q."""
+def _letor3_lists(rel, top_n=16):
+    """Eval-Score-3.0.pl's per-query lists, loop by loop: P@1..N and NDCG@1..N for
+    N = min(top_n, len(rel)) (its loops stop at the last document; the script's top_n is
+    16, or 10 in some copies), gains from its table {2: 3, 1: 1, 0: 0}, relevant = 1 or 2,
+    the discount 1 at positions 0 and 1 and log(2)/log(pos + 1) after."""
+    gain = {0: 0.0, 1: 1.0, 2: 3.0}
+    n = min(top_n, len(rel))
+    prec, hits = [], 0
+    for pos in range(n):
+        hits += 1 if rel[pos] in (1, 2) else 0
+        prec.append(hits / (pos + 1))
+
+    def dcg(r):
+        out = [gain[r[0]]]
+        for pos in range(1, n):
+            d = 1.0 if pos < 2 else math.log(2.0) / math.log(pos + 1.0)
+            out.append(out[-1] + gain[r[pos]] * d)
+        return out
+    ideal = sorted(rel, key=lambda x: -gain[x])
+    d, best = dcg(rel), dcg(ideal)
+    nd = [d[pos] / best[pos] if best[pos] != 0 else 0.0 for pos in range(n)]
+    return prec, nd
+
+
+def _letor_by_hand(labels, scores, qids, k, convention="letor4"):
+    """(NDCG@k, P@k, MAP, MeanNDCG) of a LETOR evaluation script written loop by loop
+    from its rules, each the mean over all queries.
+
+    ``convention="letor4"``, Eval-Score-4.0.pl: documents ranked by decreasing score
+    with ties in file order (Python's sort is stable, as the script's), a query shorter
+    than k has NDCG@k = 0, IDCG = 0 scores 0, P@k counts missing ranks as irrelevant,
+    relevant means label > 0, AP = 0 without relevant documents, MeanNDCG is the mean
+    of NDCG@1..n_q.
+
+    ``convention="letor3"``, Eval-Score-3.0.pl: the per-query lists of
+    :func:`_letor3_lists` (labels 0, 1, 2 only, k <= 16); the value at position k, and
+    0 where a short query's list has no such position (the script sums the undefined
+    entry as 0, dividing by the number of queries); AP as in 4.0; no MeanNDCG (None).
+    """
     queries = {}
     for i, q in enumerate(qids):
         queries.setdefault(q, []).append(i)
     nd, pk, ap, mn = [], [], [], []
     for rows in queries.values():
         rel = [labels[i] for i in sorted(rows, key=lambda i: -scores[i])]
-        nd.append(_letor_ndcg_at(rel, k))
-        pk.append(sum(1 for x in rel[:k] if x > 0) / k)
+        if convention == "letor3":
+            prec, ndq = _letor3_lists([int(x) for x in rel])
+            pk.append(prec[k - 1] if k <= len(prec) else 0.0)
+            nd.append(ndq[k - 1] if k <= len(ndq) else 0.0)
+        else:
+            nd.append(_letor_ndcg_at(rel, k))
+            pk.append(sum(1 for x in rel[:k] if x > 0) / k)
+            mn.append(np.mean([_letor_ndcg_at(rel, j) for j in range(1, len(rel) + 1)]))
         hits, s = 0, 0.0
         for j, x in enumerate(rel):
             if x > 0:
                 hits += 1
                 s += hits / (j + 1)
         ap.append(s / hits if hits else 0.0)
-        mn.append(np.mean([_letor_ndcg_at(rel, j) for j in range(1, len(rel) + 1)]))
-    return float(np.mean(nd)), float(np.mean(pk)), float(np.mean(ap)), float(np.mean(mn))
+    return (float(np.mean(nd)), float(np.mean(pk)), float(np.mean(ap)),
+            float(np.mean(mn)) if mn else None)
 
 
 @pytest.fixture(scope="session")
 def letor_by_hand():
-    """The LETOR 4.0 reference every IR measure and ``rlscore evaluate`` is compared
-    with (one copy for every test): ``letor_by_hand(labels, scores, qids, k)`` is
-    (NDCG@k, P@k, MAP, MeanNDCG)."""
+    """The LETOR reference every IR measure and ``rlscore evaluate`` is compared with
+    (one copy for every test): ``letor_by_hand(labels, scores, qids, k,
+    convention="letor4")`` is (NDCG@k, P@k, MAP, MeanNDCG) under Eval-Score-4.0.pl's
+    rules, or under Eval-Score-3.0.pl's with ``convention="letor3"`` (MeanNDCG None)."""
     return _letor_by_hand
 
 

@@ -18,12 +18,6 @@ from rlscore.model_io import load_model
 from rlscore.utilities.reader import write_svmlight
 
 
-def _run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.fixture
 def ranking_files(tmp_path):
     X, y, q = make_ranking_queries(25, 8, 6, random_state=3)
@@ -37,8 +31,8 @@ def _preds(text):
     return np.array([float(v) for v in text.split()])
 
 
-def test_demo_prints_what_it_learned_and_cv_performance(capsys):
-    code, out, _ = _run(["demo"], capsys)
+def test_demo_prints_what_it_learned_and_cv_performance(run_cli):
+    code, out, _ = run_cli(["demo"])
     assert code == 0
     assert "270 patients, 13 features" in out
     auc = float(re.search(r"leave-pair-out AUC = ([0-9.]+)", out).group(1))
@@ -61,35 +55,34 @@ def test_help_shows_examples(capsys):
         assert name in out
 
 
-def test_fit_predict_equals_library(ranking_files, tmp_path, capsys):
+def test_fit_predict_equals_library(ranking_files, tmp_path, run_cli):
     X, y, q, train, test = ranking_files
     model = tmp_path / "m.npz"
-    code, out, _ = _run(["fit", train, "-o", model, "--learner", "query-rankrls",
-                         "--regparam", "2.5"], capsys)
+    code, out, _ = run_cli(["fit", train, "-o", model, "--learner", "query-rankrls",
+                           "--regparam", "2.5"])
     assert code == 0 and "saved" in out
-    code, out, _ = _run(["predict", model, test], capsys)
+    code, out, _ = run_cli(["predict", model, test])
     assert code == 0
     ref = QueryRankRLS(X[:160], y[:160], q[:160], regparam=2.5).predict(X[160:])
     np.testing.assert_allclose(_preds(out), ref, rtol=1e-9, atol=1e-12)
     assert len(out.splitlines()) == 40
     # -o writes the same lines to a file
-    code, _, _ = _run(["predict", model, test, "-o", tmp_path / "p.txt"], capsys)
+    code, _, _ = run_cli(["predict", model, test, "-o", tmp_path / "p.txt"])
     assert code == 0
     np.testing.assert_allclose(_preds((tmp_path / "p.txt").read_text()), ref, rtol=1e-9)
 
 
-def test_gaussian_selection_matches_learner(ranking_files, tmp_path, capsys):
+def test_gaussian_selection_matches_learner(ranking_files, tmp_path, run_cli):
     X, y, q, train, test = ranking_files
     model = tmp_path / "g.npz"
     grid = [0.01, 0.1, 1.0, 10.0]
-    code, out, _ = _run(["fit", train, "-o", model, "--kernel", "gaussian", "--gamma",
-                         "0.1", "--regparams", ",".join(map(str, grid)), "--cv", "loo"],
-                        capsys)
+    code, out, _ = run_cli(["fit", train, "-o", model, "--kernel", "gaussian", "--gamma",
+                           "0.1", "--regparams", ",".join(map(str, grid)), "--cv", "loo"])
     assert code == 0
     ref = LeaveOneOutRLS(X[:160], y[:160], kernel="GaussianKernel", gamma=0.1,
                          regparams=grid)
     assert f"regparam {ref.regparam:g}" in out
-    code, out, _ = _run(["predict", model, test], capsys)
+    code, out, _ = run_cli(["predict", model, test])
     np.testing.assert_allclose(_preds(out), ref.predict(X[160:]), rtol=1e-9, atol=1e-12)
     meta = load_model(model, return_metadata=True)[1]
     assert meta["info"]["cv"] == "loo"
@@ -97,11 +90,11 @@ def test_gaussian_selection_matches_learner(ranking_files, tmp_path, capsys):
 
 
 @pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
-def test_cv_table_matches_selection_classes(ranking_files, capsys):
+def test_cv_table_matches_selection_classes(ranking_files, run_cli):
     X, y, q, train, _ = ranking_files
     grid = [0.1, 1.0, 100.0]
-    code, out, _ = _run(["cv", train, "--learner", "query-rankrls", "--regparams",
-                         "0.1,1,100", "--cv", "lqo"], capsys)
+    code, out, _ = run_cli(["cv", train, "--learner", "query-rankrls", "--regparams",
+                           "0.1,1,100", "--cv", "lqo"])
     assert code == 0
     table = [line.split() for line in out.splitlines()[2:]]
     ref = LeaveQueryOutRankRLS(X[:160], y[:160], q[:160], regparams=grid)
@@ -113,8 +106,8 @@ def test_cv_table_matches_selection_classes(ranking_files, capsys):
     from rlscore._groups import QueryGroups
     from rlscore.measure import sqerror
     folds = QueryGroups.from_qids([f"q{i}" for i in q[:160]]).folds(4, 7)
-    code, out, _ = _run(["cv", train, "--regparams", "0.1,1,100", "--cv", "kfold",
-                         "--folds", "4", "--seed", "7"], capsys)
+    code, out, _ = run_cli(["cv", train, "--regparams", "0.1,1,100", "--cv", "kfold",
+                           "--folds", "4", "--seed", "7"])
     vals = [float(line.split()[1]) for line in out.splitlines()[2:]]
     for lam, v in zip(grid, vals):
         P = np.empty(160)
@@ -126,19 +119,19 @@ def test_cv_table_matches_selection_classes(ranking_files, capsys):
         assert set(q[fold]).isdisjoint(set(np.delete(q[:160], fold)))
 
 
-def test_qids_not_contiguous_are_grouped(ranking_files, tmp_path, capsys):
+def test_qids_not_contiguous_are_grouped(ranking_files, tmp_path, run_cli):
     X, y, q, _, test = ranking_files
     perm = np.random.default_rng(0).permutation(160)
     shuffled = tmp_path / "shuffled.txt"
     write_svmlight(shuffled, X[perm], y[perm], [f"q{i}" for i in q[perm]])
     model = tmp_path / "s.npz"
-    assert _run(["fit", shuffled, "-o", model, "--learner", "query-rankrls"], capsys)[0] == 0
-    out = _run(["predict", model, test], capsys)[1]
+    assert run_cli(["fit", shuffled, "-o", model, "--learner", "query-rankrls"])[0] == 0
+    out = run_cli(["predict", model, test])[1]
     ref = QueryRankRLS(X[:160], y[:160], q[:160], regparam=1.0).predict(X[160:])
     np.testing.assert_allclose(_preds(out), ref, rtol=1e-8, atol=1e-10)
 
 
-def test_gigantic_feature_indices_stay_sparse(tmp_path, capsys):
+def test_gigantic_feature_indices_stay_sparse(tmp_path, run_cli):
     rng = np.random.default_rng(5)
     big = 2_000_000_000
     lines, rows = [], []
@@ -148,8 +141,7 @@ def test_gigantic_feature_indices_stay_sparse(tmp_path, capsys):
         lines.append(f"{a + 2 * b!r} 7:{a!r} {big}:{b!r}\n")
     (tmp_path / "big.txt").write_text("".join(lines))
     model = tmp_path / "big.npz"
-    assert _run(["fit", tmp_path / "big.txt", "-o", model, "--regparam", "0.5"],
-                capsys)[0] == 0
+    assert run_cli(["fit", tmp_path / "big.txt", "-o", model, "--regparam", "0.5"])[0] == 0
     pred, meta = load_model(model, return_metadata=True)
     assert pred.W.shape == (2,) and meta["n_file_features"] == big
     np.testing.assert_array_equal(meta["feature_indices"], [6, big - 1])
@@ -157,28 +149,28 @@ def test_gigantic_feature_indices_stay_sparse(tmp_path, capsys):
     ref = RLS(R, R[:, 0] + 2 * R[:, 1], regparam=0.5)
     # a test row with an unseen in-range feature (index 9): the linear model ignores it
     (tmp_path / "t.txt").write_text(f"0 7:1.5 9:4 {big}:-2\n")
-    out = _run(["predict", model, tmp_path / "t.txt"], capsys)[1]
+    out = run_cli(["predict", model, tmp_path / "t.txt"])[1]
     np.testing.assert_allclose(_preds(out), ref.predict(np.array([[1.5, -2.0]])),
                                rtol=1e-9)
 
 
-def test_feature_count_mismatch_policy(tmp_path, capsys):
+def test_feature_count_mismatch_policy(tmp_path, run_cli):
     X, y = make_regression(40, 4, random_state=1)
     write_svmlight(tmp_path / "tr.txt", X, y)
     for kernel in (["--kernel", "linear"], ["--kernel", "gaussian", "--gamma", "0.2"]):
         model = tmp_path / "m.npz"
-        assert _run(["fit", tmp_path / "tr.txt", "-o", model, *kernel], capsys)[0] == 0
+        assert run_cli(["fit", tmp_path / "tr.txt", "-o", model, *kernel])[0] == 0
         extra = np.hstack([X[:5], np.full((5, 2), 0.7)])
         write_svmlight(tmp_path / "extra.txt", extra, y[:5])
-        code, out, err = _run(["predict", model, tmp_path / "extra.txt"], capsys)
+        code, out, err = run_cli(["predict", model, tmp_path / "extra.txt"])
         assert code == 1 and "feature 6 is non-zero" in err and len(err.splitlines()) == 1
         # extra features that are all zero are fine; fewer features are zero-padded
         write_svmlight(tmp_path / "zero.txt", np.hstack([X[:5], np.zeros((5, 2))]), y[:5])
         write_svmlight(tmp_path / "few.txt", X[:5, :2], y[:5])
-        ref = _preds(_run(["predict", model, tmp_path / "zero.txt"], capsys)[1])
+        ref = _preds(run_cli(["predict", model, tmp_path / "zero.txt"])[1])
         # with --ignore-extra-features the unseen features count as the full model would
-        code, out, _ = _run(["predict", model, tmp_path / "extra.txt",
-                             "--ignore-extra-features"], capsys)
+        code, out, _ = run_cli(["predict", model, tmp_path / "extra.txt",
+                               "--ignore-extra-features"])
         assert code == 0
         pred = load_model(model)
         if kernel[1] == "linear":
@@ -192,7 +184,7 @@ def test_feature_count_mismatch_policy(tmp_path, capsys):
             np.testing.assert_allclose(_preds(out), full, rtol=1e-10)
             full = pred.predict(X[:5])
         np.testing.assert_allclose(ref, full, rtol=1e-12)
-        few = _preds(_run(["predict", model, tmp_path / "few.txt"], capsys)[1])
+        few = _preds(run_cli(["predict", model, tmp_path / "few.txt"])[1])
         np.testing.assert_allclose(few, pred.predict(np.hstack([X[:5, :2],
                                                                 np.zeros((5, 2))])))
 
@@ -205,37 +197,37 @@ def test_feature_count_mismatch_policy(tmp_path, capsys):
     ("", "contains no examples"),
     ("1 qid:1 1:0.5\n0 1:0.2\n", "has no qid"),
 ])
-def test_bad_training_files_one_line_error(tmp_path, capsys, content, needle):
+def test_bad_training_files_one_line_error(tmp_path, run_cli, content, needle):
     path = tmp_path / "bad.txt"
     path.write_text(content)
-    code, _, err = _run(["fit", path, "-o", tmp_path / "m.npz"], capsys)
+    code, _, err = run_cli(["fit", path, "-o", tmp_path / "m.npz"])
     assert code == 1 and needle in err and len(err.strip().splitlines()) == 1
 
 
-def test_binary_garbage_and_bad_model(tmp_path, capsys):
+def test_binary_garbage_and_bad_model(tmp_path, run_cli):
     (tmp_path / "bin.txt").write_bytes(bytes(range(256)) * 4)
-    code, _, err = _run(["fit", tmp_path / "bin.txt", "-o", tmp_path / "m.npz"], capsys)
+    code, _, err = run_cli(["fit", tmp_path / "bin.txt", "-o", tmp_path / "m.npz"])
     assert code == 1 and len(err.strip().splitlines()) == 1
     (tmp_path / "model.npz").write_text("not a model")
     (tmp_path / "d.txt").write_text("1 1:1\n")
-    code, _, err = _run(["predict", tmp_path / "model.npz", tmp_path / "d.txt"], capsys)
+    code, _, err = run_cli(["predict", tmp_path / "model.npz", tmp_path / "d.txt"])
     assert code == 1 and "not a readable rlscore model file" in err
-    code, _, err = _run(["predict", tmp_path / "nope.npz", tmp_path / "d.txt"], capsys)
+    code, _, err = run_cli(["predict", tmp_path / "nope.npz", tmp_path / "d.txt"])
     assert code == 1 and "No such file" in err
 
 
-def test_missing_qid_for_ranking(tmp_path, capsys):
+def test_missing_qid_for_ranking(tmp_path, run_cli):
     X, y = make_regression(20, 3, random_state=0)
     write_svmlight(tmp_path / "noq.txt", X, y)
-    code, _, err = _run(["fit", tmp_path / "noq.txt", "-o", tmp_path / "m.npz",
-                         "--learner", "query-rankrls"], capsys)
+    code, _, err = run_cli(["fit", tmp_path / "noq.txt", "-o", tmp_path / "m.npz",
+                           "--learner", "query-rankrls"])
     assert code == 1 and "needs qid:" in err
-    code, _, err = _run(["cv", tmp_path / "noq.txt", "--learner", "query-rankrls",
-                         "--regparams", "1", "--cv", "lqo"], capsys)
+    code, _, err = run_cli(["cv", tmp_path / "noq.txt", "--learner", "query-rankrls",
+                           "--regparams", "1", "--cv", "lqo"])
     assert code == 1 and "needs qid:" in err
     # global RankRLS needs no qids
-    code, _, _ = _run(["fit", tmp_path / "noq.txt", "-o", tmp_path / "g.npz", "--learner",
-                       "rankrls", "--regparam", "3"], capsys)
+    code, _, _ = run_cli(["fit", tmp_path / "noq.txt", "-o", tmp_path / "g.npz",
+                          "--learner", "rankrls", "--regparam", "3"])
     assert code == 0
     np.testing.assert_allclose(load_model(tmp_path / "g.npz").predict(X),
                                GlobalRankRLS(X, y, regparam=3.0).predict(X), rtol=1e-9)
@@ -259,12 +251,12 @@ def test_missing_qid_for_ranking(tmp_path, capsys):
     ["cv", "T", "--regparams", "1", "--cv", "lpo", "--measure", "sqerror"],
     ["cv", "T", "--regparams", "1", "--cv", "kfold", "--folds", "500"],
 ])
-def test_usage_errors_exit_2(tmp_path, capsys, argv):
+def test_usage_errors_exit_2(tmp_path, run_cli, argv):
     X, y = make_regression(20, 3, random_state=0)
     write_svmlight(tmp_path / "t.txt", X, y)
     argv = [str(tmp_path / "t.txt") if a == "T" else str(tmp_path / "m.npz") if a == "M"
             else a for a in argv]
-    code, _, err = _run(argv, capsys)
+    code, _, err = run_cli(argv)
     assert code == 2 and "rlscore: error:" in err
 
 

@@ -115,6 +115,64 @@ def test_evaluate_errors(identity_model, letor_file, tmp_path, capsys):
     assert code == 1 and "auc is undefined" in err and len(err.splitlines()) == 1
 
 
+def test_evaluate_letor3_convention_equals_reference(identity_model, letor_file, capsys,
+                                                    letor_by_hand):
+    """--convention letor3: Eval-Score-3.0.pl's rules (query 2 has 3 documents: its P@5
+    and P@10 are 0 there, not 2/5 and 2/10 as in 4.0)."""
+    for k in (1, 3, 5, 10):
+        code, out, err = _run(["evaluate", identity_model, letor_file, "--measure",
+                               f"ndcg@{k},p@{k},map,cindex", "--convention", "letor3",
+                               "--format", "json"], capsys)
+        assert code == 0, err
+        res = json.loads(out)
+        nd, pk, ap, _ = letor_by_hand(LABELS, SCORES, QIDS, k, convention="letor3")
+        assert_allclose(res[f"ndcg@{k}"], nd, rtol=1e-12, atol=1e-15)
+        assert_allclose(res[f"p@{k}"], pk, rtol=1e-12, atol=1e-15)
+        assert_allclose(res["map"], ap, rtol=1e-12)
+        if k > 3:                                   # query 2 is short
+            assert res[f"p@{k}"] < letor_by_hand(LABELS, SCORES, QIDS, k)[1]
+    code, out, err = _run(["evaluate", identity_model, letor_file, "--measure",
+                           "p@5", "--convention", "letor3", "--per-query", "--format",
+                           "json"], capsys)
+    assert json.loads(out)["per_query"][1]["p@5"] == 0.0
+    code, _, err = _run(["evaluate", identity_model, letor_file, "--measure", "meanndcg",
+                         "--convention", "letor3"], capsys)
+    assert code == 2 and "LETOR 4.0 measure" in err
+
+
+def test_evaluate_prediction_file_equals_model(identity_model, letor_file, tmp_path,
+                                               capsys):
+    """``evaluate DATA --predictions FILE`` scores another program's predictions: the
+    same numbers as the model whose predictions they are."""
+    measures = "ndcg@1,ndcg@3,ndcg@10,p@1,p@3,p@10,map,cindex"
+    code, out, _ = _run(["predict", identity_model, letor_file, "-o", tmp_path / "p.txt"],
+                        capsys)
+    assert code == 0
+    _, by_model, _ = _run(["evaluate", identity_model, letor_file, "--measure", measures,
+                           "--format", "json"], capsys)
+    code, by_file, err = _run(["evaluate", letor_file, "--predictions", tmp_path / "p.txt",
+                               "--measure", measures, "--format", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(by_file) == json.loads(by_model)
+    np.savetxt(tmp_path / "raw.txt", SCORES)          # the scores themselves
+    _, raw, _ = _run(["evaluate", letor_file, "--predictions", tmp_path / "raw.txt",
+                      "--measure", "map", "--format", "json"], capsys)
+    assert_allclose(json.loads(raw)["map"], json.loads(by_model)["map"], rtol=1e-12)
+    np.savetxt(tmp_path / "short.txt", SCORES[:-1])
+    code, _, err = _run(["evaluate", letor_file, "--predictions", tmp_path / "short.txt"],
+                        capsys)
+    assert code == 1 and "17 rows" in err and "18 rows" in err
+    (tmp_path / "bad.txt").write_text("0.5\nx\n" * 9)
+    code, _, err = _run(["evaluate", letor_file, "--predictions", tmp_path / "bad.txt"],
+                        capsys)
+    assert code == 1 and "not a file of numbers" in err
+    code, _, err = _run(["evaluate", identity_model, letor_file, "--predictions",
+                         tmp_path / "raw.txt"], capsys)
+    assert code == 2 and "not both" in err
+    code, _, err = _run(["evaluate", identity_model], capsys)
+    assert code == 2 and "DATA_FILE" in err
+
+
 # ------------------------------------------------------------------ parsers
 
 def test_parse_measures():

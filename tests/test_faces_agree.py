@@ -17,19 +17,12 @@ import pytest
 from numpy.testing import assert_allclose
 
 from rlscore import measure as M
-from rlscore.cli import main
 from rlscore.learner import (RLS, GlobalRankRLS, LeaveOneOutRLS, LeaveQueryOutRankRLS,
                              QueryRankRLS)
 from rlscore.measure import ShortQueryWarning, UndefinedPerformance
 from rlscore.utilities.reader import write_svmlight
 
 RTOL = 1e-9
-
-
-def _run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture
@@ -86,11 +79,11 @@ def _refit_lpo_per_query(X, y, qids, lam, learner=RLS):
 
 # ----------------------------------------------------------------- item 1: per query
 
-def test_cli_loo_on_qids_is_per_query(qfile, capsys, cindex_by_hand, letor_by_hand):
+def test_cli_loo_on_qids_is_per_query(qfile, run_cli, cindex_by_hand, letor_by_hand):
     path, X, y, qids = qfile
     grid = [0.1, 3.0]
-    code, out, err = _run(["cv", path, "--learner", "rls", "--cv", "loo", "--measure",
-                           "cindex", "--regparams", "0.1,3", "--format", "json"], capsys)
+    code, out, err = run_cli(["cv", path, "--learner", "rls", "--cv", "loo", "--measure",
+                             "cindex", "--regparams", "0.1,3", "--format", "json"])
     assert code == 0, err
     res = json.loads(out)
     assert res["per_query"] is True and res["measure"] == "cindex"
@@ -102,50 +95,49 @@ def test_cli_loo_on_qids_is_per_query(qfile, capsys, cindex_by_hand, letor_by_ha
         assert brute[-1] != pytest.approx(cindex_by_hand(y, P))      # pooled differs
     assert_allclose(res["cv_performances"], brute, rtol=RTOL)
     # NDCG@3 of the leave-one-out predictions, query by query (LETOR 4.0 rules)
-    code, out, err = _run(["cv", path, "--learner", "rls", "--cv", "loo", "--measure",
-                           "ndcg@3", "--regparams", "0.1,3", "--format", "json"], capsys)
+    code, out, err = run_cli(["cv", path, "--learner", "rls", "--cv", "loo", "--measure",
+                             "ndcg@3", "--regparams", "0.1,3", "--format", "json"])
     assert code == 0, err
     brute = [letor_by_hand(y, _refit_loo(X, y, lam), qids, 3)[0] for lam in grid]
     assert_allclose(json.loads(out)["cv_performances"], brute, rtol=RTOL)
 
 
 @pytest.mark.parametrize("learner,option", [(RLS, "rls"), (GlobalRankRLS, "rankrls")])
-def test_cli_lpo_on_qids_is_over_pairs_within_queries(qfile, capsys, learner, option):
+def test_cli_lpo_on_qids_is_over_pairs_within_queries(qfile, run_cli, learner, option):
     path, X, y, qids = qfile
     grid = [0.1, 3.0]
-    code, out, err = _run(["cv", path, "--learner", option, "--cv", "lpo", "--regparams",
-                           "0.1,3", "--format", "json"], capsys)
+    code, out, err = run_cli(["cv", path, "--learner", option, "--cv", "lpo", "--regparams",
+                             "0.1,3", "--format", "json"])
     assert code == 0, err
     res = json.loads(out)
     # graded labels: the pairwise accuracy is a c-index, not an "auc"
     assert res["per_query"] is True and res["measure"] == "cindex"
     brute = [_refit_lpo_per_query(X, y, qids, lam, learner) for lam in grid]
     assert_allclose(res["cv_performances"], brute, rtol=1e-8)
-    code, out, err = _run(["cv", path, "--learner", option, "--cv", "lpo", "--regparams",
-                           "0.1,3"], capsys)
+    code, out, err = run_cli(["cv", path, "--learner", option, "--cv", "lpo", "--regparams",
+                             "0.1,3"])
     assert code == 0 and "cindex per query" in out.splitlines()[0]
     # --measure auc is refused on graded labels (it would name a c-index "auc")
-    code, _, err = _run(["cv", path, "--learner", option, "--cv", "lpo", "--measure",
-                         "auc", "--regparams", "0.1,3"], capsys)
+    code, _, err = run_cli(["cv", path, "--learner", option, "--cv", "lpo", "--measure",
+                           "auc", "--regparams", "0.1,3"])
     assert code == 2 and "--measure cindex" in err
 
 
 @pytest.mark.parametrize("cv", ["loo", "lpo"])
-def test_cli_per_query_cv_undefined_is_a_data_error(tmp_path, capsys, cv):
+def test_cli_per_query_cv_undefined_is_a_data_error(tmp_path, run_cli, cv):
     f = tmp_path / "tied.txt"          # every query has all its labels tied
     f.write_text("1 qid:1 1:1 2:1\n1 qid:1 1:1 2:0\n2 qid:2 1:0.5 2:3\n"
                  "2 qid:2 1:0.2 2:3\n0 qid:3 1:3 2:3\n")
-    code, _, err = _run(["cv", f, "--cv", cv, "--measure", "cindex", "--regparams", "1"],
-                        capsys)
+    code, _, err = run_cli(["cv", f, "--cv", cv, "--measure", "cindex", "--regparams", "1"])
     assert code == 1 and f"the {cv} estimate of cindex is undefined" in err
 
 
-def test_cli_lpo_auc_on_binary_labels_per_query(qfile, capsys):
+def test_cli_lpo_auc_on_binary_labels_per_query(qfile, run_cli):
     path, X, y, qids = qfile
     yb = np.where(y > 1.5, 1.0, 0.0)
     write_svmlight(path, X, yb, qids=qids)
-    code, out, err = _run(["cv", path, "--learner", "rls", "--cv", "lpo", "--regparams",
-                           "0.5", "--format", "json"], capsys)
+    code, out, err = run_cli(["cv", path, "--learner", "rls", "--cv", "lpo", "--regparams",
+                             "0.5", "--format", "json"])
     assert code == 0, err
     res = json.loads(out)
     assert res["measure"] == "auc"
@@ -231,18 +223,18 @@ def test_query_learners_refuse_qids_none(cls):
 
 # ------------------------------------------------------ items 6-8: CLI options
 
-def test_cli_regparam_zero_equals_least_squares(tmp_path, capsys):
+def test_cli_regparam_zero_equals_least_squares(tmp_path, run_cli):
     from rlscore.model_io import load_model
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(20, 3)), rng.normal(size=20)
     write_svmlight(tmp_path / "t.txt", X, y)
-    code, _, err = _run(["fit", tmp_path / "t.txt", "-o", tmp_path / "m.npz", "--regparam",
-                         "0", "--bias", "0"], capsys)
+    code, _, err = run_cli(["fit", tmp_path / "t.txt", "-o", tmp_path / "m.npz",
+                            "--regparam", "0", "--bias", "0"])
     assert code == 0, err
     w, *_ = np.linalg.lstsq(X, y, rcond=None)
     assert_allclose(np.ravel(load_model(tmp_path / "m.npz").W), w, rtol=1e-9)
-    code, out, err = _run(["cv", tmp_path / "t.txt", "--regparams", "0,1", "--cv", "loo",
-                           "--bias", "0", "--format", "json"], capsys)
+    code, out, err = run_cli(["cv", tmp_path / "t.txt", "--regparams", "0,1", "--cv", "loo",
+                             "--bias", "0", "--format", "json"])
     assert code == 0, err
     brute = []
     for lam in (0.0, 1.0):
@@ -255,20 +247,20 @@ def test_cli_regparam_zero_equals_least_squares(tmp_path, capsys):
     assert_allclose(json.loads(out)["cv_performances"], brute, rtol=1e-9)
 
 
-def test_cli_zero_based_no_names_the_option(tmp_path, capsys):
+def test_cli_zero_based_no_names_the_option(tmp_path, run_cli):
     f = tmp_path / "zero.txt"
     f.write_text("1 0:1 1:2\n-1 0:0.5 2:1\n1 1:3 2:1\n")
-    code, _, err = _run(["fit", f, "-o", tmp_path / "m.npz", "--zero-based", "no"], capsys)
+    code, _, err = run_cli(["fit", f, "-o", tmp_path / "m.npz", "--zero-based", "no"])
     assert code == 1 and "--zero-based yes or auto" in err and "zero_based=" not in err
 
 
-def test_repeated_grid_values_are_refused_by_every_face(tmp_path, capsys):
+def test_repeated_grid_values_are_refused_by_every_face(tmp_path, run_cli):
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(20, 3)), rng.normal(size=20)
     write_svmlight(tmp_path / "t.txt", X, y)
-    code, out, err = _run(["cv", tmp_path / "t.txt", "--regparams", "1,1"], capsys)
+    code, out, err = run_cli(["cv", tmp_path / "t.txt", "--regparams", "1,1"])
     assert code == 2 and "twice" in err and "<- best" not in out
-    code, _, err = _run(["cv", tmp_path / "t.txt", "--regparams", "2^-1..2^1,1"], capsys)
+    code, _, err = run_cli(["cv", tmp_path / "t.txt", "--regparams", "2^-1..2^1,1"])
     assert code == 2 and "twice" in err
     with pytest.raises(ValueError, match="regparams gives the value 1 twice"):
         LeaveOneOutRLS(X, y, regparams=[1.0, 2.0, 1])
@@ -329,7 +321,7 @@ def test_one_table_of_measure_names(name, function, kw, letor_by_hand):
 
 @pytest.mark.parametrize("name", ["p@5", "map", "kendall", "kendall_tau_b",
                                   "precision_at_k", "mean_average_precision", "ndcg@5"])
-def test_estimators_and_cli_take_the_same_names(name, qfile, capsys, letor_by_hand):
+def test_estimators_and_cli_take_the_same_names(name, qfile, run_cli, letor_by_hand):
     """The CLI and the estimators' scoring take every name of the table; the estimator's
     leave-query-out estimate equals refits scored by hand."""
     pytest.importorskip("sklearn")
@@ -339,9 +331,9 @@ def test_estimators_and_cli_take_the_same_names(name, qfile, capsys, letor_by_ha
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ShortQueryWarning)
         est = RankRLSCV(alphas=alphas, cv="lqo", scoring=name).fit(X, y, qid=qids)
-        code, out, err = _run(["cv", path, "--learner", "query-rankrls", "--cv", "lqo",
-                               "--measure", name, "--regparams", "0.1,10", "--format",
-                               "json"], capsys)
+        code, out, err = run_cli(["cv", path, "--learner", "query-rankrls", "--cv", "lqo",
+                                 "--measure", name, "--regparams", "0.1,10", "--format",
+                                 "json"])
     assert code == 0, err
     brute = []
     for a in alphas:
@@ -373,18 +365,18 @@ def test_unknown_names_list_the_table():
 
 @pytest.mark.parametrize("suffix,magic", [("pdf", b"%PDF"), ("svg", b"<?xml"),
                                           ("png", b"\x89PNG")])
-def test_cli_plot_honours_the_suffix(tmp_path, capsys, suffix, magic):
+def test_cli_plot_honours_the_suffix(tmp_path, run_cli, suffix, magic):
     pytest.importorskip("matplotlib")
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(20, 3)), rng.normal(size=20)
     write_svmlight(tmp_path / "t.txt", X, y)
     out = tmp_path / f"cv.{suffix}"
-    code, _, err = _run(["cv", tmp_path / "t.txt", "--regparams", "1e-3,1e-2,1e-1",
-                         "--plot", out, "-q"], capsys)
+    code, _, err = run_cli(["cv", tmp_path / "t.txt", "--regparams", "1e-3,1e-2,1e-1",
+                           "--plot", out, "-q"])
     assert code == 0, err
     assert out.read_bytes().startswith(magic)
-    code, _, err = _run(["cv", tmp_path / "t.txt", "--regparams", "1", "--plot",
-                         tmp_path / "cv.nope"], capsys)
+    code, _, err = run_cli(["cv", tmp_path / "t.txt", "--regparams", "1", "--plot",
+                           tmp_path / "cv.nope"])
     assert code == 2 and ".pdf" in err and not (tmp_path / "cv.nope").exists()
 
 
@@ -436,7 +428,7 @@ def test_repair_kernel_name_is_optional():
 
 # -------------------------------------------------- issue 30: RLScore's auc contract
 
-def test_auc_keeps_rlscore_contract_and_faces_take_zero_one(capsys, tmp_path):
+def test_auc_keeps_rlscore_contract_and_faces_take_zero_one(run_cli, tmp_path):
     """RLScore's test_measure/test_auc.py: labels other than -1/+1 raise
     UndefinedPerformance (``auc([1, 0, 0], [1, 0, 0])``); the measure named "auc" (the
     CLI, the estimators' scoring) and ``zero_one=True`` take 0/1 and booleans, equal to
@@ -455,8 +447,8 @@ def test_auc_keeps_rlscore_contract_and_faces_take_zero_one(capsys, tmp_path):
     # the command line: --measure auc on a 0/1 file
     X = rng.normal(size=(40, 3))
     write_svmlight(tmp_path / "b.txt", X, y01.astype(float))
-    code, out, err = _run(["cv", tmp_path / "b.txt", "--regparams", "1", "--cv", "loo",
-                           "--measure", "auc", "--format", "json"], capsys)
+    code, out, err = run_cli(["cv", tmp_path / "b.txt", "--regparams", "1", "--cv", "loo",
+                             "--measure", "auc", "--format", "json"])
     assert code == 0, err
     P = _refit_loo(X, y01.astype(float), 1.0)
     pos, neg = P[y01 == 1], P[y01 == 0]

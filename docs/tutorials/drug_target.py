@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import pathlib
+import sys
 import time
 import warnings
 
@@ -21,6 +22,9 @@ from rlscore.core.kronecker import repair_kernel
 from rlscore.learner import CGKronRLS, KronRLS
 from rlscore.measure import cindex
 from rlscore.utilities.pairs import flat_to_pairs
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pairwise_mkl import splits  # noqa: E402  (the settings A-D folds, one home)
 
 GRID = [2.0 ** k for k in range(4, -7, -2)]        # decreasing: warm starts follow it
 
@@ -163,33 +167,65 @@ def settings_bcd(KD, KT, Y, k=5, grid=GRID, seed=0, trace=None):
     return out
 
 
-def metz_setting_a(KD, KT, Y, k=5, grid=(4.0, 1.0), seed=0, maxiter=100,
-                   n_outer=None):
-    """Metz (incomplete, both kernels indefinite): k-fold CV over the labelled pairs
-    (the first ``n_outer`` outer folds only, if given); inside each outer training
-    part one inner validation fold picks regparam along a warm-started path. Returns
-    (c-index, MSE, seconds) of the pooled outer predictions."""
-    rng = np.random.default_rng(seed)
+def metz_settings(KD, KT, Y, k=5, grid=(4.0, 1.0), seed=0, maxiter=100,
+                  settings="ABCD", n_outer=None, log=None):
+    """Metz (incomplete, both kernels indefinite) in settings A-D over the labelled
+    pairs: k outer folds of pairs (A), of drugs (B), of targets (C), or (D) the k
+    diagonal blocks drug fold i x target fold i, trained on the pairs of neither
+    (the folds of :func:`pairwise_mkl.splits`). Inside each outer training part one
+    inner fold of the same setting picks regparam along a warm-started CGKronRLS path
+    (at most ``maxiter`` MINRES iterations per regparam); the model refitted on the
+    whole training part predicts the outer fold. ``n_outer`` runs the first folds
+    only; ``log`` (a callable) receives each fold's row as it finishes.
+
+    Returns {setting: list of per-fold dicts (fold, n_test, regparam, ci, mse,
+    seconds, cpu)}."""
     rows, cols = np.where(~np.isnan(Y))
     y = Y[rows, cols]
-    folds = object_folds(y.size, k, rng)[:n_outer]
-    P = np.full(y.size, np.nan)
-    t0 = time.perf_counter()
-    for te in folds:
-        tr = np.setdiff1d(np.arange(y.size), te)
-        va = tr[rng.permutation(tr.size)[: tr.size // k]]
-        fit = np.setdiff1d(tr, va)
-        mu = y[fit].mean()
-        preds = fit_cg(KD, KT, rows[fit], cols[fit], y[fit] - mu, list(grid),
-                       maxiter=maxiter)
-        errs = [mse(y[va], p.predict(KD, KT, rows[va], cols[va]) + mu) for p in preds]
-        best = int(np.argmin(errs))
-        mu = y[tr].mean()
-        p = fit_cg(KD, KT, rows[tr], cols[tr], y[tr] - mu, list(grid[: best + 1]),
-                   maxiter=maxiter)[-1]
-        P[te] = p.predict(KD, KT, rows[te], cols[te]) + mu
-    done = ~np.isnan(P)
-    return cindex(y[done], P[done]), mse(y[done], P[done]), time.perf_counter() - t0
+    out = {}
+    for setting in settings:
+        rng = np.random.default_rng(seed)
+        out[setting] = []
+        for f, (tr, te) in enumerate(splits(setting, rows, cols, k, rng)[:n_outer]):
+            t0, c0 = time.perf_counter(), time.process_time()
+            itr, iva = splits(setting, rows[tr], cols[tr], k, rng)[0]
+            fit, va = tr[itr], tr[iva]
+            mu = y[fit].mean()
+            preds = fit_cg(KD, KT, rows[fit], cols[fit], y[fit] - mu, list(grid),
+                           maxiter=maxiter)
+            errs = [mse(y[va], p.predict(KD, KT, rows[va], cols[va]) + mu) for p in preds]
+            best = int(np.argmin(errs))
+            mu = y[tr].mean()
+            p = fit_cg(KD, KT, rows[tr], cols[tr], y[tr] - mu, list(grid[: best + 1]),
+                       maxiter=maxiter)[-1]
+            pt = p.predict(KD, KT, rows[te], cols[te]) + mu
+            row = dict(setting=setting, fold=f + 1, n_test=int(te.size),
+                       regparam=grid[best], ci=float(cindex(y[te], pt)),
+                       mse=mse(y[te], pt), seconds=time.perf_counter() - t0,
+                       cpu=time.process_time() - c0)
+            out[setting].append(row)
+            if log is not None:
+                log(row)
+    return out
+
+
+def metz_table(res):
+    """Markdown rows: per setting the mean ± sample standard deviation over the outer
+    folds of the test c-index and MSE, the number of folds, the chosen regparams and
+    the CPU seconds per fold."""
+    names = {"A": "A: new pairs", "B": "B: new drugs", "C": "C: new targets",
+             "D": "D: both new"}
+    lines = ["| setting | folds | test CI | test MSE | regparams | CPU s / fold |",
+             "|---|---|---|---|---|---|"]
+    for s, folds in res.items():
+        ci = np.array([f["ci"] for f in folds])
+        e = np.array([f["mse"] for f in folds])
+        lams = ",".join(f"{f['regparam']:g}" for f in folds)
+        sd = (lambda v: v.std(ddof=1)) if len(folds) > 1 else (lambda v: np.nan)
+        lines.append(f"| {names[s]} | {len(folds)} | {ci.mean():.3f} ± {sd(ci):.3f} | "
+                     f"{e.mean():.3f} ± {sd(e):.3f} | {lams} | "
+                     f"{np.mean([f['cpu'] for f in folds]):.0f} |")
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -197,9 +233,45 @@ def main(argv=None):
     ap.add_argument("--data", metavar="FOLDER", help="folder holding davis/ and metz/")
     ap.add_argument("--metz", type=int, default=0, metavar="N",
                     help="also run Metz on its first N outer folds (minutes each)")
+    ap.add_argument("--metz-only", action="store_true", help="skip Davis")
+    ap.add_argument("--settings", default="ABCD", help="Metz settings (default ABCD)")
+    ap.add_argument("--skip-setting1", action="store_true",
+                    help="Davis: settings B-D only")
     args = ap.parse_args(argv)
     root = data_folder(args.data)
+    if args.metz_only:
+        return run_metz(root, args)
     davis = root / "davis"
+    if not args.skip_setting1:
+        davis_setting1(davis)
+    KD, KT, Y = davis_kernels(davis)
+    print("\nDavis, settings B-D (5-fold outer, 5-fold inner model selection; per outer "
+          "fold: mean ± sample std over the outer folds, D's 25 blocks)")
+    print("| setting | pooled CI | pooled MSE | CI per fold | MSE per fold | wall s | "
+          "CPU s |\n|---|---|---|---|---|---|---|")
+    trace = {}
+    for s, (c, e, sec, cpu) in settings_bcd(KD, KT, Y, trace=trace).items():
+        ci, err = fold_scores(trace[s], Y)
+        print(f"| {s} | {c:.3f} | {e:.3f} | {ci.mean():.3f} ± {ci.std(ddof=1):.3f} | "
+              f"{err.mean():.3f} ± {err.std(ddof=1):.3f} | {sec:.0f} | {cpu:.0f} |")
+    if args.metz:
+        run_metz(root, args)
+
+
+def fold_scores(trace, Y):
+    """(c-index, MSE) arrays over the outer folds (D: blocks) of one setting of
+    :func:`settings_bcd`, from its ``trace``."""
+    ci, err = [], []
+    for R, C, *_ in trace["folds"]:
+        RR = R if R.size else np.arange(Y.shape[0])
+        CC = C if C.size else np.arange(Y.shape[1])
+        y, p = Y[np.ix_(RR, CC)].ravel(), trace["P"][np.ix_(RR, CC)].ravel()
+        ci.append(cindex(y, p))
+        err.append(mse(y, p))
+    return np.array(ci), np.array(err)
+
+
+def davis_setting1(davis):
     test, train = deepdta_folds(davis)
     print("Davis, DeepDTA setting 1 (test fold; regparam by CV on the training folds)")
     print("| target kernel | regparam | CV CI | CV MSE | test CI | test MSE | wall s | "
@@ -211,18 +283,19 @@ def main(argv=None):
         name = tk if how == "raise" else f"{tk}, indefinite='{how}'"
         print(f"| {name} | {r['regparam']:g} | {r['cv_ci']:.3f} | {r['cv_mse']:.3f} | "
               f"{r['ci']:.3f} | {r['mse']:.3f} | {r['seconds']:.0f} | {r['cpu']:.0f} |")
-    KD, KT, Y = davis_kernels(davis)
-    print("\nDavis, settings B-D (5-fold outer, 5-fold inner model selection)")
-    print("| setting | CI | MSE | wall s | CPU s |\n|---|---|---|---|---|")
-    for s, (c, e, sec, cpu) in settings_bcd(KD, KT, Y).items():
-        print(f"| {s} | {c:.3f} | {e:.3f} | {sec:.0f} | {cpu:.0f} |")
-    if args.metz:
-        KD, KT, Y = load_metz(root / "metz")
-        KD, _ = repair_kernel(0.5 * (KD + KD.T), "shift", "KD")
-        KT, _ = repair_kernel(0.5 * (KT + KT.T), "shift", "KT")
-        c, e, sec = metz_setting_a(KD, KT, Y, n_outer=args.metz)
-        print(f"\nMetz, {args.metz} of 5 outer folds over the labelled pairs: CI "
-              f"{c:.3f}, MSE {e:.3f}, {sec:.0f} s")
+
+
+def run_metz(root, args):
+    KD, KT, Y = load_metz(root / "metz")
+    KD, _ = repair_kernel(0.5 * (KD + KD.T), "shift", "KD")
+    KT, _ = repair_kernel(0.5 * (KT + KT.T), "shift", "KT")
+    print(f"\nMetz, settings {args.settings}, {args.metz or 5} of 5 outer folds")
+
+    def log(r):
+        print(json.dumps(r), flush=True)
+    res = metz_settings(KD, KT, Y, settings=args.settings, n_outer=args.metz or None,
+                        log=log)
+    print(metz_table(res))
 
 
 if __name__ == "__main__":

@@ -1,19 +1,23 @@
-"""Learning to rank on LETOR 4.0 MQ2008, the standard 5 folds, with the Python API and
-the command line: linear RankSVM (hinge and squared hinge), QueryRankRLS, and a
-Gaussian-kernel QueryRankRLS on Nystrom basis vectors, beside gradient-boosted rankers
-(LightGBM lambdarank, XGBoost rank:ndcg) when they are installed.
+"""Learning to rank on LETOR 4.0 MQ2008 and LETOR 3.0 OHSUMED, the standard 5 folds,
+with the command line and the Python API: linear RankSVM (hinge and squared hinge),
+QueryRankRLS, and a Gaussian-kernel QueryRankRLS on Nystrom basis vectors, beside
+gradient-boosted rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are
+installed, and beside the published LETOR rows.
 
-Protocol of the LETOR baselines: train on three parts, choose the regularization on the
-validation part by MAP (as most LETOR baselines do), report NDCG@10 and MAP on the test
-part under the rules of the LETOR 4.0 evaluation script (rlscore.measure, default
-convention), averaged over the five folds.
+Protocol of the LETOR baselines (T.-Y. Liu, Learning to Rank for Information Retrieval,
+Springer 2011, section 11.1): train on three parts, choose the regularization (kernel
+width, number of boosting rounds) by MAP on the validation part, report NDCG@1, 3, 10,
+P@1, 3, 10 and MAP on the test part under the rules of the release's evaluation script
+(``rlscore evaluate --convention letor4`` for MQ2008, ``letor3`` for OHSUMED), the mean
+and the standard deviation over the five folds.
 
 Usage::
 
-    python docs/tutorials/letor_mq2008.py [DATA_DIR]
+    python docs/tutorials/letor_mq2008.py [--dataset mq2008|ohsumed] [--data DIR]
 
-DATA_DIR holds S1.txt ... S5.txt (default: $RLSCORE_DATA/letor4_mq2008, RLSCORE_DATA
-defaulting to ../shared/data relative to the repository).
+DIR holds S1.txt ... S5.txt (default: $RLSCORE_DATA/letor4_mq2008 or
+$RLSCORE_DATA/letor3_ohsumed). ``--api`` runs the Python-API version instead (NDCG@10
+and MAP of the same learners).
 """
 
 import json
@@ -35,14 +39,15 @@ from rlscore.utilities.reader import read_svmlight
 FOLDS = {1: ((1, 2, 3), 4, 5), 2: ((2, 3, 4), 5, 1), 3: ((3, 4, 5), 1, 2),
          4: ((4, 5, 1), 2, 3), 5: ((5, 1, 2), 3, 4)}
 RLS_GRID = [2.0 ** e for e in range(-10, 11)]
+GAMMAS = (0.005, 0.02, 0.08)      # Gaussian kernel widths, chosen by validation MAP
 
 
-def data_dir(arg=None):
+def data_dir(arg=None, dataset="mq2008"):
     if arg:
         return pathlib.Path(arg)
     root = pathlib.Path(__file__).resolve().parents[2]
     base = pathlib.Path(os.environ.get("RLSCORE_DATA", root.parent / "shared" / "data"))
-    return base / "letor4_mq2008"
+    return base / DATASETS[dataset]["folder"]
 
 
 def read_parts(folder):
@@ -113,7 +118,7 @@ def query_rankrls(train, vali):
     return predict, params
 
 
-def nystrom_rankrls(train, vali, n_basis=1000, gammas=(2.0 ** -4, 2.0 ** -2), seed=0):
+def nystrom_rankrls(train, vali, n_basis=1000, gammas=GAMMAS, seed=0):
     X, y, q = train
     idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], min(n_basis, X.shape[0]),
                                                      replace=False))
@@ -132,37 +137,11 @@ def _groups(q):
     return np.diff(np.concatenate(([0], change, [len(q)])))
 
 
-def lightgbm_lambdarank(train, vali):
-    import lightgbm as lgb
-    X, y, q = train
-    Xv, yv, qv = vali
-    model = lgb.LGBMRanker(objective="lambdarank", n_estimators=500, learning_rate=0.05,
-                           num_leaves=31, min_child_samples=20, verbose=-1,
-                           random_state=0)
-    model.fit(X, y, group=_groups(q), eval_set=[(Xv, yv)], eval_group=[_groups(qv)],
-              eval_at=[10], callbacks=[lgb.early_stopping(50, verbose=False)])
-    return model.predict, {"n_trees": int(model.best_iteration_ or 500)}
-
-
-def xgboost_rank_ndcg(train, vali):
-    import xgboost as xgb
-    X, y, q = train
-    Xv, yv, qv = vali
-    model = xgb.XGBRanker(objective="rank:ndcg", n_estimators=500, learning_rate=0.05,
-                          max_depth=6, eval_metric="ndcg@10", early_stopping_rounds=50,
-                          random_state=0)
-    model.fit(X, y, group=_groups(q), eval_set=[(Xv, yv)], eval_group=[_groups(qv)],
-              verbose=False)
-    return model.predict, {"n_trees": int(model.best_iteration) + 1}
-
-
 LEARNERS = {
     "RankSVM (hinge)": ranksvm,
     "RankSVM (squared hinge)": squared_ranksvm,
     "QueryRankRLS (linear)": query_rankrls,
     "QueryRankRLS (Gaussian, 1000 Nystrom basis vectors)": nystrom_rankrls,
-    "LightGBM lambdarank": lightgbm_lambdarank,
-    "XGBoost rank:ndcg": xgboost_rank_ndcg,
 }
 
 
@@ -221,32 +200,247 @@ def write_fold(folder, fold, out):
     return out
 
 
+def rlscore_command(*args):
+    """Run one ``rlscore`` command in this process; its standard output (RuntimeError
+    with the command's stderr when it fails)."""
+    import contextlib
+    import io
+    from rlscore.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    if code != 0:
+        raise RuntimeError(f"rlscore {' '.join(map(str, args))} exited with {code}: "
+                           f"{err.getvalue().strip()}")
+    return out.getvalue()
+
+
 def cli_fold(folder, fold=1, workdir=None, learner="ranksvm"):
     """The command-line version of one fold: fit with the validation file, evaluate on
     the test file. Returns the JSON of ``rlscore evaluate``."""
-    from rlscore.cli import main
     work = pathlib.Path(workdir or tempfile.mkdtemp())
     d = write_fold(folder, fold, work / f"Fold{fold}")
     model = d / "model.npz"
-    code = main(["fit", str(d / "train.txt"), "-o", str(model), "--learner", learner,
-                 "--valid", str(d / "vali.txt"), "--measure", "map", "-q"])
-    if code != 0:
-        raise RuntimeError(f"rlscore fit exited with {code}")
-    import contextlib
-    import io
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        code = main(["evaluate", str(model), str(d / "test.txt"), "--measure",
-                     "ndcg@10,map", "--format", "json"])
-    if code != 0:
-        raise RuntimeError(f"rlscore evaluate exited with {code}")
-    return json.loads(buf.getvalue())
+    rlscore_command("fit", d / "train.txt", "-o", model, "--learner", learner,
+                    "--valid", d / "vali.txt", "--measure", "map", "-q")
+    return json.loads(rlscore_command("evaluate", model, d / "test.txt", "--measure",
+                                      "ndcg@10,map", "--format", "json"))
+
+
+# ------------------------------------------------------------------ the seven-column table
+
+COLUMNS = ("ndcg@1", "ndcg@3", "ndcg@10", "p@1", "p@3", "p@10", "map")
+HEADER = ("NDCG@1", "NDCG@3", "NDCG@10", "P@1", "P@3", "P@10", "MAP")
+
+# T.-Y. Liu, Learning to Rank for Information Retrieval, Springer 2011, section 11.3:
+# Table 11.10 (MQ2008, LETOR 4.0) and Table 11.7 (OHSUMED, LETOR 3.0); QueryLevelNorm
+# data, the release's evaluation script, parameters chosen by MAP on the validation set.
+PUBLISHED = {
+    "mq2008": ("Liu (2011), Table 11.10", {
+        "RankSVM": (0.363, 0.429, 0.228, 0.427, 0.390, 0.249, 0.470),
+        "RankBoost": (0.386, 0.429, 0.226, 0.458, 0.392, 0.249, 0.478),
+        "ListNet": (0.375, 0.432, 0.230, 0.445, 0.384, 0.248, 0.478),
+        "AdaRank": (0.375, 0.437, 0.230, 0.443, 0.390, 0.245, 0.476)}),
+    "ohsumed": ("Liu (2011), Table 11.7", {
+        "Regression": (0.446, 0.443, 0.411, 0.597, 0.577, 0.466, 0.422),
+        "RankSVM": (0.496, 0.421, 0.414, 0.597, 0.543, 0.486, 0.433),
+        "RankBoost": (0.463, 0.456, 0.430, 0.558, 0.561, 0.497, 0.441),
+        "FRank": (0.530, 0.481, 0.443, 0.643, 0.593, 0.501, 0.444),
+        "ListNet": (0.533, 0.473, 0.441, 0.652, 0.602, 0.497, 0.446),
+        "AdaRank": (0.539, 0.468, 0.442, 0.634, 0.590, 0.497, 0.449),
+        "SVMmap": (0.523, 0.466, 0.432, 0.643, 0.580, 0.491, 0.445)}),
+}
+DATASETS = {"mq2008": {"folder": "letor4_mq2008", "convention": "letor4"},
+            "ohsumed": {"folder": "letor3_ohsumed", "convention": "letor3"}}
+
+
+
+def cli_learners(n_basis=1000):
+    """Our learners as `rlscore fit` options; several option sets = a kernel parameter
+    chosen by the validation MAP of each set's own regparam choice."""
+    return {
+        "RankSVM (hinge)": [("--learner", "ranksvm")],
+        "RankSVM (squared hinge)": [("--learner", "ranksvm-squared")],
+        "QueryRankRLS (linear)": [("--learner", "query-rankrls")],
+        "QueryRankRLS (Gaussian, Nystrom)": [
+            ("--learner", "query-rankrls", "--kernel", "gaussian", "--gamma", g,
+             "--basis", n_basis) for g in GAMMAS],
+    }
+
+
+CLI_LEARNERS = cli_learners()
+
+
+def _valid_map(model, vali):
+    return json.loads(rlscore_command("evaluate", model, vali, "--measure", "map",
+                                      "--format", "json"))["map"]
+
+
+def cli_learner(options, d, work):
+    """`rlscore fit TRAIN --valid VALI --measure map` for every option set, the set of
+    the best validation MAP kept, `rlscore predict` on the test file. Returns (the
+    prediction file, the chosen options with their regparam)."""
+    best = None
+    for i, opts in enumerate(options):
+        model = work / f"model{i}.npz"
+        rlscore_command("fit", d / "train.txt", "-o", model, "--valid", d / "vali.txt",
+                        "--measure", "map", "-q", *opts)
+        v = _valid_map(model, d / "vali.txt")
+        if best is None or v > best[0]:
+            best = (v, model, opts)
+    _, model, opts = best
+    pred = work / "test.pred"
+    rlscore_command("predict", model, d / "test.txt", "-o", pred)
+    from rlscore.model_io import load_model
+    _, meta = load_model(model, return_metadata=True)
+    return pred, " ".join(map(str, opts)) + f" (regparam {meta['regparam']:g})"
+
+
+def _boosted_by_map(fit, settings, vali, n_rounds, step=10):
+    """Boosted rankers: ``fit(setting)`` (a (name, value) pair) trains ``n_rounds``
+    trees and returns ``predict(Z, t)`` with the first t trees; the setting and the
+    number of trees (a multiple of ``step``) of the largest validation MAP (LETOR rules)
+    are kept, the first on ties. Returns (predict function, description)."""
+    Xv, yv, qv = vali
+    best = None
+    for setting in settings:
+        predict = fit(setting)
+        for t in range(step, n_rounds + 1, step):
+            v = mean_average_precision(yv, predict(Xv, t), qv)
+            if best is None or v > best[0]:
+                best = (v, predict, t, setting)
+    _, predict, t, setting = best
+    return (lambda Z: predict(Z, t)), f"{setting[0]} {setting[1]}, {t} trees"
+
+
+def lightgbm_by_map(train, vali, leaves=(7, 31), n_rounds=500):
+    """LightGBM lambdarank (learning rate 0.05); leaves and trees chosen by the
+    validation MAP."""
+    import lightgbm as lgb
+    X, y, q = train
+
+    def fit(setting):
+        model = lgb.LGBMRanker(objective="lambdarank", n_estimators=n_rounds,
+                               learning_rate=0.05, num_leaves=setting[1],
+                               min_child_samples=20, verbose=-1, random_state=0,
+                               n_jobs=1)
+        model.fit(X, y, group=_groups(q))
+        return lambda Z, t: model.predict(Z, num_iteration=t)
+    return _boosted_by_map(fit, [("num_leaves", n) for n in leaves], vali, n_rounds)
+
+
+def xgboost_by_map(train, vali, depths=(3, 6), n_rounds=500):
+    """XGBoost rank:ndcg (learning rate 0.05); depth and trees chosen by the
+    validation MAP."""
+    import xgboost as xgb
+    X, y, q = train
+
+    def fit(setting):
+        model = xgb.XGBRanker(objective="rank:ndcg", n_estimators=n_rounds,
+                              learning_rate=0.05, max_depth=setting[1], random_state=0,
+                              n_jobs=1)
+        model.fit(X, y, group=_groups(q))
+        return lambda Z, t: model.predict(Z, iteration_range=(0, t))
+    return _boosted_by_map(fit, [("max_depth", d) for d in depths], vali, n_rounds)
+
+
+PY_LEARNERS = {"LightGBM lambdarank": lightgbm_by_map,
+               "XGBoost rank:ndcg": xgboost_by_map}
+LEARNERS.update(PY_LEARNERS)
+
+
+def seven_columns(folder, dataset="mq2008", folds=(1, 2, 3, 4, 5), learners=None,
+                  workdir=None, log=None, n_basis=1000, n_rounds=500):
+    """The seven test measures of every learner and fold, all from
+    ``rlscore evaluate TEST --predictions PRED --convention C`` on the test predictions
+    (``n_basis`` Nystrom basis vectors, at most ``n_rounds`` boosting rounds).
+
+    Returns {learner: [per-fold dict(fold, measures..., seconds, params)]}; ``log``
+    (a callable) receives each row as it finishes."""
+    conv = DATASETS[dataset]["convention"]
+    names = [n for n in (learners or list(CLI_LEARNERS) + list(PY_LEARNERS))
+             if available(n)]
+    work = pathlib.Path(workdir or tempfile.mkdtemp())
+    parts = read_parts(folder) if any(n in PY_LEARNERS for n in names) else None
+    res = {n: [] for n in names}
+    for fold in folds:
+        d = write_fold(folder, fold, work / f"Fold{fold}")
+        for name in names:
+            t0 = time.perf_counter()
+            if name in CLI_LEARNERS:
+                pred, params = cli_learner(cli_learners(n_basis)[name], d, d)
+            else:
+                train, vali, (Xt, _, _) = split(parts, fold)
+                predict, params = PY_LEARNERS[name](train, vali, n_rounds=n_rounds)
+                pred = d / "test.pred"
+                np.savetxt(pred, predict(Xt))
+            seconds = time.perf_counter() - t0
+            out = json.loads(rlscore_command(
+                "evaluate", d / "test.txt", "--predictions", pred, "--measure",
+                ",".join(COLUMNS), "--convention", conv, "--format", "json"))
+            row = dict(out, fold=fold, seconds=seconds, params=params)
+            res[name].append(row)
+            if log is not None:
+                log(name, row)
+    return res
+
+
+def seven_column_table(res, dataset="mq2008"):
+    """Markdown: our learners (mean ± sample standard deviation over the folds) and the
+    published rows; a column's best published value is the bar to clear."""
+    source, rows = PUBLISHED[dataset]
+    lines = ["| learner | " + " | ".join(HEADER) + " | s / fold |",
+             "|---|" + "---|" * (len(COLUMNS) + 1)]
+    for name, folds in res.items():
+        cells = []
+        for c in COLUMNS:
+            v = np.array([f[c] for f in folds])
+            sd = v.std(ddof=1) if v.size > 1 else float("nan")
+            cells.append(f"{v.mean():.3f} ± {sd:.3f}")
+        lines.append(f"| {name} | " + " | ".join(cells)
+                     + f" | {np.mean([f['seconds'] for f in folds]):.0f} |")
+    for name, vals in rows.items():
+        lines.append(f"| {name} ({source}) | " + " | ".join(f"{v:.3f}" for v in vals)
+                     + " | |")
+    return "\n".join(lines)
+
+
+def beats_published(res, dataset="mq2008"):
+    """{learner: [columns where its mean is not above every published row]}."""
+    best = np.max(np.array(list(PUBLISHED[dataset][1].values())), axis=0)
+    return {name: [h for h, c, b in zip(HEADER, COLUMNS, best)
+                   if not np.mean([f[c] for f in folds]) > b]
+            for name, folds in res.items()}
+
+
+def main(argv=None):
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", choices=sorted(DATASETS), default="mq2008")
+    ap.add_argument("--data", help="folder of S1.txt ... S5.txt")
+    ap.add_argument("--folds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
+    ap.add_argument("--learners", nargs="+", help="default: all available")
+    ap.add_argument("--json", help="also write the per-fold rows to this file")
+    ap.add_argument("--api", action="store_true", help="the Python-API version")
+    args = ap.parse_args(argv)
+    folder = data_dir(args.data, args.dataset)
+    if args.api:
+        res = run(folder, folds=args.folds, learners=args.learners)
+        print(table(res))
+        return 0
+
+    def log(name, row):
+        print(json.dumps(dict(row, learner=name)), file=sys.stderr, flush=True)
+    res = seven_columns(folder, args.dataset, args.folds, args.learners, log=log)
+    print(seven_column_table(res, args.dataset))
+    for name, missed in beats_published(res, args.dataset).items():
+        print(f"{name}: " + ("above every published row in every column" if not missed
+                             else "not above every published row in " + ", ".join(missed)))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(res, fh, indent=1)
+    return 0
 
 
 if __name__ == "__main__":
-    folder = data_dir(sys.argv[1] if len(sys.argv) > 1 else None)
-    res = run(folder)
-    print(table(res))
-    for name, folds in res.items():
-        print(name, [f["params"] for f in folds])
-    print("command line, fold 1, ranksvm:", cli_fold(folder, 1))
+    sys.exit(main())

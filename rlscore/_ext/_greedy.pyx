@@ -128,6 +128,35 @@ cdef inline double _loo_score(const double[:, ::1] CT, const double[:, ::1] T,
     return acc
 
 
+cdef _check_step(str name, const double[:, ::1] CT, const double[::1] vb,
+                 const double[::1] u, const double[:, ::1] T, const double[::1] tb,
+                 const double[::1] P, const unsigned char[::1] candidate,
+                 const double[::1] scores, bint consistent):
+    """The shape check shared by the greedy steps (``consistent``: the caller's own
+    arrays fit): d candidate rows of CT (d x m), T (d x l), P, candidate, scores."""
+    cdef Py_ssize_t d = CT.shape[0]
+    cdef Py_ssize_t m = CT.shape[1]
+    if (not consistent or vb.shape[0] != m or u.shape[0] != m or T.shape[0] != d
+            or tb.shape[0] != T.shape[1] or P.shape[0] != d or candidate.shape[0] != d
+            or scores.shape[0] != d):
+        raise ValueError(f"{name}: inconsistent array shapes")
+
+
+cdef inline bint _candidate_row(double[:, ::1] CT, const double[::1] vb,
+                                const double[::1] u, double inv_cb, bint do_update,
+                                double[:, ::1] T, const double[::1] tb, double[::1] P,
+                                const unsigned char[::1] candidate, double[::1] scores,
+                                Py_ssize_t j) noexcept nogil:
+    """Row j of a greedy step: +inf and False for a non-candidate, else the pending
+    rank-one update (``do_update``) applied and True (its score is to be computed)."""
+    if candidate[j] == 0:
+        scores[j] = INFINITY
+        return False
+    if do_update:
+        _update_row(CT, vb, u, inv_cb, T, tb, P, j)
+    return True
+
+
 def loo_pass(double[:, ::1] CT, const double[::1] vb, const double[::1] u, double inv_cb,
              bint do_update, double[:, ::1] T, const double[::1] tb, double[::1] P,
              const double[:, ::1] A, const double[::1] dg,
@@ -142,23 +171,16 @@ def loo_pass(double[:, ::1] CT, const double[::1] vb, const double[::1] u, doubl
     diag(G). O(m l) per candidate; parallel over candidates (``num_threads`` threads,
     0: see :func:`_num_threads`).
     """
-    cdef Py_ssize_t d = CT.shape[0]
     cdef Py_ssize_t m = CT.shape[1]
-    cdef Py_ssize_t l = T.shape[1]
-    if (vb.shape[0] != m or u.shape[0] != m or T.shape[0] != d or tb.shape[0] != l
-            or P.shape[0] != d or A.shape[0] != m or A.shape[1] != l or dg.shape[0] != m
-            or candidate.shape[0] != d or scores.shape[0] != d):
-        raise ValueError("loo_pass: inconsistent array shapes")
+    _check_step("loo_pass", CT, vb, u, T, tb, P, candidate, scores,
+                A.shape[0] == m and A.shape[1] == T.shape[1] and dg.shape[0] == m)
     cdef Py_ssize_t j
     cdef int nt = _num_threads(num_threads)
     with nogil:
-        for j in prange(d, schedule="guided", num_threads=nt):
-            if candidate[j] == 0:
-                scores[j] = INFINITY
-                continue
-            if do_update:
-                _update_row(CT, vb, u, inv_cb, T, tb, P, j)
-            scores[j] = _loo_score(CT, T, P, A, dg, j)
+        for j in prange(CT.shape[0], schedule="guided", num_threads=nt):
+            if _candidate_row(CT, vb, u, inv_cb, do_update, T, tb, P, candidate, scores,
+                              j):
+                scores[j] = _loo_score(CT, T, P, A, dg, j)
 
 
 cdef inline double _lqo_score(const double[:, ::1] CT, const double[:, ::1] T,
@@ -224,26 +246,19 @@ def lqo_pass(double[:, ::1] CT, const double[::1] vb, const double[::1] u, doubl
     current leave-query-out residuals in ``R`` (m x l). O(sum_q n_q^2 + m l) per
     candidate; parallel over candidates.
     """
-    cdef Py_ssize_t d = CT.shape[0]
     cdef Py_ssize_t m = CT.shape[1]
-    cdef Py_ssize_t l = T.shape[1]
-    if (vb.shape[0] != m or u.shape[0] != m or T.shape[0] != d or tb.shape[0] != l
-            or P.shape[0] != d or R.shape[0] != m or R.shape[1] != l
-            or candidate.shape[0] != d or scores.shape[0] != d):
-        raise ValueError("lqo_pass: inconsistent array shapes")
+    _check_step("lqo_pass", CT, vb, u, T, tb, P, candidate, scores,
+                R.shape[0] == m and R.shape[1] == T.shape[1])
     cdef Py_ssize_t maxn = _check_blocks(qptr, mptr, Mflat.shape[0], m)
     cdef int nt = _num_threads(num_threads)
     cdef double[:, ::1] work = np.empty((nt, maxn))
     cdef Py_ssize_t j
     with nogil:
-        for j in prange(d, schedule="guided", num_threads=nt):
-            if candidate[j] == 0:
-                scores[j] = INFINITY
-                continue
-            if do_update:
-                _update_row(CT, vb, u, inv_cb, T, tb, P, j)
-            scores[j] = _lqo_score(CT, T, P, qptr, Mflat, mptr, R, j,
-                                   &work[threadid(), 0])
+        for j in prange(CT.shape[0], schedule="guided", num_threads=nt):
+            if _candidate_row(CT, vb, u, inv_cb, do_update, T, tb, P, candidate, scores,
+                              j):
+                scores[j] = _lqo_score(CT, T, P, qptr, Mflat, mptr, R, j,
+                                       &work[threadid(), 0])
 
 
 def lqo_update(const double[::1] u, double cb, const double[::1] tb,

@@ -52,6 +52,16 @@ cdef _check_call(Py_ssize_t m, tuple arrays, const Py_ssize_t[::1] starts,
             raise ValueError(f"pair {k} holds out the same example twice ({s})")
 
 
+cdef inline double _factor_dot(const double[:, ::1] U, const double[::1] w, Py_ssize_t s,
+                               Py_ssize_t e) noexcept nogil:
+    """sum_t U[s, t] U[e, t] w[t]: an off-diagonal entry of U diag(w) U^T. O(r)."""
+    cdef Py_ssize_t t
+    cdef double acc = 0.0
+    for t in range(U.shape[1]):
+        acc = acc + U[s, t] * U[e, t] * w[t]
+    return acc
+
+
 cdef inline void _solve_pair(double a, double b, double c, double bs, double be,
                              const double[:, ::1] R, const double[:, ::1] F,
                              const double[:, ::1] Y,
@@ -106,22 +116,16 @@ def lpo_lowrank(const double[:, ::1] U, const double[::1] w, const double[::1] m
     """Leave-pair-out predictions when M = lambda G has the off-diagonal entries
     -sum_t U[s,t] U[e,t] w[t] and the diagonal ``mdiag`` (computed by the caller in a
     cancellation-free form). O(r + p) per pair."""
-    cdef Py_ssize_t n = starts.shape[0]
-    cdef Py_ssize_t r = U.shape[1]
-    cdef Py_ssize_t k, s, e, t
-    cdef double off
+    cdef Py_ssize_t k, s, e
     cdef Py_ssize_t m = U.shape[0], p = Y.shape[1]
-    _check_call(m, (("w", w, r), ("mdiag", mdiag, m), ("bdiag", bdiag, m),
+    _check_call(m, (("w", w, U.shape[1]), ("mdiag", mdiag, m), ("bdiag", bdiag, m),
                     ("R", R, (m, p)), ("F", F, (m, p)), ("Y", Y, (m, p))),
                 starts, ends, out_s, out_e, p)
-    for k in prange(n, nogil=True, schedule="static"):
+    for k in prange(starts.shape[0], nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
-        off = 0.0
-        for t in range(r):
-            off = off - U[s, t] * U[e, t] * w[t]
-        _solve_pair(mdiag[s], off, mdiag[e], bdiag[s], bdiag[e], R, F, Y, s, e, k,
-                    out_s, out_e)
+        _solve_pair(mdiag[s], -_factor_dot(U, w, s, e), mdiag[e], bdiag[s], bdiag[e],
+                    R, F, Y, s, e, k, out_s, out_e)
 
 
 # ---------------------------------------------------------------------------------------
@@ -190,20 +194,16 @@ def rank_lpo_lowrank(const double[:, ::1] U, const double[::1] omega,
                      double[:, ::1] out_s, double[:, ::1] out_e):
     """GlobalRankRLS leave-pair-out from a rank-r factor: N_se = sum_t U[s,t] U[e,t]
     omega[t], M_se = offconst - N_se. O(r + p) per pair."""
-    cdef Py_ssize_t n = starts.shape[0]
-    cdef Py_ssize_t r = U.shape[1]
-    cdef Py_ssize_t k, s, e, t
+    cdef Py_ssize_t k, s, e
     cdef double nse
     cdef Py_ssize_t m = U.shape[0], p = R.shape[1]
-    _check_call(m, (("omega", omega, r), ("mdiag", mdiag, m), ("ndiag", ndiag, m),
+    _check_call(m, (("omega", omega, U.shape[1]), ("mdiag", mdiag, m), ("ndiag", ndiag, m),
                     ("tau", tau, m), ("R", R, (m, p)), ("F", F, (m, p))),
                 starts, ends, out_s, out_e, p)
-    for k in prange(n, nogil=True, schedule="static"):
+    for k in prange(starts.shape[0], nogil=True, schedule="static"):
         s = starts[k]
         e = ends[k]
-        nse = 0.0
-        for t in range(r):
-            nse = nse + U[s, t] * U[e, t] * omega[t]
+        nse = _factor_dot(U, omega, s, e)
         _rank_pair(mdiag[s], offconst - nse, mdiag[e], ndiag[s], ndiag[e], nse,
                    R, F, tau, s, e, k, out_s, out_e)
 

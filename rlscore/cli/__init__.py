@@ -85,6 +85,8 @@ examples:
       train on the bundled heart sample and print cross-validated performance
   rlscore fit train.txt -o model.npz --learner query-rankrls --regparam 1
       rank within queries (svmlight file with qid: fields)
+  rlscore fit train.txt -o model.npz --kernel gaussian --gamma learn
+      gamma and regparam learned by the gradient of the exact leave-one-out error
   rlscore fit train.txt -o model.npz --learner rls --kernel gaussian --gamma 0.1 \\
           --regparams 0.01,0.1,1,10,100 --cv loo
       choose regparam by exact leave-one-out, then save the model
@@ -121,6 +123,18 @@ def _seed(text):
     return value
 
 
+def _gamma(text):
+    """argparse type of --gamma: a number, or 'learn' (fit: gamma and regparam learned
+    by the gradient of the exact leave-one-out error)."""
+    if text == "learn":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0 or 'learn', got "
+                                         f"{text!r}") from None
+
+
 def _learner_help():
     return "; ".join(f"{n}: {s.help}" for n, s in LEARNERS.items())
 
@@ -142,8 +156,11 @@ def _add_training_options(p, need_output):
                    help=_learner_help() + " (default: rls)")
     p.add_argument("--kernel", choices=list(KERNELS), default="linear",
                    help="kernel (default: linear)")
-    p.add_argument("--gamma", type=float, help="gaussian: exp(-gamma |x-z|^2); "
-                   "polynomial: (gamma x.z + coef0)^degree")
+    p.add_argument("--gamma", type=_gamma, help="gaussian: exp(-gamma |x-z|^2); "
+                   "polynomial: (gamma x.z + coef0)^degree; 'learn' (fit, --learner "
+                   "rls): gamma (polynomial: and coef0) and regparam learned together by "
+                   "minimizing the exact leave-one-out error with its gradient, written "
+                   "into the model file")
     p.add_argument("--degree", type=int, help="polynomial degree")
     p.add_argument("--coef0", type=float, help="polynomial offset")
     p.add_argument("--bias", type=float, help="linear kernel: constant feature (RLS)")
@@ -242,9 +259,18 @@ def build_parser():
 
     ev = sub.add_parser("evaluate", help="measures of a saved model on a labelled file",
                         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ev.add_argument("model", metavar="MODEL_FILE")
-    ev.add_argument("data", metavar="DATA_FILE", help="labelled svmlight/LETOR file "
-                    "(read with the model's index base)")
+    ev.add_argument("model", metavar="MODEL_FILE", help="saved model (or, with "
+                    "--predictions, the labelled DATA_FILE)")
+    ev.add_argument("data", metavar="DATA_FILE", nargs="?", help="labelled svmlight/"
+                    "LETOR file (read with the model's index base)")
+    ev.add_argument("--predictions", metavar="FILE", help="evaluate the scores in FILE "
+                    "(one number per line, in the rows' order: another program's "
+                    "predictions) instead of a model: rlscore evaluate DATA_FILE "
+                    "--predictions FILE")
+    ev.add_argument("--convention", choices=["letor4", "letor3"], default="letor4",
+                    help="rules of ndcg@K, p@K and map: the LETOR 4.0 evaluation script "
+                         "(default) or LETOR 3.0's, which scores P@K of a query with "
+                         "fewer than K documents 0 (the published OHSUMED tables)")
     ev.add_argument("--measure", metavar="LIST", help=f"comma-separated: {MEASURE_HELP} "
                     f"(default ndcg@10,map,cindex); per query when the file has qids")
     ev.add_argument("--per-query", action="store_true", help="also the value of every "

@@ -75,8 +75,10 @@ class LearnerSpec:
         :class:`~rlscore.core.selection.ValidationCV` (retraining through ``train`` in a
         :class:`~rlscore.core.selection.RefitModel` where ``holdout`` / ``solve`` say
         there is no shortcut).
-    holdout : the trained learner has an exact ``holdout(rows)`` for any set of rows
-        (folds of whole queries need no refit)
+    holdout : the trained learner has an exact hold-out of any set of rows
+        (``holdout(rows)``, or ``holdout_rows(rows)`` where ``holdout`` takes one query:
+        :func:`rlscore.core.selection.holdout_of`), so folds of whole queries need no
+        refit
     solve : the trained learner has ``solve(regparam)`` reusing its decomposition
         (a validation file needs no refit)
     needs_qids : the training file must have ``qid:`` fields

@@ -8,9 +8,9 @@ import time
 import numpy as np
 
 from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
-from rlscore.cli._data import (ZERO_BASED_CHOICES, iter_file, load_training_data,
-                               predict_projected, project_features, read_for_model,
-                               unseen_factor)
+from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, iter_file,
+                               load_training_data, predict_projected, project_features,
+                               read_file, read_for_model, unseen_factor)
 from rlscore.cli._options import OptionError, parse_grid, parse_measures, parse_regparam
 from rlscore.cli._select import CV_NAMES, example_folds, note, select
 
@@ -30,7 +30,7 @@ def _kernel_args(args, spec):
     kp = {}
     for p in ks.params:
         v = getattr(args, p, None)
-        if v is not None:
+        if v is not None and not (p == "gamma" and v == "learn"):
             kp[p] = v
     for p in ("gamma", "degree", "coef0", "bias"):
         if getattr(args, p, None) is not None and p not in ks.params:
@@ -219,7 +219,20 @@ def _cmd_fit(args):
             "zero_based": bool(data.zero_based)}
     selecting = (args.regparams is not None or args.cv is not None
                  or args.valid is not None)
-    if selecting:
+    if args.gamma == "learn":
+        learner, kparams = _learn_kernel(args, data, spec)
+        res = learner.kernel_learning
+        info.update({"cv": "loo", "measure": "sqerror", "kernel_learning": {
+            "method": "L-BFGS-B on the exact leave-one-out mean squared error",
+            "criterion": res.criterion, "regparam": res.regparam,
+            "kernel_params": res.kernel_params,
+            "criterion_per_step": [h["criterion"] for h in res.history]}})
+        if not args.quiet:
+            kp_text = ", ".join(f"{k} {v:.6g}" for k, v in res.kernel_params.items())
+            print(f"learned by leave-one-out gradient: regparam {res.regparam:.6g}, "
+                  f"{kp_text}; leave-one-out MSE {res.criterion:.6g} "
+                  f"({len(res.history)} steps)")
+    elif selecting:
         if args.regparam is not None:
             raise UsageError("give --regparam or --regparams, not both")
         sel, grid, perfs, measure, kparams = _run_selection(args, data, spec)
@@ -252,6 +265,30 @@ def _cmd_fit(args):
               f"{data.feature_indices.size} features, regparam {learner.regparam:g}; "
               f"model saved to {args.output}")
     return 0
+
+
+def _learn_kernel(args, data, spec):
+    """``fit --gamma learn``: LeaveOneOutRLS with the learned kernel parameters."""
+    if spec.name != "rls":
+        raise UsageError(f"--gamma learn needs --learner rls (it minimizes RLS's "
+                         f"leave-one-out error), got --learner {spec.name}")
+    if args.kernel not in ("gaussian", "polynomial"):
+        raise UsageError("--gamma learn needs --kernel gaussian or polynomial")
+    for opt, given in (("--regparam", args.regparam), ("--regparams", args.regparams),
+                       ("--valid", args.valid), ("--basis", args.basis)):
+        if given is not None:
+            raise UsageError(f"--gamma learn learns regparam by leave-one-out: drop "
+                             f"{opt}")
+    if args.cv not in (None, "loo"):
+        raise UsageError(f"--gamma learn uses leave-one-out, got --cv {args.cv}")
+    kernel, kp = _kernel_args(args, spec)
+    from rlscore.learner import LeaveOneOutRLS
+    with Progress("learning the kernel parameters (leave-one-out gradient)"):
+        try:
+            learner = LeaveOneOutRLS(data.X, data.y, kernel=kernel, gamma="learn", **kp)
+        except ValueError as exc:
+            raise DataError(f"{args.train}: {exc}") from None
+    return learner, (kernel, {**kp, "gamma": learner.gamma}, None)
 
 
 def _interval_data(args, data, spec, learner):
@@ -316,6 +353,9 @@ def _interval_lines(args, pred, meta, rows):
 
 def _cmd_cv(args):
     spec = LEARNERS[args.learner]
+    if args.gamma == "learn":
+        raise UsageError("--gamma learn is an option of 'rlscore fit' (it learns gamma "
+                         "and regparam together); 'rlscore cv' needs a number")
     _check_training_options(args)
     _check_plot(args, None if args.regparams is None else
                 _usage(parse_grid, args.regparams))
@@ -393,6 +433,32 @@ def _model_and_rows(args):
     return P, rows
 
 
+def _prediction_file_and_rows(args):
+    """``evaluate DATA_FILE --predictions FILE``: the scores of another program (one
+    number per line, or one row of numbers per line for several label columns) and the
+    labelled rows of the data file, in the same order."""
+    if args.data is not None:
+        raise UsageError("evaluate takes MODEL_FILE DATA_FILE or DATA_FILE --predictions "
+                         "FILE, not both a model and --predictions")
+    args.data = args.model
+    _, y, qids, _ = read_file(args.data)
+    n_cols = 1 if y.ndim == 1 else y.shape[1]
+    try:
+        with open(args.predictions) as fh:
+            P = np.loadtxt(fh, dtype=np.float64, ndmin=2)
+    except ValueError as exc:
+        raise DataError(f"{args.predictions}: not a file of numbers ({exc})") from None
+    if P.shape != (y.shape[0], n_cols):
+        raise DataError(f"{args.predictions}: {P.shape[0]} rows of {P.shape[1]} numbers "
+                        f"for the {y.shape[0]} rows and {n_cols} label column(s) of "
+                        f"{args.data}")
+    if not np.all(np.isfinite(P)):
+        raise DataError(f"{args.predictions}: NaN or infinite predictions")
+    from rlscore._groups import QueryGroups
+    groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
+    return (P[:, 0] if n_cols == 1 else P), ModelRows(None, None, y, qids, groups)
+
+
 def _load_model(args):
     """(predictor, metadata, (feature_indices, n_model_features, zero_based))."""
     from rlscore.model_io import load_model
@@ -465,8 +531,15 @@ def _cmd_evaluate(args):
     from rlscore.measure import UndefinedPerformance, short_query_warnings_once
     if args.measure is None:
         args.measure = "ndcg@10,map,cindex"
-    specs = _usage(parse_measures, args.measure)
-    P, rows = _model_and_rows(args)
+    try:                # --convention letor3: the 3.0 rules of ndcg, p and map
+        specs = [s.under(args.convention) for s in _usage(parse_measures, args.measure)]
+    except ValueError as exc:
+        raise UsageError(f"--measure: {exc}") from None
+    if args.predictions is None and args.data is None:
+        raise UsageError("evaluate needs MODEL_FILE DATA_FILE (or DATA_FILE "
+                         "--predictions FILE)")
+    P, rows = (_prediction_file_and_rows(args) if args.predictions is not None
+               else _model_and_rows(args))
     y = rows.y
     if P.shape != y.shape:
         raise DataError(f"{args.data}: the file has {1 if y.ndim == 1 else y.shape[1]} "

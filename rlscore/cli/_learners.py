@@ -129,7 +129,8 @@ register_learner(LearnerSpec(
                      "valid": "cindex"}))
 register_learner(LearnerSpec(
     "query-rankrls", "RankRLS within queries (needs qid:)",
-    _qrank_train, {"lqo": _qrank_lqo}, solve=True, needs_qids=True, default_cv="lqo",
+    _qrank_train, {"lqo": _qrank_lqo}, holdout=True, solve=True, needs_qids=True,
+    default_cv="lqo",
     default_measure={"lqo": "cindex", "kfold": "cindex", "valid": "cindex"}))
 register_learner(LearnerSpec(
     "ranksvm", "RankSVM, hinge loss on the pairs of each query (or all pairs without "

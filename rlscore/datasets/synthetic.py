@@ -12,6 +12,7 @@ from rlscore._validation import check_positive_int, check_real
 __all__ = [
     "make_regression", "make_classification", "make_ranking_queries",
     "make_irrelevant_pairs_example", "make_drug_target", "make_grouped_regression",
+    "make_relevance_regression",
 ]
 
 
@@ -19,6 +20,18 @@ def _rng(random_state):
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**32 - 1, dtype=np.uint64))
     return np.random.default_rng(random_state)
+
+
+#: The ``m`` and ``d`` entries of the generators' Parameters
+_SIZES_DOC = """m : int, default 100
+        Number of examples.
+    d : int, default 10
+        Number of features."""
+
+
+def _shape(m, d):
+    """The checked sizes (m, d) of a generated data set."""
+    return check_positive_int(m, "m"), check_positive_int(d, "d")
 
 
 def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=False):
@@ -29,10 +42,7 @@ def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=Fa
 
     Parameters
     ----------
-    m : int, default 100
-        Number of examples.
-    d : int, default 10
-        Number of features.
+    {sizes}
     noise : float, default 0.1
         Standard deviation of the additive noise (>= 0).
     random_state : None, int, SeedSequence, Generator or RandomState
@@ -51,8 +61,7 @@ def make_regression(m=100, d=10, noise=0.1, random_state=None, *, return_coef=Fa
     -----
     Complexity: O(m·d).
     """
-    m = check_positive_int(m, "m")
-    d = check_positive_int(d, "d")
+    m, d = _shape(m, d)
     noise = check_real(noise, "noise", minimum=0)
     rng = _rng(random_state)
     X = rng.standard_normal((m, d))
@@ -116,10 +125,7 @@ def make_classification(m=100, d=10, separation=2.0, positive_fraction=0.5, flip
 
     Parameters
     ----------
-    m : int, default 100
-        Number of examples.
-    d : int, default 10
-        Number of features.
+    {sizes}
     separation : float, default 2.0
         Distance between the class means (>= 0; 0 gives no signal).
     positive_fraction : float, default 0.5
@@ -139,8 +145,7 @@ def make_classification(m=100, d=10, separation=2.0, positive_fraction=0.5, flip
     -----
     Complexity: O(m·d).
     """
-    m = check_positive_int(m, "m")
-    d = check_positive_int(d, "d")
+    m, d = _shape(m, d)
     separation = check_real(separation, "separation", minimum=0)
     positive_fraction = check_real(positive_fraction, "positive_fraction", minimum=0)
     flip = check_real(flip, "flip", minimum=0)
@@ -344,3 +349,47 @@ def make_drug_target(n_drugs=40, n_targets=30, d=5, noise=0.3, interaction=1.0,
     U_seen = U + side_noise * rng.standard_normal(U.shape)
     V_seen = V + side_noise * rng.standard_normal(V.shape)
     return gauss(U_seen), gauss(V_seen), Y
+
+
+def make_relevance_regression(m=500, n_relevant=2, n_irrelevant=8, noise=0.1,
+                              random_state=None):
+    """Nonlinear regression where only the first ``n_relevant`` features matter: the
+    test bed of per-feature kernel widths (ARD), whose learned length-scales of the
+    irrelevant features should go to the upper bound.
+
+    ``X`` is standard normal (m, n_relevant + n_irrelevant); feature k < n_relevant
+    enters through sin(2 x_k) (k even) or x_k^2 / 2 (k odd), and
+    y = sum of those + noise·ε.
+
+    Parameters
+    ----------
+    m : int, default 500
+    n_relevant : int >= 1, default 2
+    n_irrelevant : int >= 0, default 8
+    noise : float >= 0, default 0.1
+    random_state : None, int, SeedSequence, Generator or RandomState
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (m, n_relevant + n_irrelevant)
+    y : numpy.ndarray, shape (m,)
+
+    Notes
+    -----
+    Complexity: O(m·d).
+    """
+    m = check_positive_int(m, "m")
+    n_relevant = check_positive_int(n_relevant, "n_relevant")
+    n_irrelevant = check_positive_int(n_irrelevant, "n_irrelevant", minimum=0)
+    noise = check_real(noise, "noise", minimum=0)
+    rng = _rng(random_state)
+    X = rng.standard_normal((m, n_relevant + n_irrelevant))
+    R = X[:, :n_relevant]
+    parts = np.where(np.arange(n_relevant) % 2 == 0, np.sin(2 * R), 0.5 * R ** 2)
+    y = parts.sum(axis=1) + noise * rng.standard_normal(m)
+    return X, y
+
+
+for _f in (make_regression, make_classification):
+    _f.__doc__ = _f.__doc__.replace("{sizes}", _SIZES_DOC)
+del _f

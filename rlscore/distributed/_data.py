@@ -60,8 +60,10 @@ def _checked_part(part):
 
 
 def float_part(part):
-    """The partition with X as float64 (no checks: a later pass over data already
-    checked by :func:`_checked_part`). O(m d) when X is not float64 already."""
+    """The partition with X as float64, unchecked: only for a pass over data that an
+    earlier pass of the same :class:`PartitionedData` checked with
+    :func:`_checked_part` (:meth:`PartitionedData.map_submit` sees to that). O(m d)
+    when X is not float64 already."""
     X, Y, q = part
     X = _aligned_float64(X)
     if Y is not None:
@@ -273,6 +275,9 @@ class PartitionedData:
         else:
             self._parts = parts
             self._checked = False
+        # whether a pass has checked every partition (NaN/inf, shapes) already: the
+        # first pass over unpersisted data checks, whichever method makes it
+        self._verified = self._checked
 
     @classmethod
     def from_dataframe(cls, df, label=None, qid=None, features=None, client=None,
@@ -337,6 +342,7 @@ class PartitionedData:
         first pass."""
         if self._checked:
             return self._submit_all(func, self._parts, [args] * self.n_partitions)
+        self._verified = True
         return self._submit_all(_checked_then, self._parts,
                                 [(func,) + args] * self.n_partitions)
 
@@ -345,14 +351,24 @@ class PartitionedData:
         on the workers (``part`` with X as float64). ``states``: a list of futures from
         :meth:`map_persist` (or None); ``per_part``: per partition a tuple of extra
         arguments (e.g. its slice of a vector); ``partitions``: a subset of partition
-        numbers (``per_part`` then follows it)."""
+        numbers (``per_part`` then follows it).
+
+        The first pass over unpersisted data (every partition, before any
+        :meth:`map_persist`) checks the partitions like :meth:`map_persist` does: data
+        holding NaN or infinity (X or Y) raise ValueError when its results are
+        gathered. Later passes convert only."""
         idx = list(range(self.n_partitions)) if partitions is None else list(partitions)
+        wrap = _float_then
+        if not self._verified:
+            wrap = _checked_float_then
+            if partitions is None:
+                self._verified = True
         extra = [()] * len(idx) if per_part is None else [tuple(a) for a in per_part]
         if len(extra) != len(idx):
             raise ValueError(f"per_part has {len(extra)} entries for {len(idx)} "
                              f"partitions")
         return self._submit_all(
-            _float_then, [self._parts[p] for p in idx],
+            wrap, [self._parts[p] for p in idx],
             [(func, None if states is None else states[p]) + args + extra[k]
              for k, p in enumerate(idx)])
 
@@ -372,3 +388,7 @@ def _checked_then(part, func, *args):
 
 def _float_then(part, func, state, *args):
     return func(float_part(part), state, *args)
+
+
+def _checked_float_then(part, func, state, *args):
+    return func(_checked_part(part), state, *args)

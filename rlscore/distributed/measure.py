@@ -40,6 +40,7 @@ from distributed import get_client, wait
 
 from rlscore._validation import as_2d_labels
 from rlscore.measure import UndefinedPerformance
+from rlscore.measure import pair_counts as local_pair_counts
 from rlscore.distributed._data import (RegroupWarning, _first_split, _regroup_arrays,
                                        _regroup_message, _rechunk_rows, _unique)
 
@@ -119,14 +120,9 @@ def _piece(b, which, r):
 
 def _range_counts(*pieces):
     """(pairs, concordant, tied) over the pairs of rows of the pieces, by the compiled
-    counting kernel of :mod:`rlscore.measure`. O(n log n)."""
-    from rlscore.measure._pairs import grouped_pair_counts
-    y = np.concatenate([a for a, _ in pieces])
-    p = np.concatenate([b for _, b in pieces])
-    if y.shape[0] < 2:
-        return 0, 0, 0
-    counts, _ = grouped_pair_counts(y[:, None], p[:, None])
-    return tuple(int(c) for c in counts[0, 0])
+    counting kernel of :func:`rlscore.measure.pair_counts`. O(n log n)."""
+    return local_pair_counts(np.concatenate([a for a, _ in pieces]),
+                             np.concatenate([b for _, b in pieces]))
 
 
 #: The query-averaged measures of :func:`parts_query_measure` (keys of

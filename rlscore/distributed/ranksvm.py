@@ -68,8 +68,15 @@ class LinearRankSVM(PredictorInterface):
     or the squared hinge (``loss="squared_hinge"``) with the trust-region Newton method
     (default for that loss) or the bundle method. The risk, its (sub)gradient and the
     Hessian-vector products are computed on the partitions, exactly (see
-    :class:`DistributedRankingRisk`), and the client runs the solver: the iterates are
-    the single machine's up to round-off (no subsample warm start is used here).
+    :class:`DistributedRankingRisk`), and the client runs the solver from w = 0 with the
+    single machine's stopping test. What is equal: the model of
+    ``rlscore.learner.LinearRankSVM(..., warm_start=None)`` (same start, same
+    iterates), up to round-off. With its default ``warm_start="auto"`` the single
+    machine starts from a solution on a random tenth of the data from m = 5000
+    (Newton) or 50000 (bundle) examples on; both models then pass the same stopping
+    test on all the data but stop at different points within it: J is regparam-strongly
+    convex, so ||w_a - w_b|| <= 2 tol ||grad J(0)|| / regparam (Newton) or
+    2 sqrt(2 tol R(0) / regparam) (bundle). A smaller ``tol`` brings them together.
 
     Parameters
     ----------

@@ -8,6 +8,7 @@ Nothing here computes a model: the algebra lives in :mod:`rlscore.core`.
 
 
 import functools
+import textwrap
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,13 +20,16 @@ from rlscore.core.rls import RLSModel
 from rlscore.core.selection import query_score
 from rlscore._progress import stage, verbosity
 from rlscore._validation import (available_memory, check_bias, check_coef0, check_degree,
-                                 check_gamma, check_real, check_regparam, format_bytes)
+                                 check_gamma, check_positive_int, check_real,
+                                 check_regparam, check_tol, format_bytes)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "check_alpha",
            "store_params", "clear_fitted", "validate_fit_data", "linear_coef",
            "query_groups", "ranking_score", "KernelInputMixin", "RLSEstimatorBase",
-           "reports_progress"]
+           "reports_progress", "verbose_doc", "fit_data_doc", "KERNEL_INPUT_ATTRS_DOC",
+           "kernel_sections_doc", "check_iteration_params",
+           "check_index_pairs", "check_pair_labels", "index_objects", "PairsRegressorMixin"]
 
 #: Accepted ``kernel`` values (scikit-learn names and RLScore names) and the RLScore
 #: kernel each one means.
@@ -147,6 +151,43 @@ def ranking_score(P, y, qid=None, groups=None):
     return query_score(cindex, y, P, gr)
 
 
+# -- docstring fragments shared by the estimators -----------------------------------------
+
+def verbose_doc(stages):
+    """The ``verbose`` entry of an estimator's Parameters section (numpydoc, indented as
+    in a class docstring): ``fit`` shows ``stages`` on stderr."""
+    text = (f"Show the progress of ``fit`` on stderr ({stages}); it is logged either "
+            f'way (logger ``"rlscore"``, see :mod:`rlscore._progress`).')
+    return "    verbose : bool, default=False\n" + textwrap.fill(
+        text, 88, initial_indent=" " * 8, subsequent_indent=" " * 8)
+
+
+#: The last entries of the Attributes of the kernel estimators (RLS, RankRLS)
+KERNEL_INPUT_ATTRS_DOC = """\
+    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
+        Training samples or basis vectors (rbf and poly kernels only).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the features, when ``X`` has string column names."""
+
+
+def kernel_sections_doc(kernel_params, stages):
+    """The end of the Parameters of a kernel estimator -- its ``kernel_params`` entries
+    and :func:`verbose_doc` of ``stages`` -- and the Attributes header."""
+    return f"{kernel_params}\n{verbose_doc(stages)}\n\n    Attributes\n    ----------"
+
+
+def fit_data_doc(y_doc, y_shape="(n_samples,) or (n_samples, n_targets)"):
+    """The ``X`` and ``y`` entries of ``fit``'s Parameters (indented as in a method
+    docstring) for an estimator with a ``kernel`` parameter; ``y_doc`` says what y
+    holds."""
+    return ("        X : {array-like, sparse matrix} of shape (n_samples, n_features)\n"
+            '            Training data (the kernel matrix for ``kernel="precomputed"``).\n'
+            f"        y : array-like of shape {y_shape}\n"
+            f"            {y_doc}")
+
+
 def reports_progress(fit):
     """Run an estimator's ``fit`` inside :func:`rlscore._progress.verbosity` of its
     ``verbose`` parameter: with ``verbose=True`` the stages (kernel matrix,
@@ -159,6 +200,13 @@ def reports_progress(fit):
     return wrapper
 
 
+def check_iteration_params(est, allow_none=True):
+    """``(max_iter, tol)`` of an iterative estimator, checked: ``max_iter`` a positive
+    int (or None with ``allow_none``), ``tol`` in (0, 1)."""
+    return (check_positive_int(est.max_iter, "max_iter", allow_none=allow_none),
+            check_tol(est.tol))
+
+
 def check_alpha(alpha, name="alpha", positive=False):
     """``alpha`` (the regparam under its scikit-learn name), checked by
     :func:`rlscore._validation.check_regparam`; ``positive``: 0 refused too."""
@@ -166,6 +214,108 @@ def check_alpha(alpha, name="alpha", positive=False):
     if positive and value <= 0:
         raise ValueError(f"{name} must be > 0, got {alpha!r}")
     return value
+
+
+# -- pairs of objects as samples ------------------------------------------------------
+
+def check_index_pairs(X, n1, n2):
+    """``X`` of the pair estimators: an integer array (n_pairs, 2) of object indices,
+    column 0 into the n1 objects of domain 1, column 1 into the n2 of domain 2, as
+    int64. ValueError for another shape, no pairs or non-integers, IndexError for an
+    index outside its domain. O(n_pairs)."""
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"X must be an integer array of index pairs with shape "
+                         f"(n_pairs, 2), got shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError("X holds no pairs")
+    if not np.issubdtype(X.dtype, np.integer):
+        if X.dtype == np.bool_ or not np.issubdtype(X.dtype, np.number) or \
+                not np.all(np.isfinite(X)) or np.any(X != np.round(X)):
+            raise ValueError("X must hold integer indices of objects in X1 and X2")
+    X = X.astype(np.int64)
+    for col, n, name in ((0, n1, "X1"), (1, n2, "X2")):
+        lo, hi = X[:, col].min(), X[:, col].max()
+        if lo < 0 or hi >= n:
+            raise IndexError(f"X[:, {col}] holds index {lo if lo < 0 else hi}, outside "
+                             f"the {n} objects of {name}")
+    return X
+
+
+def check_pair_labels(y, n_pairs):
+    """``y`` of ``fit``: one finite number per pair (a column vector is accepted), as
+    float64."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1 or y.shape[0] != n_pairs:
+        raise ValueError(f"y must hold one label per pair ({n_pairs}), got "
+                         f"shape {y.shape}")
+    if not np.issubdtype(y.dtype, np.number) or np.issubdtype(y.dtype, np.bool_):
+        raise ValueError("y must be numeric")
+    y = y.astype(np.float64)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity")
+    return y
+
+
+def index_objects(pairs, one_domain=False):
+    """``(objects1, objects2, rows, cols)``: the sorted distinct objects of each
+    domain that ``pairs`` (n_pairs, 2) refers to, and each pair's position in them
+    (int32). With ``one_domain`` both columns index the same objects, so the two
+    object lists are one. O(n_pairs log n_pairs)."""
+    if one_domain:
+        o1 = o2 = np.unique(pairs)
+    else:
+        o1, o2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
+    rows = np.searchsorted(o1, pairs[:, 0]).astype(np.int32)
+    cols = np.searchsorted(o2, pairs[:, 1]).astype(np.int32)
+    return o1, o2, rows, cols
+
+
+class PairsRegressorMixin:
+    """The sample format of the pair estimators (:class:`PairwiseRLS`,
+    :class:`MultiKernelPairwiseRLS`): ``X`` is an (n_pairs, 2) array of object indices
+    into the domains given at construction; the preambles of ``fit`` and ``predict`` and
+    the tags. ``_one_domain``: both columns index the objects of domain 1."""
+
+    _one_domain = False
+
+    def _training_pairs(self, X, y, n1, n2):
+        """(y as float64, objects1, objects2, rows, cols) of ``fit``'s labelled pairs
+        over n1 and n2 objects: the training objects of each domain and each pair's
+        position in them (:func:`index_objects`)."""
+        pairs = check_index_pairs(X, n1, n2)
+        y = check_pair_labels(y, pairs.shape[0])
+        return (y,) + index_objects(pairs, self._one_domain)
+
+    def _fitted_objects(self, model, o1, o2):
+        """Store the trained core model and its training objects."""
+        self.model_ = model
+        self.objects1_, self.objects2_ = o1, o2
+        self.n_features_in_ = 2
+
+    def _test_pairs(self, X, n1, n2):
+        """(test objects1, test objects2, rows, cols) of ``predict``'s pairs."""
+        return index_objects(check_index_pairs(X, n1, n2), self._one_domain)
+
+    def predict(self, X):
+        """Predictions for the pairs ``X`` (n_pairs, 2) of objects of the two domains.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        check_is_fitted(self, "model_")
+        return self._predict_pairs(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.target_tags.single_output = True
+        tags.target_tags.multi_output = False
+        tags.non_deterministic = False
+        return tags
 
 
 class KernelInputMixin:

@@ -8,12 +8,13 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore._validation import check_bias, check_positive_int, check_tol
+from rlscore._validation import check_bias
 from rlscore.core.rankrls import cg_rankrls
 from rlscore.core.rls import cg_rls
 from rlscore.core.structure import QueryGroups
-from rlscore.estimators._base import (check_alpha, linear_coef, query_groups, ranking_score,
-                                      reports_progress, store_params, validate_fit_data)
+from rlscore.estimators._base import (check_alpha, check_iteration_params, linear_coef,
+                                      query_groups, ranking_score, reports_progress,
+                                      store_params, validate_fit_data, verbose_doc)
 
 __all__ = ["CGRLSRegressor", "CGRankRLSRanker"]
 
@@ -72,8 +73,7 @@ class _CGBase(RegressorMixin, BaseEstimator):
 
     def _check_solver_params(self):
         """(tol, max_iter, early stopping) checked; the parameters both share."""
-        tol = check_tol(self.tol)
-        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
+        max_iter, tol = check_iteration_params(self)
         return tol, max_iter, _check_early_stopping(self)
 
     def _decision(self, X):
@@ -130,10 +130,7 @@ class CGRLSRegressor(_CGBase):
         Which system CG solves: primal (n_features + 1 unknowns per target) or dual
         (n_samples unknowns); "auto" takes the smaller.
 {_COMMON_PARAMS}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (one line per CG iteration with the
-        residual); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
+{verbose_doc("one line per CG iteration with the residual")}
 
     Attributes
     ----------
@@ -169,7 +166,7 @@ class CGRLSRegressor(_CGBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
 
         Returns
@@ -234,10 +231,7 @@ class CGRankRLSRanker(_CGBase):
 {_COMMON_PARAMS}
         With early stopping and queries, whole queries are held out and the
         validation error is the query-centred squared error.
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (one line per CG iteration with the
-        residual); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
+{verbose_doc("one line per CG iteration with the residual")}
 
     Attributes
     ----------
@@ -265,7 +259,8 @@ class CGRankRLSRanker(_CGBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Relevance scores.
         qid, groups : array-like of shape (n_samples,), optional

@@ -11,7 +11,8 @@ from rlscore import measure as _measures
 from rlscore._validation import as_index_array
 from rlscore.core.selection import LOOCV, LPOCV, NfoldCV, TrainTestCV, grid_search
 
-__all__ = ["resolve_scoring", "make_crossvalidator", "search_alphas"]
+__all__ = ["resolve_scoring", "make_crossvalidator", "split_crossvalidator",
+           "search_alphas"]
 
 
 def _measure_by_name(name):
@@ -101,10 +102,18 @@ def make_crossvalidator(cv, model, measure, X, y, groups):
             isinstance(cv, numbers.Real) and not isinstance(cv, numbers.Integral)):
         raise ValueError(f"cv must be 'loo', 'lpo', an int >= 2, a CV splitter or an "
                          f"iterable of (train, test) splits, got {cv!r}")
-    splits = _splits(cv, X, y, groups, m)
+    return split_crossvalidator(model, measure, _splits(cv, X, y, groups, m))
+
+
+def split_crossvalidator(model, measure, splits, groups=None):
+    """:class:`NfoldCV` over the test sets when every training set is the complement of
+    its test set, else :class:`TrainTestCV`; both hold out with the model's exact
+    shortcut (``holdout_rows`` of query RankRLS for several queries at once) and score
+    a split per query when ``groups`` (a QueryGroups of the model's rows) is given."""
+    m = model.Y.shape[0]
     if all(train.size + test.size == m for train, test in splits):
-        return NfoldCV(model, measure, [test for _, test in splits])
-    return TrainTestCV(model, measure, splits)
+        return NfoldCV(model, measure, [test for _, test in splits], groups)
+    return TrainTestCV(model, measure, splits, groups)
 
 
 def search_alphas(estimator, build_crossvalidator, alphas):

@@ -12,13 +12,14 @@ from sklearn.utils.validation import check_is_fitted
 from rlscore._validation import check_bias
 from rlscore.core.rls import greedy_forward_selection
 from rlscore.estimators._base import (check_alpha, linear_coef, query_groups,
-                                      reports_progress, store_params, validate_fit_data)
+                                      reports_progress, store_params, validate_fit_data,
+                                      verbose_doc)
 
 __all__ = ["GreedyRLSSelector"]
 
 
 class GreedyRLSSelector(SelectorMixin, BaseEstimator):
-    """Greedy forward feature selection for linear RLS (ridge regression) by the exact
+    __doc__ = f"""Greedy forward feature selection for linear RLS (ridge regression) by the exact
     leave-one-out error, in O(k m d) time.
 
     Each step adds the feature that gives the smallest leave-one-out mean squared error
@@ -46,9 +47,7 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
     bias : float >= 0, default=1.0
         Constant feature ``sqrt(bias)`` always in the model (its weight regularized);
         ignored with query ids (ranking models have no intercept).
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (one line per selected feature); it is
-        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
+{verbose_doc("one line per selected feature")}
 
     Attributes
     ----------

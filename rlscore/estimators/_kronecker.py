@@ -24,67 +24,17 @@ from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker import KronRLSModel
 from rlscore.core.kronecker import SampledKronRLSModel
-from rlscore._validation import check_positive_int, check_tol
-from rlscore.estimators._base import (check_alpha, clear_fitted, kernel_params,
-                                      reports_progress, resolve_kernel, store_params)
+from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
+                                      check_iteration_params, clear_fitted, kernel_params,
+                                      reports_progress, resolve_kernel, store_params,
+                                      verbose_doc)
 from rlscore.kernel import KERNELS
 
 __all__ = ["PairwiseRLS"]
 
 
-def _check_pairs(X, n1, n2):
-    X = np.asarray(X)
-    if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError(f"X must be an integer array of index pairs with shape "
-                         f"(n_pairs, 2), got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise ValueError("X holds no pairs")
-    if not np.issubdtype(X.dtype, np.integer):
-        if X.dtype == np.bool_ or not np.issubdtype(X.dtype, np.number) or \
-                not np.all(np.isfinite(X)) or np.any(X != np.round(X)):
-            raise ValueError("X must hold integer indices of objects in X1 and X2")
-    X = X.astype(np.int64)
-    for col, n, name in ((0, n1, "X1"), (1, n2, "X2")):
-        lo, hi = X[:, col].min(), X[:, col].max()
-        if lo < 0 or hi >= n:
-            raise IndexError(f"X[:, {col}] holds index {lo if lo < 0 else hi}, outside "
-                             f"the {n} objects of {name}")
-    return X
-
-
-def _check_pair_labels(y, n_pairs):
-    """``y`` of ``fit``: one finite number per pair (a column vector is accepted), as
-    float64."""
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1 or y.shape[0] != n_pairs:
-        raise ValueError(f"y must hold one label per pair ({n_pairs}), got "
-                         f"shape {y.shape}")
-    if not np.issubdtype(y.dtype, np.number) or np.issubdtype(y.dtype, np.bool_):
-        raise ValueError("y must be numeric")
-    y = y.astype(np.float64)
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinity")
-    return y
-
-
-def _index_objects(pairs, one_domain=False):
-    """``(objects1, objects2, rows, cols)``: the sorted distinct objects of each
-    domain that ``pairs`` (n_pairs, 2) refers to, and each pair's position in them
-    (int32). With ``one_domain`` both columns index the same objects, so the two
-    object lists are one. O(n_pairs log n_pairs)."""
-    if one_domain:
-        o1 = o2 = np.unique(pairs)
-    else:
-        o1, o2 = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
-    rows = np.searchsorted(o1, pairs[:, 0]).astype(np.int32)
-    cols = np.searchsorted(o2, pairs[:, 1]).astype(np.int32)
-    return o1, o2, rows, cols
-
-
-class PairwiseRLS(RegressorMixin, BaseEstimator):
-    """Kronecker-kernel regularized least squares on pairs of objects (dyadic data:
+class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
+    __doc__ = f"""Kronecker-kernel regularized least squares on pairs of objects (dyadic data:
     drug-target affinities, interactions, user-item ratings, game outcomes).
 
     The pairwise kernel of the pairs (a, b) and (c, d) is k1(a, c) * k2(b, d). When
@@ -104,7 +54,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``). 0 is allowed with the
         iterative solver and ``max_iter`` (early stopping regularizes).
-    kernel : {"linear", "rbf", "poly", "precomputed"}, default="linear"
+    kernel : {{"linear", "rbf", "poly", "precomputed"}}, default="linear"
         Kernel of both domains: linear <x, z> (the primal d1 x d2 weight matrix is
         learned), rbf exp(-gamma ||x - z||^2), poly (gamma <x, z> + coef0)^degree, or
         precomputed kernel matrices in ``X1`` / ``X2``.
@@ -112,32 +62,29 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         rbf / poly parameter; None means 1 / n_features of each domain.
     degree : int, default=3
     coef0 : float, default=1
-    pairwise_kernel : {"kronecker", "symmetric", "reciprocal"}, default="kronecker"
+    pairwise_kernel : {{"kronecker", "symmetric", "reciprocal"}}, default="kronecker"
         For one domain (``X2=None``): the symmetric kernel
         1/2 [k(a,c) k(b,d) + k(a,d) k(b,c)] for symmetric relations, or the
         reciprocal one (minus sign) for antisymmetric ones (y(a, b) = -y(b, a)).
-    loss : {"squared", "conditional_ranking"}, default="squared"
+    loss : {{"squared", "conditional_ranking"}}, default="squared"
         "conditional_ranking" treats the pairs that share their first object as a
         query and fits the per-query centred squared loss (rank the second objects
         for each first object); predictions are then meaningful up to a per-query
         constant.
-    solver : {"auto", "closed_form", "iterative"}, default="auto"
+    solver : {{"auto", "closed_form", "iterative"}}, default="auto"
         "closed_form" needs a complete grid of training pairs (each pair once).
     max_iter : int or None, default=None
         Iteration limit of the iterative solver.
     tol : float, default=1e-10
         Relative residual at which the iterative solver stops (a
         ``ConvergenceWarning`` when ``max_iter`` stops it first, unless alpha=0).
-    indefinite : {"raise", "clip", "shift"}, default="raise"
+    indefinite : {{"raise", "clip", "shift"}}, default="raise"
         Precomputed similarity matrices with negative eigenvalues: refuse an alpha
         that leaves the pairwise system indefinite (the message gives the smallest
         eigenvalue and the smallest alpha that works), or repair each domain's kernel
         with a warning ("clip": negative eigenvalues set to 0; "shift":
         abs(smallest eigenvalue) I added). See :mod:`rlscore.core.kronecker`.
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (eigendecompositions or MINRES
-        iterations); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
+{verbose_doc("eigendecompositions or MINRES iterations")}
 
     Attributes
     ----------
@@ -213,8 +160,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         if self.solver not in ("auto", "closed_form", "iterative"):
             raise ValueError(f"solver must be 'auto', 'closed_form' or 'iterative', got "
                              f"{self.solver!r}")
-        check_positive_int(self.max_iter, "max_iter", allow_none=True)
-        tol = check_tol(self.tol)
+        _, tol = check_iteration_params(self)
         return alpha, tol
 
     def _domain_data(self, name, X, rows, cols=None):
@@ -239,10 +185,8 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
         """
         alpha, tol = self._check_params()
         name, X1, X2 = self._objects()
-        pairs = _check_pairs(X, X1.shape[0], X2.shape[0])
-        y = _check_pair_labels(y, pairs.shape[0])
-        one = self.X2 is None
-        o1, o2, r, c = _index_objects(pairs, one)
+        one = self._one_domain = self.X2 is None
+        y, o1, o2, r, c = self._training_pairs(X, y, X1.shape[0], X2.shape[0])
         n1, n2 = o1.size, o2.size
         lin = r.astype(np.int64) + n1 * c.astype(np.int64)
         complete = lin.size == n1 * n2 and np.unique(lin).size == lin.size
@@ -286,8 +230,7 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
                               indefinite=self.indefinite, **data)
             self.solver_ = "iterative"
             self.n_iter_ = model.iterations
-        self.model_ = model
-        self.objects1_, self.objects2_ = o1, o2
+        self._fitted_objects(model, o1, o2)
         self._linear = linear and not (self.solver_ == "iterative"
                                        and self.pairwise_kernel != "kronecker")
         clear_fitted(self, "coef_", "dual_coef_")
@@ -297,21 +240,12 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
                                                          order="F")
         else:
             self.dual_coef_ = model.A
-        self.n_features_in_ = 2
         return self
 
-    def predict(self, X):
-        """Predictions for the pairs ``X`` (n_pairs, 2) of objects in X1 and X2.
-
-        Returns
-        -------
-        ndarray of shape (n_pairs,)
-        """
-        check_is_fitted(self, "model_")
+    def _predict_pairs(self, X):
         name, X1, X2 = self._objects()
-        pairs = _check_pairs(X, X1.shape[0], X2.shape[0])
         one = self.X2 is None
-        t1, t2, i, j = _index_objects(pairs, one)
+        t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
         if self._linear:
             D1, D2 = X1[t1], X2[t2]
             if hasattr(D1, "toarray"):
@@ -350,11 +284,3 @@ class PairwiseRLS(RegressorMixin, BaseEstimator):
             raise ValueError("objects1 and objects2 must be non-empty 1-D index arrays")
         pairs = np.column_stack([np.repeat(o1, o2.size), np.tile(o2, o1.size)])
         return self.predict(pairs).reshape((o1.size, o2.size))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        tags.target_tags.single_output = True
-        tags.target_tags.multi_output = False
-        tags.non_deterministic = False
-        return tags

@@ -4,13 +4,12 @@ scikit-learn regressor. Samples are pairs of object indices, as in
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
-from rlscore._validation import check_positive_int, check_tol
 from rlscore.core.kronecker import check_square_kernel
 from rlscore.core.kronecker import fit_pairwise_mkl
-from rlscore.estimators._base import check_alpha, reports_progress, store_params
-from rlscore.estimators._kronecker import _check_pair_labels, _check_pairs, _index_objects
+from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
+                                      check_iteration_params, reports_progress,
+                                      store_params, verbose_doc)
 
 __all__ = ["MultiKernelPairwiseRLS"]
 
@@ -26,11 +25,11 @@ def _kernels(Ks, name):
     return out
 
 
-class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
-    """Kronecker RLS on pairs with a learned nonnegative sum of pairwise kernels.
+class MultiKernelPairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
+    __doc__ = f"""Kronecker RLS on pairs with a learned nonnegative sum of pairwise kernels.
 
     The pairwise kernel of the pairs (a, b) and (c, d) is
-    sum_{i, j} weights_[i, j] K1[i][a, c] K2[j][b, d], the weights chosen at ``fit`` by
+    sum_{{i, j}} weights_[i, j] K1[i][a, c] K2[j][b, d], the weights chosen at ``fit`` by
     centred kernel alignment with the training labels (pairwiseMKL, Cichonska et al.,
     Bioinformatics 2018), then the model is trained with MINRES; see
     :class:`rlscore.learner.PairwiseMKL`, which this estimator adapts.
@@ -45,9 +44,7 @@ class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
         Regularization parameter (RLScore's ``regparam``).
     max_iter : int or None, default=None
     tol : float in (0, 1), default=1e-10
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel alignment, MINRES iterations); it
-        is logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
+{verbose_doc("kernel alignment, MINRES iterations")}
 
     Attributes
     ----------
@@ -77,39 +74,20 @@ class MultiKernelPairwiseRLS(RegressorMixin, BaseEstimator):
         self
         """
         alpha = check_alpha(self.alpha)
-        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
-        tol = check_tol(self.tol)
+        max_iter, tol = check_iteration_params(self)
         K1s, K2s = _kernels(self.K1, "K1"), _kernels(self.K2, "K2")
-        pairs = _check_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
-        y = _check_pair_labels(y, pairs.shape[0])
-        o1, o2, rows, cols = _index_objects(pairs)
+        y, o1, o2, rows, cols = self._training_pairs(X, y, K1s[0].shape[0],
+                                                     K2s[0].shape[0])
         model = fit_pairwise_mkl([np.ascontiguousarray(K[np.ix_(o1, o1)]) for K in K1s],
                                  [np.ascontiguousarray(K[np.ix_(o2, o2)]) for K in K2s],
                                  y, rows, cols, alpha, max_iter, tol)
-        self.model_ = model
-        self.objects1_, self.objects2_ = o1, o2
+        self._fitted_objects(model, o1, o2)
         self.weights_, self.alignment_ = model.weights, model.alignment
         self.dual_coef_, self.n_iter_ = model.A, model.iterations
-        self.n_features_in_ = 2
         return self
 
-    def predict(self, X):
-        """Predictions for the pairs ``X`` (n_pairs, 2).
-
-        Returns
-        -------
-        ndarray of shape (n_pairs,)
-        """
-        check_is_fitted(self, "model_")
+    def _predict_pairs(self, X):
         K1s, K2s = _kernels(self.K1, "K1"), _kernels(self.K2, "K2")
-        pairs = _check_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
-        t1, t2, i, j = _index_objects(pairs)
+        t1, t2, i, j = self._test_pairs(X, K1s[0].shape[0], K2s[0].shape[0])
         return self.model_.predict([K[np.ix_(t1, self.objects1_)] for K in K1s],
                                    [K[np.ix_(t2, self.objects2_)] for K in K2s], i, j)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        tags.target_tags.single_output = True
-        tags.non_deterministic = False
-        return tags

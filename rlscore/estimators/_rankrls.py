@@ -20,11 +20,12 @@ from rlscore import measure as _measures
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.selection import LQOCV, QueryLPOCV
-from rlscore.core.selection import RefitCV
-from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      ranking_score, reports_progress, resolve_kernel, store_params)
+from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
+                                      check_alpha, fit_data_doc, kernel_sections_doc,
+                                      query_groups, ranking_score, reports_progress,
+                                      resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
-                                    search_alphas)
+                                    search_alphas, split_crossvalidator)
 from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
 
 __all__ = ["RankRLS", "RankRLSCV"]
@@ -95,12 +96,8 @@ _FITTED_ATTRS_DOC = """\
     dual_coef_ : ndarray of shape (n_basis,) or (n_basis, n_targets)
         Dual coefficients (kernels other than linear): the scores are
         ``k(X, X_fit_) @ dual_coef_``.
-    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
-        Training samples or basis vectors (rbf and poly kernels only).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Names of the features, when ``X`` has string column names."""
+"""
+_FITTED_ATTRS_DOC += KERNEL_INPUT_ATTRS_DOC
 
 
 class _RankRLSBase(RLSEstimatorBase):
@@ -192,13 +189,7 @@ class RankRLS(_RankRLSBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter.
-{_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
-        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -240,11 +231,7 @@ class RankRLS(_RankRLSBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Relevance scores (any real values).
-{qid}
+{data}
 
         Returns
         -------
@@ -268,7 +255,8 @@ class RankRLS(_RankRLSBase):
         gr = query_groups(qid, groups, X.shape[0])
         return self._fit_model(X, y, alpha, path=False, groups=gr)
 
-    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
+    fit.__doc__ = fit.__doc__.format(
+        data=fit_data_doc("Relevance scores (any real values).") + "\n" + _QID_DOC)
 
 
 class RankRLSCV(_RankRLSBase):
@@ -309,9 +297,11 @@ class RankRLSCV(_RankRLSBase):
 
         For K-fold and splitters the estimate is the unweighted mean of the per-split
         performances; with query ids the performance of a split is query-averaged.
-        Query-structured K-fold and splitters train one core model per split (the core
-        holds out rows of a single query only), each eigendecomposed once for the whole
-        grid.
+        Query-structured K-fold and splitters hold out the rows outside each training
+        set with the exact multi-query hold-out of the core model
+        (:meth:`rlscore.core.rankrls.QueryRankRLSModel.holdout_rows`: no retraining;
+        with ``n_basis`` / ``basis_indices`` the basis vectors among them are removed
+        unless ``keep_basis_in_cv``).
     scoring : None, str or callable, default=None
         The rlscore measure: a function ``f(Y, P)`` with a boolean ``iserror``
         attribute, or a name of the library's one table of measure names
@@ -325,14 +315,7 @@ class RankRLSCV(_RankRLSBase):
         is defined (:func:`rlscore.measure.query_average`). ``"lpo"`` accepts only
         None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).
         An error measure is negated in ``mean_test_score`` and ``best_score_``.
-{_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
-        grid); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization, the alpha grid")}
     alpha_ : float
         The selected alpha.
     best_score_ : float
@@ -362,8 +345,10 @@ class RankRLSCV(_RankRLSBase):
     * ``"lpo"`` with queries: O(m r p) plus O(r + p) and a Python call per
       within-query pair (sum_q n_q (n_q - 1) / 2 pairs);
     * ``"lqo"``: O(m r p + sum_q (n_q^2 r + n_q^3)), batched over queries;
-    * K-fold global: O(m r p + sum_f (|f|^2 r + |f|^3)); with queries one
-      decomposition per fold and O(m^2 p) per fold and alpha.
+    * K-fold global: O(m r p + sum_f (|f|^2 r + |f|^3)); with queries the same on the
+      hold-out side, or for primal / Nystrom models with large folds (k features)
+      O(k^3 / 3 + |f| k p) per fold and alpha after O(min(|f|, m - |f|) k^2) (+ O(k^3)
+      with basis removal) once per fold.
 
     Examples
     --------
@@ -396,7 +381,7 @@ class RankRLSCV(_RankRLSBase):
                              f"an iterable of (train, test) splits, got {cv!r}")
         return cv
 
-    def _crossvalidator(self, cv, measure, X, y, groups, qids, alpha0):
+    def _crossvalidator(self, cv, measure, X, y, groups, qids):
         """The cross-validator of :mod:`rlscore.core.selection` for ``cv``."""
         model = self.model_
         m = X.shape[0]
@@ -413,53 +398,10 @@ class RankRLSCV(_RankRLSBase):
         if isinstance(cv, numbers.Integral):
             cv = GroupKFold(int(cv))
         # the splitter gets the ids as given, so that its splits are the ones the
-        # user gets from it (GroupKFold, for one, breaks ties by the id values)
-        splits = _splits(cv, X, y, qids, m)
-        name, params = self._kernel_spec(X.shape[1])
-
-        basis_idx = model.representation.basis_indices
-        keep = bool(self.keep_basis_in_cv)
-        if basis_idx is not None and keep and self._is_precomputed():
-            raise ValueError("keep_basis_in_cv=True with a precomputed kernel is not "
-                             "supported by split cross-validation; use cv='lqo'")
-
-        precomputed = self._is_precomputed()
-        fixed_basis = self.basis_vectors is not None or (basis_idx is not None and keep)
-
-        def fit_split(train, test):
-            if precomputed and not fixed_basis:
-                Xtr, Xte = X[np.ix_(train, train)], X[np.ix_(test, train)]
-            else:
-                Xtr, Xte = X[train], X[test]
-            if basis_idx is not None and keep:
-                extra = {"basis_vectors": X[basis_idx]}
-            elif basis_idx is not None:
-                # retraining on the split with the basis reduced to its training rows
-                pos = np.full(m, -1, dtype=np.intp)
-                pos[train] = np.arange(train.size)
-                kept = pos[basis_idx]
-                kept = kept[kept >= 0]
-                if kept.size == 0:
-                    raise ValueError("the training rows of a split: the split holds "
-                                     "out every basis vector: removing them leaves no "
-                                     "basis")
-                extra = {"basis_indices": kept}
-            else:
-                extra = {"basis_vectors": self.basis_vectors}
-            try:
-                fold = QueryRankRLSModel(Xtr, model.Y[train], groups.codes[train],
-                                         regparam=alpha0, kernel=name, path=True,
-                                         **extra, **params)
-            except ValueError as exc:
-                raise ValueError(f"the training rows of a split: {exc}") from exc
-
-            def predict_at(alpha):
-                fold.solve(alpha)
-                return _as_2d(fold.predictor.predict(Xte), test.size)
-            return predict_at
-        # one model per split (the core holds out rows of a single query only), each
-        # eigendecomposed once for the whole grid
-        return RefitCV(model.Y, measure, splits, fit_split, groups=groups, rls=model)
+        # user gets from it (GroupKFold, for one, breaks ties by the id values); every
+        # split is held out with the exact shortcut of the core model (several queries
+        # at once, the basis vectors among them removed unless keep_basis_in_cv)
+        return split_crossvalidator(model, measure, _splits(cv, X, y, qids, m), groups)
 
     @reports_progress
     def fit(self, X, y, qid=None, groups=None):
@@ -467,11 +409,7 @@ class RankRLSCV(_RankRLSBase):
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Relevance scores.
-{qid}
+{data}
             The query ids are also the ``groups`` of a CV splitter.
 
         Returns
@@ -505,8 +443,7 @@ class RankRLSCV(_RankRLSBase):
         self._fit_model(X, y, alphas[0], path=True, groups=gr)
         return search_alphas(
             self, lambda: self._crossvalidator(cv, measure, X, y, gr,
-                                               qid if qid is not None else groups,
-                                               alphas[0]),
+                                               qid if qid is not None else groups),
             alphas)
 
-    fit.__doc__ = fit.__doc__.format(qid=_QID_DOC)
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Relevance scores.") + "\n" + _QID_DOC)

@@ -14,21 +14,22 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver, fit_kernel_ranksvm,
                                   fit_linear_ranksvm)
-from rlscore._validation import check_positive_int, check_tol
-from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
+from rlscore.estimators._base import (KernelInputMixin, check_alpha,
+                                      check_iteration_params, clear_fitted, fit_data_doc,
                                       kernel_params, query_groups, ranking_score,
-                                      reports_progress, resolve_kernel, store_params)
+                                      reports_progress, resolve_kernel, store_params,
+                                      verbose_doc)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
 
 
 class RankSVM(KernelInputMixin, BaseEstimator):
-    """Ranking SVM (pairwise hinge or squared hinge loss).
+    __doc__ = f"""Ranking SVM (pairwise hinge or squared hinge loss).
 
     Minimizes
 
-        (alpha / 2) ||w||^2 + (1 / N) sum_{(i, j): y_i > y_j, same query}
+        (alpha / 2) ||w||^2 + (1 / N) sum_{{(i, j): y_i > y_j, same query}}
                                    l(1 - f(x_i) + f(x_j))
 
     with l(r) = max(0, r) (``loss="hinge"``, bundle method) or l(r) = max(0, r)^2
@@ -56,14 +57,14 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         ``rlscore.core.ranksvm.ConvergenceWarning`` is emitted when it is reached.
         (With ``solver="newton"``, ``tol`` bounds ||grad J(w)|| / ||grad J(0)||
         instead of the duality gap.)
-    loss : {"hinge", "squared_hinge"}, default="hinge"
-    solver : {"bundle", "newton"} or None, default=None
+    loss : {{"hinge", "squared_hinge"}}, default="hinge"
+    solver : {{"bundle", "newton"}} or None, default=None
         None: "bundle" for the hinge, "newton" for the squared hinge. "newton" with
         the hinge raises a ValueError (the hinge has no Hessian).
-    normalize : {"pairs", "query", "none"}, default="pairs"
+    normalize : {{"pairs", "query", "none"}}, default="pairs"
         Weight of the pairs: the mean over all pairs, the mean over queries of the mean
         inside each query, or the plain sum.
-    kernel : {"linear", "rbf", "poly", "precomputed"}, default="linear"
+    kernel : {{"linear", "rbf", "poly", "precomputed"}}, default="linear"
         Non-linear kernels are trained through the empirical kernel map (Cholesky
         factor of the kernel matrix, O(m^3 / 3) time and O(m^2) memory, or the Nystrom
         features of ``basis_vectors``).
@@ -85,10 +86,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         (n_test, n_samples) kernel).
     random_state : int, numpy Generator or RandomState, or None, default=None
         Seed of the basis draw of ``n_basis``.
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, one line per solver
-        iteration with the objective and gap); it is logged either way (logger
-        ``"rlscore"``, see :mod:`rlscore._progress`).
+{verbose_doc("kernel matrix, one line per solver iteration with the objective and gap")}
 
     Attributes
     ----------
@@ -139,8 +137,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
     # -- parameters ---------------------------------------------------------------------
     def _check_params(self, n_features):
         alpha = check_alpha(self.alpha, positive=True)
-        tol = check_tol(self.tol)
-        check_positive_int(self.max_iter, "max_iter")
+        _, tol = check_iteration_params(self, allow_none=False)
         if self.normalize not in NORMALIZATIONS:
             raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got "
                              f"{self.normalize!r}")
@@ -157,10 +154,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,)
-            Real-valued relevance of each sample (any number of distinct values).
+{data}
         qid : array-like of shape (n_samples,), default=None
             Query id of each sample (any hashable values; rows with equal ids form a
             query, they need not be contiguous): pairs are formed only within a query.
@@ -214,6 +208,10 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         self.objective_ = float(sol.objective)
         self.converged_ = bool(sol.converged)
         return self
+
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc(
+        "Real-valued relevance of each sample (any number of distinct values).",
+        "(n_samples,)"))
 
     # -- prediction ---------------------------------------------------------------------
     def predict(self, X):

@@ -3,9 +3,12 @@
 import numpy as np
 
 from rlscore._validation import check_regparam_grid
+from rlscore.core.rls import LEARNABLE_KERNELS, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS
-from rlscore.estimators._base import (RLSEstimatorBase, check_alpha, query_groups,
-                                      reports_progress, store_params)
+from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
+                                      check_alpha, fit_data_doc, kernel_sections_doc,
+                                      query_groups, reports_progress, resolve_kernel,
+                                      store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
 
 __all__ = ["KernelRLS", "KernelRLSCV"]
@@ -65,16 +68,17 @@ default=None
         Reduced-set model with the training samples at these indices as basis vectors
         (with ``kernel="precomputed"``, ``X`` is the full (n_samples, n_samples) kernel
         and ``predict`` takes the (n_test, n_samples) kernel). With ``n_basis`` or
-        ``basis_indices`` the basis is known, and cross-validation (the ``model_``
-        shortcuts, the CV estimators) removes the held-out basis vectors: the estimate
-        equals retraining with the reduced basis (Airola et al. 2011). With
-        ``basis_vectors`` the basis is kept.
+        ``basis_indices`` the basis is known, and every cross-validation (the
+        ``model_`` shortcuts ``holdout``, ``leave_one_out``, ``leave_pair_out``; the
+        CV estimators with any ``cv``, "lpo" included) removes the held-out basis
+        vectors: the estimate equals retraining with the reduced basis (Airola et al.
+        2011). With ``basis_vectors`` the basis is kept.
     random_state : int, numpy Generator or RandomState, or None, default=None
         Seed of the basis draw of ``n_basis``.
     keep_basis_in_cv : bool, default=False
-        Keep held-out basis vectors in cross-validation (the held-out samples then act
-        as basis vectors, which biases the estimate: pessimistic at small alpha on
-        grouped data). Only with ``n_basis`` / ``basis_indices``."""
+        Keep held-out basis vectors in every cross-validation (the held-out samples
+        then act as basis vectors, which biases the estimate: pessimistic at small
+        alpha on grouped data). Only with ``n_basis`` / ``basis_indices``."""
 
 _KERNEL_PARAMS_DOC += _BASIS_PARAMS_DOC
 
@@ -94,12 +98,8 @@ _FITTED_ATTRS_DOC = """\
         Dual coefficients (kernels other than linear): the predictions are
         ``k(X, X_fit_) @ dual_coef_``; n_basis is n_samples, or the number of basis
         vectors.
-    X_fit_ : ndarray or sparse matrix of shape (n_basis, n_features)
-        Training samples or basis vectors (rbf and poly kernels only).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Names of the features, when ``X`` has string column names."""
+"""
+_FITTED_ATTRS_DOC += KERNEL_INPUT_ATTRS_DOC
 
 
 class KernelRLS(RLSEstimatorBase):
@@ -113,14 +113,7 @@ class KernelRLS(RLSEstimatorBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
-{_KERNEL_PARAMS_DOC}
-{_STREAM_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization); it is
-        logged either way (logger ``"rlscore"``, see :mod:`rlscore._progress`).
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _STREAM_PARAMS_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -167,10 +160,7 @@ class KernelRLS(RLSEstimatorBase):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Targets.
+{data}
 
         Returns
         -------
@@ -193,6 +183,22 @@ class KernelRLS(RLSEstimatorBase):
         if self._streams(X):
             return self._fit_streamed(X, y, alpha)
         return self._fit_model(X, y, alpha, path=False)
+
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))
+
+
+_LEARN_PARAMS_DOC = """
+    ard : bool, default=False
+        Used with ``gamma="learn"``, which (rbf and poly kernels, ``cv="loo"``, no
+        reduced set) learns gamma -- for poly also coef0 > 0 -- and alpha with it by
+        minimizing the exact leave-one-out mean squared error with its gradient
+        (:func:`rlscore.core.rls.learn_kernel`; no grid, ``alphas`` must be None).
+        ``ard=True`` (rbf): one gamma per feature (automatic relevance
+        determination); ``gamma_`` is then an array and ``length_scales_`` shows
+        which features matter (an irrelevant one goes to the upper bound).
+    penalty : float >= 0, default=0.0
+        With ``gamma="learn"``: weight of Cawley & Talbot's penalty on the widths
+        (against over-fitting the criterion with many ARD widths)."""
 
 
 class KernelRLSCV(RLSEstimatorBase):
@@ -237,16 +243,18 @@ class KernelRLSCV(RLSEstimatorBase):
         ``"lpo"``, which accepts only None, ``"cindex"`` and ``"auc"``. An error
         measure (``iserror`` True) is negated in ``mean_test_score`` and
         ``best_score_`` so that larger is always better.
-{_KERNEL_PARAMS_DOC}
-    verbose : bool, default=False
-        Show the progress of ``fit`` on stderr (kernel matrix, factorization, the alpha
-        grid); it is logged either way (logger ``"rlscore"``, see
-        :mod:`rlscore._progress`).
-
-    Attributes
-    ----------
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _LEARN_PARAMS_DOC, "kernel matrix, factorization, the alpha grid, the optimizer's steps")}
     alpha_ : float
         The selected alpha.
+    gamma_ : float or ndarray of shape (n_features,)
+        With ``gamma="learn"``: the learned gamma (per feature with ``ard=True``).
+    coef0_ : float
+        With ``gamma="learn"`` and the poly kernel: the learned coef0.
+    length_scales_ : float or ndarray of shape (n_features,)
+        With ``gamma="learn"`` and the rbf kernel: ``1 / sqrt(2 gamma_)``.
+    learning_history_ : list of dict
+        With ``gamma="learn"``: per optimizer step its ``criterion`` (the LOO mean
+        squared error), ``grad_norm``, ``regparam`` (alpha) and ``kernel_params``.
     best_score_ : float
         The cross-validation score of ``alpha_``, larger is better: the negated mean
         squared error by default for ``"loo"`` and K-fold, the LPO ranking accuracy
@@ -275,11 +283,18 @@ class KernelRLSCV(RLSEstimatorBase):
     Then per alpha:
 
     * ``"loo"``: O(m^2 p) (kernel) or O(m r p) (linear);
-    * K-fold with k folds: O(m^3 / k + m^2 p) (kernel) or O(m^2 r / k + m r p)
-      (linear), plus O(m (m / k)^2) for the fold systems;
+    * K-fold with k folds: O(m^3 / k + m^2 p) (kernel), plus O(m (m / k)^2) for the
+      fold systems; linear with folds larger than r: O(m r^2 + k r^3) once (each
+      fold refitted in the primal from a downdate of X^T X), then O(m r p);
     * ``"lpo"``: O(m^3) for the inverse of the regularized kernel matrix (O(m r) for
       the linear kernel) plus O(p) per pair, with up to m (m - 1) / 2 pairs
-      (O(m^2) memory for the pair list).
+      (O(m^2) memory for the pair list); with ``basis_indices``/``n_basis`` (b basis
+      vectors, removed unless ``keep_basis_in_cv``) one exact hold-out, O(b^2 p),
+      for each pair holding a basis vector.
+
+    With ``gamma="learn"``: per optimizer step one Cholesky factorization and
+    inverse and one symmetric rank-m product (~2 m^3 flops) plus O(m^2 d) for the
+    kernel and its gradient; typically 10-40 steps per start, 3 starts.
 
     Examples
     --------
@@ -287,6 +302,8 @@ class KernelRLSCV(RLSEstimatorBase):
     >>> from rlscore.estimators import KernelRLSCV
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 4)); y = X[:, 0] + 0.1 * rng.normal(size=60)
+    >>> KernelRLSCV(kernel="rbf", gamma="learn", ard=True).fit(X, y).length_scales_.argmin()
+    np.int64(0)
     >>> model = KernelRLSCV(cv=5).fit(X, y)
     >>> model.best_score_ < 0   # the negated mean squared error
     True
@@ -295,8 +312,53 @@ class KernelRLSCV(RLSEstimatorBase):
     def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
                  gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False, verbose=False):
+                 keep_basis_in_cv=False, ard=False, penalty=0.0, verbose=False):
         store_params(self, locals())
+
+    def _learns(self):
+        return isinstance(self.gamma, str) and self.gamma == "learn"
+
+    def _kernel_spec(self, n_features):
+        learned = getattr(self, "_learned_params", None)
+        if self._learns() and learned is not None:
+            return resolve_kernel(self.kernel), dict(learned)
+        if isinstance(self.gamma, str):
+            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
+                             f"{self.gamma!r}")
+        if not isinstance(self.ard, (bool, np.bool_)):
+            raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        if self.ard:
+            raise ValueError("ard=True needs gamma='learn'")
+        return super()._kernel_spec(n_features)
+
+    def _fit_learned(self, X, y):
+        """gamma='learn': the core's gradient search, then the model at its result."""
+        name = resolve_kernel(self.kernel)
+        if name not in LEARNABLE_KERNELS:
+            raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
+                             f"kernel={self.kernel!r}")
+        if not (isinstance(self.cv, str) and self.cv == "loo"):
+            raise ValueError(f"gamma='learn' minimizes the leave-one-out error: it needs "
+                             f"cv='loo', got cv={self.cv!r}")
+        if self.alphas is not None:
+            raise ValueError("gamma='learn' learns alpha too: alphas must be None")
+        if (self.basis_vectors is not None or self.n_basis is not None
+                or self.basis_indices is not None):
+            raise ValueError("gamma='learn' is not available for reduced-set models "
+                             "(basis_vectors, n_basis, basis_indices)")
+        if not isinstance(self.ard, (bool, np.bool_)):
+            raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        res = learn_kernel(X, y, name, ard=bool(self.ard), degree=self.degree,
+                           penalty=self.penalty)
+        self._learned_params = dict(res.kernel_params)
+        self.gamma_ = res.kernel_params["gamma"]
+        if name == "GaussianKernel":
+            self.length_scales_ = res.length_scales if self.ard else float(
+                res.length_scales)
+        else:
+            self.coef0_ = res.kernel_params["coef0"]
+        self.learning_history_ = res.history
+        return res.regparam
 
     def _check_alphas(self):
         if self.alphas is None:
@@ -319,10 +381,7 @@ class KernelRLSCV(RLSEstimatorBase):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (the kernel matrix for ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Targets.
+{data}
         groups : array-like of shape (n_samples,), default=None
             Group (query) ids passed to the ``split`` method of a CV splitter (e.g.
             ``GroupKFold``); unused otherwise (regression forms no pairs).
@@ -347,15 +406,23 @@ class KernelRLSCV(RLSEstimatorBase):
         -----
         See the class notes for the cost.
         """
-        alphas = self._check_alphas()
+        self._learned_params = None
+        for name in ("gamma_", "coef0_", "length_scales_", "learning_history_"):
+            self.__dict__.pop(name, None)
+        learn = self._learns()
+        alphas = None if learn else self._check_alphas()
         measure = resolve_scoring(self.scoring, self.cv)
         X, y = self._validate_fit_data(X, y)
         if X.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 samples for "
                              f"cross-validation, got 1 sample")
+        if learn:
+            alphas = [self._fit_learned(X, y)]
         if query_groups(qid, groups, X.shape[0]) is not None and groups is None:
             groups = qid
         self._fit_model(X, y, alphas[0], path=True)
         return search_alphas(
             self, lambda: make_crossvalidator(self.cv, self.model_, measure, X, y, groups),
             alphas)
+
+    fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))

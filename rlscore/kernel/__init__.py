@@ -21,12 +21,16 @@ from rlscore.kernel.polynomial_kernel import PolynomialKernel
 from rlscore.kernel.rset_kernel import RsetKernel
 from rlscore.kernel.graph_kernel import AllPathsGraphKernel, Graph, relation_graph
 from rlscore.kernel.text_kernel import ContextWeightedBowKernel, ContextWeightedBowVectorizer
+from rlscore.kernel._families import (GaussianFamily, PolynomialFamily, FixedFamily, SumFamily,
+                                      median_heuristic_gamma)
 from rlscore.kernel._blocked import kernel_block, kernel_blocks, block_size_for, read_block
 
 __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
            "AllPathsGraphKernel", "Graph", "relation_graph", "ContextWeightedBowKernel",
            "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS",
-           "kernel_block", "kernel_blocks", "block_size_for", "read_block"]
+           "GaussianFamily", "PolynomialFamily", "FixedFamily", "SumFamily",
+           "median_heuristic_gamma", "kernel_block", "kernel_blocks", "block_size_for",
+           "read_block"]
 
 KERNELS = {
     "LinearKernel": LinearKernel,

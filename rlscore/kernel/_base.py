@@ -57,6 +57,27 @@ def sq_norms(X):
     return np.einsum("ij,ij->i", X, X)
 
 
+def sq_distances(X, Z, nx=None, nz=None):
+    """Squared Euclidean distances ||x_i - z_j||^2 as a dense (n_X, n_Z) float64 array,
+    from ||x||^2 + ||z||^2 - 2 <x, z> built in place and clipped at 0 (rounding).
+    ``nx``/``nz``: the squared row norms when the caller has them. O(n_X n_Z d)."""
+    nx = sq_norms(X) if nx is None else nx
+    nz = sq_norms(Z) if nz is None else nz
+    D = dot_dense(X, Z)
+    D *= -2.0
+    D += nx[:, None]
+    D += nz[None, :]
+    np.maximum(D, 0.0, out=D)
+    return D
+
+
+def scale_columns(X, s):
+    """X with column k multiplied by s[k] (dense or CSR, a new matrix). O(nnz)."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X @ sp.diags(s))
+    return X * s[None, :]
+
+
 class KernelBase:
     """Common interface: a kernel object holds its basis data ``train_X`` and computes
     ``getKM(X)``, the (n_samples, n_basis) matrix of k(X[i], train_X[j])."""

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from rlscore._blocks import batches, rows_per_block
 from rlscore._ext import _blocked
 from rlscore._validation import as_data_matrix, check_finite_result
-from rlscore.kernel._base import dot_dense, match_width, sq_norms
+from rlscore.kernel._base import dot_dense, match_width, scale_columns, sq_norms
 
 __all__ = ["kernel_block", "kernel_blocks", "block_size_for", "read_block"]
 
@@ -27,8 +27,7 @@ def _kind(kernel):
     return type(kernel).__dict__.get("_block_kind")
 
 
-def _dense_basis(kernel):
-    Z = kernel.train_X
+def _dense_basis(Z):
     if sp.issparse(Z):
         Z = Z.toarray()
     return np.ascontiguousarray(Z, dtype=np.float64)
@@ -57,12 +56,17 @@ def kernel_block(kernel, Xb, out=None):
     b, r = Xb.shape[0], kernel.train_X.shape[0]
     if out is None or out.shape != (b, r):
         out = np.empty((b, r))
-    dense = not (sp.issparse(Xb) or sp.issparse(kernel.train_X))
+    gamma = getattr(kernel, "gamma", None)
+    basis = kernel.train_X
+    if kind == "gaussian" and getattr(kernel, "_root", None) is not None:
+        # per-feature widths: the isotropic kernel on columns scaled by sqrt(gamma_k)
+        Xb, basis, gamma = scale_columns(Xb, kernel._root), kernel._scaled_X, 1.0
+    dense = not (sp.issparse(Xb) or sp.issparse(basis))
     if dense:
         Xb = np.ascontiguousarray(Xb, dtype=np.float64)
         Z = kernel.__dict__.get("_dense_Z")
         if Z is None:
-            Z = _dense_basis(kernel)
+            Z = _dense_basis(basis)
             kernel.__dict__["_dense_Z"] = Z
     # K(R, R): mirror one triangle of the product so the matrix is exactly symmetric
     # (as numpy's X @ X.T, a SYRK, is); the factorizations of the callers rely on it
@@ -73,15 +77,13 @@ def kernel_block(kernel, Xb, out=None):
         if same:
             _gram(Xb, out, -2.0)
             _blocked.gaussian_from_products(out, nz.copy(), np.ascontiguousarray(nz),
-                                            kernel.gamma, True)
+                                            gamma, True)
         elif dense:
-            _blocked.gaussian_block(Xb, Z, nx, np.ascontiguousarray(nz), kernel.gamma,
-                                    True, out)
+            _blocked.gaussian_block(Xb, Z, nx, np.ascontiguousarray(nz), gamma, True, out)
         else:
-            out[...] = dot_dense(Xb, kernel.train_X)
+            out[...] = dot_dense(Xb, basis)
             out *= -2.0
-            _blocked.gaussian_from_products(out, nx, np.ascontiguousarray(nz),
-                                            kernel.gamma, True)
+            _blocked.gaussian_from_products(out, nx, np.ascontiguousarray(nz), gamma, True)
         return out
     if same:
         _gram(Xb, out, 1.0)

@@ -2,7 +2,8 @@
 
 from rlscore.learner.rls import RLS, LeaveOneOutRLS, KfoldRLS, LeavePairOutRLS
 from rlscore.learner.global_rankrls import GlobalRankRLS, KfoldRankRLS, LeavePairOutRankRLS
-from rlscore.learner.query_rankrls import QueryRankRLS, LeaveQueryOutRankRLS
+from rlscore.learner.query_rankrls import (QueryRankRLS, LeaveQueryOutRankRLS,
+                                          KfoldQueryRankRLS)
 from rlscore.learner.rankrls_with_pairwise_preferences import PPRankRLS
 from rlscore.learner.cg_rls import CGRLS
 from rlscore.learner.cg_rankrls import CGRankRLS, PCGRankRLS
@@ -17,6 +18,7 @@ from rlscore.learner.ranksvm import (LinearRankSVM, PPLinearRankSVM, KernelRankS
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRLS",
            "KfoldRankRLS", "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS",
+           "KfoldQueryRankRLS",
            "PPRankRLS", "CGRLS", "CGRankRLS", "PCGRankRLS", "GreedyRLS", "GreedyRankRLS",
            "KronRLS", "TwoStepRLS", "CGKronRLS", "LinearRankSVM", "PPLinearRankSVM",
            "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL", "StreamedRLS"]

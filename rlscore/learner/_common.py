@@ -96,7 +96,49 @@ def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, 
     return preds
 
 
+def learns_kernel(kwargs):
+    """True when the learner's keywords ask for ``gamma="learn"``."""
+    return isinstance(kwargs.get("gamma"), str) and kwargs["gamma"] == "learn"
+
+
+def learn_kernel_parameters(learner, kernel, basis_vectors, regparams, kwargs, fit):
+    """``gamma="learn"`` of a selection learner: check the combination, run ``fit``
+    (a core search such as :func:`rlscore.core.rls.learn_kernel`, called with ``ard``,
+    ``degree`` and ``penalty``), keep its result on ``learner`` (``kernel_learning``,
+    ``cv_history``, ``gamma``, ``length_scales`` or ``coef0``) and return the kernel
+    keywords at the learned values and the one-element regparam grid."""
+    from rlscore.core.rls import LEARNABLE_KERNELS
+    if kernel not in LEARNABLE_KERNELS:
+        raise ValueError(f"gamma='learn' needs kernel='GaussianKernel' or "
+                         f"'PolynomialKernel', got kernel={kernel!r}")
+    if regparams is not None:
+        raise ValueError("gamma='learn' learns regparam too: regparams must be None")
+    if basis_vectors is not None:
+        raise ValueError("gamma='learn' is not available with basis_vectors")
+    kwargs = dict(kwargs)
+    ard = kwargs.pop("ard", False)
+    penalty = kwargs.pop("penalty", 0.0)
+    res = fit(ard=ard, degree=kwargs.get("degree", 2), penalty=penalty)
+    learner.kernel_learning = res
+    learner.cv_history = res.history
+    learner.gamma = res.kernel_params["gamma"]
+    if kernel == "GaussianKernel":
+        learner.length_scales = res.length_scales if ard else float(res.length_scales)
+    else:
+        learner.coef0 = res.kernel_params["coef0"]
+    kwargs.update({k: v for k, v in res.kernel_params.items() if k != "degree"})
+    return kwargs, [res.regparam]
+
+
 # --------------------------------------------------------------------------- progress
+
+
+#: The ``verbose`` entry of a learner's Parameters (:func:`reports_progress` adds it)
+VERBOSE_DOC = """\
+    verbose : bool, default False (keyword)
+        Show the progress (kernel matrix, factorizations, the regparam grid, solver
+        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
+        :doc:`/progress`)."""
 
 
 def reports_progress(init):

@@ -3,8 +3,9 @@ model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.rankrls import GlobalRankRLSModel
 from rlscore.core.rankrls import RankLPOCV
-from rlscore.learner._common import (BASIS_KEYWORDS, CoreModelAdapter, exclusive,
-                                     reports_progress, split_kernel_kwargs, squeeze)
+from rlscore.learner._common import (BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter,
+                                     exclusive, reports_progress, split_kernel_kwargs,
+                                     squeeze)
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
 
@@ -14,13 +15,13 @@ RANK_REGPARAMS = [2 ** x for x in range(-15, 15)]
 
 
 class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
-    """RankRLS over all pairs (magnitude-preserving pairwise least squares); trains in
+    __doc__ = f"""RankRLS over all pairs (magnitude-preserving pairwise least squares); trains in
     the constructor.
 
     Minimizes (Y - KA)^T L (Y - KA) + regparam A^T K A with L = m I - 1 1^T, i.e.
-    sum_{i<j} ((y_i - y_j) - (f_i - f_j))^2 + regparam ||f||^2, so
-    A = (LK + regparam I)^{-1} L Y; linear W = (X^T L X + regparam I)^{-1} X^T L Y;
-    reduced set A_B = (K_r^T L K_r + regparam K_rr)^{-1} K_r^T L Y.
+    sum_{{i<j}} ((y_i - y_j) - (f_i - f_j))^2 + regparam ||f||^2, so
+    A = (LK + regparam I)^{{-1}} L Y; linear W = (X^T L X + regparam I)^{{-1}} X^T L Y;
+    reduced set A_B = (K_r^T L K_r + regparam K_rr)^{{-1}} K_r^T L Y.
 
     Parameters
     ----------
@@ -33,17 +34,15 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
     basis_indices, n_basis, random_state, keep_basis_in_cv : keywords, a reduced-set
         (sparse RankRLS) model with the basis given as indices into X or drawn, as
         for :class:`~rlscore.learner.rls.RLS`: O(m b^2) training, O(b^2 p) per
-        regparam; ``holdout``, ``leave_one_out`` (and leave-query-out) remove the
-        held-out basis vectors unless keep_basis_in_cv=True (one O(b^3) retraining in
-        the map's coordinates per fold holding basis vectors); leave-pair-out keeps
-        them. With ``basis_vectors`` the basis is always kept.
+        regparam; ``holdout``, ``leave_one_out``, ``leave_pair_out`` (and
+        leave-query-out) remove the held-out basis vectors unless
+        keep_basis_in_cv=True (one O(b^3) retraining in the map's coordinates per fold
+        or pair holding basis vectors; pairs without one keep the O(p) pair formula).
+        With ``basis_vectors`` the basis is always kept.
     **kwargs : kernel parameters (gamma, coef0, degree, ...). ``bias`` is forced to 0:
         a constant feature has no effect on a ranking. Other keywords are ignored with
         a UserWarning.
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -117,7 +116,7 @@ class _RankSelectionWrapper(_SelectionWrapper):
 
 
 class KfoldRankRLS(_RankSelectionWrapper):
-    """GlobalRankRLS with regparam chosen by K-fold cross-validation over the given
+    __doc__ = f"""GlobalRankRLS with regparam chosen by K-fold cross-validation over the given
     folds (exact hold-out shortcut per fold, no retraining).
 
     Parameters
@@ -127,10 +126,7 @@ class KfoldRankRLS(_RankSelectionWrapper):
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore selected by sqerror when no measure
         was given, by accident); save_predictions : accepted and ignored
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -152,7 +148,7 @@ class KfoldRankRLS(_RankSelectionWrapper):
 
 
 class LeavePairOutRankRLS(_RankSelectionWrapper):
-    """GlobalRankRLS with regparam chosen by exact leave-pair-out ranking accuracy over
+    __doc__ = f"""GlobalRankRLS with regparam chosen by exact leave-pair-out ranking accuracy over
     all pairs with different labels (the LPO estimate of the c-index; of the AUC for
     +-1 labels).
 
@@ -160,10 +156,7 @@ class LeavePairOutRankRLS(_RankSelectionWrapper):
     ----------
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`GlobalRankRLS`
     regparams : sequence, default 2^-15 ... 2^15 (31 values)
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------

@@ -7,7 +7,7 @@ from rlscore._validation import (check_positive_int, check_regparam, check_tol,
 from rlscore.core.kronecker import check_square_kernel
 from rlscore.core.kronecker import fit_pairwise_mkl
 from rlscore.core.structure import as_index_vector
-from rlscore.learner._common import reports_progress
+from rlscore.learner._common import VERBOSE_DOC, reports_progress
 
 __all__ = ["PairwiseMKL"]
 
@@ -31,12 +31,12 @@ def _kernel_list(Ks, name):
 
 
 class PairwiseMKL:
-    """Kronecker RLS with the weights of a sum of pairwise kernels learned from data.
+    __doc__ = f"""Kronecker RLS with the weights of a sum of pairwise kernels learned from data.
 
     Given P kernels on the row objects (drugs) and Q on the column objects (targets),
     the model's pairwise kernel is
 
-        K = sum_{i, j} weights[i, j] (K1[i] (x) K2[j])   restricted to the labelled pairs,
+        K = sum_{{i, j}} weights[i, j] (K1[i] (x) K2[j])   restricted to the labelled pairs,
 
     with nonnegative weights summing to 1 chosen by centred kernel alignment with the
     ideal kernel y y^T (pairwiseMKL, Cichonska et al., Bioinformatics 2018; Cortes et
@@ -55,10 +55,7 @@ class PairwiseMKL:
         (label_row_inds[h], label_col_inds[h]); shared by every kernel term.
     regparam : float >= 0, default 1.0
     maxiter, tol, callback : as in :class:`CGKronRLS`
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------

@@ -1,17 +1,20 @@
 """QueryRankRLS (pairs only within a query) with RLScore's interface, its
-leave-query-out model selection LeaveQueryOutRankRLS, the cross-validator LQOCV and
-map_qids."""
+leave-query-out model selection LeaveQueryOutRankRLS, its K-fold-by-query selection
+KfoldQueryRankRLS (new), the cross-validator LQOCV and map_qids."""
 
+import numbers
+
+from rlscore._validation import as_index_array
 from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.selection import LQOCV
+from rlscore.core.selection import LQOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, CoreModelAdapter, exclusive, reports_progress, select_regparam,
-    split_kernel_kwargs,
-    squeeze)
+    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, learn_kernel_parameters,
+    learns_kernel, reports_progress, select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
-__all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "LQOCV", "map_qids"]
+__all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "KfoldQueryRankRLS", "LQOCV",
+           "map_qids"]
 
 RANK_REGPARAMS = [2 ** x for x in range(-15, 15)]
 
@@ -43,13 +46,13 @@ def map_qids(qids):
 
 
 class QueryRankRLS(CoreModelAdapter, PredictorInterface):
-    """RankRLS for query-structured data: pairs are formed only within a query; trains
+    __doc__ = f"""RankRLS for query-structured data: pairs are formed only within a query; trains
     in the constructor.
 
     Minimizes (Y - KA)^T L (Y - KA) + regparam A^T K A with the per-query centering
     L = I - sum_q 1_q 1_q^T / n_q (a pair of query q weighs 1/n_q; RLScore's
-    convention), so A = (LK + regparam I)^{-1} L Y; linear W = (X^T L X + regparam I)^{-1}
-    X^T L Y; reduced set (K_r^T L K_r + regparam K_rr)^{-1} K_r^T L Y.
+    convention), so A = (LK + regparam I)^{{-1}} L Y; linear W = (X^T L X + regparam I)^{{-1}}
+    X^T L Y; reduced set (K_r^T L K_r + regparam K_rr)^{{-1}} K_r^T L Y.
 
     Parameters
     ----------
@@ -63,10 +66,7 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         including the keywords ``basis_indices``, ``n_basis``, ``random_state`` and
         ``keep_basis_in_cv`` (sparse RankRLS; ``holdout`` and leave-query-out then
         remove the held-out basis vectors).
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -120,19 +120,36 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         """
         return squeeze(self._model.holdout(indices))
 
+    @exclusive
+    def holdout_rows(self, indices):
+        """Predictions for any rows ``indices`` -- several whole queries (a fold of
+        K-fold cross-validation by query), parts of queries, or both -- from the model
+        retrained without them (new: ``holdout`` takes rows of one query, as upstream's
+        did). Exact, without retraining
+        (:meth:`rlscore.core.rankrls.QueryRankRLSModel.holdout_rows`; with basis
+        removal the basis vectors among the rows are removed too). O(m r p + h^2 r +
+        h^3) per call, or O(k^3/3 + h k p) for primal / Nystrom models with large
+        folds after a once-per-fold O(min(h, m - h) k^2) preparation."""
+        return squeeze(self._model.holdout_rows(indices))
+
 
 class LeaveQueryOutRankRLS(PredictorInterface):
-    """QueryRankRLS with regparam chosen by exact leave-query-out cross-validation.
+    __doc__ = f"""QueryRankRLS with regparam chosen by exact leave-query-out cross-validation.
 
     Parameters
     ----------
     X, Y, qids, kernel, basis_vectors, **kwargs : as for :class:`QueryRankRLS`
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore crashed without a measure)
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+    gamma : float or ``"learn"``
+        ``gamma="learn"`` (Gaussian or polynomial kernel) learns gamma (polynomial: and
+        coef0) and regparam by minimizing the exact leave-query-out squared ranking
+        error with its gradient (:func:`rlscore.core.rankrls.learn_kernel_lqo`);
+        ``regparams`` must be None; keywords ``ard=True`` (one gamma per feature) and
+        ``penalty``. The learned values are the attributes ``gamma``,
+        ``length_scales`` / ``coef0``, ``cv_history`` (per optimizer step) and
+        ``kernel_learning``.
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -144,7 +161,8 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     -----
     One eigendecomposition (O(m^3) dual, O(m d^2) primal), then per regparam all
     queries in O(m r p + sum_q (n_q^2 r + n_q^3)): O(m^2 |q|) dual, O(m |q| d) primal,
-    batched over queries of equal size.
+    batched over queries of equal size. With ``gamma="learn"``: O(m^3) per optimizer
+    step (one Cholesky factorization and inverse, two products) plus O(m^2 d).
     """
 
     @reports_progress
@@ -153,7 +171,87 @@ class LeaveQueryOutRankRLS(PredictorInterface):
         if measure is None:
             from rlscore.measure import cindex as measure
         self.measure = measure
+        if learns_kernel(kwargs):
+            from rlscore.core.rankrls import learn_kernel_lqo
+            kwargs, regparams = learn_kernel_parameters(
+                self, kernel, basis_vectors, regparams, kwargs,
+                lambda **kw: learn_kernel_lqo(X, Y, qids, kernel, **kw))
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
                                 (kernel, basis_vectors, kwargs), regparams,
                                 RANK_REGPARAMS, lambda model: LQOCV(model, measure))
+        self.cv_predictions = [[squeeze(p) for p in fold] for fold in preds]
+
+
+class KfoldQueryRankRLS(PredictorInterface):
+    """QueryRankRLS with regparam chosen by K-fold cross-validation over folds of whole
+    queries, every fold from the exact hold-out of its queries (no retraining; new, not
+    in upstream RLScore).
+
+    Parameters
+    ----------
+    X, Y, qids, kernel, basis_vectors, **kwargs : as for :class:`QueryRankRLS`
+        (with ``basis_indices`` / ``n_basis`` the basis vectors of a fold's queries are
+        removed from its model, unless ``keep_basis_in_cv=True``)
+    folds : int K or list of index lists
+        K: K random folds of whole queries (:meth:`QueryGroups.folds` with
+        ``seed``); or the folds themselves, each an index list that should hold whole
+        queries (a query split between folds is held out in part: exact, the rest of
+        it stays in training).
+    regparams : sequence, default 2^-15 ... 2^14 (30 values)
+    measure : default ``cindex``; applied per query within a fold and averaged over
+        the fold's queries (:func:`rlscore.core.selection.query_score`), queries where
+        it is undefined skipped
+    seed : int, default 0, the seed of ``folds=K``
+    verbose : bool, default False (keyword)
+        Show the progress on stderr; it is logged either way (logger ``"rlscore"``).
+
+    Attributes
+    ----------
+    cv_performances : ndarray (grid,), the unweighted mean over folds of the per-fold
+        query-averaged performance (:class:`rlscore.core.selection.NfoldCV`)
+    cv_predictions : list (per regparam) of lists (per fold) of hold-out arrays
+    folds : list of index arrays
+    regparam, predictor, measure
+
+    Raises
+    ------
+    ValueError
+        folds < 2 or more than the queries, bad fold indices, or a fold holding every
+        row (or, with basis removal, every basis vector).
+
+    Notes
+    -----
+    One eigendecomposition (O(m^3) dual, O(m d^2) primal), then per regparam and fold
+    of h rows O(m r p + h^2 r + h^3) (dual: r ~ m), or for primal / Nystrom models with
+    large folds O(k^3 / 3 + h k p) after O(min(h, m - h) k^2 (+ k^3 with basis
+    removal)) once per fold (:meth:`QueryRankRLS.holdout_rows`).
+    """
+
+    @reports_progress
+    def __init__(self, X, Y, qids, folds, kernel="LinearKernel", basis_vectors=None,
+                 regparams=None, measure=None, seed=0, **kwargs):
+        if measure is None:
+            from rlscore.measure import cindex as measure
+        self.measure = measure
+        state = {}
+
+        def make_cv(model):
+            groups = model.groups
+            if isinstance(folds, numbers.Integral) and not isinstance(folds, bool):
+                chosen = groups.folds(int(folds), seed)
+            elif isinstance(folds, (bool, numbers.Number, str)) or folds is None:
+                raise TypeError(f"folds must be an int or a list of index lists, got "
+                                f"{folds!r}")
+            else:
+                chosen = [as_index_array(f, model.m, name=f"folds[{k}]")
+                          for k, f in enumerate(folds)]
+                if not chosen:
+                    raise ValueError("folds is empty")
+            cv = NfoldCV(model, measure, chosen, groups)
+            state["folds"] = cv.folds
+            return cv
+        preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
+                                (kernel, basis_vectors, kwargs), regparams,
+                                RANK_REGPARAMS, make_cv)
+        self.folds = state["folds"]
         self.cv_predictions = [[squeeze(p) for p in fold] for fold in preds]

@@ -1,20 +1,21 @@
 """PPRankRLS: RankRLS from explicit pairwise preferences, with RLScore's interface."""
 
 from rlscore.core.rankrls import PPRankRLSModel
-from rlscore.learner._common import exclusive, reports_progress, split_kernel_kwargs
+from rlscore.learner._common import (VERBOSE_DOC, exclusive, reports_progress,
+                                     split_kernel_kwargs)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["PPRankRLS"]
 
 
 class PPRankRLS(PredictorInterface):
-    """RankRLS learned from preference pairs; trains in the constructor.
+    __doc__ = f"""RankRLS learned from preference pairs; trains in the constructor.
 
     Pair k says that example ``pairs_start_inds[k]`` should be ranked above
     ``pairs_end_inds[k]``. With the defaults the model minimizes
-    sum_k (1 - (f(x_{s_k}) - f(x_{e_k})))^2 + regparam ||f||^2, i.e. with C the
+    sum_k (1 - (f(x_{{s_k}}) - f(x_{{e_k}})))^2 + regparam ||f||^2, i.e. with C the
     n_pairs x m incidence matrix (+1 at (k, s_k), -1 at (k, e_k)) and L = C^T C,
-    A = (LK + regparam I)^{-1} C^T 1 (reduced set: (K_r^T L K_r + regparam K_rr)^{-1}
+    A = (LK + regparam I)^{{-1}} C^T 1 (reduced set: (K_r^T L K_r + regparam K_rr)^{{-1}}
     K_r^T C^T 1).
 
     Parameters
@@ -41,10 +42,7 @@ class PPRankRLS(PredictorInterface):
 
         Without ``magnitudes`` all three give the same model.
     **kwargs : kernel parameters; other keywords are ignored with a UserWarning.
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -55,7 +53,7 @@ class PPRankRLS(PredictorInterface):
     -----
     L and C^T(c z) are assembled from a sparse incidence matrix in O(n_pairs). Primal
     (linear kernel with d <= m, or basis vectors): O(nnz(L) d + m d^2 + d^3/3). Dual:
-    one eigendecomposition of K and the symmetric system Z^T L Z, Z = V Lambda^{1/2}
+    one eigendecomposition of K and the symmetric system Z^T L Z, Z = V Lambda^{{1/2}}
     (O(m^3)). ``solve`` for a second regparam costs one more eigendecomposition of the
     small system, then O(r^2) per regparam.
     """

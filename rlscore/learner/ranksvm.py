@@ -15,7 +15,7 @@ SVMrank's and LIBLINEAR's C.
 from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm, fit_linear_ranksvm,
                                   fit_pairwise_ranksvm, kfold_ranksvm, solution_attributes)
 from rlscore._validation import check_bias, warn_unused_kwargs
-from rlscore.learner._common import reports_progress, split_kernel_kwargs
+from rlscore.learner._common import VERBOSE_DOC, reports_progress, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
 __all__ = ["LinearRankSVM", "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM"]
@@ -89,6 +89,11 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     verbose : bool, default False
         Show one line per iteration (objective, gap or gradient norm) on stderr; it is
         logged either way (logger ``"rlscore"``, see :doc:`/progress`).
+    warm_start : "auto" (default) or None
+        "auto": from m = 5000 examples (Newton) or 50000 (bundle) on, start from the
+        solution on a random tenth of the data (see Notes). None: start at w = 0, as
+        :class:`rlscore.distributed.LinearRankSVM` does, whose model is then this one
+        up to round-off.
     **kwargs : ignored with a UserWarning.
 
     Attributes
@@ -117,21 +122,22 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     partners' predictions besides the counts, plus one Hessian-vector product per
     conjugate-gradient iteration (O(m log m + nnz), no sort); 2-10 steps are typical.
     The number of iterations is O(1 / (regparam tol)) at worst, far fewer in practice;
-    from m = 50000 examples on, a solution on a random tenth of the data (recursively)
-    is the starting point, which typically leaves 5-10 iterations on all the data
-    (``solution.warm_start_iterations`` counts the others).
+    from m = 50000 examples on (5000 for the Newton method), a solution on a random
+    tenth of the data (recursively) is the starting point, which typically leaves 5-10
+    iterations (1-3 Newton steps) on all the data (``solution.warm_start_iterations``
+    counts the others); the stopping test is on all the data either way.
     """
 
     @reports_progress
     def __init__(self, X, Y, qids=None, regparam=1.0, bias=0.0, tol=1e-3, max_iter=None,
                  callback=None, normalize="pairs", verbose=False, loss="hinge",
-                 solver=None, n_threads=1, **kwargs):
+                 solver=None, n_threads=1, warm_start="auto", **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
         self.bias = check_bias(bias)
         self.loss, self.solver = check_loss_solver(loss, solver)
         solution, risk = fit_linear_ranksvm(X, Y, qids, regparam, tol, max_iter,
                                             normalize, callback, verbose, n_threads,
-                                            self.loss, self.solver)
+                                            self.loss, self.solver, warm_start)
         self.n_pairs = risk.n_pairs
         self._store(solution)
         self.predictor = LinearPredictor(solution.w, 0.0)
@@ -246,7 +252,7 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
 
 
 class KfoldLinearRankSVM(PredictorInterface):
-    """Linear RankSVM with regparam chosen by K-fold cross-validation over queries
+    __doc__ = f"""Linear RankSVM with regparam chosen by K-fold cross-validation over queries
     (no leave-pair-out: every fold is a set of whole queries).
 
     Parameters
@@ -265,10 +271,7 @@ class KfoldLinearRankSVM(PredictorInterface):
     loss, solver : as for :class:`LinearRankSVM`; along the regparam path every
         training starts from the previous regparam's solution.
     **kwargs : ignored with a UserWarning.
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------

@@ -3,12 +3,11 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 
 import numpy as np
 
-from rlscore.core.rls import RLSModel
+from rlscore.core.rls import RLSModel, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, CoreModelAdapter, exclusive, reports_progress, select_regparam,
-    split_kernel_kwargs,
-    squeeze)
+    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, learn_kernel_parameters,
+    learns_kernel, reports_progress, select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
@@ -16,9 +15,9 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "Nfo
 
 
 class RLS(CoreModelAdapter, PredictorInterface):
-    """Regularized least-squares (kernel ridge regression); trains in the constructor.
+    __doc__ = f"""Regularized least-squares (kernel ridge regression); trains in the constructor.
 
-    Minimizes ``||Y - K A||^2 + regparam tr(A^T K A)``, so A = (K + regparam I)^{-1} Y.
+    Minimizes ``||Y - K A||^2 + regparam tr(A^T K A)``, so A = (K + regparam I)^{{-1}} Y.
 
     Parameters
     ----------
@@ -35,17 +34,17 @@ class RLS(CoreModelAdapter, PredictorInterface):
         kernel rows); or
     n_basis, random_state : keywords, draw that many basis indices uniformly without
         replacement (Airola et al. 2011). With a known basis, ``holdout``,
-        ``leave_one_out`` and the wrappers (LeaveOneOutRLS, KfoldRLS) remove the
-        held-out basis vectors, i.e. equal retraining with the reduced basis;
+        ``leave_one_out``, ``leave_pair_out`` and the wrappers (LeaveOneOutRLS,
+        KfoldRLS, LeavePairOutRLS) remove the held-out basis vectors, i.e. equal
+        retraining with the reduced basis; leave-pair-out pays one exact hold-out,
+        O(b^2 p), for each pair holding a basis vector (the other pairs keep the
+        O(p) pair formula);
     keep_basis_in_cv : keyword, default False; True keeps held-out basis vectors in
-        cross-validation (test examples then act as basis vectors: a biased estimate,
-        pessimistic at small regparam). Leave-pair-out always keeps them.
+        every cross-validation (test examples then act as basis vectors: a biased
+        estimate, pessimistic at small regparam).
     **kwargs : kernel parameters (bias, gamma, coef0, degree, ...); other keywords are
         ignored with a UserWarning
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
@@ -57,7 +56,9 @@ class RLS(CoreModelAdapter, PredictorInterface):
     Reduced set with b basis vectors: O(m b d + m b^2) (Cholesky Nystrom map, then
     primal); with basis removal ``holdout`` costs O(b^2 h + u b (p + h)) (u held-out
     rows, h held-out basis vectors) and ``leave_one_out`` O(b^3) once plus O(m b p).
-    Linear kernel with d + 1 <= m: primal, O(m d^2). Otherwise dual: O(m^2 d) for the
+    Linear kernel with d + 1 <= m: primal, O(m d^2); ``holdout`` of h rows then
+    O(h^2 d + h^3), or for h > d a refit in the primal (O(h d^2 + d^3) once per fold,
+    O(h d p) per regparam). Otherwise dual: O(m^2 d) for the
     kernel plus O(m^3/3) (Cholesky). ``solve`` for a second lambda eigendecomposes once
     (O(m^3)) and then costs O(m^2 p); ``holdout`` of h rows O(h^2 m + h^3) after that,
     ``leave_one_out`` O(m^2), ``leave_pair_out`` O(m^3) once plus O(p) per pair.
@@ -181,27 +182,40 @@ class _SelectionWrapper(PredictorInterface):
 
 
 class LeaveOneOutRLS(_SelectionWrapper):
-    """RLS with regparam chosen by exact leave-one-out over a grid.
+    __doc__ = f"""RLS with regparam chosen by exact leave-one-out over a grid.
 
     Parameters
     ----------
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`RLS`
     regparams : sequence, default 2^-15 ... 2^15 (31 values)
     measure : performance measure, default ``sqerror``
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+    gamma : float or ``"learn"``
+        With ``kernel="GaussianKernel"`` or ``"PolynomialKernel"``, ``gamma="learn"``
+        learns gamma (the polynomial kernel's coef0 > 0 too) and regparam together by
+        minimizing the exact leave-one-out mean squared error with its gradient
+        (:func:`rlscore.core.rls.learn_kernel`; no grid: ``regparams`` must be None,
+        no ``basis_vectors``). Keywords of that search: ``ard=True`` (Gaussian: one
+        gamma per feature), ``penalty`` (Cawley & Talbot's penalty on the widths).
+{VERBOSE_DOC}
 
     Attributes
     ----------
     cv_performances : ndarray (grid,), cv_predictions : ndarray (grid, m[, p]),
     regparam : the chosen grid element, predictor : the model at that regparam
+    gamma, coef0 : with ``gamma="learn"``, the learned values (gamma an ndarray (d,)
+        with ``ard=True``)
+    length_scales : with ``gamma="learn"`` and the Gaussian kernel, 1 / sqrt(2 gamma)
+    cv_history : with ``gamma="learn"``, per optimizer step a dict of ``criterion``
+        (LOO mean squared error), ``grad_norm``, ``regparam`` and ``kernel_params``
+    kernel_learning : with ``gamma="learn"``, the whole
+        :class:`rlscore.core.rls.KernelLearningResult`
 
     Notes
     -----
     One eigendecomposition (O(m^3) dual, O(m d^2) primal) plus O(m^2 p) (dual) or
-    O(m d p) (primal) per grid point.
+    O(m d p) (primal) per grid point. With ``gamma="learn"``, ~2 m^3 flops (one
+    Cholesky factorization and inverse, one symmetric product) plus O(m^2 d) per
+    optimizer step.
     """
 
     @reports_progress
@@ -210,23 +224,24 @@ class LeaveOneOutRLS(_SelectionWrapper):
         if measure is None:
             from rlscore.measure import sqerror as measure
         self.measure = measure
+        if learns_kernel(kwargs):
+            kwargs, regparams = learn_kernel_parameters(
+                self, kernel, basis_vectors, regparams, kwargs,
+                lambda **kw: learn_kernel(X, Y, kernel, **kw))
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: LOOCV(model, measure))
         self.cv_predictions = np.array([squeeze(p) for p in preds])
 
 
 class KfoldRLS(_SelectionWrapper):
-    """RLS with regparam chosen by K-fold cross-validation with the given folds
+    __doc__ = f"""RLS with regparam chosen by K-fold cross-validation with the given folds
     (exact hold-out shortcut per fold, no retraining).
 
     Parameters
     ----------
     folds : list of index lists (need not cover every example)
     measure : default ``sqerror``; save_predictions : accepted and ignored
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Notes
     -----
@@ -253,17 +268,14 @@ class KfoldRLS(_SelectionWrapper):
 
 
 class LeavePairOutRLS(_SelectionWrapper):
-    """RLS with regparam chosen by exact leave-pair-out ranking accuracy (the LPO
+    __doc__ = f"""RLS with regparam chosen by exact leave-pair-out ranking accuracy (the LPO
     estimate of AUC for +-1 labels, of the c-index otherwise) over all pairs with
     different labels.
 
     Parameters
     ----------
     X, Y, kernel, basis_vectors, regparams, **kwargs : as for :class:`LeaveOneOutRLS`
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Notes
     -----

@@ -7,7 +7,7 @@ from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
 from rlscore.core.kronecker import check_indefinite
 from rlscore.core.structure import as_pairs, check_order
 from rlscore._validation import check_regparam, warn_unused_kwargs
-from rlscore.learner._common import exclusive, reports_progress
+from rlscore.learner._common import VERBOSE_DOC, exclusive, reports_progress
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
@@ -18,7 +18,7 @@ _KEYS = {"X1", "X2", "K1", "K2", "Y", "regparam1", "regparam2", "indefinite"}
 
 
 class TwoStepRLS(PairwisePredictorInterface):
-    """Two-step RLS: ridge regression over domain 2 for every domain-1 object, then over
+    __doc__ = f"""Two-step RLS: ridge regression over domain 2 for every domain-1 object, then over
     domain 1 on those predictions. Keyword arguments only.
 
     Parameters
@@ -36,23 +36,20 @@ class TwoStepRLS(PairwisePredictorInterface):
         UserWarning (see :mod:`rlscore.core.kronecker`; the same policy as KronRLS
         and CGKronRLS).
     **kwargs : other keywords are ignored with a UserWarning
-    verbose : bool, default False (keyword)
-        Show the progress (kernel matrix, factorizations, the regparam grid, solver
-        iterations) on stderr; it is logged either way (logger ``"rlscore"``, see
-        :doc:`/progress`).
+{VERBOSE_DOC}
 
     Attributes
     ----------
     predictor, regparam1, regparam2, Y (n1 x n2);
-    A : (n1, n2) = (K1 + regparam1 I)^{-1} Y (K2 + regparam2 I)^{-1} (kernel mode);
+    A : (n1, n2) = (K1 + regparam1 I)^{{-1}} Y (K2 + regparam2 I)^{{-1}} (kernel mode);
         ``predictor = KernelPairwisePredictor(vec_F(A))``
-    W : (d1, d2) = (X1^T X1 + l1 I)^{-1} X1^T Y X2 (X2^T X2 + l2 I)^{-1} (linear mode)
+    W : (d1, d2) = (X1^T X1 + l1 I)^{{-1}} X1^T Y X2 (X2^T X2 + l2 I)^{{-1}} (linear mode)
 
     Notes
     -----
     The model is ordinary RLS (regparam 1) with the pairwise kernel
     G = [l1 l2 (K2^-1 kron K1^-1) + l1 (I kron K1^-1) + l2 (K2^-1 kron I)]^-1, whose
-    hat matrix is H2 kron H1 with H = K (K + l I)^{-1}; the cross-validation methods
+    hat matrix is H2 kron H1 with H = K (K + l I)^{{-1}}; the cross-validation methods
     below are exact (equal to retraining). Training: two eigendecompositions,
     O(n1^3 + n2^3); ``solve`` and every leave-one-out method O(n1 n2 (n1 + n2)).
     All CV methods return a vector of length n1 * n2 in vec_F order; entries not

@@ -12,7 +12,8 @@ Tie conventions: in the pairwise measures (``cindex``, ``auc``) label ties are n
 and prediction ties count 1/2; ``kendall_tau_b`` corrects for ties in both. The IR
 measures (``ndcg``, ``mean_ndcg``, ``precision_at_k``, ``mean_average_precision``)
 follow the LETOR 4.0 evaluation script by default (tied predictions keep the input
-order, every query counts); ``ndcg(..., convention="standard")`` is scikit-learn's
+order, every query counts); ``convention="letor3"`` follows LETOR 3.0's script (P@k of a
+query shorter than k is 0); ``ndcg(..., convention="standard")`` is scikit-learn's
 ``ndcg_score`` (ties averaged). See :mod:`rlscore.measure.ranking_measures`.
 
 Binary labels: ``cindex`` and the IR measures accept -1/+1, 0/1 and booleans (+1 / 1 /
@@ -27,7 +28,7 @@ Names: :func:`measure_by_name` is the one table of measure names (``"ndcg@5"``,
 
 from rlscore.measure.accuracy_measure import accuracy
 from rlscore.measure.auc_measure import auc
-from rlscore.measure.cindex_measure import cindex, cindex_per_query
+from rlscore.measure.cindex_measure import cindex, cindex_per_query, pair_counts
 from rlscore.measure.fscore_measure import fscore
 from rlscore.measure.kendall_measure import kendall_tau_b
 from rlscore.measure.measure_utilities import UndefinedPerformance
@@ -66,5 +67,5 @@ __all__ = [
     "query_average", "query_values", "query_cindex", "query_kendall_tau_b",
     "query_ndcg", "query_mean_average_precision", "UndefinedPerformance",
     "Measure", "measure_by_name", "MEASURE_NAMES", "ShortQueryWarning",
-    "short_query_message", "short_query_warnings_once",
+    "short_query_message", "short_query_warnings_once", "pair_counts",
 ]

@@ -69,7 +69,7 @@ class Measure:
         "sqmprank", "spearman", "kendall", "accuracy", "fscore", "ova_accuracy".
     k : int or None
         The cutoff of "ndcg" and "p".
-    convention : "letor" or "standard" (ndcg only)
+    convention : "letor" (= "letor4"), "letor3" (ndcg, p, map) or "standard" (ndcg)
     """
 
     name: str
@@ -106,11 +106,26 @@ class Measure:
     def keywords(self):
         """The keywords this name passes to :attr:`function`."""
         kw = dict(_KINDS[self.kind][2])
-        if self.kind == "ndcg":
+        if self.kind in ("ndcg", "p"):
             kw.update(k=self.k, convention=self.convention)
-        elif self.kind == "p":
-            kw["k"] = self.k
+        elif self.kind == "map":
+            kw["convention"] = self.convention
         return kw
+
+    def under(self, convention):
+        """This measure under the LETOR ``convention`` ("letor4" or "letor3", e.g.
+        ``rlscore evaluate --convention``): ndcg (not ``:standard``), p and map take it,
+        the others are returned unchanged. ValueError for meanndcg under "letor3" (a
+        LETOR 4.0 measure)."""
+        if convention in (None, "letor", "letor4"):
+            return self
+        if self.kind == "meanndcg":
+            raise ValueError(f"{self.name} is a LETOR 4.0 measure; the {convention} "
+                             f"rules have none")
+        if self.kind in ("p", "map") or (self.kind == "ndcg"
+                                         and self.convention != "standard"):
+            return dataclasses.replace(self, convention=convention)
+        return self
 
     def __call__(self, Y, P, qids=None):
         """The measure of predictions P for labels Y; per query (then the mean over

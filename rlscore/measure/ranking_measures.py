@@ -7,9 +7,10 @@ one query. Several label columns are scored one by one and the column values ave
 
 Conventions
 -----------
-``convention="letor"`` (the default of every measure here) follows the official LETOR 4.0
-evaluation script ``Eval-Score-4.0.pl`` (Qin & Liu, *Introducing LETOR 4.0 Datasets*,
-arXiv:1306.2597, 2013), so that values can be put beside published LETOR tables:
+``convention="letor"`` (the default of every measure here; ``"letor4"`` is the same)
+follows the official LETOR 4.0 evaluation script ``Eval-Score-4.0.pl`` (Qin & Liu,
+*Introducing LETOR 4.0 Datasets*, arXiv:1306.2597, 2013), so that values can be put
+beside published LETOR tables:
 
 * gain ``2**label - 1``; ranks 1 and 2 are not discounted, rank r >= 3 is discounted by
   ``1 / log2(r)``;
@@ -24,6 +25,20 @@ arXiv:1306.2597, 2013), so that values can be put beside published LETOR tables:
   documents;
 * tied predictions keep the input (file) order (the script's sort is stable);
 * every mean is over all queries.
+
+``convention="letor3"`` (:func:`ndcg`, :func:`precision_at_k`,
+:func:`mean_average_precision`) follows LETOR 3.0's ``Eval-Score-3.0.pl`` (Jun Xu and
+Tie-Yan Liu; the script of the LETOR 3.0 tables, e.g. OHSUMED in T.-Y. Liu, *Learning to
+Rank for Information Retrieval*, Springer 2011, Table 11.7). It differs from 4.0 in one
+rule: its precision loop stops at the last document of a query, so P@k of a query with
+fewer than k documents is undefined and summed as 0 (4.0 counts the missing positions
+as irrelevant: the relevant documents of the query divided by k). Everything else is the
+same: the gain table ``{2: 3, 1: 1, 0: 0}`` (= ``2**label - 1``), no discount at ranks 1
+and 2, NDCG@k = 0 for a query shorter than k (both scripts leave it undefined), IDCG = 0
+scores 0, relevant means label 1 or 2, AP = 0 without relevant documents, ties in file
+order, means over all queries. (3.0 has no MeanNDCG; :func:`mean_ndcg` is 4.0 only.)
+Both scripts look labels up in a table of 0, 1 and 2 only; rlscore extends the table
+to any grade as ``2**label - 1`` and relevant as label > 0.
 
 ``convention="standard"`` (:func:`ndcg` only) is scikit-learn's ``ndcg_score``: gain
 equal to the label, discount ``1 / log2(1 + r)`` for every rank, tied predictions
@@ -48,7 +63,9 @@ from rlscore.measure.measure_utilities import (
 __all__ = ["ndcg", "mean_ndcg", "precision_at_k", "mean_average_precision",
            "ShortQueryWarning", "short_query_message", "short_query_warnings_once"]
 
-CONVENTIONS = ("letor", "standard")
+#: the LETOR conventions: "letor" (= "letor4", the default) and "letor3"
+LETOR_CONVENTIONS = ("letor", "letor4", "letor3")
+CONVENTIONS = LETOR_CONVENTIONS + ("standard",)
 
 
 def _check_k(k, allow_none=True):
@@ -231,7 +248,7 @@ def ndcg_per_query(Y, P, qids=None, k=10, convention="letor"):
     in order of first appearance. See :func:`ndcg`."""
     k = _check_k(k)
     _check_convention(convention)
-    if convention == "letor":
+    if convention in LETOR_CONVENTIONS:         # 3.0 and 4.0 compute NDCG alike
         warn = None if k is None else (lambda g: _warn_short_queries(g.sizes, k))
         return _per_query(Y, P, qids, lambda R: _ndcg_letor_column(R, k), "ndcg",
                           on_groups=warn)
@@ -249,7 +266,9 @@ def ndcg(Y, P, qids=None, k=10, convention="letor"):
     the ideal DCG of the documents sorted by decreasing relevance. A query with IDCG@k = 0
     scores 0; a query with fewer than k documents scores 0 (with a
     :class:`ShortQueryWarning` naming how many there are and how to score them). The
-    mean is over all queries.
+    mean is over all queries. ``"letor4"`` is the same; ``"letor3"``
+    (``Eval-Score-3.0.pl``) computes NDCG by the same rules (see the module notes for
+    where 3.0 and 4.0 differ).
 
     ``convention="standard"``: scikit-learn's ``ndcg_score`` (Järvelin & Kekäläinen
     2002 with linear gain): ``DCG@k = sum_{r<=k} rel_r / log2(1 + r)``, tied predictions
@@ -268,7 +287,7 @@ def ndcg(Y, P, qids=None, k=10, convention="letor"):
         one query.
     k : int >= 1 or None, default 10
         Rank cutoff; None uses every rank of each query (no short-query rule).
-    convention : {"letor", "standard"}
+    convention : {"letor", "letor4", "letor3", "standard"}
 
     Returns
     -------
@@ -339,25 +358,34 @@ def mean_ndcg(Y, P, qids=None):
     return np.float64(np.mean(mean_ndcg_per_query(Y, P, qids)))
 
 
-def precision_at_k_per_query(Y, P, qids=None, k=10):
+def precision_at_k_per_query(Y, P, qids=None, k=10, convention="letor"):
     """P@k of every query, array (n_queries,); see :func:`precision_at_k`."""
     k = _check_k(k, allow_none=False)
+    letor3 = _check_convention(convention, LETOR_CONVENTIONS) == "letor3"
+
     def col(R):
-        return R.per_query(((R.y > 0) & (R.pos < k)).astype(np.float64)) / k
+        values = R.per_query(((R.y > 0) & (R.pos < k)).astype(np.float64)) / k
+        if letor3:
+            values[R.groups.sizes < k] = 0.0   # 3.0: undefined past the last document
+        return values
     return _per_query(Y, P, qids, col)
 
 
-def precision_at_k(Y, P, qids=None, k=10):
-    """Precision at k (P@k), LETOR 4.0 rules, mean over all queries.
+def precision_at_k(Y, P, qids=None, k=10, convention="letor"):
+    """Precision at k (P@k), LETOR rules, mean over all queries.
 
     Per query: the number of relevant documents (label > 0) among the k first of the
-    ranking by decreasing prediction (ties in input order), divided by k; a query with
-    fewer than k documents counts its missing positions as irrelevant.
+    ranking by decreasing prediction (ties in input order), divided by k. A query with
+    fewer than k documents counts its missing positions as irrelevant
+    (``convention="letor"`` or ``"letor4"``, ``Eval-Score-4.0.pl``) or scores 0
+    (``"letor3"``, ``Eval-Score-3.0.pl``, whose loop stops at the query's last
+    document and sums the missing P@k as 0).
 
     Parameters
     ----------
     Y, P, qids : as in :func:`ndcg` (binary or graded labels; relevant means > 0)
     k : int >= 1, default 10
+    convention : {"letor", "letor4", "letor3"}
 
     Returns
     -------
@@ -368,11 +396,13 @@ def precision_at_k(Y, P, qids=None, k=10):
     -----
     O(m log m) time, O(m) memory.
     """
-    return np.float64(np.mean(precision_at_k_per_query(Y, P, qids, k)))
+    return np.float64(np.mean(precision_at_k_per_query(Y, P, qids, k, convention)))
 
 
-def average_precision_per_query(Y, P, qids=None):
+def average_precision_per_query(Y, P, qids=None, convention="letor"):
     """AP of every query, array (n_queries,); see :func:`mean_average_precision`."""
+    _check_convention(convention, LETOR_CONVENTIONS)
+
     def col(R):
         rel = (R.y > 0).astype(np.float64)
         c = np.cumsum(rel)
@@ -385,8 +415,8 @@ def average_precision_per_query(Y, P, qids=None):
     return _per_query(Y, P, qids, col)
 
 
-def mean_average_precision(Y, P, qids=None):
-    """Mean average precision (MAP), LETOR 4.0 rules.
+def mean_average_precision(Y, P, qids=None, convention="letor"):
+    """Mean average precision (MAP), LETOR rules (3.0 and 4.0 compute it alike).
 
     Per query: documents ranked by decreasing prediction (ties in input order);
     relevant means label > 0; ``AP = (1/R) sum over relevant documents of
@@ -399,6 +429,8 @@ def mean_average_precision(Y, P, qids=None):
         Labels; > 0 is relevant (graded 0..4, 0/1, booleans and -1/+1 all work).
     P : array-like, same shape as Y
     qids : sequence of length m or QueryGroups, optional
+    convention : {"letor", "letor4", "letor3"}
+        Accepted for symmetry with :func:`ndcg`; both LETOR scripts give the same AP.
 
     Returns
     -------
@@ -411,7 +443,7 @@ def mean_average_precision(Y, P, qids=None):
     skipped queries without a relevant document; it now follows the LETOR script, so
     values are comparable with published LETOR tables.
     """
-    return np.float64(np.mean(average_precision_per_query(Y, P, qids)))
+    return np.float64(np.mean(average_precision_per_query(Y, P, qids, convention)))
 
 
 for _f in (ndcg, mean_ndcg, precision_at_k, mean_average_precision):

@@ -13,8 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore._validation import check_real_dtype
-from rlscore._vec_trick import (PairwiseKernelOperator, SampledKronProduct, as_index_vector,
-                                as_terms)
+from rlscore._vec_trick import (PairwiseKernelOperator, SampledKronProduct, as_terms,
+                                term_indices)
 
 __all__ = ["PairwisePredictorInterface", "KernelPairwisePredictor",
            "LinearPairwisePredictor"]
@@ -61,23 +61,6 @@ def _dense(X, name):
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinity")
     return X
-
-
-def _as_terms(X1, X2, inds1, inds2, weights, names=("X1pred", "X2pred")):
-    """Single or multi-term test arguments as lists of equal length
-    (:func:`rlscore._vec_trick.as_terms`)."""
-    a, b = names
-    X1s, X2s, (i1, i2), w = as_terms(X1, X2, [(inds1, f"inds_{a}"), (inds2, f"inds_{b}")],
-                                     weights, names=names)
-    return X1s, X2s, i1, i2, w
-
-
-def _test_inds(inds, n, name, t, T):
-    """A test index vector (or None) of term t against n test objects, checked under
-    the caller's argument name. O(len(inds))."""
-    if inds is None:
-        return None
-    return as_index_vector(inds, n, name + (f"[{t}]" if T > 1 else ""))
 
 
 class KernelPairwisePredictor:
@@ -135,17 +118,16 @@ class KernelPairwisePredictor:
         """
         if pko is not None:
             return np.asarray(pko.matvec(self.A)).ravel()
-        K1s, K2s, i1, i2, w = _as_terms(K1pred, K2pred, inds_K1pred, inds_K2pred,
-                                        self.weights, names=("K1pred", "K2pred"))
+        K1s, K2s, (i1, i2, c1, c2), w = as_terms(
+            K1pred, K2pred, [(inds_K1pred, "inds_K1pred"), (inds_K2pred, "inds_K2pred"),
+                             (self.inds_K1training, "inds_K1training"),
+                             (self.inds_K2training, "inds_K2training")],
+            self.weights, names=("K1pred", "K2pred"))
         T = len(K1s)
-        c1 = self._training_inds(self.inds_K1training, T, "inds_K1training")
-        c2 = self._training_inds(self.inds_K2training, T, "inds_K2training")
         K1s = [_dense(K, "K1pred") for K in K1s]
         K2s = [_dense(K, "K2pred") for K in K2s]
-        i1 = [_test_inds(v, K.shape[0], "inds_K1pred", t, T) for t, (v, K) in
-              enumerate(zip(i1, K1s))]
-        i2 = [_test_inds(v, K.shape[0], "inds_K2pred", t, T) for t, (v, K) in
-              enumerate(zip(i2, K2s))]
+        i1 = term_indices(i1, [K.shape[0] for K in K1s], "inds_K1pred")
+        i2 = term_indices(i2, [K.shape[0] for K in K2s], "inds_K2pred")
         for t in range(T):
             _check_training_columns(K1s[t], c1[t], "K1pred", 1, t, T)
             _check_training_columns(K2s[t], c2[t], "K2pred", 2, t, T)
@@ -161,21 +143,6 @@ class KernelPairwisePredictor:
                              f"training indices describe {op.shape[1]} pairs")
         return op.matvec(self.A)
 
-    @staticmethod
-    def _training_inds(inds, T, name):
-        if inds is None:
-            return [None] * T
-        if T > 1:
-            if isinstance(inds, np.ndarray) and inds.ndim == 2 and inds.shape[0] == T:
-                return list(inds)
-            if not isinstance(inds, (list, tuple)) or len(inds) != T:
-                raise ValueError(f"{name} must hold one index vector per term ({T})")
-            return list(inds)
-        if isinstance(inds, (list, tuple)) and len(inds) == 1 and np.ndim(inds[0]) == 1:
-            return [inds[0]]
-        if isinstance(inds, np.ndarray) and inds.ndim == 2 and inds.shape[0] == 1:
-            return [inds[0]]
-        return [inds]
 
 
 class LinearPairwisePredictor:
@@ -223,15 +190,15 @@ class LinearPairwisePredictor:
         """
         if pko is not None:
             return np.asarray(pko.matvec(self.W)).ravel()
-        X1s, X2s, i1, i2, w = _as_terms(X1pred, X2pred, inds_X1pred, inds_X2pred,
-                                        self.weights)
+        X1s, X2s, (i1, i2), w = as_terms(
+            X1pred, X2pred, [(inds_X1pred, "inds_X1pred"), (inds_X2pred, "inds_X2pred")],
+            self.weights, names=("X1pred", "X2pred"))
+        X1s = [_dense(X, "X1pred") for X in X1s]
+        X2s = [_dense(X, "X2pred") for X in X2s]
+        i1 = term_indices(i1, [X.shape[0] for X in X1s], "inds_X1pred")
+        i2 = term_indices(i2, [X.shape[0] for X in X2s], "inds_X2pred")
         out = None
-        T = len(X1s)
-        for t in range(T):
-            X1 = _dense(X1s[t], "X1pred")
-            X2 = _dense(X2s[t], "X2pred")
-            i1[t] = _test_inds(i1[t], X1.shape[0], "inds_X1pred", t, T)
-            i2[t] = _test_inds(i2[t], X2.shape[0], "inds_X2pred", t, T)
+        for t, (X1, X2) in enumerate(zip(X1s, X2s)):
             d1, d2 = X1.shape[1], X2.shape[1]
             if d1 * d2 != self.W.size:
                 raise ValueError(f"W has {self.W.size} entries but the test features give "

@@ -143,3 +143,24 @@ def test_contiguous_sorted_ids_equal_the_general_encoding():
         g = QueryGroups.from_qids(qids)
         np.testing.assert_array_equal(g.codes, codes)
         assert list(g.ids) == list(table) and g.ids.dtype == qids.dtype
+
+
+@pytest.mark.parametrize("method", ["subset", "whole"])
+def test_subset_and_whole_check_their_rows(method):
+    """Rows outside 0..m-1, repeated, fractional, boolean-but-not-a-mask or 2-D are
+    refused naming ``rows`` (they used to wrap around, count twice or be truncated)."""
+    g = QueryGroups.from_qids([3, 1, 3, 2])
+    f = getattr(g, method)
+    for bad, err in (([0, 4], IndexError), ([-1], IndexError), ([0, 0, 2], IndexError),
+                     ([0.5], ValueError), ([[0, 2]], ValueError),
+                     ([True, False], ValueError), (["a"], ValueError)):
+        with pytest.raises(err, match="rows"):
+            f(bad)
+    mask = np.array([True, False, True, False])
+    if method == "whole":
+        assert g.whole(mask) and g.whole([]) and not g.whole([0, 1])
+    else:
+        assert g.subset(mask).codes.tolist() == [0, 0]
+        assert g.subset([3, 1]).codes.tolist() == [0, 1]
+        with pytest.raises(ValueError, match="rows"):
+            g.subset([])

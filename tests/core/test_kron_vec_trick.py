@@ -280,3 +280,36 @@ def test_operator_errors(rng):
         PairwiseKernelOperator([K1, K1], [K2, K2], [None, [0, 1]], [None, [0, 0]])
     with pytest.raises(ValueError):
         PairwiseKernelOperator([], [])
+
+
+def test_operator_and_predictor_share_the_per_term_index_conventions(rng):
+    """One home (rlscore._vec_trick.as_terms / term_indices) for the index arguments of
+    a sum of terms: the operator and the pairwise predictor accept the same forms (a
+    list or a 2-D array of T index vectors; for one term also a list of one vector) and
+    name a bad entry alike, ``name[t]``."""
+    from rlscore.predictor import KernelPairwisePredictor
+    K1, K2 = rng.standard_normal((5, 5)), rng.standard_normal((4, 4))
+    r, c = rng.integers(0, 5, 7), rng.integers(0, 4, 7)
+    A = rng.standard_normal(7)
+    ref = PairwiseKernelOperator([K1, K1], [K2, K2], [r, r], [c, c], [r, r], [c, c])
+    stacked = PairwiseKernelOperator([K1, K1], [K2, K2], np.vstack([r, r]),
+                                     np.vstack([c, c]), np.vstack([r, r]),
+                                     np.vstack([c, c]))
+    np.testing.assert_allclose(stacked @ A, ref @ A, rtol=1e-13)
+    one = PairwiseKernelOperator(K1, K2, [r], [c], r[None, :], c[None, :])
+    np.testing.assert_allclose(2 * (one @ A), ref @ A, rtol=1e-13)
+    pred = KernelPairwisePredictor(A, np.vstack([r, r]), np.vstack([c, c]))
+    np.testing.assert_allclose(pred.predict([K1, K1], [K2, K2], [r, r], [c, c]), ref @ A,
+                               rtol=1e-13)
+    bad = r.copy()
+    bad[2] = 5
+    with pytest.raises(IndexError, match=r"row_inds_K1\[1\]"):
+        PairwiseKernelOperator([K1, K1], [K2, K2], [r, bad], [c, c], [r, r], [c, c])
+    with pytest.raises(IndexError, match=r"inds_K1pred\[1\]"):
+        pred.predict([K1, K1], [K2, K2], [r, bad], [c, c])
+    with pytest.raises(IndexError, match="inds_K1pred"):
+        KernelPairwisePredictor(A, r, c).predict(K1, K2, bad, c)
+    with pytest.raises(ValueError, match="list of 2 index vectors"):
+        PairwiseKernelOperator([K1, K1], [K2, K2], [r], [c])
+    with pytest.raises(ValueError, match="list of 2 index vectors"):
+        KernelPairwisePredictor(A, [r], [c]).predict([K1, K1], [K2, K2], [r, r], [c, c])

@@ -306,3 +306,35 @@ def test_rankrls_cv_removing_a_basis_vector_whose_twin_stays(duplicated_basis):
         train = np.setdiff1d(np.arange(m), [i])
         ref = _sor_dependent(K, Y, train, np.setdiff1d(basis, [i]), lam, [i], rank=True)
         np.testing.assert_allclose(loo[i], ref[0], atol=1e-7)
+
+
+@pytest.mark.parametrize("H", [[0], [6], [0, 2], [0, 7, 3], [6, 7]])
+def test_removal_with_a_kept_twin_equals_refit_and_cv(duplicated_basis, H):
+    """Removing a basis vector whose duplicate stays in the basis: the reduced map is
+    that of the kept basis (its twin restores the direction, whichever copy the pivoted
+    Cholesky kept in the map), so a ridge model on it predicts as the subset-of-
+    regressors refit on the kept basis (lstsq), and, trained without the rows of the
+    removed vectors, as cross-validation."""
+    X, Y, basis, K = duplicated_basis
+    m, lam = X.shape[0], 0.3
+    with pytest.warns(UserWarning, match="effective rank 6 of 8"):
+        nm = NystromMap(K[:, basis], K[np.ix_(basis, basis)])
+        model = RLSModel(X, Y, lam, "GaussianKernel", basis_indices=basis, gamma=GAMMA)
+    kept = np.setdiff1d(basis, basis[H])
+    red = nm.remove(H)
+    np.testing.assert_allclose(red.Phi @ red.Phi.T,
+                               K[:, kept] @ np.linalg.pinv(K[np.ix_(kept, kept)],
+                                                           rcond=1e-10) @ K[kept],
+                               atol=1e-7)
+    rows = np.arange(m)
+    W = np.linalg.solve(red.Phi.T @ red.Phi + lam * np.eye(red.Phi.shape[1]),
+                        red.Phi.T @ Y)
+    np.testing.assert_allclose(red.Phi @ W, _sor_dependent(K, Y, rows, kept, lam, rows),
+                               atol=1e-7)
+    np.testing.assert_allclose(K[:, basis[red.basis]] @ red.back(W), red.Phi @ W,
+                               atol=1e-7)
+    fold = basis[H]
+    train = np.setdiff1d(rows, fold)
+    Pt = red.Phi[train]
+    Wt = np.linalg.solve(Pt.T @ Pt + lam * np.eye(Pt.shape[1]), Pt.T @ Y[train])
+    np.testing.assert_allclose(red.Phi[fold] @ Wt, model.holdout(fold), atol=1e-7)

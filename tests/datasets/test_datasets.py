@@ -231,7 +231,39 @@ def test_public_names():
         "load_heart", "load_letor", "make_regression", "make_classification",
         "make_ranking_queries", "make_irrelevant_pairs_example", "make_relation_extraction",
         "load_davis", "load_metz", "load_yamanishi", "make_drug_target",
-        "make_grouped_regression"}
+        "make_grouped_regression", "make_relevance_regression", "load_beijing_air_quality"}
+
+
+def test_make_relevance_regression():
+    from rlscore.datasets import make_relevance_regression
+    X, y = make_relevance_regression(50, n_relevant=3, n_irrelevant=2, noise=0.0,
+                                     random_state=1)
+    assert X.shape == (50, 5) and y.shape == (50,)
+    expected = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] ** 2 + np.sin(2 * X[:, 2])
+    np.testing.assert_allclose(y, expected, rtol=1e-12)
+    X2, y2 = make_relevance_regression(50, n_relevant=3, n_irrelevant=2, noise=0.0,
+                                       random_state=1)
+    np.testing.assert_array_equal(X, X2)
+    with pytest.raises(ValueError):
+        make_relevance_regression(0)
+
+
+def test_load_beijing_air_quality_from_a_tiny_folder(tmp_path):
+    pytest.importorskip("pandas")
+    from rlscore.datasets import load_beijing_air_quality
+    cols = ["No", "year", "month", "day", "hour", "PM2.5", "PM10", "SO2", "NO2", "CO",
+            "O3", "TEMP", "PRES", "DEWP", "RAIN", "wd", "WSPM", "station"]
+    rows = [[1, 2013, 3, 1, 0, 4, 4, 4, 7, 300, 77, -0.7, 1023, -18.8, 0, "NNW", 4.4, "S"],
+            [2, 2013, 3, 1, 1, "NA", 8, 4, 7, 300, 77, -1.1, 1023, -18.2, 0, "N", 4.7, "S"],
+            [3, 2013, 3, 1, 2, 7, 7, 5, 10, 300, 73, -1.1, 1024, -18.2, 0, "NNW", 5.6, "S"]]
+    text = ",".join(cols) + "\n" + "\n".join(",".join(map(str, r)) for r in rows) + "\n"
+    (tmp_path / "PRSA_Data_Test_20130301-20170228.csv").write_text(text)
+    X, y = load_beijing_air_quality(tmp_path, station="Test")
+    assert X.shape == (2, 12)                       # the row with a missing PM2.5 dropped
+    np.testing.assert_allclose(y, np.log1p([4.0, 7.0]))
+    np.testing.assert_allclose(X[:, -2:], [[0, 3], [2, 3]])      # hour, month
+    with pytest.raises(FileNotFoundError):
+        load_beijing_air_quality(tmp_path, station="Nowhere")
 
 
 def test_make_grouped_regression():

@@ -397,3 +397,25 @@ def test_parts_query_measure_uses_the_per_query_functions(client):
         assert np.isclose(got[name], expected[name], rtol=1e-12), name
     with pytest.raises(ValueError, match="measure must be one of"):
         parts_query_measure(parts, "mrr", client=client)
+
+
+def test_ranksvm_squared_hinge_defaults_equal_the_single_machine_as_documented(client):
+    """With default settings (tol=1e-3, Newton) on 6000 rows: the distributed model is
+    the single machine's with warm_start=None to round-off; the single machine's
+    default (a subsample warm start) stops elsewhere within the same stopping test,
+    inside the strong-convexity bound that docs/distributed.rst states."""
+    rng = np.random.default_rng(7)
+    m, d, lam = 6000, 8, 1e-2
+    X = rng.standard_normal((m, d))
+    y = np.round(X @ rng.standard_normal(d) + rng.standard_normal(m))
+    Xd, yd = da.from_array(X, chunks=(1500, -1)), da.from_array(y, chunks=(1500,))
+    dist = rd.LinearRankSVM(Xd, yd, regparam=lam, loss="squared_hinge", client=client)
+    cold = LinearRankSVM(X, y, regparam=lam, loss="squared_hinge", warm_start=None)
+    warm = LinearRankSVM(X, y, regparam=lam, loss="squared_hinge")
+    wd, wc, ww = (s.predictor.W.ravel() for s in (dist, cold, warm))
+    assert dist.converged and cold.converged and warm.converged
+    assert warm.solution.warm_start_iterations > 0 == cold.solution.warm_start_iterations
+    np.testing.assert_allclose(wd, wc, rtol=1e-9, atol=1e-12)
+    assert dist.iterations == cold.iterations
+    g0 = dist.solution.grad_norm0
+    assert np.linalg.norm(wd - ww) <= 2 * 1e-3 * g0 / lam

@@ -17,7 +17,15 @@ after the other would:
   the next ``$``, must be its output (doctest rules again); with no lines after it the
   command must succeed;
 * ``.. literalinclude::`` of a ``.py`` script runs the script (``python script.py``,
-  in the script's folder) -- these tests are marked ``slow``.
+  in the script's folder) -- these tests are marked ``slow``;
+* a Python block that starts worker processes (a Dask ``LocalCluster`` or ``Client()``,
+  ``multiprocessing``, a ``ProcessPoolExecutor``) runs the way a reader runs it: written
+  to a file and run as ``python file.py`` in a child process, on its own (it must be a
+  complete script). Worker processes started by "spawn" -- Dask's default --
+  re-import the main script, so such an example only works with its work under
+  ``if __name__ == "__main__":``; run inside this runner's interpreter (``python -c``,
+  no script to re-import) an unguarded example would pass and then fail for the
+  reader ("Nanny failed to start").
 
 A page marks its exceptions with reST comments (invisible in the built pages):
 
@@ -51,6 +59,9 @@ _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(code-block|code|sourcecode)::\s*(\S*)\s*
 _INCLUDE = re.compile(r"^(\s*)\.\.\s+literalinclude::\s*(\S+)\s*$")
 _MARK = re.compile(r"^\s*\.\.\s+doc-test:\s*(skip|slow|needs-data)\s*(\S*)\s*$")
 _PYTHON_LANGS = {"python", "python3", "py", "pycon", "default", ""}
+#: Python that starts worker processes: such a block runs as a script file
+_WORKERS = re.compile(r"\bLocalCluster\(|\bClient\(\s*\)|\bmultiprocessing\b|"
+                      r"\bProcessPoolExecutor\(")
 
 
 def _indent(line):
@@ -151,6 +162,8 @@ def parse_page(path):
             continue
         if block is None:
             continue
+        if block["kind"] == "code" and _WORKERS.search(block["text"]):
+            block["kind"] = "file"
         block["slow"] = pending == "slow" or block["kind"] == "script"
         if pending != "skip":
             blocks.append(block)
@@ -200,6 +213,15 @@ for b in blocks:
             want = "\n".join(expected).strip()
             if want and not checker.check_output(want + "\n", res.stdout, flags):
                 sys.exit(f"{where}: {cmd!r} printed\n{res.stdout}\nthe page shows\n{want}")
+    elif b["kind"] == "file":
+        path = os.path.abspath(f"example_{b['line']}.py")
+        with open(path, "w") as f:
+            f.write(b["text"] + "\n")
+        res = subprocess.run([sys.executable, path], capture_output=True, text=True)
+        sys.stdout.write(res.stdout)
+        if res.returncode != 0:
+            sys.exit(f"{where}: `python {os.path.basename(path)}` (the example as a "
+                     f"script file) exited {res.returncode}\n{res.stderr[-4000:]}")
     elif b["kind"] == "script":
         os.chdir(os.path.dirname(b["text"]))
         sys.argv = [b["text"]]
@@ -208,7 +230,7 @@ for b in blocks:
 
 
 def _page_id(page):
-    return str(page.relative_to(ROOT))
+    return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else page.name
 
 
 def _run(page, blocks, tmp_path):
@@ -289,3 +311,37 @@ def test_parser_finds_every_kind_of_block(tmp_path):
     assert blocks[2]["text"] == "y = math.sqrt(x)"
     assert [b["slow"] for b in blocks] == [False, False, False, False, True]
     assert needs == []
+
+
+_POOL = """\
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
+def square(x):
+    return x * x
+
+{guard}with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as ex:
+{indent}    print(sum(ex.map(square, range(4))))
+"""
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_examples_starting_worker_processes_run_as_script_files(tmp_path, guarded):
+    """A block that starts processes is run as ``python file.py``, as a reader pasting
+    it into a script runs it: without the ``__main__`` guard the spawned worker
+    re-imports the script and the example fails (as the Dask example of
+    docs/distributed.rst did), with it the example prints its result."""
+    code = _POOL.format(guard='if __name__ == "__main__":\n    ' if guarded else "",
+                        indent="    " if guarded else "")
+    page = tmp_path / "page.rst"
+    page.write_text("Title\n=====\n\n.. code-block:: python\n\n"
+                    + textwrap.indent(code, "    "))
+    blocks, _ = parse_page(page)
+    assert [b["kind"] for b in blocks] == ["file"]
+    run = tmp_path / "run"
+    run.mkdir()
+    if guarded:
+        _run(page, blocks, run)
+    else:
+        with pytest.raises(AssertionError, match="as a script file"):
+            _run(page, blocks, run)

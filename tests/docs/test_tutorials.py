@@ -163,6 +163,44 @@ def test_letor_tutorial_on_letor_format(tmp_path):
     assert "| QueryRankRLS (linear) |" in mod.table(res)
 
 
+@pytest.mark.parametrize("dataset", ["mq2008", "ohsumed"])
+def test_letor_seven_column_table_by_the_commands(tmp_path, dataset):
+    """The tutorial's seven-column table on a tiny LETOR folder (5 folds): every fold's
+    row comes from `rlscore fit/predict/evaluate`, and equals the Python API's
+    QueryRankRLS with the validation-MAP choice scored by rlscore.measure under the
+    release's convention (OHSUMED: LETOR 3.0, short queries score P@10 = 0)."""
+    import rlscore.measure as M
+    folder = _tiny_letor_folder(tmp_path)
+    mod = _load("letor_mq2008")
+    name = "QueryRankRLS (linear)"
+    res = mod.seven_columns(folder, dataset, learners=[name], workdir=tmp_path / "w")
+    conv = mod.DATASETS[dataset]["convention"]
+    parts = mod.read_parts(folder)
+    assert [r["fold"] for r in res[name]] == [1, 2, 3, 4, 5]
+    differs = False
+    for row in res[name]:
+        train, vali, (Xt, yt, qt) = mod.split(parts, row["fold"])
+        predict, params = mod.query_rankrls(train, vali)
+        P = predict(Xt)
+        assert f"(regparam {params['regparam']:g})" in row["params"]
+        for k in (1, 3, 10):
+            assert row[f"ndcg@{k}"] == pytest.approx(M.ndcg(yt, P, qt, k=k), abs=1e-10)
+            assert row[f"p@{k}"] == pytest.approx(
+                M.precision_at_k(yt, P, qt, k=k, convention=conv), abs=1e-10)
+        assert row["map"] == pytest.approx(M.mean_average_precision(yt, P, qt), abs=1e-10)
+        differs |= row["p@10"] != M.precision_at_k(yt, P, qt, k=10)
+    assert differs == (dataset == "ohsumed")      # the tiny folder has short queries
+    text = mod.seven_column_table(res, dataset)
+    v = np.array([r["map"] for r in res[name]])
+    assert f"| {name} | " in text and f"{v.mean():.3f} ± {v.std(ddof=1):.3f} |" in text
+    for published in mod.PUBLISHED[dataset][1]:
+        assert f"| {published} (Liu (2011), Table 11." in text
+    # easy synthetic data: above the published rows, except P@10 under LETOR 3.0 (most
+    # tiny queries have fewer than 10 documents and score 0)
+    assert mod.beats_published(res, dataset)[name] == (["P@10"] if dataset == "ohsumed"
+                                                       else [])
+
+
 def test_pairwise_mkl_weights_single_out_the_generating_term():
     mod = _load("pairwise_mkl")
     drugs, targets, Y = mod.synthetic(n_drugs=16, n_targets=14, seed=1)
@@ -235,6 +273,13 @@ def test_drug_target_settings_bcd_nested_selection_equals_refits():
     trace = {}
     res = mod.settings_bcd(KD, KT, Y, k=3, grid=grid, trace=trace)
     assert set(res) == {"B", "C", "D"} and not np.isnan(trace["B"]["P"]).any()
+    for setting, n_blocks in (("B", 3), ("C", 3), ("D", 9)):
+        # the per-fold MSEs, weighted by the sizes of the blocks, are the pooled MSE
+        ci, err = mod.fold_scores(trace[setting], Y)
+        sizes = [(R.size or Y.shape[0]) * (C.size or Y.shape[1])
+                 for R, C, *_ in trace[setting]["folds"]]
+        assert ci.size == err.size == n_blocks and np.all((ci >= 0) & (ci <= 1))
+        assert np.average(err, weights=sizes) == pytest.approx(res[setting][1], rel=1e-12)
 
     def refit(K1, Ytr, lam):
         K = np.kron(KT, K1)                               # column-major pairs
@@ -256,3 +301,87 @@ def test_drug_target_settings_bcd_nested_selection_equals_refits():
         A = refit(KD[np.ix_(T1, T1)], Ytr, lam)
         np.testing.assert_allclose(trace["B"]["P"][R],
                                    KD[np.ix_(R, T1)] @ A @ KT + Y[T1].mean(), atol=1e-9)
+
+
+def test_kernel_learning_tutorial_switches_noise_off():
+    """The kernel-learning tutorial, small: one learned gamma reaches the grid's LOO
+    error; ARD widths switch the noise features off and beat one gamma on them."""
+    pytest.importorskip("sklearn")
+    mod = _load("kernel_learning")
+    res = mod.run(sets=("synthetic",), m_synthetic=200, gpr_restarts=0)
+    rows = res["synthetic"]["rows"]
+    assert rows["LOO gradient, one gamma"]["loo"] <= rows["10 x 13 grid, exact LOO"]["loo"]
+    ard = rows["LOO gradient, ARD"]
+    assert ard["mse"] < 0.5 * rows["LOO gradient, one gamma"]["mse"]
+    ls = ard["length_scales"]
+    assert np.median(ls[2:]) > 10 * np.max(ls[:2])     # most noise features off
+    assert "length-scales" in mod.table(res)
+
+
+def test_drug_target_metz_settings_equal_refits():
+    """Metz protocol on a small incomplete matrix, settings A-D: the outer folds are
+    those of pairwise_mkl.splits (test drugs / targets absent from training in B, C,
+    D), and every fold's regparam, test c-index and MSE equal a brute-force solve
+    (np.kron) on the inner and outer training pairs."""
+    from rlscore.measure import cindex
+    mod = _load("drug_target")
+    KD, KT, Y = _drug_target_small(3)
+    Y = Y.copy()
+    Y[np.random.default_rng(0).random(Y.shape) < 0.3] = np.nan
+    grid = (4.0, 1.0)
+    res = mod.metz_settings(KD, KT, Y, k=3, grid=grid, maxiter=500)
+    rows, cols = np.where(~np.isnan(Y))
+    y = Y[rows, cols]
+    K = np.kron(KD, KT)
+    flat = rows * Y.shape[1] + cols
+
+    def solve(idx, lam):
+        mu = y[idx].mean()
+        a = np.linalg.solve(K[np.ix_(flat[idx], flat[idx])] + lam * np.eye(idx.size),
+                            y[idx] - mu)
+        return lambda te: K[np.ix_(flat[te], flat[idx])] @ a + mu
+
+    for setting in "ABCD":
+        rng = np.random.default_rng(0)
+        outer = mod.splits(setting, rows, cols, 3, rng)
+        assert [r["n_test"] for r in res[setting]] == [te.size for _, te in outer]
+        if setting != "D":
+            assert sum(te.size for _, te in outer) == y.size
+        for row, (tr, te) in zip(res[setting], outer):
+            if setting in "BD":
+                assert not set(rows[te]) & set(rows[tr])
+            if setting in "CD":
+                assert not set(cols[te]) & set(cols[tr])
+            itr, iva = mod.splits(setting, rows[tr], cols[tr], 3, rng)[0]
+            errs = [np.mean((y[tr[iva]] - solve(tr[itr], g)(tr[iva])) ** 2) for g in grid]
+            assert row["regparam"] == grid[int(np.argmin(errs))]
+            p = solve(tr, row["regparam"])(te)
+            assert row["mse"] == pytest.approx(np.mean((y[te] - p) ** 2), rel=1e-4)  # tol 1e-5
+            assert row["ci"] == pytest.approx(cindex(y[te], p), abs=1e-9)
+    assert "| D: both new | 3 |" in mod.metz_table(res)
+
+
+def test_letor_boosted_rounds_chosen_by_validation_map():
+    """_boosted_by_map keeps the (setting, number of trees) of the largest validation
+    MAP, the first on ties, against a search by hand over fake boosters whose first t
+    trees give known scores."""
+    import rlscore.measure as M
+    mod = _load("letor_mq2008")
+    rng = np.random.default_rng(0)
+    yv = rng.integers(0, 3, 40).astype(float)
+    qv = np.repeat(np.arange(8), 5)
+    noise = {s: rng.normal(size=(6, 40)) for s in (1, 2)}
+
+    def fit(setting):
+        # the more trees, the less noise; setting 2 is noisier after 30 trees
+        def predict(Z, t):
+            scale = 3.0 / t if setting[1] == 1 else (1.0 / t if t <= 30 else 5.0)
+            return yv + scale * noise[setting[1]][t // 10 - 1]
+        return predict
+    settings = [("depth", 1), ("depth", 2)]
+    predict, desc = mod._boosted_by_map(fit, settings, (None, yv, qv), n_rounds=60)
+    table = [(M.mean_average_precision(yv, fit(s)(None, t), qv), -i, -t, s, t)
+             for i, s in enumerate(settings) for t in range(10, 61, 10)]
+    best = max(table)
+    assert desc == f"depth {best[3][1]}, {best[4]} trees"
+    np.testing.assert_array_equal(predict(None), fit(best[3])(None, best[4]))

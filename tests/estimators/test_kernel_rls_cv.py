@@ -215,42 +215,36 @@ def test_boolean_mask_splits():
 # leave-pair-out
 
 
-def _brute_lpo(X, y, alpha, kr_params, fmap):
+def _brute_lpo(lpo_by_refit, X, y, alpha, kr_params, fmap):
     m = X.shape[0]
-    scores = []
-    for i in range(m):
-        for j in range(i + 1, m):
-            if y[i] == y[j]:
-                continue
-            train = np.setdiff1d(np.arange(m), [i, j])
-            pi, pj = _brute_predictions(X, y, alpha, kr_params, fmap, train, [i, j])
-            dp, dy = np.sign(pi - pj), np.sign(y[i] - y[j])
-            scores.append(0.5 if dp == 0 else float(dp == dy))
-    return np.mean(scores)
+    return lpo_by_refit(y, lambda i, j: _brute_predictions(
+        X, y, alpha, kr_params, fmap, np.setdiff1d(np.arange(m), [i, j]), [i, j]))
 
 
 @pytest.mark.parametrize("setup", ["linear", "rbf"])
 @pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
-def test_lpo_against_brute_force(setup):
+def test_lpo_against_brute_force(setup, lpo_by_refit):
     params, kr_params, fmap = SETUPS[setup]
     X, y = _data(m=12)
     alphas = [1e-3, 0.3, 3.0, 1e3]
     est = KernelRLSCV(alphas=alphas, cv="lpo", **params).fit(X, y)
-    brute = np.array([_brute_lpo(X, y, a, kr_params, fmap) for a in alphas])
+    brute = np.array([_brute_lpo(lpo_by_refit, X, y, a, kr_params, fmap)
+                      for a in alphas])
     assert_allclose(est.cv_results_["cv_performances"], brute, rtol=RTOL)
     assert_allclose(est.cv_results_["mean_test_score"], brute, rtol=RTOL)
     assert est.alpha_ == alphas[_best(brute, iserror=False)]
     assert est.best_score_ == pytest.approx(brute.max(), rel=RTOL)
 
 
-def test_lpo_binary_labels_is_auc_estimate_and_accepts_auc():
+def test_lpo_binary_labels_is_auc_estimate_and_accepts_auc(lpo_by_refit):
     params, kr_params, fmap = SETUPS["rbf"]
     X, y = _data(m=14)
     yb = np.where(y > np.median(y), 1.0, -1.0)
     alphas = [0.01, 1.0, 100.0]
     a = KernelRLSCV(alphas=alphas, cv="lpo", **params).fit(X, yb)
     b = KernelRLSCV(alphas=alphas, cv="lpo", scoring=auc, **params).fit(X, yb)
-    brute = np.array([_brute_lpo(X, yb, al, kr_params, fmap) for al in alphas])
+    brute = np.array([_brute_lpo(lpo_by_refit, X, yb, al, kr_params, fmap)
+                      for al in alphas])
     assert_allclose(a.cv_results_["cv_performances"], brute, rtol=RTOL)
     assert_allclose(b.cv_results_["cv_performances"], brute, rtol=RTOL)
 

@@ -232,22 +232,15 @@ def test_pickle_keeps_predictions():
 # RankRLSCV against brute force (retraining RankRLS without the held-out rows)
 
 
-def _brute_lpo(X, y, alpha, est_params, qid=None):
+def _brute_lpo(lpo_by_refit, X, y, alpha, est_params, qid=None):
     """Pooled LPO ranking accuracy: every pair (within a query) with different labels
     held out, RankRLS retrained on the rest (its query ids kept)."""
-    m = X.shape[0]
-    total = count = 0.0
-    for i in range(m):
-        for j in range(i + 1, m):
-            if y[i] == y[j] or (qid is not None and qid[i] != qid[j]):
-                continue
-            keep = np.setdiff1d(np.arange(m), [i, j])
-            est = RankRLS(alpha=alpha, **est_params).fit(
-                X[keep], y[keep], qid=None if qid is None else qid[keep])
-            pi, pj = est.predict(X[[i, j]])
-            count += 1
-            total += 0.5 if pi == pj else float((pi > pj) == (y[i] > y[j]))
-    return total / count
+    def refit_pair(i, j):
+        keep = np.setdiff1d(np.arange(X.shape[0]), [i, j])
+        est = RankRLS(alpha=alpha, **est_params).fit(
+            X[keep], y[keep], qid=None if qid is None else qid[keep])
+        return est.predict(X[[i, j]])
+    return lpo_by_refit(y, refit_pair, qid)
 
 
 def _brute_splits(X, y, alpha, est_params, splits, qid=None, measure=cindex):
@@ -275,32 +268,32 @@ def _check_selection(est, brute):
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 @pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
-def test_lpo_global_against_brute_force(kernel):
+def test_lpo_global_against_brute_force(kernel, lpo_by_refit):
     est_params = KERNELS[kernel][0]
     X, y = _data(m=10)
     est = RankRLSCV(alphas=LPO_ALPHAS, cv="lpo", **est_params).fit(X, y)
-    brute = [_brute_lpo(X, y, a, est_params) for a in LPO_ALPHAS]
+    brute = [_brute_lpo(lpo_by_refit, X, y, a, est_params) for a in LPO_ALPHAS]
     _check_selection(est, brute)
     ref = RankRLS(alpha=est.alpha_, **est_params).fit(X, y)
     assert_allclose(est.predict(X), ref.predict(X), rtol=RTOL, atol=1e-12)
 
 
-def test_lpo_bipartite_labels_is_the_auc_estimate():
+def test_lpo_bipartite_labels_is_the_auc_estimate(lpo_by_refit):
     X, y = _data(m=10)
     y = np.where(y > np.median(y), 1.0, -1.0)
     a = RankRLSCV(alphas=LPO_ALPHAS, cv="lpo", scoring="auc").fit(X, y)
     b = RankRLSCV(alphas=LPO_ALPHAS, cv="lpo").fit(X, y)
-    brute = [_brute_lpo(X, y, al, {}) for al in LPO_ALPHAS]
+    brute = [_brute_lpo(lpo_by_refit, X, y, al, {}) for al in LPO_ALPHAS]
     _check_selection(a, brute)
     assert_allclose(a.cv_results_["cv_performances"], b.cv_results_["cv_performances"])
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
-def test_lpo_within_queries_against_brute_force(kernel):
+def test_lpo_within_queries_against_brute_force(kernel, lpo_by_refit):
     est_params = KERNELS[kernel][0]
     X, y, qid = _data(m=15, n_queries=3)
     est = RankRLSCV(alphas=LPO_ALPHAS, cv="lpo", **est_params).fit(X, y, qid=qid)
-    brute = [_brute_lpo(X, y, a, est_params, qid) for a in LPO_ALPHAS]
+    brute = [_brute_lpo(lpo_by_refit, X, y, a, est_params, qid) for a in LPO_ALPHAS]
     _check_selection(est, brute)
 
 
@@ -380,10 +373,11 @@ def test_splitter_with_queries_against_brute_force():
                     rtol=1e-8)
 
 
-def test_multi_output_lpo_and_lqo():
+def test_multi_output_lpo_and_lqo(lpo_by_refit):
     X, Y, qid = _data(m=10, p=2, n_queries=2)
     est = RankRLSCV(alphas=[1e-3, 10.0], cv="lpo").fit(X, Y)
-    brute = [np.mean([_brute_lpo(X, Y[:, c], a, {}) for c in range(2)])
+    brute = [np.mean([_brute_lpo(lpo_by_refit, X, Y[:, c], a, {})
+                      for c in range(2)])
              for a in [1e-3, 10.0]]
     # LPO retraining on one output at a time is the same as on both (separate tasks)
     _check_selection(est, brute)

@@ -133,6 +133,55 @@ def test_conventions_differ_and_bad_arguments():
         M.ndcg(y, p, [0, 0, 1])
 
 
+# ------------------------------------------------------------------ LETOR 3.0 (issue 34)
+
+def test_letor3_hand_computed_short_query():
+    # P@5: query A has 3 documents; 4.0 counts A's missing positions as irrelevant
+    # (2/5), 3.0's loop stops at A's last document and sums the undefined P@5 as 0
+    assert_allclose(M.precision_at_k(LABELS, SCORES, QIDS, k=5, convention="letor3"),
+                    (0 + 0 + 3 / 5) / 3, rtol=1e-14)
+    assert_allclose(M.precision_at_k(LABELS, SCORES, QIDS, k=3, convention="letor3"),
+                    M.precision_at_k(LABELS, SCORES, QIDS, k=3), rtol=0)
+    for k in (1, 3, 4, 5, 10):                     # NDCG and MAP: the same in 3.0
+        assert M.ndcg(LABELS, SCORES, QIDS, k=k, convention="letor3") == \
+            M.ndcg(LABELS, SCORES, QIDS, k=k)
+    assert M.mean_average_precision(LABELS, SCORES, QIDS, convention="letor3") == \
+        M.mean_average_precision(LABELS, SCORES, QIDS)
+    assert M.precision_at_k(LABELS, SCORES, QIDS, k=5, convention="letor4") == \
+        M.precision_at_k(LABELS, SCORES, QIDS, k=5)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_letor3_random_queries_equal_reference(seed, letor_by_hand):
+    rng = np.random.default_rng(seed)
+    m = 90
+    qids = rng.integers(0, 12, m)                       # sizes vary: 1 to ~15
+    labels = rng.choice([0, 0, 0, 1, 2], m).astype(float)
+    scores = rng.integers(0, 5, m).astype(float)        # many ties
+    for k in (1, 2, 3, 5, 10, 16):
+        nd, pk, ap, mn = letor_by_hand(labels.tolist(), scores.tolist(), qids.tolist(), k,
+                                       convention="letor3")
+        assert mn is None
+        assert_allclose(M.ndcg(labels, scores, qids, k=k, convention="letor3"), nd,
+                        rtol=1e-12, atol=1e-15)
+        assert_allclose(M.precision_at_k(labels, scores, qids, k=k, convention="letor3"),
+                        pk, rtol=1e-12, atol=1e-15)
+        assert_allclose(M.mean_average_precision(labels, scores, qids,
+                                                 convention="letor3"), ap, rtol=1e-12)
+        per_q = M.precision_at_k_per_query(labels, scores, qids, k=k, convention="letor3")
+        assert_allclose(per_q.mean(), pk, rtol=1e-12, atol=1e-15)
+
+
+def test_letor_convention_errors():
+    y, p = np.array([0, 1, 2.0]), np.array([1, 2, 3.0])
+    for f in (M.precision_at_k, M.mean_average_precision):
+        with pytest.raises(ValueError, match="convention"):
+            f(y, p, convention="standard")      # no scikit-learn form of these
+        with pytest.raises(ValueError, match="convention"):
+            f(y, p, convention="letor5")
+    assert M.ndcg(y, p, convention="letor3") == M.ndcg(y, p, convention="letor4")
+
+
 # ------------------------------------------------------------------ auc / cindex labels
 
 @pytest.mark.parametrize("seed", range(4))

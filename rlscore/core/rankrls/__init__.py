@@ -4,16 +4,23 @@ What lives here
     :class:`GlobalRankRLSModel` and :class:`QueryRankRLSModel` (dual or primal, the
     centred Gram matrix rotated once: O(m^3) or O(m d^2 + d^3), then a lambda path,
     leave-pair-out and leave-query-out from the same decomposition, Pahikkala et al.
-    2009), :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`, and the
+    2009; ``QueryRankRLSModel.holdout_rows`` holds out several queries at once, a fold
+    of K-fold by query, O(h^2 r + h^3) or O(k^3/3 + h k p) per lambda),
+    :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`, and the
     matrix-free :func:`cg_rankrls` / :func:`cg_preference_rankrls` (O(t nnz(X)) for t
-    iterations).
+    iterations). Kernel-parameter learning: the exact leave-query-out error of query
+    RankRLS (:func:`lqo_error_gradient`, :func:`learn_kernel_lqo`) and the leave-one-out
+    error of global RankRLS (:func:`global_loo_error_gradient`) with their adjoint
+    gradients, O(m^3) per step and O(m^2) per kernel parameter.
 
 Builds on
     ``structure``, ``optim``, ``selection``, ``rls`` (solvers, Nystrom maps,
     representations). It never imports ``ranksvm`` or ``kronecker``.
 
 Module order
-    ``_solver`` -> ``_centered`` -> ``_models`` -> ``_pairs``; ``_cg``.
+    ``_solver`` -> ``_centered`` -> ``_fold_holdout`` -> ``_models`` -> ``_pairs``;
+    ``_cg``; ``_lqo_gradient``, ``_global_loo_gradient`` (on ``rls``'s inverse and
+    ``learn_kernel``).
 """
 
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
@@ -22,8 +29,17 @@ from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel)
 from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS)
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
+from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective,
+                                                learn_kernel_lqo)
+from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient,
+                                                       GlobalLOOObjective)
 
 __all__ = [
+    "lqo_error_gradient",
+    "LQOObjective",
+    "learn_kernel_lqo",
+    "global_loo_error_gradient",
+    "GlobalLOOObjective",
     "RotatedSolver",
     "gram_matrix",
     "symmetrize",

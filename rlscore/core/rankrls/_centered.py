@@ -47,13 +47,13 @@ yet -- one Cholesky at mu' and its inverse.
 import warnings
 
 import numpy as np
-import scipy.linalg as la
 import scipy.sparse as sp
 
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix, symmetrize
 from rlscore.core.rls import build_representation
 from rlscore.core.rls import n_rows
-from rlscore.core.rls import KernelSolver
+from rlscore.core.rls import (CheckedRows, FoldCache, KernelSolver, primal_fold_parts,
+                              primal_fold_predictions)
 from rlscore._validation import (
     as_2d_labels, as_index_array, check_peak_memory, check_regparam)
 
@@ -84,6 +84,8 @@ class CenteredRankModel:
         self.representation = rep
         self.remove_basis = rep.basis_indices is not None and not keep_basis
         self._rem = None
+        self._folds = None
+        self._rows = None
         gr = groups
         self._Ybar = gr.mean(self.Y)                      # (g, p) block label means
         self.PY = self.Y - gr.expand(self._Ybar)
@@ -263,6 +265,12 @@ class CenteredRankModel:
         return st
 
     # -- hold-out -----------------------------------------------------------------
+    def _check_rows(self, indices):
+        H = as_index_array(indices, self.m, name="indices")
+        if H.size >= self.m:
+            raise ValueError("indices hold out every example; nothing is left to train on")
+        return H, self._block_of(H)
+
     def _block_of(self, H):
         q = self.groups.codes[H]
         if np.any(q != q[0]):
@@ -272,15 +280,27 @@ class CenteredRankModel:
 
     def holdout(self, indices):
         """Predictions (h, p) for the rows ``indices`` (all of one query) from the model
-        retrained without them: O(m r p + h^2 r + h^3) after the eigendecomposition."""
-        H = as_index_array(indices, self.m, name="indices")
-        if H.size >= self.m:
-            raise ValueError("indices hold out every example; nothing is left to train on")
-        q = self._block_of(H)
+        retrained without them: O(m r p + h^2 r + h^3) after the eigendecomposition;
+        a primal model with h > d, or asked for the same rows at another lambda,
+        refits in the d primal coordinates instead (:meth:`_primal_holdout`,
+        :class:`rlscore.core.rls.FoldCache`: O(h d^2 + d^3) once per hold-out set,
+        O(h d p) per lambda)."""
+        if self._folds is not None and not self.remove_basis:
+            parts = self._folds.cached(indices)
+            if parts is not None:
+                return primal_fold_predictions(parts, self._mu(self.regparam, len(indices)))
+        if self._rows is None:
+            self._rows = CheckedRows(self._check_rows)
+        H, q = self._rows(indices)
         if self.remove_basis:
             out = self._holdout_removing(H)
             if out is not None:
                 return out
+        if self.kind == "primal":
+            if self._folds is None:
+                self._folds = FoldCache()
+            if self._folds.use_primal(H, self.solver.K.shape[0]):
+                return self._primal_holdout(H)
         h = H.size
         nq = float(self.groups.sizes[q])
         mu = self._mu(self.regparam, h)
@@ -305,8 +325,9 @@ class CenteredRankModel:
         by a downdate of |U| rows and of the touched blocks (O((|U| + n_touched) r^2)),
         the removal as the constraint N^T w = 0 (N of NystromMap.removal_directions:
         C^{-1}[:, H] without dependent basis vectors)
-        (:mod:`rlscore.core.rls`), one O(r^3/3) Cholesky per fold."""
-        from rlscore.core.rls import basis_positions, constrained_solve
+        (:mod:`rlscore.core.rls`): one O(r^3) eigendecomposition per fold (kept for the
+        next lambda, :meth:`_primal_holdout`), then O(r^2 h + |U| r p) per lambda."""
+        from rlscore.core.rls import basis_positions
         rep = self.representation
         nmap = rep.nystrom
         # the directions removing the held-out basis vectors takes away (none when kept
@@ -318,16 +339,30 @@ class CenteredRankModel:
             raise ValueError(
                 "the hold-out set contains every basis vector: removing them leaves no "
                 "basis; use more basis vectors, other folds, or keep_basis_in_cv=True")
+        return self._primal_holdout(U, N)
+
+    def _fold_system(self, U):
+        """(C, b, Phi_U): the centred Gram matrix and right-hand side of the rows
+        outside U in the primal coordinates (no regularization) and the features of U,
+        by a downdate of the |U| rows and of the touched blocks:
+        O((|U| + n_touched) r^2) after O(m r^2) once."""
         gr = self.groups
-        Phi = np.asarray(self._Phi)
+        Phi = self._Phi
         if self._rem is None:
-            S = gr.sum(Phi)                                 # (g, r) block sums
+            if sp.issparse(Phi):
+                G0 = (Phi.T @ Phi).toarray()
+                S = np.asarray(gr.sum(Phi).toarray())
+            else:
+                G0 = Phi.T @ Phi
+                S = gr.sum(Phi)                             # (g, r) block sums
             T = gr.sum(self.Y)                              # (g, p)
             inv_n = 1.0 / gr.sizes
-            self._rem = (Phi.T @ Phi, Phi.T @ self.Y,
+            self._rem = (G0, np.asarray(Phi.T @ self.Y),
                          (S.T * inv_n) @ S, (S.T * inv_n) @ T, S, T)
         G, B, SS, ST, S, T = self._rem
-        PU, YU = Phi[U], self.Y[U]
+        PU = Phi[U]
+        PU = PU.toarray() if sp.issparse(PU) else np.asarray(PU)
+        YU = self.Y[U]
         C = G - PU.T @ PU - SS
         b = B - PU.T @ YU - ST
         qs, qpos = np.unique(gr.codes[U], return_inverse=True)
@@ -342,16 +377,18 @@ class CenteredRankModel:
                 t_new = t_old - YU[rows].sum(axis=0)[None, :]
                 C -= (s_new @ s_new.T) / nq
                 b -= (s_new @ t_new) / nq
-        C = 0.5 * (C + C.T)
-        C.flat[:: C.shape[0] + 1] += self._mu(self.regparam, U.size)
-        try:
-            c = la.cho_factor(C, lower=True, check_finite=False)
-        except la.LinAlgError:
-            raise ValueError("the hold-out problem is singular (regparam=0 with too few "
-                             "remaining examples); use regparam > 0") from None
-        W = constrained_solve(lambda R: la.cho_solve(c, R, check_finite=False),
-                              N, b)
-        return PU @ W
+        return C, b, PU
+
+    def _primal_holdout(self, U, N=None):
+        """Predictions for the rows U from the primal refit without them (and, with N,
+        under the basis-removal constraint N^T w = 0): the centred Gram matrix of the
+        rest (:meth:`_fold_system`) eigendecomposed once per hold-out set (cached),
+        then O(|U| r p) per lambda (:func:`rlscore.core.rls.primal_fold_predictions`)."""
+        if self._folds is None:
+            self._folds = FoldCache()
+        parts = self._folds.get(U, lambda: primal_fold_parts(*self._fold_system(U), N),
+                                b"" if N is None else b"R")
+        return primal_fold_predictions(parts, self._mu(self.regparam, U.size))
 
     def _basis_rows_removing(self, P):
         """Overwrite the leave-one-out predictions P of the basis examples by those of
@@ -365,7 +402,7 @@ class CenteredRankModel:
     @staticmethod
     def _solve_small(M, R):
         try:
-            return la.solve(M, R, assume_a="sym", check_finite=False)
-        except (la.LinAlgError, ValueError):
+            return np.linalg.solve(M, R)        # small: numpy's call overhead is least
+        except (np.linalg.LinAlgError, ValueError):
             raise ValueError("the hold-out problem is singular (regparam=0 with too few "
                              "remaining examples); use regparam > 0") from None

@@ -29,9 +29,10 @@ from scipy.linalg import blas
 from rlscore._ext import _lpo
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
+from rlscore.core.rankrls._fold_holdout import holdout_rows
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
-from rlscore.core.rls import n_rows
-from rlscore._validation import check_index_pairs
+from rlscore.core.rls import n_rows, prefer_primal_fold, remove_basis_from_pairs
+from rlscore._validation import as_index_array, check_index_pairs
 from rlscore._validation import check_peak_memory
 
 __all__ = ["GlobalRankRLSModel", "QueryRankRLSModel", "gram_matrix"]
@@ -96,7 +97,10 @@ class GlobalRankRLSModel(CenteredRankModel):
     def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
         """Exact leave-pair-out: for pair k, the predictions for its two examples from
         the model trained without both (L of size m - 2). Returns two (n_pairs, p)
-        arrays. O(p) per pair after an O(m^3) (dual) / O(m r) (primal) setup."""
+        arrays. O(p) per pair after an O(m^3) (dual) / O(m r) (primal) setup. With
+        basis removal (a known basis, ``keep_basis_in_cv=False``) a pair holding a
+        basis vector is retrained without it as well, like ``holdout``: O(r^3) for
+        each such pair (one Cholesky in the map's coordinates)."""
         s, e = check_index_pairs(pairs_start_inds, pairs_end_inds, self.m)
         return self._leave_pair_out(s, e)
 
@@ -109,6 +113,14 @@ class GlobalRankRLSModel(CenteredRankModel):
         out_s = np.empty((s.size, p))
         out_e = np.empty_like(out_s)
         offconst = -1.0 / self.m
+        self._lpo_fast(s, e, mu, offconst, out_s, out_e)
+        if self.remove_basis:
+            remove_basis_from_pairs(self.representation.basis_indices, self.m, s, e,
+                                    out_s, out_e, self._holdout_removing)
+        return out_s, out_e
+
+    def _lpo_fast(self, s, e, mu, offconst, out_s, out_e):
+        """The pair formula (basis vectors kept) into out_s, out_e."""
         if self.kind == "primal":
             w, Pr, F = self._state(mu)
             U, s2, c, Yf, qdiag, full = self._parts()
@@ -122,7 +134,6 @@ class GlobalRankRLSModel(CenteredRankModel):
         else:
             M, ndiag, Pr, F, tau = self._dense_lpo_parts(mu)
             _lpo.rank_lpo_dense(M, ndiag, offconst, Pr, F, tau, s, e, out_s, out_e)
-        return out_s, out_e
 
     def _dense_lpo_parts(self, mu):
         """M = mu P G_c P (m x m), diag(P - M), P(Y - F), F and tau at mu (dual)."""
@@ -171,7 +182,8 @@ class QueryRankRLSModel(CenteredRankModel):
 
     Parameters
     ----------
-    qids : sequence of hashable, length m (grouped by equal value), or a
+    qids : sequence of hashable (m,), or QueryGroups
+        One query id per row (grouped by equal value), or a
         :class:`rlscore.core.structure.QueryGroups` built once by the caller. Queries of
         one item are allowed; they contribute no pairs.
 
@@ -181,9 +193,14 @@ class QueryRankRLSModel(CenteredRankModel):
     -----
     Training costs as for :class:`GlobalRankRLSModel`, plus O(m) for the queries.
     ``holdout`` of one query (or part of one) O(m r p + h^2 r + h^3) after the
-    eigendecomposition; ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
+    eigendecomposition; ``holdout_rows`` of several queries (a fold of K-fold by query)
+    O(m r p + h^2 r + h^3) per lambda, or for a primal / Nystrom model with large folds
+    O(k^3/3 + h k p) per lambda after O(min(h, m - h) k^2 + k^3) once per fold;
+    ``leave_query_out`` all queries O(m r p + sum_q n_q^2 r + n_q^3)
     per lambda, i.e. O(m^2 n_max) (dual, r = m - #queries) or O(m n_max d) (primal),
-    n_max the size of the largest query.
+    n_max the size of the largest query; a primal model refits a query of n_q > d rows
+    in the primal instead (O(n_q d^2 + d^3) once, O(n_q d p) per lambda), and
+    ``holdout`` of h > d rows likewise.
     """
 
     _global = False
@@ -200,6 +217,36 @@ class QueryRankRLSModel(CenteredRankModel):
         self.qidlist = [mem.tolist() for mem in groups.split()]
         self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
                     kernel_params)
+
+    def holdout_rows(self, indices):
+        """Predictions (h, p) for the rows ``indices`` -- any rows: several whole
+        queries (a fold of K-fold cross-validation by query), parts of queries, or both
+        -- from the model retrained without them; with basis removal (Nystrom basis
+        rows, ``keep_basis_in_cv=False``) also without the basis vectors among them.
+
+        The exact multi-query hold-out of :mod:`rlscore.core.rankrls` (``_fold_holdout``:
+        eq. 33 of Pahikkala et al. 2009 in the centred form, one term per touched
+        query). The lambda-independent parts of each set of rows are kept between calls,
+        so the folds of a grid search are prepared once.
+
+        Raises
+        ------
+        ValueError, IndexError
+            Bad indices (:func:`rlscore._validation.as_index_array`), every row held
+            out, every basis vector held out (with basis removal), or a singular
+            problem at regparam 0.
+
+        Notes
+        -----
+        Per lambda, h = len(indices): O(m r p + h^2 r + h^3) (dual: r ~ m), or -- primal
+        and Nystrom models when 3 h^2 k + h^3 > k^3 or when basis vectors are removed --
+        one Cholesky O(k^3 / 3 + k^2 p + h k p) after O(min(h, m - h) k^2) (+ O(k^3)
+        with basis removal) once per fold.
+        """
+        H = as_index_array(indices, self.m, name="indices")
+        if H.size >= self.m:
+            raise ValueError("indices hold out every example; nothing is left to train on")
+        return holdout_rows(self, H)
 
     def leave_query_out(self):
         """Predictions for every query from the model trained without it: a list (one
@@ -219,7 +266,14 @@ class QueryRankRLSModel(CenteredRankModel):
         mw = mu * w
         nw = s2 * w
         wY = w * Yf                                            # (g, r)
+        members = gr.split()
         for n, qs, chunks in self._batches():
+            if chunks is None:
+                # queries larger than the primal dimension: refit in the primal
+                # (O(n d^2 + d^3) per query once, then O(n d p) per lambda)
+                for q in qs:
+                    out[q] = self._primal_holdout(np.ascontiguousarray(members[q]))
+                continue
             for k0, k1, ik, UH, Qpart, G in chunks:
                 qk = qs[k0:k1]
                 if UH is None:
@@ -246,7 +300,9 @@ class QueryRankRLSModel(CenteredRankModel):
         return out
 
     def _batches(self):
-        """Queries grouped by size n, in chunks: (n, query codes, [(k0, k1, (k, n) row
+        """Queries grouped by size n, in chunks (None for queries that a primal model
+        refits in the primal, :func:`rlscore.core.rls.prefer_primal_fold`): (n, query
+        codes, [(k0, k1, (k, n) row
         indices, U blocks or None, the lambda-independent part I - U_q U_q^T of the
         primal block matrices or None, U_q U_q^T when the blocks are kept, else
         None)])."""
@@ -261,6 +317,9 @@ class QueryRankRLSModel(CenteredRankModel):
         for n in np.unique(gr.sizes):
             n = int(n)
             qs = np.flatnonzero(gr.sizes == n)
+            if self.kind == "primal" and prefer_primal_fold(n, self.solver.K.shape[0]):
+                batches.append((n, qs, None))
+                continue
             idx = np.stack([members[q] for q in qs])
             step = max(1, _CHUNK // max(1, n * r))
             chunks = []

@@ -328,29 +328,34 @@ def make_risk(X, y, qids=None, loss="hinge", normalize="pairs", n_threads=1):
 
 
 def train_ranksvm(risk, regparam, solver, tol=1e-3, max_iter=None, callback=None,
-                  verbose=False, w0=None, bundle=None, warn=True):
+                  verbose=False, w0=None, bundle=None, warn=True, warm_start="auto"):
     """Dispatch to :func:`solve_ranksvm` (``"bundle"``) or
     :func:`solve_ranksvm_newton` (``"newton"``). max_iter None: 1000 bundle iterations
-    or 100 Newton steps. ``bundle`` is only used by the bundle method."""
+    or 100 Newton steps. ``bundle`` is only used by the bundle method; ``warm_start``
+    ("auto" or None) is passed to either."""
     if solver == "newton":
         return solve_ranksvm_newton(risk, regparam, tol,
                                     100 if max_iter is None else max_iter, w0=w0,
-                                    callback=callback, verbose=verbose, warn=warn)
+                                    callback=callback, verbose=verbose, warn=warn,
+                                    warm_start=warm_start)
     return solve_ranksvm(risk, regparam, tol, 1000 if max_iter is None else max_iter,
-                         callback, verbose, w0=w0, bundle=bundle, warn=warn)
+                         callback, verbose, w0=w0, bundle=bundle, warn=warn,
+                         warm_start=warm_start)
 
 
 def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=1e-3, max_iter=None,
                        normalize="pairs", callback=None, verbose=False, n_threads=1,
-                       loss="hinge", solver=None):
+                       loss="hinge", solver=None, warm_start="auto"):
     """Linear RankSVM on scored data: (solution, risk). See :class:`RankingRisk`,
     :class:`SquaredRankingRisk`, :func:`solve_ranksvm` and :func:`solve_ranksvm_newton`;
     ``loss`` / ``solver`` as in :func:`check_loss_solver`. max_iter None: 1000 bundle
-    iterations or 100 Newton steps."""
+    iterations or 100 Newton steps. ``warm_start`` "auto" (the subsample start of the
+    solvers) or None (start at w = 0, as :mod:`rlscore.distributed` does)."""
     regparam = ranksvm_regparam(regparam)
     loss, solver = check_loss_solver(loss, solver)
     risk = make_risk(X, y, qids, loss, normalize, n_threads)
-    return train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose), risk
+    return train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose,
+                         warm_start=warm_start), risk
 
 
 def fit_pairwise_ranksvm(X, starts, ends, regparam=1.0, tol=1e-3, max_iter=1000,

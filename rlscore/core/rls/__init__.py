@@ -11,11 +11,17 @@ What lives here
     feature map from the learner arguments), :class:`RLSModel` (the model every RLS face
     adapts), :class:`HoldoutModels` and :func:`interval_model` (jackknife+ / CV+ from the
     same hold-out formulas), matrix-free :func:`cg_rls` and greedy forward selection
-    (:func:`greedy_forward_selection`, O(k m d) for k features); for large m the
-    streamed reduced-set learners (:class:`StreamedReducedSet`: statistics per block of
-    rows, O(m b (d + b)) time and O(b^2 + block b) memory, exact LOO / K-fold / LQO in
-    a second pass; :func:`streamed_fit` drives them) and Falkon's preconditioned CG
-    (:func:`pcg_reduced_set`, :class:`NystromPreconditioner`).
+    (:func:`greedy_forward_selection`, O(k m d) for k features). Kernel-parameter
+    learning: the exact leave-one-out error as a function of log lambda and the kernel
+    parameters with its adjoint gradient (:func:`loo_error_gradient`,
+    :class:`LOOObjective`: ~2 m^3 flops per step, O(m^2) per parameter; reduced sets
+    with a fixed basis: :class:`NystromLOOObjective`, O(m r^2)) and
+    :func:`learn_kernel`, which minimizes it through
+    :func:`rlscore.core.selection.minimize_criterion`;
+    for large m the streamed reduced-set learners (:class:`StreamedReducedSet`:
+    statistics per block of rows, O(m b (d + b)) time and O(b^2 + block b) memory, exact
+    LOO / K-fold / LQO in a second pass; :func:`streamed_fit` drives them) and Falkon's
+    preconditioned CG (:func:`pcg_reduced_set`, :class:`NystromPreconditioner`).
 
 Builds on
     ``structure``, ``optim``, ``selection``; ``rlscore.kernel`` for kernel evaluation.
@@ -24,14 +30,18 @@ Builds on
 
 Module order
     ``_solvers`` -> ``_nystrom`` -> ``_representation`` -> ``_holdout_models`` ->
-    ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_streamed`` and ``_pcg``
-    (on ``_solvers``, ``_nystrom``) -> ``_streamed_fit``.
+    ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient``,
+    ``_nystrom_gradient`` -> ``_kernel_learning``; ``_streamed`` and ``_pcg`` (on
+    ``_solvers``, ``_nystrom``) -> ``_streamed_fit``.
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
+                                       FoldCache, CheckedRows, prefer_primal_fold,
+                                       primal_fold_parts, primal_fold_predictions,
                                        loo_combine, loo_rows)
-from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver, select_basis,
-                                       basis_positions, constrained_solve,
+from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver,
+                                       select_basis, basis_positions,
+                                       remove_basis_from_pairs, constrained_solve,
                                        removal_directions_eigen, loo_removal_rows)
 from rlscore.core.rls._representation import (Representation, build_representation,
                                               kernel_param_names, NystromFeatureMap,
@@ -39,7 +49,8 @@ from rlscore.core.rls._representation import (Representation, build_representati
 from rlscore.core.rls._holdout_models import (influence_coefficients, apply_influence,
                                               loo_models, fold_models, HoldoutModels)
 from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscoverage,
-                                         IntervalModel, interval_model, folds_from_groups)
+                                         IntervalModel, interval_model,
+                                         folds_from_groups)
 from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
                                         add_statistics, gram_and_rhs, effective_regparam)
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
@@ -50,11 +61,22 @@ from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data
                                   cg_rls)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
                                       check_subsetsize)
+from rlscore.core.rls._loo_gradient import (regularized_inverse, loo_error_gradient,
+                                            LOOObjective, LOOGradient)
+from rlscore.core.rls._nystrom_gradient import (NystromLOOObjective,
+                                                nystrom_loo_error_gradient)
+from rlscore.core.rls._kernel_learning import (learn_kernel, KernelLearningResult,
+                                               LEARNABLE_KERNELS)
 
 __all__ = [
     "HoldoutShortcuts",
     "KernelSolver",
     "LinearSolver",
+    "FoldCache",
+    "CheckedRows",
+    "prefer_primal_fold",
+    "primal_fold_parts",
+    "primal_fold_predictions",
     "loo_combine",
     "loo_rows",
     "removal_directions_eigen",
@@ -64,7 +86,7 @@ __all__ = [
     "NystromSolver",
     "select_basis",
     "basis_positions",
-    "constrained_solve",
+    "remove_basis_from_pairs",
     "Representation",
     "build_representation",
     "kernel_param_names",
@@ -102,4 +124,13 @@ __all__ = [
     "GreedyRLSState",
     "greedy_forward_selection",
     "check_subsetsize",
+    "regularized_inverse",
+    "loo_error_gradient",
+    "LOOObjective",
+    "LOOGradient",
+    "NystromLOOObjective",
+    "nystrom_loo_error_gradient",
+    "learn_kernel",
+    "KernelLearningResult",
+    "LEARNABLE_KERNELS",
 ]

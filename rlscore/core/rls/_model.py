@@ -50,9 +50,9 @@ class RLSModel:
     basis_indices, n_basis, random_state : a reduced-set model whose basis is given as
         indices into X (or drawn); see ``build_representation``.
     keep_basis_in_cv : bool, default False
-        With a known basis, ``holdout`` and ``leave_one_out`` remove the held-out basis
-        vectors (Airola et al. 2011, Theorem 1), i.e. they equal retraining with the
-        reduced basis. True keeps them (the model then uses test examples as basis
+        With a known basis, ``holdout``, ``leave_one_out`` and ``leave_pair_out``
+        remove the held-out basis vectors (Airola et al. 2011, Theorem 1), i.e. they
+        equal retraining with the reduced basis. True keeps them (the model then uses test examples as basis
         vectors, which biases the estimate). With ``basis_vectors`` the indices are
         unknown and the basis is always kept.
 
@@ -122,6 +122,13 @@ class RLSModel:
         return [self.solver.leave_one_out(lam) for lam in grid]
 
     def leave_pair_out(self, starts, ends):
+        """Predictions for both members of each pair from the model trained without
+        the pair; with basis removal (a known basis, ``keep_basis_in_cv=False``) also
+        without the basis vectors of the pair, like :meth:`holdout`: one exact
+        hold-out (O(r^2 p)) per pair holding a basis vector, the fast pair formula for
+        the others."""
+        if self.remove_basis:
+            return self.solver.leave_pair_out_removing(self.regparam, starts, ends)
         return self.solver.leave_pair_out(self.regparam, starts, ends)
 
     def interval_model(self, method="jackknife+", folds=None, groups=None, n_folds=None,

@@ -46,7 +46,10 @@ the basis L is the constrained ridge regression
 and its coefficients map back through the same b = C^{-T} w, whose entries H vanish.
 :class:`NystromSolver` solves it from the eigendecomposition of Phi^T Phi by a
 rank-|U| Woodbury downdate and a rank-|H| constraint: O(|U| r (p + |H|) + |U|^2 r +
-r |H| (p + |H|)) per fold and lambda after O(r^2 |H|) per fold, never forming Phi_L.
+r |H| (p + |H|)) per fold and lambda after O(r^2 |H|) per fold, never forming Phi_L;
+or, for folds where that costs more (:func:`rlscore.core.rls.prefer_primal_fold`), by
+refitting the constrained problem in the r map coordinates from the downdated
+Phi^T Phi, O(|U| r^2 + r^3) once per fold and O(r (|U| p + |H| (p + |H|))) per lambda.
 """
 
 import warnings
@@ -56,11 +59,13 @@ import scipy.linalg as la
 from scipy.linalg import lapack
 
 from rlscore._ext import _nystrom
-from rlscore.core.rls._solvers import LinearSolver, _check_holdout
+from rlscore.core.rls._solvers import (LinearSolver, _check_holdout,
+                                       primal_fold_predictions)
 from rlscore._validation import as_index_array, check_positive_int
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
-           "constrained_solve", "removal_directions_eigen", "loo_removal_rows"]
+           "remove_basis_from_pairs", "constrained_solve", "removal_directions_eigen",
+           "loo_removal_rows"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -245,7 +250,7 @@ class NystromMap:
         return np.asarray(cols, dtype=np.intp), N
 
     def remove(self, held_out):
-        """The map of the basis without the positions ``held_out`` (Theorem 1).
+        """The map of the basis without the positions ``held_out``.
 
         Parameters
         ----------
@@ -253,25 +258,37 @@ class NystromMap:
 
         Returns
         -------
-        ReducedMap with Phi (m, |L|) satisfying Phi Phi^T = K_ML K_LL^{-1} K_LM and
-        ``back`` giving the coefficients of the kept basis vectors.
+        ReducedMap with Phi (m, q) satisfying Phi Phi^T = K_ML K_LL^+ K_LM for the kept
+        basis vectors L (q = the rank of K_LL), ``basis`` the kept basis positions that
+        carry coefficients and ``back`` giving those coefficients.
 
         Raises
         ------
-        ValueError when every basis vector of the map would be removed.
-
-        Notes on dependent basis vectors: the map is that of the kept basis vectors *of
-        the map*; a kept dependent vector (coefficient 0 in the full model) is not added
-        back even if it spans a removed direction. Cross-validation does take them into
-        account (:meth:`removal_directions`).
+        ValueError when the kept basis vectors span nothing.
 
         Notes
         -----
-        O(m |L| |H| + |L|^2 |H|) time (Theorem 1), given ``Cinv``.
+        Kept dependent basis vectors count: a held-out vector of the map whose direction
+        a kept dependent vector (a duplicate, say) still spans is restored, exactly as
+        cross-validation restores it (:meth:`removal_directions`), so that a model
+        trained on the reduced map is the one cross-validation computes. Without such a
+        vector: Theorem 1, O(m |L| |H| + |L|^2 |H|) given ``Cinv``. With one: the map is
+        Phi Q for an orthonormal basis Q (k, q) of the kept vectors' coordinates (the
+        complement of :meth:`removal_directions`), O(m k q + k^2 (h + d)), and ``back``
+        is the least-squares solution in the kept vectors' coordinates V (k, |L|),
+        V b = Q w, O(k |L|^2) once.
         """
-        H = self.positions(as_index_array(held_out, self.r, name="held_out"))
-        if H.size >= self.k:
+        held = as_index_array(held_out, self.r, name="held_out")
+        H = self.positions(held)
+        N = self.removal_directions(held)
+        if N.shape[1] >= self.k:
             raise ValueError("removing these basis vectors leaves no basis vector")
+        if N.shape[1] < H.size:
+            return self._remove_restored(held, N)
+        return self._remove_theorem1(H)
+
+    def _remove_theorem1(self, H):
+        """Theorem 1 on the map's own vectors (module docstring, Removal)."""
         L = np.setdiff1d(np.arange(self.k), H).astype(np.intp)
         Ci = self.Cinv
         if H.size == 0:
@@ -288,6 +305,22 @@ class NystromMap:
         CLLinvT = Ci[np.ix_(L, L)].T + Ci[np.ix_(H, L)].T @ A.T
         T = CLLinvT + (CLLinvT @ PD) @ Pt
         return ReducedMap(out, T, self.order[L])
+
+    def _remove_restored(self, held, N):
+        """The reduced map when kept dependent vectors restore removed directions: the
+        feature space is the orthogonal complement of N (the span of the kept vectors'
+        coordinates), Phi_L = Phi Q; the coordinates of the kept vectors are the rows
+        of C (the map's own) and C^{-1} k(R_used, x_j) (the dependent ones)."""
+        Qfull, _ = np.linalg.qr(N, mode="complete")
+        Q = np.ascontiguousarray(Qfull[:, N.shape[1]:])
+        used, dep = self.order[:self.k], self.order[self.k:]
+        if self._dep_coords is None:
+            self._dep_coords = self.Cinv @ self._K_dep
+        keep_used, keep_dep = ~np.isin(used, held), ~np.isin(dep, held)
+        V = np.hstack([self.C[keep_used].T, self._dep_coords[:, keep_dep]])
+        T = la.lstsq(V, Q, check_finite=False)[0]
+        return ReducedMap(self.Phi @ Q, T,
+                          np.concatenate([used[keep_used], dep[keep_dep]]))
 
 
 class ReducedMap:
@@ -318,6 +351,30 @@ def constrained_solve(solve, N, rhs):
     return u - v @ la.solve(N.T @ v, N.T @ u, assume_a="sym", check_finite=False)
 
 
+
+def remove_basis_from_pairs(basis_indices, m, starts, ends, out_s, out_e, holdout):
+    """Leave-pair-out with basis removal: overwrite, for every pair holding a basis
+    vector, the fast (basis-keeping) pair predictions ``out_s``/``out_e`` (n, p) by
+    ``holdout([start, end])`` -- the model retrained without both examples *and*
+    without the basis vectors among them (``holdout_removing`` of the solver or model).
+    Pairs without a basis vector are left as they are: removing them removes no basis
+    vector, and the fast path already equals retraining.
+
+    Notes
+    -----
+    One exact hold-out per pair holding a basis vector: at most b (2m - b) / 2 of the
+    pairs for b basis vectors (O(r^2) each for RLS, O(r^3) for RankRLS), the rest
+    untouched. Returns the number of pairs replaced.
+    """
+    is_basis = np.zeros(m, dtype=bool)
+    is_basis[np.asarray(basis_indices, dtype=np.intp)] = True
+    hit = np.flatnonzero(is_basis[starts] | is_basis[ends])
+    for k in hit:
+        P = holdout(np.array([starts[k], ends[k]], dtype=np.intp))
+        out_s[k], out_e[k] = P[0], P[1]
+    return hit.size
+
+
 class NystromSolver(LinearSolver):
     """Primal RLS on Nystrom features with cross-validation that removes held-out basis
     vectors (see the module docstring).
@@ -332,7 +389,10 @@ class NystromSolver(LinearSolver):
     -----
     Training and the keep-basis shortcuts as :class:`LinearSolver` (O(m r^2) then
     O(r^2 p) per lambda). With removal: ``holdout_removing`` O(r^2 h) per fold, then
-    O(|U| r (p + h) + |U|^2 r + |U|^3 + r h (p + h)) per lambda;
+    O(|U| r (p + h) + |U|^2 r + |U|^3 + r h (p + h)) for the first lambda when
+    |U| <= r; else, and for the next lambdas, a constrained refit in the map's
+    coordinates (:class:`rlscore.core.rls.FoldCache`), O(|U| r^2 + r^3) once per fold
+    and O(r^2 h + |U| r p) per lambda;
     ``leave_one_out_removing`` O(r^3) once, then O(m r p) per lambda.
     """
 
@@ -362,9 +422,12 @@ class NystromSolver(LinearSolver):
         """Predictions (|U|, p) for the rows ``indices`` from the model retrained
         without them and without the basis vectors among them."""
         U_rows = _check_holdout(indices, self.m)
-        N = self._removed_directions(U_rows)
+        N, = self._folds.get(U_rows, lambda: (self._removed_directions(U_rows),), b"N")
         if N.shape[1] == 0:
             return self.holdout(regparam, U_rows)
+        if self._folds.use_primal(U_rows, self.d):
+            # a refit in the map's coordinates under the constraint N^T w = 0
+            return primal_fold_predictions(self._fold_parts(U_rows, N), regparam)
         U, s2, keep, V, VtPY = self._eig_parts()
         xi = V.T @ N                                        # (k, h), eigen coordinates
         xi, _ = np.linalg.qr(xi)
@@ -385,6 +448,18 @@ class NystromSolver(LinearSolver):
         xu = xi.T @ gb + Tx.T @ SB                          # xi^T M^{-1} beta
         xv = xi.T @ gx + Tx.T @ SX                          # xi^T M^{-1} xi
         return SB - SX @ la.solve(xv, xu, assume_a="pos", check_finite=False)
+
+    def leave_pair_out_removing(self, regparam, starts, ends):
+        """Leave-pair-out predictions (two (n, p) arrays), each pair's from the model
+        retrained without both examples and without the basis vectors among them:
+        the fast pair formula for pairs without basis vectors, :meth:`holdout_removing`
+        (O(r^2 (p + 2)) after the decomposition) for each pair holding one."""
+        from rlscore._validation import check_index_pairs
+        s, e = check_index_pairs(starts, ends, self.m)
+        out_s, out_e = self.leave_pair_out(regparam, s, e)
+        remove_basis_from_pairs(self.basis_indices, self.m, s, e, out_s, out_e,
+                                lambda H: self.holdout_removing(regparam, H))
+        return out_s, out_e
 
     def leave_one_out_removing(self, regparam):
         """Leave-one-out predictions (m, p); a basis example's prediction comes from the

@@ -37,7 +37,120 @@ from rlscore._progress import stage
 from rlscore._validation import check_index_pairs, check_peak_memory, check_regparam
 from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
 
-__all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver", "loo_combine", "loo_rows"]
+__all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver", "FoldCache", "CheckedRows",
+           "primal_fold_parts", "primal_fold_predictions", "prefer_primal_fold",
+           "loo_combine", "loo_rows"]
+
+
+def prefer_primal_fold(h, d):
+    """True when the hold-out of h rows is cheaper as a refit in the d primal
+    coordinates than through the h x h block of the hold-out formula.
+
+    Cost model (flops): the refit's set-up, a downdated d x d Gram matrix and its
+    eigendecomposition, ~6 d^3 + 2 h d^2 once per hold-out set, then O(h d p) per
+    lambda; the block formula ~2 h^2 d + h^3 / 3 per lambda plus a fixed cost of about
+    1e6 flops (the dozen array operations of a call, ~0.1 ms). The refit is chosen when
+    h > d, or when its set-up costs no more than one call of the block formula (small
+    d: the whole regparam grid then costs less)."""
+    return h > d or 6 * d ** 3 + 2 * h * d * d <= 2 * h * h * d + h ** 3 / 3 + 1e6
+
+
+def primal_fold_parts(C, b, Phi_H, N=None):
+    """The lambda-independent parts of a primal refit without the rows H: with the
+    Gram matrix C = Phi_{-H}^T L Phi_{-H} (d, d) and right-hand side
+    b = Phi_{-H}^T L Y_{-H} (d, p) of the remaining rows (L = I for RLS, the centring
+    for RankRLS), the held-out features Phi_H (h, d) and optionally the constraint
+    directions N (d, k) of basis removal: (s2, V^T b, Phi_H V, V^T N or None) with
+    C = V diag(s2) V^T. O(d^3 + h d^2 + d^2 k)."""
+    s2, V = psd_eigh(0.5 * (C + C.T))
+    VtN = None if N is None or N.shape[1] == 0 else V.T @ N
+    return s2, V.T @ b, np.asarray(Phi_H @ V), VtN
+
+
+def primal_fold_predictions(parts, mu):
+    """Predictions (h, p) of the refit at regularization mu from
+    :func:`primal_fold_parts`: Phi_H V diag(1/(s2 + mu)) V^T b, or with constraint
+    directions the refit under N^T w = 0 (basis removal): with M^{-1} the diagonal
+    solve in the eigenvector coordinates, u - M^{-1} N (N^T M^{-1} N)^{-1} N^T u for
+    u = M^{-1} b. O(h d p), plus
+    O(d k (p + k) + k^3) with k constraints."""
+    s2, Vtb, PhiV, VtN = parts
+    denom = s2 + mu
+    if denom[0] <= 0:                     # s2 ascending (psd_eigh)
+        raise ValueError("the hold-out problem is singular (regparam=0 with too few "
+                         "remaining examples); use regparam > 0")
+    g = (1.0 / denom)[:, None]
+    u = g * Vtb
+    if VtN is not None:
+        v = g * VtN
+        u = u - v @ np.linalg.solve(VtN.T @ v, VtN.T @ u)
+    return PhiV @ u
+
+
+class FoldCache:
+    """Lambda-independent parts per hold-out set (keyed by its rows and a tag), kept
+    between the calls of a regparam grid: at most ``max_bytes`` (oldest entries dropped
+    first).
+
+    :meth:`use_primal` decides the form of a hold-out: the primal refit when
+    :func:`prefer_primal_fold`, or when the set was asked for before (a regparam grid
+    revisits every fold), d <= 2.8 h and its parts fit in the cache: from the second
+    lambda on the cached refit costs O(h d p) per lambda against O(h^2 d + h^3) for
+    the h x h block.
+    """
+
+    def __init__(self, max_bytes=1 << 27, max_seen=1 << 16):
+        self.max_bytes = max_bytes
+        self.max_seen = max_seen
+        self._items = {}
+        self._bytes = 0
+        self._seen = {}
+
+    @staticmethod
+    def _key(H, tag):
+        return tag + np.asarray(H, dtype=np.intp).tobytes()
+
+    def use_primal(self, H, d):
+        """True when the hold-out of the rows H is computed in the d primal
+        coordinates (see the class docstring); records H as seen."""
+        if prefer_primal_fold(len(H), d):
+            return True
+        key = self._key(H, b"")
+        if key in self._items:
+            return True
+        if key in self._seen:
+            # a revisit: the refit's set-up (O(d^3 + h d^2)) is worth its O(h d p) per
+            # lambda when d <= 2.8 h, where it costs a few calls of the block formula
+            # (O(h^2 d + h^3) each) at most
+            return (d * d <= 8 * len(H) ** 2
+                    and self._bytes + 8 * (d * d + len(H) * d) <= self.max_bytes // 2)
+        if len(self._seen) >= self.max_seen:
+            self._seen.pop(next(iter(self._seen)))
+        self._seen[key] = None
+        return False
+
+    def cached(self, indices, tag=b""):
+        """The parts of ``indices`` when they are a 1-D intp array whose set is cached
+        (validated when it was first computed), else None: a grid's later calls skip
+        the checks. O(h)."""
+        if (isinstance(indices, np.ndarray) and indices.dtype == np.intp
+                and indices.ndim == 1 and self._items):
+            return self._items.get(tag + indices.tobytes())
+        return None
+
+    def get(self, H, build, tag=b""):
+        key = self._key(H, tag)
+        item = self._items.get(key)
+        if item is None:
+            item = build()
+            size = sum(getattr(a, "nbytes", 0) for a in item)
+            while self._items and self._bytes + size > self.max_bytes:
+                old = self._items.pop(next(iter(self._items)))
+                self._bytes -= sum(getattr(a, "nbytes", 0) for a in old)
+            self._items[key] = item
+            self._bytes += size
+        return item
+
 
 def _check_holdout(indices, m):
     from rlscore._validation import as_index_array
@@ -45,6 +158,29 @@ def _check_holdout(indices, m):
     if H.size >= m:
         raise ValueError("indices hold out every example; nothing is left to train on")
     return H
+
+
+class CheckedRows:
+    """``check(indices)`` remembered for intp index arrays: a fold asked for again at
+    the next lambda of a grid is not checked again (O(h) for the key instead of the
+    checks' dozen array passes). Other inputs are checked every time."""
+
+    def __init__(self, check, max_items=4096):
+        self.check = check
+        self.max_items = max_items
+        self._seen = {}
+
+    def __call__(self, indices):
+        if not (isinstance(indices, np.ndarray) and indices.dtype == np.intp
+                and indices.ndim == 1):
+            return self.check(indices)
+        key = indices.tobytes()
+        out = self._seen.get(key)
+        if out is None:
+            out = self.check(indices)
+            if len(self._seen) < self.max_items:
+                self._seen[key] = out
+        return out
 
 
 def loo_combine(Y, R, F, mdiag, bdiag):
@@ -96,7 +232,6 @@ def loo_rows(U, Y, s2, UtY, regparams, q=None, U2=None, P=None):
     return out
 
 
-
 class HoldoutShortcuts:
     """Hold-out, leave-one-out and leave-pair-out from the hooks of a solver:
     ``_rf(lam)`` -> (R, F); ``_blocks(lam, H)`` -> (M_HH, B_HH);
@@ -104,12 +239,20 @@ class HoldoutShortcuts:
 
     def holdout(self, regparam, indices):
         """Predictions (h, p) for the h rows H from the model trained without them."""
-        H = _check_holdout(indices, self.m)
+        H = self._holdout_rows(indices)
         R, F = self._rf(regparam)
         M, B = self._blocks(regparam, H)
-        if np.mean(np.diag(B)) < 0.5:
-            return la.solve(M, F[H] - B @ self.Y[H], assume_a="pos", check_finite=False)
-        return self.Y[H] - la.solve(M, R[H], assume_a="pos", check_finite=False)
+        # M is symmetric positive definite and small (h x h): numpy's solve has the
+        # least overhead per call (a regparam grid calls this once per fold and lambda)
+        if B.trace() < 0.5 * H.size:
+            return np.linalg.solve(M, F[H] - B @ self.Y[H])
+        return self.Y[H] - np.linalg.solve(M, R[H])
+
+    def _holdout_rows(self, indices):
+        rows = self.__dict__.get("_rows")
+        if rows is None:
+            rows = self._rows = CheckedRows(lambda ind: _check_holdout(ind, self.m))
+        return rows(indices)
 
     def _check_peak(self, path):
         """Refuse a dense path that would not fit (kernel solvers; see KernelSolver)."""
@@ -306,7 +449,10 @@ class LinearSolver(HoldoutShortcuts):
     kept once a cross-validation shortcut is used). Costs: Phi^T Phi O(m d^2) (O(nnz d)
     sparse), first lambda O(d^3/3), ``decompose`` O(d^3 + m d^2); then each lambda
     O(d^2 p); ``leave_one_out`` O(m r) per lambda; ``holdout`` of h rows O(h^2 r + h^3);
-    ``leave_pair_out`` O(r + p) per pair.
+    ``leave_pair_out`` O(r + p) per pair. A hold-out of h > d rows, or one asked for
+    again at another lambda, is a refit in the primal instead (:class:`FoldCache`):
+    O(h d^2 + d^3) once per hold-out set (the downdated Gram matrix and its
+    eigendecomposition, cached for the next lambda), then O(h d p) per lambda.
     """
 
     def __init__(self, Phi, Y):
@@ -327,6 +473,31 @@ class LinearSolver(HoldoutShortcuts):
         self._cv = None       # (Z, U, s2_r, q): rotated features, left singular vectors
         self._chol = None
         self._W = None
+        self._folds = FoldCache()
+
+    def holdout(self, regparam, indices):
+        """Predictions (h, p) for the h rows H from the model trained without them:
+        the hold-out formula (h x h block) when h <= d, a primal refit by a downdate of
+        Phi^T Phi (d x d) when h > d (:func:`prefer_primal_fold`) or when H comes back
+        for another lambda (:class:`FoldCache`)."""
+        parts = self._folds.cached(indices)
+        if parts is not None:
+            return primal_fold_predictions(parts, regparam)
+        H = self._holdout_rows(indices)
+        if self._folds.use_primal(H, self.d):
+            return primal_fold_predictions(self._fold_parts(H), regparam)
+        return super().holdout(regparam, H)
+
+    def _fold_parts(self, H, N=None):
+        """:func:`primal_fold_parts` of the rows H (cached; with the removal
+        directions N when given): C - Phi_H^T Phi_H and Phi^T Y - Phi_H^T Y_H.
+        O(h d^2 + d^3) the first time."""
+        def build():
+            Phi_H = self.Phi[H]
+            Phi_H = Phi_H.toarray() if sp.issparse(Phi_H) else np.asarray(Phi_H)
+            return primal_fold_parts(self.C - Phi_H.T @ Phi_H,
+                                     self.PhiTY - Phi_H.T @ self.Y[H], Phi_H, N)
+        return self._folds.get(H, build, b"" if N is None else b"R")
 
     @property
     def decomposed(self):

@@ -6,9 +6,16 @@ What lives here
     sample or by query), :class:`LQOCV`, :class:`LPOCV` and the pooled/validation/refit
     selectors of ``_holdout`` (:class:`PooledQueryCV`, :class:`ValidationCV`,
     :class:`RefitModel`, :class:`RefitCV`), :func:`query_score` (per-query scoring) and
-    :func:`lpo_cindex` (held-out pair predictions scored as a c-index, O(n_pairs)).
+    :func:`lpo_cindex` (held-out pair predictions scored as a c-index, O(n_pairs)),
+    :func:`holdout_of` (a model's exact hold-out of any rows: ``holdout_rows`` where
+    its ``holdout`` takes one query, as query RankRLS's).
     A cross-validator costs what the model's hold-out shortcut costs; selection adds
-    O(n_grid * cost of the measure).
+    O(n_grid * cost of the measure). :func:`minimize_criterion` (``_kernel_search``) is
+    the gradient-based alternative to a grid: L-BFGS-B over log-scale parameters of any
+    callable returning a CV criterion and its gradient (the learner families supply it,
+    e.g. :class:`rlscore.core.rls.LOOObjective`), with restarts, a stop rule in the
+    criterion, an optional Cawley & Talbot penalty and progress per step; O(p) per
+    evaluation beyond the callable's cost.
 
 Builds on
     ``structure`` and ``optim``; it calls models through their ``holdout`` /
@@ -17,16 +24,17 @@ Builds on
     ``model_selection``.
 
 Module order
-    ``_lpo`` -> ``_cv`` -> ``_holdout``.
+    ``_lpo`` -> ``_cv`` -> ``_holdout``; ``_kernel_search`` (standalone).
 """
 
 from rlscore.core.selection._lpo import lpo_cindex
 from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_search_params,
                                         query_score, LOOCV, NfoldCV, TrainTestCV, LPOCV,
                                         QueryLPOCV, LQOCV, lpo_pairs, lpo_ranking_accuracy,
-                                        EdgeOfGridWarning)
+                                        EdgeOfGridWarning, holdout_of)
 from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
                                              RefitCV)
+from rlscore.core.selection._kernel_search import (minimize_criterion, CriterionSearchResult)
 
 __all__ = [
     "lpo_cindex",
@@ -43,8 +51,11 @@ __all__ = [
     "lpo_pairs",
     "lpo_ranking_accuracy",
     "EdgeOfGridWarning",
+    "holdout_of",
     "PooledQueryCV",
     "ValidationCV",
     "RefitModel",
     "RefitCV",
+    "minimize_criterion",
+    "CriterionSearchResult",
 ]

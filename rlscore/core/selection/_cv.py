@@ -16,7 +16,8 @@ model's current lambda; an optional ``prepare(grid)`` is given the whole grid fi
 :class:`LOOCV`            leave-one-out from the model's ``leave_one_out`` shortcut
                           (with groups: scored within each query, mean over queries)
 :class:`NfoldCV`          K-fold (by sample, or by query with folds of whole queries)
-                          from ``holdout(fold)``, each fold scored on its own
+                          from ``holdout(fold)`` (``holdout_rows`` for query RankRLS:
+                          several queries at once), each fold scored on its own
 :class:`TrainTestCV`      splits whose training set is not the test set's complement
 :class:`LPOCV`            leave-pair-out over all pairs with different labels
 :class:`QueryLPOCV`       leave-pair-out within queries (``holdout([i, j])``, or the
@@ -27,7 +28,7 @@ model's current lambda; an optional ``prepare(grid)`` is given the whole grid fi
                           pooled, the measure per query over every query
 :class:`ValidationCV`     the measure of a validation set (per query with groups)
 :class:`RefitCV`          any splits, one model trained per split (where no hold-out
-                          shortcut exists: RankSVM, query-structured K-fold of RankRLS)
+                          shortcut exists: RankSVM)
 :class:`RefitModel`       ``solve`` / ``holdout`` / ``predictor`` by retraining: a model
                           for NfoldCV, PooledQueryCV or ValidationCV without a shortcut
 ========================  ============================================================
@@ -49,7 +50,7 @@ from rlscore._validation import user_stacklevel
 
 __all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score", "LOOCV",
            "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "lpo_pairs",
-           "lpo_ranking_accuracy", "EdgeOfGridWarning"]
+           "lpo_ranking_accuracy", "EdgeOfGridWarning", "holdout_of"]
 
 DEFAULT_REGPARAMS = [2 ** x for x in range(-15, 16)]
 
@@ -322,6 +323,14 @@ def _mean_of_defined(perfs, what):
 # cross-validators on hold-out shortcuts
 
 
+def holdout_of(rls):
+    """The model's exact hold-out of any set of rows: ``rls.holdout_rows`` where the
+    model has one (query RankRLS, whose ``holdout`` takes rows of one query only: its
+    ``holdout_rows`` holds out several queries at once, a fold of K-fold by query), else
+    ``rls.holdout``."""
+    return getattr(rls, "holdout_rows", None) or rls.holdout
+
+
 class LOOCV:
     """Leave-one-out: performance = measure(Y, loo predictions). O(m^2) per lambda
     (dual, after the decomposition) or O(m r) (primal). ``prepare(grid)`` computes the
@@ -373,7 +382,8 @@ class NfoldCV:
     def predictions(self):
         """The hold-out predictions of every fold at the model's current regparam: the
         one fold loop of the library (:class:`PooledQueryCV` pools them)."""
-        return [self.rls.holdout(fold) for fold in self.folds]
+        holdout = holdout_of(self.rls)
+        return [holdout(fold) for fold in self.folds]
 
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
@@ -392,14 +402,15 @@ class TrainTestCV:
     test set (e.g. ``TimeSeriesSplit``, ``ShuffleSplit(train_size=...)``).
 
     For each split the model holds out every non-training row at once (the exact
-    hold-out shortcut: the predictions of the model trained on ``train`` only) and the
-    measure is applied to the ``test`` rows among them. Like :class:`NfoldCV`, the
-    performance is the unweighted mean over the splits, and splits whose measure is
-    undefined are skipped. O(h^2 m + h^3) per split and lambda for a dual model, h being
-    the number of rows not used for training.
+    hold-out shortcut: the predictions of the model trained on ``train`` only,
+    :func:`holdout_of`) and the measure is applied to the ``test`` rows among them --
+    per query (:func:`query_score`) when ``groups`` gives the query structure of the
+    rows. Like :class:`NfoldCV`, the performance is the unweighted mean over the splits,
+    and splits whose measure is undefined are skipped. O(h^2 m + h^3) per split and
+    lambda for a dual model, h being the number of rows not used for training.
     """
 
-    def __init__(self, rls, measure, splits):
+    def __init__(self, rls, measure, splits, groups=None):
         self.rls = rls
         self.measure = measure
         m = rls.Y.shape[0]
@@ -407,15 +418,18 @@ class TrainTestCV:
         for train, test in splits:
             held = np.setdiff1d(np.arange(m), train)       # sorted, contains test
             self.parts.append((held, np.searchsorted(held, test), test))
+        self.codes = None if groups is None else getattr(groups, "codes", groups)
 
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
         perfs, preds = [], []
+        holdout = holdout_of(self.rls)
         for held, pos, test in self.parts:
-            P = self.rls.holdout(held)[pos]
+            P = holdout(held)[pos]
             preds.append(P)
             try:
-                perfs.append(self.measure(self.rls.Y[test], P))
+                perfs.append(_score(self.measure, self.rls.Y[test], P,
+                                    None if self.codes is None else self.codes[test]))
             except UndefinedPerformance:
                 pass
         return _mean_of_defined(perfs, "split"), preds

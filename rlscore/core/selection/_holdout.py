@@ -92,9 +92,8 @@ class RefitModel:
 
     Stands where the cross-validators expect a model with an exact hold-out shortcut
     (:class:`rlscore.core.selection.NfoldCV`, :class:`PooledQueryCV`,
-    :class:`ValidationCV`) for learners that have none (RankSVM; QueryRankRLS on folds
-    of several queries): ``holdout(rows)`` trains on the other rows at the current
-    regparam and predicts ``rows``.
+    :class:`ValidationCV`) for learners that have none (RankSVM): ``holdout(rows)``
+    trains on the other rows at the current regparam and predicts ``rows``.
 
     Parameters
     ----------
@@ -191,14 +190,15 @@ class PooledQueryCV:
     """Cross-validation over folds of whole queries, scored per query over every query.
 
     For each fold the model predicts the fold's rows from the other rows
-    (``rls.holdout(fold)``: the exact shortcut of RLS / RankRLS, or retraining through
-    :class:`RefitModel`); the hold-out predictions of all folds are pooled into one
-    vector, in which every query is predicted by the model trained without its fold,
-    and the measure is computed per query and averaged over all queries
-    (:func:`rlscore.core.selection.query_score`). A ranking measure is therefore never
-    pooled across queries, and every query weighs the same whatever the size of its
-    fold. (:class:`rlscore.core.selection.NfoldCV` with ``groups`` instead averages the
-    per-fold means.) With ``folds=None`` each query is its own fold: leave-query-out.
+    (``rls.holdout(fold)``: the exact shortcut of RLS / RankRLS, ``rls.holdout_rows``
+    of query RankRLS, or retraining through :class:`RefitModel`); the hold-out
+    predictions of all folds are pooled into one vector, in which every query is
+    predicted by the model trained without its fold, and the measure is computed per
+    query and averaged over all queries (:func:`rlscore.core.selection.query_score`).
+    A ranking measure is therefore never pooled across queries, and every query weighs
+    the same whatever the size of its fold. (:class:`rlscore.core.selection.NfoldCV`
+    with ``groups`` instead averages the per-fold means.) With ``folds=None`` each
+    query is its own fold: leave-query-out.
 
     Parameters
     ----------

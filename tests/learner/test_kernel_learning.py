@@ -1,0 +1,88 @@
+"""LeaveOneOutRLS(gamma="learn"): the face of core.rls.learn_kernel. The learner's own
+leave-one-out (LOOCV over its eigendecomposition) at the learned parameters must equal
+the criterion the gradient search minimized, and the predictor must be RLS at them."""
+
+import numpy as np
+import pytest
+
+from rlscore.core.rls import learn_kernel
+from rlscore.learner import RLS, LeaveOneOutRLS
+
+
+def data(m=50, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d))
+    return X, np.sin(X[:, 0]) + 0.1 * rng.normal(size=m)
+
+
+@pytest.mark.parametrize("kernel,kw", [("GaussianKernel", {}),
+                                       ("GaussianKernel", {"ard": True}),
+                                       ("PolynomialKernel", {"degree": 3})])
+def test_learned_parameters_and_loo_agree_with_core(kernel, kw):
+    X, y = data()
+    learner = LeaveOneOutRLS(X, y, kernel=kernel, gamma="learn", **kw)
+    res = learner.kernel_learning
+    core = learn_kernel(X, y, kernel, **kw)
+    assert learner.regparam == core.regparam
+    np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
+    # the learner's LOO shortcut (eigendecomposition path) vs the criterion (Cholesky):
+    # two factorizations of a K with condition ~1/regparam ~ 1e5-1e8 at the optimum
+    np.testing.assert_allclose(learner.cv_performances[0], res.criterion, rtol=1e-6)
+    params = {k: v for k, v in res.kernel_params.items()}
+    ref = RLS(X, y, regparam=res.regparam, kernel=kernel, **params)
+    Xt = X[:7] + 0.1
+    np.testing.assert_allclose(learner.predict(Xt), ref.predict(Xt), rtol=1e-6)  # eigh vs Cholesky
+    assert learner.cv_history and all("criterion" in h for h in learner.cv_history)
+    if kernel == "GaussianKernel":
+        np.testing.assert_allclose(learner.length_scales,
+                                   1 / np.sqrt(2 * np.asarray(learner.gamma)))
+    else:
+        assert learner.coef0 == res.kernel_params["coef0"]
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(kernel="LinearKernel", gamma="learn"), "GaussianKernel"),
+    (dict(kernel="GaussianKernel", gamma="learn", regparams=[1.0]), "regparams"),
+    (dict(kernel="GaussianKernel", gamma="learn", basis_vectors=np.ones((2, 3))),
+     "basis_vectors"),
+    (dict(kernel="GaussianKernel", gamma=-1.0), "gamma"),
+])
+def test_bad_arguments(kwargs, match):
+    X, y = data()
+    with pytest.raises(ValueError, match=match):
+        LeaveOneOutRLS(X, y, **kwargs)
+
+
+def test_constant_feature_with_ard():
+    X, y = data()
+    X[:, 1] = 2.0
+    with pytest.raises(ValueError, match="constant features"):
+        LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True)
+
+
+def test_ard_model_file_round_trip(tmp_path):
+    from rlscore.model_io import load_model, save_model
+    X, y = data()
+    learner = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True)
+    save_model(learner, str(tmp_path / "ard.npz"))
+    pred = load_model(str(tmp_path / "ard.npz"))
+    np.testing.assert_array_equal(pred.kernel.gamma, learner.gamma)
+    np.testing.assert_allclose(pred.predict(X[:5]), learner.predict(X[:5]), rtol=1e-12)
+
+
+def test_leave_query_out_rankrls_learns_kernel():
+    from rlscore.core.rankrls import learn_kernel_lqo
+    from rlscore.learner import LeaveQueryOutRankRLS, QueryRankRLS
+    X, y = data(m=60)
+    qids = np.repeat(np.arange(12), 5)
+    learner = LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
+                                   ard=True)
+    core = learn_kernel_lqo(X, y, qids, ard=True)
+    assert learner.regparam == core.regparam
+    np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
+    ref = QueryRankRLS(X, y, qids, regparam=core.regparam, kernel="GaussianKernel",
+                       gamma=core.kernel_params["gamma"])
+    np.testing.assert_allclose(learner.predict(X[:5]), ref.predict(X[:5]), rtol=1e-6)
+    with pytest.raises(ValueError, match="regparams"):
+        LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
+                             regparams=[1.0])

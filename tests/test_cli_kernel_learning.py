@@ -1,0 +1,55 @@
+"""rlscore fit --gamma learn: the learned parameters in the model file and its metadata;
+option combinations that cannot work are usage errors."""
+
+import numpy as np
+import pytest
+
+from rlscore.cli import main
+from rlscore.learner import LeaveOneOutRLS
+from rlscore.model_io import load_model, read_metadata
+from rlscore.utilities.reader import read_svmlight, write_svmlight
+
+
+@pytest.fixture
+def train_file(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
+    path = tmp_path / "train.txt"
+    write_svmlight(str(path), X, y)
+    return path, X, y
+
+
+def test_fit_gamma_learn_writes_learned_parameters(train_file, tmp_path, capsys):
+    path, X, y = train_file
+    out = tmp_path / "m.npz"
+    assert main(["fit", str(path), "-o", str(out), "--kernel", "gaussian",
+                 "--gamma", "learn"]) == 0
+    # the file holds the values as text: the same learner on the values read back
+    Xf, yf, _ = read_svmlight(str(path))
+    ref = LeaveOneOutRLS(Xf, yf[:, 0], kernel="GaussianKernel", gamma="learn")
+    pred = load_model(str(out))
+    assert pred.kernel.gamma == ref.gamma
+    np.testing.assert_allclose(pred.predict(X), ref.predict(X), rtol=1e-10)
+    meta = read_metadata(str(out))
+    kl = meta["info"]["kernel_learning"] if "info" in meta else meta["kernel_learning"]
+    assert kl["regparam"] == ref.regparam
+    assert len(kl["criterion_per_step"]) == len(ref.cv_history)
+    assert "learned by leave-one-out gradient" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra", [["--kernel", "linear"], ["--regparam", "1"],
+                                   ["--regparams", "1,2"], ["--cv", "kfold"],
+                                   ["--learner", "rankrls"], ["--basis", "5"]])
+def test_fit_gamma_learn_bad_combinations(train_file, tmp_path, extra):
+    path, _, _ = train_file
+    argv = ["fit", str(path), "-o", str(tmp_path / "m.npz"), "--kernel", "gaussian",
+            "--gamma", "learn"] + extra
+    assert main(argv) == 2
+
+
+def test_cv_refuses_gamma_learn_and_bad_values(train_file):
+    path, _, _ = train_file
+    assert main(["cv", str(path), "--kernel", "gaussian", "--gamma", "learn"]) == 2
+    with pytest.raises(SystemExit):
+        main(["cv", str(path), "--kernel", "gaussian", "--gamma", "lern"])
