@@ -16,6 +16,30 @@ leave-one-out pass over 13 lambdas with basis removal; peak RSS of the child; te
 RMSE; floor (s) = measured DGEMM rate over the flops of the kernel blocks (2 m r d) plus
 Phi^T Phi (m r^2, SYRK) for the direct path, or t iterations of two block products
 (4 m r t, cached blocks) plus one kernel pass for PCG; data generation is not timed.
+
+Measured on the shared 2-core machine (one BLAS thread, GEMM 54 GFLOP per CPU second;
+CPU seconds are the comparable figures, wall times include waiting for the CPU):
+
+| m | r | method | fit wall (cpu) s | LOO path 13 lambdas wall (cpu) s | peak RSS MB | test RMSE | floor s | fit cpu / floor |
+|---|---|---|---|---|---|---|---|---|
+| 1e5 | 1000 | direct | 3.1 (3.0) | 5.9 (5.7) | 242 | 0.1911 | 1.9 | 1.54 |
+| 1e5 | 1000 | pcg, 20 it., cached | 4.0 (4.0) | | 984 | 0.1911 | | |
+| 1e5 | 1000 | sklearn Nystroem+Ridge | 9.0 (8.9) | | 1835 | 0.1925 | 1.9 | 4.64 |
+| 1e5 | 2000 | direct | 11.6 (11.3) | 20.9 (20.7) | 550 | 0.1545 | 7.6 | 1.49 |
+| 1e5 | 2000 | pcg, 20 it., cached | 8.4 (8.3) | | 1923 | 0.1545 | | |
+| 1e5 | 2000 | sklearn | 33.5 (32.9) | | 3452 | 0.1482 | 7.4 | 4.43 |
+| 1e5 | 5000 | direct | 558 (124) | 314 (146) | 2677 | 0.1298 | | |
+| 1e5 | 5000 | pcg, 20 it., cached | 44.5 (32.5) | | 5292 | 0.1298 | | |
+| 1e5 | 5000 | sklearn | fails (6 GB limit: 3.73 GiB array) | | | | | |
+| 1e6 | 1000 | direct | 221 (29.1) | 83 (52.4) | 504 | 0.1925 | 19.2 | 1.51 |
+| 1e6 | 1000 | pcg, 20 it., recomputed | 169 (166) | | 427 | 0.1927 | | |
+| 1e6 | 1000 | sklearn | fails (6 GB limit: 7.45 GiB array) | | | | | |
+| 1e6 | 2000 | direct | 100.5 (98.3) | 178.8 (175.1) | 772 | 0.1479 | 76.1 | 1.29 |
+| Beijing 373 585 | 1000 | direct | 10.2 (10.2) | 19.1 (19.1) | 360 | 0.3208 | 7.0 | 1.46 |
+| Beijing | 1000 | sklearn | fails (6 GB limit: 2.78 GiB array) | | | | | |
+
+(the 1e5 r = 5000 rows ran while the machine was loaded; the sklearn basis is its own
+draw, hence its different RMSE at equal r.)
 """
 
 import argparse
