@@ -38,7 +38,7 @@ PKG = pathlib.Path(rlscore.__file__).resolve().parent
 LAYER = {
     # layer 0 in the order its modules may use each other
     "_ext": 0.0, "_version": 0.0, "_validation": 0.1, "_io": 0.2, "_progress": 0.2,
-    "__version__": 0.2,
+    "_blocks": 0.2, "__version__": 0.2,
     "_groups": 0.3, "_archive": 0.3, "_vec_trick": 0.3,
     "kernel": 1, "measure": 1, "predictor": 1,
     "core": 2, "model_io": 2,

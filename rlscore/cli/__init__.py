@@ -213,6 +213,17 @@ def build_parser():
     fit = sub.add_parser("fit", help="train and save a model", epilog=_EPILOG,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_training_options(fit, need_output=True)
+    fit.add_argument("--stream", action="store_true",
+                     help="rls with --basis: read the file in passes, never all of it in "
+                          "memory (automatic for files of 256 MiB or more)")
+    fit.add_argument("--block-size", type=int, metavar="ROWS",
+                     help="--stream: rows per block (default: from --memory-budget)")
+    fit.add_argument("--memory-budget", type=float, metavar="MIB",
+                     help="--stream: MiB of temporaries per block (default 64, or "
+                          "RLSCORE_WORKING_MEMORY)")
+    fit.add_argument("--solver", choices=["direct", "pcg"], default="direct",
+                     help="--stream: direct (exact CV) or pcg (Falkon's preconditioned "
+                          "CG, one --regparam)")
     fit.set_defaults(func=_cmd_fit)
 
     cv = sub.add_parser("cv", help="cross-validated measure per regparam",

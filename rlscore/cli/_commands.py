@@ -198,6 +198,18 @@ def _cmd_fit(args):
     from rlscore.model_io import save_model
     spec = LEARNERS[args.learner]
     _check_training_options(args)
+    from rlscore.cli._stream import fit_streamed, wants_stream
+    if wants_stream(args):
+        learner, info, width = fit_streamed(
+            args, _kernel_args(args, spec),
+            lambda: _usage(parse_grid, args.regparams or "2^-10..2^10"),
+            _zero_based(args))
+        save_model(learner, args.output, info, feature_indices=np.arange(width),
+                   n_file_features=width)
+        if not args.quiet:
+            print(f"rls (streamed) trained on {info['n_examples']} examples, regparam "
+                  f"{learner.regparam:g}; model saved to {args.output}")
+        return 0
     data = load_training_data(args.train, _zero_based(args))
     _check_qids(args, data, spec)
     info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),

@@ -30,8 +30,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from rlscore.core.structure import QueryGroups
-from rlscore.core.rls import KernelSolver, NystromFeatureMap, select_basis
+from rlscore.core.rls import (KernelSolver, NystromFeatureMap, select_basis,
+                              block_statistics)
 from rlscore.core.selection import grid_search
 from rlscore._progress import Progress, verbosity
 from rlscore._validation import check_regparam
@@ -55,25 +55,15 @@ def _take_rows(part, _state, idx):
 
 
 def _stats(part, nmap, kind, shift):
-    """The partition's statistics (tuple of arrays, summed over partitions) and its
-    distinct query ids."""
-    from rlscore.core.rankrls import gram_matrix
+    """The partition's statistics (:func:`rlscore.core.rls.block_statistics`, the code
+    the single-machine streamed learners run per block; summed over partitions) and
+    its distinct query ids."""
     X, Y, q = part
     m = X.shape[0]
-    r, p = nmap.n_features, Y.shape[1]
-    if m == 0:
-        zeros = (np.zeros((r, r)), np.zeros((r, p)))
-        if kind == "global":
-            zeros += (np.zeros(r), np.zeros(p), 0)
-        return zeros, np.zeros(0)
-    Phi = nmap.features(X)
-    if kind == "rls":
-        return (gram_matrix(Phi), Phi.T @ Y), np.zeros(0)
-    if kind == "query":
-        PhiP = np.ascontiguousarray(QueryGroups.from_qids(q, m).center(Phi))
-        return (gram_matrix(PhiP), PhiP.T @ Y), np.unique(np.asarray(q).ravel())
-    Pc = np.ascontiguousarray(Phi - shift)
-    return (gram_matrix(Pc), Pc.T @ Y, Pc.sum(axis=0), Y.sum(axis=0), m), np.zeros(0)
+    Phi = nmap.features(X) if m else np.zeros((0, nmap.n_features))
+    st = block_statistics(Phi, Y, kind, shift, q)
+    return st, (np.unique(np.asarray(q).ravel()) if kind == "query" and m
+                else np.zeros(0))
 
 
 def _stats_only(out):

@@ -18,9 +18,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rlscore.core.structure import QueryGroups
 from rlscore.core.rls import RLSModel
 from rlscore.core.selection import query_score
-from rlscore._progress import verbosity
-from rlscore._validation import (check_bias, check_coef0, check_degree, check_gamma,
-                                 check_positive_int, check_regparam, check_tol)
+from rlscore._progress import stage, verbosity
+from rlscore._validation import (available_memory, check_bias, check_coef0, check_degree,
+                                 check_gamma, check_positive_int, check_real,
+                                 check_regparam, check_tol, format_bytes)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "check_alpha",
@@ -368,6 +369,57 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
     # -- fitting ---------------------------------------------------------------------
     def _validate_fit_data(self, X, y):
         return validate_fit_data(self, X, y, self._accept_sparse())
+
+    def _streams(self, X):
+        """True when a reduced-set fit should stream (``solver="pcg"``, or the in-memory
+        peak of about two m x b arrays -- K(X, basis) and the features -- above
+        ``memory_budget`` MiB; "auto": half the available memory). Says so through
+        :mod:`rlscore._progress`."""
+        budget = getattr(self, "memory_budget", None)
+        solver = getattr(self, "solver", "direct")
+        if solver not in ("direct", "pcg"):
+            raise ValueError(f"solver must be 'direct' or 'pcg', got {solver!r}")
+        b = getattr(self, "n_basis", None)
+        if b is None and getattr(self, "basis_indices", None) is not None:
+            b = np.size(self.basis_indices)
+        if b is None:
+            if solver == "pcg":
+                raise ValueError("solver='pcg' needs n_basis or basis_indices")
+            return False
+        need = 16.0 * X.shape[0] * int(b)
+        if budget == "auto":
+            avail = available_memory()
+            limit = np.inf if avail is None else avail / 2
+        elif budget is None:
+            limit = np.inf
+        else:
+            limit = check_real(budget, "memory_budget", minimum=0, open_minimum=True) \
+                * 2**20
+        stream = solver == "pcg" or need > limit
+        if stream:
+            with stage(f"streaming: the in-memory features would take "
+                       f"{format_bytes(need)}, above the memory budget; blocks of rows"):
+                pass
+        return stream
+
+    def _fit_streamed(self, X, y, alpha):
+        """Fit by :func:`rlscore.core.rls.streamed_fit` (one alpha), block by block."""
+        from types import SimpleNamespace
+        from rlscore._blocks import working_memory
+        from rlscore.core.rls import streamed_fit
+        from rlscore.core.structure import ArraySource
+        name, params = self._kernel_spec(X.shape[1])
+        self._y_1d = y.ndim == 1
+        budget = self.memory_budget if not isinstance(self.memory_budget, str) else None
+        with working_memory(None if budget is None else max(budget / 4, 1.0)):
+            fit = streamed_fit(ArraySource(X, y), name, params, regparam=alpha,
+                               basis_indices=self.basis_indices, n_basis=self.n_basis,
+                               random_state=self.random_state,
+                               block_size=self.block_size, solver=self.solver)
+        self.model_ = SimpleNamespace(Y=np.reshape(y, (y.shape[0], -1)),
+                                      predictor=fit.predictor, streamed=fit)
+        self._set_fitted_attributes()
+        return self
 
     def _fit_model(self, X, y, alpha, path):
         """Train the core model (``X``, ``y`` already validated) and set the fitted

@@ -39,6 +39,20 @@ _KERNEL_PARAMS_DOC = """\
         ``KernelRidge(kernel="linear")``. Ignored by the other kernels.
 """
 
+_STREAM_PARAMS_DOC = """\
+    memory_budget : "auto", float (MiB) or None, default="auto"
+        A reduced-set model (``n_basis`` / ``basis_indices``) is fitted by streaming
+        blocks of rows (:class:`rlscore.core.rls.StreamedReducedSet`: the same model,
+        O(b^2 + block b) memory instead of two m x b arrays) when those arrays would
+        exceed this budget; "auto" is half the available memory, None never streams.
+        The switch is reported through :mod:`rlscore._progress`.
+    block_size : int or None, default=None
+        Rows per block when streaming (default: from the budget).
+    solver : {"direct", "pcg"}, default="direct"
+        "pcg": Falkon's preconditioned conjugate gradients (many basis vectors;
+        always streamed).
+"""
+
 _BASIS_PARAMS_DOC = """\
     basis_vectors : {array-like, sparse matrix} of shape (n_basis, n_features), \
 default=None
@@ -99,7 +113,7 @@ class KernelRLS(RLSEstimatorBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
-{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization")}
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _STREAM_PARAMS_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -136,7 +150,8 @@ class KernelRLS(RLSEstimatorBase):
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False, verbose=False):
+                 keep_basis_in_cv=False, memory_budget="auto", block_size=None,
+                 solver="direct", verbose=False):
         store_params(self, locals())
 
     @reports_progress
@@ -165,6 +180,8 @@ class KernelRLS(RLSEstimatorBase):
         """
         alpha = check_alpha(self.alpha)
         X, y = self._validate_fit_data(X, y)
+        if self._streams(X):
+            return self._fit_streamed(X, y, alpha)
         return self._fit_model(X, y, alpha, path=False)
 
     fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))

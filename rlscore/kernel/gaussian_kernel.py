@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from rlscore._validation import check_finite_result, check_gaussian_gamma
-from rlscore.kernel._base import (KernelBase, as_kernel_input, scale_columns, sq_distances,
-                                  sq_norms)
+from rlscore._validation import check_gaussian_gamma
+from rlscore.kernel._base import KernelBase, as_kernel_input, scale_columns, sq_norms
+from rlscore.kernel._blocked import kernel_block
 
 
 class GaussianKernel(KernelBase):
@@ -25,6 +25,8 @@ class GaussianKernel(KernelBase):
     ``getKM`` costs O(n n_basis d) (one matrix product plus n n_basis exponentials).
     """
 
+    _block_kind = "gaussian"      # computed by rlscore.kernel._blocked.kernel_block
+
     def __init__(self, X, gamma=1.0):
         gamma = check_gaussian_gamma(gamma)
         self.train_X = as_kernel_input(X)
@@ -40,28 +42,13 @@ class GaussianKernel(KernelBase):
         self._train_norms = sq_norms(self._scaled_X)
 
     def getKM(self, X):
-        X = self._prepare(X)
-        g = self.gamma
-        if self._root is not None:
-            X, g = scale_columns(X, self._root), 1.0
-        # squared distances ||x||^2 + ||z||^2 - 2 <x, z>, clipped at 0 (rounding);
-        # finite because every input value is below MAX_ABS_VALUE. Only then scaled by
-        # -gamma: a product beyond the float64 range is -inf and exp gives the exact 0,
-        # never inf - inf = NaN.
-        nx = sq_norms(X)
-        K = sq_distances(X, self._scaled_X, nx, self._train_norms)
-        # the rounding error of a distance is about 4 eps (||x||^2 + ||z||^2); when gamma
-        # makes that error visible (a steep kernel or huge norms), distances within it
-        # are 0: points float64 cannot tell apart get k = 1, not exp(-gamma * noise)
-        top = (nx.max() if nx.size else 0.0) + (self._train_norms.max()
-                                                 if self._train_norms.size else 0.0)
-        if g * 8 * np.finfo(np.float64).eps * top > 1e-12:
-            tol = 8 * np.finfo(np.float64).eps * (nx[:, None] + self._train_norms[None, :])
-            K[K <= tol] = 0.0
-        with np.errstate(over="ignore"):
-            K *= -g
-        np.exp(K, out=K)
-        return check_finite_result(K, "the Gaussian kernel matrix")
+        # one GEMM with the exponential fused (rlscore.kernel._blocked): squared
+        # distances ||x||^2 + ||z||^2 - 2 <x, z> clipped at 0, a distance within its
+        # rounding error 8 eps (||x||^2 + ||z||^2) taken as 0 (points float64 cannot
+        # tell apart get k = 1), finite because every input value is below
+        # MAX_ABS_VALUE; -gamma d beyond the float64 range gives exp = 0, never NaN.
+        # Per-feature gamma: the columns scaled by sqrt(gamma_k), gamma 1.
+        return kernel_block(self, self._prepare(X))
 
     def get_params(self):
         return {"gamma": self.gamma if self._root is None else self.gamma.tolist()}

@@ -1,7 +1,8 @@
 """Linear kernel k(x, z) = <x, z> + bias."""
 
-from rlscore._validation import check_bias, check_finite_result
-from rlscore.kernel._base import KernelBase, as_kernel_input, dot_dense
+from rlscore._validation import check_bias
+from rlscore.kernel._base import KernelBase, as_kernel_input
+from rlscore.kernel._blocked import kernel_block
 
 
 class LinearKernel(KernelBase):
@@ -20,15 +21,14 @@ class LinearKernel(KernelBase):
     ``getKM`` costs O(n n_basis d) for dense and O(nnz-product) for sparse input.
     """
 
+    _block_kind = "linear"      # computed by rlscore.kernel._blocked.kernel_block
+
     def __init__(self, X, bias=1.0):
         self.bias = check_bias(bias)
         self.train_X = as_kernel_input(X)
 
     def getKM(self, X):
-        K = dot_dense(self._prepare(X), self.train_X)
-        if self.bias != 0:
-            K += self.bias
-        return check_finite_result(K, "the linear kernel matrix")
+        return kernel_block(self, self._prepare(X))
 
     def get_params(self):
         return {"bias": self.bias}

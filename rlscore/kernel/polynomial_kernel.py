@@ -1,9 +1,8 @@
 """Polynomial kernel k(x, z) = (gamma <x, z> + coef0)^degree."""
 
-import numpy as np
-
-from rlscore._validation import check_coef0, check_degree, check_finite_result, check_gamma
-from rlscore.kernel._base import KernelBase, as_kernel_input, dot_dense
+from rlscore._validation import check_coef0, check_degree, check_gamma
+from rlscore.kernel._base import KernelBase, as_kernel_input
+from rlscore.kernel._blocked import kernel_block
 
 
 class PolynomialKernel(KernelBase):
@@ -22,6 +21,8 @@ class PolynomialKernel(KernelBase):
     (e.g. to unit norm).
     """
 
+    _block_kind = "polynomial"      # computed by rlscore.kernel._blocked.kernel_block
+
     def __init__(self, X, degree=2, gamma=1.0, coef0=0):
         self.degree = check_degree(degree)
         self.gamma = check_gamma(gamma)
@@ -29,14 +30,7 @@ class PolynomialKernel(KernelBase):
         self.train_X = as_kernel_input(X)
 
     def getKM(self, X):
-        K = dot_dense(self._prepare(X), self.train_X)
-        K *= self.gamma
-        K += self.coef0
-        if self.degree > 1:
-            with np.errstate(over="ignore"):
-                K **= self.degree
-        return check_finite_result(K, f"the polynomial kernel matrix (degree "
-                                      f"{self.degree})")
+        return kernel_block(self, self._prepare(X))
 
     def get_params(self):
         return {"degree": self.degree, "gamma": self.gamma, "coef0": self.coef0}

@@ -11,6 +11,7 @@ from rlscore.learner.greedy_rls import GreedyRLS, GreedyRankRLS
 from rlscore.learner.kron_rls import KronRLS
 from rlscore.learner.two_step_rls import TwoStepRLS
 from rlscore.learner.cg_kron_rls import CGKronRLS
+from rlscore.learner.streamed_rls import StreamedRLS
 from rlscore.learner.pairwise_mkl import PairwiseMKL
 from rlscore.learner.ranksvm import (LinearRankSVM, PPLinearRankSVM, KernelRankSVM,
                                      KfoldLinearRankSVM)
@@ -20,4 +21,4 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRL
            "KfoldQueryRankRLS",
            "PPRankRLS", "CGRLS", "CGRankRLS", "PCGRankRLS", "GreedyRLS", "GreedyRankRLS",
            "KronRLS", "TwoStepRLS", "CGKronRLS", "LinearRankSVM", "PPLinearRankSVM",
-           "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL"]
+           "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL", "StreamedRLS"]

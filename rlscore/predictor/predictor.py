@@ -4,6 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore._validation import as_data_matrix
+from rlscore.kernel import kernel_blocks
 
 
 class PredictorInterface:
@@ -99,5 +100,19 @@ class KernelPredictor:
             X = np.asarray(X)
             if X.ndim == 1:
                 X = X.reshape(-1, 1) if self.dim == 1 else X.reshape(1, -1)
-        K = self.kernel.getKM(X)
-        return np.squeeze(K @ self.A)
+        return np.squeeze(self._blocked_predict(X))
+
+    def _blocked_predict(self, X):
+        """K(X, basis) A one block of rows at a time (:func:`rlscore.kernel.
+        kernel_blocks`, sized by the working-memory budget): memory O(block b + n p)
+        whatever n. O(n b (d + p))."""
+        if not hasattr(X, "shape"):
+            X = np.asarray(X)
+        A = np.asarray(self.A)
+        A2 = A.reshape(A.shape[0], -1)
+        if X.shape[0] == 0 or type(self.kernel).__dict__.get("_block_kind") is None:
+            return np.asarray(self.kernel.getKM(X) @ A)
+        out = np.empty((X.shape[0], A2.shape[1]))
+        for rows, Kb in kernel_blocks(self.kernel, X, extra_row_bytes=8 * A2.shape[1]):
+            out[rows] = Kb @ A2
+        return out.reshape((X.shape[0],) + A.shape[1:])

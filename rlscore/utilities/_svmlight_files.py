@@ -14,7 +14,8 @@ from rlscore._ext import _svmlight
 from rlscore._validation import as_2d_labels, check_positive_int
 from rlscore.utilities._text_files import index_dtype, open_binary, open_text, source_name
 
-__all__ = ["read_svmlight", "iter_svmlight", "write_svmlight", "ZeroIndexError"]
+__all__ = ["read_svmlight", "iter_svmlight", "write_svmlight", "ZeroIndexError",
+           "SvmlightSource"]
 
 
 class ZeroIndexError(ValueError):
@@ -322,3 +323,92 @@ def write_svmlight(fname, X, Y, qids=None):
         lines.append(" ".join(parts) + "\n")
     with open_text(fname, "w") as fh:
         fh.write("".join(lines))
+
+
+class SvmlightSource:
+    """An svmlight / LETOR file as a data source of the streamed learners
+    (:class:`rlscore.core.rls.StreamedReducedSet`; the protocol is in
+    :mod:`rlscore.core.structure`): every pass re-reads the file in chunks with the
+    compiled parser, so the rows are never all in memory.
+
+    Parameters
+    ----------
+    fname : path of the file (plain or .gz/.bz2/.xz)
+    zero_based : bool, default False (how the indices count)
+    chunk_bytes : int, bytes of text per parser call, default 1/64 of the working-
+        memory budget (:mod:`rlscore._blocks`)
+    fdim : int, optional: the number of columns (default: the largest index seen)
+
+    Attributes
+    ----------
+    m, d, Y (m, p) labels, qids (m,) or None -- from the first (scanning) pass.
+
+    Notes
+    -----
+    Construction is one pass over the file (O(file size) time, O(m p) memory); every
+    ``blocks`` call another. A file that changes between passes (fewer or more rows,
+    a damaged line) raises ValueError.
+    """
+
+    def __init__(self, fname, zero_based=False, chunk_bytes=None, fdim=None):
+        from rlscore._blocks import get_working_memory
+        if zero_based not in (True, False):
+            raise ValueError(f"zero_based must be True or False, got {zero_based!r}")
+        self.fname, self.zero_based = fname, bool(zero_based)
+        self.chunk_bytes = int(chunk_bytes) if chunk_bytes is not None else \
+            max(1 << 16, int(get_working_memory() * 2**20 / 64))
+        shift = 0 if zero_based else 1
+        labels, qids, width, m = [], [], 0, 0
+        for chunk in _raw_chunks(fname, self.zero_based, self.chunk_bytes):
+            labels.append(chunk["labels"])
+            if chunk["qids"] is not None:
+                qids.extend(chunk["qids"])
+            width = max(width, chunk["max_index"] + 1 - shift)
+            m += chunk["labels"].shape[0]
+        if m == 0:
+            raise ValueError(f"{source_name(fname)} holds no examples")
+        self.m = m
+        self.d = check_positive_int(fdim, "fdim") if fdim is not None else max(width, 1)
+        self.Y = as_2d_labels(np.vstack(labels), name="labels")
+        self.qids = np.asarray(qids) if qids else None
+        if self.qids is not None and self.qids.size != m:
+            raise ValueError(f"{source_name(fname)}: some lines have qid: and others not")
+
+    def blocks(self, size):
+        """(start, X_b CSR) blocks of ``size`` rows (the last may be shorter): one pass
+        over the file. O(file size)."""
+        from rlscore._validation import as_data_matrix
+        size = check_positive_int(size, "size")
+        start = 0
+        for X, _, _ in iter_svmlight(self.fname, self.d, self.zero_based,
+                                     self.chunk_bytes):
+            for lo in range(0, X.shape[0], size):
+                Xb = X[lo:lo + size]
+                try:
+                    Xb = as_data_matrix(Xb, name=str(source_name(self.fname)))
+                except ValueError as exc:
+                    raise ValueError(f"{exc} (in rows {start}..{start + Xb.shape[0] - 1})"
+                                     ) from None
+                yield start, Xb
+                start += Xb.shape[0]
+        if start != self.m:
+            raise ValueError(f"{source_name(self.fname)} has {start} rows now but had "
+                             f"{self.m} in the first pass (changed or truncated?)")
+
+    def rows(self, indices):
+        """The rows ``indices`` (sorted, unique) as one CSR matrix: one pass. O(file
+        size)."""
+        import scipy.sparse as sp
+        idx = np.asarray(indices, dtype=np.int64)
+        parts, start = [], 0
+        for X, _, _ in iter_svmlight(self.fname, self.d, self.zero_based,
+                                     self.chunk_bytes):
+            lo, hi = np.searchsorted(idx, [start, start + X.shape[0]])
+            if hi > lo:
+                parts.append(X[idx[lo:hi] - start])
+            start += X.shape[0]
+        got = sum(p.shape[0] for p in parts)
+        if got != idx.size:
+            raise ValueError(f"{source_name(self.fname)} has fewer rows than the "
+                             f"requested indices (changed or truncated?)")
+        return sp.vstack(parts, format="csr")

@@ -25,10 +25,10 @@ compiled parser ``rlscore._ext._svmlight``), ``_sparse_files`` (``read_sparse``)
 from rlscore.utilities._index_files import (loadtxtint, read_folds, read_preferences,
                                             read_qids)
 from rlscore.utilities._sparse_files import read_sparse
-from rlscore.utilities._svmlight_files import (ZeroIndexError, iter_svmlight, read_svmlight,
-                                              write_svmlight)
+from rlscore.utilities._svmlight_files import (SvmlightSource, ZeroIndexError, iter_svmlight,
+                                               read_svmlight, write_svmlight)
 
 __all__ = [
     "read_svmlight", "iter_svmlight", "write_svmlight", "read_sparse", "read_folds", "read_qids",
-    "read_preferences", "loadtxtint", "ZeroIndexError",
+    "read_preferences", "loadtxtint", "ZeroIndexError", "SvmlightSource",
 ]

@@ -349,7 +349,8 @@ def test_clone_and_get_params():
                                 "coef0": 1, "bias": 1.0, "basis_vectors": None,
                                 "n_basis": None, "basis_indices": None,
                                 "random_state": None, "keep_basis_in_cv": False,
-                                "verbose": False}
+                                "memory_budget": "auto", "block_size": None,
+                                "solver": "direct", "verbose": False}
     assert clone(est).get_params() == est.get_params()
     assert repr(est) == "KernelRLS(alpha=2.0, gamma=0.1, kernel='rbf')"
 

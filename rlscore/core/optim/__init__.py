@@ -25,7 +25,8 @@ from rlscore.core.optim._result import (ConvergenceWarning, SolverResult)
 from rlscore.core.optim._dense import (psd_eigh, regularized_cholesky,
                                        symmetric_from_triangle)
 from rlscore.core.optim._cg import (CGStop, CGResult, conjugate_gradient,
-                                    jacobi_preconditioner)
+                                    jacobi_preconditioner, Preconditioner,
+                                    JacobiPreconditioner, as_preconditioner)
 from rlscore.core.optim._minres import minres
 from rlscore.core.optim._tron import (tron, TRONResult)
 from rlscore.core.optim._bmrm import (bmrm, BMRMResult, Bundle)
@@ -40,6 +41,9 @@ __all__ = [
     "CGResult",
     "conjugate_gradient",
     "jacobi_preconditioner",
+    "Preconditioner",
+    "JacobiPreconditioner",
+    "as_preconditioner",
     "minres",
     "tron",
     "TRONResult",

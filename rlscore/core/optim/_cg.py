@@ -14,7 +14,43 @@ from rlscore._progress import Progress
 from rlscore.core.optim._result import SolverResult
 from rlscore._validation import check_positive_int, check_tol
 
-__all__ = ["CGStop", "CGResult", "conjugate_gradient", "jacobi_preconditioner"]
+__all__ = ["CGStop", "CGResult", "conjugate_gradient", "jacobi_preconditioner",
+           "Preconditioner", "JacobiPreconditioner", "as_preconditioner"]
+
+
+class Preconditioner:
+    """The preconditioner protocol of :func:`conjugate_gradient`: ``apply(R)`` returns
+    M^{-1} R for an (n, k) block R (k <= l columns), M symmetric positive definite and
+    cheap to solve with. Subclass it or give any object with ``apply``."""
+
+    def apply(self, R):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class JacobiPreconditioner(Preconditioner):
+    """M^{-1} = diag(inv_diag): positive weights multiplying the residual. O(n k)."""
+
+    def __init__(self, inv_diag):
+        self.inv_diag = np.asarray(inv_diag, dtype=np.float64).ravel()
+        if np.any(~np.isfinite(self.inv_diag)) or np.any(self.inv_diag <= 0):
+            raise ValueError("a Jacobi preconditioner needs positive finite weights")
+
+    def apply(self, R):
+        return R * self.inv_diag[:, None]
+
+
+def as_preconditioner(precond, n):
+    """None, a Preconditioner-like object (with ``apply``), or an ndarray (n,) of Jacobi
+    weights (:class:`JacobiPreconditioner`). TypeError/ValueError otherwise."""
+    if precond is None or hasattr(precond, "apply"):
+        return precond
+    if isinstance(precond, np.ndarray):
+        if precond.shape != (n,):
+            raise ValueError(f"a Jacobi preconditioner must have shape ({n},), got "
+                             f"{precond.shape}")
+        return JacobiPreconditioner(precond)
+    raise TypeError(f"precond must be None, an ndarray of Jacobi weights or an object "
+                    f"with apply(R), got {type(precond).__name__}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -49,9 +85,10 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     maxiter : int > 0 or None
         Iteration limit; None means ``10 n`` (CG terminates in at most n steps in exact
         arithmetic).
-    precond : ndarray (n,) or None
-        Inverse diagonal (Jacobi) preconditioner: positive weights multiplying the
-        residual.
+    precond : Preconditioner, ndarray (n,) or None
+        An object with ``apply(R)`` -> M^{-1} R (:class:`Preconditioner`, e.g. the
+        Nystrom preconditioner of :mod:`rlscore.core.rls`), or the inverse diagonal
+        (Jacobi) as positive weights multiplying the residual.
     callback : callable or None
         ``callback(k, X, residuals)`` after iteration k (1-based) with the current
         iterate (n, l) and the relative residual norms (l,); a true return value stops
@@ -72,8 +109,11 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
         the callback stopped at), ``iterations`` the products with the operator (not
         counting the one for a nonzero start), ``converged`` whether every column
         reached the tolerance, ``objective`` nan; extras ``residuals`` (l,) the relative
-        residual norms ``||b - S x|| / ||b||`` from the CG recursion (0 for a zero
-        right-hand side), ``column_converged`` (l,) bool, ``stopped`` (the callback
+        residual norms ``||b - S x|| / ||b||`` (0 for a zero right-hand side): the
+        true residual, recomputed from ``b - S x`` before a column is declared
+        converged (so ``converged`` means the same with or without a preconditioner;
+        such a check is one extra product on the columns concerned and is counted in
+        ``matvecs``, not ``iterations``), ``column_converged`` (l,) bool, ``stopped`` (the callback
         ended the iteration), ``info`` the scipy-style flag (0 if every column
         converged, else the iteration count).
 
@@ -93,6 +133,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     n, l = B.shape
     if maxiter is None:
         maxiter = max(10 * n, 10)
+    M = as_preconditioner(precond, n)
     X = np.zeros((n, l)) if x0 is None else np.array(
         np.reshape(x0, (n, l)), dtype=np.float64)
     bnorm = np.sqrt(np.einsum("ij,ij->j", B, B))
@@ -101,8 +142,9 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     safe_b = np.where(bnorm > 0, bnorm, 1.0)
     converged = rnorm <= tol * bnorm
     active = np.flatnonzero(~converged)
-    Z = R if precond is None else R * precond[:, None]
+    Z = R if M is None else np.asarray(M.apply(R))
     P = Z.copy()
+    matvecs = 1 if x0 is not None and np.any(X) else 0
     rz = np.einsum("ij,ij->j", R, Z)
     k = 0
     stopped = False
@@ -122,9 +164,20 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
             X += P * alpha
             R -= SP * alpha
             Ra = R
+        matvecs += 1
         rn = np.sqrt(np.einsum("ij,ij->j", Ra, Ra))
-        rnorm[active] = rn
         done = rn <= tol * bnorm[active]
+        if np.any(done):
+            # the recursion says converged: judge on the true residual b - S x, and
+            # carry on from it (residual replacement) where it is not small enough
+            cols = active[done]
+            Rt = B[:, cols] - np.asarray(matvec(X[:, cols]))
+            matvecs += 1
+            R[:, cols] = Rt
+            rn[done] = np.sqrt(np.einsum("ij,ij->j", Rt, Rt))
+            done = rn <= tol * bnorm[active]
+            Ra = R[:, active] if active.size < l else R
+        rnorm[active] = rn
         converged[active] = done
         report.step(residual=float(np.max(rnorm / safe_b)))
         if callback is not None and callback(k, X, rnorm / safe_b):
@@ -136,7 +189,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
             Ra = R[:, active]
             if not active.size:
                 break
-        Za = Ra if precond is None else Ra * precond[:, None]
+        Za = Ra if M is None else np.asarray(M.apply(Ra))
         rz_new = np.einsum("ij,ij->j", Ra, Za)
         beta = rz_new / rz[active]
         rz[active] = rz_new
@@ -153,7 +206,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
                "non-positive curvature p^T S p (singular system)")
     return SolverResult("cg", X, iterations=k, converged=done, message=message,
                         residuals=rnorm / safe_b, column_converged=converged,
-                        stopped=stopped, info=0 if done else k)
+                        stopped=stopped, info=0 if done else k, matvecs=matvecs)
 
 
 

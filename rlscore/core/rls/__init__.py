@@ -17,7 +17,11 @@ What lives here
     :class:`LOOObjective`: ~2 m^3 flops per step, O(m^2) per parameter; reduced sets
     with a fixed basis: :class:`NystromLOOObjective`, O(m r^2)) and
     :func:`learn_kernel`, which minimizes it through
-    :func:`rlscore.core.selection.minimize_criterion`.
+    :func:`rlscore.core.selection.minimize_criterion`;
+    for large m the streamed reduced-set learners (:class:`StreamedReducedSet`:
+    statistics per block of rows, O(m b (d + b)) time and O(b^2 + block b) memory, exact
+    LOO / K-fold / LQO in a second pass; :func:`streamed_fit` drives them) and Falkon's
+    preconditioned CG (:func:`pcg_reduced_set`, :class:`NystromPreconditioner`).
 
 Builds on
     ``structure``, ``optim``, ``selection``; ``rlscore.kernel`` for kernel evaluation.
@@ -27,15 +31,19 @@ Builds on
 Module order
     ``_solvers`` -> ``_nystrom`` -> ``_representation`` -> ``_holdout_models`` ->
     ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient``,
-    ``_nystrom_gradient`` -> ``_kernel_learning``.
+    ``_nystrom_gradient`` -> ``_kernel_learning``; ``_streamed`` and ``_pcg`` (on
+    ``_solvers``, ``_nystrom``) -> ``_streamed_fit``.
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
                                        FoldCache, CheckedRows, prefer_primal_fold,
-                                       primal_fold_parts, primal_fold_predictions)
+                                       primal_fold_parts, primal_fold_predictions,
+                                       loo_combine, loo_rows)
 from rlscore.core.rls._nystrom import (NystromMap, ReducedMap, NystromSolver,
                                        select_basis, basis_positions,
-                                       held_out_directions, remove_basis_from_pairs)
+                                       held_out_directions, remove_basis_from_pairs,
+                                       constrained_solve, removal_directions_eigen,
+                                       loo_removal_rows)
 from rlscore.core.rls._representation import (Representation, build_representation,
                                               kernel_param_names, NystromFeatureMap,
                                               nystrom_features)
@@ -44,6 +52,11 @@ from rlscore.core.rls._holdout_models import (influence_coefficients, apply_infl
 from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscoverage,
                                          IntervalModel, interval_model,
                                          folds_from_groups)
+from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
+                                        add_statistics, gram_and_rhs, effective_regparam)
+from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
+                                   pcg_reduced_set)
+from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
                                   cg_rls)
@@ -65,6 +78,11 @@ __all__ = [
     "prefer_primal_fold",
     "primal_fold_parts",
     "primal_fold_predictions",
+    "loo_combine",
+    "loo_rows",
+    "constrained_solve",
+    "removal_directions_eigen",
+    "loo_removal_rows",
     "NystromMap",
     "ReducedMap",
     "NystromSolver",
@@ -77,6 +95,16 @@ __all__ = [
     "kernel_param_names",
     "NystromFeatureMap",
     "nystrom_features",
+    "StreamedReducedSet",
+    "block_statistics",
+    "add_statistics",
+    "gram_and_rhs",
+    "effective_regparam",
+    "NystromPreconditioner",
+    "StreamedGramOperator",
+    "pcg_reduced_set",
+    "StreamedFit",
+    "streamed_fit",
     "influence_coefficients",
     "apply_influence",
     "loo_models",

@@ -64,7 +64,8 @@ from rlscore.core.rls._solvers import (LinearSolver, _check_holdout,
 from rlscore._validation import as_index_array, check_positive_int
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
-           "held_out_directions", "remove_basis_from_pairs"]
+           "held_out_directions", "remove_basis_from_pairs", "constrained_solve",
+           "removal_directions_eigen", "loo_removal_rows"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -358,6 +359,17 @@ def held_out_directions(nmap, basis_indices, rows):
     return N
 
 
+def constrained_solve(solve, N, rhs):
+    """w = argmin of the quadratic with solve(x) = M^{-1} x, subject to N^T w = 0:
+    w = M^{-1} rhs - M^{-1} N (N^T M^{-1} N)^{-1} N^T M^{-1} rhs. O(cost of solve on
+    p + h columns + h^3)."""
+    X = solve(np.hstack([rhs, N]))
+    p = rhs.shape[1]
+    u, v = X[:, :p], X[:, p:]
+    return u - v @ la.solve(N.T @ v, N.T @ u, assume_a="sym", check_finite=False)
+
+
+
 def remove_basis_from_pairs(basis_indices, m, starts, ends, out_s, out_e, holdout):
     """Leave-pair-out with basis removal: overwrite, for every pair holding a basis
     vector, the fast (basis-keeping) pair predictions ``out_s``/``out_e`` (n, p) by
@@ -476,38 +488,67 @@ class NystromSolver(LinearSolver):
     def _remove_from_loo(self, regparam, P):
         """Replace the basis examples' rows of the plain LOO predictions P by those of
         the model without them as examples and as basis vectors. O(k^2 p)."""
-        bpos = self.nmap.positions(np.arange(self.nmap.r))
-        if bpos.size == 0:
-            return P
-        if self.nmap.k == 1:
-            raise ValueError("leave-one-out removal of the only basis vector leaves no "
-                             "basis; use keep_basis_in_cv=True")
-        U, s2, keep, V, VtPY = self._eig_parts()
         if self._xi_all is None:
-            cols, N = self.nmap.single_removal_directions()
-            Xi = V.T @ N                                    # column i = V^T N_i
-            Xi /= np.linalg.norm(Xi, axis=0)[None, :]
-            self._xi_all = (cols, np.ascontiguousarray(Xi.T))   # row i: column cols[i]
-        cols, Xi = self._xi_all
-        if cols.size == 0:
+            self._xi_all = removal_directions_eigen(self.nmap, self._eig[1])
+        cols = self._xi_all[0]
+        if cols.size == 0 or self.nmap.positions(np.arange(self.nmap.r)).size == 0:
             return P
         rows = self.basis_indices[self.nmap.order[cols]]    # row of column cols[i]
-        g = 1.0 / (self._eig[0] + regparam)
-        sq = np.sqrt(s2)
-        Z = U[rows] * sq                                    # (k, q) rows of the basis
-        y = self.Y[rows]                                    # (k, p)
-        gk = g[keep]
-        Uq, s2q, q, _, _, U2 = self._cv_parts()
-        Sd = q[rows] + U2[rows] @ (regparam / (s2q + regparam))   # 1 - z^T g z
-        t = 1.0 - Sd                                        # z^T g z
-        gVtPY = g[:, None] * VtPY                           # (k_all, p)
-        zgb = Z @ gVtPY[keep] - t[:, None] * y              # z^T g beta
-        zgx = np.einsum("jq,jq->j", Z, Xi[:, keep] * gk)    # z^T g xi
-        xgb = Xi @ gVtPY - zgx[:, None] * y                 # xi^T g beta
-        xgx = np.einsum("jk,jk->j", Xi, Xi * g)             # xi^T g xi
-        zu = zgb / Sd[:, None]
-        zv = zgx / Sd
-        xu = xgb + (zgx / Sd)[:, None] * zgb
-        xv = xgx + zgx * zgx / Sd
-        P[rows] = zu - (zv / xv)[:, None] * xu
+        U = self._cv_parts()[0]
+        P[rows] = loo_removal_rows(self._eig, self._xi_all, U[rows], self.Y[rows],
+                                   regparam)
         return P
+
+
+def removal_directions_eigen(nmap, V):
+    """(cols, Xi): the columns of Phi whose basis vector's removal alone changes the
+    model, and the unit directions (rows of Xi, (c, k)) it takes away, in the eigen
+    coordinates V of Phi^T Phi. O(k^2 c) (plus :meth:`NystromMap.
+    single_removal_directions`)."""
+    if nmap.k == 1:
+        raise ValueError("leave-one-out removal of the only basis vector leaves no "
+                         "basis; use keep_basis_in_cv=True")
+    cols, N = nmap.single_removal_directions()
+    Xi = V.T @ N                                    # column i = V^T N_i
+    Xi /= np.linalg.norm(Xi, axis=0)[None, :]
+    return cols, np.ascontiguousarray(Xi.T)
+
+
+def loo_removal_rows(eig, xi_all, U_rows, y, regparam):
+    """Leave-one-out predictions (c, p) of the basis examples, each from the model
+    without it as an example and as a basis vector (a rank-one downdate of the rows
+    and a rank-one constraint N_i^T w = 0; module docstring, Cross-validation).
+
+    Parameters
+    ----------
+    eig : (s2 (k,), V (k, k), V^T Phi^T Y (k, p)) of Phi^T Phi (all eigenvalues)
+    xi_all : (cols, Xi) of :func:`removal_directions_eigen`
+    U_rows : (c, q) rows of the left singular vectors U = Phi V_+ diag(s_+)^{-1} (the
+        nonzero eigenvalues) at the basis examples of ``cols``, in that order
+    y : (c, p) their labels
+
+    Notes
+    -----
+    O(c k p); only the c <= r basis rows are needed, so a streamed solver computes
+    them from the basis features alone.
+    """
+    s2all, V, VtPY = eig
+    cols, Xi = xi_all
+    keep = s2all > 0
+    s2q = s2all[keep]
+    g = 1.0 / (s2all + regparam)
+    Z = U_rows * np.sqrt(s2q)                             # (c, q) rows of the basis
+    gk = g[keep]
+    q = np.maximum(1.0 - np.einsum("ij,ij->i", U_rows, U_rows), 0.0)
+    Sd = q + (U_rows * U_rows) @ (regparam / (s2q + regparam))   # 1 - z^T g z
+    t = 1.0 - Sd                                        # z^T g z
+    gVtPY = g[:, None] * VtPY                           # (k_all, p)
+    zgb = Z @ gVtPY[keep] - t[:, None] * y              # z^T g beta
+    zgx = np.einsum("jq,jq->j", Z, Xi[:, keep] * gk)    # z^T g xi
+    xgb = Xi @ gVtPY - zgx[:, None] * y                 # xi^T g beta
+    xgx = np.einsum("jk,jk->j", Xi, Xi * g)             # xi^T g xi
+    zu = zgb / Sd[:, None]
+    zv = zgx / Sd
+    xu = xgb + (zgx / Sd)[:, None] * zgb
+    xv = xgx + zgx * zgx / Sd
+    return zu - (zv / xv)[:, None] * xu

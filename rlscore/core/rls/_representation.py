@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from rlscore._progress import stage
 from rlscore._validation import as_data_matrix, check_bias, check_peak_memory
-from rlscore.kernel import KERNELS, kernel_parameter_names
+from rlscore.kernel import KERNELS, kernel_block, kernel_parameter_names
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["Representation", "build_representation", "kernel_param_names",
@@ -111,13 +111,15 @@ class NystromFeatureMap:
             self.bias = check_bias(kernel_params.get("bias", 1.0))
             self._Ba = _append_bias(B, self.bias) if self.bias != 0 else B
             self._kobj = None
-            K_rr = _dense_product(self._Ba, self._Ba)
+            # k(x, b) = <x, b> + bias, evaluated by the blocked kernel products
+            self.kernel = KERNELS[kernel](X=B, bias=self.bias)
         else:
             self.bias = None
-            self._kobj = KERNELS[kernel](X=B, **kernel_params)
-            K_rr = self._kobj.getKM(B)
+            self._kobj = self.kernel = KERNELS[kernel](X=B, **kernel_params)
+        K_rr = kernel_block(self.kernel, self.kernel.train_X)
         from rlscore.core.rls._nystrom import NystromMap
-        self.T = NystromMap(K_rr, K_rr).back_matrix()
+        self.nmap = NystromMap(K_rr, K_rr)
+        self.T = self.nmap.back_matrix()
         self.n_features = self.T.shape[1]
         if self._kobj is None:
             self.predictor_map = _PredictorMap(transform=np.asarray(self._Ba.T @ self.T),
@@ -125,15 +127,14 @@ class NystromFeatureMap:
         else:
             self.predictor_map = _PredictorMap(transform=self.T, kernel=self._kobj)
 
-    def kernel_rows(self, X):
-        """K(X, basis) (m, b)."""
-        if self._kobj is None:
-            Xa = _append_bias(X, self.bias) if self.bias != 0 else X
-            return _dense_product(Xa, self._Ba)
-        return self._kobj.getKM(X)
+    def kernel_rows(self, X, out=None):
+        """K(X, basis) (m, b) (:func:`rlscore.kernel.kernel_block`; ``out`` a reused
+        (m, b) buffer)."""
+        return kernel_block(self.kernel, X, out=out)
 
     def features(self, X):
-        """The Nystrom features Phi (m, r) of the rows of X."""
+        """The Nystrom features Phi (m, r) = K(X, basis) T of the rows of X.
+        O(m b (d + r)), memory O(m (b + r)): call it on blocks of rows."""
         if X.shape[1] != self.dim:
             raise ValueError(f"basis_vectors has {self.dim} features but X has "
                              f"{X.shape[1]}")

@@ -32,12 +32,14 @@ import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
 from rlscore._ext import _lpo
+from rlscore._blocks import batches, get_working_memory
 from rlscore._progress import stage
 from rlscore._validation import check_index_pairs, check_peak_memory, check_regparam
 from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
 
 __all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver", "FoldCache", "CheckedRows",
-           "primal_fold_parts", "primal_fold_predictions", "prefer_primal_fold"]
+           "primal_fold_parts", "primal_fold_predictions", "prefer_primal_fold",
+           "loo_combine", "loo_rows"]
 
 
 def prefer_primal_fold(h, d):
@@ -181,6 +183,55 @@ class CheckedRows:
         return out
 
 
+def loo_combine(Y, R, F, mdiag, bdiag):
+    """Leave-one-out predictions from R = lambda G Y, F = B Y and the diagonals of M and
+    B: per row the better-conditioned of Proposition 1 (Y - R / m_ii) and Theorem 1
+    ((F - b_ii Y) / m_ii). O(m p)."""
+    if np.any(mdiag <= 0):
+        raise ValueError("leave-one-out is undefined at regparam=0 for an example "
+                         "the others determine exactly; use regparam > 0")
+    small_fit = (bdiag < 0.5)[:, None]
+    return np.where(small_fit, (F - bdiag[:, None] * Y) / mdiag[:, None],
+                    Y - R / mdiag[:, None])
+
+
+def loo_rows(U, Y, s2, UtY, regparams, q=None, U2=None, P=None):
+    """Leave-one-out predictions (b, L, p) of primal RLS for the rows of U, all
+    lambdas of ``regparams`` at once.
+
+    U (b, k) are rows of the left singular vectors of the whole feature matrix Phi
+    (U = Phi V diag(s)^{-1} over the nonzero s^2 = eigenvalues of Phi^T Phi), Y (b, p)
+    their labels, UtY = U_all^T Y_all (k, p) over *all* rows. Any block of rows gives
+    its rows of the in-memory result (the streamed path calls it block by block).
+    q = 1 - rowsum(U^2), U2 = U * U and P = Y - U UtY may be passed when known.
+
+    Notes
+    -----
+    Two GEMMs: U (b x k x 2 L p) and U * U (b x k x 2 L); O(b k L p) time, O(b L p)
+    memory.
+    """
+    lam = np.asarray(regparams, dtype=np.float64)
+    L, p = lam.size, Y.shape[1]
+    if q is None:
+        q = np.maximum(1.0 - np.einsum("ij,ij->i", U, U), 0.0)
+    if U2 is None:
+        U2 = U * U
+    if P is None:
+        P = Y - U @ UtY
+    a = lam[None, :] / (s2[:, None] + lam[None, :])          # (k, L)
+    f = s2[:, None] / (s2[:, None] + lam[None, :])            # no cancellation
+    D = U2 @ np.hstack([a, f])                                # (b, 2L)
+    coef = np.concatenate([(UtY[:, None, :] * a[:, :, None]).reshape(-1, L * p),
+                           (UtY[:, None, :] * f[:, :, None]).reshape(-1, L * p)], axis=1)
+    RF = U @ coef                                             # (b, 2Lp)
+    out = np.empty((U.shape[0], L, p))
+    for j in range(L):
+        R = P + RF[:, j * p:(j + 1) * p]
+        F = RF[:, (L + j) * p:(L + j + 1) * p]
+        out[:, j, :] = loo_combine(Y, R, F, q + D[:, j], D[:, L + j])
+    return out
+
+
 class HoldoutShortcuts:
     """Hold-out, leave-one-out and leave-pair-out from the hooks of a solver:
     ``_rf(lam)`` -> (R, F); ``_blocks(lam, H)`` -> (M_HH, B_HH);
@@ -214,14 +265,7 @@ class HoldoutShortcuts:
         return self._loo_combine(R, F, mdiag, bdiag)
 
     def _loo_combine(self, R, F, mdiag, bdiag):
-        # per row the better-conditioned of Proposition 1 (Y - R / m_ii) and Theorem 1
-        # ((F - b_ii Y) / m_ii)
-        if np.any(mdiag <= 0):
-            raise ValueError("leave-one-out is undefined at regparam=0 for an example "
-                             "the others determine exactly; use regparam > 0")
-        small_fit = (bdiag < 0.5)[:, None]
-        return np.where(small_fit, (F - bdiag[:, None] * self.Y) / mdiag[:, None],
-                        self.Y - R / mdiag[:, None])
+        return loo_combine(self.Y, R, F, mdiag, bdiag)
 
     def leave_pair_out(self, regparam, starts, ends):
         """Predictions (n, p) for both members of each pair from the model trained
@@ -525,35 +569,25 @@ class LinearSolver(HoldoutShortcuts):
                             UtY * (s2 / (s2 + regparam))[:, None]])
         return P + RF[:, :p], np.ascontiguousarray(RF[:, p:])
 
-    def leave_one_out_path(self, regparams, max_bytes=1 << 28):
+    def leave_one_out_path(self, regparams, max_bytes=None):
         """Leave-one-out predictions for every lambda of ``regparams``: a list of
         (m, p) arrays, equal to ``leave_one_out`` per lambda.
 
         The grid is batched: R, F and both diagonals for L lambdas come from one GEMM
-        with U (m x r x 2Lp) and one with U * U (m x r x 2L), so U is read twice for
-        the whole grid instead of twice per lambda. O(m r L p) flops, memory
-        O(m L p) per batch (batches of at most ``max_bytes``).
+        with U (m x r x 2Lp) and one with U * U (m x r x 2L) (:func:`loo_rows`), so U
+        is read twice for the whole grid instead of twice per lambda. O(m r L p)
+        flops, memory O(m L p) per batch (batches of at most ``max_bytes``, default
+        the working-memory budget of :mod:`rlscore._blocks`).
         """
         U, s2, q, P, UtY, U2 = self._cv_parts()
         grid = [float(check_regparam(lam)) for lam in regparams]
         m, p = self.Y.shape
-        per_lambda = 8 * m * (2 * p + 2)
-        step = max(1, int(max_bytes // per_lambda))
+        budget = get_working_memory() * 2**20 if max_bytes is None else max_bytes
+        step = max(1, int(budget // (8 * m * (4 * p + 2))))   # at least one lambda
         out = []
-        for b0 in range(0, len(grid), step):
-            lam = np.asarray(grid[b0:b0 + step])
-            L = lam.size
-            a = lam[None, :] / (s2[:, None] + lam[None, :])          # (r, L)
-            f = s2[:, None] / (s2[:, None] + lam[None, :])            # no cancellation
-            D = U2 @ np.hstack([a, f])                                # (m, 2L)
-            coef = np.concatenate([(UtY[:, None, :] * a[:, :, None]).reshape(-1, L * p),
-                                   (UtY[:, None, :] * f[:, :, None]).reshape(-1, L * p)],
-                                  axis=1)
-            RF = U @ coef                                             # (m, 2Lp)
-            for j in range(L):
-                R = P + RF[:, j * p:(j + 1) * p]
-                F = RF[:, (L + j) * p:(L + j + 1) * p]
-                out.append(self._loo_combine(R, F, q + D[:, j], D[:, L + j]))
+        for sl in batches(len(grid), step):
+            P_loo = loo_rows(U, self.Y, s2, UtY, np.asarray(grid[sl]), q=q, U2=U2, P=P)
+            out.extend(np.ascontiguousarray(P_loo[:, j, :]) for j in range(P_loo.shape[1]))
         return out
 
     def _blocks(self, regparam, H):

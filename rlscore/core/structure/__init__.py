@@ -22,6 +22,8 @@ from rlscore._vec_trick import (PairwiseKernelOperator, SampledKronProduct, as_i
 from rlscore.core.structure._pairs import (ORDERS, check_order, pairs_to_flat,
                                            flat_to_pairs, convert_flat, vec, unvec,
                                            as_pairs, check_fold_of_pairs)
+from rlscore.core.structure._sources import (ArraySource, as_source, query_blocks,
+                                             contiguous_queries)
 
 __all__ = [
     "QueryGroups",
@@ -40,4 +42,8 @@ __all__ = [
     "unvec",
     "as_pairs",
     "check_fold_of_pairs",
+    "ArraySource",
+    "as_source",
+    "query_blocks",
+    "contiguous_queries",
 ]

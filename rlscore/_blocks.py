@@ -1,0 +1,95 @@
+"""One memory budget for every blocked (streamed) computation.
+
+Work that walks over many rows in blocks -- kernel blocks K(X_b, R), the streamed
+reduced-set statistics, streamed predictions, the preconditioned-CG products -- takes
+its block size from one setting, ``working_memory`` (MiB of temporaries per block),
+in the manner of scikit-learn's ``working_memory``:
+
+* the environment variable ``RLSCORE_WORKING_MEMORY`` (MiB) sets the default
+  (64 MiB when unset);
+* ``with working_memory(64): ...`` overrides it within a block (per thread and per
+  asyncio task, a :class:`contextvars.ContextVar`, like
+  :func:`rlscore._progress.verbosity`);
+* :func:`rows_per_block` turns the budget into a number of rows, :func:`batches`
+  into slices.
+
+A block of a single row that does not fit is refused (MemoryError with the way out),
+never silently exceeded.
+"""
+
+import contextlib
+import contextvars
+import os
+
+__all__ = ["working_memory", "get_working_memory", "rows_per_block", "batches",
+           "DEFAULT_WORKING_MEMORY"]
+
+#: Default budget of one block's temporaries, in MiB.
+DEFAULT_WORKING_MEMORY = 64.0
+
+_ENV = "RLSCORE_WORKING_MEMORY"
+_BUDGET = contextvars.ContextVar("rlscore_working_memory", default=None)
+
+
+def _check_mib(value, name):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number of MiB, got {value!r}") from None
+    if not v > 0 or v != v or v == float("inf"):
+        raise ValueError(f"{name} must be a finite number of MiB > 0, got {value!r}")
+    return v
+
+
+def get_working_memory():
+    """The current budget in MiB: the innermost :func:`working_memory` block, else
+    ``RLSCORE_WORKING_MEMORY``, else :data:`DEFAULT_WORKING_MEMORY`. O(1)."""
+    v = _BUDGET.get()
+    if v is not None:
+        return v
+    env = os.environ.get(_ENV)
+    if env:
+        return _check_mib(env, _ENV)
+    return DEFAULT_WORKING_MEMORY
+
+
+@contextlib.contextmanager
+def working_memory(mib):
+    """Within the block, blocked computations size their blocks for ``mib`` MiB of
+    temporaries (None keeps the enclosing setting). Blocks nest; the innermost wins."""
+    if mib is None:
+        yield
+        return
+    token = _BUDGET.set(_check_mib(mib, "working_memory"))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def rows_per_block(row_bytes, n, budget=None, what="a block"):
+    """How many rows of ``row_bytes`` bytes of temporaries each fit in the budget
+    (``budget`` MiB, default :func:`get_working_memory`), between 1 and ``n``.
+
+    Raises MemoryError when even one row exceeds the budget, naming ``what`` and the
+    way out. O(1).
+    """
+    mib = get_working_memory() if budget is None else _check_mib(budget, "budget")
+    row_bytes = max(int(row_bytes), 1)
+    rows = int(mib * 2**20) // row_bytes
+    if rows < 1:
+        raise MemoryError(
+            f"one row of {what} needs {row_bytes / 2**20:.2f} MiB but the working "
+            f"memory budget is {mib:.2f} MiB; raise it (rlscore._blocks.working_memory "
+            f"or RLSCORE_WORKING_MEMORY), or use fewer basis vectors")
+    return max(1, min(rows, max(int(n), 1)))
+
+
+def batches(n, size):
+    """Slices [0, size), [size, 2 size), ... covering range(n); the last may be
+    shorter. O(n / size)."""
+    size = int(size)
+    if size < 1:
+        raise ValueError(f"block size must be >= 1, got {size}")
+    for start in range(0, int(n), size):
+        yield slice(start, min(start + size, int(n)))

@@ -1,0 +1,100 @@
+"""``rlscore fit --stream``: reduced-set RLS trained from the file in passes (the file is
+never held in memory), through :class:`rlscore.learner.StreamedRLS`. The selection
+follows the in-memory command's conventions (the basis rows stay in the model during
+cross-validation, K-fold uses the same random folds), so ``--stream`` changes the
+memory, not the model."""
+
+import os
+
+import numpy as np
+
+from rlscore.cli._base import DataError, UsageError
+from rlscore.cli._select import note
+
+#: files at least this large are streamed without --stream when --basis is given
+AUTO_STREAM_BYTES = 256 << 20
+
+
+def wants_stream(args):
+    """True when the command should stream: ``--stream``, or an RLS reduced-set fit on a
+    file of at least :data:`AUTO_STREAM_BYTES` (a note says so)."""
+    if getattr(args, "stream", False):
+        return True
+    if args.basis is None or args.learner != "rls" or args.valid is not None \
+            or args.intervals is not None or args.cv not in (None, "loo", "kfold"):
+        return False
+    try:
+        big = os.path.getsize(args.train) >= AUTO_STREAM_BYTES
+    except OSError:
+        return False
+    if big:
+        note(f"{args.train} is {os.path.getsize(args.train) >> 20} MiB: streaming it in "
+             f"passes (--stream); the rows are never all in memory")
+    return big
+
+
+def fit_streamed(args, kernel_args, grid_of, zero_based):
+    """Train and return (learner, info) for ``rlscore fit --stream``."""
+    from rlscore._blocks import working_memory
+    from rlscore._validation import format_bytes
+    from rlscore.learner import StreamedRLS
+    from rlscore.utilities.reader import SvmlightSource
+    if args.learner != "rls":
+        raise UsageError("--stream trains --learner rls")
+    if args.basis is None:
+        raise UsageError("--stream needs --basis N (a reduced-set model)")
+    if args.kernel == "linear":
+        raise UsageError("--basis (Nystrom basis vectors) applies to --kernel gaussian "
+                         "or polynomial")
+    for opt in ("valid", "intervals"):
+        if getattr(args, opt, None) is not None:
+            raise UsageError(f"--{opt} cannot be combined with --stream")
+    if args.cv not in (None, "loo", "kfold"):
+        raise UsageError("--stream selects the regparam by --cv loo or kfold")
+    if args.measure not in (None, "sqerror"):
+        raise UsageError("--stream selects by --measure sqerror")
+    kernel, kp = kernel_args
+    zb = zero_based if zero_based in (True, False) else False
+    with working_memory(args.memory_budget):
+        try:
+            src = SvmlightSource(args.train, zero_based=zb)
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
+        if not 1 <= args.basis <= src.m:
+            raise UsageError(f"--basis {args.basis}: choose between 1 and the {src.m} "
+                             f"training examples")
+        selecting = args.regparams is not None or args.cv is not None
+        grid = grid_of() if selecting else None
+        cv = "loo"
+        if args.cv == "kfold":
+            # the folds of the in-memory command (RLScore's random_folds)
+            from rlscore.cli._select import example_folds
+            cv = np.empty(src.m, dtype=np.intp)
+            for k, f in enumerate(example_folds(src.m, args.folds, args.seed)):
+                cv[np.asarray(f, dtype=np.intp)] = k
+        regparam = 1.0 if args.regparam is None else args.regparam
+        try:
+            learner = StreamedRLS(
+                src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
+                random_state=0 if args.basis_seed is None else args.basis_seed,
+                regparams=grid, cv=cv, block_size=args.block_size,
+                solver=args.solver, keep_basis_in_cv=True, **kp)
+        except ValueError as exc:
+            raise DataError(f"{args.train}: {exc}") from None
+    info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),
+            "n_used_features": int(src.d), "learner_option": "rls",
+            "kernel_option": args.kernel, "zero_based": bool(zb), "streamed": True,
+            "n_basis": int(args.basis),
+            "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),
+            "regparam": float(learner.regparam)}
+    if learner.peak_bytes is not None:
+        note(f"streamed in blocks; estimated peak {format_bytes(learner.peak_bytes)}")
+    if grid is not None:
+        info.update({"cv": args.cv or "loo", "measure": "sqerror",
+                     "regparams": [float(g) for g in grid],
+                     "cv_performances": np.asarray(learner.cv_performances).tolist()})
+        if not args.quiet:
+            for g, p in zip(grid, learner.cv_performances):
+                print(f"regparam {g:<12g} sqerror {p:.6g}"
+                      + ("  <- chosen" if g == learner.regparam else ""))
+    return learner, info, src.d

@@ -1,0 +1,437 @@
+"""Streamed reduced-set (Nystrom) RLS and RankRLS: the data are read in blocks of rows,
+never more than a block of features in memory, with the exact cross-validation of the
+in-memory path.
+
+With the Nystrom features Phi = K(X, R) T (:class:`NystromFeatureMap`, T = C^{-T},
+C C^T = K(R, R)) the models are primal ridge problems on r x r statistics, which are
+sums over blocks of rows (:func:`block_statistics`; the distributed learners of
+:mod:`rlscore.distributed` call the same function per partition):
+
+* ``"rls"``: G = Phi^T Phi, b = Phi^T Y, W = (G + lambda I)^{-1} b;
+* ``"query"`` (QueryRankRLS): G = (P Phi)^T (P Phi), b = (P Phi)^T Y with P the
+  per-query centering, mu = lambda; a block holds whole queries (the tail query of a
+  block is carried over, :func:`rlscore.core.structure.query_blocks`);
+* ``"global"`` (GlobalRankRLS): the global centering from per-block moments of
+  Phi - 1 c^T (c the mean of the basis vectors' features, so S - s s^T / m does not
+  cancel): G = S - s s^T / m, b = t - s u^T / m, mu = lambda / m.
+
+Passes
+------
+1. One pass accumulates the statistics (per fold too, when folds are given): O(m b d +
+   m r^2) time. The lambda path then costs one r x r eigendecomposition, O(r^3), and
+   O(r^2 p) per lambda.
+2. Leave-one-out over the whole lambda path (``"rls"``): a second pass projects each
+   block onto the eigenvectors, U_b = Phi_b V diag(s)^{-1}, and applies the in-memory
+   formulas row by row (:func:`rlscore.core.rls.loo_rows`); the basis examples' rows
+   are then replaced by those of the model without them as basis vectors
+   (:func:`rlscore.core.rls.loo_removal_rows`; only the r basis rows are needed).
+   K-fold (and leave-query-out with folds = queries): the training statistics of a
+   fold are the sums over the other folds (no subtraction), one eigendecomposition
+   per fold, the held-out basis vectors removed by the constraint N^T w = 0
+   (:func:`rlscore.core.rls.constrained_solve`), and the second pass predicts the
+   held-out rows.
+
+Memory O(r^2 (2 + K) + block (r + d + L p) + m L p) for K folds and L lambdas: the
+block is sized by the working-memory budget of :mod:`rlscore._blocks`.
+"""
+
+import time
+
+import numpy as np
+import scipy.linalg as la
+from scipy.linalg import blas
+
+from rlscore._progress import Progress, stage
+from rlscore._validation import check_memory, check_regparam, format_bytes
+from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
+from rlscore.core.rls._nystrom import (basis_positions, constrained_solve,
+                                       loo_removal_rows, removal_directions_eigen)
+from rlscore.core.rls._solvers import loo_rows
+from rlscore.core.structure import (QueryGroups, as_source, contiguous_queries,
+                                    query_blocks)
+from rlscore.kernel import block_size_for
+
+__all__ = ["block_statistics", "add_statistics", "gram_and_rhs", "effective_regparam",
+           "StreamedReducedSet", "KINDS"]
+
+KINDS = ("rls", "query", "global")
+
+
+def _gram(A):
+    """A^T A by SYRK on the Fortran view of a C-contiguous A. O(m d^2 / 2)."""
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    return symmetric_from_triangle(blas.dsyrk(1.0, A.T, trans=0, lower=0), lower=False)
+
+
+def block_statistics(Phi, Y, kind="rls", shift=None, qids=None):
+    """One block's contribution to the r x r statistics (summed over blocks by
+    :func:`add_statistics`).
+
+    Parameters
+    ----------
+    Phi : ndarray (b, r), the block's Nystrom features
+    Y : ndarray (b, p)
+    kind : "rls", "query" (``qids`` of the block's rows: whole queries) or "global"
+        (``shift`` (r,), the centre c)
+
+    Returns
+    -------
+    tuple: (Phi^T Phi, Phi^T Y) for "rls"; the same of P Phi for "query"; (S, t, s, u,
+    m_b) for "global" (module docstring).
+
+    Notes
+    -----
+    O(b r^2) time, O(b r + r^2) memory.
+    """
+    b, r = Phi.shape
+    p = Y.shape[1]
+    if b == 0:
+        zeros = (np.zeros((r, r)), np.zeros((r, p)))
+        return zeros + ((np.zeros(r), np.zeros(p), 0) if kind == "global" else ())
+    if kind == "rls":
+        return _gram(Phi), Phi.T @ Y
+    if kind == "query":
+        PhiP = np.ascontiguousarray(QueryGroups.from_qids(qids, b).center(Phi))
+        return _gram(PhiP), PhiP.T @ Y
+    Pc = np.ascontiguousarray(Phi - shift)
+    return _gram(Pc), Pc.T @ Y, Pc.sum(axis=0), Y.sum(axis=0), b
+
+
+def add_statistics(a, b):
+    """Sum of two statistics tuples (None is the empty sum)."""
+    if a is None:
+        return b
+    return tuple(x + y for x, y in zip(a, b))
+
+
+def gram_and_rhs(stats, kind):
+    """(G, b, m) of the ridge problem min ||.||^2 + mu ||W||^2 from summed
+    statistics (m: rows, for the global kind's mu = lambda / m; else None). O(r^2 p)."""
+    if kind == "global":
+        S, t, s, u, m = stats
+        G = S - np.outer(s, s) / m
+        return 0.5 * (G + G.T), t - np.outer(s, u) / m, m
+    return stats[0], stats[1], None
+
+
+def effective_regparam(regparam, kind, m):
+    """mu of the r x r problem: lambda / m for the global centering (the Laplacian
+    m I - 1 1^T is m times the centering projection), lambda otherwise."""
+    return regparam / m if kind == "global" else regparam
+
+
+class _Eigen:
+    """(G + mu I)^{-1} from one eigendecomposition of G."""
+
+    def __init__(self, G, b):
+        self.s2, self.V = psd_eigh(G)
+        self.Vtb = self.V.T @ b
+
+    def weights(self, mu):
+        denom = self.s2 + mu
+        if np.any(denom <= 0):
+            raise ValueError("regparam=0 with rank-deficient features: the problem has "
+                             "no unique solution; use regparam > 0")
+        return 1.0 / denom
+
+    def solve(self, mu, rhs=None):
+        w = self.weights(mu)[:, None]
+        if rhs is None:
+            return self.V @ (self.Vtb * w)
+        return self.V @ ((self.V.T @ rhs) * w)
+
+
+class StreamedReducedSet:
+    """A reduced-set model trained from a stream of row blocks.
+
+    Parameters
+    ----------
+    source : a data source (:func:`rlscore.core.structure.as_source`): ``m``, ``Y``,
+        ``qids``, ``blocks(size)``, ``rows(indices)``
+    fmap : :class:`rlscore.core.rls.NystromFeatureMap` of the basis
+    kind : "rls" (default), "query" or "global"
+    basis_indices : (r,) rows of the source that are the basis vectors, optional; cross-
+        validation then removes the held-out basis vectors (``remove_basis``)
+    folds : (m,) int fold of each row, or a list of index arrays, optional: per-fold
+        statistics are kept for :meth:`kfold_path` (for "query", whole queries)
+    block_size : rows per block, default from the working-memory budget
+    lambda_count : the number of lambdas the cross-validation passes will use (sizes
+        the block and the memory estimate), default 13
+    verbose : progress per pass on stderr (:mod:`rlscore._progress`)
+
+    Attributes
+    ----------
+    stats : the summed statistics; fold_stats : per-fold statistics or None
+    m, p, n_features (k), block_size, peak_bytes (the estimate checked before the run)
+
+    Notes
+    -----
+    Pass 1: O(m b d + m r^2) time (b basis vectors, r = k features); memory
+    O(r^2 (2 + K) + block (b + r + d)). See the module docstring for the passes of
+    cross-validation.
+    """
+
+    def __init__(self, source, fmap, kind="rls", basis_indices=None, folds=None,
+                 block_size=None, lambda_count=13, verbose=None):
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        self.source = as_source(source)
+        if self.source.Y is None:
+            raise ValueError("Y is required")
+        self.fmap, self.kind = fmap, kind
+        self.m, self.p = self.source.m, self.source.Y.shape[1]
+        self.n_features = k = fmap.n_features
+        if kind == "query":
+            if self.source.qids is None:
+                raise ValueError("QueryRankRLS needs qids")
+            contiguous_queries(self.source.qids)
+        self.basis_indices = None if basis_indices is None else \
+            np.asarray(basis_indices, dtype=np.intp)
+        self.fold_of, self.n_folds = self._fold_array(folds)
+        L = max(int(lambda_count), 1)
+        extra = 8 * (2 * k + 2 * L * self.p + 2 * self.p)
+        self.block_size = block_size_for(self.m, fmap.n_basis, self.source.d, extra,
+                                         block_size, what="a block of Nystrom features")
+        self.peak_bytes = self.estimate_bytes(L)
+        check_memory(self.peak_bytes, f"streamed reduced-set learning (m={self.m}, "
+                     f"{fmap.n_basis} basis vectors, blocks of {self.block_size} rows)",
+                     "use a smaller block_size / working_memory, fewer basis vectors, "
+                     "or solver='pcg'")
+        # the estimate is reported before the first pass (progress / log)
+        stage(self.describe(), verbose).close()
+        self._shift = None
+        if kind == "global":
+            # the centre c = mean of the basis vectors' features, in kernel space
+            # (Phi - 1 c^T = (K - 1 c_K^T) T with c_K the mean row of K_RR)
+            self._shift = fmap.kernel_rows(fmap.kernel.train_X).mean(axis=0)
+        # pass 1 in kernel space: K_b^T K_b and K_b^T Y (one SYRK per block, no
+        # product with T), mapped to the features by T once at the end (O(b^2 k))
+        raw, raw_folds = self._accumulate(verbose)
+        self.stats = self._to_features(raw)
+        self.fold_stats = None if raw_folds is None else \
+            [None if st is None else self._to_features(st) for st in raw_folds]
+        self.G, self.b, self._mtot = gram_and_rhs(self.stats, kind)
+        self._eig = None
+        self._verbose = verbose
+
+    # -- memory ------------------------------------------------------------------
+    def estimate_bytes(self, n_lambdas=13):
+        """Estimated peak bytes: the r x r statistics, their eigendecomposition and the
+        per-fold sums, one block's buffers, and the m x L x p held-out predictions.
+        O(1)."""
+        k, b = self.n_features, self.fmap.n_basis
+        rr = 8 * k * k * (4 + self.n_folds) + 8 * b * b * 3
+        block = 8 * self.block_size * (b + 3 * k + self.source.d + 2 * n_lambdas * self.p)
+        return rr + block + 8 * self.m * self.p * (2 + n_lambdas)
+
+    # -- pass 1 ------------------------------------------------------------------
+    def _fold_array(self, folds):
+        if folds is None:
+            return None, 0
+        if isinstance(folds, np.ndarray) and folds.ndim == 1 and folds.size == self.m \
+                and np.issubdtype(folds.dtype, np.integer):
+            fold_of = folds.astype(np.intp)
+        else:
+            fold_of = np.full(self.m, -1, dtype=np.intp)
+            for i, f in enumerate(folds):
+                idx = np.asarray(f, dtype=np.intp)
+                if idx.size == 0:
+                    raise ValueError(f"fold {i} is empty")
+                if np.any((idx < 0) | (idx >= self.m)):
+                    raise IndexError(f"fold {i} holds an index outside 0..{self.m - 1}")
+                if np.any(fold_of[idx] >= 0):
+                    raise ValueError("folds overlap: a row is in two folds")
+                fold_of[idx] = i
+        if np.any(fold_of < 0):
+            raise ValueError("folds must cover every row")
+        K = int(fold_of.max()) + 1
+        if K < 2:
+            raise ValueError("cross-validation needs at least 2 folds")
+        if self.kind == "query":
+            q = self.source.qids
+            starts = np.concatenate([[True], q[1:] != q[:-1]])
+            run = np.cumsum(starts) - 1
+            first = fold_of[starts]
+            if np.any(fold_of != first[run]):
+                raise ValueError("a query's rows fall into two folds: folds must hold "
+                                 "whole queries")
+        return fold_of, K
+
+    def _to_features(self, st):
+        """Statistics of K = K(X, R) mapped to those of Phi = K T: T^T S T, T^T t,
+        T^T s. O(b^2 k + b k^2)."""
+        T = self.fmap.T
+        out = (symmetric_from_triangle(np.triu(T.T @ st[0] @ T), lower=False),
+               T.T @ st[1])
+        return out + ((T.T @ st[2],) + tuple(st[3:]) if self.kind == "global" else ())
+
+    def _blocks(self, desc, verbose, kernel_space=False):
+        """(start, Phi_b) over the data (K_b = K(X_b, R) with ``kernel_space``), one
+        progress step per block."""
+        report = Progress(desc, self.m, verbose)
+        buf = np.empty((self.block_size, self.fmap.n_basis)) if kernel_space else None
+        for start, Xb in query_blocks(self.source, self.block_size):
+            if kernel_space:
+                # one buffer for every block (a block holding a long query may exceed
+                # block_size: then a fresh one)
+                out = buf[:Xb.shape[0]] if Xb.shape[0] <= buf.shape[0] else None
+                Phi = self.fmap.kernel_rows(Xb, out=out)
+            else:
+                Phi = self.fmap.features(Xb)
+            yield start, Phi
+            secs = time.perf_counter() - report._t0
+            rate = (start + Phi.shape[0]) / secs if secs > 0 else float("nan")
+            report.step(Phi.shape[0], rows_per_s=rate,
+                        eta_s=(self.m - start - Phi.shape[0]) / rate if rate > 0 else 0.0)
+        if report.count != self.m:
+            raise ValueError(f"{desc}: the data source gave {report.count} rows, "
+                             f"expected {self.m} (was the file changed or truncated?)")
+        report.close(f"{self.m} rows")
+
+    def _block_stats(self, start, Phi, rows=None):
+        """Statistics of the block's rows ``rows`` (indices into the block; all when
+        None)."""
+        if rows is None:
+            idx = slice(start, start + Phi.shape[0])
+        else:
+            idx = start + rows
+            Phi = np.ascontiguousarray(Phi[rows])
+        q = None if self.kind != "query" else self.source.qids[idx]
+        return block_statistics(Phi, self.source.Y[idx], self.kind, self._shift, q)
+
+    def _accumulate(self, verbose):
+        total, per_fold = None, None
+        if self.n_folds:
+            per_fold = [None] * self.n_folds
+        for start, Phi in self._blocks("statistics pass", verbose, kernel_space=True):
+            if not self.n_folds:
+                total = add_statistics(total, self._block_stats(start, Phi))
+                continue
+            f = self.fold_of[start:start + Phi.shape[0]]
+            for j in np.unique(f):
+                st = self._block_stats(start, Phi, np.flatnonzero(f == j))
+                per_fold[j] = add_statistics(per_fold[j], st)
+                total = add_statistics(total, st)
+        return total, per_fold
+
+    # -- solutions ---------------------------------------------------------------
+    def _mu(self, regparam, m=None):
+        return effective_regparam(regparam, self.kind, self._mtot if m is None else m)
+
+    def decompose(self):
+        """Eigendecompose the r x r matrix once (O(r^3)); each lambda then O(r^2 p)."""
+        if self._eig is None:
+            with stage(f"eigendecomposition ({self.n_features} x {self.n_features})"):
+                self._eig = _Eigen(self.G, self.b)
+        return self._eig
+
+    def solve(self, regparam):
+        """Weights W (k, p) of the features for ``regparam``: one Cholesky
+        factorization (O(k^3 / 3)) until a path or cross-validation has
+        eigendecomposed the r x r matrix, then O(k^2 p)."""
+        mu = self._mu(check_regparam(regparam))
+        if self._eig is not None:
+            return self._eig.solve(mu)
+        c = regularized_cholesky(self.G, mu, "Phi^T Phi", scaled=self.kind == "global")
+        return la.cho_solve((c, True), self.b, check_finite=False)
+
+    def predictor(self, W):
+        return self.fmap.predictor(W)
+
+    # -- leave-one-out -----------------------------------------------------------
+    def leave_one_out_path(self, regparams, remove_basis=True):
+        """Leave-one-out predictions (m, L, p) for every lambda of ``regparams`` ("rls"
+        only), equal to :meth:`rlscore.core.rls.LinearSolver.leave_one_out_path`
+        (``remove_basis`` and known basis indices: :meth:`rlscore.core.rls.
+        NystromSolver.leave_one_out_removing_path`). One pass over the data,
+        O(m b d + m k (k + L p)), plus O(r k p) per lambda for the basis rows."""
+        if self.kind != "rls":
+            raise ValueError("leave-one-out is defined for RLS; use K-fold or "
+                             "leave-query-out for ranking")
+        grid = np.asarray([check_regparam(lam, name="regparams") for lam in regparams])
+        eig = self.decompose()
+        s2, V = eig.s2, eig.V
+        keep = s2 > 0
+        Vk = np.ascontiguousarray(V[:, keep] / np.sqrt(s2[keep])[None, :])
+        UtY = eig.Vtb[keep] / np.sqrt(s2[keep])[:, None]
+        out = np.empty((self.m, grid.size, self.p))
+        # U_b = Phi_b V diag(s)^{-1} = K_b (T V diag(s)^{-1}): one GEMM per block
+        TVk = np.ascontiguousarray(self.fmap.T @ Vk)
+        for start, Kb in self._blocks("leave-one-out pass", self._verbose,
+                                      kernel_space=True):
+            stop = start + Kb.shape[0]
+            out[start:stop] = loo_rows(Kb @ TVk, self.source.Y[start:stop], s2[keep],
+                                       UtY, grid)
+        if remove_basis and self.basis_indices is not None:
+            nmap = self.fmap.nmap
+            xi = removal_directions_eigen(nmap, V)
+            cols = xi[0]
+            if cols.size:
+                rows = self.basis_indices[nmap.order[cols]]
+                Urows = self.fmap.kernel_rows(self.source.rows(rows)) @ TVk
+                parts = (s2, V, eig.Vtb)
+                for j, lam in enumerate(grid):
+                    out[rows, j, :] = loo_removal_rows(parts, xi, Urows,
+                                                       self.source.Y[rows], lam)
+        return out
+
+    # -- K-fold ------------------------------------------------------------------
+    def fold_weights(self, regparams, remove_basis=True):
+        """Per fold, the weights (k, L p) of the model trained on the other folds for
+        every lambda (the held-out basis vectors removed when known and
+        ``remove_basis``). One eigendecomposition per fold, O(K r^3 + K L r^2 p)."""
+        if not self.n_folds:
+            raise ValueError("no folds were given when the statistics were accumulated")
+        grid = [check_regparam(lam, name="regparams") for lam in regparams]
+        Ws = []
+        for j in range(self.n_folds):
+            train = None
+            for i in range(self.n_folds):
+                if i != j and self.fold_stats[i] is not None:
+                    train = add_statistics(train, self.fold_stats[i])
+            G, b, mtrain = gram_and_rhs(train, self.kind)
+            eig = _Eigen(G, b)
+            N = None
+            if remove_basis and self.basis_indices is not None:
+                held = np.flatnonzero(self.fold_of == j)
+                N = self.fmap.nmap.removal_directions(
+                    basis_positions(self.basis_indices, held))
+                if N.shape[1] >= self.n_features:
+                    raise ValueError("a fold contains every basis vector: removing them "
+                                     "leaves no basis; use more basis vectors or other "
+                                     "folds")
+                if N.shape[1] == 0:
+                    N = None
+            cols = []
+            for lam in grid:
+                mu = self._mu(lam, mtrain)
+                if N is None:
+                    cols.append(eig.solve(mu))
+                else:
+                    cols.append(constrained_solve(lambda x, mu=mu: eig.solve(mu, x), N, b))
+            Ws.append(np.hstack(cols))
+        return Ws
+
+    def kfold_path(self, regparams, remove_basis=True):
+        """Held-out predictions (m, L, p): each row predicted by the model trained
+        without its fold, for every lambda. One pass over the data after
+        :meth:`fold_weights`: O(m b d + m k K L p)."""
+        grid = list(regparams)
+        Ws = self.fold_weights(grid, remove_basis)
+        Wall = np.hstack(Ws)                                 # (k, K L p)
+        Lp = len(grid) * self.p
+        out = np.empty((self.m, len(grid), self.p))
+        TW = np.ascontiguousarray(self.fmap.T @ Wall)        # K_b (T W) = Phi_b W
+        for start, Kb in self._blocks("held-out pass", self._verbose, kernel_space=True):
+            stop = start + Kb.shape[0]
+            P = Kb @ TW
+            f = self.fold_of[start:stop]
+            for j in np.unique(f):
+                rows = np.flatnonzero(f == j)
+                out[start + rows] = P[rows, j * Lp:(j + 1) * Lp].reshape(
+                    rows.size, len(grid), self.p)
+        return out
+
+    def describe(self):
+        return (f"streamed {self.kind} (m={self.m}, basis {self.fmap.n_basis}, blocks of "
+                f"{self.block_size} rows, estimated peak {format_bytes(self.peak_bytes)})")

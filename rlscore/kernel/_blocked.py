@@ -1,0 +1,163 @@
+"""Blocked kernel products: K(X_b, R) one block of rows at a time.
+
+The one place kernels are evaluated on many rows. For the linear, Gaussian and
+polynomial kernels a block is one GEMM (``scipy.linalg.cython_blas.dgemm``) with the
+elementwise part fused in a parallel nogil loop (:mod:`rlscore._ext._blocked`); other
+kernel objects fall back to their ``getKM`` on the block. The block size comes from
+the one memory budget, :mod:`rlscore._blocks` (``working_memory``), so the peak is
+O(block (r + d)) whatever the number of rows; X may be an ndarray, an ``np.memmap``, a
+scipy CSR matrix or anything with ``shape`` and row slicing (each block is read,
+converted to float64 and checked for NaN/inf on its own).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from rlscore._blocks import batches, rows_per_block
+from rlscore._ext import _blocked
+from rlscore._validation import as_data_matrix, check_finite_result
+from rlscore.kernel._base import dot_dense, match_width, scale_columns, sq_norms
+
+__all__ = ["kernel_block", "kernel_blocks", "block_size_for", "read_block"]
+
+
+def _kind(kernel):
+    """"linear", "gaussian", "polynomial" for the kernel classes with a fused block
+    (their own ``_block_kind``, not a subclass's), else None."""
+    return type(kernel).__dict__.get("_block_kind")
+
+
+def _dense_basis(Z):
+    if sp.issparse(Z):
+        Z = Z.toarray()
+    return np.ascontiguousarray(Z, dtype=np.float64)
+
+
+def kernel_block(kernel, Xb, out=None):
+    """K(X_b, R) (b, r) for a block X_b already validated and of the basis' width.
+
+    Parameters
+    ----------
+    kernel : kernel object (``train_X`` = R)
+    Xb : ndarray or CSR (b, d)
+    out : ndarray (b, r) C-contiguous float64, optional (reused buffer)
+
+    Returns
+    -------
+    ndarray (b, r)
+
+    Notes
+    -----
+    O(b r d) (one DGEMM) plus O(b r) for the fused elementwise part; memory O(b r).
+    """
+    kind = _kind(kernel)
+    if kind is None:
+        return np.ascontiguousarray(kernel.getKM(Xb), dtype=np.float64)
+    b, r = Xb.shape[0], kernel.train_X.shape[0]
+    if out is None or out.shape != (b, r):
+        out = np.empty((b, r))
+    gamma = getattr(kernel, "gamma", None)
+    basis = kernel.train_X
+    if kind == "gaussian" and getattr(kernel, "_root", None) is not None:
+        # per-feature widths: the isotropic kernel on columns scaled by sqrt(gamma_k)
+        Xb, basis, gamma = scale_columns(Xb, kernel._root), kernel._scaled_X, 1.0
+    dense = not (sp.issparse(Xb) or sp.issparse(basis))
+    if dense:
+        Xb = np.ascontiguousarray(Xb, dtype=np.float64)
+        Z = kernel.__dict__.get("_dense_Z")
+        if Z is None:
+            Z = _dense_basis(basis)
+            kernel.__dict__["_dense_Z"] = Z
+    # K(R, R): mirror one triangle of the product so the matrix is exactly symmetric
+    # (as numpy's X @ X.T, a SYRK, is); the factorizations of the callers rely on it
+    same = dense and Xb.shape == Z.shape and (Xb is Z or np.array_equal(Xb, Z))
+    if kind == "gaussian":
+        nz = kernel._train_norms
+        nx = sq_norms(Xb)
+        if same:
+            _gram(Xb, out, -2.0)
+            _blocked.gaussian_from_products(out, nz.copy(), np.ascontiguousarray(nz),
+                                            gamma, True)
+        elif dense:
+            _blocked.gaussian_block(Xb, Z, nx, np.ascontiguousarray(nz), gamma, True, out)
+        else:
+            out[...] = dot_dense(Xb, basis)
+            out *= -2.0
+            _blocked.gaussian_from_products(out, nx, np.ascontiguousarray(nz), gamma, True)
+        return out
+    if same:
+        _gram(Xb, out, 1.0)
+    elif dense:
+        _blocked.gemm_nt(Xb, Z, out, 1.0)
+    else:
+        out[...] = dot_dense(Xb, kernel.train_X)
+    if kind == "linear":
+        if kernel.bias != 0:
+            out += kernel.bias
+        return check_finite_result(out, "the linear kernel matrix")
+    out *= kernel.gamma
+    out += kernel.coef0
+    if kernel.degree > 1:
+        with np.errstate(over="ignore"):
+            out **= kernel.degree
+    return check_finite_result(out, f"the polynomial kernel matrix (degree "
+                                    f"{kernel.degree})")
+
+
+def _gram(X, out, alpha):
+    """out = alpha X X^T, exactly symmetric: numpy's X @ X.T (a SYRK for one operand
+    viewed twice, the kernel values the dense kernels always had). O(n^2 d / 2)."""
+    np.matmul(X, X.T, out=out)
+    if alpha != 1.0:
+        out *= alpha
+
+
+def block_size_for(n, r, d, extra_row_bytes=0, block_size=None, what="a kernel block"):
+    """Rows per block: ``block_size`` when given (checked), else as many rows as the
+    working-memory budget holds at 8 (r + d) + ``extra_row_bytes`` bytes a row (the
+    kernel block, the dense copy of the rows, the caller's own per-row buffers). O(1).
+    """
+    if block_size is not None:
+        if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) \
+                or block_size < 1:
+            raise ValueError(f"block_size must be a positive int, got {block_size!r}")
+        return int(min(block_size, max(n, 1)))
+    return rows_per_block(8 * (r + d) + int(extra_row_bytes), n, what=what)
+
+
+def read_block(X, sl, name="X"):
+    """Rows ``sl`` of X (ndarray, memmap, CSR, dask array) as a checked float64 block
+    (C-contiguous ndarray or CSR); NaN/inf raise ValueError naming the rows. O(b d)."""
+    part = X[sl]
+    if hasattr(part, "compute") and not sp.issparse(part):
+        part = part.compute()
+    if not sp.issparse(part):
+        part = np.asarray(part)
+    try:
+        return as_data_matrix(part, name=name)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (in rows {sl.start}..{sl.stop - 1})") from None
+
+
+def kernel_blocks(kernel, X, block_size=None, extra_row_bytes=0, name="X"):
+    """Yield (rows, K(X[rows], R)) over the blocks of X; the kernel buffer is reused,
+    so each yielded block is valid until the next one (copy it to keep it).
+
+    Parameters
+    ----------
+    kernel : kernel object (basis R = ``kernel.train_X``)
+    X : ndarray, np.memmap, CSR or dask array (m, d)
+    block_size : rows per block, default from :func:`rlscore._blocks.working_memory`
+    extra_row_bytes : bytes per row the caller keeps beside the kernel block
+
+    Notes
+    -----
+    O(m r d) time; peak memory O(block (r + d)), i.e. about the working-memory budget.
+    """
+    m, d = X.shape
+    r = kernel.train_X.shape[0]
+    size = block_size_for(m, r, d, extra_row_bytes, block_size)
+    buf = np.empty((size, r))
+    for sl in batches(m, size):
+        Xb = match_width(read_block(X, sl, name), kernel.train_X.shape[1], name)
+        yield sl, kernel_block(kernel, Xb, out=buf[: sl.stop - sl.start])

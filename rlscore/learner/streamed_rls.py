@@ -1,0 +1,82 @@
+"""Reduced-set RLS and RankRLS trained from a stream of row blocks (arrays, memmaps,
+CSR, dask arrays or an svmlight file), RLScore-style: the constructor trains."""
+
+from rlscore._blocks import working_memory
+from rlscore._progress import verbosity
+from rlscore.core.rls import streamed_fit
+from rlscore.core.structure import as_source
+from rlscore.learner._common import squeeze
+from rlscore.predictor import PredictorInterface
+
+__all__ = ["StreamedRLS"]
+
+
+class StreamedRLS(PredictorInterface):
+    """Reduced-set (Nystrom) RLS / RankRLS whose memory does not grow with the number
+    of rows beyond O(m p): the data are read block by block
+    (:class:`rlscore.core.rls.StreamedReducedSet`), the regularization is chosen by
+    exact leave-one-out or K-fold cross-validation over a grid (held-out basis vectors
+    removed), or the model is trained by Falkon's preconditioned CG (``solver="pcg"``).
+    Equals :class:`rlscore.learner.RLS` / :class:`rlscore.learner.LeaveOneOutRLS` /
+    :class:`rlscore.learner.KfoldRLS` with the same basis to rounding.
+
+    Parameters
+    ----------
+    X : array-like (m, d), ``np.memmap``, CSR, dask array, or a data source
+        (``rlscore.utilities.reader.SvmlightSource(path)``; then Y and qids are None)
+    Y : labels (m,) or (m, p)
+    regparam : float, default 1.0 (used when ``regparams`` is None)
+    kernel : "GaussianKernel" (default), "PolynomialKernel" or "LinearKernel"
+    basis_indices : rows of X used as basis vectors; or
+    n_basis, random_state : that many drawn uniformly (one of the two is required)
+    regparams : grid of regparams to select from, optional
+    cv : "loo" (default; RLS) or an int K, or (m,) fold numbers (qids for
+        leave-query-out)
+    measure : f(Y, P) with ``iserror``, default sqerror
+    kind : "rls" (default), "query" (QueryRankRLS, needs qids) or "global"
+        (GlobalRankRLS)
+    qids : query ids (m,) for kind="query"
+    memory_budget : MiB of temporaries per block (the working-memory budget of
+        :mod:`rlscore._blocks`; default 64, or ``RLSCORE_WORKING_MEMORY``)
+    block_size : rows per block (overrides the budget)
+    solver : "direct" (default: r x r statistics, exact CV) or "pcg" (many centres,
+        one regparam)
+    keep_basis_in_cv : bool, default False
+    verbose : show the passes (rows/s) and stages on stderr
+    **kernel_params : gamma, degree, coef0, bias
+
+    Attributes
+    ----------
+    predictor, regparam, regparams, cv_performances, cv_predictions (m, L, p) or
+    None, basis_indices, peak_bytes (the estimate checked before the run; direct)
+
+    Notes
+    -----
+    Direct: O(m b (d + b)) time for the statistics, O(b^3) for the r x r
+    eigendecomposition, one more pass O(m b (d + b + L p)) for the cross-validation;
+    memory O(b^2 (2 + K) + block (b + d) + m L p).
+    """
+
+    def __init__(self, X, Y=None, regparam=1.0, kernel="GaussianKernel",
+                 basis_indices=None, n_basis=None, random_state=None, regparams=None,
+                 cv="loo", measure=None, kind="rls", qids=None, memory_budget=None,
+                 block_size=None, solver="direct", keep_basis_in_cv=False, tol=1e-6,
+                 maxiter=None, verbose=False, **kernel_params):
+        source = as_source(X, Y, qids)
+        with working_memory(memory_budget), verbosity(verbose):
+            fit = streamed_fit(source, kernel, kernel_params, kind, regparam, regparams,
+                               cv, measure, basis_indices, n_basis, random_state,
+                               not keep_basis_in_cv, block_size, solver, tol, maxiter)
+        self.predictor = fit.predictor
+        self.regparam = fit.regparam
+        self.regparams = fit.regparams
+        self.cv_performances = fit.cv_performances
+        self.cv_predictions = None if fit.cv_predictions is None else \
+            squeeze(fit.cv_predictions)
+        self.basis_indices = fit.basis_indices
+        self.peak_bytes = None if fit.model is None else fit.model.peak_bytes
+        self.solver_result = fit.solver_result
+
+    def predict(self, X):
+        """Predictions for X (n, d), streamed by blocks. O(n b (d + p))."""
+        return self.predictor.predict(X)

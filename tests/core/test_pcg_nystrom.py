@@ -1,0 +1,86 @@
+"""Preconditioned CG with Falkon's Nystrom preconditioner (rlscore.core.rls._pcg)
+converges to the direct reduced-set solution; the preconditioner protocol of
+conjugate_gradient."""
+
+import numpy as np
+import pytest
+
+from rlscore.core.optim import JacobiPreconditioner, conjugate_gradient
+from rlscore.core.rls import (NystromFeatureMap, NystromPreconditioner,
+                              StreamedGramOperator, StreamedReducedSet, pcg_reduced_set)
+from rlscore.core.structure import ArraySource
+
+
+def _problem(m=300, r=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, 5))
+    Y = np.sin(X[:, :1]) + 0.1 * rng.standard_normal((m, 1))
+    idx = np.sort(rng.choice(m, r, replace=False))
+    return X, Y, idx
+
+
+@pytest.mark.parametrize("cache", [True, False])
+@pytest.mark.parametrize("lam", [1e-3, 1.0, 100.0])
+def test_pcg_matches_direct(cache, lam):
+    X, Y, idx = _problem()
+    fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.2)
+    direct = StreamedReducedSet(ArraySource(X, Y), fmap, block_size=64).solve(lam)
+    res = pcg_reduced_set(ArraySource(X, Y), fmap, lam, tol=1e-10, maxiter=500,
+                          block_size=37, cache=cache)
+    assert res.converged
+    W = res.solution
+    assert np.linalg.norm(W - direct) <= 1e-6 * np.linalg.norm(direct)
+
+
+def test_preconditioner_cuts_iterations_and_warm_start():
+    # Falkon's regime: lambda / m of the order of 1 / r or larger
+    X, Y, idx = _problem(m=2000, r=200)
+    fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.1)
+    op = StreamedGramOperator(ArraySource(X, Y), fmap, cache=True)
+    plain = pcg_reduced_set(None, fmap, 1.0, tol=1e-8, maxiter=2000, operator=op,
+                            precondition=None)
+    pre = pcg_reduced_set(None, fmap, 1.0, tol=1e-8, maxiter=2000, operator=op)
+    assert pre.converged and plain.converged
+    assert pre.iterations < 0.8 * plain.iterations
+    warm = pcg_reduced_set(None, fmap, 1.2, tol=1e-8, maxiter=2000, operator=op,
+                           x0=pre.solution)
+    cold = pcg_reduced_set(None, fmap, 1.2, tol=1e-8, maxiter=2000, operator=op)
+    assert warm.iterations <= cold.iterations
+
+
+def test_with_regparam_equals_new():
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((6, 6))
+    C = np.linalg.cholesky(A @ A.T + 6 * np.eye(6))
+    R = rng.standard_normal((6, 2))
+    a = NystromPreconditioner(C, 100, 0.5).with_regparam(3.0).apply(R)
+    b = NystromPreconditioner(C, 100, 3.0).apply(R)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    M = 100 / 6 * C.T @ C + 3.0 * np.eye(6)
+    np.testing.assert_allclose(b, np.linalg.solve(M, R), rtol=1e-10)
+
+
+def test_cg_true_residual_and_protocol():
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((30, 30))
+    S = A @ A.T + np.eye(30)
+    B = rng.standard_normal((30, 2))
+    d = 1.0 / np.diag(S)
+    for pre in (None, d, JacobiPreconditioner(d)):
+        res = conjugate_gradient(lambda V: S @ V, B, tol=1e-10, maxiter=500, precond=pre)
+        assert res.converged
+        true = np.linalg.norm(B - S @ res.solution, axis=0) / np.linalg.norm(B, axis=0)
+        np.testing.assert_allclose(res.residuals, true, rtol=1e-3)
+        assert np.all(true <= 1e-10)
+    with pytest.raises(TypeError, match="precond"):
+        conjugate_gradient(lambda V: S @ V, B, precond="jacobi")
+
+
+def test_float32_kernel_blocks():
+    """float32 kernel blocks: the solution within float32 accuracy of the direct one."""
+    X, Y, idx = _problem()
+    fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.2)
+    direct = StreamedReducedSet(ArraySource(X, Y), fmap).solve(1.0)
+    res = pcg_reduced_set(ArraySource(X, Y), fmap, 1.0, tol=1e-5, maxiter=200,
+                          dtype=np.float32, cache=True)
+    assert np.linalg.norm(res.solution - direct) <= 1e-4 * np.linalg.norm(direct)

@@ -1,0 +1,104 @@
+"""Blocked kernel products (rlscore.kernel._blocked) and the memory budget
+(rlscore._blocks): every block size gives the dense kernel."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from rlscore._blocks import batches, get_working_memory, rows_per_block, working_memory
+from rlscore.kernel import GaussianKernel, LinearKernel, PolynomialKernel
+from rlscore.kernel._blocked import kernel_blocks
+
+
+def _dense_reference(name, X, B, **params):
+    """The kernel matrix from its formula, one entry at a time (numpy only)."""
+    if name == "linear":
+        return X @ B.T + params.get("bias", 1.0)
+    if name == "gaussian":
+        d2 = ((X[:, None, :] - B[None, :, :]) ** 2).sum(axis=2)
+        return np.exp(-params["gamma"] * d2)
+    return (params["gamma"] * (X @ B.T) + params["coef0"]) ** params["degree"]
+
+
+KERNELS = [("linear", LinearKernel, dict(bias=0.5)),
+           ("gaussian", GaussianKernel, dict(gamma=0.3)),
+           ("polynomial", PolynomialKernel, dict(degree=3, gamma=0.2, coef0=1.0))]
+
+
+@pytest.mark.parametrize("name,cls,params", KERNELS)
+@pytest.mark.parametrize("block", [1, 7, None, 40])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_blocks_equal_dense(name, cls, params, block, sparse):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 5))
+    B = rng.standard_normal((9, 5))
+    if sparse:
+        X[rng.random(X.shape) < 0.5] = 0
+    ref = _dense_reference(name, X, B, **params)
+    kern = cls(B, **params)
+    Xin = sp.csr_matrix(X) if sparse else X
+    out = np.empty_like(ref)
+    seen = []
+    for rows, Kb in kernel_blocks(kern, Xin, block_size=block):
+        out[rows] = Kb
+        seen.append(rows)
+    assert seen[0].start == 0 and seen[-1].stop == 40
+    np.testing.assert_allclose(out, ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kern.getKM(Xin), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_memmap_input(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((23, 4))
+    mm = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    kern = GaussianKernel(X[:5], gamma=0.7)
+    got = np.vstack([Kb.copy() for _, Kb in kernel_blocks(
+        kern, np.load(tmp_path / "x.npy", mmap_mode="r"), block_size=7)])
+    np.testing.assert_allclose(got, _dense_reference("gaussian", X, X[:5], gamma=0.7),
+                               rtol=1e-12)
+
+
+def test_nan_in_late_block_names_rows():
+    X = np.ones((30, 3))
+    X[25, 1] = np.nan
+    kern = LinearKernel(X[:3])
+    gen = kernel_blocks(kern, X, block_size=7)
+    next(gen)
+    with pytest.raises(ValueError, match="NaN.*rows 21..27"):
+        list(gen)
+
+
+def test_budget_sets_block_size(monkeypatch):
+    assert rows_per_block(1024, 10**9, budget=1) == 1024
+    assert rows_per_block(1024, 10, budget=1) == 10
+    with working_memory(2):
+        assert get_working_memory() == 2
+        assert rows_per_block(1024, 10**9) == 2048
+        with working_memory(None):
+            assert get_working_memory() == 2
+    monkeypatch.setenv("RLSCORE_WORKING_MEMORY", "3")
+    assert get_working_memory() == 3
+    monkeypatch.setenv("RLSCORE_WORKING_MEMORY", "lots")
+    with pytest.raises(TypeError, match="RLSCORE_WORKING_MEMORY"):
+        get_working_memory()
+
+
+def test_budget_too_small_is_refused():
+    with pytest.raises(MemoryError, match="working memory budget"):
+        rows_per_block(2 * 2**20, 100, budget=1)
+    with pytest.raises(ValueError, match="working_memory"):
+        with working_memory(-1):
+            pass
+    kern = GaussianKernel(np.ones((3, 2)))
+    with working_memory(1e-5):
+        with pytest.raises(MemoryError):
+            next(kernel_blocks(kern, np.ones((10, 2))))
+
+
+def test_batches_cover_range():
+    assert [(s.start, s.stop) for s in batches(10, 4)] == [(0, 4), (4, 8), (8, 10)]
+    assert list(batches(0, 3)) == []
+    with pytest.raises(ValueError):
+        list(batches(5, 0))
