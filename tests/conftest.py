@@ -73,26 +73,29 @@ def run_cli(capsys):
     return run
 
 
-def _lpo_by_refit(y, refit_pair, qid=None):
+def _lpo_by_refit(y, refit_pair, qid=None, per_query=False):
     """Leave-pair-out ranking accuracy by brute force, O(m^2) refits: over the pairs
     i < j with different labels (within one query when ``qid`` is given),
     ``refit_pair(i, j)`` gives the predictions (p_i, p_j) of the model trained without
     rows i and j; a pair scores 1 when they order i and j as the labels do, 1/2 for a
-    tie, 0 otherwise; the mean score."""
-    scores = []
+    tie, 0 otherwise; the mean score (``per_query``: the mean over the queries that have
+    a pair of each query's mean)."""
+    scores = {}
     for i in range(len(y)):
         for j in range(i + 1, len(y)):
             if y[i] == y[j] or (qid is not None and qid[i] != qid[j]):
                 continue
             pi, pj = refit_pair(i, j)
-            scores.append(0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
-    return float(np.mean(scores))
+            scores.setdefault(qid[i] if per_query else 0, []).append(
+                0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
+    return float(np.mean([np.mean(v) for v in scores.values()])) if per_query else \
+        float(np.mean(scores[0]))
 
 
 @pytest.fixture(scope="session")
 def lpo_by_refit():
     """The brute-force leave-pair-out estimate every LPO shortcut is compared with (one
-    copy for every test): ``lpo_by_refit(y, refit_pair, qid=None)``."""
+    copy for every test): ``lpo_by_refit(y, refit_pair, qid=None, per_query=False)``."""
     return _lpo_by_refit
 
 
@@ -206,3 +209,23 @@ def letor_by_hand():
 def rlscore_reference_folds():
     """The reference algorithm of RLScore's random_folds (one copy for every test)."""
     return _rlscore_reference_folds
+
+
+def _check_gradient(objective, z, h=1e-5, rtol=1e-6):
+    """An objective's gradient against central differences of its value: ``objective(z)``
+    returns (value, gradient), ``objective.value(z)`` the value alone; the gradient must
+    equal (f(z + h e_i) - f(z - h e_i)) / 2h to ``rtol`` (absolute floor rtol * max|fd|).
+    Returns the value at z."""
+    z = np.asarray(z, dtype=float)
+    value, grad = objective(z)
+    fd = np.array([(objective.value(z + h * e) - objective.value(z - h * e)) / (2 * h)
+                   for e in np.eye(len(z))])
+    np.testing.assert_allclose(grad, fd, rtol=rtol, atol=rtol * np.abs(fd).max())
+    return value
+
+
+@pytest.fixture(scope="session")
+def check_gradient():
+    """The finite-difference check every criterion gradient is held to:
+    ``check_gradient(objective, z)``."""
+    return _check_gradient

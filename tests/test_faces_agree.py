@@ -55,26 +55,14 @@ def _refit_loo(X, y, lam, learner=RLS):
     return out
 
 
-def _refit_lpo_per_query(X, y, qids, lam, learner=RLS):
+def _refit_lpo_per_query(lpo_by_refit, X, y, qids, lam, learner=RLS):
     """Per query, the fraction of its pairs with different labels that the model
     retrained without the pair orders as the labels (ties 1/2); the mean over the
-    queries that have a pair."""
-    m = len(y)
-    per_query = []
-    for q in np.unique(qids):
-        rows = np.flatnonzero(qids == q)
-        right = []
-        for a in range(rows.size):
-            for b in range(a + 1, rows.size):
-                i, j = rows[a], rows[b]
-                if y[i] == y[j]:
-                    continue
-                keep = np.setdiff1d(np.arange(m), [i, j])
-                pi, pj = np.ravel(learner(X[keep], y[keep], regparam=lam).predict(X[[i, j]]))
-                right.append(0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
-        if right:
-            per_query.append(np.mean(right))
-    return float(np.mean(per_query))
+    queries that have a pair (the conftest reference, per query)."""
+    keep = lambda i, j: np.setdiff1d(np.arange(len(y)), [i, j])          # noqa: E731
+    return lpo_by_refit(y, lambda i, j: np.ravel(
+        learner(X[keep(i, j)], y[keep(i, j)], regparam=lam).predict(X[[i, j]])),
+        qid=qids, per_query=True)
 
 
 # ----------------------------------------------------------------- item 1: per query
@@ -103,7 +91,8 @@ def test_cli_loo_on_qids_is_per_query(qfile, run_cli, cindex_by_hand, letor_by_h
 
 
 @pytest.mark.parametrize("learner,option", [(RLS, "rls"), (GlobalRankRLS, "rankrls")])
-def test_cli_lpo_on_qids_is_over_pairs_within_queries(qfile, run_cli, learner, option):
+def test_cli_lpo_on_qids_is_over_pairs_within_queries(qfile, run_cli, learner, option,
+                                                      lpo_by_refit):
     path, X, y, qids = qfile
     grid = [0.1, 3.0]
     code, out, err = run_cli(["cv", path, "--learner", option, "--cv", "lpo", "--regparams",
@@ -112,7 +101,7 @@ def test_cli_lpo_on_qids_is_over_pairs_within_queries(qfile, run_cli, learner, o
     res = json.loads(out)
     # graded labels: the pairwise accuracy is a c-index, not an "auc"
     assert res["per_query"] is True and res["measure"] == "cindex"
-    brute = [_refit_lpo_per_query(X, y, qids, lam, learner) for lam in grid]
+    brute = [_refit_lpo_per_query(lpo_by_refit, X, y, qids, lam, learner) for lam in grid]
     assert_allclose(res["cv_performances"], brute, rtol=1e-8)
     code, out, err = run_cli(["cv", path, "--learner", option, "--cv", "lpo", "--regparams",
                              "0.1,3"])
@@ -132,7 +121,7 @@ def test_cli_per_query_cv_undefined_is_a_data_error(tmp_path, run_cli, cv):
     assert code == 1 and f"the {cv} estimate of cindex is undefined" in err
 
 
-def test_cli_lpo_auc_on_binary_labels_per_query(qfile, run_cli):
+def test_cli_lpo_auc_on_binary_labels_per_query(qfile, run_cli, lpo_by_refit):
     path, X, y, qids = qfile
     yb = np.where(y > 1.5, 1.0, 0.0)
     write_svmlight(path, X, yb, qids=qids)
@@ -141,11 +130,11 @@ def test_cli_lpo_auc_on_binary_labels_per_query(qfile, run_cli):
     assert code == 0, err
     res = json.loads(out)
     assert res["measure"] == "auc"
-    assert_allclose(res["cv_performances"], [_refit_lpo_per_query(X, yb, qids, 0.5)],
+    assert_allclose(res["cv_performances"], [_refit_lpo_per_query(lpo_by_refit, X, yb, qids, 0.5)],
                     rtol=1e-8)
 
 
-def test_rankrlscv_lpo_with_queries_is_per_query(qfile):
+def test_rankrlscv_lpo_with_queries_is_per_query(qfile, lpo_by_refit):
     """RankRLSCV(cv="lpo") with query ids: the same per-query rule (queries of unequal
     pair counts make it differ from the pooled fraction)."""
     pytest.importorskip("sklearn")
@@ -154,24 +143,13 @@ def test_rankrlscv_lpo_with_queries_is_per_query(qfile):
     alphas = [0.05, 2.0]
     est = RankRLSCV(alphas=alphas, cv="lpo").fit(X, y, qid=qids)
 
-    m = len(y)
-    brute = []
-    for a in alphas:
-        per_query = []
-        for q in np.unique(qids):
-            rows = np.flatnonzero(qids == q)
-            right = []
-            for s in range(rows.size):
-                for t in range(s + 1, rows.size):
-                    i, j = rows[s], rows[t]
-                    if y[i] == y[j]:
-                        continue
-                    keep = np.setdiff1d(np.arange(m), [i, j])
-                    pi, pj = RankRLS(alpha=a).fit(X[keep], y[keep],
-                                                  qid=qids[keep]).predict(X[[i, j]])
-                    right.append(0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
-            per_query.append(np.mean(right))
-        brute.append(np.mean(per_query))
+    def refit(a):
+        def pair(i, j):
+            keep = np.setdiff1d(np.arange(len(y)), [i, j])
+            return RankRLS(alpha=a).fit(X[keep], y[keep], qid=qids[keep]).predict(X[[i, j]])
+        return pair
+
+    brute = [lpo_by_refit(y, refit(a), qid=qids, per_query=True) for a in alphas]
     assert_allclose(est.cv_results_["cv_performances"], brute, rtol=1e-8)
 
 

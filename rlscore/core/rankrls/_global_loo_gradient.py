@@ -36,8 +36,8 @@ product (~2 m^3 flops), O(m^2) for the centrings and per kernel parameter.
 
 import numpy as np
 
-from rlscore._validation import as_2d_labels, check_regparam
-from rlscore.core.rls import regularized_inverse
+from rlscore._validation import as_2d_labels
+from rlscore.core.rls import check_criterion_inputs, regularized_inverse
 
 __all__ = ["global_loo_error_gradient", "GlobalLOOObjective"]
 
@@ -70,14 +70,8 @@ def global_loo_error_gradient(K, Y, regparam, mean=True, gradient=True):
     -----
     ~2 m^3 flops (Cholesky factor and inverse, one syrk) plus O(m^2 t).
     """
-    regparam = check_regparam(regparam)
-    if regparam <= 0:
-        raise ValueError(f"regparam must be > 0 for the leave-one-out criterion, got "
-                         f"{regparam!r}")
-    Y = as_2d_labels(Y)
+    Y, regparam = check_criterion_inputs(K, Y, regparam, "leave-one-out")
     m, t = Y.shape
-    if K.shape != (m, m):
-        raise ValueError(f"K has shape {K.shape}, Y has {m} rows")
     if m < 3:
         raise ValueError(f"global RankRLS leave-one-out needs at least 3 examples, got {m}")
     G = regularized_inverse(_center_both(K), regparam)

@@ -44,8 +44,8 @@ middle), and O(m^2) for the centrings; O(m^2) per kernel parameter after that.
 
 import numpy as np
 
-from rlscore._validation import as_2d_labels, check_regparam
-from rlscore.core.rls import learn_kernel, regularized_inverse
+from rlscore._validation import as_2d_labels
+from rlscore.core.rls import check_criterion_inputs, learn_kernel, regularized_inverse
 from rlscore.core.structure import as_query_groups
 
 __all__ = ["lqo_error_gradient", "LQOObjective", "learn_kernel_lqo"]
@@ -80,14 +80,8 @@ def lqo_error_gradient(K, Y, qids, regparam, mean=True, gradient=True):
     O(m^3) once (Cholesky factor and inverse, two products) plus sum_q n_q^3; see the
     module docstring for the derivation.
     """
-    regparam = check_regparam(regparam)
-    if regparam <= 0:
-        raise ValueError(f"regparam must be > 0 for the leave-query-out criterion, got "
-                         f"{regparam!r}")
-    Y = as_2d_labels(Y)
+    Y, regparam = check_criterion_inputs(K, Y, regparam, "leave-query-out")
     m, t = Y.shape
-    if K.shape != (m, m):
-        raise ValueError(f"K has shape {K.shape}, Y has {m} rows")
     groups = as_query_groups(qids, m)
     Kc = _center_both(groups, K)
     Yc = groups.center(Y)

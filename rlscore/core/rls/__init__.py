@@ -62,14 +62,15 @@ from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data
                                   cg_rls)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
                                       check_subsetsize)
-from rlscore.core.rls._loo_gradient import (regularized_inverse, loo_error_gradient,
-                                            LOOObjective, LOOGradient)
+from rlscore.core.rls._loo_gradient import (check_criterion_inputs, regularized_inverse,
+                                            loo_error_gradient, LOOObjective, LOOGradient)
 from rlscore.core.rls._nystrom_gradient import (NystromLOOObjective,
                                                 nystrom_loo_error_gradient)
 from rlscore.core.rls._kernel_learning import (learn_kernel, KernelLearningResult,
                                                LEARNABLE_KERNELS)
 
 __all__ = [
+    "check_criterion_inputs",
     "HoldoutShortcuts",
     "KernelSolver",
     "LinearSolver",

@@ -46,8 +46,23 @@ from scipy.linalg import blas, lapack
 from rlscore._validation import as_2d_labels, check_regparam
 from rlscore.core.optim import symmetric_from_triangle
 
-__all__ = ["regularized_inverse", "loo_error_gradient", "LOOObjective", "LOOGradient"]
+__all__ = ["regularized_inverse", "loo_error_gradient", "LOOObjective", "LOOGradient",
+           "check_criterion_inputs"]
 
+
+
+def check_criterion_inputs(K, Y, regparam, what="leave-one-out"):
+    """(Y as 2-D labels, regparam) for a cross-validation criterion of the kernel K
+    (m x m): regparam > 0 (the criterion needs (K + regparam I) invertible), Y with m
+    rows; ValueError naming the argument otherwise. O(m t)."""
+    regparam = check_regparam(regparam)
+    if regparam <= 0:
+        raise ValueError(f"regparam must be > 0 for the {what} criterion, got "
+                         f"{regparam!r}")
+    Y = as_2d_labels(Y)
+    if K.shape != (Y.shape[0], Y.shape[0]):
+        raise ValueError(f"K has shape {K.shape}, Y has {Y.shape[0]} rows")
+    return Y, regparam
 
 def regularized_inverse(K, regparam):
     """G = (K + regparam I)^-1 of a symmetric PSD K as a full C-contiguous array.
@@ -103,14 +118,8 @@ def loo_error_gradient(K, Y, regparam, mean=True, gradient=True):
     One Cholesky factorization and inverse plus one syrk: about 2 m^3 flops, against
     m^3 / 3 for the Cholesky factor alone; O(m^2 t) beyond that.
     """
-    regparam = check_regparam(regparam)
-    if regparam <= 0:
-        raise ValueError(f"regparam must be > 0 for the leave-one-out criterion, got "
-                         f"{regparam!r}")
-    Y = as_2d_labels(Y)
+    Y, regparam = check_criterion_inputs(K, Y, regparam, "leave-one-out")
     m, t = Y.shape
-    if K.shape != (m, m):
-        raise ValueError(f"K has shape {K.shape}, Y has {m} rows")
     G = regularized_inverse(K, regparam)
     A = G @ Y
     d = np.diagonal(G).copy()

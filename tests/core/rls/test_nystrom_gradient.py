@@ -39,19 +39,15 @@ def test_criterion_is_refit_loo(lam, t):
 @pytest.mark.parametrize("ard", [False, True])
 @pytest.mark.parametrize("lam", [1e-2, 1.0])
 @pytest.mark.parametrize("t", [1, 2])
-def test_gradient_is_central_differences(ard, lam, t):
+def test_gradient_is_central_differences(ard, lam, t, check_gradient):
     X, Y = data(t=t)
     B = X[1::5] + 0.05          # basis rows need not be training rows
     obj = NystromLOOObjective(GaussianFamily(X, ard=ard), GaussianFamily(B, ard=ard), Y)
     z = np.concatenate([[np.log(lam)], GaussianFamily(X, ard=ard).start() + 0.2])
-    value, grad = obj(z)
+    value = check_gradient(obj, z)
     kern = GaussianKernel(B, gamma=np.exp(z[1:]) if ard else np.exp(z[1]))
     np.testing.assert_allclose(value, refit_loo(kern.getKM(X), kern.getKM(B), Y,
                                                 lam), rtol=1e-8)
-    h = 1e-5
-    fd = np.array([(obj.value(z + h * e) - obj.value(z - h * e)) / (2 * h)
-                   for e in np.eye(len(z))])
-    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-6 * np.abs(fd).max())
 
 
 def test_learn_kernel_with_basis_vectors():
