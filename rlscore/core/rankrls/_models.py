@@ -180,14 +180,14 @@ class GlobalRankRLSModel(CenteredRankModel):
 class QueryRankRLSModel(CenteredRankModel):
     """Query-structured RankRLS: pairs only within a query, L = I - sum_q 1_q 1_q^T/n_q.
 
+    The parameters are those of :class:`GlobalRankRLSModel`, and the query ids.
+
     Parameters
     ----------
     qids : sequence of hashable (m,), or QueryGroups
         One query id per row (grouped by equal value), or a
         :class:`rlscore.core.structure.QueryGroups` built once by the caller. Queries of
         one item are allowed; they contribute no pairs.
-
-    The other parameters are those of :class:`GlobalRankRLSModel`.
 
     Notes
     -----
