@@ -1,6 +1,6 @@
 """Prediction intervals through model files and the command line: the stored hold-out
 models give the intervals of the library (tested against brute force in
-tests/core/test_intervals.py), and bad interval data is refused on load."""
+tests/core/rls/test_intervals.py), and bad interval data is refused on load."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """predict_interval of the scikit-learn RLS estimators: the same intervals as the core
-(tested against brute force in tests/core/test_intervals.py), scikit-learn folds and
+(tested against brute force in tests/core/rls/test_intervals.py), scikit-learn folds and
 groups, layouts and refusals."""
 
 import pickle
