@@ -79,9 +79,10 @@ def rows_per_block(row_bytes, n, budget=None, what="a block"):
     rows = int(mib * 2**20) // row_bytes
     if rows < 1:
         raise MemoryError(
-            f"one row of {what} needs {row_bytes / 2**20:.2f} MiB but the working "
-            f"memory budget is {mib:.2f} MiB; raise it (rlscore._blocks.working_memory "
-            f"or RLSCORE_WORKING_MEMORY), or use fewer basis vectors")
+            f"one row of {what} needs {row_bytes / 2**20:.3g} MiB but the working "
+            f"memory budget is {mib:.3g} MiB; raise it (rlscore._blocks.working_memory, "
+            f"RLSCORE_WORKING_MEMORY, or --memory-budget on the command line), or use "
+            f"fewer basis vectors")
     return max(1, min(rows, max(int(n), 1)))
 
 

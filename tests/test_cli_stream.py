@@ -40,3 +40,57 @@ def test_stream_refuses_without_basis(tmp_path, capsys):
                str(tmp_path / "m.npz")])
     assert rc != 0
     assert "--basis" in capsys.readouterr().err
+
+
+def _zero_based_file(tmp_path, m=60):
+    """A 0-based file (the first feature is index 0), as scikit-learn writes them."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((m, 3))
+    y = X[:, 0] + 0.1 * rng.standard_normal(m)
+    path = tmp_path / "zero.txt"
+    with open(path, "w") as fh:
+        for xi, yi in zip(X, y):
+            feats = " ".join(f"{j}:{float(v)!r}" for j, v in enumerate(xi))
+            fh.write(f"{float(yi)!r} {feats}\n")
+    return path
+
+
+@pytest.mark.parametrize("zero_based", [[], ["--zero-based", "auto"],
+                                        ["--zero-based", "yes"]])
+def test_stream_reads_zero_based_files_as_in_memory(tmp_path, capsys, zero_based):
+    """--stream follows --zero-based (default auto) as the in-memory command does; it
+    used to read every file 1-based and refuse 0-based ones."""
+    path = _zero_based_file(tmp_path)
+    common = ["fit", str(path), "--kernel", "gaussian", "--gamma", "0.3", "--basis", "9",
+              "-q"] + zero_based
+    assert main(common + ["-o", str(tmp_path / "mem.npz")]) == 0
+    assert main(common + ["--stream", "--block-size", "7",
+                          "-o", str(tmp_path / "st.npz")]) == 0
+    capsys.readouterr()
+    preds = []
+    for name in ("mem.npz", "st.npz"):
+        assert main(["predict", str(tmp_path / name), str(path)]) == 0
+        preds.append(np.array(capsys.readouterr().out.split(), dtype=float))
+    np.testing.assert_allclose(preds[1], preds[0], rtol=1e-9, atol=1e-12)
+
+
+def test_stream_zero_based_no_names_the_option(tmp_path, capsys):
+    path = _zero_based_file(tmp_path)
+    rc = main(["fit", str(path), "--kernel", "gaussian", "--basis", "9", "--stream",
+               "--zero-based", "no", "-o", str(tmp_path / "m.npz")])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "--zero-based" in err and "zero_based=" not in err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_svmlight_source_auto_index_base(tmp_path):
+    from rlscore.utilities.reader import SvmlightSource, read_svmlight
+    zero = _zero_based_file(tmp_path)
+    one, _ = _file(tmp_path)
+    for path, base in ((zero, True), (one, False)):
+        src = SvmlightSource(path, chunk_bytes=64)
+        X, _, _ = read_svmlight(path)
+        assert src.zero_based is base and src.d == X.shape[1]
+        got = np.vstack([Xb.toarray() for _, Xb in src.blocks(5)])
+        np.testing.assert_array_equal(got, X.toarray())

@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 from rlscore.cli._base import DataError, UsageError
+from rlscore.cli._data import _file_errors
 from rlscore.cli._select import note
 
 #: files at least this large are streamed without --stream when --basis is given
@@ -54,12 +55,13 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     if args.measure not in (None, "sqerror"):
         raise UsageError("--stream selects by --measure sqerror")
     kernel, kp = kernel_args
-    zb = zero_based if zero_based in (True, False) else False
     with working_memory(args.memory_budget):
         try:
-            src = SvmlightSource(args.train, zero_based=zb)
+            with _file_errors(args.train):
+                src = SvmlightSource(args.train, zero_based=zero_based)
         except ValueError as exc:
             raise DataError(str(exc)) from None
+        zb = src.zero_based
         if not 1 <= args.basis <= src.m:
             raise UsageError(f"--basis {args.basis}: choose between 1 and the {src.m} "
                              f"training examples")

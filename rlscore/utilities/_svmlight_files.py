@@ -334,7 +334,10 @@ class SvmlightSource:
     Parameters
     ----------
     fname : path of the file (plain or .gz/.bz2/.xz)
-    zero_based : bool, default False (how the indices count)
+    zero_based : {"auto", True, False}, default "auto"
+        How the indices count; "auto" (as :func:`read_svmlight`) decides in the first
+        pass: 0-based when some index of the file is 0. The decision is the attribute
+        ``zero_based`` (a bool).
     chunk_bytes : int, bytes of text per parser call, default 1/64 of the working-
         memory budget (:mod:`rlscore._blocks`)
     fdim : int, optional: the number of columns (default: the largest index seen)
@@ -350,23 +353,27 @@ class SvmlightSource:
     a damaged line) raises ValueError.
     """
 
-    def __init__(self, fname, zero_based=False, chunk_bytes=None, fdim=None):
+    def __init__(self, fname, zero_based="auto", chunk_bytes=None, fdim=None):
         from rlscore._blocks import get_working_memory
-        if zero_based not in (True, False):
-            raise ValueError(f"zero_based must be True or False, got {zero_based!r}")
-        self.fname, self.zero_based = fname, bool(zero_based)
+        zero_based = _check_zero_based(zero_based)
+        self.fname = fname
         self.chunk_bytes = int(chunk_bytes) if chunk_bytes is not None else \
             max(1 << 16, int(get_working_memory() * 2**20 / 64))
-        shift = 0 if zero_based else 1
-        labels, qids, width, m = [], [], 0, 0
-        for chunk in _raw_chunks(fname, self.zero_based, self.chunk_bytes):
+        labels, qids, max_index, m, firsts = [], [], -1, 0, []
+        for chunk in _raw_chunks(fname, zero_based, self.chunk_bytes):
             labels.append(chunk["labels"])
             if chunk["qids"] is not None:
                 qids.extend(chunk["qids"])
-            width = max(width, chunk["max_index"] + 1 - shift)
+            max_index = max(max_index, chunk["max_index"])
+            if chunk["min_first"] >= 0:
+                firsts.append(chunk["min_first"])
             m += chunk["labels"].shape[0]
         if m == 0:
             raise ValueError(f"{source_name(fname)} holds no examples")
+        if zero_based == "auto":
+            zero_based = bool(firsts) and min(firsts) == 0
+        self.zero_based = bool(zero_based)
+        width = max_index + 1 - (0 if self.zero_based else 1)
         self.m = m
         self.d = check_positive_int(fdim, "fdim") if fdim is not None else max(width, 1)
         self.Y = as_2d_labels(np.vstack(labels), name="labels")
