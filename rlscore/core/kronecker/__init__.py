@@ -8,7 +8,11 @@ What lives here
     et al. (2018) in O(n1 n2 (n1 + n2)); :class:`SampledKronRLSModel` (MINRES on sampled
     pairs through the generalized vec trick, O(t q (n1 + n2)) for t iterations);
     :class:`PairwiseMKLModel`; :func:`repair_kernel` and the policy for indefinite
-    kernels; pairwise kernels and label checks (``_data``).
+    kernels; pairwise kernels and label checks (``_data``). Kernel learning: the exact
+    in-sample leave-one-pair-out error of complete-data KronRLS with its gradient for
+    the kernel parameters of both domains (:func:`kron_loo_error_gradient`, O(n1^3 n2 +
+    n1 n2^3) per step through the two eigendecompositions) and
+    :func:`learn_kron_kernel` (L-BFGS-B over both gammas and regparam).
 
 Builds on
     ``structure`` (pairs, vec trick), ``optim`` (MINRES, dense algebra), ``selection``,
@@ -17,7 +21,8 @@ Builds on
 
 Module order
     ``_indefinite`` -> ``_data`` -> ``_factor`` -> ``_two_step`` -> ``_kronecker`` ->
-    ``_holdout`` -> ``_model``; ``_cg`` -> ``_sampled``, ``_mkl``.
+    ``_holdout`` -> ``_model``; ``_cg`` -> ``_sampled``, ``_mkl``; ``_loo_gradient`` ->
+    ``_kernel_learning``.
 """
 
 from rlscore.core.kronecker._indefinite import (INDEFINITE, check_indefinite,
@@ -39,6 +44,11 @@ from rlscore.core.kronecker._sampled import SampledKronRLSModel
 from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights,
                                          centered_alignment, PairwiseMKLModel,
                                          fit_pairwise_mkl)
+from rlscore.core.kronecker._loo_gradient import (kron_loo_error_gradient, KronLOOGradient,
+                                                  KronLOOObjective)
+from rlscore.core.kronecker._kernel_learning import (learn_kron_kernel,
+                                                     KronKernelLearningResult,
+                                                     KRON_LEARNABLE_KERNELS)
 
 __all__ = [
     "INDEFINITE",
@@ -77,4 +87,10 @@ __all__ = [
     "centered_alignment",
     "PairwiseMKLModel",
     "fit_pairwise_mkl",
+    "kron_loo_error_gradient",
+    "KronLOOGradient",
+    "KronLOOObjective",
+    "learn_kron_kernel",
+    "KronKernelLearningResult",
+    "KRON_LEARNABLE_KERNELS",
 ]

@@ -1,0 +1,223 @@
+"""Kernel parameters of both domains of complete-data KronRLS (one Gaussian gamma per
+side, or per feature) and regparam, learned by minimizing the exact in-sample
+leave-one-pair-out error (:mod:`._loo_gradient`) with L-BFGS-B
+(:func:`rlscore.core.selection.minimize_criterion`).
+
+Which criterion
+---------------
+The in-sample leave-one-pair-out error scores predictions for *new pairs of known
+objects* (setting A of Pahikkala et al. 2015). For predictions on new drugs, new
+targets or both (settings B-D) it is optimistic and can pick narrower kernels than a
+leave-row-out or leave-column-out criterion would; this module does not learn from
+those criteria (their gradients are not built).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlscore._validation import check_positive_int, check_real
+from rlscore.core.kronecker._loo_gradient import KronLOOObjective
+from rlscore.core.selection import minimize_criterion
+from rlscore.kernel import FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily
+from rlscore.kernel._base import as_kernel_input
+
+__all__ = ["learn_kron_kernel", "KronKernelLearningResult", "KRON_LEARNABLE_KERNELS"]
+
+#: kernels of a domain for :func:`learn_kron_kernel` (the linear kernel is kept fixed)
+KRON_LEARNABLE_KERNELS = ("GaussianKernel", "PolynomialKernel", "LinearKernel")
+
+_REGPARAM_RANGE = (1e-8, 1e3)   # times the mean diagonal of K2 kron K1 at the start
+_WIDTH_RANGE = (1e-4, 1e3)      # gamma / gamma_start
+_COEF0_RANGE = (1e-3, 1e3)
+
+
+@dataclass
+class KronKernelLearningResult:
+    """The learned parameters of :func:`learn_kron_kernel`.
+
+    Attributes
+    ----------
+    regparam : float
+    kernel_params1, kernel_params2 : dict, each domain's kernel constructor parameters
+        (``gamma`` a float, or an ndarray with ``ard=True``; empty for a linear side)
+    criterion : float, the leave-one-pair-out mean squared error (penalty excluded)
+    history : list of dict per optimizer step: ``restart``, ``step``, ``criterion``,
+        ``grad_norm``, ``regparam``, ``kernel_params1``, ``kernel_params2``
+    search : CriterionSearchResult
+    family1, family2 : the kernel families; theta1, theta2 : their log parameters
+    """
+    regparam: float
+    kernel_params1: dict
+    kernel_params2: dict
+    criterion: float
+    history: list
+    search: object
+    family1: object
+    family2: object
+    theta1: np.ndarray
+    theta2: np.ndarray
+
+    def kernel1(self):
+        """Domain 1's kernel object at the learned parameters (training objects as
+        basis)."""
+        return self.family1.kernel(self.theta1)
+
+    def kernel2(self):
+        """Domain 2's kernel object at the learned parameters."""
+        return self.family2.kernel(self.theta2)
+
+    def kernel_matrices(self):
+        """(K1, K2) over the training objects at the learned parameters."""
+        return (self.family1.evaluate(self.theta1)[0],
+                self.family2.evaluate(self.theta2)[0])
+
+
+def _side(X, kernel, ard, degree, name, w_lo, w_hi):
+    """(family, lower, upper, start shift direction) of one domain."""
+    if kernel not in KRON_LEARNABLE_KERNELS:
+        raise ValueError(f"{name}: the kernel must be one of {list(KRON_LEARNABLE_KERNELS)}, "
+                         f"got {kernel!r}")
+    if ard and kernel != "GaussianKernel":
+        raise ValueError(f"ard=True needs the Gaussian kernel ({name}={kernel!r})")
+    if kernel == "GaussianKernel":
+        fam = GaussianFamily(X, ard=ard)
+        t0 = fam.start()
+        return fam, t0, t0 + np.log(w_lo), t0 + np.log(w_hi), np.ones(fam.n_params)
+    if kernel == "PolynomialKernel":
+        fam = PolynomialFamily(X, degree)
+        t0 = fam.start()
+        lo = np.array([t0[0] + np.log(w_lo), np.log(_COEF0_RANGE[0])])
+        hi = np.array([t0[0] + np.log(w_hi), np.log(_COEF0_RANGE[1])])
+        return fam, t0, lo, hi, np.array([1.0, 0.0])
+    fam = FixedFamily(LinearKernel(X), X)
+    return fam, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0)
+
+
+def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKernel", *,
+                      ard=False, degree=2, regparam_range=None, width_range=None,
+                      restarts=2, penalty=0.0, penalty_kind="scale", maxiter=100,
+                      rtol=1e-6, verbose=None):
+    """Regparam and the kernel parameters of both domains of complete-data KronRLS,
+    minimizing the exact in-sample leave-one-pair-out squared error.
+
+    Parameters
+    ----------
+    X1 : array-like or sparse (n1, d1), the objects of domain 1 (rows of Y)
+    X2 : array-like or sparse (n2, d2), the objects of domain 2 (columns of Y)
+    Y : array-like (n1, n2), every pair labelled
+    kernel1, kernel2 : {"GaussianKernel", "PolynomialKernel", "LinearKernel"}
+        Each domain's kernel; the Gaussian gamma (and the polynomial gamma and coef0)
+        of each side are learned, a linear side is kept as it is.
+    ard : bool, default False
+        One gamma per feature on each Gaussian side.
+    degree : int, default 2, the polynomial degree (fixed)
+    regparam_range : (low, high) or None
+        Box of regparam; default 1e-8 ... 1e3 times the mean diagonal of K2 kron K1 at
+        the start.
+    width_range : (low, high) or None
+        Box of each gamma as factors of its median-heuristic start; default
+        (1e-4, 1e3).
+    restarts, penalty, penalty_kind, maxiter, rtol, verbose
+        As in :func:`rlscore.core.rls.learn_kernel` (the penalty applies to the log
+        gammas of both sides).
+
+    Returns
+    -------
+    KronKernelLearningResult
+
+    Notes
+    -----
+    The criterion scores new pairs of known objects (setting A); see the module
+    docstring for new objects. A step costs the two kernels, their eigendecompositions
+    O(n1^3 + n2^3) and the gradient's two symmetric products O(n1^3 n2 + n1 n2^3)
+    (:func:`kron_loo_error_gradient`), never an (n1 n2) x (n1 n2) array.
+    """
+    if not isinstance(ard, (bool, np.bool_)):
+        raise TypeError(f"ard must be True or False, got {ard!r}")
+    X1 = as_kernel_input(X1, "X1")
+    X2 = as_kernel_input(X2, "X2")
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.shape != (X1.shape[0], X2.shape[0]):
+        raise ValueError(f"Y must have shape (n1, n2) = {(X1.shape[0], X2.shape[0])} (rows "
+                         f"of X1 by rows of X2), got {Y.shape}")
+    if Y.size < 3:
+        raise ValueError(f"learning kernel parameters needs at least 3 pairs, got {Y.size}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y has non-finite entries")
+    restarts = check_positive_int(restarts, "restarts", minimum=0)
+    w_lo, w_hi = _WIDTH_RANGE
+    if width_range is not None:
+        w_lo = check_real(width_range[0], "width_range[0]", minimum=0, open_minimum=True)
+        w_hi = check_real(width_range[1], "width_range[1]", minimum=w_lo)
+    f1, t1, lo1, hi1, s1 = _side(X1, kernel1, bool(ard), degree, "kernel1", w_lo, w_hi)
+    f2, t2, lo2, hi2, s2 = _side(X2, kernel2, bool(ard), degree, "kernel2", w_lo, w_hi)
+    if f1.n_params + f2.n_params == 0:
+        raise ValueError("both kernels are linear: there is no kernel parameter to learn "
+                         "(select regparam with KronRLS's leave-one-out instead)")
+    scale = (float(np.mean(np.diagonal(f1.evaluate(t1)[0])))
+             * float(np.mean(np.diagonal(f2.evaluate(t2)[0]))))
+    if regparam_range is None:
+        lam_lo, lam_hi = scale * _REGPARAM_RANGE[0], scale * _REGPARAM_RANGE[1]
+    else:
+        lam_lo = check_real(regparam_range[0], "regparam_range[0]", minimum=0,
+                            open_minimum=True)
+        lam_hi = check_real(regparam_range[1], "regparam_range[1]", minimum=lam_lo)
+    lo = np.concatenate([[np.log(lam_lo)], lo1, lo2])
+    hi = np.concatenate([[np.log(lam_hi)], hi1, hi2])
+    theta0 = np.concatenate([t1, t2])
+    shift = np.concatenate([s1, s2])
+    starts = [np.concatenate([[np.log(1e-2 * scale)], theta0])]
+    shifts = [(np.log(1e-4 * scale), 1.0), (np.log(scale), -1.0)]
+    rng = np.random.default_rng(0)
+    for r in range(restarts):
+        if r < len(shifts):
+            starts.append(np.concatenate([[shifts[r][0]], theta0 + shifts[r][1] * shift]))
+        else:
+            starts.append(rng.uniform(lo, hi))
+    starts = np.clip(np.array(starts), lo, hi)
+    objective = KronLOOObjective(f1, f2, Y)
+    p1 = f1.n_params
+    gauss = np.concatenate([np.full(p1, kernel1 == "GaussianKernel"),
+                            np.full(f2.n_params, kernel2 == "GaussianKernel")])
+    poly_gamma = np.zeros(gauss.size, dtype=bool)
+    if kernel1 == "PolynomialKernel":
+        poly_gamma[0] = True
+    if kernel2 == "PolynomialKernel":
+        poly_gamma[p1] = True
+    penalty_index = 1 + np.flatnonzero(gauss | poly_gamma)
+
+    def describe(z):
+        _, a, b = objective.split(z)
+        out = {"regparam": float(np.exp(z[0]))}
+        if a.size:
+            out["gamma1"] = float(np.exp(a[0])) if a.size == 1 or not ard else float(
+                np.exp(a).mean())
+        if b.size:
+            out["gamma2"] = float(np.exp(b[0])) if b.size == 1 or not ard else float(
+                np.exp(b).mean())
+        return out
+
+    search = minimize_criterion(
+        objective, starts, list(zip(lo, hi)), penalty=penalty,
+        penalty_index=penalty_index, penalty_kind=penalty_kind, maxiter=maxiter,
+        rtol=rtol, describe=describe, desc="KronRLS kernel learning (LOO gradient)",
+        verbose=verbose)
+
+    def params(z):
+        _, a, b = objective.split(z)
+        return f1.params(a), f2.params(b)
+
+    history = []
+    for h in search.history:
+        k1, k2 = params(h["x"])
+        history.append(dict(restart=h["restart"], step=h["step"],
+                            criterion=h["criterion"], grad_norm=h["grad_norm"],
+                            regparam=float(np.exp(h["x"][0])), kernel_params1=k1,
+                            kernel_params2=k2))
+    _, a, b = objective.split(search.x)
+    k1, k2 = params(search.x)
+    return KronKernelLearningResult(
+        regparam=float(np.exp(search.x[0])), kernel_params1=k1, kernel_params2=k2,
+        criterion=search.fun, history=history, search=search, family1=f1, family2=f2,
+        theta1=a.copy(), theta2=b.copy())
