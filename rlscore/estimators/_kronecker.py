@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker import KronRLSModel
-from rlscore.core.kronecker import SampledKronRLSModel
+from rlscore.core.kronecker import SampledKronRLSModel, learn_kron_kernel
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
                                       reports_progress, resolve_kernel, store_params,
@@ -58,8 +58,18 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         Kernel of both domains: linear <x, z> (the primal d1 x d2 weight matrix is
         learned), rbf exp(-gamma ||x - z||^2), poly (gamma <x, z> + coef0)^degree, or
         precomputed kernel matrices in ``X1`` / ``X2``.
-    gamma : float > 0 or None, default=None
-        rbf / poly parameter; None means 1 / n_features of each domain.
+    gamma : float > 0, None or "learn", default=None
+        rbf / poly parameter; None means 1 / n_features of each domain. ``"learn"``
+        learns one gamma per domain (poly: and each domain's coef0 > 0) together with
+        alpha by minimizing the exact in-sample leave-one-pair-out squared error with
+        its gradient (:func:`rlscore.core.kronecker.learn_kron_kernel`): the training
+        pairs must form a complete grid (the closed-form solver), with two domains,
+        the Kronecker pairwise kernel and the squared loss; ``alpha`` is then only
+        ignored (the learned one is ``alpha_``). The criterion scores new pairs of
+        known objects (setting A); for new drugs or targets it is optimistic.
+    ard : bool, default=False
+        With ``gamma="learn"`` and the rbf kernel: one gamma per feature of each
+        domain.
     degree : int, default=3
     coef0 : float, default=1
     pairwise_kernel : {{"kronecker", "symmetric", "reciprocal"}}, default="kronecker"
@@ -99,13 +109,26 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
     dual_coef_ : ndarray, other kernels: coefficients of the training pairs
         (n1_train x n2_train for the closed form, one per training pair otherwise)
     n_features_in_ : 2
+    alpha_ : float
+        With ``gamma="learn"``: the learned alpha.
+    gamma1_, gamma2_ : float or ndarray
+        With ``gamma="learn"``: the learned gamma of each domain (per feature with
+        ``ard=True``).
+    coef0_1_, coef0_2_ : float
+        With ``gamma="learn"`` and the poly kernel: the learned coef0 of each domain.
+    learning_history_ : list of dict
+        With ``gamma="learn"``: per optimizer step its ``criterion`` (the
+        leave-one-pair-out mean squared error), ``grad_norm``, ``regparam`` and
+        ``kernel_params1`` / ``kernel_params2``.
 
     Notes
     -----
     Closed form: O(n1^3 + n2^3 + n1 n2 (n1 + n2)) with n1, n2 training objects.
     Iterative: O(q (n1 + n2)) per iteration for q training pairs (kernels), or
     O(q (d1 + d2) + n d1 d2) (linear). Kernel matrices between training objects cost
-    O(n^2 d). ``predict`` for u pairs: O(u (n1 + n2)) plus the test kernels.
+    O(n^2 d). ``predict`` for u pairs: O(u (n1 + n2)) plus the test kernels. With
+    ``gamma="learn"``: per optimizer step the two kernels, their eigendecompositions
+    and O(n1^3 n2 + n1 n2^3) for the gradient.
 
     Examples
     --------
@@ -123,7 +146,7 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
     def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
                  degree=3, coef0=1, pairwise_kernel="kronecker", loss="squared",
                  solver="auto", max_iter=None, tol=1e-10, indefinite="raise",
-                 verbose=False):
+                 ard=False, verbose=False):
         store_params(self, locals())
 
     # -- parameters ---------------------------------------------------------------------
@@ -141,10 +164,57 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
                                      f"kernel matrix of all objects, got {X.shape}")
         return name, X1, X2
 
-    def _kernel_params(self, name, d):
+    def _learns(self):
+        return isinstance(self.gamma, str) and self.gamma == "learn"
+
+    def _kernel_params(self, name, d, side=0):
         if name == "LinearKernel":
             return {"bias": 0.0}
+        learned = getattr(self, "_learned_params", None)
+        if self._learns() and learned is not None:
+            return {k: v for k, v in learned[side].items()}
+        if isinstance(self.gamma, str):
+            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
+                             f"{self.gamma!r}")
         return kernel_params(name, d, self.gamma, self.degree, self.coef0)
+
+    def _check_learning(self, name, complete):
+        if not isinstance(self.ard, (bool, np.bool_)):
+            raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        if not self._learns():
+            if self.ard:
+                raise ValueError("ard=True needs gamma='learn'")
+            return
+        if name not in ("GaussianKernel", "PolynomialKernel"):
+            raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
+                             f"kernel={self.kernel!r}")
+        if self.ard and name != "GaussianKernel":
+            raise ValueError("ard=True needs kernel='rbf'")
+        if self.X2 is None or self.pairwise_kernel != "kronecker" or \
+                self.loss != "squared" or self.solver == "iterative":
+            raise ValueError("gamma='learn' needs two domains (X2), "
+                             "pairwise_kernel='kronecker', loss='squared' and the "
+                             "closed-form solver")
+        if not complete:
+            raise ValueError("gamma='learn' minimizes the in-sample leave-one-pair-out "
+                             "error of the closed form: every pair of the training "
+                             "objects must be labelled exactly once")
+
+    def _learn(self, name, X1, X2, o1, o2, Y):
+        """gamma='learn': the core's gradient search over both domains' parameters and
+        alpha; returns the learned alpha."""
+        A1, A2 = X1[o1], X2[o2]
+        res = learn_kron_kernel(A1, A2, Y.reshape((o1.size, o2.size), order="F"),
+                                name, name, ard=bool(self.ard), degree=self.degree)
+        p1, p2 = ({k: v for k, v in p.items()} for p in (res.kernel_params1,
+                                                           res.kernel_params2))
+        self._learned_params = (p1, p2)
+        self.gamma1_, self.gamma2_ = p1["gamma"], p2["gamma"]
+        if name == "PolynomialKernel":
+            self.coef0_1_, self.coef0_2_ = p1["coef0"], p2["coef0"]
+        self.alpha_ = res.regparam
+        self.learning_history_ = res.history
+        return res.regparam
 
     def _check_params(self):
         alpha = check_alpha(self.alpha)
@@ -163,15 +233,16 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         _, tol = check_iteration_params(self)
         return alpha, tol
 
-    def _domain_data(self, name, X, rows, cols=None):
-        """Kernel rows x cols (objects given by index), or the features of ``rows``."""
+    def _domain_data(self, name, X, rows, cols=None, side=0):
+        """Kernel rows x cols (objects given by index), or the features of ``rows``
+        (``side``: the domain, for learned parameters)."""
         Xr = X[rows]
         if name == "PrecomputedKernel":
             return np.asarray(X[np.ix_(rows, cols)] if not hasattr(X, "tocsr")
                               else X.tocsr()[rows][:, cols].toarray())
         if name == "LinearKernel":
             return Xr
-        kern = KERNELS[name](X=X[cols], **self._kernel_params(name, X.shape[1]))
+        kern = KERNELS[name](X=X[cols], **self._kernel_params(name, X.shape[1], side))
         return kern.getKM(Xr)
 
     # -- fit / predict ----------------------------------------------------------------
@@ -183,6 +254,9 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._learned_params = None
+        clear_fitted(self, "alpha_", "gamma1_", "gamma2_", "coef0_1_", "coef0_2_",
+                     "learning_history_")
         alpha, tol = self._check_params()
         name, X1, X2 = self._objects()
         one = self._one_domain = self.X2 is None
@@ -200,9 +274,14 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
                 self.pairwise_kernel != "kronecker":
             raise ValueError("conditional ranking with a symmetric / reciprocal kernel has "
                              "no closed form; use solver='iterative'")
+        self._check_learning(name, complete)
+        if self._learns():
+            Yc = np.empty(n1 * n2)
+            Yc[lin] = y
+            alpha = self._learn(name, X1, X2, o1, o2, Yc)
         linear = name == "LinearKernel"
         D1 = self._domain_data(name, X1, o1, o1)
-        D2 = D1 if one else self._domain_data(name, X2, o2, o2)
+        D2 = D1 if one else self._domain_data(name, X2, o2, o2, side=1)
         if not linear:
             D1 = 0.5 * (D1 + D1.T)
             D2 = D1 if one else 0.5 * (D2 + D2.T)
@@ -257,7 +336,7 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
             if one:
                 D2 = D1
             else:
-                D2 = self._domain_data(lin_name, X2, t2, self.objects2_) if name != \
+                D2 = self._domain_data(lin_name, X2, t2, self.objects2_, side=1) if name != \
                     "LinearKernel" else np.asarray(X2[t2] @ X2[self.objects2_].T)
             D1, D2 = np.asarray(D1.toarray() if hasattr(D1, "toarray") else D1), \
                 np.asarray(D2.toarray() if hasattr(D2, "toarray") else D2)

@@ -1,0 +1,83 @@
+"""PairwiseRLS(gamma="learn"): one gamma per domain and alpha from the core's gradient
+search (core.kronecker.learn_kron_kernel), predictions equal to the model at the learned
+parameters, refits clear the learned attributes, bad combinations refused."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn")
+
+from rlscore.core.kronecker import learn_kron_kernel  # noqa: E402
+from rlscore.estimators._kronecker import PairwiseRLS  # noqa: E402
+
+
+def problem(seed=0):
+    rng = np.random.default_rng(seed)
+    D = rng.standard_normal((14, 3))
+    T = rng.standard_normal((10, 2))
+    pairs = np.array([(i, j) for j in range(8) for i in range(11)])   # complete grid
+    y = (np.sin(D[pairs[:, 0], 0]) * np.cos(T[pairs[:, 1], 1])
+         + 0.05 * rng.standard_normal(len(pairs)))
+    return D, T, pairs, y
+
+
+@pytest.mark.parametrize("kernel,ard", [("rbf", False), ("rbf", True), ("poly", False)])
+def test_learned_estimator_matches_core(kernel, ard):
+    D, T, pairs, y = problem()
+    est = PairwiseRLS(D, T, kernel=kernel, gamma="learn", ard=ard, degree=2).fit(pairs, y)
+    Y = y.reshape((11, 8), order="F")
+    name = "GaussianKernel" if kernel == "rbf" else "PolynomialKernel"
+    core = learn_kron_kernel(D[:11], T[:8], Y, name, name, ard=ard, degree=2)
+    assert est.alpha_ == core.regparam
+    np.testing.assert_array_equal(est.gamma1_, core.kernel_params1["gamma"])
+    np.testing.assert_array_equal(est.gamma2_, core.kernel_params2["gamma"])
+    if kernel == "poly":
+        assert (est.coef0_1_, est.coef0_2_) == (core.kernel_params1["coef0"],
+                                                core.kernel_params2["coef0"])
+    assert est.learning_history_[-1]["criterion"] >= core.criterion - 1e-15
+    # the fitted model is KronRLS at the learned parameters: its in-sample LOO is the
+    # learned criterion, and new pairs are predicted with the learned kernels
+    loo = est.model_.in_sample_loo()
+    np.testing.assert_allclose(np.mean((loo - y) ** 2), core.criterion, rtol=1e-7)
+    if kernel == "rbf" and not ard:
+        ref = PairwiseRLS(D, T, alpha=core.regparam, kernel="rbf").set_params(
+            gamma=core.kernel_params1["gamma"]).fit(pairs, y)
+        new = np.array([(12, 9), (13, 0), (0, 9)])
+        K1 = np.exp(-est.gamma1_ * ((D[[12, 13, 0], None] - D[None, :11]) ** 2).sum(-1))
+        K2 = np.exp(-est.gamma2_ * ((T[[9, 0, 9], None] - T[None, :8]) ** 2).sum(-1))
+        A = est.dual_coef_
+        expect = np.einsum("uk,kl,ul->u", K1, A, K2)
+        np.testing.assert_allclose(est.predict(new), expect, rtol=1e-9, atol=1e-12)
+        assert ref.predict(new).shape == (3,)
+
+
+def test_refit_with_a_number_clears_learned_attributes():
+    D, T, pairs, y = problem(1)
+    est = PairwiseRLS(D, T, kernel="rbf", gamma="learn").fit(pairs, y)
+    assert est.gamma1_ > 0 and est.gamma2_ > 0
+    est.set_params(gamma=0.5).fit(pairs, y)
+    assert not hasattr(est, "gamma1_") and not hasattr(est, "alpha_")
+
+
+@pytest.mark.parametrize("params,match", [
+    (dict(kernel="linear", gamma="learn"), "rbf"),
+    (dict(kernel="rbf", gamma="learn", solver="iterative"), "closed-form"),
+    (dict(kernel="rbf", gamma="learn", loss="conditional_ranking"), "loss='squared'"),
+    (dict(kernel="poly", gamma="learn", ard=True), "ard=True needs kernel='rbf'"),
+    (dict(kernel="rbf", gamma=0.5, ard=True), "ard=True needs gamma='learn'"),
+    (dict(kernel="rbf", gamma="lern"), "learn"),
+])
+def test_bad_parameters(params, match):
+    D, T, pairs, y = problem()
+    with pytest.raises(ValueError, match=match):
+        PairwiseRLS(D, T, **params).fit(pairs, y)
+    with pytest.raises(TypeError, match="ard"):
+        PairwiseRLS(D, T, kernel="rbf", gamma="learn", ard="x").fit(pairs, y)
+
+
+def test_incomplete_grid_and_one_domain_refused():
+    D, T, pairs, y = problem()
+    with pytest.raises(ValueError, match="exactly once"):
+        PairwiseRLS(D, T, kernel="rbf", gamma="learn").fit(pairs[:-1], y[:-1])
+    with pytest.raises(ValueError, match="two domains"):
+        PairwiseRLS(D, kernel="rbf", gamma="learn").fit(pairs, y)
