@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rlscore.core.rls import learn_kernel
+from rlscore.kernel import GaussianKernel
 from rlscore.learner import RLS, LeaveOneOutRLS
 
 
@@ -90,3 +91,51 @@ def test_leave_query_out_rankrls_learns_kernel():
     with pytest.raises(ValueError, match="regparams"):
         LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
                              regparams=[1.0])
+
+
+# --------------------------------------------------------------- KronRLS(gamma="learn")
+
+def _pairs(seed=0):
+    rng = np.random.default_rng(seed)
+    X1, X2 = rng.normal(size=(10, 3)), rng.normal(size=(7, 2))
+    Y = np.sin(X1[:, :1]) @ np.cos(X2[:, 1:]).T + 0.05 * rng.normal(size=(10, 7))
+    return X1, X2, Y
+
+
+def test_kronrls_learns_one_gamma_per_domain_like_the_core():
+    from rlscore.core.kronecker import learn_kron_kernel
+    from rlscore.learner import KronRLS
+    X1, X2, Y = _pairs()
+    learner = KronRLS(X1=X1, X2=X2, Y=Y.ravel(order="F"), gamma="learn")
+    core = learn_kron_kernel(X1, X2, Y)
+    assert learner.regparam == core.regparam
+    assert (learner.gamma1, learner.gamma2) == (core.kernel_params1["gamma"],
+                                                core.kernel_params2["gamma"])
+    assert learner.cv_history[-1]["criterion"] >= core.criterion - 1e-15
+    # the trained model is KronRLS on the learned kernels: same in-sample LOO, and
+    # predictions of new objects through the learned kernel objects
+    np.testing.assert_allclose(np.mean((learner.in_sample_loo() - Y.ravel(order="F")) ** 2),
+                               core.criterion, rtol=1e-8)
+    K1, K2 = core.kernel_matrices()
+    ref = KronRLS(K1=K1, K2=K2, Y=Y, regparam=core.regparam)
+    T1, T2 = X1[:3] + 0.1, X2[:2] - 0.1
+    np.testing.assert_allclose(
+        learner.predict(learner.kernel1.getKM(T1), learner.kernel2.getKM(T2)),
+        ref.predict(GaussianKernel(X1, gamma=learner.gamma1).getKM(T1),
+                    GaussianKernel(X2, gamma=learner.gamma2).getKM(T2)), rtol=1e-12)
+
+
+def test_kronrls_learning_bad_combinations():
+    from rlscore.learner import KronRLS
+    X1, X2, Y = _pairs()
+    K1 = X1 @ X1.T
+    with pytest.raises(ValueError, match="features X1 and X2"):
+        KronRLS(K1=K1, K2=X2 @ X2.T, Y=Y, gamma="learn")
+    with pytest.raises(ValueError, match="regparam"):
+        KronRLS(X1=X1, X2=X2, Y=Y, regparam=1.0, gamma="learn")
+    with pytest.raises(ValueError, match="kernel="):
+        KronRLS(X1=X1, X2=X2, Y=Y, gamma="learn", kernel="LinearKernel")
+    with pytest.raises(ValueError, match="transposed"):
+        KronRLS(X1=X1, X2=X2, Y=Y.T, gamma="learn")
+    with pytest.warns(UserWarning, match="ard"):     # ignored without gamma="learn"
+        KronRLS(X1=X1, X2=X2, Y=Y, ard=True)
