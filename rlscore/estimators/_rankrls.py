@@ -18,7 +18,8 @@ from sklearn.model_selection import GroupKFold
 
 from rlscore import measure as _measures
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
-from rlscore.core.rankrls import RankLPOCV
+from rlscore.core.rankrls import GlobalLOOObjective, RankLPOCV, learn_kernel_lqo
+from rlscore.core.rls import LEARNABLE_KERNELS, learn_kernel
 from rlscore.core.selection import LQOCV, QueryLPOCV
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
@@ -70,6 +71,34 @@ _KERNEL_PARAMS_DOC = """\
 """
 
 _KERNEL_PARAMS_DOC += _BASIS_PARAMS_DOC
+
+_LEARN_PARAMS_DOC = """\
+    ard : bool, default=False
+        Used with ``gamma="learn"``, which (rbf and poly kernels, no reduced set, no
+        alpha grid: ``alphas`` must be None) learns gamma -- for poly also coef0 > 0 --
+        and alpha together by minimizing an exact cross-validation squared ranking
+        error with its gradient: with query ids the leave-query-out error of query
+        RankRLS (:func:`rlscore.core.rankrls.learn_kernel_lqo`), without them the
+        leave-one-out error of global RankRLS with the intercept refit
+        (:class:`rlscore.core.rankrls.GlobalLOOObjective`; its regparam is alpha / m).
+        ``cv`` and ``scoring`` then only score the learned model (``best_score_``).
+        ``ard=True`` (rbf): one gamma per feature.
+    penalty : float >= 0, default=0.0
+        With ``gamma="learn"``: weight of Cawley & Talbot's penalty on the widths."""
+
+_LEARN_ATTRS_DOC = """\
+    gamma_ : float or ndarray of shape (n_features,)
+        With ``gamma="learn"``: the learned gamma (per feature with ``ard=True``).
+    coef0_ : float
+        With ``gamma="learn"`` and the poly kernel: the learned coef0.
+    length_scales_ : float or ndarray of shape (n_features,)
+        With ``gamma="learn"`` and the rbf kernel: ``1 / sqrt(2 gamma_)``.
+    learning_history_ : list of dict
+        With ``gamma="learn"``: per optimizer step its ``criterion`` (the mean squared
+        ranking error of the leave-query-out or leave-one-out models), ``grad_norm``,
+        ``regparam`` (the criterion's: alpha for queries, alpha / m global) and
+        ``kernel_params``.
+"""
 
 _QID_DOC = """\
         qid : array-like of shape (n_samples,), default=None
@@ -315,7 +344,8 @@ class RankRLSCV(_RankRLSBase):
         is defined (:func:`rlscore.measure.query_average`). ``"lpo"`` accepts only
         None, ``"cindex"`` and ``"auc"`` (one estimate: the pairwise ranking accuracy).
         An error measure is negated in ``mean_test_score`` and ``best_score_``.
-{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization, the alpha grid")}
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _LEARN_PARAMS_DOC,
+                         "kernel matrix, factorization, the alpha grid")}
     alpha_ : float
         The selected alpha.
     best_score_ : float
@@ -326,7 +356,7 @@ class RankRLSCV(_RankRLSBase):
         ``"alphas"``; ``"cv_performances"`` (the measure's value per alpha);
         ``"mean_test_score"`` (the same, negated for error measures);
         ``"rank_test_score"`` (1 is best).
-{_FITTED_ATTRS_DOC}
+{_LEARN_ATTRS_DOC}{_FITTED_ATTRS_DOC}
 
     See Also
     --------
@@ -350,6 +380,9 @@ class RankRLSCV(_RankRLSBase):
       O(|f| k p) per fold and alpha after O(|f| k^2 + k^3) once per fold (also with
       basis removal).
 
+    With ``gamma="learn"``: per optimizer step one Cholesky factorization and inverse
+    of the centred kernel (O(m^3)), O(m^2) per kernel parameter (O(m^2 d) for ARD).
+
     Examples
     --------
     >>> import numpy as np
@@ -365,11 +398,58 @@ class RankRLSCV(_RankRLSBase):
     def __init__(self, alphas=None, *, cv="lpo", scoring=None, kernel="linear",
                  gamma=None, degree=3, coef0=1, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False, verbose=False):
+                 keep_basis_in_cv=False, ard=False, penalty=0.0, verbose=False):
         store_params(self, locals())
 
     # the same alphas semantics and checks as KernelRLSCV
     _check_alphas = KernelRLSCV._check_alphas
+    _learns = KernelRLSCV._learns
+
+    def _kernel_spec(self, n_features):
+        learned = getattr(self, "_learned_params", None)
+        if self._learns() and learned is not None:
+            return resolve_kernel(self.kernel), dict(learned)
+        # the gamma and ard checks of KernelRLSCV, then the ranking base's
+        if isinstance(self.gamma, str):
+            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
+                             f"{self.gamma!r}")
+        if not isinstance(self.ard, (bool, np.bool_)):
+            raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        if self.ard:
+            raise ValueError("ard=True needs gamma='learn'")
+        return super()._kernel_spec(n_features)
+
+    def _fit_learned(self, X, y, groups):
+        """gamma='learn': the core's gradient search (leave-query-out with query ids,
+        global leave-one-out without); returns the learned alpha."""
+        name = resolve_kernel(self.kernel)
+        if name not in LEARNABLE_KERNELS:
+            raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
+                             f"kernel={self.kernel!r}")
+        if self.alphas is not None:
+            raise ValueError("gamma='learn' learns alpha too: alphas must be None")
+        if (self.basis_vectors is not None or self.n_basis is not None
+                or self.basis_indices is not None):
+            raise ValueError("gamma='learn' is not available for reduced-set models "
+                             "(basis_vectors, n_basis, basis_indices)")
+        if not isinstance(self.ard, (bool, np.bool_)):
+            raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        kw = dict(ard=bool(self.ard), degree=self.degree, penalty=self.penalty)
+        if groups is None:
+            res = learn_kernel(X, y, name, objective=GlobalLOOObjective, **kw)
+            alpha = res.regparam * X.shape[0]
+        else:
+            res = learn_kernel_lqo(X, y, groups, name, **kw)
+            alpha = res.regparam
+        self._learned_params = dict(res.kernel_params)
+        self.gamma_ = res.kernel_params["gamma"]
+        if name == "GaussianKernel":
+            self.length_scales_ = res.length_scales if self.ard else float(
+                res.length_scales)
+        else:
+            self.coef0_ = res.kernel_params["coef0"]
+        self.learning_history_ = res.history
+        return alpha
 
     def _check_cv(self):
         cv = self.cv
@@ -431,7 +511,11 @@ class RankRLSCV(_RankRLSBase):
         -----
         See the class notes for the cost.
         """
-        alphas = self._check_alphas()
+        self._learned_params = None
+        for name in ("gamma_", "coef0_", "length_scales_", "learning_history_"):
+            self.__dict__.pop(name, None)
+        learn = self._learns()
+        alphas = None if learn else self._check_alphas()
         cv = self._check_cv()
         measure = _measures.cindex if self.scoring is None else \
             resolve_scoring(self.scoring, cv)
@@ -440,6 +524,9 @@ class RankRLSCV(_RankRLSBase):
         if isinstance(cv, str) and cv == "lqo" and gr is None:
             raise ValueError("cv='lqo' (leave-query-out) needs query ids: pass qid (or "
                              "groups) to fit")
+        if learn:
+            _check_has_pairs(type(self).__name__, X.shape[0], gr)
+            alphas = [self._fit_learned(X, y, gr)]
         self._fit_model(X, y, alphas[0], path=True, groups=gr)
         return search_alphas(
             self, lambda: self._crossvalidator(cv, measure, X, y, gr,
