@@ -40,7 +40,7 @@ def test_fit_gamma_learn_writes_learned_parameters(train_file, tmp_path, capsys)
 
 @pytest.mark.parametrize("extra", [["--kernel", "linear"], ["--regparam", "1"],
                                    ["--regparams", "1,2"], ["--cv", "kfold"],
-                                   ["--learner", "rankrls"], ["--basis", "5"]])
+                                   ["--learner", "ranksvm"], ["--basis", "5"]])
 def test_fit_gamma_learn_bad_combinations(train_file, tmp_path, extra):
     path, _, _ = train_file
     argv = ["fit", str(path), "-o", str(tmp_path / "m.npz"), "--kernel", "gaussian",
@@ -53,3 +53,52 @@ def test_cv_refuses_gamma_learn_and_bad_values(train_file):
     assert main(["cv", str(path), "--kernel", "gaussian", "--gamma", "learn"]) == 2
     with pytest.raises(SystemExit):
         main(["cv", str(path), "--kernel", "gaussian", "--gamma", "lern"])
+
+
+@pytest.fixture
+def query_file(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(48, 3))
+    y = np.sin(X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.normal(size=48)
+    q = np.repeat(np.arange(8), 6)
+    path = tmp_path / "rank.txt"
+    write_svmlight(str(path), X, y, qids=q)
+    return path, X
+
+
+@pytest.mark.parametrize("learner", ["query-rankrls", "rankrls"])
+def test_fit_gamma_learn_ranking_writes_the_core_result(query_file, tmp_path, capsys,
+                                                        learner):
+    from rlscore.core.rankrls import learn_kernel_global, learn_kernel_lqo
+    from rlscore.learner import GlobalRankRLS, QueryRankRLS
+    path, X = query_file
+    out = tmp_path / "m.npz"
+    assert main(["fit", str(path), "-o", str(out), "--learner", learner, "--kernel",
+                 "gaussian", "--gamma", "learn"]) == 0
+    Xf, yf, qf = read_svmlight(str(path))
+    if learner == "query-rankrls":
+        core = learn_kernel_lqo(Xf, yf[:, 0], qf, "GaussianKernel")
+        ref = QueryRankRLS(Xf, yf[:, 0], qf, regparam=core.regparam,
+                           kernel="GaussianKernel", gamma=core.kernel_params["gamma"])
+    else:
+        core = learn_kernel_global(Xf, yf[:, 0], "GaussianKernel")
+        ref = GlobalRankRLS(Xf, yf[:, 0], regparam=core.regparam,
+                            kernel="GaussianKernel", gamma=core.kernel_params["gamma"])
+    pred = load_model(str(out))
+    assert pred.kernel.gamma == core.kernel_params["gamma"]
+    np.testing.assert_allclose(pred.predict(X), ref.predict(X), rtol=1e-8, atol=1e-10)
+    meta = read_metadata(str(out))
+    kl = meta["info"]["kernel_learning"] if "info" in meta else meta["kernel_learning"]
+    assert kl["regparam"] == core.regparam and kl["criterion"] == core.criterion
+    assert ("leave-query-out" if learner == "query-rankrls" else "global RankRLS") in \
+        kl["method"]
+    assert "learned by" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra", [["--cv", "loo"], ["--regparam", "1"],
+                                   ["--kernel", "linear"]])
+def test_fit_gamma_learn_query_bad_combinations(query_file, tmp_path, extra):
+    path, _ = query_file
+    argv = ["fit", str(path), "-o", str(tmp_path / "m.npz"), "--learner",
+            "query-rankrls", "--kernel", "gaussian", "--gamma", "learn"] + extra
+    assert main(argv) == 2

@@ -87,6 +87,7 @@ examples:
       rank within queries (svmlight file with qid: fields)
   rlscore fit train.txt -o model.npz --kernel gaussian --gamma learn
       gamma and regparam learned by the gradient of the exact leave-one-out error
+      (--learner query-rankrls: leave-query-out; rankrls: global leave-one-out)
   rlscore fit train.txt -o model.npz --learner rls --kernel gaussian --gamma 0.1 \\
           --regparams 0.01,0.1,1,10,100 --cv loo
       choose regparam by exact leave-one-out, then save the model
@@ -158,8 +159,9 @@ def _add_training_options(p, need_output):
                    help="kernel (default: linear)")
     p.add_argument("--gamma", type=_gamma, help="gaussian: exp(-gamma |x-z|^2); "
                    "polynomial: (gamma x.z + coef0)^degree; 'learn' (fit, --learner "
-                   "rls): gamma (polynomial: and coef0) and regparam learned together by "
-                   "minimizing the exact leave-one-out error with its gradient, written "
+                   "rls, query-rankrls or rankrls): gamma (polynomial: and coef0) and "
+                   "regparam learned together by minimizing the exact leave-one-out "
+                   "(query-rankrls: leave-query-out) error with its gradient, written "
                    "into the model file")
     p.add_argument("--degree", type=int, help="polynomial degree")
     p.add_argument("--coef0", type=float, help="polynomial offset")

@@ -222,15 +222,17 @@ def _cmd_fit(args):
     if args.gamma == "learn":
         learner, kparams = _learn_kernel(args, data, spec)
         res = learner.kernel_learning
-        info.update({"cv": "loo", "measure": "sqerror", "kernel_learning": {
-            "method": "L-BFGS-B on the exact leave-one-out mean squared error",
+        cv, criterion = _KERNEL_LEARNING[spec.name]
+        info.update({"cv": cv, "measure": "sqerror", "kernel_learning": {
+            "method": f"L-BFGS-B on {criterion}",
             "criterion": res.criterion, "regparam": res.regparam,
             "kernel_params": res.kernel_params,
             "criterion_per_step": [h["criterion"] for h in res.history]}})
         if not args.quiet:
             kp_text = ", ".join(f"{k} {v:.6g}" for k, v in res.kernel_params.items())
-            print(f"learned by leave-one-out gradient: regparam {res.regparam:.6g}, "
-                  f"{kp_text}; leave-one-out MSE {res.criterion:.6g} "
+            name = {"loo": "leave-one-out", "lqo": "leave-query-out"}[cv]
+            print(f"learned by {name} gradient: regparam {res.regparam:.6g}, "
+                  f"{kp_text}; {name} MSE {res.criterion:.6g} "
                   f"({len(res.history)} steps)")
     elif selecting:
         if args.regparam is not None:
@@ -267,25 +269,57 @@ def _cmd_fit(args):
     return 0
 
 
+#: ``fit --gamma learn``: per learner, the cross-validation criterion minimized, its
+#: --cv name and the way the learner is trained with it
+_KERNEL_LEARNING = {
+    "rls": ("loo", "the exact leave-one-out mean squared error"),
+    "query-rankrls": ("lqo", "the exact leave-query-out mean squared ranking error"),
+    "rankrls": ("loo", "the exact leave-one-out squared ranking error of global RankRLS "
+                "(intercept refit)"),
+}
+
+
 def _learn_kernel(args, data, spec):
-    """``fit --gamma learn``: LeaveOneOutRLS with the learned kernel parameters."""
-    if spec.name != "rls":
-        raise UsageError(f"--gamma learn needs --learner rls (it minimizes RLS's "
-                         f"leave-one-out error), got --learner {spec.name}")
+    """``fit --gamma learn``: the learner with the kernel parameters and regparam
+    learned by the gradient of its exact cross-validation criterion
+    (:data:`_KERNEL_LEARNING`); the learner carries the core result as
+    ``kernel_learning``."""
+    if spec.name not in _KERNEL_LEARNING:
+        raise UsageError(f"--gamma learn needs --learner {', '.join(_KERNEL_LEARNING)} "
+                         f"(it minimizes their exact cross-validation error), got "
+                         f"--learner {spec.name}")
     if args.kernel not in ("gaussian", "polynomial"):
         raise UsageError("--gamma learn needs --kernel gaussian or polynomial")
+    cv = _KERNEL_LEARNING[spec.name][0]
     for opt, given in (("--regparam", args.regparam), ("--regparams", args.regparams),
                        ("--valid", args.valid), ("--basis", args.basis)):
         if given is not None:
-            raise UsageError(f"--gamma learn learns regparam by leave-one-out: drop "
+            raise UsageError(f"--gamma learn learns regparam by cross-validation: drop "
                              f"{opt}")
-    if args.cv not in (None, "loo"):
-        raise UsageError(f"--gamma learn uses leave-one-out, got --cv {args.cv}")
+    if args.cv not in (None, cv):
+        raise UsageError(f"--gamma learn with --learner {spec.name} uses --cv {cv}, got "
+                         f"--cv {args.cv}")
     kernel, kp = _kernel_args(args, spec)
-    from rlscore.learner import LeaveOneOutRLS
-    with Progress("learning the kernel parameters (leave-one-out gradient)"):
+    with Progress(f"learning the kernel parameters ({cv} gradient)"):
         try:
-            learner = LeaveOneOutRLS(data.X, data.y, kernel=kernel, gamma="learn", **kp)
+            if spec.name == "rls":
+                from rlscore.learner import LeaveOneOutRLS
+                learner = LeaveOneOutRLS(data.X, data.y, kernel=kernel, gamma="learn",
+                                         **kp)
+            elif spec.name == "query-rankrls":
+                from rlscore.learner import LeaveQueryOutRankRLS
+                learner = LeaveQueryOutRankRLS(data.X, data.y, data.qids, kernel=kernel,
+                                               gamma="learn", **kp)
+            else:
+                from rlscore.core.rankrls import learn_kernel_global
+                res = learn_kernel_global(data.X, data.y, kernel,
+                                          degree=kp.get("degree", 2))
+                kp = {**kp, **{k: v for k, v in res.kernel_params.items()
+                               if k != "degree"}}
+                learner = spec.train(data, res.regparam, kernel, kp, None)
+                learner.kernel_learning = res
+                learner.regparam = res.regparam
+                learner.gamma = res.kernel_params["gamma"]
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     return learner, (kernel, {**kp, "gamma": learner.gamma}, None)

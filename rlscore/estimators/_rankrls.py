@@ -18,8 +18,8 @@ from sklearn.model_selection import GroupKFold
 
 from rlscore import measure as _measures
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
-from rlscore.core.rankrls import GlobalLOOObjective, RankLPOCV, learn_kernel_lqo
-from rlscore.core.rls import LEARNABLE_KERNELS, learn_kernel
+from rlscore.core.rankrls import RankLPOCV, learn_kernel_global, learn_kernel_lqo
+from rlscore.core.rls import LEARNABLE_KERNELS
 from rlscore.core.selection import LQOCV, QueryLPOCV
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
@@ -80,7 +80,7 @@ _LEARN_PARAMS_DOC = """\
         error with its gradient: with query ids the leave-query-out error of query
         RankRLS (:func:`rlscore.core.rankrls.learn_kernel_lqo`), without them the
         leave-one-out error of global RankRLS with the intercept refit
-        (:class:`rlscore.core.rankrls.GlobalLOOObjective`; its regparam is alpha / m).
+        (:func:`rlscore.core.rankrls.learn_kernel_global`).
         ``cv`` and ``scoring`` then only score the learned model (``best_score_``).
         ``ard=True`` (rbf): one gamma per feature.
     penalty : float >= 0, default=0.0
@@ -96,8 +96,7 @@ _LEARN_ATTRS_DOC = """\
     learning_history_ : list of dict
         With ``gamma="learn"``: per optimizer step its ``criterion`` (the mean squared
         ranking error of the leave-query-out or leave-one-out models), ``grad_norm``,
-        ``regparam`` (the criterion's: alpha for queries, alpha / m global) and
-        ``kernel_params``.
+        ``regparam`` (alpha) and ``kernel_params``.
 """
 
 _QID_DOC = """\
@@ -435,12 +434,8 @@ class RankRLSCV(_RankRLSBase):
         if not isinstance(self.ard, (bool, np.bool_)):
             raise TypeError(f"ard must be True or False, got {self.ard!r}")
         kw = dict(ard=bool(self.ard), degree=self.degree, penalty=self.penalty)
-        if groups is None:
-            res = learn_kernel(X, y, name, objective=GlobalLOOObjective, **kw)
-            alpha = res.regparam * X.shape[0]
-        else:
-            res = learn_kernel_lqo(X, y, groups, name, **kw)
-            alpha = res.regparam
+        res = (learn_kernel_global(X, y, name, **kw) if groups is None else
+               learn_kernel_lqo(X, y, groups, name, **kw))
         self._learned_params = dict(res.kernel_params)
         self.gamma_ = res.kernel_params["gamma"]
         if name == "GaussianKernel":
@@ -449,7 +444,7 @@ class RankRLSCV(_RankRLSBase):
         else:
             self.coef0_ = res.kernel_params["coef0"]
         self.learning_history_ = res.history
-        return alpha
+        return res.regparam
 
     def _check_cv(self):
         cv = self.cv

@@ -10,7 +10,7 @@ sklearn = pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
 from rlscore.core.rankrls import (GlobalLOOObjective, LQOObjective,  # noqa: E402
-                                  learn_kernel_lqo)
+                                  learn_kernel_global, learn_kernel_lqo)
 from rlscore.core.rls import learn_kernel  # noqa: E402
 from rlscore.estimators import RankRLS, RankRLSCV  # noqa: E402
 from rlscore.kernel import GaussianFamily  # noqa: E402
@@ -49,10 +49,14 @@ def test_query_learning_matches_core(kernel, ard):
 def test_global_learning_matches_core_and_maps_the_regparam():
     X, y, _ = data(seed=1)
     est = RankRLSCV(kernel="rbf", gamma="learn").fit(X, y)
-    core = learn_kernel(X, y, "GaussianKernel", objective=GlobalLOOObjective)
+    core = learn_kernel_global(X, y, "GaussianKernel")
+    raw = learn_kernel(X, y, "GaussianKernel", objective=GlobalLOOObjective)
     # the criterion's lambda is the estimator's alpha / m (Laplacian form of RankRLS)
-    np.testing.assert_allclose(est.alpha_, core.regparam * X.shape[0], rtol=1e-15)
-    assert est.gamma_ == core.kernel_params["gamma"]
+    assert est.alpha_ == core.regparam
+    np.testing.assert_allclose(core.regparam, raw.regparam * X.shape[0], rtol=1e-15)
+    np.testing.assert_allclose(core.history[-1]["regparam"],
+                               raw.history[-1]["regparam"] * X.shape[0], rtol=1e-15)
+    assert est.gamma_ == core.kernel_params["gamma"] == raw.kernel_params["gamma"]
     ref = RankRLS(alpha=est.alpha_, kernel="rbf", gamma=est.gamma_).fit(X, y)
     np.testing.assert_allclose(est.predict(X[:7]), ref.predict(X[:7]), rtol=1e-8,
                                atol=1e-10)

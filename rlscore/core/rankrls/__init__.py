@@ -11,7 +11,8 @@ What lives here
     matrix-free :func:`cg_rankrls` / :func:`cg_preference_rankrls` (O(t nnz(X)) for t
     iterations). Kernel-parameter learning: the exact leave-query-out error of query
     RankRLS (:func:`lqo_error_gradient`, :func:`learn_kernel_lqo`) and the leave-one-out
-    error of global RankRLS (:func:`global_loo_error_gradient`) with their adjoint
+    error of global RankRLS (:func:`global_loo_error_gradient`,
+    :func:`learn_kernel_global`) with their adjoint
     gradients, O(m^3) per step and O(m^2) per kernel parameter.
 
 Builds on
@@ -33,7 +34,8 @@ from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator
 from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective,
                                                 learn_kernel_lqo)
 from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient,
-                                                       GlobalLOOObjective)
+                                                       GlobalLOOObjective,
+                                                       learn_kernel_global)
 
 __all__ = [
     "lqo_error_gradient",

@@ -34,12 +34,14 @@ Cost as for RLS: one Cholesky factorization and inverse and one symmetric rank-m
 product (~2 m^3 flops), O(m^2) for the centrings and per kernel parameter.
 """
 
+import dataclasses
+
 import numpy as np
 
 from rlscore._validation import as_2d_labels
-from rlscore.core.rls import check_criterion_inputs, regularized_inverse
+from rlscore.core.rls import check_criterion_inputs, learn_kernel, regularized_inverse
 
-__all__ = ["global_loo_error_gradient", "GlobalLOOObjective"]
+__all__ = ["global_loo_error_gradient", "GlobalLOOObjective", "learn_kernel_global"]
 
 
 def _center_both(K):
@@ -121,3 +123,23 @@ class GlobalLOOObjective:
         K, _ = self.family.evaluate(z[1:])
         return global_loo_error_gradient(K, self.Y, float(np.exp(z[0])),
                                          gradient=False)[0]
+
+
+def learn_kernel_global(X, Y, kernel="GaussianKernel", **kwargs):
+    """Regparam and kernel parameters of global RankRLS minimizing its exact
+    leave-one-out squared ranking error (intercept refit): :func:`rlscore.core.rls.
+    learn_kernel` with :class:`GlobalLOOObjective` (same keywords).
+
+    The criterion's lambda is the regparam of the centred form; the returned
+    ``regparam`` (and each history entry's) is the one of
+    :class:`GlobalRankRLSModel` and the learners, regparam = m lambda (module docstring).
+    ``search`` keeps the optimizer's own (log lambda) coordinates.
+
+    Notes
+    -----
+    O(m^3) per optimizer step plus O(m^2 d) for the kernel and its ARD gradient.
+    """
+    res = learn_kernel(X, Y, kernel, objective=GlobalLOOObjective, **kwargs)
+    m = as_2d_labels(Y).shape[0]
+    history = [dict(h, regparam=h["regparam"] * m) for h in res.history]
+    return dataclasses.replace(res, regparam=res.regparam * m, history=history)
