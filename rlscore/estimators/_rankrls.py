@@ -19,15 +19,15 @@ from sklearn.model_selection import GroupKFold
 from rlscore import measure as _measures
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls import RankLPOCV, learn_kernel_global, learn_kernel_lqo
-from rlscore.core.rls import LEARNABLE_KERNELS
 from rlscore.core.selection import LQOCV, QueryLPOCV
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
-                                      query_groups, ranking_score, reports_progress,
-                                      resolve_kernel, store_params)
+                                      clear_fitted, query_groups, ranking_score,
+                                      reports_progress, resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas, split_crossvalidator)
-from rlscore.estimators._rls import _BASIS_PARAMS_DOC, KernelRLSCV
+from rlscore.estimators._rls import (_BASIS_PARAMS_DOC, LEARNED_ATTRS, KernelRLSCV,
+                                     fit_learned_kernel, learned_kernel_spec)
 
 __all__ = ["RankRLS", "RankRLSCV"]
 
@@ -405,46 +405,14 @@ class RankRLSCV(_RankRLSBase):
     _learns = KernelRLSCV._learns
 
     def _kernel_spec(self, n_features):
-        learned = getattr(self, "_learned_params", None)
-        if self._learns() and learned is not None:
-            return resolve_kernel(self.kernel), dict(learned)
-        # the gamma and ard checks of KernelRLSCV, then the ranking base's
-        if isinstance(self.gamma, str):
-            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
-                             f"{self.gamma!r}")
-        if not isinstance(self.ard, (bool, np.bool_)):
-            raise TypeError(f"ard must be True or False, got {self.ard!r}")
-        if self.ard:
-            raise ValueError("ard=True needs gamma='learn'")
-        return super()._kernel_spec(n_features)
+        return learned_kernel_spec(self) or super()._kernel_spec(n_features)
 
     def _fit_learned(self, X, y, groups):
         """gamma='learn': the core's gradient search (leave-query-out with query ids,
         global leave-one-out without); returns the learned alpha."""
-        name = resolve_kernel(self.kernel)
-        if name not in LEARNABLE_KERNELS:
-            raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
-                             f"kernel={self.kernel!r}")
-        if self.alphas is not None:
-            raise ValueError("gamma='learn' learns alpha too: alphas must be None")
-        if (self.basis_vectors is not None or self.n_basis is not None
-                or self.basis_indices is not None):
-            raise ValueError("gamma='learn' is not available for reduced-set models "
-                             "(basis_vectors, n_basis, basis_indices)")
-        if not isinstance(self.ard, (bool, np.bool_)):
-            raise TypeError(f"ard must be True or False, got {self.ard!r}")
-        kw = dict(ard=bool(self.ard), degree=self.degree, penalty=self.penalty)
-        res = (learn_kernel_global(X, y, name, **kw) if groups is None else
-               learn_kernel_lqo(X, y, groups, name, **kw))
-        self._learned_params = dict(res.kernel_params)
-        self.gamma_ = res.kernel_params["gamma"]
-        if name == "GaussianKernel":
-            self.length_scales_ = res.length_scales if self.ard else float(
-                res.length_scales)
-        else:
-            self.coef0_ = res.kernel_params["coef0"]
-        self.learning_history_ = res.history
-        return res.regparam
+        return fit_learned_kernel(
+            self, lambda name, **kw: (learn_kernel_global(X, y, name, **kw) if groups is None
+                                      else learn_kernel_lqo(X, y, groups, name, **kw)))
 
     def _check_cv(self):
         cv = self.cv
@@ -507,8 +475,7 @@ class RankRLSCV(_RankRLSBase):
         See the class notes for the cost.
         """
         self._learned_params = None
-        for name in ("gamma_", "coef0_", "length_scales_", "learning_history_"):
-            self.__dict__.pop(name, None)
+        clear_fitted(self, *LEARNED_ATTRS)
         learn = self._learns()
         alphas = None if learn else self._check_alphas()
         cv = self._check_cv()

@@ -6,7 +6,8 @@ from rlscore._validation import check_regparam_grid
 from rlscore.core.rls import LEARNABLE_KERNELS, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
-                                      check_alpha, fit_data_doc, kernel_sections_doc,
+                                      check_alpha, clear_fitted, fit_data_doc,
+                                      kernel_sections_doc,
                                       query_groups, reports_progress, resolve_kernel,
                                       store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
@@ -201,6 +202,59 @@ _LEARN_PARAMS_DOC = """
         (against over-fitting the criterion with many ARD widths)."""
 
 
+#: fitted attributes of ``gamma="learn"`` (removed at the start of every ``fit``)
+LEARNED_ATTRS = ("gamma_", "coef0_", "length_scales_", "learning_history_")
+
+
+def learned_kernel_spec(est):
+    """``(name, params)`` of the kernel an estimator with ``gamma="learn"`` learned in
+    this ``fit``, or None (then ``gamma`` and ``ard`` are checked: a string other than
+    "learn", a non-bool ``ard`` or ``ard=True`` without learning are refused)."""
+    learned = getattr(est, "_learned_params", None)
+    if est._learns() and learned is not None:
+        return resolve_kernel(est.kernel), dict(learned)
+    if isinstance(est.gamma, str):
+        raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
+                         f"{est.gamma!r}")
+    if not isinstance(est.ard, (bool, np.bool_)):
+        raise TypeError(f"ard must be True or False, got {est.ard!r}")
+    if est.ard:
+        raise ValueError("ard=True needs gamma='learn'")
+    return None
+
+
+def fit_learned_kernel(est, search, check=None):
+    """``gamma="learn"`` of a CV estimator (KernelRLSCV, RankRLSCV): refuse the
+    combinations it excludes (other kernels, an ``alphas`` grid, reduced-set models;
+    ``check()`` for the estimator's own), run the core ``search(name, ard=, degree=,
+    penalty=)`` (a :class:`rlscore.core.rls.KernelLearningResult`), set
+    ``gamma_``, ``length_scales_`` or ``coef0_`` and ``learning_history_``, and return
+    the learned alpha. O(1) beyond the search."""
+    name = resolve_kernel(est.kernel)
+    if name not in LEARNABLE_KERNELS:
+        raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
+                         f"kernel={est.kernel!r}")
+    if check is not None:
+        check()
+    if est.alphas is not None:
+        raise ValueError("gamma='learn' learns alpha too: alphas must be None")
+    if (est.basis_vectors is not None or est.n_basis is not None
+            or est.basis_indices is not None):
+        raise ValueError("gamma='learn' is not available for reduced-set models "
+                         "(basis_vectors, n_basis, basis_indices)")
+    if not isinstance(est.ard, (bool, np.bool_)):
+        raise TypeError(f"ard must be True or False, got {est.ard!r}")
+    res = search(name, ard=bool(est.ard), degree=est.degree, penalty=est.penalty)
+    est._learned_params = dict(res.kernel_params)
+    est.gamma_ = res.kernel_params["gamma"]
+    if name == "GaussianKernel":
+        est.length_scales_ = res.length_scales if est.ard else float(res.length_scales)
+    else:
+        est.coef0_ = res.kernel_params["coef0"]
+    est.learning_history_ = res.history
+    return res.regparam
+
+
 class KernelRLSCV(RLSEstimatorBase):
     __doc__ = f"""Regularized least-squares (kernel ridge) regression with alpha chosen
     by exact fast cross-validation.
@@ -319,46 +373,16 @@ class KernelRLSCV(RLSEstimatorBase):
         return isinstance(self.gamma, str) and self.gamma == "learn"
 
     def _kernel_spec(self, n_features):
-        learned = getattr(self, "_learned_params", None)
-        if self._learns() and learned is not None:
-            return resolve_kernel(self.kernel), dict(learned)
-        if isinstance(self.gamma, str):
-            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
-                             f"{self.gamma!r}")
-        if not isinstance(self.ard, (bool, np.bool_)):
-            raise TypeError(f"ard must be True or False, got {self.ard!r}")
-        if self.ard:
-            raise ValueError("ard=True needs gamma='learn'")
-        return super()._kernel_spec(n_features)
+        return learned_kernel_spec(self) or super()._kernel_spec(n_features)
 
     def _fit_learned(self, X, y):
         """gamma='learn': the core's gradient search, then the model at its result."""
-        name = resolve_kernel(self.kernel)
-        if name not in LEARNABLE_KERNELS:
-            raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
-                             f"kernel={self.kernel!r}")
-        if not (isinstance(self.cv, str) and self.cv == "loo"):
-            raise ValueError(f"gamma='learn' minimizes the leave-one-out error: it needs "
-                             f"cv='loo', got cv={self.cv!r}")
-        if self.alphas is not None:
-            raise ValueError("gamma='learn' learns alpha too: alphas must be None")
-        if (self.basis_vectors is not None or self.n_basis is not None
-                or self.basis_indices is not None):
-            raise ValueError("gamma='learn' is not available for reduced-set models "
-                             "(basis_vectors, n_basis, basis_indices)")
-        if not isinstance(self.ard, (bool, np.bool_)):
-            raise TypeError(f"ard must be True or False, got {self.ard!r}")
-        res = learn_kernel(X, y, name, ard=bool(self.ard), degree=self.degree,
-                           penalty=self.penalty)
-        self._learned_params = dict(res.kernel_params)
-        self.gamma_ = res.kernel_params["gamma"]
-        if name == "GaussianKernel":
-            self.length_scales_ = res.length_scales if self.ard else float(
-                res.length_scales)
-        else:
-            self.coef0_ = res.kernel_params["coef0"]
-        self.learning_history_ = res.history
-        return res.regparam
+        def check_cv():
+            if not (isinstance(self.cv, str) and self.cv == "loo"):
+                raise ValueError(f"gamma='learn' minimizes the leave-one-out error: it "
+                                 f"needs cv='loo', got cv={self.cv!r}")
+        return fit_learned_kernel(self, lambda name, **kw: learn_kernel(X, y, name, **kw),
+                                  check_cv)
 
     def _check_alphas(self):
         if self.alphas is None:
@@ -407,8 +431,7 @@ class KernelRLSCV(RLSEstimatorBase):
         See the class notes for the cost.
         """
         self._learned_params = None
-        for name in ("gamma_", "coef0_", "length_scales_", "learning_history_"):
-            self.__dict__.pop(name, None)
+        clear_fitted(self, *LEARNED_ATTRS)
         learn = self._learns()
         alphas = None if learn else self._check_alphas()
         measure = resolve_scoring(self.scoring, self.cv)
