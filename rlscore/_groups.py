@@ -186,6 +186,13 @@ class QueryGroups:
         """True when one query holds every row."""
         return self.n_groups == 1
 
+    def require_several(self, what="leave-query-out"):
+        """Raise ValueError when there is one query: holding it out leaves nothing to
+        train on, so ``what`` is undefined. O(1)."""
+        if self.n_groups < 2:
+            raise ValueError(f"{what} needs at least 2 queries, got {self.n_groups}: "
+                             f"holding out the only query leaves no training data")
+
     def __len__(self):
         return self.codes.shape[0]
 

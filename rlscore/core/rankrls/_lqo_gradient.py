@@ -130,6 +130,7 @@ class LQOObjective:
         self.family = family
         self.Y = as_2d_labels(Y)
         self.groups = as_query_groups(qids, self.Y.shape[0])
+        self.groups.require_several("the leave-query-out criterion")
         self.n_params = 1 + family.n_params
         self.names = ["log_regparam"] + list(family.names)
 

@@ -262,6 +262,7 @@ class QueryRankRLSModel(CenteredRankModel):
         ``_CACHE`` elements. O(sum_q n_q^2 r + n_q^3) per call.
         """
         gr = self.groups
+        gr.require_several()
         if isinstance(self.solver, RotatedSolver):
             check_peak_memory("lqo", self.m, what=f"leave-query-out on {self.m} examples")
         mu = self._mu(self.regparam)
