@@ -31,8 +31,8 @@ Builds on
 Module order
     ``_solvers`` -> ``_nystrom`` -> ``_representation`` -> ``_holdout_models`` ->
     ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient``,
-    ``_nystrom_gradient`` -> ``_kernel_learning``; ``_streamed`` and ``_pcg`` (on
-    ``_solvers``, ``_nystrom``) -> ``_streamed_fit``.
+    ``_nystrom_gradient`` -> ``_kernel_learning``; ``_streamed`` and ``_pcg_factors`` -> ``_pcg``
+    (on ``_solvers``, ``_nystrom``) -> ``_streamed_fit``.
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
@@ -54,8 +54,9 @@ from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscove
                                          folds_from_groups)
 from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
                                         add_statistics, gram_and_rhs, effective_regparam)
+from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
-                                   pcg_reduced_set)
+                                   pcg_solve, pcg_reduced_set, as_factors)
 from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
@@ -104,6 +105,9 @@ __all__ = [
     "NystromPreconditioner",
     "StreamedGramOperator",
     "pcg_reduced_set",
+    "pcg_solve",
+    "as_factors",
+    "NystromFactors",
     "StreamedFit",
     "streamed_fit",
     "influence_coefficients",
