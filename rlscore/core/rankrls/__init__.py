@@ -37,7 +37,7 @@ from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator
 from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective,
                                                 learn_kernel_lqo)
 from rlscore.core.rankrls._pcg import (CenteredGramOperator, pcg_rankrls,
-                                       CENTRED_KINDS)
+                                       pcg_select_rankrls, CENTRED_KINDS)
 from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient,
                                                        GlobalLOOObjective,
                                                        learn_kernel_global)
@@ -45,6 +45,7 @@ from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient
 __all__ = [
     "CenteredGramOperator",
     "pcg_rankrls",
+    "pcg_select_rankrls",
     "CENTRED_KINDS",
     "lqo_error_gradient",
     "LQOObjective",

@@ -47,10 +47,10 @@ centring; the preconditioner O(2 k^3 / 3 + k^2 q_R).
 
 import numpy as np
 
-from rlscore.core.rls import StreamedGramOperator, pcg_solve
+from rlscore.core.rls import StreamedGramOperator, pcg_select, pcg_solve
 from rlscore.core.structure import QueryGroups, contiguous_queries
 
-__all__ = ["CenteredGramOperator", "pcg_rankrls", "CENTRED_KINDS"]
+__all__ = ["CenteredGramOperator", "pcg_rankrls", "pcg_select_rankrls", "CENTRED_KINDS"]
 
 CENTRED_KINDS = ("query", "global")
 _CHUNK = 256
@@ -205,3 +205,35 @@ def pcg_rankrls(source, fmap, regparam, kind="query", *, basis_indices=None, tol
         source, fmap, kind, basis_indices=basis_indices, **operator_options)
     return pcg_solve(op, regparam, tol=tol, maxiter=maxiter, x0=x0,
                      precondition=precondition, callback=callback, verbose=verbose)
+
+
+def pcg_select_rankrls(source, fmap, regparams, kind="query", *, basis_indices=None,
+                       block_size=None, cache="auto", dtype=np.float64, **options):
+    """lambda of PCG query / global RankRLS chosen on a validation split (whole queries
+    for "query") or K-fold, warm-started along the decreasing grid:
+    :func:`rlscore.core.rls.pcg_select` with the centred operators.
+
+    Parameters
+    ----------
+    source, fmap, regparams, kind, basis_indices : of :func:`pcg_rankrls`
+    block_size, cache, dtype : of the operators
+    options : validation, cv, measure, random_state, tol, maxiter, precondition,
+        refit, verbose of :func:`rlscore.core.rls.pcg_select`
+
+    Returns
+    -------
+    :class:`rlscore.core.rls.PCGSelection`
+
+    Notes
+    -----
+    Cost as :func:`rlscore.core.rls.pcg_select`.
+    """
+    if kind not in CENTRED_KINDS:
+        raise ValueError(f"kind must be one of {CENTRED_KINDS}, got {kind!r}")
+
+    def make_operator(rows):
+        return CenteredGramOperator(source, fmap, kind, basis_indices=basis_indices,
+                                    block_size=block_size, cache=cache, dtype=dtype,
+                                    rows=rows)
+    return pcg_select(source, fmap, regparams, make_operator=make_operator, kind=kind,
+                      **options)

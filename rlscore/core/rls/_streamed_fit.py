@@ -12,7 +12,7 @@ from rlscore._validation import check_regparam
 from rlscore.core.rls._nystrom import select_basis
 from rlscore.core.rls._pcg import pcg_reduced_set
 from rlscore.core.rls._representation import NystromFeatureMap
-from rlscore.core.rls._streamed import StreamedReducedSet
+from rlscore.core.rls._streamed import StreamedReducedSet, fold_numbers
 from rlscore.core.selection import grid_search
 from rlscore.core.structure import as_source
 
@@ -88,7 +88,7 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
         raise ValueError(f"solver must be 'direct' or 'pcg', got {solver!r}")
     folds = None
     if regparams is not None and not (isinstance(cv, str) and cv == "loo"):
-        folds = _folds(cv, source, kind, random_state)
+        folds = fold_numbers(cv, source, kind, random_state)
     grid = None if regparams is None else [check_regparam(r, name="regparams")
                                            for r in regparams]
     model = StreamedReducedSet(source, fmap, kind, basis_indices=idx, folds=folds,
@@ -118,29 +118,3 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     fit.W = model.solve(fit.regparam)
     fit.predictor = fmap.predictor(fit.W)
     return fit
-
-
-def _folds(cv, source, kind, seed):
-    """Fold number of each row: an (m,) array as given (qids are mapped to numbers), or
-    K folds of rows (of whole queries for "query") drawn with ``seed``."""
-    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
-        K = int(cv)
-        if K < 2:
-            raise ValueError(f"cv must be 'loo', an int >= 2 or fold numbers, got {cv}")
-        rng = np.random.default_rng(seed)
-        if kind == "query":
-            q = source.qids
-            _, run = np.unique(q, return_inverse=True)
-            n = int(run.max()) + 1
-            if K > n:
-                raise ValueError(f"cv={K} folds but only {n} queries")
-            fold_of_query = rng.permutation(n) % K
-            return fold_of_query[run].astype(np.intp)
-        if K > source.m:
-            raise ValueError(f"cv={K} folds but only {source.m} rows")
-        return (rng.permutation(source.m) % K).astype(np.intp)
-    f = np.asarray(cv).ravel()
-    if f.size != source.m:
-        raise ValueError(f"cv holds {f.size} fold numbers but there are {source.m} rows")
-    _, codes = np.unique(f, return_inverse=True)
-    return codes.astype(np.intp)
