@@ -37,7 +37,8 @@ from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator
 from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective,
                                                 learn_kernel_lqo)
 from rlscore.core.rankrls._pcg import (CenteredGramOperator, pcg_rankrls,
-                                       pcg_select_rankrls, CENTRED_KINDS)
+                                       pcg_select_rankrls, streamed_rank_fit,
+                                       CENTRED_KINDS)
 from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient,
                                                        GlobalLOOObjective,
                                                        learn_kernel_global)
@@ -46,6 +47,7 @@ __all__ = [
     "CenteredGramOperator",
     "pcg_rankrls",
     "pcg_select_rankrls",
+    "streamed_rank_fit",
     "CENTRED_KINDS",
     "lqo_error_gradient",
     "LQOObjective",

@@ -47,10 +47,11 @@ centring; the preconditioner O(2 k^3 / 3 + k^2 q_R).
 
 import numpy as np
 
-from rlscore.core.rls import StreamedGramOperator, pcg_select, pcg_solve
+from rlscore.core.rls import StreamedGramOperator, pcg_select, pcg_solve, streamed_fit
 from rlscore.core.structure import QueryGroups, contiguous_queries
 
-__all__ = ["CenteredGramOperator", "pcg_rankrls", "pcg_select_rankrls", "CENTRED_KINDS"]
+__all__ = ["CenteredGramOperator", "pcg_rankrls", "pcg_select_rankrls",
+           "streamed_rank_fit", "CENTRED_KINDS"]
 
 CENTRED_KINDS = ("query", "global")
 _CHUNK = 256
@@ -237,3 +238,31 @@ def pcg_select_rankrls(source, fmap, regparams, kind="query", *, basis_indices=N
                                     rows=rows)
     return pcg_select(source, fmap, regparams, make_operator=make_operator, kind=kind,
                       **options)
+
+
+def _centred_factory(kind):
+    def make(source, factors, basis_indices, block_size, rows):
+        return CenteredGramOperator(source, factors, kind, basis_indices=basis_indices,
+                                    block_size=block_size, rows=rows)
+    return make
+
+
+def streamed_rank_fit(source, kernel="GaussianKernel", kernel_params=None, kind="query",
+                      **options):
+    """:func:`rlscore.core.rls.streamed_fit` for every kind, with the centred PCG
+    operators of this module for ``solver="pcg"`` and kind "query" / "global" (the
+    driver the faces call; ``options`` those of ``streamed_fit``).
+
+    Returns
+    -------
+    :class:`rlscore.core.rls.StreamedFit`
+
+    Notes
+    -----
+    Costs of :func:`rlscore.core.rls.streamed_fit`; PCG per iteration
+    O(m r (d + l)) recomputed, plus O(2 k^3 / 3 + k^2 q_R) per lambda for the
+    preconditioner.
+    """
+    factory = _centred_factory(kind) if kind in CENTRED_KINDS else None
+    return streamed_fit(source, kernel, kernel_params, kind,
+                        operator_factory=factory, **options)
