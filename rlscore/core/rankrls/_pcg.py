@@ -46,9 +46,12 @@ centring; the preconditioner O(2 k^3 / 3 + k^2 q_R).
 """
 
 import numpy as np
+import scipy.sparse as sp
 
-from rlscore.core.rls import StreamedGramOperator, pcg_select, pcg_solve, streamed_fit
-from rlscore.core.structure import QueryGroups, contiguous_queries
+from rlscore.core.rls import (StreamedGramOperator, pcg_select, pcg_solve, select_basis,
+                              streamed_fit)
+from rlscore.core.structure import (ArraySource, QueryGroups, as_source,
+                                    contiguous_queries)
 
 __all__ = ["CenteredGramOperator", "pcg_rankrls", "pcg_select_rankrls",
            "streamed_rank_fit", "CENTRED_KINDS"]
@@ -251,7 +254,10 @@ def streamed_rank_fit(source, kernel="GaussianKernel", kernel_params=None, kind=
                       **options):
     """:func:`rlscore.core.rls.streamed_fit` for every kind, with the centred PCG
     operators of this module for ``solver="pcg"`` and kind "query" / "global" (the
-    driver the faces call; ``options`` those of ``streamed_fit``).
+    driver the faces call; ``options`` those of ``streamed_fit``). In-memory rows
+    (ndarray, CSR) whose queries are not contiguous are grouped by query first (the
+    model is the same; ``basis_indices``, fold numbers and ``cv_predictions`` keep
+    the caller's row order); a file or memmap must come grouped.
 
     Returns
     -------
@@ -264,5 +270,49 @@ def streamed_rank_fit(source, kernel="GaussianKernel", kernel_params=None, kind=
     preconditioner.
     """
     factory = _centred_factory(kind) if kind in CENTRED_KINDS else None
+    source = as_source(source)
+    if kind == "query" and source.qids is not None and _scattered(source):
+        return _grouped_fit(source, kernel, kernel_params, factory, options)
     return streamed_fit(source, kernel, kernel_params, kind,
                         operator_factory=factory, **options)
+
+
+def _scattered(source):
+    """True for an in-memory source whose queries are not contiguous (regrouped by
+    :func:`_grouped_fit`); other sources must come grouped."""
+    try:
+        contiguous_queries(source.qids)
+        return False
+    except ValueError:
+        if not isinstance(source, ArraySource) or not (
+                isinstance(source.X, np.ndarray) and not isinstance(source.X, np.memmap)
+                or sp.issparse(source.X)):
+            raise
+        return True
+
+
+def _grouped_fit(source, kernel, kernel_params, factory, options):
+    """Query RankRLS on in-memory rows whose queries are scattered: the rows grouped
+    by query (:attr:`QueryGroups.order`, a stable sort), which changes nothing in the
+    model; the basis indices, fold numbers and held-out predictions mapped between the
+    two orders. O(m log m) plus a copy of X."""
+    groups = QueryGroups.from_qids(source.qids)
+    o = groups.order
+    inv = np.empty_like(o)
+    inv[o] = np.arange(o.size)
+    opts = dict(options)
+    idx = select_basis(source.m, opts.pop("basis_indices", None),
+                       opts.pop("n_basis", None), opts.get("random_state"))
+    cv = opts.get("cv")
+    if cv is not None and not isinstance(cv, (str, int, np.integer)):
+        cv = np.asarray(cv).ravel()
+        if cv.size == source.m:
+            opts["cv"] = cv[o]
+    grouped = ArraySource(source.X[o], source.Y[o], qids=groups.codes[o])
+    fit = streamed_fit(grouped, kernel, kernel_params, "query",
+                       basis_indices=None if idx is None else np.sort(inv[idx]),
+                       operator_factory=factory, **opts)
+    fit.basis_indices = idx
+    if fit.cv_predictions is not None:
+        fit.cv_predictions = fit.cv_predictions[inv]
+    return fit
