@@ -144,3 +144,25 @@ def test_factors_of_a_singular_basis():
     assert fac.n_features == fmap.n_features == 10
     V = rng.standard_normal((10, 1))
     np.testing.assert_allclose(fac.apply_T(V), fmap.T @ V, rtol=1e-9, atol=1e-12)
+
+
+def test_factors_hold_one_r_by_r_array():
+    """Construction, the preconditioner (with a centring update) and the solves hold
+    one r x r float64 array (8 r^2 bytes) plus O(r) -- not the five of the explicit
+    layout (K_RR, C, T, C^T C, A)."""
+    import tracemalloc
+    rng = np.random.default_rng(6)
+    r = 400
+    B = rng.standard_normal((r, 5))
+    tracemalloc.start()
+    try:
+        fac = NystromFactors("GaussianKernel", B, gamma=0.1)
+        U = rng.standard_normal((r, 2))
+        fac.factor_preconditioner(10.0, 1.0, [(U * 1e-3, np.eye(2))])
+        V = rng.standard_normal((r, 1))
+        fac.precondition(fac.apply_Tt(fac.apply_T(V)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert fac.nbytes() == 8 * r * r
+    assert peak <= 1.25 * 8 * r * r

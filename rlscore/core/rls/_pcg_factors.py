@@ -56,7 +56,10 @@ __all__ = ["NystromFactors"]
 _EPS = np.finfo(np.float64).eps
 
 
-def _row_blocks(n, size=512):
+def _row_blocks(n, size=None):
+    """Row ranges of an n x n array, small enough that a block's temporaries stay a
+    few percent of the array (n / 16 rows, 32 .. 512)."""
+    size = size or max(32, min(512, n // 16))
     for i0 in range(0, n, size):
         yield i0, min(n, i0 + size)
 
