@@ -26,7 +26,8 @@ def _ranking(m=230, r=30, n_queries=37, seed=0):
 @pytest.mark.parametrize("kind", ["query", "global"])
 @pytest.mark.parametrize("block_size", [1, 7, None])
 @pytest.mark.parametrize("lam", [1e-2, 3.0])
-def test_pcg_rankrls_matches_direct(kind, block_size, lam):
+@pytest.mark.parametrize("precondition", ["auto", "nystrom", None])
+def test_pcg_rankrls_matches_direct(kind, block_size, lam, precondition):
     X, Y, q, idx = _ranking()
     m = X.shape[0]
     bs = m if block_size is None else block_size
@@ -34,7 +35,7 @@ def test_pcg_rankrls_matches_direct(kind, block_size, lam):
     src = ArraySource(X, Y, qids=q)
     direct = StreamedReducedSet(src, fmap, kind=kind, block_size=13).solve(lam)
     res = pcg_rankrls(src, fmap, lam, kind, basis_indices=idx, tol=1e-12, maxiter=2000,
-                      block_size=bs, cache=False)
+                      block_size=bs, cache=False, precondition=precondition)
     assert res.converged
     err = np.linalg.norm(res.solution - direct) / np.linalg.norm(direct)
     assert err <= 1e-6
@@ -59,7 +60,8 @@ def test_centred_preconditioner_is_the_explicit_matrix(kind):
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
     op = CenteredGramOperator(ArraySource(X, Y, qids=q), fmap, kind, basis_indices=idx,
                               block_size=9)
-    res = pcg_rankrls(None, fmap, 0.7, operator=op, tol=1e-3, maxiter=5)
+    res = pcg_rankrls(None, fmap, 0.7, operator=op, tol=1e-3, maxiter=5,
+                      precondition="nystrom")
     Phi = kernel_block(fmap.kernel, X) @ fmap.T
     if kind == "global":
         G = np.tile(Phi.mean(axis=0), (idx.size, 1))
@@ -88,6 +90,17 @@ def test_rows_mask_equals_subset():
     with pytest.raises(ValueError, match="whole queries"):
         CenteredGramOperator(ArraySource(X, Y, qids=q), fmap, "query",
                              rows=np.arange(X.shape[0]) % 2 == 0)
+
+
+def test_auto_preconditioner():
+    X, Y, q, idx = _ranking(m=60, r=10, n_queries=6)
+    fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
+    src = ArraySource(X, Y, qids=q)
+    pre = {kind: pcg_rankrls(src, fmap, 1.0, kind, basis_indices=idx, maxiter=3)
+           .extras["preconditioner"] for kind in ("query", "global")}
+    assert pre["query"] is None and pre["global"] is not None
+    with pytest.raises(ValueError, match="precondition"):
+        pcg_rankrls(src, fmap, 1.0, "query", precondition="jacobi")
 
 
 def test_bad_arguments():

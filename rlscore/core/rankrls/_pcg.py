@@ -34,12 +34,26 @@ means of the basis rows' own queries for "query" (rank 2 q_R for q_R queries hol
 basis rows: with J the basis rows' query indicator, F the queries' mean features and
 H = C^T J, (C - J F)^T (C - J F) = C^T C + [H, F^T] [[0, -I], [-I, J^T J]] [H, F^T]^T,
 added q_R / 256 chunks at a time). The query means of the basis rows' queries are
-accumulated in the pass of the right-hand side (O(q_R r) memory). This is chosen over
-the uncentred (m / k) C^T C + mu I, which over-estimates Phi^T P Phi by the
-between-query (or mean) part and so leaves the small eigenvalues of the centred
-problem badly scaled; the measured iteration counts are in ``benchmarks/bench_pcg.py``
-and the tests. Without ``basis_indices`` the query preconditioner falls back to the
-uncentred one.
+accumulated in the pass of the right-hand side (O(q_R r) memory).
+
+What was chosen, and why (``benchmarks/bench_pcg.py``, m = 10 000 rows in queries of
+20 whose features carry a strong query offset, r = 500, iterations to a relative
+residual of 1e-6 at lambda = 1e-3 / 0.1 / 10):
+
+* global: the centred preconditioner, 54 / 54 / 54 iterations against 72 / 72 / 72
+  without (mu = lambda / m is tiny, so the counts do not move with lambda). It is the
+  default.
+* query: the centred preconditioner took 104 / 82 / 15 iterations, the uncentred
+  (m / k) C^T C + mu I 69 / 63 / 20, and none 60 / 54 / 17 (a dense check at
+  m = 6000, k = 300: none 47 / 43 / 15, centred 79 / 65 / 15, uncentred 57 / 53 / 19,
+  a scalar-rescaled uncentred one 57 / 52 / 16, an independent sample of k rows
+  288 / 77 / 13). Falkon's estimate rests on the basis rows being the rows of C; the
+  query centring takes away the between-query directions that dominate C^T C, and the
+  preconditioned spectrum spreads. So ``precondition="auto"`` is no preconditioner for
+  "query" (the features are already whitened by C^{-T}, Falkon's first factor), and
+  ``precondition="nystrom"`` gives the centred one, which may pay off when the query
+  means carry little of the variance (without ``basis_indices`` it falls back to the
+  uncentred one).
 
 Costs: as :class:`rlscore.core.rls.StreamedGramOperator` plus O(b l) per block for the
 centring; the preconditioner O(2 k^3 / 3 + k^2 q_R).
@@ -103,6 +117,12 @@ class CenteredGramOperator(StreamedGramOperator):
             self.basis_indices = idx
         self._mean_row = None
         self._query_means = None
+
+    @property
+    def default_preconditioner(self):
+        """"nystrom" (the centred one) for "global"; None for "query", where every
+        Nystrom variant measured cost iterations (module docstring)."""
+        return "nystrom" if self.kind == "global" else None
 
     def effective_regparam(self, regparam):
         """lambda / m for the global centring (L = m P_c), lambda for queries."""
@@ -179,7 +199,7 @@ class CenteredGramOperator(StreamedGramOperator):
 
 
 def pcg_rankrls(source, fmap, regparam, kind="query", *, basis_indices=None, tol=1e-6,
-                maxiter=None, x0=None, precondition="nystrom", operator=None,
+                maxiter=None, x0=None, precondition="auto", operator=None,
                 callback=None, verbose=None, **operator_options):
     """Weights W (k, p) of reduced-set query or global RankRLS by preconditioned CG
     (module docstring; Rudi et al. 2017, Alg. 1).
@@ -192,7 +212,8 @@ def pcg_rankrls(source, fmap, regparam, kind="query", *, basis_indices=None, tol
     kind : "query" or "global"
     basis_indices : the basis rows in the source (for the centred preconditioner)
     tol, maxiter, x0, precondition, callback, verbose : of
-        :func:`rlscore.core.rls.pcg_solve`
+        :func:`rlscore.core.rls.pcg_solve` ("auto": the centred Nystrom preconditioner
+        for "global", none for "query")
     operator : a :class:`CenteredGramOperator` to reuse across lambdas; else one is
         built from ``operator_options`` (block_size, cache, dtype, rows)
 

@@ -153,6 +153,9 @@ class StreamedGramOperator:
         self.regparam = 0.0
         self.passes = 0
 
+    #: the preconditioner of ``precondition="auto"`` (:func:`pcg_solve`)
+    default_preconditioner = "nystrom"
+
     # -- blocks ------------------------------------------------------------------
     def kernel_blocks(self):
         """(start, K_b) over every row of the source (queries whole), from the cache
@@ -247,7 +250,7 @@ class StreamedGramOperator:
         return out
 
 
-def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="nystrom",
+def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="auto",
               callback=None, verbose=None):
     """Weights W (k, p) of (Phi^T L Phi + mu I) W = Phi^T L Y by preconditioned CG on
     the operator ``op`` (:class:`StreamedGramOperator` or a centred one of
@@ -259,7 +262,9 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="ny
     regparam : float > 0, lambda (mu = ``op.effective_regparam(lambda)``)
     tol, maxiter, x0, callback, verbose : of :func:`rlscore.core.optim.
         conjugate_gradient` (stop at ||b - S w|| <= tol ||b|| on the true residual)
-    precondition : "nystrom" (Falkon, :class:`NystromPreconditioner`) or None
+    precondition : "auto" (the operator's ``default_preconditioner``: "nystrom" for
+        RLS and global RankRLS, None for query RankRLS, where it was measured to cost
+        iterations), "nystrom" (Falkon, :class:`NystromPreconditioner`) or None
 
     Returns
     -------
@@ -275,10 +280,13 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="ny
         op._B = op.rhs()
     op.regparam = op.effective_regparam(lam)
     M = None
+    if isinstance(precondition, str) and precondition == "auto":
+        precondition = op.default_preconditioner
     if precondition == "nystrom":
         M = NystromPreconditioner(op, lam)
     elif precondition not in (None, "none"):
-        raise ValueError(f"precondition must be 'nystrom' or None, got {precondition!r}")
+        raise ValueError(f"precondition must be 'auto', 'nystrom' or None, got "
+                         f"{precondition!r}")
     res = conjugate_gradient(op.matvec, op._B, tol=tol, maxiter=maxiter, precond=M,
                              callback=callback, x0=x0, verbose=verbose,
                              desc="preconditioned CG (Nystrom)")

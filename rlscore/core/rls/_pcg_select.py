@@ -63,7 +63,7 @@ def validation_folds(source, kind, validation=None, cv=None, random_state=None):
 
 def pcg_select(source, fmap, regparams, *, make_operator=None, kind="rls",
                validation=None, cv=None, measure=None, random_state=None, tol=1e-6,
-               maxiter=None, precondition="nystrom", refit=True, verbose=None,
+               maxiter=None, precondition="auto", refit=True, verbose=None,
                **operator_options):
     """Choose lambda for a PCG reduced-set model on a validation split or K-fold, with
     warm starts along the decreasing grid.
