@@ -9,9 +9,52 @@ kernel blocks cached (the iteration counts do not depend on it). Times are CPU s
 of one run (the iteration counts are exact; the machine is shared).
 
     python benchmarks/bench_pcg.py --m 20000 --r 1000
+    python benchmarks/bench_pcg.py --factor-memory 5000 10000
+
+``--factor-memory R...``: peak RSS of a child process that builds the factors of R
+Gaussian centres (d = 20), factors the preconditioner and applies T, T^T and M^{-1}
+once (:class:`rlscore.core.rls.NystromFactors`: one R x R float64 array).
+
+Measured on the shared 2-core machine (load 13-16; peak RSS of the child, the Python
+process with numpy/scipy/rlscore alone is about 95 MB). "Before": the explicit layout
+of the previous commit (K_RR, C, Phi_R, C^{-1}, T, C^T C, its copy and A, plus the
+operator's copy of T), same script:
+
+| r | one r x r array | before: peak RSS | now: peak RSS | now: CPU s |
+|---|---|---|---|---|
+| 2 500 | 48 MB | 435 MB | 141 MB | 0.9 |
+| 5 000 | 191 MB | 1452 MB | 293 MB | 3.7 |
+| 10 000 | 763 MB | (~5.5 GB extrapolated) | 886 MB | 22.8 |
+| 20 000 | 3052 MB | (~22 GB extrapolated) | see below | |
+
+PCG through ``bench_scale.py --methods pcg --pcg-cache no`` (m = 10^5, d = 20, 20
+iterations, kernel blocks recomputed): r = 5000 peak RSS 460 MB, test RMSE 0.1298 (the
+direct solution's), 94.7 CPU s (539 s wall on the loaded machine).
+
+Iterations (m = 10 000, r = 500, relative residual 1e-6):
+
+| kind | lambda | Nystrom preconditioner | none |
+|---|---|---|---|
+| rls | 0.001 | 52 | 76 |
+| rls | 0.1 | 48 | 73 |
+| rls | 10 | 15 | 25 |
+| query (centred) | 0.001 | 104 | 60 |
+| query (centred) | 0.1 | 82 | 54 |
+| query (centred) | 10 | 15 | 17 |
+| query (uncentred) | 0.001 / 0.1 / 10 | 69 / 63 / 20 | |
+| global (centred) | 0.001 / 0.1 / 10 | 54 / 54 / 54 | 72 / 72 / 72 |
+
+lambda selection over 9 lambdas (1e-3 .. 10), one 20 % validation split, total CG
+iterations with warm starts along the decreasing grid vs cold starts: rls 257 vs 370,
+query 532 vs 768, global 103 vs 509.
 """
 
 import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
 import time
 
 from _timing import limit_threads, machine_line  # noqa: E402  (threads before numpy)
@@ -28,6 +71,31 @@ def _data(m, d=10, qsize=20, seed=0):
     return X, y[:, None], q
 
 
+def _factor_child(r):
+    import numpy as np
+    from rlscore.core.rls import NystromFactors
+    B = np.random.default_rng(0).standard_normal((r, 20))
+    c0 = time.process_time()
+    f = NystromFactors("GaussianKernel", B, gamma=0.05)
+    f.factor_preconditioner(100000 / r, 1.0)
+    f.precondition(f.apply_Tt(f.apply_T(np.ones((r, 1)))))
+    print(json.dumps(dict(r=r, cpu=time.process_time() - c0,
+                          peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+
+
+def factor_memory(rs):
+    print("| r | one r x r array | peak RSS | CPU s |\n|---|---|---|---|")
+    for r in rs:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--factor-child",
+                            str(r)], capture_output=True, text=True)
+        if p.returncode:
+            print(f"| {r} | | failed: {(p.stderr.strip().splitlines() or ['?'])[-1]} | |")
+            continue
+        out = json.loads(p.stdout.strip().splitlines()[-1])
+        print(f"| {r} | {8 * r * r / 2**20:.0f} MB | {out['peak_mb']:.0f} MB | "
+              f"{out['cpu']:.1f} |", flush=True)
+
+
 def main():
     import numpy as np
     from rlscore.core.rankrls import CenteredGramOperator, pcg_select_rankrls
@@ -38,7 +106,13 @@ def main():
     ap.add_argument("--m", type=int, default=20000)
     ap.add_argument("--r", type=int, default=1000)
     ap.add_argument("--lambdas", type=float, nargs="+", default=[1e-3, 1e-1, 10.0])
+    ap.add_argument("--factor-memory", type=int, nargs="+", metavar="R")
+    ap.add_argument("--factor-child", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.factor_child:
+        return _factor_child(a.factor_child)
+    if a.factor_memory:
+        return factor_memory(a.factor_memory)
     print(f"threads={limit_threads()}; {machine_line()}")
     X, Y, q = _data(a.m)
     idx = np.sort(np.random.default_rng(1).choice(a.m, a.r, replace=False))
