@@ -99,6 +99,11 @@ _LEARN_ATTRS_DOC = """\
         ``regparam`` (alpha) and ``kernel_params``.
 """
 
+_RANK_STREAM_DOC = "\n" + _STREAM_PARAMS_DOC.rstrip("\n") + """
+        With query ids the samples are streamed grouped by query (the model does
+        not depend on their order), and "pcg" solves the centred problem of global
+        or query RankRLS (:func:`rlscore.core.rankrls.pcg_rankrls`)."""
+
 _QID_DOC = """\
         qid : array-like of shape (n_samples,), default=None
             Query ids (any hashable values, e.g. ints or strings; rows with equal ids
@@ -217,11 +222,7 @@ class RankRLS(_RankRLSBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter.
-{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization")}
-{_STREAM_PARAMS_DOC}        With query ids, the samples are streamed grouped by query (the model
-        does not depend on their order); "pcg" solves the centred
-        problem of global or query RankRLS
-        (:func:`rlscore.core.rankrls.pcg_rankrls`).
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _RANK_STREAM_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -254,7 +255,7 @@ class RankRLS(_RankRLSBase):
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False, memory_budget=None, block_size=None,
+                 keep_basis_in_cv=False, memory_budget="auto", block_size=None,
                  solver="direct", verbose=False):
         store_params(self, locals())
 
