@@ -29,7 +29,10 @@ operator's copy of T), same script:
 
 PCG through ``bench_scale.py --methods pcg --pcg-cache no`` (m = 10^5, d = 20, 20
 iterations, kernel blocks recomputed): r = 5000 peak RSS 460 MB, test RMSE 0.1298 (the
-direct solution's), 94.7 CPU s (539 s wall on the loaded machine).
+direct solution's), 94.7 CPU s (539 s wall on the loaded machine); r = 10 000 peak
+RSS 1047 MB, RMSE 0.1238, 215 CPU s (1562 s wall). Extrapolated r = 20 000: the factors
+3.05 GB + about 0.3 GB (interpreter, data, blocks), about 3.4 GB, inside the 5 GB goal
+(before: about 22 GB).
 
 Iterations (m = 10 000, r = 500, relative residual 1e-6):
 

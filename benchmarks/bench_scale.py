@@ -31,6 +31,7 @@ CPU seconds are the comparable figures, wall times include waiting for the CPU):
 | 1e5 | 5000 | direct | 558 (124) | 314 (146) | 2677 | 0.1298 | | |
 | 1e5 | 5000 | pcg, 20 it., cached | 44.5 (32.5) | | 5292 | 0.1298 | | |
 | 1e5 | 5000 | pcg, 20 it., recomputed, one-array factors (``--pcg-cache no``; load 13) | 539 (94.7) | | 460 | 0.1298 | | |
+| 1e5 | 10000 | pcg, 20 it., recomputed, one-array factors (``--pcg-cache no``; load 13) | 1562 (215) | | 1047 | 0.1238 | | |
 | 1e5 | 5000 | sklearn | fails (6 GB limit: 3.73 GiB array) | | | | | |
 | 1e6 | 1000 | direct | 221 (29.1) | 83 (52.4) | 504 | 0.1925 | 19.2 | 1.51 |
 | 1e6 | 1000 | pcg, 20 it., recomputed | 169 (166) | | 427 | 0.1927 | | |
