@@ -25,14 +25,16 @@ operator's copy of T), same script:
 | 2 500 | 48 MB | 435 MB | 141 MB | 0.9 |
 | 5 000 | 191 MB | 1452 MB | 293 MB | 3.7 |
 | 10 000 | 763 MB | (~5.5 GB extrapolated) | 886 MB | 22.8 |
-| 20 000 | 3052 MB | (~22 GB extrapolated) | see below | |
+| 20 000 | 3052 MB | (~22 GB extrapolated) | 3178 MB | 167 |
 
 PCG through ``bench_scale.py --methods pcg --pcg-cache no`` (m = 10^5, d = 20, 20
 iterations, kernel blocks recomputed): r = 5000 peak RSS 460 MB, test RMSE 0.1298 (the
 direct solution's), 94.7 CPU s (539 s wall on the loaded machine); r = 10 000 peak
-RSS 1047 MB, RMSE 0.1238, 215 CPU s (1562 s wall). Extrapolated r = 20 000: the factors
-3.05 GB + about 0.3 GB (interpreter, data, blocks), about 3.4 GB, inside the 5 GB goal
-(before: about 22 GB).
+RSS 1047 MB, RMSE 0.1238, 215 CPU s (1562 s wall). r = 20 000: the factors alone
+peak at 3178 MB (measured, above); with the data and the kernel blocks of a PCG run
+about 3.4 GB, inside the 5 GB goal (before: about 22 GB). The run at m = 2 * 10^5,
+r = 20 000 was not made: the shared machine was at load 13-16 (an estimated hour of
+wall time).
 
 Iterations (m = 10 000, r = 500, relative residual 1e-6):
 
