@@ -30,6 +30,8 @@ CPU seconds are the comparable figures, wall times include waiting for the CPU):
 | 1e5 | 2000 | sklearn | 33.5 (32.9) | | 3452 | 0.1482 | 7.4 | 4.43 |
 | 1e5 | 5000 | direct | 558 (124) | 314 (146) | 2677 | 0.1298 | | |
 | 1e5 | 5000 | pcg, 20 it., cached | 44.5 (32.5) | | 5292 | 0.1298 | | |
+| 1e5 | 5000 | pcg, 20 it., recomputed, one-array factors (``--pcg-cache no``; load 13) | 539 (94.7) | | 460 | 0.1298 | | |
+| 1e5 | 10000 | pcg, 20 it., recomputed, one-array factors (``--pcg-cache no``; load 13) | 1562 (215) | | 1047 | 0.1238 | | |
 | 1e5 | 5000 | sklearn | fails (6 GB limit: 3.73 GiB array) | | | | | |
 | 1e6 | 1000 | direct | 221 (29.1) | 83 (52.4) | 504 | 0.1925 | 19.2 | 1.51 |
 | 1e6 | 1000 | pcg, 20 it., recomputed | 169 (166) | | 427 | 0.1927 | | |
@@ -57,6 +59,8 @@ D = 20
 N_TEST = 10_000
 LAMBDA = 1.0
 GRID = [2.0 ** k for k in range(-6, 7)]          # 13 lambdas
+# PCG's kernel-block cache: "auto" (within a quarter of the available memory) or "no"
+CACHE = {"auto": "auto", "no": False}[os.environ.get("RLSCORE_BENCH_PCG_CACHE", "auto")]
 
 
 BEIJING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
@@ -124,11 +128,13 @@ def _child(method, m, r, iters):
     out = dict(method=method, m=m, r=r)
     rate = _gemm_rate()
     if method in ("direct", "pcg"):
-        from rlscore.core.rls import (NystromFeatureMap, StreamedReducedSet,
-                                      pcg_reduced_set)
+        from rlscore.core.rls import (NystromFactors, NystromFeatureMap,
+                                      StreamedReducedSet, pcg_reduced_set)
         from rlscore.core.structure import ArraySource
         t0, c0 = time.perf_counter(), time.process_time()
-        fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=gamma)
+        # PCG: the one-array factors (C and A in one r x r array, T by solves)
+        fmap = (NystromFeatureMap if method == "direct" else NystromFactors)(
+            "GaussianKernel", X[idx], gamma=gamma)
         src = ArraySource(X, y)
         if method == "direct":
             st = StreamedReducedSet(src, fmap, basis_indices=idx)
@@ -144,7 +150,7 @@ def _child(method, m, r, iters):
             out["floor"] = (2 * m * r * d + m * r * r) / rate
         else:
             res = pcg_reduced_set(src, fmap, LAMBDA, tol=1e-12, maxiter=iters,
-                                  cache="auto")
+                                  cache=CACHE)
             out["fit"], out["fit_cpu"] = time.perf_counter() - t0, time.process_time() - c0
             out["iterations"] = res.iterations
             out["cached"] = res.extras["operator"].cached
@@ -196,6 +202,8 @@ def main():
     ap.add_argument("--r", type=int, nargs="+", default=[1000, 2000])
     ap.add_argument("--methods", nargs="+", default=["direct", "pcg", "sklearn"])
     ap.add_argument("--iters", type=int, default=20, help="PCG iterations")
+    ap.add_argument("--pcg-cache", choices=["auto", "no"], default="auto",
+                    help="PCG kernel-block cache (no: recomputed, the factors' memory)")
     ap.add_argument("--limit-gb", type=float, default=6.0,
                     help="address-space limit of each child (GB)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
@@ -203,6 +211,7 @@ def main():
     if a.child:
         method, m, r, iters = a.child
         return _child(method, int(m), int(r), int(iters))
+    os.environ["RLSCORE_BENCH_PCG_CACHE"] = a.pcg_cache
     print(f"threads={limit_threads()} d={D} lambda={LAMBDA} Gaussian gamma=1/d, "
           f"{N_TEST} test rows; LOO over {len(GRID)} lambdas")
     print("| m | r | method | fit wall (cpu) s | LOO path wall (cpu) s | peak RSS (MB) | "

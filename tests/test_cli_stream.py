@@ -94,3 +94,41 @@ def test_svmlight_source_auto_index_base(tmp_path):
         assert src.zero_based is base and src.d == X.shape[1]
         got = np.vstack([Xb.toarray() for _, Xb in src.blocks(5)])
         np.testing.assert_array_equal(got, X.toarray())
+
+
+def _ranking_file(tmp_path, m=90):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((m, 3))
+    y = X[:, 0] - 0.5 * X[:, 1] ** 2 + 0.1 * rng.standard_normal(m)
+    q = np.repeat(np.arange(15), 6)
+    path = tmp_path / "rank.txt"
+    write_svmlight(path, X, y, qids=q)
+    return path
+
+
+@pytest.mark.parametrize("learner", ["query-rankrls", "rankrls"])
+@pytest.mark.parametrize("solver", [["--stream"], ["--solver", "pcg"]])
+def test_stream_ranking_equals_in_memory(tmp_path, capsys, learner, solver):
+    path = _ranking_file(tmp_path)
+    common = ["fit", str(path), "--learner", learner, "--kernel", "gaussian",
+              "--gamma", "0.3", "--basis", "20", "--regparam", "0.5", "-q"]
+    assert main(common + ["-o", str(tmp_path / "mem.npz")]) == 0
+    assert main(common + solver + ["--block-size", "7",
+                                   "-o", str(tmp_path / "st.npz")]) == 0
+    capsys.readouterr()
+    preds = []
+    for name in ("mem.npz", "st.npz"):
+        assert main(["predict", str(tmp_path / name), str(path)]) == 0
+        preds.append(np.array(capsys.readouterr().out.split(), dtype=float))
+    tol = 1e-9 if solver == ["--stream"] else 1e-5
+    scale = np.abs(preds[0]).max()
+    assert np.abs(preds[1] - preds[0]).max() <= tol * scale
+
+
+def test_stream_ranking_refuses_a_grid(tmp_path, capsys):
+    path = _ranking_file(tmp_path)
+    rc = main(["fit", str(path), "--learner", "query-rankrls", "--kernel", "gaussian",
+               "--basis", "10", "--solver", "pcg", "--regparams", "0.1,1",
+               "-o", str(tmp_path / "m.npz")])
+    assert rc != 0
+    assert "one --regparam" in capsys.readouterr().err

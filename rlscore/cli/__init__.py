@@ -224,8 +224,9 @@ def build_parser():
                      help="--stream: MiB of temporaries per block (default 64, or "
                           "RLSCORE_WORKING_MEMORY)")
     fit.add_argument("--solver", choices=["direct", "pcg"], default="direct",
-                     help="--stream: direct (exact CV) or pcg (Falkon's preconditioned "
-                          "CG, one --regparam)")
+                     help="with --basis: direct (exact CV; streamed with --stream) or "
+                          "pcg (Falkon's preconditioned CG, one --regparam, always "
+                          "streamed; rls, rankrls, query-rankrls)")
     fit.set_defaults(func=_cmd_fit)
 
     cv = sub.add_parser("cv", help="cross-validated measure per regparam",

@@ -207,8 +207,9 @@ def _cmd_fit(args):
         save_model(learner, args.output, info, feature_indices=np.arange(width),
                    n_file_features=width)
         if not args.quiet:
-            print(f"rls (streamed) trained on {info['n_examples']} examples, regparam "
-                  f"{learner.regparam:g}; model saved to {args.output}")
+            print(f"{args.learner} (streamed, {args.solver}) trained on "
+                  f"{info['n_examples']} examples, regparam {learner.regparam:g}; model "
+                  f"saved to {args.output}")
         return 0
     data = load_training_data(args.train, _zero_based(args))
     _check_qids(args, data, spec)

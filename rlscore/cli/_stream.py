@@ -1,5 +1,8 @@
-"""``rlscore fit --stream``: reduced-set RLS trained from the file in passes (the file is
-never held in memory), through :class:`rlscore.learner.StreamedRLS`. The selection
+"""``rlscore fit --stream``: reduced-set RLS, global RankRLS (``--learner rankrls``) or
+query RankRLS (``--learner query-rankrls``, the file's queries contiguous) trained from
+the file in passes (the file is never held in memory), through
+:class:`rlscore.learner.StreamedRLS`; ``--solver pcg`` (Falkon's preconditioned CG,
+one --regparam) always streams. The selection
 follows the in-memory command's conventions (the basis rows stay in the model during
 cross-validation, K-fold uses the same random folds), so ``--stream`` changes the
 memory, not the model."""
@@ -15,11 +18,14 @@ from rlscore.cli._select import note
 #: files at least this large are streamed without --stream when --basis is given
 AUTO_STREAM_BYTES = 256 << 20
 
+#: the learners --stream trains, and their kind (rlscore.core.rls.StreamedReducedSet)
+STREAM_KINDS = {"rls": "rls", "rankrls": "global", "query-rankrls": "query"}
+
 
 def wants_stream(args):
     """True when the command should stream: ``--stream``, or an RLS reduced-set fit on a
     file of at least :data:`AUTO_STREAM_BYTES` (a note says so)."""
-    if getattr(args, "stream", False):
+    if getattr(args, "stream", False) or getattr(args, "solver", "direct") == "pcg":
         return True
     if args.basis is None or args.learner != "rls" or args.valid is not None \
             or args.intervals is not None or args.cv not in (None, "loo", "kfold"):
@@ -40,8 +46,10 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     from rlscore._validation import format_bytes
     from rlscore.learner import StreamedRLS
     from rlscore.utilities.reader import SvmlightSource
-    if args.learner != "rls":
-        raise UsageError("--stream trains --learner rls")
+    if args.learner not in STREAM_KINDS:
+        raise UsageError(f"--stream / --solver pcg train --learner "
+                         f"{', '.join(STREAM_KINDS)}")
+    kind = STREAM_KINDS[args.learner]
     if args.basis is None:
         raise UsageError("--stream needs --basis N (a reduced-set model)")
     if args.kernel == "linear":
@@ -66,6 +74,9 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             raise UsageError(f"--basis {args.basis}: choose between 1 and the {src.m} "
                              f"training examples")
         selecting = args.regparams is not None or args.cv is not None
+        if selecting and kind != "rls":
+            raise UsageError(f"--stream with --learner {args.learner} trains one "
+                             f"--regparam (no --regparams / --cv)")
         grid = grid_of() if selecting else None
         cv = "loo"
         if args.cv == "kfold":
@@ -79,12 +90,13 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             learner = StreamedRLS(
                 src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
                 random_state=0 if args.basis_seed is None else args.basis_seed,
-                regparams=grid, cv=cv, block_size=args.block_size,
+                regparams=grid, cv=cv, block_size=args.block_size, kind=kind,
                 solver=args.solver, keep_basis_in_cv=True, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),
-            "n_used_features": int(src.d), "learner_option": "rls",
+            "n_used_features": int(src.d), "learner_option": args.learner,
+            "solver": args.solver,
             "kernel_option": args.kernel, "zero_based": bool(zb), "streamed": True,
             "n_basis": int(args.basis),
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),

@@ -402,20 +402,22 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
                 pass
         return stream
 
-    def _fit_streamed(self, X, y, alpha):
-        """Fit by :func:`rlscore.core.rls.streamed_fit` (one alpha), block by block."""
+    def _fit_streamed(self, X, y, alpha, kind="rls", qids=None):
+        """Fit by :func:`rlscore.core.rls.streamed_fit` (one alpha), block by block
+        (``kind`` "query" / "global" and the contiguous ``qids`` of "query": RankRLS,
+        through :func:`rlscore.core.rankrls.streamed_rank_fit`)."""
         from types import SimpleNamespace
         from rlscore._blocks import working_memory
-        from rlscore.core.rls import streamed_fit
+        from rlscore.core.rankrls import streamed_rank_fit
         from rlscore.core.structure import ArraySource
         name, params = self._kernel_spec(X.shape[1])
         self._y_1d = y.ndim == 1
         budget = self.memory_budget if not isinstance(self.memory_budget, str) else None
         with working_memory(None if budget is None else max(budget / 4, 1.0)):
-            fit = streamed_fit(ArraySource(X, y), name, params, regparam=alpha,
-                               basis_indices=self.basis_indices, n_basis=self.n_basis,
-                               random_state=self.random_state,
-                               block_size=self.block_size, solver=self.solver)
+            fit = streamed_rank_fit(ArraySource(X, y, qids=qids), name, params, kind,
+                                    regparam=alpha, basis_indices=self.basis_indices,
+                                    n_basis=self.n_basis, random_state=self.random_state,
+                                    block_size=self.block_size, solver=self.solver)
         self.model_ = SimpleNamespace(Y=np.reshape(y, (y.shape[0], -1)),
                                       predictor=fit.predictor, streamed=fit)
         self._set_fitted_attributes()

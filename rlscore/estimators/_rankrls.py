@@ -26,8 +26,8 @@ from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       reports_progress, resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas, split_crossvalidator)
-from rlscore.estimators._rls import (_BASIS_PARAMS_DOC, LEARNED_ATTRS, KernelRLSCV,
-                                     fit_learned_kernel, learned_kernel_spec)
+from rlscore.estimators._rls import (_BASIS_PARAMS_DOC, _STREAM_PARAMS_DOC, LEARNED_ATTRS,
+                                     KernelRLSCV, fit_learned_kernel, learned_kernel_spec)
 
 __all__ = ["RankRLS", "RankRLSCV"]
 
@@ -98,6 +98,11 @@ _LEARN_ATTRS_DOC = """\
         ranking error of the leave-query-out or leave-one-out models), ``grad_norm``,
         ``regparam`` (alpha) and ``kernel_params``.
 """
+
+_RANK_STREAM_DOC = "\n" + _STREAM_PARAMS_DOC.rstrip("\n") + """
+        With query ids the samples are streamed grouped by query (the model does
+        not depend on their order), and "pcg" solves the centred problem of global
+        or query RankRLS (:func:`rlscore.core.rankrls.pcg_rankrls`)."""
 
 _QID_DOC = """\
         qid : array-like of shape (n_samples,), default=None
@@ -217,7 +222,7 @@ class RankRLS(_RankRLSBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter.
-{kernel_sections_doc(_KERNEL_PARAMS_DOC, "kernel matrix, factorization")}
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _RANK_STREAM_DOC, "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -250,7 +255,8 @@ class RankRLS(_RankRLSBase):
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False, verbose=False):
+                 keep_basis_in_cv=False, memory_budget="auto", block_size=None,
+                 solver="direct", verbose=False):
         store_params(self, locals())
 
     @reports_progress
@@ -281,6 +287,11 @@ class RankRLS(_RankRLSBase):
         alpha = check_alpha(self.alpha)
         X, y = self._validate_fit_data(X, y)
         gr = query_groups(qid, groups, X.shape[0])
+        if self._streams(X):
+            _check_has_pairs(type(self).__name__, X.shape[0], gr)
+            if gr is None:
+                return self._fit_streamed(X, y, alpha, "global")
+            return self._fit_streamed(X, y, alpha, "query", gr.codes)
         return self._fit_model(X, y, alpha, path=False, groups=gr)
 
     fit.__doc__ = fit.__doc__.format(

@@ -3,7 +3,7 @@ CSR, dask arrays or an svmlight file), RLScore-style: the constructor trains."""
 
 from rlscore._blocks import working_memory
 from rlscore._progress import verbosity
-from rlscore.core.rls import streamed_fit
+from rlscore.core.rankrls import streamed_rank_fit
 from rlscore.core.structure import as_source
 from rlscore.learner._common import squeeze
 from rlscore.predictor import PredictorInterface
@@ -39,8 +39,12 @@ class StreamedRLS(PredictorInterface):
     memory_budget : MiB of temporaries per block (the working-memory budget of
         :mod:`rlscore._blocks`; default 64, or ``RLSCORE_WORKING_MEMORY``)
     block_size : rows per block (overrides the budget)
-    solver : "direct" (default: r x r statistics, exact CV) or "pcg" (many centres,
-        one regparam)
+    solver : "direct" (default: r x r statistics, exact CV) or "pcg" (many centres:
+        Falkon's preconditioned CG, for every kind; a ``regparams`` grid is searched
+        on a ``validation`` split or by K-fold ``cv`` with warm starts, the basis
+        vectors kept)
+    validation : with solver="pcg" and a grid, the fraction of the rows (whole
+        queries for "query") held out once; else ``cv`` must be K or fold numbers
     keep_basis_in_cv : bool, default False
     verbose : show the passes (rows/s) and stages on stderr
     **kernel_params : gamma, degree, coef0, bias
@@ -48,25 +52,32 @@ class StreamedRLS(PredictorInterface):
     Attributes
     ----------
     predictor, regparam, regparams, cv_performances, cv_predictions (m, L, p) or
-    None, basis_indices, peak_bytes (the estimate checked before the run; direct)
+    None (PCG: NaN on rows never held out), basis_indices, peak_bytes (the estimate
+    checked before the run; direct), solver_result and cg_iterations (PCG: the CG
+    iterations of the final fit, and per fold and lambda when a grid was searched)
 
     Notes
     -----
     Direct: O(m b (d + b)) time for the statistics, O(b^3) for the r x r
     eigendecomposition, one more pass O(m b (d + b + L p)) for the cross-validation;
-    memory O(b^2 (2 + K) + block (b + d) + m L p).
+    memory O(b^2 (2 + K) + block (b + d) + m L p). PCG: O(m b (d + l)) per iteration
+    with the kernel blocks recomputed, O(2 b^3 / 3) per lambda for the
+    preconditioner; memory 8 b^2 bytes (one b x b array) + O(block b + m L p).
     """
 
     def __init__(self, X, Y=None, regparam=1.0, kernel="GaussianKernel",
                  basis_indices=None, n_basis=None, random_state=None, regparams=None,
                  cv="loo", measure=None, kind="rls", qids=None, memory_budget=None,
                  block_size=None, solver="direct", keep_basis_in_cv=False, tol=1e-6,
-                 maxiter=None, verbose=False, **kernel_params):
+                 maxiter=None, verbose=False, validation=None, **kernel_params):
         source = as_source(X, Y, qids)
         with working_memory(memory_budget), verbosity(verbose):
-            fit = streamed_fit(source, kernel, kernel_params, kind, regparam, regparams,
-                               cv, measure, basis_indices, n_basis, random_state,
-                               not keep_basis_in_cv, block_size, solver, tol, maxiter)
+            fit = streamed_rank_fit(
+                source, kernel, kernel_params, kind, regparam=regparam,
+                regparams=regparams, cv=cv, measure=measure, basis_indices=basis_indices,
+                n_basis=n_basis, random_state=random_state,
+                remove_basis=not keep_basis_in_cv, block_size=block_size, solver=solver,
+                tol=tol, maxiter=maxiter, validation=validation)
         self.predictor = fit.predictor
         self.regparam = fit.regparam
         self.regparams = fit.regparams
@@ -76,6 +87,11 @@ class StreamedRLS(PredictorInterface):
         self.basis_indices = fit.basis_indices
         self.peak_bytes = None if fit.model is None else fit.model.peak_bytes
         self.solver_result = fit.solver_result
+        self.cg_iterations = None
+        if fit.selection is not None:
+            self.cg_iterations = fit.selection.iterations
+        elif fit.solver_result is not None:
+            self.cg_iterations = fit.solver_result.iterations
 
     def predict(self, X):
         """Predictions for X (n, d), streamed by blocks. O(n b (d + p))."""

@@ -97,3 +97,34 @@ def test_nan_late_and_budget_errors():
         StreamedRLS(X, y, n_basis=5, memory_budget=1e-5)
     with pytest.raises(ValueError, match="n_basis"):
         StreamedRLS(X, y)
+
+
+@pytest.mark.parametrize("kind", ["query", "global"])
+def test_pcg_ranking_matches_direct(kind):
+    X, y = _data(240)
+    q = np.repeat(np.arange(30), 8)
+    idx = np.arange(0, 240, 6)
+    a = StreamedRLS(X, y, regparam=0.5, kernel="GaussianKernel", gamma=0.3,
+                    basis_indices=idx, kind=kind, qids=q, block_size=13)
+    b = StreamedRLS(X, y, regparam=0.5, kernel="GaussianKernel", gamma=0.3,
+                    basis_indices=idx, kind=kind, qids=q, block_size=13, solver="pcg",
+                    tol=1e-10)
+    Xt = _data(5, seed=2)[0]
+    np.testing.assert_allclose(b.predict(Xt), a.predict(Xt), rtol=1e-6, atol=1e-9)
+    assert b.cg_iterations > 0
+
+
+def test_pcg_grid_on_a_validation_split():
+    X, y = _data(200)
+    idx = np.arange(0, 200, 5)
+    b = StreamedRLS(X, y, kernel="GaussianKernel", gamma=0.3, basis_indices=idx,
+                    solver="pcg", regparams=[0.01, 0.1, 1.0, 10.0], validation=0.25,
+                    random_state=0, tol=1e-10)
+    a = StreamedRLS(X, y, regparam=b.regparam, kernel="GaussianKernel", gamma=0.3,
+                    basis_indices=idx)
+    Xt = _data(5, seed=2)[0]
+    np.testing.assert_allclose(b.predict(Xt), a.predict(Xt), rtol=1e-6, atol=1e-9)
+    assert b.cg_iterations.shape == (1, 4)
+    with pytest.raises(ValueError, match="validation split"):
+        StreamedRLS(X, y, kernel="GaussianKernel", basis_indices=idx, solver="pcg",
+                    regparams=[0.1, 1.0])

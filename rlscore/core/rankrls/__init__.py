@@ -9,7 +9,10 @@ What lives here
     lambda),
     :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`, and the
     matrix-free :func:`cg_rankrls` / :func:`cg_preference_rankrls` (O(t nnz(X)) for t
-    iterations). Kernel-parameter learning: the exact leave-query-out error of query
+    iterations); for many centres, Falkon's preconditioned CG on the streamed kernel
+    blocks with the query or global centring (:func:`pcg_rankrls`,
+    :class:`CenteredGramOperator`: O(m r (d + l)) per iteration, 8 r^2 bytes for the
+    factors). Kernel-parameter learning: the exact leave-query-out error of query
     RankRLS (:func:`lqo_error_gradient`, :func:`learn_kernel_lqo`) and the leave-one-out
     error of global RankRLS (:func:`global_loo_error_gradient`,
     :func:`learn_kernel_global`) with their adjoint
@@ -21,7 +24,7 @@ Builds on
 
 Module order
     ``_solver`` -> ``_centered`` -> ``_models`` -> ``_pairs``;
-    ``_cg``; ``_lqo_gradient``, ``_global_loo_gradient`` (on ``rls``'s inverse and
+    ``_cg``; ``_pcg`` (on ``rls``'s streamed operator); ``_lqo_gradient``, ``_global_loo_gradient`` (on ``rls``'s inverse and
     ``learn_kernel``).
 """
 
@@ -33,11 +36,19 @@ from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
 from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective,
                                                 learn_kernel_lqo)
+from rlscore.core.rankrls._pcg import (CenteredGramOperator, pcg_rankrls,
+                                       pcg_select_rankrls, streamed_rank_fit,
+                                       CENTRED_KINDS)
 from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient,
                                                        GlobalLOOObjective,
                                                        learn_kernel_global)
 
 __all__ = [
+    "CenteredGramOperator",
+    "pcg_rankrls",
+    "pcg_select_rankrls",
+    "streamed_rank_fit",
+    "CENTRED_KINDS",
     "lqo_error_gradient",
     "LQOObjective",
     "learn_kernel_lqo",

@@ -21,7 +21,10 @@ What lives here
     for large m the streamed reduced-set learners (:class:`StreamedReducedSet`:
     statistics per block of rows, O(m b (d + b)) time and O(b^2 + block b) memory, exact
     LOO / K-fold / LQO in a second pass; :func:`streamed_fit` drives them) and Falkon's
-    preconditioned CG (:func:`pcg_reduced_set`, :class:`NystromPreconditioner`).
+    preconditioned CG (:func:`pcg_reduced_set`, :class:`NystromPreconditioner`; the
+    r x r factors in one array, :class:`NystromFactors`, 8 r^2 bytes) with lambda chosen
+    on a validation split or K-fold by warm-started CG along the grid
+    (:func:`pcg_select`).
 
 Builds on
     ``structure``, ``optim``, ``selection``; ``rlscore.kernel`` for kernel evaluation.
@@ -31,8 +34,8 @@ Builds on
 Module order
     ``_solvers`` -> ``_nystrom`` -> ``_representation`` -> ``_holdout_models`` ->
     ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient``,
-    ``_nystrom_gradient`` -> ``_kernel_learning``; ``_streamed`` and ``_pcg`` (on
-    ``_solvers``, ``_nystrom``) -> ``_streamed_fit``.
+    ``_nystrom_gradient`` -> ``_kernel_learning``; ``_streamed`` and ``_pcg_factors`` -> ``_pcg``
+    (on ``_solvers``, ``_nystrom``) -> ``_pcg_select`` -> ``_streamed_fit``.
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
@@ -53,9 +56,12 @@ from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscove
                                          IntervalModel, interval_model,
                                          folds_from_groups)
 from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
-                                        add_statistics, gram_and_rhs, effective_regparam)
+                                        add_statistics, gram_and_rhs, effective_regparam,
+                                        fold_numbers)
+from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
-                                   pcg_reduced_set)
+                                   pcg_solve, pcg_reduced_set, as_factors)
+from rlscore.core.rls._pcg_select import PCGSelection, pcg_select, validation_folds
 from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
@@ -104,6 +110,13 @@ __all__ = [
     "NystromPreconditioner",
     "StreamedGramOperator",
     "pcg_reduced_set",
+    "pcg_solve",
+    "as_factors",
+    "NystromFactors",
+    "PCGSelection",
+    "pcg_select",
+    "validation_folds",
+    "fold_numbers",
     "StreamedFit",
     "streamed_fit",
     "influence_coefficients",

@@ -8,103 +8,137 @@ The problem is the one of :class:`rlscore.core.rls.StreamedReducedSet` ("rls"),
 
 but Phi^T Phi (r x r) is never formed: each CG iteration streams
 Phi^T (Phi V) = T^T sum_b K_b^T (K_b (T V)) over blocks K_b = K(X_b, R) (recomputed by
-:func:`rlscore.kernel.kernel_blocks`, or cached when m r values fit the budget).
-O(m r (d + 2 t)) for t iterations when recomputed, O(2 m r t) when cached; memory
-O(r^2 + block r) (plus m r when cached).
+:func:`rlscore.kernel.kernel_block`, or cached when m r values fit the budget), T and
+T^T applied by triangular solves (:class:`rlscore.core.rls.NystromFactors`, one r x r
+array in all). O(m r (d + 2 t)) for t iterations when recomputed, O(2 m r t) when
+cached; memory 8 r^2 bytes + O(block r) (plus m r when cached).
 
-The preconditioner. For r centres drawn uniformly from the m rows,
-K_MR^T K_MR ~ (m / r) K_RR^2 (Falkon, Sect. 3), i.e. in the coordinates w = C^T b,
+The operator is written for a row operator L between the two kernel products,
+Phi^T L Phi; here L = I, and :mod:`rlscore.core.rankrls` derives the centred (RankRLS)
+operators from :class:`StreamedGramOperator` by overriding the per-block product, the
+right-hand side and the preconditioner's centring terms. The blocks come from
+:func:`rlscore.core.structure.query_blocks`, the block iteration of the streamed direct
+path (a query's rows are never split: the tail query is carried over).
+
+The preconditioner (Falkon, Sect. 3): for r centres drawn uniformly from the m rows,
+K_MR^T K_MR ~ (m / r) K_RR^2, i.e. in the coordinates w = C^T b,
 Phi^T Phi ~ (m / r) C^T C, and
 
-    M = (m / r) C^T C + lambda I = A A^T      (A: the second r x r Cholesky factor)
+    M = (m / r) C^T C + lambda I = A A^T
 
-is solved by two triangular solves per application. Falkon's two factors are T (of
-K_MM) and A (of T T^T / M + lambda I); here the first is the decomposed Nystrom map's
-C (:class:`rlscore.core.rls.NystromMap`, pivoted when K_RR is singular) and only the
-lambda-dependent A is refactored for a new lambda (:meth:`NystromPreconditioner.
-with_regparam`), O(r^3 / 3).
+is applied by two triangular solves. Falkon's two factors are T (of K_MM) and A (of
+T T^T / M + lambda I); here the first is the map's C, and only the lambda-dependent A
+is refactored for a new lambda, O(2 r^3 / 3) (:class:`NystromPreconditioner`).
 """
 
 import numpy as np
-import scipy.linalg as la
 
 from rlscore._validation import available_memory, check_regparam
 from rlscore.core.optim import Preconditioner, conjugate_gradient
-from rlscore.core.structure import as_source
-from rlscore.kernel import block_size_for, kernel_block
+from rlscore.core.rls._pcg_factors import NystromFactors
+from rlscore.core.structure import as_source, query_blocks
+from rlscore.kernel import block_size_for
 
-__all__ = ["NystromPreconditioner", "StreamedGramOperator", "pcg_reduced_set"]
+__all__ = ["NystromPreconditioner", "StreamedGramOperator", "pcg_solve",
+           "pcg_reduced_set", "as_factors"]
+
+
+def as_factors(fmap):
+    """:class:`NystromFactors` of a map: itself, or those of a
+    :class:`rlscore.core.rls.NystromFeatureMap` (its C copied, O(k^2))."""
+    if isinstance(fmap, NystromFactors):
+        return fmap
+    if hasattr(fmap, "nmap") and hasattr(fmap, "kernel"):
+        return NystromFactors.from_feature_map(fmap)
+    raise TypeError(f"fmap must be a NystromFactors or NystromFeatureMap, got "
+                    f"{type(fmap).__name__}")
 
 
 class NystromPreconditioner(Preconditioner):
-    """M^{-1} R with M = (m / r) C^T C + lambda I (module docstring; Rudi et al. 2017,
-    Alg. 1).
+    """M^{-1} R for M = (m / k) (C^T C + centring terms) + mu I (module docstring;
+    Rudi et al. 2017, Alg. 1), factored in the upper triangle of the operator's
+    :class:`NystromFactors`.
 
     Parameters
     ----------
-    C : ndarray (k, k), lower Cholesky factor of the basis kernel (``NystromMap.C``)
-    m : number of training rows
-    regparam : float > 0
+    operator : :class:`StreamedGramOperator` (its factors, its number of training rows
+        m, its centring terms ``preconditioner_updates()`` and its
+        ``effective_regparam``)
+    regparam : float > 0 (lambda)
 
     Notes
     -----
-    Construction O(k^3) (C^T C and one Cholesky); ``apply`` O(k^2 l) for l columns;
-    ``with_regparam`` O(k^3 / 3), C^T C kept.
+    Construction O(2 k^3 / 3) (``lauum`` and ``potrf`` in place); ``apply`` O(k^2 l)
+    for l columns. The factors hold one preconditioner at a time: a new one (another
+    lambda, :meth:`with_regparam`) makes the old one stale (``apply`` then raises).
     """
 
-    def __init__(self, C, m, regparam):
-        C = np.asarray(C, dtype=np.float64)
-        self.k, self.m = C.shape[0], int(m)
-        self._CtC = (C.T @ C) * (self.m / self.k)
-        self._factor(regparam)
-
-    def _factor(self, regparam):
+    def __init__(self, operator, regparam):
+        self.operator = operator
+        self.factors = operator.factors
         self.regparam = check_regparam(regparam)
-        Mx = self._CtC.copy()
-        Mx.flat[:: self.k + 1] += self.regparam
-        try:
-            self._A = la.cho_factor(Mx, lower=True, check_finite=False)
-        except la.LinAlgError:
-            raise ValueError("the Nystrom preconditioner is singular; use "
-                             "regparam > 0") from None
+        mu = operator.effective_regparam(self.regparam)
+        k = self.factors.n_features
+        self.factors.factor_preconditioner(operator.m / k, mu,
+                                           operator.preconditioner_updates())
+        self._version = self.factors.version
 
     def with_regparam(self, regparam):
-        """The preconditioner for another lambda (C^T C reused). O(k^3 / 3)."""
-        new = object.__new__(NystromPreconditioner)
-        new.k, new.m, new._CtC = self.k, self.m, self._CtC
-        new._factor(regparam)
-        return new
+        """The preconditioner for another lambda (refactored in place, O(2 k^3 / 3))."""
+        return NystromPreconditioner(self.operator, regparam)
 
     def apply(self, R):
-        return la.cho_solve(self._A, R, check_finite=False)
+        if self.factors.version != self._version:
+            raise RuntimeError("this preconditioner is stale: the factors were "
+                               "refactored for another regparam")
+        return self.factors.precondition(R)
 
 
 class StreamedGramOperator:
-    """V -> Phi^T (Phi V) + lambda V, streamed over blocks of the data.
+    """V -> Phi^T (Phi V) + mu V, streamed over blocks of the data.
 
     Parameters
     ----------
     source : data source (:func:`rlscore.core.structure.as_source`)
-    fmap : :class:`rlscore.core.rls.NystromFeatureMap`
+    fmap : :class:`rlscore.core.rls.NystromFactors` (or a ``NystromFeatureMap``,
+        converted by :func:`as_factors`)
     block_size : rows per block (default: the working-memory budget)
-    cache : "auto" (keep the kernel blocks when m b values take at most a quarter of
+    cache : "auto" (keep the kernel blocks when m r values take at most a quarter of
         the available memory), True or False
     dtype : np.float64 (default) or np.float32 for the cached kernel blocks and the
         block products (the sums are accumulated in float64)
+    rows : (m,) bool, the training rows (default all): the others are skipped (a
+        validation split or the held-out fold of :func:`rlscore.core.rls.pcg_path`)
+
+    Attributes
+    ----------
+    m : the number of training rows; regparam : mu of the last solve; passes
 
     Notes
     -----
-    ``matvec`` O(m b l) (cached) or O(m b (d + l)) (recomputed); ``rhs`` one pass.
+    ``matvec`` O(m r l) (cached) or O(m r (d + l)) (recomputed) plus O(k^2 l) for T
+    and T^T; ``rhs`` one pass.
     """
 
-    def __init__(self, source, fmap, block_size=None, cache="auto", dtype=np.float64):
+    def __init__(self, source, fmap, block_size=None, cache="auto", dtype=np.float64,
+                 rows=None):
         self.source = as_source(source)
-        self.fmap = fmap
-        self.T = np.ascontiguousarray(fmap.T)
+        if self.source.Y is None:
+            raise ValueError("Y is required")
+        self.factors = as_factors(fmap)
         self.dtype = np.dtype(dtype)
         if self.dtype not in (np.float32, np.float64):
             raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
-        b = fmap.n_basis
+        self.rows = None
+        self.m = self.source.m
+        if rows is not None:
+            rows = np.asarray(rows)
+            if rows.dtype != bool or rows.shape != (self.source.m,):
+                raise ValueError(f"rows must be a boolean mask of {self.source.m} rows")
+            if not rows.any():
+                raise ValueError("rows selects no training row")
+            self.rows, self.m = rows, int(rows.sum())
+        b = self.factors.n_basis
         self.block_size = block_size_for(self.source.m, b, self.source.d, 16 * 4,
                                          block_size, what="a kernel block")
         need = self.source.m * b * self.dtype.itemsize
@@ -115,17 +149,24 @@ class StreamedGramOperator:
             raise ValueError(f"cache must be 'auto', True or False, got {cache!r}")
         self.cached = bool(cache)
         self._cache = None
+        self._B = None
         self.regparam = 0.0
         self.passes = 0
 
-    def _kernel_blocks(self):
+    #: the preconditioner of ``precondition="auto"`` (:func:`pcg_solve`)
+    default_preconditioner = "nystrom"
+
+    # -- blocks ------------------------------------------------------------------
+    def kernel_blocks(self):
+        """(start, K_b) over every row of the source (queries whole), from the cache
+        when it is filled."""
         if self._cache is not None:
             yield from self._cache
             return
         keep = [] if self.cached else None
         rows = 0
-        for start, Xb in self.source.blocks(self.block_size):
-            Kb = kernel_block(self.fmap.kernel, Xb)
+        for start, Xb in query_blocks(self.source, self.block_size):
+            Kb = self.factors.kernel_rows(Xb)
             if self.dtype != np.float64:
                 Kb = Kb.astype(self.dtype)
             if keep is not None:
@@ -138,23 +179,120 @@ class StreamedGramOperator:
         if keep is not None:
             self._cache = keep
 
+    def _train_blocks(self):
+        """(idx, K_b) of the training rows: idx a slice or an index array into the
+        source's rows."""
+        for start, Kb in self.kernel_blocks():
+            stop = start + Kb.shape[0]
+            if self.rows is None:
+                yield slice(start, stop), Kb
+                continue
+            sel = np.flatnonzero(self.rows[start:stop])
+            if sel.size == Kb.shape[0]:
+                yield slice(start, stop), Kb
+            elif sel.size:
+                yield start + sel, Kb[sel]
+
+    # -- the row operator L (overridden by the centred operators of rankrls) ------
+    def effective_regparam(self, regparam):
+        """mu of the r x r problem for lambda."""
+        return regparam
+
+    def _block_rhs(self, idx, Kb):
+        """K_b^T L_b Y_b (n_basis, p)."""
+        return Kb.T @ self.source.Y[idx].astype(Kb.dtype)
+
+    def _block_product(self, idx, Kb, TV):
+        """K_b^T L_b K_b TV (n_basis, l)."""
+        return Kb.T @ (Kb @ TV)
+
+    def preconditioner_updates(self):
+        """The centring terms (U, D) of the preconditioner (none for L = I)."""
+        return ()
+
+    def _begin_product(self, TV):
+        """Called by :meth:`matvec` before the pass with T V (the centred operators
+        compute the global mean of K T V here)."""
+
+    # -- products ----------------------------------------------------------------
     def rhs(self):
-        """Phi^T Y (k, p): one pass. O(m b (d + p))."""
-        Y = self.source.Y
-        acc = np.zeros((self.fmap.n_basis, Y.shape[1]))
-        for start, Kb in self._kernel_blocks():
-            acc += Kb.T @ Y[start:start + Kb.shape[0]].astype(Kb.dtype)
+        """Phi^T L Y (k, p): one pass. O(m r (d + p))."""
+        acc = np.zeros((self.factors.n_basis, self.source.Y.shape[1]))
+        for idx, Kb in self._train_blocks():
+            acc += self._block_rhs(idx, Kb)
         self.passes += 1
-        return self.T.T @ acc
+        return self.factors.apply_Tt(acc)
 
     def matvec(self, V):
         V = np.asarray(V, dtype=np.float64)
-        TV = (self.T @ V).astype(self.dtype)
-        acc = np.zeros((self.fmap.n_basis, V.shape[1]))
-        for _, Kb in self._kernel_blocks():
-            acc += Kb.T @ (Kb @ TV)
+        TV = self.factors.apply_T(V).astype(self.dtype)
+        acc = np.zeros((self.factors.n_basis, V.shape[1]))
+        self._begin_product(TV)
+        for idx, Kb in self._train_blocks():
+            acc += self._block_product(idx, Kb, TV)
         self.passes += 1
-        return self.T.T @ acc + self.regparam * V
+        return self.factors.apply_Tt(acc) + self.regparam * V
+
+    def predict_rows(self, Ws, rows):
+        """Predictions K(X_rows, R) T W for each W of ``Ws`` (list of (k, p)) on the
+        rows of the boolean mask ``rows``: (n_rows, len(Ws), p), one pass.
+        O(m r d + n_rows r L p)."""
+        TW = np.hstack([self.factors.apply_T(W) for W in Ws])
+        p = TW.shape[1] // len(Ws)
+        out = np.empty((int(rows.sum()), len(Ws), p))
+        at = 0
+        for start, Kb in self.kernel_blocks():
+            sel = np.flatnonzero(rows[start:start + Kb.shape[0]])
+            if sel.size:
+                out[at:at + sel.size] = (Kb[sel] @ TW.astype(Kb.dtype)).reshape(
+                    sel.size, len(Ws), p)
+                at += sel.size
+        return out
+
+
+def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="auto",
+              callback=None, verbose=None):
+    """Weights W (k, p) of (Phi^T L Phi + mu I) W = Phi^T L Y by preconditioned CG on
+    the operator ``op`` (:class:`StreamedGramOperator` or a centred one of
+    :mod:`rlscore.core.rankrls`); its right-hand side is computed once and kept.
+
+    Parameters
+    ----------
+    op : the operator
+    regparam : float > 0, lambda (mu = ``op.effective_regparam(lambda)``)
+    tol, maxiter, x0, callback, verbose : of :func:`rlscore.core.optim.
+        conjugate_gradient` (stop at ||b - S w|| <= tol ||b|| on the true residual)
+    precondition : "auto" (the operator's ``default_preconditioner``: "nystrom" for
+        RLS and global RankRLS, None for query RankRLS, where it was measured to cost
+        iterations), "nystrom" (Falkon, :class:`NystromPreconditioner`) or None
+
+    Returns
+    -------
+    SolverResult of the CG (``solution`` W), extras ``operator`` and
+    ``preconditioner``.
+
+    Notes
+    -----
+    O(2 k^3 / 3) for the preconditioner, then one streamed product per iteration.
+    """
+    lam = check_regparam(regparam)
+    if op._B is None:
+        op._B = op.rhs()
+    op.regparam = op.effective_regparam(lam)
+    M = None
+    if isinstance(precondition, str) and precondition == "auto":
+        precondition = op.default_preconditioner
+    if precondition == "nystrom":
+        M = NystromPreconditioner(op, lam)
+    elif precondition not in (None, "none"):
+        raise ValueError(f"precondition must be 'auto', 'nystrom' or None, got "
+                         f"{precondition!r}")
+    res = conjugate_gradient(op.matvec, op._B, tol=tol, maxiter=maxiter, precond=M,
+                             callback=callback, x0=x0, verbose=verbose,
+                             desc="preconditioned CG (Nystrom)")
+    res.extras["operator"] = op
+    res.extras["preconditioner"] = M
+    return res
 
 
 def pcg_reduced_set(source, fmap, regparam, *, tol=1e-6, maxiter=None, x0=None,
@@ -164,40 +302,26 @@ def pcg_reduced_set(source, fmap, regparam, *, tol=1e-6, maxiter=None, x0=None,
 
     Parameters
     ----------
-    source, fmap : the data and the Nystrom map (basis drawn uniformly from the rows
-        for the preconditioner's approximation to hold)
+    source, fmap : the data and the map (:class:`rlscore.core.rls.NystromFactors` or
+        ``NystromFeatureMap``; basis drawn uniformly from the rows for the
+        preconditioner's approximation to hold)
     regparam : float > 0
-    tol, maxiter, x0, callback, verbose : of :func:`rlscore.core.optim.
-        conjugate_gradient` (stop at ||b - S w|| <= tol ||b|| on the true residual)
-    precondition : "nystrom" (Falkon) or None
+    tol, maxiter, x0, callback, verbose, precondition : of :func:`pcg_solve`
     operator : a :class:`StreamedGramOperator` to reuse (its kernel cache, and its
         right-hand side) across lambdas; else one is built from ``operator_options``
-        (block_size, cache, dtype)
+        (block_size, cache, dtype, rows)
 
     Returns
     -------
-    SolverResult of the CG (``solution`` W), extras ``operator`` and
-    ``preconditioner``.
+    SolverResult of the CG (``solution`` W; ``extras["operator"].factors.predictor(W)``
+    the model).
 
     Notes
     -----
-    O(k^3) for the preconditioner, then per iteration one streamed product:
-    O(m b l) with cached kernel blocks, O(m b (d + l)) recomputed.
+    O(2 k^3 / 3) for the preconditioner, then per iteration one streamed product:
+    O(m r l) with cached kernel blocks, O(m r (d + l)) recomputed.
     """
-    regparam = check_regparam(regparam)
     op = operator if operator is not None else StreamedGramOperator(
         source, fmap, **operator_options)
-    if getattr(op, "_B", None) is None:
-        op._B = op.rhs()
-    op.regparam = regparam
-    M = None
-    if precondition == "nystrom":
-        M = NystromPreconditioner(fmap.nmap.C, op.source.m, regparam)
-    elif precondition not in (None, "none"):
-        raise ValueError(f"precondition must be 'nystrom' or None, got {precondition!r}")
-    res = conjugate_gradient(op.matvec, op._B, tol=tol, maxiter=maxiter, precond=M,
-                             callback=callback, x0=x0, verbose=verbose,
-                             desc="preconditioned CG (Nystrom)")
-    res.extras["operator"] = op
-    res.extras["preconditioner"] = M
-    return res
+    return pcg_solve(op, regparam, tol=tol, maxiter=maxiter, x0=x0,
+                     precondition=precondition, callback=callback, verbose=verbose)

@@ -23,7 +23,7 @@ from rlscore.kernel import KERNELS, kernel_block, kernel_parameter_names
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["Representation", "build_representation", "kernel_param_names",
-           "NystromFeatureMap", "nystrom_features"]
+           "basis_kernel", "NystromFeatureMap", "nystrom_features"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -76,6 +76,23 @@ def nystrom_features(K_r, K_rr):
     return nmap.Phi, nmap.back_matrix(), nmap
 
 
+def basis_kernel(kernel, B, kernel_params):
+    """(kernel object on the basis B, the predictor's kernel object or None for the
+    linear kernel, bias or None, B with the sqrt(bias) column or None) of a
+    reduced-set map (:class:`NystromFeatureMap`,
+    :class:`rlscore.core.rls.NystromFactors`)."""
+    if kernel not in KERNELS or kernel == "RsetKernel":
+        raise ValueError(f"a reduced-set map needs one of "
+                         f"{sorted(set(KERNELS) - {'RsetKernel'})}, got kernel={kernel!r}")
+    if kernel == "LinearKernel":
+        bias = check_bias(kernel_params.get("bias", 1.0))
+        Ba = _append_bias(B, bias) if bias != 0 else B
+        # k(x, b) = <x, b> + bias, evaluated by the blocked kernel products
+        return KERNELS[kernel](X=B, bias=bias), None, bias, Ba
+    kobj = KERNELS[kernel](X=B, **kernel_params)
+    return kobj, kobj, None, None
+
+
 class NystromFeatureMap:
     """The feature map of a reduced-set (Nystrom) model, usable on any block of rows:
     ``features(X)`` gives the rows of Phi for the rows of X, ``predictor(W)`` the
@@ -102,20 +119,10 @@ class NystromFeatureMap:
     """
 
     def __init__(self, kernel, basis_vectors, **kernel_params):
-        if kernel not in KERNELS or kernel == "RsetKernel":
-            raise ValueError(f"a reduced-set map needs one of {sorted(set(KERNELS) - {'RsetKernel'})}"
-                             f", got kernel={kernel!r}")
         B = as_data_matrix(basis_vectors, name="basis_vectors")
         self.n_basis, self.dim = B.shape
-        if kernel == "LinearKernel":
-            self.bias = check_bias(kernel_params.get("bias", 1.0))
-            self._Ba = _append_bias(B, self.bias) if self.bias != 0 else B
-            self._kobj = None
-            # k(x, b) = <x, b> + bias, evaluated by the blocked kernel products
-            self.kernel = KERNELS[kernel](X=B, bias=self.bias)
-        else:
-            self.bias = None
-            self._kobj = self.kernel = KERNELS[kernel](X=B, **kernel_params)
+        self.kernel, self._kobj, self.bias, self._Ba = basis_kernel(kernel, B,
+                                                                    kernel_params)
         K_rr = kernel_block(self.kernel, self.kernel.train_X)
         from rlscore.core.rls._nystrom import NystromMap
         self.nmap = NystromMap(K_rr, K_rr)

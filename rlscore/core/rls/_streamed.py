@@ -52,7 +52,7 @@ from rlscore.core.structure import (QueryGroups, as_source, contiguous_queries,
 from rlscore.kernel import block_size_for
 
 __all__ = ["block_statistics", "add_statistics", "gram_and_rhs", "effective_regparam",
-           "StreamedReducedSet", "KINDS"]
+           "StreamedReducedSet", "KINDS", "fold_numbers"]
 
 KINDS = ("rls", "query", "global")
 
@@ -435,3 +435,29 @@ class StreamedReducedSet:
     def describe(self):
         return (f"streamed {self.kind} (m={self.m}, basis {self.fmap.n_basis}, blocks of "
                 f"{self.block_size} rows, estimated peak {format_bytes(self.peak_bytes)})")
+
+
+def fold_numbers(cv, source, kind, seed):
+    """Fold number of each row: an (m,) array as given (qids are mapped to numbers), or
+    K folds of rows (of whole queries for "query") drawn with ``seed``."""
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+        K = int(cv)
+        if K < 2:
+            raise ValueError(f"cv must be 'loo', an int >= 2 or fold numbers, got {cv}")
+        rng = np.random.default_rng(seed)
+        if kind == "query":
+            q = source.qids
+            _, run = np.unique(q, return_inverse=True)
+            n = int(run.max()) + 1
+            if K > n:
+                raise ValueError(f"cv={K} folds but only {n} queries")
+            fold_of_query = rng.permutation(n) % K
+            return fold_of_query[run].astype(np.intp)
+        if K > source.m:
+            raise ValueError(f"cv={K} folds but only {source.m} rows")
+        return (rng.permutation(source.m) % K).astype(np.intp)
+    f = np.asarray(cv).ravel()
+    if f.size != source.m:
+        raise ValueError(f"cv holds {f.size} fold numbers but there are {source.m} rows")
+    _, codes = np.unique(f, return_inverse=True)
+    return codes.astype(np.intp)

@@ -10,9 +10,11 @@ import numpy as np
 from rlscore._progress import stage
 from rlscore._validation import check_regparam
 from rlscore.core.rls._nystrom import select_basis
-from rlscore.core.rls._pcg import pcg_reduced_set
+from rlscore.core.rls._pcg import StreamedGramOperator, pcg_solve
+from rlscore.core.rls._pcg_factors import NystromFactors
+from rlscore.core.rls._pcg_select import pcg_select
 from rlscore.core.rls._representation import NystromFeatureMap
-from rlscore.core.rls._streamed import StreamedReducedSet
+from rlscore.core.rls._streamed import StreamedReducedSet, fold_numbers
 from rlscore.core.selection import grid_search
 from rlscore.core.structure import as_source
 
@@ -23,14 +25,16 @@ class StreamedFit:
     """The result of :func:`streamed_fit`: ``predictor``, ``regparam``, ``W`` (k, p),
     ``regparams`` and ``cv_performances`` (when a grid was searched),
     ``cv_predictions`` (m, L, p) or None, ``basis_indices``, ``model`` (the
-    :class:`StreamedReducedSet`, or None for PCG), ``solver_result`` (PCG)."""
+    :class:`StreamedReducedSet`, or None for PCG), ``solver_result`` (PCG),
+    ``selection`` (PCG with a grid: the :class:`rlscore.core.rls.PCGSelection`, with
+    the CG iterations per lambda)."""
 
 
 def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls",
                  regparam=1.0, regparams=None, cv="loo", measure=None,
                  basis_indices=None, n_basis=None, random_state=None,
                  remove_basis=True, block_size=None, solver="direct", tol=1e-6,
-                 maxiter=None, verbose=None):
+                 maxiter=None, verbose=None, validation=None, operator_factory=None):
     """Reduced-set RLS / RankRLS from a data source, one pass (plus one for the
     cross-validation of a grid, plus one to read the basis rows).
 
@@ -50,8 +54,16 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     remove_basis : cross-validation removes held-out basis vectors (default True)
     block_size : rows per block, default from the working-memory budget
     solver : "direct" (statistics + eigendecomposition; exact CV) or "pcg" (Falkon's
-        preconditioned CG for many centres; one lambda, no CV)
+        preconditioned CG for many centres, the factors in one r x r array,
+        :class:`rlscore.core.rls.NystromFactors`; a grid is searched on a validation
+        split or K-fold with warm starts, :func:`rlscore.core.rls.pcg_select`; the
+        held-out basis vectors are kept)
     tol, maxiter : of PCG
+    validation : PCG with a grid: the fraction of rows (whole queries for "query")
+        held out once, instead of ``cv`` folds
+    operator_factory : PCG: ``f(source, factors, basis_indices, block_size, rows)`` ->
+        the operator; default RLS's :class:`rlscore.core.rls.StreamedGramOperator`
+        (the centred ones: :func:`rlscore.core.rankrls.streamed_rank_fit`)
 
     Returns
     -------
@@ -70,25 +82,24 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     if idx is None:
         raise ValueError("give basis_indices or n_basis: streamed learning is for "
                          "reduced-set (Nystrom) models")
-    with stage(f"basis: reading {idx.size} rows"):
-        fmap = NystromFeatureMap(kernel, source.rows(idx), **kp)
     fit = StreamedFit()
     fit.basis_indices, fit.regparams, fit.cv_performances = idx, None, None
     fit.cv_predictions, fit.solver_result, fit.model = None, None, None
+    fit.selection = None
     if solver == "pcg":
-        if kind != "rls" or regparams is not None:
-            raise ValueError("solver='pcg' trains RLS for one regparam; use "
-                             "solver='direct' for ranking or a regparam grid")
-        res = pcg_reduced_set(source, fmap, check_regparam(regparam), tol=tol,
-                              maxiter=maxiter, block_size=block_size, verbose=verbose)
-        fit.solver_result, fit.regparam, fit.W = res, float(regparam), res.solution
-        fit.predictor = fmap.predictor(res.solution)
-        return fit
+        return _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv,
+                        validation, measure, idx, random_state, block_size, tol,
+                        maxiter, verbose, operator_factory)
+    with stage(f"basis: reading {idx.size} rows"):
+        fmap = NystromFeatureMap(kernel, source.rows(idx), **kp)
     if solver != "direct":
         raise ValueError(f"solver must be 'direct' or 'pcg', got {solver!r}")
+    if validation is not None:
+        raise ValueError("validation applies to solver='pcg'; the direct solver "
+                         "cross-validates exactly (cv)")
     folds = None
     if regparams is not None and not (isinstance(cv, str) and cv == "loo"):
-        folds = _folds(cv, source, kind, random_state)
+        folds = fold_numbers(cv, source, kind, random_state)
     grid = None if regparams is None else [check_regparam(r, name="regparams")
                                            for r in regparams]
     model = StreamedReducedSet(source, fmap, kind, basis_indices=idx, folds=folds,
@@ -120,27 +131,43 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     return fit
 
 
-def _folds(cv, source, kind, seed):
-    """Fold number of each row: an (m,) array as given (qids are mapped to numbers), or
-    K folds of rows (of whole queries for "query") drawn with ``seed``."""
-    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
-        K = int(cv)
-        if K < 2:
-            raise ValueError(f"cv must be 'loo', an int >= 2 or fold numbers, got {cv}")
-        rng = np.random.default_rng(seed)
-        if kind == "query":
-            q = source.qids
-            _, run = np.unique(q, return_inverse=True)
-            n = int(run.max()) + 1
-            if K > n:
-                raise ValueError(f"cv={K} folds but only {n} queries")
-            fold_of_query = rng.permutation(n) % K
-            return fold_of_query[run].astype(np.intp)
-        if K > source.m:
-            raise ValueError(f"cv={K} folds but only {source.m} rows")
-        return (rng.permutation(source.m) % K).astype(np.intp)
-    f = np.asarray(cv).ravel()
-    if f.size != source.m:
-        raise ValueError(f"cv holds {f.size} fold numbers but there are {source.m} rows")
-    _, codes = np.unique(f, return_inverse=True)
-    return codes.astype(np.intp)
+def _rls_operator(source, factors, basis_indices, block_size, rows):
+    return StreamedGramOperator(source, factors, block_size=block_size, rows=rows)
+
+
+def _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv, validation,
+             measure, idx, seed, block_size, tol, maxiter, verbose, operator_factory):
+    """The PCG branch of :func:`streamed_fit`: one lambda, or the grid by
+    :func:`pcg_select`."""
+    if operator_factory is None:
+        if kind != "rls":
+            raise ValueError("solver='pcg' for RankRLS: use rlscore.core.rankrls."
+                             "streamed_rank_fit (the centred operators)")
+        operator_factory = _rls_operator
+    with stage(f"basis: reading {idx.size} rows, factoring K_RR in one "
+               f"{idx.size} x {idx.size} array"):
+        factors = NystromFactors(kernel, source.rows(idx), **kp)
+
+    def make_operator(rows):
+        return operator_factory(source, factors, idx, block_size, rows)
+    if regparams is None:
+        if validation is not None:
+            raise ValueError("validation needs a regparams grid")
+        res = pcg_solve(make_operator(None), check_regparam(regparam), tol=tol,
+                        maxiter=maxiter, verbose=verbose)
+        fit.solver_result, fit.regparam, fit.W = res, float(regparam), res.solution
+        fit.predictor = factors.predictor(res.solution)
+        return fit
+    if validation is None and isinstance(cv, str):
+        raise ValueError(f"solver='pcg' selects the regparam on a validation split "
+                         f"(validation=0.2) or by K-fold (cv=K), not cv={cv!r}; exact "
+                         f"leave-one-out needs solver='direct'")
+    sel = pcg_select(source, factors, regparams, make_operator=make_operator, kind=kind,
+                     validation=validation, cv=None if validation is not None else cv,
+                     measure=measure, random_state=seed, tol=tol, maxiter=maxiter,
+                     verbose=verbose)
+    fit.selection, fit.solver_result = sel, sel.solver_result
+    fit.regparams, fit.cv_performances = sel.regparams, sel.performances
+    fit.cv_predictions, fit.regparam, fit.W = sel.predictions, sel.regparam, sel.W
+    fit.predictor = sel.predictor
+    return fit

@@ -48,16 +48,20 @@ def test_preconditioner_cuts_iterations_and_warm_start():
     assert warm.iterations <= cold.iterations
 
 
-def test_with_regparam_equals_new():
-    rng = np.random.default_rng(1)
-    A = rng.standard_normal((6, 6))
-    C = np.linalg.cholesky(A @ A.T + 6 * np.eye(6))
-    R = rng.standard_normal((6, 2))
-    a = NystromPreconditioner(C, 100, 0.5).with_regparam(3.0).apply(R)
-    b = NystromPreconditioner(C, 100, 3.0).apply(R)
+def test_with_regparam_equals_new_and_explicit_matrix():
+    X, Y, idx = _problem(m=120, r=15)
+    fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
+    op = StreamedGramOperator(ArraySource(X, Y), fmap)
+    R = np.random.default_rng(1).standard_normal((15, 2))
+    pre = NystromPreconditioner(op, 0.5)
+    a = pre.with_regparam(3.0).apply(R)
+    with pytest.raises(RuntimeError, match="stale"):
+        pre.apply(R)
+    b = NystromPreconditioner(op, 3.0).apply(R)
     np.testing.assert_allclose(a, b, rtol=1e-12)
-    M = 100 / 6 * C.T @ C + 3.0 * np.eye(6)
-    np.testing.assert_allclose(b, np.linalg.solve(M, R), rtol=1e-10)
+    C = fmap.nmap.C
+    M = 120 / 15 * C.T @ C + 3.0 * np.eye(15)
+    np.testing.assert_allclose(b, np.linalg.solve(M, R), rtol=1e-9)
 
 
 def test_cg_true_residual_and_protocol():
