@@ -17,7 +17,8 @@ What lives here
     :class:`LOOObjective`: ~2 m^3 flops per step, O(m^2) per parameter; reduced sets
     with a fixed basis: :class:`NystromLOOObjective`, O(m r^2)) and
     :func:`learn_kernel`, which minimizes it through
-    :func:`rlscore.core.selection.minimize_criterion`;
+    :func:`rlscore.core.selection.minimize_criterion` (and the gamma x lambda grid it
+    replaces, :func:`gaussian_grid_loo`: one eigendecomposition per gamma);
     for large m the streamed reduced-set learners (:class:`StreamedReducedSet`:
     statistics per block of rows, O(m b (d + b)) time and O(b^2 + block b) memory, exact
     LOO / K-fold / LQO in a second pass; :func:`streamed_fit` drives them) and Falkon's
@@ -33,9 +34,10 @@ Builds on
 
 Module order
     ``_solvers`` -> ``_nystrom`` -> ``_representation`` -> ``_holdout_models`` ->
-    ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient``,
-    ``_nystrom_gradient`` -> ``_kernel_learning``; ``_streamed`` and ``_pcg_factors`` -> ``_pcg``
-    (on ``_solvers``, ``_nystrom``) -> ``_pcg_select`` -> ``_streamed_fit``.
+    ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient`` ->
+    ``_evidence_gradient``, ``_nystrom_gradient`` -> ``_kernel_learning``;
+    ``_streamed`` and ``_pcg_factors`` -> ``_pcg`` (on ``_solvers``, ``_nystrom``) ->
+    ``_pcg_select`` -> ``_streamed_fit``.
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
@@ -70,10 +72,14 @@ from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
                                       check_subsetsize)
 from rlscore.core.rls._loo_gradient import (check_criterion_inputs, regularized_inverse,
                                             loo_error_gradient, LOOObjective, LOOGradient)
+from rlscore.core.rls._evidence_gradient import (evidence_gradient, EvidenceObjective,
+                                                 EvidenceGradient)
 from rlscore.core.rls._nystrom_gradient import (NystromLOOObjective,
                                                 nystrom_loo_error_gradient)
 from rlscore.core.rls._kernel_learning import (learn_kernel, KernelLearningResult,
-                                               LEARNABLE_KERNELS)
+                                               LEARNABLE_KERNELS, gaussian_grid_loo,
+                                               GridLOOResult, GRID_GAMMA_FACTORS,
+                                               GRID_REGPARAMS)
 
 __all__ = [
     "check_criterion_inputs",
@@ -148,6 +154,13 @@ __all__ = [
     "NystromLOOObjective",
     "nystrom_loo_error_gradient",
     "learn_kernel",
+    "evidence_gradient",
+    "EvidenceObjective",
+    "EvidenceGradient",
+    "gaussian_grid_loo",
+    "GridLOOResult",
+    "GRID_GAMMA_FACTORS",
+    "GRID_REGPARAMS",
     "KernelLearningResult",
     "LEARNABLE_KERNELS",
 ]

@@ -7,13 +7,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlscore._validation import as_2d_labels, check_positive_int, check_real
+from rlscore.core.rls._evidence_gradient import EvidenceObjective
 from rlscore.core.rls._loo_gradient import LOOObjective
 from rlscore.core.rls._nystrom_gradient import NystromLOOObjective
-from rlscore.core.selection import minimize_criterion
+from rlscore.core.rls._model import RLSModel
+from rlscore.core.selection import LOOCV, grid_search_params, minimize_criterion
 from rlscore.kernel import GaussianFamily, PolynomialFamily
 from rlscore.kernel._base import as_kernel_input
 
-__all__ = ["learn_kernel", "KernelLearningResult", "LEARNABLE_KERNELS"]
+__all__ = ["learn_kernel", "KernelLearningResult", "LEARNABLE_KERNELS", "gaussian_grid_loo",
+           "GRID_GAMMA_FACTORS", "GRID_REGPARAMS"]
 
 #: kernels whose parameters ``learn_kernel`` fits, with the learned parameter names
 LEARNABLE_KERNELS = {"GaussianKernel": ("gamma",), "PolynomialKernel": ("gamma", "coef0")}
@@ -21,7 +24,13 @@ LEARNABLE_KERNELS = {"GaussianKernel": ("gamma",), "PolynomialKernel": ("gamma",
 # default search box around the data-driven start, in factors of the parameter
 _REGPARAM_RANGE = (1e-8, 1e3)      # times the mean diagonal of K at the start
 _WIDTH_RANGE = (1e-4, 1e3)         # gamma / gamma_start (ARD: per feature)
+_EVIDENCE_WIDTH_RANGE = (1e-6, 1e3)  # criterion="evidence": length-scales up to 1000x
 _COEF0_RANGE = (1e-3, 1e3)
+
+#: the default grid of :func:`gaussian_grid_loo`: 10 gammas (times the median-heuristic
+#: gamma) x 13 regparams
+GRID_GAMMA_FACTORS = np.logspace(-2, 1, 10)
+GRID_REGPARAMS = np.logspace(-6, 2, 13)
 
 
 @dataclass
@@ -33,7 +42,9 @@ class KernelLearningResult:
     regparam : float
     kernel_params : dict, the kernel's constructor parameters (``gamma`` a float, or an
         ndarray (d,) with ``ard=True``; ``degree``, ``coef0`` for the polynomial kernel)
-    criterion : float, the LOO mean squared error there (penalty excluded)
+    criterion : float, the criterion there, penalty excluded (the LOO mean squared
+        error; with ``criterion="evidence"`` the negative log marginal likelihood per
+        example)
     history : list of dict, per optimizer step: ``restart``, ``step``, ``criterion``,
         ``grad_norm``, ``regparam``, ``kernel_params``
     search : CriterionSearchResult, the optimizer's record (log-space points,
@@ -73,7 +84,7 @@ def _ranges(value, name, default):
 def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam_range=None,
                  width_range=None, restarts=2, penalty=0.0, penalty_kind="scale",
                  maxiter=100, rtol=1e-6,
-                 verbose=None, objective=None, basis_vectors=None):
+                 verbose=None, objective=None, basis_vectors=None, criterion="loo"):
     """Regparam and kernel parameters minimizing the exact LOO squared error of RLS.
 
     Parameters
@@ -91,18 +102,32 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     width_range : (low, high) or None
         Search box of each gamma as factors of its median-heuristic start; default
         (1e-4, 1e3): a length-scale can grow 100-fold (an irrelevant feature is
-        switched off at the upper bound) or shrink ~30-fold.
+        switched off at the upper bound) or shrink ~30-fold. With
+        ``criterion="evidence"`` (1e-6, 1e3): length-scales up to 1000-fold, since the
+        evidence still counts a feature at 100-fold through log det (measured on
+        Friedman #1: clipping the GP's irrelevant length-scales at 100-fold costs
+        0.006 nats per example).
     restarts : int >= 0, default 2
         Extra starts besides the data-driven one (regparam 1e-2 of the kernel scale and
         median-heuristic widths): regparam 1e-4 and widths x e, regparam 1 and widths /
         e, then seeded random points of the box.
-    penalty : float >= 0, default 0
-        Cawley & Talbot's regularization of the selection criterion (useful with many
-        ARD widths on few examples): with ``penalty_kind="scale"`` (default)
-        xi/2 sum_k (gamma_k / gamma_k,start)^2 is added to the LOO mean squared error
-        (a Gaussian prior on the scale parameters, shrinking widths towards 0);
-        with ``"log"`` xi sum_k (log gamma_k - log gamma_k,start)^2. The criterion is
-        in units of y^2: scale xi with var(y) (e.g. 1e-3 var(y)).
+    penalty : float >= 0 or "bayes", default 0
+        Cawley & Talbot's regularization of the selection criterion (against
+        over-fitting it with many ARD widths on few examples). A number xi: with
+        ``penalty_kind="scale"`` (default) xi/2 sum_k (gamma_k / gamma_k,start)^2 is
+        added to the LOO mean squared error (a Gaussian prior on the scale parameters,
+        shrinking widths towards 0); with ``"log"`` xi sum_k (log gamma_k - log
+        gamma_k,start)^2. The criterion is in units of y^2: scale xi with var(y) (e.g.
+        1e-3 var(y)). ``"bayes"``: xi integrated out under a Jeffreys prior (Cawley &
+        Talbot, JMLR 8, 2007), minimizing log Q + (N / n) log Omega with Q the LOO
+        error, n = m t residuals, N the number of widths and Omega = 1/2 sum_k
+        (gamma_k / gamma_k,start)^2 (:class:`rlscore.core.selection.PenalizedCriterion`;
+        no weight to choose; an ``objective`` may set ``n_residuals``, else m t).
+        Measured on the four sets of ``benchmarks/bench_kernel_learning.py`` it helps
+        on diabetes (300 rows, 10 widths: test MSE 0.579 -> 0.494) and hurts on the
+        others (Beijing 0.097 -> 0.104, relevance 0.025 -> 0.028; its pull on all
+        widths towards 0 does not fade: log Omega has no lower bound), so it is not
+        the default; ``criterion="evidence"`` did better on all four.
     penalty_kind : {"scale", "log"}, default "scale"
     maxiter, rtol : per start, L-BFGS-B steps and the stop rule (relative decrease of
         the criterion over 5 steps below rtol)
@@ -116,6 +141,16 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     basis_vectors : array-like (r, d) or None
         Gaussian kernel only: learn for the reduced-set (Nystrom) model on these fixed
         basis rows (:class:`NystromLOOObjective`, O(m r^2) per step, no m x m array).
+    criterion : {"loo", "evidence"}, default "loo"
+        What is minimized (with ``objective=None``): the exact leave-one-out mean
+        squared error, or ``"evidence"``: the Gaussian-process negative log marginal
+        likelihood per example with the amplitude profiled out
+        (:class:`EvidenceObjective`; the model is the same RLS, regparam playing the
+        noise-to-signal ratio; one factorization and inverse per step, no rank-m
+        product). With many ARD widths on few examples the evidence over-fits less
+        than the LOO error: on the four sets of the benchmark its test error was
+        3-31 % below the LOO search's and at or below a Gaussian process's with the
+        same kernel. Not with ``basis_vectors`` or ``penalty="bayes"``.
 
     Returns
     -------
@@ -143,9 +178,16 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         raise ValueError(f"learning kernel parameters by leave-one-out needs at least 3 "
                          f"examples, got {X.shape[0]}")
     restarts = check_positive_int(restarts, "restarts", minimum=0)
+    if criterion not in ("loo", "evidence"):
+        raise ValueError(f"criterion must be 'loo' or 'evidence', got {criterion!r}")
+    if criterion == "evidence" and (objective is not None or basis_vectors is not None
+                                    or isinstance(penalty, str)):
+        raise ValueError("criterion='evidence' is the full-kernel RLS criterion: no "
+                         "objective, basis_vectors or penalty='bayes' with it")
     lam_lo, lam_hi = _ranges(regparam_range, "regparam_range", None) if (
         regparam_range is not None) else (None, None)
-    w_lo, w_hi = _ranges(width_range, "width_range", _WIDTH_RANGE)
+    w_lo, w_hi = _ranges(width_range, "width_range", _EVIDENCE_WIDTH_RANGE
+                         if criterion == "evidence" else _WIDTH_RANGE)
 
     if kernel == "GaussianKernel":
         family = GaussianFamily(X, ard=bool(ard))
@@ -188,7 +230,9 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
                              f"{X.shape[1]}")
         basis_family = GaussianFamily(basis, ard=bool(ard))
         objective = lambda fam, Yc: NystromLOOObjective(fam, basis_family, Yc)  # noqa
-    objective = (LOOObjective if objective is None else objective)(family, Y)
+    if objective is None:
+        objective = EvidenceObjective if criterion == "evidence" else LOOObjective
+    objective = objective(family, Y)
 
     def describe(z):
         g = np.exp(z[1:1 + (family.n_params if ard else 1)])
@@ -202,7 +246,9 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     search = minimize_criterion(
         objective, starts, list(zip(lo, hi)), penalty=penalty,
         penalty_index=np.arange(1, 1 + family.n_params) if kernel == "GaussianKernel"
-        else [1], penalty_kind=penalty_kind, maxiter=maxiter, rtol=rtol,
+        else [1], penalty_kind=penalty_kind,
+        n_residuals=getattr(objective, "n_residuals", Y.size), maxiter=maxiter,
+        rtol=rtol,
         describe=describe,
         desc="kernel learning (LOO gradient)", verbose=verbose)
     history = [dict(restart=h["restart"], step=h["step"], criterion=h["criterion"],
@@ -213,3 +259,74 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
                                 kernel_params=family.params(theta), criterion=search.fun,
                                 history=history, search=search, family=family,
                                 theta=theta)
+
+
+@dataclass
+class GridLOOResult:
+    """The best point of :func:`gaussian_grid_loo`.
+
+    Attributes
+    ----------
+    gamma, regparam : float, the chosen grid point
+    criterion : float, its LOO mean squared error
+    gammas, regparams : ndarray, the grid
+    performances : ndarray (n_gammas, n_regparams), the LOO mean squared errors
+    model : RLSModel, decomposed at the chosen gamma and solved at the chosen regparam
+    """
+    gamma: float
+    regparam: float
+    criterion: float
+    gammas: np.ndarray
+    regparams: np.ndarray
+    performances: np.ndarray
+    model: object
+
+    def predict(self, X):
+        """Predictions of the chosen model for rows X. O(n m d)."""
+        return self.model.predictor.predict(X)
+
+
+def gaussian_grid_loo(X, Y, gammas=None, regparams=None):
+    """The Gaussian kernel's gamma and regparam by the exact LOO error over a grid: the
+    baseline :func:`learn_kernel` replaces.
+
+    Parameters
+    ----------
+    X : array-like or sparse (m, d), Y : array-like (m,) or (m, t)
+    gammas : sequence of floats > 0 or None
+        Default :data:`GRID_GAMMA_FACTORS` (10 values, 1e-2 ... 1e1) times the
+        median-heuristic gamma of X.
+    regparams : sequence of floats > 0 or None
+        Default :data:`GRID_REGPARAMS` (13 values, 1e-6 ... 1e2).
+
+    Returns
+    -------
+    GridLOOResult
+
+    Notes
+    -----
+    One eigendecomposition per gamma (O(m^3)) and O(m^2 t) per regparam
+    (:class:`RLSModel` with ``path=True`` and :class:`LOOCV`, through
+    :func:`rlscore.core.selection.grid_search_params`; an edge-of-grid warning when
+    the best point is on the grid's border).
+    """
+    from rlscore.measure import sqerror
+    X = as_kernel_input(X)
+    if gammas is None:
+        from rlscore.kernel import median_heuristic_gamma
+        gammas = median_heuristic_gamma(X) * GRID_GAMMA_FACTORS
+    gammas = [check_real(g, "gammas", minimum=0, open_minimum=True) for g in gammas]
+    regparams = GRID_REGPARAMS if regparams is None else regparams
+    regparams = [check_real(r, "regparams", minimum=0, open_minimum=True)
+                 for r in regparams]
+    out = grid_search_params(
+        lambda gamma: RLSModel(X, Y, regparams[0], "GaussianKernel", path=True,
+                               gamma=gamma),
+        {"gamma": gammas}, regparams, lambda model: LOOCV(model, sqerror))
+    i = out["settings"].index(out["best_setting"])
+    j = regparams.index(out["best_regparam"])
+    return GridLOOResult(gamma=float(out["best_setting"]["gamma"]),
+                         regparam=float(out["best_regparam"]),
+                         criterion=float(out["performances"][i, j]),
+                         gammas=np.array(gammas), regparams=np.array(regparams),
+                         performances=out["performances"], model=out["model"])

@@ -64,8 +64,9 @@ def check_criterion_inputs(K, Y, regparam, what="leave-one-out"):
         raise ValueError(f"K has shape {K.shape}, Y has {Y.shape[0]} rows")
     return Y, regparam
 
-def regularized_inverse(K, regparam):
-    """G = (K + regparam I)^-1 of a symmetric PSD K as a full C-contiguous array.
+def regularized_inverse(K, regparam, logdet=False):
+    """G = (K + regparam I)^-1 of a symmetric PSD K as a full C-contiguous array (and,
+    with ``logdet=True``, log det(K + regparam I) too: returns (G, logdet)).
 
     Cholesky (potrf) and its inverse (potri), m^3 flops; when the factorization fails
     (K + regparam I not numerically positive definite), a symmetric eigendecomposition
@@ -75,12 +76,16 @@ def regularized_inverse(K, regparam):
     S.flat[:: S.shape[0] + 1] += regparam
     L, info = lapack.dpotrf(S, lower=1, overwrite_a=1)
     if info == 0:
+        ld = 2.0 * float(np.sum(np.log(np.diagonal(L))))
         G, info = lapack.dpotri(L, lower=1, overwrite_c=1)
         if info == 0:
-            return symmetric_from_triangle(G, lower=True)
+            G = symmetric_from_triangle(G, lower=True)
+            return (G, ld) if logdet else G
     mu, V = la.eigh(K, driver="evd", check_finite=False)
-    V = V / np.sqrt(np.maximum(mu, 0.0) + regparam)
-    return V @ V.T
+    mu = np.maximum(mu, 0.0) + regparam
+    W = V / np.sqrt(mu)
+    G = W @ W.T                     # exactly symmetric
+    return (G, float(np.sum(np.log(mu)))) if logdet else G
 
 
 class LOOGradient:

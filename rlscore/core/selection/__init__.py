@@ -14,8 +14,9 @@ What lives here
     the gradient-based alternative to a grid: L-BFGS-B over log-scale parameters of any
     callable returning a CV criterion and its gradient (the learner families supply it,
     e.g. :class:`rlscore.core.rls.LOOObjective`), with restarts, a stop rule in the
-    criterion, an optional Cawley & Talbot penalty and progress per step; O(p) per
-    evaluation beyond the callable's cost.
+    criterion, an optional Cawley & Talbot penalty (fixed weight, or ``"bayes"`` with
+    the weight integrated out: :class:`PenalizedCriterion`) and progress per step; O(p)
+    per evaluation beyond the callable's cost.
 
 Builds on
     ``structure`` and ``optim``; it calls models through their ``holdout`` /
@@ -34,7 +35,8 @@ from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_sea
                                         EdgeOfGridWarning, holdout_of)
 from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
                                              RefitCV)
-from rlscore.core.selection._kernel_search import (minimize_criterion, CriterionSearchResult)
+from rlscore.core.selection._kernel_search import (minimize_criterion, CriterionSearchResult,
+                                                   PenalizedCriterion)
 
 __all__ = [
     "lpo_cindex",
@@ -57,5 +59,6 @@ __all__ = [
     "RefitModel",
     "RefitCV",
     "minimize_criterion",
+    "PenalizedCriterion",
     "CriterionSearchResult",
 ]

@@ -14,7 +14,7 @@ from scipy.optimize import minimize
 from rlscore._progress import progress
 from rlscore._validation import check_positive_int, check_real, check_tol
 
-__all__ = ["minimize_criterion", "CriterionSearchResult"]
+__all__ = ["minimize_criterion", "CriterionSearchResult", "PenalizedCriterion"]
 
 
 @dataclass
@@ -25,7 +25,7 @@ class CriterionSearchResult:
     ----------
     x : ndarray (p,), the best point (log space)
     fun : float, the criterion there (penalty excluded)
-    objective : float, criterion + penalty there (what was minimized)
+    objective : float, the penalized objective there (what was minimized)
     history : list of dict, one per optimizer step of every restart: ``restart``,
         ``step``, ``criterion``, ``objective``, ``grad_norm``, ``x``
     restarts : list of dict, per start: ``x0``, ``x``, ``fun``, ``objective``,
@@ -40,13 +40,105 @@ class CriterionSearchResult:
     n_evaluations: int = 0
 
 
-class _Stop(Exception):
-    pass
+class PenalizedCriterion:
+    """A criterion plus a penalty on some of its log-scale coordinates: the objective
+    that :func:`minimize_criterion` minimizes.
+
+    Parameters
+    ----------
+    fun : callable, ``fun(x) -> (criterion, gradient)`` (criterion > 0 for ``"bayes"``)
+    penalty : float >= 0 or ``"bayes"``
+    index : index array, the penalized coordinates x_k = log eta_k
+    center : ndarray, c (eta is measured in units of exp(c))
+    kind : {"scale", "log"}, the form of a fixed-weight penalty
+    n_residuals : int, n: the number of squared residuals the criterion averages
+        (``"bayes"`` only)
+
+    Notes
+    -----
+    With u = x[index] - c and N = len(index), the objective is
+
+    * fixed weight xi, ``kind="scale"``: Q + xi Omega, Omega = 1/2 sum_k exp(2 u_k)
+      (Cawley & Talbot's Gaussian prior on the scale factors eta_k / eta_k,c);
+    * fixed weight xi, ``kind="log"``: Q + xi sum_k u_k^2;
+    * ``"bayes"``: xi integrated out (Cawley & Talbot, JMLR 8, 2007). With
+      the likelihood of the n LOO residuals ~ zeta^(n/2) exp(-zeta n Q / 2) (precision
+      zeta; Q their mean square) and the prior ~ xi^(N/2) exp(-xi Omega), both
+      precisions integrated out under Jeffreys priors 1/zeta, 1/xi
+      (int_0^inf s^(k/2 - 1) exp(-s c) ds = Gamma(k/2) c^(-k/2)) leave
+      -log p(theta | data) = (n/2) log Q + (N/2) log Omega + const. Divided by n/2
+      (same minimizer; one unit of the objective is then a relative change of Q):
+
+          L = log Q + (N / n) log Omega,
+          dL/dx_j = (dQ/dx_j) / Q + (N / n) [j in index] exp(2 u_j) / Omega.
+
+      No weight to choose: the penalty's strength follows from N / n (many widths
+      on few examples: strong) and the gradient stays O(p). log Omega has no lower
+      bound: as all eta_k -> 0 together its pull does not fade, and only the box (or
+      a rising Q) stops that direction.
+
+    ``x`` itself is never penalized beyond ``index`` (the regparam coordinate is
+    left free). A call costs one ``fun`` call plus O(p).
+    """
+
+    def __init__(self, fun, penalty=0.0, index=None, center=None, kind="scale",
+                 n_residuals=None):
+        self.fun = fun
+        self.bayes = isinstance(penalty, str)
+        if self.bayes:
+            if penalty != "bayes":
+                raise ValueError(f"penalty must be a number >= 0 or 'bayes', got "
+                                 f"{penalty!r}")
+            n_residuals = check_positive_int(n_residuals, "n_residuals")
+        else:
+            penalty = check_real(penalty, "penalty", minimum=0)
+            if kind not in ("scale", "log"):
+                raise ValueError(f"penalty_kind must be 'scale' or 'log', got {kind!r}")
+        self.penalty, self.kind, self.n_residuals = penalty, kind, n_residuals
+        self.index = None if index is None else np.asarray(index, dtype=int)
+        self.center = None if center is None else np.asarray(center, dtype=np.float64)
+
+    def evaluate(self, x):
+        """(criterion, objective, gradient of the objective) at x."""
+        value, grad = self.fun(x)
+        value = float(value)
+        grad = np.array(grad, dtype=np.float64)
+        idx = np.arange(len(x)) if self.index is None else self.index
+        c = np.zeros(len(x)) if self.center is None else self.center
+        u = x[idx] - c[idx]
+        if self.bayes:
+            if not value > 0:
+                raise FloatingPointError(f"penalty='bayes' needs a positive criterion, "
+                                         f"got {value} at x = {x}")
+            e2 = np.exp(2.0 * (u - u.max()))         # Omega up to exp(2 max u)
+            ratio = idx.size / self.n_residuals
+            obj = np.log(value) + ratio * (np.log(0.5 * e2.sum()) + 2.0 * u.max())
+            grad /= value
+            grad[idx] += ratio * 2.0 * e2 / e2.sum()
+        elif self.penalty == 0:
+            obj = value
+        elif self.kind == "log":
+            obj = value + self.penalty * float(u @ u)
+            grad[idx] += 2.0 * self.penalty * u
+        else:
+            e2 = np.exp(2.0 * u)
+            obj = value + 0.5 * self.penalty * float(e2.sum())
+            grad[idx] += self.penalty * e2
+        return value, float(obj), grad
+
+    def __call__(self, x):
+        """(objective, gradient)."""
+        _, obj, grad = self.evaluate(np.asarray(x, dtype=np.float64))
+        return obj, grad
+
+    def value(self, x):
+        """The objective alone."""
+        return self(x)[0]
 
 
 def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
-                       penalty_center=None, penalty_kind="scale", maxiter=100, rtol=1e-6,
-                       patience=5,
+                       penalty_center=None, penalty_kind="scale", n_residuals=None,
+                       maxiter=100, rtol=1e-6, patience=5,
                        describe=None, desc="kernel learning", verbose=None):
     """Minimize ``fun(x) -> (value, gradient)`` over a box, from several starts.
 
@@ -58,10 +150,12 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
         Starting points; the first is usually data-driven, the others restarts.
     bounds : sequence of p (low, high) pairs
         Box of the search (log space); starts are clipped into it.
-    penalty : float >= 0, default 0
+    penalty : float >= 0 or "bayes", default 0
         Weight xi of a penalty on the coordinates ``penalty_index`` added to the
         criterion, against over-fitting the selection criterion with many parameters
-        (Cawley & Talbot, JMLR 8, 2007).
+        (Cawley & Talbot, JMLR 8, 2007); ``"bayes"``: their regularization with xi
+        integrated out, log Q + (N / n) log Omega (no weight to choose; needs
+        ``n_residuals``). See :class:`PenalizedCriterion`.
     penalty_index : index array or None
         The coordinates penalized (e.g. the log widths); None: all.
     penalty_center : ndarray or None
@@ -70,13 +164,20 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
         ``"scale"``: xi/2 sum_k exp(2 (x_k - c_k)), i.e. xi/2 sum_k (eta_k / eta_k,c)^2
         for x = log eta: Cawley & Talbot's Gaussian prior on the ARD scale parameters
         (it shrinks widths towards 0, switching features off); ``"log"``:
-        xi sum_k (x_k - c_k)^2 (a log-normal prior around the start).
+        xi sum_k (x_k - c_k)^2 (a log-normal prior around the start). Not used with
+        ``penalty="bayes"`` (always the scale form).
+    n_residuals : int or None
+        ``penalty="bayes"``: the number n of squared residuals the criterion averages
+        (m t for the LOO error of m examples with t outputs).
     maxiter : int, default 100
         L-BFGS-B iterations per start.
     rtol : float in (0, 1), default 1e-6
         Stop rule in the criterion: a start ends when the objective has decreased by
         less than ``rtol`` (relative) over the last ``patience`` steps, or when
-        L-BFGS-B's own tests (projected gradient, ftol = rtol) hold.
+        L-BFGS-B's own tests (projected gradient, ftol = rtol) hold. (With
+        ``penalty="bayes"`` or a ``fun`` whose attribute ``log_scale`` is true, e.g. a
+        negative log-likelihood, the objective is on a log scale and its absolute
+        decrease is compared with rtol.)
     patience : int, default 5
     describe : callable or None
         ``describe(x) -> dict`` of named values (e.g. ``regparam``, ``gamma``) shown in
@@ -100,35 +201,24 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
     if lo.shape != (p,) or np.any(lo > hi) or not np.all(np.isfinite(starts)):
         raise ValueError(f"bounds must be {p} (low, high) pairs with low <= high and the "
                          f"starts finite")
-    penalty = check_real(penalty, "penalty", minimum=0)
     maxiter = check_positive_int(maxiter, "maxiter")
     patience = check_positive_int(patience, "patience")
     rtol = check_tol(rtol, "rtol")
-    if penalty_kind not in ("scale", "log"):
-        raise ValueError(f"penalty_kind must be 'scale' or 'log', got {penalty_kind!r}")
     idx = np.arange(p) if penalty_index is None else np.asarray(penalty_index, dtype=int)
     center = np.clip(starts[0], lo, hi) if penalty_center is None else np.asarray(
         penalty_center, dtype=np.float64)
+    penalized = PenalizedCriterion(fun, penalty, idx, center, penalty_kind, n_residuals)
+    # stop rule: relative decrease of an additive objective; of a log-scale one (the
+    # "bayes" objective, a negative log-likelihood), its absolute decrease
+    floor = 1.0 if penalized.bayes or getattr(fun, "log_scale", False) else 1e-300
     counter = [0]
     cache = {}                     # x bytes -> (criterion, objective, gradient)
 
     def objective(x):
         key = x.tobytes()
         if key not in cache:
-            value, grad = fun(x)
+            value, obj, grad = penalized.evaluate(x)
             counter[0] += 1
-            value = float(value)
-            grad = np.array(grad, dtype=np.float64)
-            obj = value
-            if penalty > 0:
-                diff = x[idx] - center[idx]
-                if penalty_kind == "log":
-                    obj = value + penalty * float(diff @ diff)
-                    grad[idx] += 2.0 * penalty * diff
-                else:
-                    e2 = np.exp(2.0 * diff)
-                    obj = value + 0.5 * penalty * float(e2.sum())
-                    grad[idx] += penalty * e2
             if not np.isfinite(obj) or not np.all(np.isfinite(grad)):
                 raise FloatingPointError(f"the criterion is not finite at x = {x}")
             if len(cache) > 8:
@@ -152,7 +242,7 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
                       **({} if describe is None else describe(x)))
             if len(trace) > patience:
                 old = trace[-1 - patience]["objective"]
-                if old - obj <= rtol * max(abs(old), 1e-300):
+                if old - obj <= rtol * max(abs(old), floor):
                     raise StopIteration
         return callback
 

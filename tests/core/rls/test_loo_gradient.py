@@ -223,3 +223,67 @@ def test_gaussian_kernel_rejects_bad_gamma(gamma, exc):
         GaussianKernel(np.ones((3, 2)), gamma=gamma)
     with pytest.raises(ValueError, match="gamma holds 3 values"):
         GaussianKernel(np.ones((3, 2)), gamma=[1.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("penalty,kind", [("bayes", "scale"), (0.3, "scale"), (0.3, "log")])
+def test_penalized_criterion_gradient(check_gradient, penalty, kind):
+    """Every penalty form: the objective's gradient against central differences, and
+    the value against its formula written out (Cawley & Talbot 2007: with xi
+    integrated out, log Q + (N / n) log Omega, Omega = 1/2 sum eta_k^2)."""
+    from rlscore.core.selection import PenalizedCriterion
+    X, Y = data(m=30, d=3, seed=5)
+    obj = LOOObjective(GaussianFamily(X, ard=True), Y)
+    start = GaussianFamily(X, ard=True).start()
+    z = np.concatenate([[np.log(0.05)], start + np.array([0.3, -0.5, 0.1])])
+    idx = np.arange(1, 4)
+    crit = PenalizedCriterion(obj, penalty, idx, np.concatenate([[0.0], start]), kind,
+                              n_residuals=Y.size)
+    check_gradient(crit, z)
+    Q = obj.value(z)
+    eta = np.exp(z[1:] - start)
+    expected = {"bayes": np.log(Q) + 3 / 30 * np.log(0.5 * np.sum(eta ** 2)),
+                "scale": Q + 0.3 * 0.5 * np.sum(eta ** 2),
+                "log": Q + 0.3 * np.sum(np.log(eta) ** 2)}
+    assert np.isclose(crit.value(z), expected["bayes" if penalty == "bayes" else kind],
+                      rtol=1e-12)
+
+
+def test_bayes_penalty_learning():
+    """penalty='bayes' runs through learn_kernel, reports the unpenalized LOO error as
+    the criterion and the regularized objective (the formula, evaluated apart) below
+    its value at the start."""
+    from rlscore.core.selection import PenalizedCriterion
+    X, Y = data(m=40, d=4, seed=2)
+    bayes = learn_kernel(X, Y, ard=True, restarts=0, penalty="bayes")
+    obj = LOOObjective(GaussianFamily(X, ard=True), Y)
+    assert np.isclose(bayes.criterion, obj.value(bayes.search.x), rtol=1e-12)
+    center = bayes.search.restarts[0]["x0"]
+    crit = PenalizedCriterion(obj, "bayes", np.arange(1, 5), center, n_residuals=40)
+    assert np.isclose(crit.value(bayes.search.x), bayes.search.objective, rtol=1e-12)
+    assert bayes.search.objective < crit.value(center)
+    with pytest.raises(ValueError, match="penalty"):
+        learn_kernel(X, Y, penalty="jeffreys")
+
+
+def test_gaussian_grid_loo_against_refits():
+    """The gamma x lambda grid: every cell equals m refits, the best cell is chosen and
+    the returned model predicts as RLS at it (explicit solve)."""
+    from rlscore.core.rls import gaussian_grid_loo
+    X, Y = data(m=20, d=3, seed=6)
+    gammas, lams = [0.05, 0.3, 2.0], [1e-3, 1e-1, 1.0, 10.0]
+    res = gaussian_grid_loo(X, Y, gammas, lams)
+    table = np.array([[refit_loo(GaussianKernel(X, gamma=g).getKM(X), Y, lam)
+                       for lam in lams] for g in gammas])
+    np.testing.assert_allclose(res.performances, table, rtol=1e-9)
+    i, j = np.unravel_index(np.argmin(table), table.shape)
+    assert (res.gamma, res.regparam) == (gammas[i], lams[j])
+    assert np.isclose(res.criterion, table[i, j], rtol=1e-9)
+    K = GaussianKernel(X, gamma=gammas[i]).getKM(X)
+    a = np.linalg.solve(K + lams[j] * np.eye(len(Y)), Y)
+    Xt = X[:4] + 0.2
+    expected = GaussianKernel(X, gamma=gammas[i]).getKM(Xt) @ a
+    np.testing.assert_allclose(res.predict(Xt), expected, rtol=1e-8)
+    with pytest.raises(ValueError, match="gammas"):
+        gaussian_grid_loo(X, Y, [0.1, -1.0])
+    with pytest.raises(ValueError, match="regparams"):
+        gaussian_grid_loo(X, Y, [0.1], [np.nan])
