@@ -96,9 +96,65 @@ def test_fit_gamma_learn_ranking_writes_the_core_result(query_file, tmp_path, ca
 
 
 @pytest.mark.parametrize("extra", [["--cv", "loo"], ["--regparam", "1"],
-                                   ["--kernel", "linear"]])
+                                   ["--kernel", "linear"],
+                                   ["--learn-criterion", "evidence"]])
 def test_fit_gamma_learn_query_bad_combinations(query_file, tmp_path, extra):
     path, _ = query_file
     argv = ["fit", str(path), "-o", str(tmp_path / "m.npz"), "--learner",
             "query-rankrls", "--kernel", "gaussian", "--gamma", "learn"] + extra
     assert main(argv) == 2
+
+
+@pytest.mark.parametrize("penalty", ["bayes", "0.01"])
+def test_fit_gamma_learn_ard_and_penalty(train_file, tmp_path, capsys, penalty):
+    """--ard and --kernel-penalty pass through to LeaveOneOutRLS(ard=, penalty=): the
+    same learned widths, in the model file and its metadata."""
+    path, X, y = train_file
+    out = tmp_path / "m.npz"
+    assert main(["fit", str(path), "-o", str(out), "--kernel", "gaussian",
+                 "--gamma", "learn", "--ard", "--kernel-penalty", penalty]) == 0
+    Xf, yf, _ = read_svmlight(str(path))
+    ref = LeaveOneOutRLS(Xf, yf[:, 0], kernel="GaussianKernel", gamma="learn", ard=True,
+                         penalty=penalty if penalty == "bayes" else float(penalty))
+    pred = load_model(str(out))
+    np.testing.assert_allclose(pred.kernel.gamma, ref.gamma, rtol=1e-12)
+    np.testing.assert_allclose(pred.predict(X), ref.predict(X), rtol=1e-10)
+    meta = read_metadata(str(out))
+    kl = meta["info"]["kernel_learning"] if "info" in meta else meta["kernel_learning"]
+    assert kl["ard"] is True
+    assert kl["penalty"] == (penalty if penalty == "bayes" else float(penalty))
+    assert len(kl["kernel_params"]["gamma"]) == X.shape[1]
+
+
+@pytest.mark.parametrize("extra", [["--ard"], ["--kernel-penalty", "bayes"]])
+def test_ard_and_penalty_need_gamma_learn(train_file, tmp_path, extra):
+    path, _, _ = train_file
+    assert main(["fit", str(path), "-o", str(tmp_path / "m.npz"), "--kernel", "gaussian",
+                 "--gamma", "0.5"] + extra) == 2
+
+
+def test_ard_needs_gaussian_and_penalty_value(train_file, tmp_path):
+    path, _, _ = train_file
+    base = ["fit", str(path), "-o", str(tmp_path / "m.npz"), "--gamma", "learn"]
+    assert main(base + ["--kernel", "polynomial", "--ard"]) == 2
+    for bad in ("-1", "jeffreys", "nan"):
+        with pytest.raises(SystemExit):
+            main(base + ["--kernel", "gaussian", "--kernel-penalty", bad])
+
+
+def test_fit_learn_criterion_evidence(train_file, tmp_path, capsys):
+    path, X, y = train_file
+    out = tmp_path / "m.npz"
+    assert main(["fit", str(path), "-o", str(out), "--kernel", "gaussian", "--gamma",
+                 "learn", "--ard", "--learn-criterion", "evidence"]) == 0
+    Xf, yf, _ = read_svmlight(str(path))
+    ref = LeaveOneOutRLS(Xf, yf[:, 0], kernel="GaussianKernel", gamma="learn", ard=True,
+                         criterion="evidence")
+    pred = load_model(str(out))
+    np.testing.assert_allclose(pred.kernel.gamma, ref.gamma, rtol=1e-12)
+    meta = read_metadata(str(out))
+    kl = meta["info"]["kernel_learning"] if "info" in meta else meta["kernel_learning"]
+    assert kl["criterion_name"] == "evidence" and kl["criterion"] == ref.kernel_learning.criterion
+    assert "learned by evidence gradient" in capsys.readouterr().out
+    assert main(["fit", str(path), "-o", str(out), "--kernel", "gaussian", "--gamma",
+                 "0.5", "--learn-criterion", "evidence"]) == 2

@@ -124,6 +124,20 @@ def _seed(text):
     return value
 
 
+def _kernel_penalty(text):
+    """argparse type of --kernel-penalty: a number >= 0 or 'bayes'."""
+    if text == "bayes":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'bayes', got "
+                                         f"{text!r}")
+    return value
+
+
 def _gamma(text):
     """argparse type of --gamma: a number, or 'learn' (fit: gamma and regparam learned
     by the gradient of the exact leave-one-out error)."""
@@ -163,6 +177,19 @@ def _add_training_options(p, need_output):
                    "regparam learned together by minimizing the exact leave-one-out "
                    "(query-rankrls: leave-query-out) error with its gradient, written "
                    "into the model file")
+    if need_output:
+        p.add_argument("--ard", action="store_true", help="with --gamma learn and "
+                       "--kernel gaussian: one gamma per feature (automatic relevance "
+                       "determination)")
+        p.add_argument("--kernel-penalty", type=_kernel_penalty, metavar="XI",
+                       help="with --gamma learn: Cawley & Talbot's penalty on the widths, "
+                            "a weight >= 0 (units of y^2) or 'bayes' (the weight "
+                            "integrated out; default 0: none)")
+        p.add_argument("--learn-criterion", choices=["loo", "evidence"], default=None,
+                       help="with --gamma learn: minimize the exact leave-one-out error "
+                            "(loo, default) or the Gaussian-process evidence (marginal "
+                            "likelihood) of the same model, which over-fits less with "
+                            "--ard on few examples")
     p.add_argument("--degree", type=int, help="polynomial degree")
     p.add_argument("--coef0", type=float, help="polynomial offset")
     p.add_argument("--bias", type=float, help="linear kernel: constant feature (RLS)")

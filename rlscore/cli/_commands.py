@@ -198,6 +198,10 @@ def _cmd_fit(args):
     from rlscore.model_io import save_model
     spec = LEARNERS[args.learner]
     _check_training_options(args)
+    if args.gamma != "learn" and (args.ard or args.kernel_penalty is not None
+                                  or args.learn_criterion is not None):
+        raise UsageError("--ard, --kernel-penalty and --learn-criterion apply to "
+                         "--gamma learn")
     from rlscore.cli._stream import fit_streamed, wants_stream
     if wants_stream(args):
         learner, info, width = fit_streamed(
@@ -224,16 +228,28 @@ def _cmd_fit(args):
         learner, kparams = _learn_kernel(args, data, spec)
         res = learner.kernel_learning
         cv, criterion = _KERNEL_LEARNING[spec.name]
+        evidence = args.learn_criterion == "evidence"
+        if evidence:
+            criterion = "the Gaussian-process negative log marginal likelihood per example"
         info.update({"cv": cv, "measure": "sqerror", "kernel_learning": {
             "method": f"L-BFGS-B on {criterion}",
+            "criterion_name": "evidence" if evidence else cv,
+            "ard": bool(args.ard), "penalty": (0.0 if args.kernel_penalty is None
+                                               else args.kernel_penalty),
             "criterion": res.criterion, "regparam": res.regparam,
-            "kernel_params": res.kernel_params,
+            "kernel_params": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                              for k, v in res.kernel_params.items()},
             "criterion_per_step": [h["criterion"] for h in res.history]}})
         if not args.quiet:
-            kp_text = ", ".join(f"{k} {v:.6g}" for k, v in res.kernel_params.items())
+            kp_text = ", ".join(
+                f"{k} {v:.6g}" if np.ndim(v) == 0 else
+                f"{k} [{', '.join(f'{x:.3g}' for x in v)}]"
+                for k, v in res.kernel_params.items())
             name = {"loo": "leave-one-out", "lqo": "leave-query-out"}[cv]
-            print(f"learned by {name} gradient: regparam {res.regparam:.6g}, "
-                  f"{kp_text}; {name} MSE {res.criterion:.6g} "
+            what, value = (("evidence", "negative log evidence per example")
+                           if evidence else (name, f"{name} MSE"))
+            print(f"learned by {what} gradient: regparam {res.regparam:.6g}, "
+                  f"{kp_text}; {value} {res.criterion:.6g} "
                   f"({len(res.history)} steps)")
     elif selecting:
         if args.regparam is not None:
@@ -300,21 +316,28 @@ def _learn_kernel(args, data, spec):
     if args.cv not in (None, cv):
         raise UsageError(f"--gamma learn with --learner {spec.name} uses --cv {cv}, got "
                          f"--cv {args.cv}")
+    if args.ard and args.kernel != "gaussian":
+        raise UsageError("--ard needs --kernel gaussian")
+    if args.learn_criterion == "evidence" and spec.name != "rls":
+        raise UsageError("--learn-criterion evidence needs --learner rls")
+    search = {"ard": bool(args.ard),
+              "penalty": 0.0 if args.kernel_penalty is None else args.kernel_penalty}
     kernel, kp = _kernel_args(args, spec)
     with Progress(f"learning the kernel parameters ({cv} gradient)"):
         try:
             if spec.name == "rls":
                 from rlscore.learner import LeaveOneOutRLS
                 learner = LeaveOneOutRLS(data.X, data.y, kernel=kernel, gamma="learn",
-                                         **kp)
+                                         criterion=args.learn_criterion or "loo",
+                                         **search, **kp)
             elif spec.name == "query-rankrls":
                 from rlscore.learner import LeaveQueryOutRankRLS
                 learner = LeaveQueryOutRankRLS(data.X, data.y, data.qids, kernel=kernel,
-                                               gamma="learn", **kp)
+                                               gamma="learn", **search, **kp)
             else:
                 from rlscore.core.rankrls import learn_kernel_global
                 res = learn_kernel_global(data.X, data.y, kernel,
-                                          degree=kp.get("degree", 2))
+                                          degree=kp.get("degree", 2), **search)
                 kp = {**kp, **{k: v for k, v in res.kernel_params.items()
                                if k != "degree"}}
                 learner = spec.train(data, res.regparam, kernel, kp, None)

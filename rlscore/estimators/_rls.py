@@ -197,9 +197,16 @@ _LEARN_PARAMS_DOC = """
         ``ard=True`` (rbf): one gamma per feature (automatic relevance
         determination); ``gamma_`` is then an array and ``length_scales_`` shows
         which features matter (an irrelevant one goes to the upper bound).
-    penalty : float >= 0, default=0.0
+    penalty : float >= 0 or "bayes", default=0.0
         With ``gamma="learn"``: weight of Cawley & Talbot's penalty on the widths
-        (against over-fitting the criterion with many ARD widths)."""
+        (against over-fitting the criterion with many ARD widths), or ``"bayes"``:
+        their regularization with the weight integrated out (no weight to choose; see
+        :func:`rlscore.core.rls.learn_kernel`).
+    criterion : {"loo", "evidence"}, default="loo"
+        With ``gamma="learn"``: what the gradient search minimizes, the exact
+        leave-one-out error or the Gaussian-process evidence (marginal likelihood) of
+        the same model, which over-fits less with ARD on few examples.
+        ``best_score_`` is the leave-one-out score at the learned point either way."""
 
 
 #: fitted attributes of ``gamma="learn"`` (removed at the start of every ``fit``)
@@ -227,7 +234,8 @@ def fit_learned_kernel(est, search, check=None):
     """``gamma="learn"`` of a CV estimator (KernelRLSCV, RankRLSCV): refuse the
     combinations it excludes (other kernels, an ``alphas`` grid, reduced-set models;
     ``check()`` for the estimator's own), run the core ``search(name, ard=, degree=,
-    penalty=)`` (a :class:`rlscore.core.rls.KernelLearningResult`), set
+    penalty=[, criterion=])`` (a :class:`rlscore.core.rls.KernelLearningResult`;
+    ``criterion`` when the estimator has one), set
     ``gamma_``, ``length_scales_`` or ``coef0_`` and ``learning_history_``, and return
     the learned alpha. O(1) beyond the search."""
     name = resolve_kernel(est.kernel)
@@ -244,7 +252,10 @@ def fit_learned_kernel(est, search, check=None):
                          "(basis_vectors, n_basis, basis_indices)")
     if not isinstance(est.ard, (bool, np.bool_)):
         raise TypeError(f"ard must be True or False, got {est.ard!r}")
-    res = search(name, ard=bool(est.ard), degree=est.degree, penalty=est.penalty)
+    extra = {} if getattr(est, "criterion", None) is None else {
+        "criterion": est.criterion}
+    res = search(name, ard=bool(est.ard), degree=est.degree, penalty=est.penalty,
+                 **extra)
     est._learned_params = dict(res.kernel_params)
     est.gamma_ = res.kernel_params["gamma"]
     if name == "GaussianKernel":
@@ -366,7 +377,8 @@ class KernelRLSCV(RLSEstimatorBase):
     def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
                  gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False, ard=False, penalty=0.0, verbose=False):
+                 keep_basis_in_cv=False, ard=False, penalty=0.0, criterion="loo",
+                 verbose=False):
         store_params(self, locals())
 
     def _learns(self):

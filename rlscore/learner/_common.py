@@ -104,7 +104,7 @@ def learns_kernel(kwargs):
 def learn_kernel_parameters(learner, kernel, basis_vectors, regparams, kwargs, fit):
     """``gamma="learn"`` of a selection learner: check the combination, run ``fit``
     (a core search such as :func:`rlscore.core.rls.learn_kernel`, called with ``ard``,
-    ``degree`` and ``penalty``), keep its result on ``learner`` (``kernel_learning``,
+    ``degree``, ``penalty`` and, when given, ``criterion``), keep its result on ``learner`` (``kernel_learning``,
     ``cv_history``, ``gamma``, ``length_scales`` or ``coef0``) and return the kernel
     keywords at the learned values and the one-element regparam grid."""
     from rlscore.core.rls import LEARNABLE_KERNELS
@@ -118,7 +118,8 @@ def learn_kernel_parameters(learner, kernel, basis_vectors, regparams, kwargs, f
     kwargs = dict(kwargs)
     ard = kwargs.pop("ard", False)
     penalty = kwargs.pop("penalty", 0.0)
-    res = fit(ard=ard, degree=kwargs.get("degree", 2), penalty=penalty)
+    extra = {"criterion": kwargs.pop("criterion")} if "criterion" in kwargs else {}
+    res = fit(ard=ard, degree=kwargs.get("degree", 2), penalty=penalty, **extra)
     learner.kernel_learning = res
     learner.cv_history = res.history
     learner.gamma = res.kernel_params["gamma"]

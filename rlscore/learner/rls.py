@@ -195,7 +195,11 @@ class LeaveOneOutRLS(_SelectionWrapper):
         minimizing the exact leave-one-out mean squared error with its gradient
         (:func:`rlscore.core.rls.learn_kernel`; no grid: ``regparams`` must be None,
         no ``basis_vectors``). Keywords of that search: ``ard=True`` (Gaussian: one
-        gamma per feature), ``penalty`` (Cawley & Talbot's penalty on the widths).
+        gamma per feature), ``penalty`` (Cawley & Talbot's penalty on the widths: a
+        weight >= 0, or ``"bayes"`` with the weight integrated out), ``criterion``
+        (``"loo"``, default, or ``"evidence"``: the Gaussian-process marginal
+        likelihood of the same model, which over-fits less with ARD on few examples;
+        ``cv_performances`` is the LOO error at the learned point either way).
 {VERBOSE_DOC}
 
     Attributes

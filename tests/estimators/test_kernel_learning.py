@@ -19,12 +19,34 @@ def data(m=60, d=4, seed=0):
     return X, np.sin(X[:, 0]) + 0.1 * rng.normal(size=m)
 
 
-@pytest.mark.parametrize("kernel,ard", [("rbf", False), ("rbf", True), ("poly", False)])
-def test_learned_estimator_matches_core(kernel, ard):
+@pytest.mark.parametrize("kernel,ard,penalty", [("rbf", False, 0.0), ("rbf", True, 0.0),
+                                                ("rbf", True, "bayes"), ("poly", False, 0.0)])
+def test_learned_estimator_matches_core(kernel, ard, penalty):
     X, y = data()
-    est = KernelRLSCV(kernel=kernel, gamma="learn", ard=ard, degree=2).fit(X, y)
+    est = KernelRLSCV(kernel=kernel, gamma="learn", ard=ard, degree=2,
+                      penalty=penalty).fit(X, y)
     core = learn_kernel(X, y, "GaussianKernel" if kernel == "rbf" else "PolynomialKernel",
-                        ard=ard, degree=2)
+                        ard=ard, degree=2, penalty=penalty)
+    _check_against_core(est, core, kernel, ard, penalty, X, y)
+
+
+def test_evidence_criterion_matches_core():
+    X, y = data()
+    est = KernelRLSCV(kernel="rbf", gamma="learn", ard=True,
+                      criterion="evidence").fit(X, y)
+    core = learn_kernel(X, y, ard=True, criterion="evidence")
+    assert est.alpha_ == core.regparam
+    np.testing.assert_array_equal(est.gamma_, core.kernel_params["gamma"])
+    np.testing.assert_allclose(est.length_scales_, core.length_scales)
+    assert len(est.learning_history_) == len(core.history)
+    # best_score_: the exact LOO error at the learned point, not the evidence
+    from rlscore.core.rls import LOOObjective
+    from rlscore.kernel import GaussianFamily
+    loo = LOOObjective(GaussianFamily(X, ard=True), y).value(core.search.x)
+    np.testing.assert_allclose(-est.best_score_, loo, rtol=1e-6)
+
+
+def _check_against_core(est, core, kernel, ard, penalty, X, y):
     assert est.alpha_ == core.regparam
     np.testing.assert_array_equal(est.gamma_, core.kernel_params["gamma"])
     # eigendecomposition (CV path) vs Cholesky (criterion) of an ill-conditioned K
@@ -38,7 +60,8 @@ def test_learned_estimator_matches_core(kernel, ard):
     if not ard:
         ref = KernelRLS(alpha=core.regparam, kernel=kernel, **params).fit(X, y)
         np.testing.assert_allclose(est.predict(X[:5]), ref.predict(X[:5]), rtol=1e-6)  # eigh vs Cholesky
-    assert est.learning_history_[-1]["criterion"] >= core.criterion - 1e-15
+    if penalty == 0.0:      # with a penalty the objective, not the LOO error, decreases
+        assert est.learning_history_[-1]["criterion"] >= core.criterion - 1e-15
 
 
 def test_in_pipeline_and_refit_clears_learned_attributes():
@@ -66,6 +89,9 @@ def test_check_estimator(est):
     (dict(kernel="rbf", gamma="lern"), ValueError, "learn"),
     (dict(kernel="rbf", gamma=0.5, ard=True), ValueError, "ard=True needs"),
     (dict(kernel="rbf", gamma=-0.5), ValueError, "gamma"),
+    (dict(kernel="rbf", gamma="learn", penalty="jeffreys"), ValueError, "penalty"),
+    (dict(kernel="rbf", gamma="learn", penalty=-1.0), ValueError, "penalty"),
+    (dict(kernel="rbf", gamma="learn", criterion="aic"), ValueError, "criterion"),
 ])
 def test_bad_parameters(params, exc, match):
     X, y = data()

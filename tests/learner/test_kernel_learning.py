@@ -18,6 +18,8 @@ def data(m=50, d=3, seed=0):
 
 @pytest.mark.parametrize("kernel,kw", [("GaussianKernel", {}),
                                        ("GaussianKernel", {"ard": True}),
+                                       ("GaussianKernel", {"ard": True,
+                                                           "penalty": "bayes"}),
                                        ("PolynomialKernel", {"degree": 3})])
 def test_learned_parameters_and_loo_agree_with_core(kernel, kw):
     X, y = data()
@@ -91,6 +93,15 @@ def test_leave_query_out_rankrls_learns_kernel():
     with pytest.raises(ValueError, match="regparams"):
         LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
                              regparams=[1.0])
+    # penalty="bayes" passes through; the evidence is an RLS criterion, refused here
+    bayes = LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
+                                 ard=True, penalty="bayes")
+    core = learn_kernel_lqo(X, y, qids, ard=True, penalty="bayes")
+    np.testing.assert_array_equal(bayes.gamma, core.kernel_params["gamma"])
+    with pytest.raises(ValueError, match="criterion"):
+        LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
+                             criterion="evidence")
+
 
 
 # --------------------------------------------------------------- KronRLS(gamma="learn")
@@ -139,3 +150,24 @@ def test_kronrls_learning_bad_combinations():
         KronRLS(X1=X1, X2=X2, Y=Y.T, gamma="learn")
     with pytest.warns(UserWarning, match="ard"):     # ignored without gamma="learn"
         KronRLS(X1=X1, X2=X2, Y=Y, ard=True)
+
+
+def test_evidence_criterion_passes_through():
+    """LeaveOneOutRLS(gamma="learn", criterion="evidence") is learn_kernel's evidence
+    search; its cv_performances is the exact LOO error at the learned point (refits)."""
+    X, y = data()
+    learner = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True,
+                             criterion="evidence")
+    core = learn_kernel(X, y, "GaussianKernel", ard=True, criterion="evidence")
+    assert learner.regparam == core.regparam
+    np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
+    ref = RLS(X, y, regparam=core.regparam, kernel="GaussianKernel",
+              gamma=core.kernel_params["gamma"])
+    K = ref.predictor.kernel.getKM(X)
+    m = len(y)
+    loo = np.mean([(y[i] - K[i, np.arange(m) != i] @ np.linalg.solve(
+        K[np.ix_(np.arange(m) != i, np.arange(m) != i)] + core.regparam * np.eye(m - 1),
+        y[np.arange(m) != i])) ** 2 for i in range(m)])
+    np.testing.assert_allclose(learner.cv_performances[0], loo, rtol=1e-6)
+    with pytest.raises(ValueError, match="criterion"):
+        LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", criterion="aic")
