@@ -5,9 +5,11 @@ On each data set (same split, inputs standardized and targets centred/scaled on 
 training part), test MSE (in units of the training variance of y) and wall time of
 
   (a)  rlscore.core.rls.learn_kernel: L-BFGS-B on the exact LOO error, ARD (one width
-       per feature) and, for reference, one isotropic width (a-iso);
-  (b)  a 10 gamma x 13 lambda grid with the exact LOO (rlscore LeaveOneOutRLS: one
-       eigendecomposition per gamma);
+       per feature); (a-bayes) the same with Cawley & Talbot's penalty, weight
+       integrated out (penalty="bayes"); (a-ev) ARD by the Gaussian-process evidence of
+       the same model (criterion="evidence"); and one isotropic width by LOO (a-iso);
+  (b)  a 10 gamma x 13 lambda grid with the exact LOO (rlscore.core.rls.gaussian_grid_loo:
+       one eigendecomposition per gamma);
   (c)  scikit-learn GridSearchCV(KernelRidge(rbf)) over the same grid, 5-fold;
   (d)  scikit-learn GaussianProcessRegressor, ConstantKernel * RBF(ARD) + WhiteKernel,
        3 optimizer restarts.
@@ -39,13 +41,11 @@ limit_threads()
 import numpy as np  # noqa: E402
 import scipy.linalg as la  # noqa: E402
 
-from rlscore.core.rls import LOOObjective, learn_kernel  # noqa: E402
+from rlscore.core.rls import (GRID_GAMMA_FACTORS, GRID_REGPARAMS, EvidenceObjective,  # noqa
+                              LOOObjective, gaussian_grid_loo, learn_kernel)
 from rlscore.datasets import load_beijing_air_quality, make_relevance_regression  # noqa
 from rlscore.kernel import GaussianFamily, GaussianKernel, median_heuristic_gamma  # noqa
 from rlscore.learner import LeaveOneOutRLS  # noqa: E402
-
-LAMBDAS = np.logspace(-6, 2, 13)
-GAMMA_FACTORS = np.logspace(-2, 1, 10)       # times the median-heuristic gamma
 
 
 def _beijing_dir():
@@ -95,28 +95,25 @@ def mse(a, b):
     return float(np.mean((np.ravel(a) - np.ravel(b)) ** 2))
 
 
-def method_a(Xtr, ytr, Xte, ard):
-    res = learn_kernel(Xtr, ytr, ard=ard)
-    lrn = LeaveOneOutRLS(Xtr, ytr, kernel="GaussianKernel", gamma=res.kernel_params["gamma"],
-                         regparams=[res.regparam])
+def method_a(Xtr, ytr, Xte, ard, **kw):
+    res = learn_kernel(Xtr, ytr, ard=ard, **kw)
+    lrn = LeaveOneOutRLS(Xtr, ytr, kernel="GaussianKernel",
+                         gamma=res.kernel_params["gamma"], regparams=[res.regparam])
     return lrn.predict(Xte), res
 
 
 def method_b(Xtr, ytr, Xte, gammas):
-    best = None
-    for g in gammas:
-        lrn = LeaveOneOutRLS(Xtr, ytr, kernel="GaussianKernel", gamma=g,
-                             regparams=list(LAMBDAS))
-        e = float(np.min(lrn.cv_performances))
-        if best is None or e < best[0]:
-            best = (e, g, lrn)
-    return best[2].predict(Xte), best
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)       # edge of the grid
+        res = gaussian_grid_loo(Xtr, ytr, gammas)
+    return res.predict(Xte), res
 
 
 def method_c(Xtr, ytr, Xte, gammas):
     from sklearn.kernel_ridge import KernelRidge
     from sklearn.model_selection import GridSearchCV, KFold
-    gs = GridSearchCV(KernelRidge(kernel="rbf"), {"alpha": list(LAMBDAS),
+    gs = GridSearchCV(KernelRidge(kernel="rbf"), {"alpha": list(GRID_REGPARAMS),
                                                   "gamma": list(gammas)},
                       cv=KFold(5, shuffle=True, random_state=0),
                       scoring="neg_mean_squared_error", n_jobs=1)
@@ -140,19 +137,35 @@ def method_d(Xtr, ytr, Xte):
     return gpr.predict(Xte), gpr
 
 
+def gp_point_loo(Xtr, ytr, gpr):
+    """The exact LOO MSE of KRR at the GP's fitted point (gamma_k = 1 / (2 l_k^2),
+    regparam = noise / amplitude: the GP's predictive mean is that model)."""
+    k = gpr.kernel_
+    lam = k.k2.noise_level / k.k1.k1.constant_value
+    gamma = 1.0 / (2.0 * np.asarray(k.k1.k2.length_scale) ** 2)
+    obj = LOOObjective(GaussianFamily(Xtr, ard=True), ytr)
+    return obj.value(np.concatenate([[np.log(lam)], np.log(gamma)]))
+
+
 def compare(sets):
     print("\n## Test MSE / var(y_train) and wall time (one run, one BLAS thread)\n")
-    print("| data set | m train / test | (a) LOO-gradient ARD | (a-iso) LOO-gradient, "
+    print("| data set | m train / test | (a) LOO-gradient ARD | (a-bayes) ARD, "
+          "penalty='bayes' | (a-ev) ARD, criterion='evidence' | (a-iso) LOO-gradient, "
           "one gamma | (b) 10x13 grid, exact LOO | (c) GridSearchCV KernelRidge 5-fold "
-          "| (d) GPR ARD+White, 3 restarts | (a) vs best of (b)-(d) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| (d) GPR ARD+White, 3 restarts | (a) / best of (b)-(d) | (a-bayes) / best "
+          "| (a-ev) / best |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     details = []
     for name, X, y, m in sets:
         Xtr, ytr, Xte, yte = prepare(X, y, m)
         g0 = median_heuristic_gamma(Xtr)
-        gammas = g0 * GAMMA_FACTORS
+        gammas = g0 * GRID_GAMMA_FACTORS
         cells, errs = [], {}
         for key, fn in (("a", lambda: method_a(Xtr, ytr, Xte, True)),
+                        ("a-bayes", lambda: method_a(Xtr, ytr, Xte, True,
+                                                     penalty="bayes")),
+                        ("a-ev", lambda: method_a(Xtr, ytr, Xte, True,
+                                                  criterion="evidence")),
                         ("a-iso", lambda: method_a(Xtr, ytr, Xte, False)),
                         ("b", lambda: method_b(Xtr, ytr, Xte, gammas)),
                         ("c", lambda: method_c(Xtr, ytr, Xte, gammas)),
@@ -161,27 +174,43 @@ def compare(sets):
             errs[key] = (mse(P, yte), t, info)
             cells.append(f"{errs[key][0]:.4f} ({t:.1f} s)")
         best_other = min(errs[k][0] for k in ("b", "c", "d"))
-        rel = errs["a"][0] / best_other
-        flag = "ok" if rel <= 1.0 + 1e-3 else ("within 5%" if rel <= 1.05 else "WORSE")
-        print(f"| {name} | {m} / {len(yte)} | " + " | ".join(cells)
-              + f" | {rel:.3f} {flag} |", flush=True)
-        res = errs["a"][2]
-        details.append((name, res, errs["a-iso"][2]))
-    print("\nLearned parameters of (a):")
-    for name, res, iso in details:
-        ls = np.round(res.length_scales, 2)
-        print(f"- {name}: regparam {res.regparam:.3g}, length-scales {ls.tolist()}; "
-              f"LOO MSE {res.criterion:.4f}, {len(res.history)} steps, "
-              f"{res.search.n_evaluations} evaluations over "
-              f"{len(res.search.restarts)} starts; isotropic: gamma "
-              f"{iso.kernel_params['gamma']:.3g}, LOO MSE {iso.criterion:.4f}")
+        rels = []
+        for key in ("a", "a-bayes", "a-ev"):
+            rel = errs[key][0] / best_other
+            flag = "ok" if rel <= 1.0 + 1e-3 else ("within 5%" if rel <= 1.05 else "WORSE")
+            rels.append(f"{rel:.3f} {flag}")
+        print(f"| {name} | {m} / {len(yte)} | " + " | ".join(cells + rels) + " |",
+              flush=True)
+        details.append((name, errs, gp_point_loo(Xtr, ytr, errs["d"][2])))
+    print("\nLearned parameters (length-scales 1/sqrt(2 gamma); the GP's regparam is "
+          "noise / amplitude, its predictive mean is this KRR model):")
+    for name, errs, gp_loo in details:
+        print(f"- {name}:")
+        for key in ("a", "a-bayes", "a-ev"):
+            res = errs[key][2]
+            crit = "evidence (NLL / m)" if key == "a-ev" else "LOO MSE"
+            print(f"  - ({key}) regparam {res.regparam:.3g}, length-scales "
+                  f"{np.round(res.length_scales, 2).tolist()}; {crit} "
+                  f"{res.criterion:.4f}, {len(res.history)} steps, "
+                  f"{res.search.n_evaluations} evaluations over "
+                  f"{len(res.search.restarts)} starts")
+        iso, grid, gpr = errs["a-iso"][2], errs["b"][2], errs["d"][2]
+        k = gpr.kernel_
+        amp, ls, noise = (k.k1.k1.constant_value, k.k1.k2.length_scale,
+                          k.k2.noise_level)
+        print(f"  - (a-iso) gamma {iso.kernel_params['gamma']:.3g}, regparam "
+              f"{iso.regparam:.3g}, LOO MSE {iso.criterion:.4f}; (b) gamma "
+              f"{grid.gamma:.3g}, regparam {grid.regparam:.3g}, LOO MSE "
+              f"{grid.criterion:.4f}")
+        print(f"  - (d) regparam {noise / amp:.3g}, length-scales "
+              f"{np.round(ls, 2).tolist()}; LOO MSE there {gp_loo:.4f}")
 
 
 def step_cost(sizes, d=10, repeats=5):
     print("\n## Cost of one optimizer step vs one Cholesky factorization of K + lambda I\n")
     print("| m | Cholesky (scipy cho_factor) | step, one gamma | ratio | step, ARD d=10 "
-          "| ratio |")
-    print("|---|---|---|---|---|---|")
+          "| ratio | step, ARD evidence | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
     rng = np.random.default_rng(0)
     for m in sizes:
         X = rng.normal(size=(m, d))
@@ -189,16 +218,16 @@ def step_cost(sizes, d=10, repeats=5):
         K = GaussianKernel(X, gamma=0.05).getKM(X) + 1e-2 * np.eye(m)
         t_chol, _ = median_time(lambda: la.cho_factor(K, lower=True, check_finite=False),
                                 repeats)
-        out = []
-        for ard in (False, True):
+        cells = []
+        for ard, objective in ((False, LOOObjective), (True, LOOObjective),
+                               (True, EvidenceObjective)):
             fam = GaussianFamily(X, ard=ard)
-            obj = LOOObjective(fam, y)
+            obj = objective(fam, y)
             z = np.concatenate([[np.log(1e-2)], fam.start()])
             obj(z)                                   # distances formed once
             t, _ = median_time(lambda: obj(z), repeats)
-            out.append(t)
-        print(f"| {m} | {t_chol:.4f} s | {out[0]:.4f} s | {out[0] / t_chol:.1f} | "
-              f"{out[1]:.4f} s | {out[1] / t_chol:.1f} |", flush=True)
+            cells.append(f"{t:.4f} s | {t / t_chol:.1f}")
+        print(f"| {m} | {t_chol:.4f} s | " + " | ".join(cells) + " |", flush=True)
 
 
 def main(argv=None):

@@ -3,8 +3,10 @@ gamma x lambda grid and beside a Gaussian process with ARD widths.
 
 Two data sets: scikit-learn's bundled diabetes data (real, 442 x 10) and a synthetic
 set where only 2 of 10 features matter (rlscore.datasets.make_relevance_regression).
-For each: the LOO-gradient search with one gamma and with one gamma per feature (ARD),
-the 10 x 13 grid with the exact LOO, and GaussianProcessRegressor with
+For each: the LOO-gradient search with one gamma and with one gamma per feature (ARD;
+unpenalized and with penalty="bayes"), ARD widths by the Gaussian-process evidence of
+the same model (criterion="evidence"), the 10 x 13 grid with the exact LOO
+(rlscore.core.rls.gaussian_grid_loo), and GaussianProcessRegressor with
 ConstantKernel * RBF(ARD) + WhiteKernel (3 restarts). Inputs standardized, targets
 centred and scaled on the training part; test MSE in units of var(y_train).
 """
@@ -14,13 +16,10 @@ import warnings
 
 import numpy as np
 
-from rlscore.core.rls import learn_kernel
+from rlscore.core.rls import LOOObjective, gaussian_grid_loo, learn_kernel
 from rlscore.datasets import make_relevance_regression
-from rlscore.kernel import median_heuristic_gamma
+from rlscore.kernel import GaussianFamily
 from rlscore.learner import LeaveOneOutRLS
-
-LAMBDAS = np.logspace(-6, 2, 13)
-GAMMA_FACTORS = np.logspace(-2, 1, 10)
 
 
 def _split(X, y, m, seed):
@@ -69,35 +68,39 @@ def run(sets=("diabetes", "synthetic"), m_synthetic=400, gpr_restarts=3, seed=0)
             rows[key] = dict(mse=float(np.mean((predict(Xte) - yte) ** 2)),
                              seconds=time.perf_counter() - t0, **extra)
 
-        def learned(ard):
-            res = learn_kernel(Xtr, ytr, ard=ard)
+        def learned(ard, penalty=0.0, criterion="loo"):
+            res = learn_kernel(Xtr, ytr, ard=ard, penalty=penalty, criterion=criterion)
             model = LeaveOneOutRLS(Xtr, ytr, kernel="GaussianKernel",
                                    gamma=res.kernel_params["gamma"],
                                    regparams=[res.regparam])
-            return model.predict, dict(loo=res.criterion, regparam=res.regparam,
+            loo = res.criterion if criterion == "loo" else float(
+                model.cv_performances[0])
+            return model.predict, dict(loo=loo, regparam=res.regparam,
                                        length_scales=np.atleast_1d(res.length_scales),
                                        steps=len(res.history))
 
         def grid():
-            gammas = median_heuristic_gamma(Xtr) * GAMMA_FACTORS
-            best = None
-            for g in gammas:
-                model = LeaveOneOutRLS(Xtr, ytr, kernel="GaussianKernel", gamma=g,
-                                       regparams=list(LAMBDAS))
-                e = float(np.min(model.cv_performances))
-                if best is None or e < best[0]:
-                    best = (e, g, model)
-            return best[2].predict, dict(loo=best[0], regparam=best[2].regparam,
-                                         length_scales=np.atleast_1d(
-                                             1 / np.sqrt(2 * best[1])))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)     # edge of the grid
+                res = gaussian_grid_loo(Xtr, ytr)
+            return res.predict, dict(loo=res.criterion, regparam=res.regparam,
+                                     length_scales=np.atleast_1d(
+                                         1 / np.sqrt(2 * res.gamma)))
 
         def gpr():
             model = _gpr(Xtr, ytr, gpr_restarts)
-            ls = model.kernel_.k1.k2.length_scale
-            return model.predict, dict(loo=np.nan, regparam=np.nan,
-                                       length_scales=np.atleast_1d(ls))
+            k = model.kernel_
+            ls = np.atleast_1d(k.k1.k2.length_scale)
+            # the GP's predictive mean is RLS with gamma_k = 1 / (2 l_k^2) and regparam
+            # noise / amplitude: its exact LOO error there, for comparison
+            regparam = k.k2.noise_level / k.k1.k1.constant_value
+            loo = LOOObjective(GaussianFamily(Xtr, ard=True), ytr).value(
+                np.concatenate([[np.log(regparam)], -np.log(2 * ls ** 2)]))
+            return model.predict, dict(loo=loo, regparam=regparam, length_scales=ls)
 
         record("LOO gradient, ARD", lambda: learned(True))
+        record("LOO gradient, ARD, bayes", lambda: learned(True, "bayes"))
+        record("evidence gradient, ARD", lambda: learned(True, criterion="evidence"))
         record("LOO gradient, one gamma", lambda: learned(False))
         record("10 x 13 grid, exact LOO", grid)
         record("GPR, ARD RBF + White", gpr)
@@ -125,6 +128,7 @@ def plot():
     fig, ax = plt.subplots(figsize=(6, 3.5))
     d = len(rows["LOO gradient, ARD"]["length_scales"])
     for k, (key, mark) in enumerate((("LOO gradient, ARD", "o"),
+                                      ("evidence gradient, ARD", "^"),
                                       ("GPR, ARD RBF + White", "s"))):
         ax.semilogy(np.arange(d) + 0.1 * k, rows[key]["length_scales"], mark, label=key)
     ax.axvline(1.5, color="gray", lw=0.5)

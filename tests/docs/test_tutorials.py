@@ -315,6 +315,8 @@ def test_kernel_learning_tutorial_switches_noise_off():
     assert ard["mse"] < 0.5 * rows["LOO gradient, one gamma"]["mse"]
     ls = ard["length_scales"]
     assert np.median(ls[2:]) > 10 * np.max(ls[:2])     # most noise features off
+    assert np.isfinite(rows["LOO gradient, ARD, bayes"]["mse"])
+    assert np.isfinite(rows["GPR, ARD RBF + White"]["loo"])      # LOO at the GP's point
     assert "length-scales" in mod.table(res)
 
 
