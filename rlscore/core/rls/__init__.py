@@ -15,8 +15,9 @@ What lives here
     learning: the exact leave-one-out error as a function of log lambda and the kernel
     parameters with its adjoint gradient (:func:`loo_error_gradient`,
     :class:`LOOObjective`: ~2 m^3 flops per step, O(m^2) per parameter; reduced sets
-    with a fixed basis: :class:`NystromLOOObjective`, O(m r^2)) and
-    :func:`learn_kernel`, which minimizes it through
+    with a fixed basis: :class:`NystromLOOObjective`, O(m r^2)), the Gaussian-process
+    evidence of the same model (:func:`evidence_gradient`, :class:`EvidenceObjective`:
+    ~m^3 flops per step) and :func:`learn_kernel`, which minimizes either through
     :func:`rlscore.core.selection.minimize_criterion` (and the gamma x lambda grid it
     replaces, :func:`gaussian_grid_loo`: one eigendecomposition per gamma);
     for large m the streamed reduced-set learners (:class:`StreamedReducedSet`:
