@@ -161,7 +161,8 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     Each step costs one Cholesky factorization and inverse of K + lambda I and one
     symmetric rank-m product (~2 m^3 flops, about 6 Cholesky factors' worth), plus the
     kernel (O(m^2) isotropic, O(m^2 d) ARD) and O(m^2) per parameter (O(m^2 d) for all
-    ARD widths together). Memory: ~5 m x m float64 arrays.
+    ARD widths together); with ``criterion="evidence"`` no rank-m product (~m^3
+    flops, about 3 Cholesky factors' worth). Memory: ~5 m x m float64 arrays.
     """
     if kernel not in LEARNABLE_KERNELS:
         raise ValueError(f"kernel parameters can be learned for "
