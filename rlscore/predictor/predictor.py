@@ -76,7 +76,8 @@ class KernelPredictor:
     Parameters
     ----------
     A : array-like, (n_basis,) or (n_basis, l)
-        Dual coefficients (squeezed).
+        Dual coefficients; squeezed, except that a (1, l) A (one basis vector, l
+        outputs) stays 2-D.
     kernel : kernel object whose ``train_X`` holds the basis rows.
 
     Notes
@@ -85,9 +86,7 @@ class KernelPredictor:
     """
 
     def __init__(self, A, kernel):
-        self.A = np.squeeze(np.asarray(A, dtype=np.float64))
-        if self.A.ndim == 0:
-            self.A = self.A.reshape(1)
+        self.A = _squeeze_coefficients(A)
         self.kernel = kernel
         self.dim = kernel.train_X.shape[1]
 

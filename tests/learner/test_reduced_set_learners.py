@@ -95,3 +95,23 @@ def test_kernel_ranksvm_with_indexed_basis(data):
                       gamma=G, tol=1e-8, max_iter=5000)
     np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-5)
     assert a.predictor.A.shape == (5,)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_one_basis_vector_with_several_outputs_predicts(p):
+    """A reduced-set model with ONE basis vector keeps its (1, p) dual coefficients:
+    the predictions equal K(X, basis) A computed by hand (the predictor used to squeeze
+    A to (p,) and then fail or read it as p basis vectors)."""
+    rng = np.random.default_rng(3)
+    X, Xt = rng.standard_normal((20, 3)), rng.standard_normal((7, 3))
+    Y = rng.standard_normal((20, p))
+    learner = RLS(X, Y, kernel="GaussianKernel", gamma=0.4, basis_vectors=X[:1],
+                  regparam=0.5)
+    Kt = GaussianKernel(X[:1], gamma=0.4).getKM(Xt)
+    A = np.asarray(learner.predictor.A).reshape(1, p)
+    np.testing.assert_allclose(learner.predict(Xt), np.squeeze(Kt @ A), rtol=1e-12)
+    # by hand: the one-feature ridge fit of Y on k(X, b)
+    k = GaussianKernel(X[:1], gamma=0.4).getKM(X)[:, 0]
+    a = (k @ Y) / (k @ k + 0.5)         # min ||Y - k a||^2 + 0.5 a^2 k(b, b), k(b, b) = 1
+    np.testing.assert_allclose(learner.predict(Xt), np.squeeze(np.outer(Kt[:, 0], a)),
+                               rtol=1e-10)
