@@ -33,6 +33,9 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+# the peak-memory estimates live in rlscore._memory (re-exported here)
+from rlscore._memory import PEAK_KRONECKER, PEAK_MATRICES, estimate_peak_bytes
+
 __all__ = [
     "as_2d_labels", "as_data_matrix", "as_index_array", "IndexArrayError", "check_regparam",
     "check_memory", "available_memory", "warn_unused_kwargs", "check_real", "check_bias",
@@ -520,21 +523,6 @@ def warn_unused_kwargs(kwargs, used, owner, stacklevel=3):
 
 
 
-#: Peak memory of each dense path, in m x m float64 matrices, measured with
-#: benchmarks/memory_peaks.py (peak RSS growth, Gaussian kernel, m = 2000 and 3000):
-#: one regparam -- K, its Cholesky factor (one Fortran-order copy), the kernel
-#: evaluation's temporary;
-#: regparam path -- K, eigenvectors V, the divide-and-conquer workspace;
-#: leave-one-out -- the path plus V * V and the m x p parts; leave-pair-out -- the path
-#: plus M = lambda G and its Gram temporaries; leave-query-out -- the rotated kernel,
-#: its decomposition and the per-query blocks.
-PEAK_MATRICES = {"one_lambda": 2.2, "lambda_path": 4.2, "loo": 5.3, "lpo": 8.7,
-                 "lqo": 5.8}
-#: The complete-data Kronecker solver: a * n1 n2 + b * (n1^2 + n2^2) float64 values
-#: (labels, their rotations and the result; each domain's kernel, eigenvectors and
-#: workspace), fitted on 1000 x 1000, 2000 x 500 and 3000 x 300.
-PEAK_KRONECKER = (4.5, 2.6)
-
 _REMEDY = {
     "kronecker": "train on a sample of the pairs with CGKronRLS (label_row_inds / "
                  "label_col_inds), which never forms n1 x n2 arrays",
@@ -542,21 +530,6 @@ _REMEDY = {
 _DEFAULT_REMEDY = ("use a Nystrom / reduced-set model (basis_vectors=..., or n_basis= "
                    "in the estimators), the conjugate-gradient learners (CGRLS, "
                    "CGRankRLS) or a linear kernel, which never form m x m matrices")
-
-
-def estimate_peak_bytes(path, m, n2=None):
-    """Estimated peak bytes of a dense path on m examples: ``one_lambda``,
-    ``lambda_path``, ``loo``, ``lpo``, ``lqo`` (see :data:`PEAK_MATRICES`), or
-    ``kronecker`` for the complete-data Kronecker solver of m x n2 pairs
-    (:data:`PEAK_KRONECKER`). O(1)."""
-    if path == "kronecker":
-        a, b = PEAK_KRONECKER
-        n2 = m if n2 is None else n2
-        return 8.0 * (a * m * n2 + b * (m * m + n2 * n2))
-    if path not in PEAK_MATRICES:
-        raise ValueError(f"unknown path {path!r}; one of {sorted(PEAK_MATRICES)} or "
-                         f"'kronecker'")
-    return 8.0 * PEAK_MATRICES[path] * m * m
 
 
 def check_peak_memory(path, m, n2=None, what=None):

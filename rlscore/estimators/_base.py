@@ -16,12 +16,11 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.structure import QueryGroups
-from rlscore.core.rls import RLSModel
+from rlscore.core.rls import fit_rls_model
 from rlscore.core.selection import query_score
-from rlscore._progress import stage, verbosity
-from rlscore._validation import (available_memory, check_bias, check_coef0, check_degree,
-                                 check_gamma, check_positive_int, check_real,
-                                 check_regparam, check_tol, format_bytes)
+from rlscore._progress import verbosity
+from rlscore._validation import (check_bias, check_coef0, check_degree, check_gamma,
+                                 check_positive_int, check_regparam, check_tol)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "check_alpha",
@@ -370,67 +369,68 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
     def _validate_fit_data(self, X, y):
         return validate_fit_data(self, X, y, self._accept_sparse())
 
-    def _streams(self, X):
-        """True when a reduced-set fit should stream (``solver="pcg"``, or the in-memory
-        peak of about two m x b arrays -- K(X, basis) and the features -- above
-        ``memory_budget`` MiB; "auto": half the available memory). Says so through
-        :mod:`rlscore._progress`."""
-        budget = getattr(self, "memory_budget", None)
+    def _streams(self, X, y=None):
+        """True when a reduced-set fit should stream: the decision (and its one report,
+        or the refusal before any work) of :func:`rlscore.core.rls.plan_reduced_set`
+        from ``memory_budget``, ``block_size`` and ``solver``; the plan is kept for
+        :meth:`_fit_streamed`."""
+        from rlscore.core.rls import check_memory_options, plan_reduced_set
         solver = getattr(self, "solver", "direct")
-        if solver not in ("direct", "pcg"):
-            raise ValueError(f"solver must be 'direct' or 'pcg', got {solver!r}")
+        check_memory_options(getattr(self, "memory_budget", None), solver,
+                             getattr(self, "block_size", None))
         b = getattr(self, "n_basis", None)
         if b is None and getattr(self, "basis_indices", None) is not None:
             b = np.size(self.basis_indices)
+        self._plan = None
         if b is None:
             if solver == "pcg":
                 raise ValueError("solver='pcg' needs n_basis or basis_indices")
             return False
-        need = 16.0 * X.shape[0] * int(b)
-        if budget == "auto":
-            avail = available_memory()
-            limit = np.inf if avail is None else avail / 2
-        elif budget is None:
-            limit = np.inf
-        else:
-            limit = check_real(budget, "memory_budget", minimum=0, open_minimum=True) \
-                * 2**20
-        stream = solver == "pcg" or need > limit
-        if stream:
-            with stage(f"streaming: the in-memory features would take "
-                       f"{format_bytes(need)}, above the memory budget; blocks of rows"):
-                pass
-        return stream
+        p = 1 if y is None or np.ndim(y) == 1 else np.shape(y)[1]
+        self._plan = plan_reduced_set(
+            X.shape[0], int(b), X.shape[1], p, memory_budget=self.memory_budget,
+            solver=solver, block_size=self.block_size,
+            kernel=self._kernel_spec(X.shape[1])[0])
+        return self._plan.path != "memory"
 
     def _fit_streamed(self, X, y, alpha, kind="rls", qids=None):
-        """Fit by :func:`rlscore.core.rls.streamed_fit` (one alpha), block by block
-        (``kind`` "query" / "global" and the contiguous ``qids`` of "query": RankRLS,
-        through :func:`rlscore.core.rankrls.streamed_rank_fit`)."""
+        """The RankRLS estimators' streamed fit (one alpha), block by block, as
+        :meth:`_streams` planned it (``kind`` "query" / "global" and the contiguous
+        ``qids`` of "query", through :func:`rlscore.core.rankrls.streamed_rank_fit`).
+        The RLS estimators stream through :meth:`_fit_model`."""
         from types import SimpleNamespace
         from rlscore._blocks import working_memory
         from rlscore.core.rankrls import streamed_rank_fit
         from rlscore.core.structure import ArraySource
         name, params = self._kernel_spec(X.shape[1])
         self._y_1d = y.ndim == 1
-        budget = self.memory_budget if not isinstance(self.memory_budget, str) else None
-        with working_memory(None if budget is None else max(budget / 4, 1.0)):
+        plan = self._plan
+        with working_memory(plan.working_memory):
             fit = streamed_rank_fit(ArraySource(X, y, qids=qids), name, params, kind,
                                     regparam=alpha, basis_indices=self.basis_indices,
                                     n_basis=self.n_basis, random_state=self.random_state,
-                                    block_size=self.block_size, solver=self.solver)
+                                    block_size=plan.block_size,
+                                    solver="pcg" if plan.path == "pcg" else "direct")
         self.model_ = SimpleNamespace(Y=np.reshape(y, (y.shape[0], -1)),
                                       predictor=fit.predictor, streamed=fit)
         self._set_fitted_attributes()
         return self
 
-    def _fit_model(self, X, y, alpha, path):
+    def _fit_model(self, X, y, alpha, path, cv=None, n_lambdas=1, n_folds=0):
         """Train the core model (``X``, ``y`` already validated) and set the fitted
-        attributes. ``path=True`` eigendecomposes at once (cross-validation follows)."""
+        attributes. ``path=True`` eigendecomposes at once (cross-validation follows:
+        ``cv`` "loo", "kfold" or another name, over ``n_lambdas`` alphas). A reduced-set
+        model streams when :func:`rlscore.core.rls.fit_rls_model` finds its in-memory
+        arrays above ``memory_budget`` (said once; refused before any work when
+        nothing fits)."""
         name, params = self._kernel_spec(X.shape[1])
+        memory = {k: getattr(self, k) for k in ("memory_budget", "block_size", "solver")
+                  if hasattr(self, k)}
+        model = fit_rls_model(X, y, alpha, name, self.basis_vectors, path=path, cv=cv,
+                              n_lambdas=n_lambdas, n_folds=n_folds, **memory,
+                              **self._basis_params(), **params)
         self._y_1d = y.ndim == 1
-        self.model_ = RLSModel(X, y, regparam=alpha, kernel=name,
-                               basis_vectors=self.basis_vectors, path=path,
-                               **self._basis_params(), **params)
+        self.model_ = model
         self._set_fitted_attributes()
         return self
 

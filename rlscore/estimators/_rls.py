@@ -42,16 +42,22 @@ _KERNEL_PARAMS_DOC = """\
 
 _STREAM_PARAMS_DOC = """\
     memory_budget : "auto", float (MiB) or None, default="auto"
-        A reduced-set model (``n_basis`` / ``basis_indices``) is fitted by streaming
-        blocks of rows (:class:`rlscore.core.rls.StreamedReducedSet`: the same model,
-        O(b^2 + block b) memory instead of two m x b arrays) when those arrays would
-        exceed this budget; "auto" is half the available memory, None never streams.
-        The switch is reported through :mod:`rlscore._progress`.
+        A reduced-set model (``n_basis`` / ``basis_indices`` / ``basis_vectors``) is
+        fitted by streaming blocks of rows (:class:`rlscore.core.rls.StreamedRLSModel`
+        over :class:`rlscore.core.rls.StreamedReducedSet`: the same model and
+        cross-validation to rounding, O(b^2 + block b + m p) memory instead of the
+        m x b arrays) when its in-memory arrays -- with cross-validation, also the
+        leave-one-out / hold-out arrays -- would exceed this budget; "auto" is half the
+        available memory, None never streams. The switch is reported once through
+        :mod:`rlscore._progress`; when even streaming cannot fit, ``fit`` raises a
+        ValueError naming the estimate and the ways out, before any work. The decision
+        and the estimates: :func:`rlscore.core.rls.plan_reduced_set`.
     block_size : int or None, default=None
         Rows per block when streaming (default: from the budget).
-    solver : {"direct", "pcg"}, default="direct"
-        "pcg": Falkon's preconditioned conjugate gradients (many basis vectors;
-        always streamed).
+    solver : {"auto", "direct", "pcg"}, default="auto"
+        "direct": in memory or streamed, exact; "pcg": Falkon's preconditioned
+        conjugate gradients (many basis vectors, one alpha; always streamed); "auto":
+        direct, or PCG when only PCG fits the budget and no cross-validation follows.
 """
 
 _BASIS_PARAMS_DOC = """\
@@ -152,7 +158,7 @@ class KernelRLS(RLSEstimatorBase):
                  bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, memory_budget="auto", block_size=None,
-                 solver="direct", verbose=False):
+                 solver="auto", verbose=False):
         store_params(self, locals())
 
     @reports_progress
@@ -181,8 +187,6 @@ class KernelRLS(RLSEstimatorBase):
         """
         alpha = check_alpha(self.alpha)
         X, y = self._validate_fit_data(X, y)
-        if self._streams(X):
-            return self._fit_streamed(X, y, alpha)
         return self._fit_model(X, y, alpha, path=False)
 
     fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))
@@ -308,7 +312,7 @@ class KernelRLSCV(RLSEstimatorBase):
         ``"lpo"``, which accepts only None, ``"cindex"`` and ``"auc"``. An error
         measure (``iserror`` True) is negated in ``mean_test_score`` and
         ``best_score_`` so that larger is always better.
-{kernel_sections_doc(_KERNEL_PARAMS_DOC + _LEARN_PARAMS_DOC, "kernel matrix, factorization, the alpha grid, the optimizer's steps")}
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _LEARN_PARAMS_DOC + _STREAM_PARAMS_DOC, "kernel matrix, factorization, the alpha grid, the optimizer's steps")}
     alpha_ : float
         The selected alpha.
     gamma_ : float or ndarray of shape (n_features,)
@@ -378,7 +382,7 @@ class KernelRLSCV(RLSEstimatorBase):
                  gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, ard=False, penalty=0.0, criterion="loo",
-                 verbose=False):
+                 memory_budget="auto", block_size=None, solver="auto", verbose=False):
         store_params(self, locals())
 
     def _learns(self):
@@ -455,9 +459,30 @@ class KernelRLSCV(RLSEstimatorBase):
             alphas = [self._fit_learned(X, y)]
         if query_groups(qid, groups, X.shape[0]) is not None and groups is None:
             groups = qid
-        self._fit_model(X, y, alphas[0], path=True)
+        self._fit_model(X, y, alphas[0], path=True, cv=_cv_kind(self.cv),
+                        n_lambdas=len(alphas), n_folds=_n_folds(self.cv, X, y, groups))
         return search_alphas(
             self, lambda: make_crossvalidator(self.cv, self.model_, measure, X, y, groups),
             alphas)
 
     fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))
+
+
+def _cv_kind(cv):
+    """The cross-validation of ``cv`` for the memory plan: "loo", "lpo" (kept in
+    memory) or "kfold" (an int, a splitter or splits)."""
+    return cv if isinstance(cv, str) else "kfold"
+
+
+def _n_folds(cv, X, y, groups):
+    """The folds whose statistics a streamed K-fold keeps (sizes the memory plan; 0
+    when unknown before splitting, e.g. a generator of splits)."""
+    if isinstance(cv, str):
+        return 0
+    if isinstance(cv, (int, np.integer)):
+        return int(cv) + 1
+    n = getattr(cv, "get_n_splits", None)
+    try:
+        return int(n(X, y, groups)) + 1 if n is not None else len(cv) + 1
+    except (TypeError, ValueError):
+        return 0

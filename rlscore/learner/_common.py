@@ -43,6 +43,27 @@ def regparam_grid(regparams, default):
     return check_regparam_grid(regparams, "regparams")
 
 
+#: The memory keywords of the RLS learners (:func:`rlscore.core.rls.fit_rls_model`).
+MEMORY_KEYWORDS = ("memory_budget", "block_size", "solver")
+
+#: Their entry in a learner's Parameters.
+MEMORY_DOC = """\
+    memory_budget : keyword, "auto" (default), MiB or None
+        A reduced-set model (basis_vectors, basis_indices or n_basis) whose in-memory
+        arrays (the m x b features, and the leave-one-out / hold-out arrays of the
+        selection wrappers) would exceed this budget is trained by streaming blocks of
+        rows (:class:`rlscore.core.rls.StreamedRLSModel`: the same model, memory
+        O(b^2 + block b + m p)); "auto" is half the available memory, None never
+        streams. The switch is reported once (:mod:`rlscore._progress`); when even
+        streaming cannot fit, a ValueError names the estimate and the ways out. A
+        streamed model has no ``A``, ``leave_pair_out`` or prediction intervals.
+    block_size : keyword, int or None (default)
+        Rows per block when streaming (default: from the budget).
+    solver : keyword, "auto" (default), "direct" or "pcg"
+        "direct": in memory or streamed, exact cross-validation; "pcg": Falkon's
+        preconditioned conjugate gradients (one regparam, always streamed); "auto":
+        direct, or PCG when only PCG fits the budget and no cross-validation follows."""
+
 #: The reduced-set keywords: ``basis_indices``, ``n_basis``, ``random_state`` and, for
 #: learners with cross-validation, ``keep_basis_in_cv``.
 BASIS_KEYWORDS = ("basis_indices", "n_basis", "random_state", "keep_basis_in_cv")
@@ -86,6 +107,8 @@ def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, 
         raise ValueError("regparams is empty")
     learner = base.__new__(base)
     learner._verbose = getattr(wrapper, "_verbose", False)
+    # the cross-validation that follows sizes the memory plan (fit_rls_model)
+    learner._cv_plan = getattr(wrapper, "_cv_plan", (None, 1, 0))
     learner._setup(*setup_args, grid[0], *kwargs, path=True)
     perfs, preds, best = grid_search(make_cv(learner._model), grid)
     learner.solve(best)

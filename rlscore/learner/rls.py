@@ -3,11 +3,12 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 
 import numpy as np
 
-from rlscore.core.rls import RLSModel, learn_kernel
+from rlscore.core.rls import fit_rls_model, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, learn_kernel_parameters,
-    learns_kernel, reports_progress, select_regparam, split_kernel_kwargs, squeeze)
+    BASIS_KEYWORDS, MEMORY_DOC, MEMORY_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive,
+    learn_kernel_parameters, learns_kernel, regparam_grid, reports_progress,
+    select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "NfoldCV",
@@ -42,6 +43,7 @@ class RLS(CoreModelAdapter, PredictorInterface):
     keep_basis_in_cv : keyword, default False; True keeps held-out basis vectors in
         every cross-validation (test examples then act as basis vectors: a biased
         estimate, pessimistic at small regparam).
+{MEMORY_DOC}
     **kwargs : kernel parameters (bias, gamma, coef0, degree, ...); other keywords are
         ignored with a UserWarning
 {VERBOSE_DOC}
@@ -71,8 +73,12 @@ class RLS(CoreModelAdapter, PredictorInterface):
 
     def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
-                                     basis=BASIS_KEYWORDS)
-        self._model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
+                                     extra=MEMORY_KEYWORDS, basis=BASIS_KEYWORDS)
+        memory = {k: kwargs[k] for k in MEMORY_KEYWORDS if k in kwargs}
+        cv, n_lambdas, n_folds = getattr(self, "_cv_plan", (None, 1, 0))
+        self._model = fit_rls_model(X, Y, regparam, kernel, basis_vectors, path=path,
+                                    cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
+                                    **memory, **params)
         self._sync()
 
     @exclusive
@@ -232,6 +238,7 @@ class LeaveOneOutRLS(_SelectionWrapper):
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
                 lambda **kw: learn_kernel(X, Y, kernel, **kw))
+        self._cv_plan = ("loo", len(regparam_grid(regparams, self._default_grid)), 0)
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: LOOCV(model, measure))
         self.cv_predictions = np.array([squeeze(p) for p in preds])
@@ -255,6 +262,8 @@ class KfoldRLS(_SelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
+        self._cv_plan = ("kfold", len(regparam_grid(regparams, self._default_grid)),
+                         len(folds) + 1)
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
                     "sqerror")
         self.folds = folds
@@ -290,4 +299,5 @@ class LeavePairOutRLS(_SelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  **kwargs):
+        self._cv_plan = ("lpo", 1, 0)       # leave-pair-out keeps the model in memory
         self._leave_pair_out(X, Y, kernel, basis_vectors, regparams, kwargs, LPOCV)

@@ -1,30 +1,122 @@
-"""KernelRLS switches to streaming above its memory budget and gives the same model."""
+"""The estimators switch to streaming above their memory budget (and say so once), give
+the same model and cross-validation as in memory, and refuse, before any work, a budget
+that even streaming cannot meet."""
+
+import logging
 
 import numpy as np
 import pytest
+from sklearn.model_selection import GroupKFold
 
-from rlscore.estimators import KernelRLS
+from rlscore._memory import reduced_set_peak_bytes
+from rlscore.core.rls import StreamedRLSModel
+from rlscore.estimators import KernelRLS, KernelRLSCV
+
+M, D, B = 120, 3, 20
 
 
-def _data():
+def _data(p=1):
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((120, 3))
-    return X, np.sin(X[:, 0]) + 0.1 * rng.standard_normal(120)
+    X = rng.standard_normal((M, D))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(M)
+    return X, (y if p == 1 else np.column_stack([y, X[:, 1] ** 2][:p]))
 
 
-@pytest.mark.parametrize("solver", ["direct", "pcg"])
-def test_streamed_fit_equals_in_memory(solver):
-    X, y = _data()
-    kw = dict(alpha=0.5, kernel="rbf", gamma=0.3, n_basis=20, random_state=1)
-    ref = KernelRLS(**kw).fit(X, y)
-    st = KernelRLS(memory_budget=1e-6, block_size=7, solver=solver, **kw).fit(X, y)
-    assert getattr(st.model_, "streamed", None) is not None
+def _budget(block, path="memory", n_lambdas=1, n_folds=0, p=1):
+    """MiB between the streamed estimate (blocks of ``block`` rows) and the in-memory
+    one: the fit must stream."""
+    mem = reduced_set_peak_bytes(path, M, B, D, p, n_lambdas=n_lambdas)
+    cv = path == "memory_cv"
+    st = reduced_set_peak_bytes("streamed", M, B, D, p, block, n_lambdas if cv else 1,
+                                n_folds)
+    assert st < mem
+    return (st + mem) / 2 / 2**20
+
+
+KW = dict(kernel="rbf", gamma=0.3, n_basis=B, random_state=1)
+
+
+@pytest.mark.parametrize("block", [1, 7, 50])
+@pytest.mark.parametrize("p", [1, 2])
+def test_streamed_fit_equals_in_memory(block, p, caplog):
+    X, y = _data(p)
+    ref = KernelRLS(alpha=0.5, **KW).fit(X, y)
+    assert ref.model_.plan.path == "memory"
+    with caplog.at_level(logging.INFO, logger="rlscore"):
+        st = KernelRLS(alpha=0.5, memory_budget=_budget(block, p=p), block_size=block,
+                       **KW).fit(X, y)
+    assert isinstance(st.model_, StreamedRLSModel) and st.model_.plan.path == "streamed"
+    said = [r.getMessage() for r in caplog.records
+            if r.getMessage().startswith("streaming") and "started" in r.getMessage()]
+    assert len(said) == 1 and "above the memory budget" in said[0]
     Xt = X[:9] + 0.1
-    np.testing.assert_allclose(st.predict(Xt), ref.predict(Xt),
-                               rtol=1e-9 if solver == "direct" else 1e-5)
+    for a, b in ((st.predict(Xt), ref.predict(Xt)), (st.dual_coef_, ref.dual_coef_)):
+        # 1e-10 relative to the largest coefficient (rounding of the b x b solves)
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * np.abs(b).max())
 
 
-def test_bad_solver():
+def test_pcg_is_streamed_and_converges_to_the_direct_solution():
+    X, y = _data()
+    ref = KernelRLS(alpha=0.5, **KW).fit(X, y)
+    st = KernelRLS(alpha=0.5, memory_budget=None, block_size=7, solver="pcg",
+                   **KW).fit(X, y)
+    assert st.model_.plan.path == "pcg"
+    np.testing.assert_allclose(st.predict(X[:9]), ref.predict(X[:9]), rtol=1e-5)
+
+
+@pytest.mark.parametrize("cv", ["loo", 4, "groups"])
+@pytest.mark.parametrize("block", [1, 7, 50])
+def test_cv_estimator_streams_with_the_same_selection(cv, block):
+    X, y = _data()
+    alphas = [0.01, 0.1, 1.0, 10.0]
+    groups = None
+    if cv == "groups":
+        cv, groups = GroupKFold(3), np.arange(M) % 5
+    n_folds = 0 if cv == "loo" else 6
+    ref = KernelRLSCV(alphas=alphas, cv=cv, **KW).fit(X, y, groups=groups)
+    budget = _budget(block, "memory_cv", len(alphas), n_folds)
+    st = KernelRLSCV(alphas=alphas, cv=cv, memory_budget=budget, block_size=block,
+                     **KW).fit(X, y, groups=groups)
+    assert isinstance(st.model_, StreamedRLSModel)
+    np.testing.assert_allclose(st.cv_results_["cv_performances"],
+                               ref.cv_results_["cv_performances"], rtol=1e-10)
+    assert st.alpha_ == ref.alpha_
+    np.testing.assert_allclose(st.predict(X[:9]), ref.predict(X[:9]), rtol=1e-10)
+
+
+def test_lpo_stays_in_memory():
+    X, y = _data()
+    st = KernelRLSCV(alphas=[1.0], cv="lpo", memory_budget=1e-3, **KW).fit(X, y)
+    assert st.model_.plan.path == "memory"
+
+
+@pytest.mark.parametrize("make", [
+    lambda b: KernelRLS(memory_budget=b, **KW),
+    lambda b: KernelRLSCV(alphas=[0.1, 1.0], memory_budget=b, **KW),
+    lambda b: KernelRLSCV(alphas=[0.1, 1.0], cv=3, memory_budget=b, block_size=1, **KW),
+])
+def test_budget_too_small_is_refused_before_any_work(make):
+    X, y = _data()
+    est = make(1e-6)
+    with pytest.raises(ValueError) as exc:
+        est.fit(X, y)
+    msg = str(exc.value)
+    assert "memory_budget=1e-06 MiB is too small" in msg
+    for way_out in ("smaller block_size", "solver='pcg'", "fewer basis vectors",
+                    "larger memory_budget"):
+        assert way_out in msg
+    assert not hasattr(est, "model_") and not hasattr(est, "dual_coef_")
+
+
+def test_bad_memory_options():
     X, y = _data()
     with pytest.raises(ValueError, match="solver"):
         KernelRLS(kernel="rbf", n_basis=5, solver="lsqr").fit(X, y)
+    with pytest.raises(ValueError, match="memory_budget"):
+        KernelRLS(kernel="rbf", n_basis=5, memory_budget=-1).fit(X, y)
+    with pytest.raises(ValueError, match="memory_budget"):
+        KernelRLS(kernel="rbf", n_basis=5, memory_budget="lots").fit(X, y)
+    with pytest.raises(ValueError, match="block_size"):
+        KernelRLS(kernel="rbf", n_basis=5, block_size=0).fit(X, y)
+    with pytest.raises(ValueError, match="pcg"):
+        KernelRLS(kernel="rbf", solver="pcg").fit(X, y)

@@ -27,6 +27,11 @@ What lives here
     r x r factors in one array, :class:`NystromFactors`, 8 r^2 bytes) with lambda chosen
     on a validation split or K-fold by warm-started CG along the grid
     (:func:`pcg_select`).
+    The faces build their model through :func:`fit_rls_model`, which asks
+    :func:`plan_reduced_set` (one decision from ``memory_budget``, reported once,
+    refused before any work when nothing fits) whether a reduced-set model stays in
+    memory (:class:`RLSModel`) or streams (:class:`StreamedRLSModel`, the same
+    interface over :class:`StreamedReducedSet` or PCG).
 
 Builds on
     ``structure``, ``optim``, ``selection``; ``rlscore.kernel`` for kernel evaluation.
@@ -38,7 +43,8 @@ Module order
     ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient`` ->
     ``_evidence_gradient``, ``_nystrom_gradient`` -> ``_kernel_learning``;
     ``_streamed`` and ``_pcg_factors`` -> ``_pcg`` (on ``_solvers``, ``_nystrom``) ->
-    ``_pcg_select`` -> ``_streamed_fit``.
+    ``_pcg_select`` -> ``_streamed_fit``; ``_memory_plan`` -> ``_streamed_model`` (on
+    ``_model``, ``_streamed``, ``_pcg``).
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
@@ -66,7 +72,11 @@ from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
                                    pcg_solve, pcg_reduced_set, as_factors)
 from rlscore.core.rls._pcg_select import PCGSelection, pcg_select, validation_folds
 from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit)
+from rlscore.core.rls._memory_plan import (plan_reduced_set, check_memory_options,
+                                           MEMORY_BUDGET_DEFAULT, SOLVERS,
+                                           STREAMABLE_KERNELS)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
+from rlscore.core.rls._streamed_model import (StreamedRLSModel, fit_rls_model)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
                                   cg_rls)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
@@ -126,6 +136,13 @@ __all__ = [
     "fold_numbers",
     "StreamedFit",
     "streamed_fit",
+    "plan_reduced_set",
+    "check_memory_options",
+    "MEMORY_BUDGET_DEFAULT",
+    "SOLVERS",
+    "STREAMABLE_KERNELS",
+    "StreamedRLSModel",
+    "fit_rls_model",
     "influence_coefficients",
     "apply_influence",
     "loo_models",

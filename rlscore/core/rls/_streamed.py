@@ -42,6 +42,7 @@ import scipy.linalg as la
 from scipy.linalg import blas
 
 from rlscore._progress import Progress, stage
+from rlscore._memory import reduced_set_peak_bytes
 from rlscore._validation import check_memory, check_regparam, format_bytes
 from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
 from rlscore.core.rls._nystrom import (basis_positions, constrained_solve,
@@ -217,12 +218,11 @@ class StreamedReducedSet:
     # -- memory ------------------------------------------------------------------
     def estimate_bytes(self, n_lambdas=13):
         """Estimated peak bytes: the r x r statistics, their eigendecomposition and the
-        per-fold sums, one block's buffers, and the m x L x p held-out predictions.
-        O(1)."""
-        k, b = self.n_features, self.fmap.n_basis
-        rr = 8 * k * k * (4 + self.n_folds) + 8 * b * b * 3
-        block = 8 * self.block_size * (b + 3 * k + self.source.d + 2 * n_lambdas * self.p)
-        return rr + block + 8 * self.m * self.p * (2 + n_lambdas)
+        per-fold sums, one block's buffers, and the m x L x p held-out predictions
+        (:func:`rlscore._memory.reduced_set_peak_bytes`, path "streamed"). O(1)."""
+        return reduced_set_peak_bytes("streamed", self.m, self.fmap.n_basis,
+                                      self.source.d, self.p, self.block_size, n_lambdas,
+                                      self.n_folds, self.n_features)
 
     # -- pass 1 ------------------------------------------------------------------
     def _fold_array(self, folds):

@@ -379,6 +379,16 @@ class NfoldCV:
             raise ValueError("folds is empty")
         self.codes = None if groups is None else getattr(groups, "codes", groups)
 
+    def prepare(self, grid):
+        """When the model batches the hold-outs of a whole grid (``holdout_path(folds,
+        grid)``, the streamed reduced set: one pass over the data for every fold and
+        lambda), compute them at once; :meth:`cv` then reads them."""
+        self._path = {}
+        if hasattr(self.rls, "holdout_path"):
+            grid = list(grid)
+            self._path = dict(zip(map(float, grid),
+                                  self.rls.holdout_path(self.folds, grid)))
+
     def predictions(self):
         """The hold-out predictions of every fold at the model's current regparam: the
         one fold loop of the library (:class:`PooledQueryCV` pools them)."""
@@ -387,7 +397,8 @@ class NfoldCV:
 
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
-        perfs, preds = [], self.predictions()
+        preds = getattr(self, "_path", {}).pop(float(regparam), None)
+        perfs, preds = [], self.predictions() if preds is None else preds
         for fold, P in zip(self.folds, preds):
             try:
                 perfs.append(_score(self.measure, self.rls.Y[fold], P,

@@ -1,0 +1,100 @@
+"""The one home of the peak-memory estimates: every path of every learner that checks
+its memory before a run asks here, so the learners, the estimators, the command line
+and ``benchmarks/memory_peaks.py`` quote the same figure.
+
+Dense kernel paths (m x m matrices)
+    :func:`estimate_peak_bytes` with :data:`PEAK_MATRICES` and :data:`PEAK_KRONECKER`.
+Reduced-set (Nystrom) paths with b basis vectors
+    :func:`reduced_set_peak_bytes`: ``"memory"`` (the m x b kernel block and features
+    in memory, :data:`PEAK_REDUCED_SET`), ``"memory_cv"`` (the same plus the
+    leave-one-out / hold-out arrays), ``"streamed"``
+    (:class:`rlscore.core.rls.StreamedReducedSet`: b x b statistics, one block, the
+    m x L x p held-out predictions) and ``"pcg"`` (Falkon's preconditioned CG without
+    its optional kernel-block cache).
+
+The coefficients were measured with ``benchmarks/memory_peaks.py`` (growth of the
+peak resident set of a child process, Gaussian kernel, d = 20). Layer 0: imports
+nothing from the package.
+"""
+
+__all__ = ["PEAK_MATRICES", "PEAK_KRONECKER", "PEAK_REDUCED_SET", "estimate_peak_bytes",
+           "reduced_set_peak_bytes", "REDUCED_SET_PATHS"]
+
+#: Peak memory of each dense path, in m x m float64 matrices, measured with
+#: benchmarks/memory_peaks.py (peak RSS growth, Gaussian kernel, m = 2000 and 3000):
+#: one regparam -- K, its Cholesky factor (one Fortran-order copy), the kernel
+#: evaluation's temporary;
+#: regparam path -- K, eigenvectors V, the divide-and-conquer workspace;
+#: leave-one-out -- the path plus V * V and the m x p parts; leave-pair-out -- the path
+#: plus M = lambda G and its Gram temporaries; leave-query-out -- the rotated kernel,
+#: its decomposition and the per-query blocks.
+PEAK_MATRICES = {"one_lambda": 2.2, "lambda_path": 4.2, "loo": 5.3, "lpo": 8.7,
+                 "lqo": 5.8}
+#: The complete-data Kronecker solver: a * n1 n2 + b * (n1^2 + n2^2) float64 values
+#: (labels, their rotations and the result; each domain's kernel, eigenvectors and
+#: workspace), fitted on 1000 x 1000, 2000 x 500 and 3000 x 300.
+PEAK_KRONECKER = (4.5, 2.6)
+#: The in-memory reduced-set paths: a * m b + c * b^2 float64 values. One fit: the
+#: kernel block K(X, R), the features Phi = K T and the triangular solve's copy
+#: (a = 2.25); cross-validation adds the left singular vectors U and U * U of the
+#: leave-one-out / hold-out formulas (a = 3.6). Measured at (m, b) = (4e4, 400),
+#: (8e4, 200), (2e4, 1000): within 7%.
+PEAK_REDUCED_SET = {"memory": (2.25, 5.0), "memory_cv": (3.6, 6.0)}
+
+#: The reduced-set paths of :func:`reduced_set_peak_bytes`.
+REDUCED_SET_PATHS = ("memory", "memory_cv", "streamed", "pcg")
+
+
+def estimate_peak_bytes(path, m, n2=None):
+    """Estimated peak bytes of a dense path on m examples: ``one_lambda``,
+    ``lambda_path``, ``loo``, ``lpo``, ``lqo`` (see :data:`PEAK_MATRICES`), or
+    ``kronecker`` for the complete-data Kronecker solver of m x n2 pairs
+    (:data:`PEAK_KRONECKER`). O(1)."""
+    if path == "kronecker":
+        a, b = PEAK_KRONECKER
+        n2 = m if n2 is None else n2
+        return 8.0 * (a * m * n2 + b * (m * m + n2 * n2))
+    if path not in PEAK_MATRICES:
+        raise ValueError(f"unknown path {path!r}; one of {sorted(PEAK_MATRICES)} or "
+                         f"'kronecker'")
+    return 8.0 * PEAK_MATRICES[path] * m * m
+
+
+def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_folds=0,
+                           n_features=None):
+    """Estimated peak bytes of a reduced-set path (see :data:`REDUCED_SET_PATHS`).
+
+    Parameters
+    ----------
+    path : "memory", "memory_cv", "streamed" or "pcg"
+    m, b, d, p : rows, basis vectors, input features, outputs
+    block_size : rows per block (streamed and PCG paths)
+    n_lambdas : regparams of the cross-validation pass (streamed: the m x L x p
+        held-out predictions)
+    n_folds : folds whose b x b statistics the streamed path keeps (0: none)
+    n_features : the Nystrom rank k <= b (default b)
+
+    Returns
+    -------
+    float, bytes. O(1).
+
+    Notes
+    -----
+    streamed: 8 (k^2 (4 + K) + 3 b^2 + block (b + 3 k + d + 2 L p) + m p (2 + L));
+    pcg: 8 (4 b^2 + block (b + d + 8) + 6 m p) (the kernel-block cache that
+    :class:`rlscore.core.rls.StreamedGramOperator` adds when m b fits a quarter of the
+    available memory is not counted).
+    """
+    k = b if n_features is None else n_features
+    L = max(int(n_lambdas), 1)
+    if path in PEAK_REDUCED_SET:
+        a, c = PEAK_REDUCED_SET[path]
+        extra = 8.0 * m * p * (2 + (L if path == "memory_cv" else 0))
+        return 8.0 * (a * m * b + c * b * b) + extra
+    if path == "streamed":
+        rr = 8.0 * k * k * (4 + n_folds) + 8.0 * b * b * 3
+        block = 8.0 * block_size * (b + 3 * k + d + 2 * L * p)
+        return rr + block + 8.0 * m * p * (2 + L)
+    if path == "pcg":
+        return 8.0 * (4 * b * b + block_size * (b + d + 8) + 6 * m * p)
+    raise ValueError(f"unknown reduced-set path {path!r}; one of {REDUCED_SET_PATHS}")

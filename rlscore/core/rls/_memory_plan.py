@@ -1,0 +1,139 @@
+"""Where a reduced-set RLS fit runs -- in memory, streamed in blocks of rows, or by
+preconditioned CG -- decided once from the memory budget, reported once, and refused
+before any work when nothing fits: the one decision every face (the RLScore learners,
+the estimators, the command line) takes through :func:`plan_reduced_set`."""
+
+import numbers
+from types import SimpleNamespace
+
+import numpy as np
+
+from rlscore._blocks import get_working_memory, working_memory
+from rlscore._memory import reduced_set_peak_bytes
+from rlscore._progress import stage
+from rlscore._validation import available_memory, check_real, format_bytes
+from rlscore.kernel import block_size_for
+
+__all__ = ["plan_reduced_set", "MEMORY_BUDGET_DEFAULT", "SOLVERS", "STREAMABLE_KERNELS",
+           "check_memory_options"]
+
+#: The default ``memory_budget`` of the faces: half the memory available at fit time.
+MEMORY_BUDGET_DEFAULT = "auto"
+#: The ``solver`` values: "auto" (direct, in memory or streamed; PCG when only PCG fits
+#: and no cross-validation is asked), "direct", "pcg".
+SOLVERS = ("auto", "direct", "pcg")
+#: Kernels whose reduced-set model can be streamed (array input).
+STREAMABLE_KERNELS = ("GaussianKernel", "PolynomialKernel", "LinearKernel")
+
+
+def check_memory_options(memory_budget, solver, block_size):
+    """Check the three keywords of the faces (ValueError / TypeError naming them);
+    returns the budget in bytes (inf for None, half the available memory for "auto").
+    O(1)."""
+    if not isinstance(solver, str) or solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    if block_size is not None and (isinstance(block_size, bool) or not isinstance(
+            block_size, numbers.Integral) or block_size < 1):
+        raise ValueError(f"block_size must be a positive int or None, got {block_size!r}")
+    if memory_budget is None:
+        return np.inf
+    if isinstance(memory_budget, str):
+        if memory_budget != "auto":
+            raise ValueError(f"memory_budget must be 'auto', a number of MiB > 0 or None, "
+                             f"got {memory_budget!r}")
+        avail = available_memory()
+        return np.inf if avail is None else avail / 2
+    return check_real(memory_budget, "memory_budget", minimum=0,
+                      open_minimum=True) * 2**20
+
+
+def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
+                     solver="auto", block_size=None, cv=None, n_lambdas=1, n_folds=0,
+                     kernel="GaussianKernel", streamable=True, verbose=None):
+    """Decide the path of a reduced-set fit and say so once.
+
+    Parameters
+    ----------
+    m, n_basis, d, p : rows, basis vectors, input features, outputs
+    memory_budget : "auto" (half the available memory), MiB, or None (no limit)
+    solver : "auto", "direct" or "pcg" (:data:`SOLVERS`)
+    block_size : rows per block when streaming (default: from the budget: a quarter
+        of it, or the working memory of :mod:`rlscore._blocks` when smaller)
+    cv : None (one fit), "loo" or "kfold" (the cross-validation that will follow; any
+        other value keeps the model in memory)
+    n_lambdas, n_folds : the size of that cross-validation
+    kernel, streamable : a kernel outside :data:`STREAMABLE_KERNELS`, or
+        ``streamable=False`` (structured or precomputed input), never streams
+
+    Returns
+    -------
+    SimpleNamespace with ``path`` ("memory", "streamed" or "pcg"), ``peak_bytes`` (the
+    estimate of that path, :func:`rlscore._memory.reduced_set_peak_bytes`),
+    ``memory_bytes`` (of the in-memory path), ``budget_bytes``, ``block_size`` and
+    ``working_memory`` (MiB for the streamed blocks, or None).
+
+    Raises
+    ------
+    ValueError
+        Naming ``memory_budget`` and the ways out (a smaller ``block_size``,
+        ``solver="pcg"``, fewer basis vectors, a larger budget) when no allowed path
+        fits; before any work is done.
+
+    Notes
+    -----
+    O(1).
+    """
+    limit = check_memory_options(memory_budget, solver, block_size)
+    mem_path = "memory" if cv is None else "memory_cv"
+    mem = reduced_set_peak_bytes(mem_path, m, n_basis, d, p, n_lambdas=n_lambdas)
+    plan = SimpleNamespace(path="memory", peak_bytes=mem, memory_bytes=mem,
+                           budget_bytes=limit, block_size=None, working_memory=None)
+    can_stream = streamable and kernel in STREAMABLE_KERNELS and cv in (None, "loo",
+                                                                        "kfold")
+    if solver == "pcg" and not can_stream:
+        raise ValueError(f"solver='pcg' needs a reduced-set model of the kernels "
+                         f"{STREAMABLE_KERNELS} on array input and no cross-validation "
+                         f"other than none")
+    if solver != "pcg" and (mem <= limit or not can_stream):
+        return plan
+    wm = get_working_memory()
+    if np.isfinite(limit):
+        wm = min(wm, max(limit / 4 / 2**20, 1.0))
+    L = max(int(n_lambdas), 1) if cv is not None else 1
+    extra = 8 * (2 * n_basis + 2 * L * p + 2 * p)
+    with working_memory(wm):
+        rows = block_size_for(m, n_basis, d, extra, block_size,
+                              what="a block of Nystrom features")
+    plan.block_size, plan.working_memory = rows, wm
+    streamed = reduced_set_peak_bytes("streamed", m, n_basis, d, p, rows, L,
+                                      n_folds if cv == "kfold" else 0)
+    pcg = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows)
+    if solver == "pcg" and cv is not None:
+        raise ValueError("solver='pcg' trains one regparam without cross-validation; "
+                         "use solver='direct' or 'auto' to select it")
+    if solver == "pcg" and pcg <= limit:
+        plan.path, plan.peak_bytes = "pcg", pcg
+    elif solver != "pcg" and streamed <= limit:
+        plan.path, plan.peak_bytes = "streamed", streamed
+    elif solver == "auto" and cv is None and pcg <= limit:
+        plan.path, plan.peak_bytes = "pcg", pcg
+    else:
+        statistics = reduced_set_peak_bytes("streamed", m, n_basis, d, p, 1, L,
+                                            n_folds if cv == "kfold" else 0)
+        raise ValueError(
+            f"memory_budget={limit / 2**20:.6g} MiB is too small for this reduced-set "
+            f"model (m={m}, {n_basis} basis vectors, {p} output(s)): in memory it needs "
+            f"about {format_bytes(mem)}, streamed in blocks of {rows} rows about "
+            f"{format_bytes(streamed)} (at least {format_bytes(statistics)} with blocks "
+            f"of one row), by preconditioned CG about {format_bytes(pcg)}. Ways out: a "
+            f"smaller block_size, solver='pcg' (one regparam, no cross-validation), fewer "
+            f"basis vectors (n_basis / basis_vectors), or a larger memory_budget")
+    what = "by preconditioned CG (solver='pcg')" if plan.path == "pcg" else \
+        "in blocks of rows"
+    reason = "solver='pcg'" if solver == "pcg" else \
+        (f"the in-memory features would take {format_bytes(mem)}, above the memory "
+         f"budget of {format_bytes(limit)}")
+    with stage(f"streaming {what}: {reason}; blocks of {rows} rows, estimated peak "
+               f"{format_bytes(plan.peak_bytes)}", verbose):
+        pass
+    return plan
