@@ -1,13 +1,17 @@
-"""Estimated versus measured peak memory of the dense kernel paths.
+"""Estimated versus measured peak memory of the dense kernel paths and of the
+reduced-set paths (in memory, streamed; one fit and leave-one-out over 13 lambdas).
 
 For each path (one regparam, regparam path, leave-one-out, leave-pair-out,
 leave-query-out, Kronecker) the script runs the learner in a fresh child process and
 measures the growth of the peak resident set size (``ru_maxrss``) over the process
 after it has built its inputs, and the tracemalloc peak (NumPy buffers). It prints both
-next to :func:`rlscore._validation.estimate_peak_bytes`, the estimate the learners check
-against available memory before allocating.
+next to the estimate the learners check before allocating (:mod:`rlscore._memory`:
+:func:`estimate_peak_bytes` for the dense paths; for the reduced-set paths the
+``plan.peak_bytes`` of the fitted model, :func:`reduced_set_peak_bytes`).
 
 Usage: python benchmarks/memory_peaks.py [m]   (default m = 3000 examples)
+       python benchmarks/memory_peaks.py --reduced M B   (reduced-set paths, B basis
+       vectors, d = 20; the streamed rows with memory_budget = in-memory estimate / 3)
 """
 
 import json
@@ -48,8 +52,52 @@ CHILD = textwrap.dedent(r"""
 """)
 
 
+REDUCED_CHILD = textwrap.dedent(r"""
+    import json, resource, sys
+    import numpy as np
+    from rlscore import learner as L
+    from rlscore._memory import reduced_set_peak_bytes
+    path, m, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((m, 20))
+    y = rng.standard_normal(m)
+    grid = list(2.0 ** np.arange(-6, 7))          # 13 lambdas
+    g = dict(kernel="GaussianKernel", gamma=0.05, n_basis=b, random_state=0)
+    cv = path.endswith("loo")
+    budget = reduced_set_peak_bytes("memory_cv" if cv else "memory", m, b, 20, 1,
+                                    n_lambdas=13) / 3 / 2**20
+    kw = dict(memory_budget=budget if path.startswith("streamed") else None)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if cv:
+        model = L.LeaveOneOutRLS(X, y, regparams=grid, **g, **kw).learner._model
+    else:
+        model = L.RLS(X, y, **g, **kw)._model
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"rss": (peak - base) * 1024, "est": model.plan.peak_bytes,
+                      "path": model.plan.path}))
+""")
+
+#: the reduced-set rows of ``--reduced``
+REDUCED_PATHS = ("memory_fit", "memory_loo", "streamed_fit", "streamed_loo")
+
+
+def reduced(m, b):
+    """Rows (path, estimate, RSS growth) of the reduced-set paths at m rows, b basis
+    vectors, each in a fresh child process."""
+    import warnings
+    rows = []
+    for path in REDUCED_PATHS:
+        out = subprocess.run([sys.executable, "-W", "ignore", "-c", REDUCED_CHILD, path,
+                              str(m), str(b)], capture_output=True, text=True, check=True)
+        r = json.loads(out.stdout)
+        if r["path"] != path.split("_")[0]:
+            warnings.warn(f"{path} ran as {r['path']}")
+        rows.append((path, r["est"], r["rss"]))
+    return rows
+
+
 def main(m=3000):
-    from rlscore._validation import estimate_peak_bytes
+    from rlscore._memory import estimate_peak_bytes
     rows = []
     for path in ("one_lambda", "lambda_path", "loo", "lpo", "lqo", "kronecker"):
         out = subprocess.run([sys.executable, "-c", CHILD, path, str(m)],
@@ -74,4 +122,15 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description="peak memory of each dense path against its "
                                              "estimate (rlscore._validation.PEAK_MATRICES)")
     ap.add_argument("m", nargs="?", type=int, default=3000, help="examples (default 3000)")
-    main(ap.parse_args().m)
+    ap.add_argument("--reduced", nargs=2, type=int, metavar=("M", "B"),
+                    help="the reduced-set paths at M rows and B basis vectors instead")
+    args = ap.parse_args()
+    if args.reduced:
+        M, B = args.reduced
+        print(f"{'path':<14} {'m':>8} {'b':>6} {'estimate':>10} {'RSS peak':>10} "
+              f"{'est/RSS':>8}")
+        for path, est, rss in reduced(M, B):
+            print(f"{path:<14} {M:>8} {B:>6} {est / 2**20:9.0f}M {rss / 2**20:9.0f}M "
+                  f"{est / max(rss, 1):8.2f}")
+    else:
+        main(args.m)

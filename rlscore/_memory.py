@@ -8,8 +8,9 @@ Reduced-set (Nystrom) paths with b basis vectors
     :func:`reduced_set_peak_bytes`: ``"memory"`` (the m x b kernel block and features
     in memory, :data:`PEAK_REDUCED_SET`), ``"memory_cv"`` (the same plus the
     leave-one-out / hold-out arrays), ``"streamed"``
-    (:class:`rlscore.core.rls.StreamedReducedSet`: b x b statistics, one block, the
-    m x L x p held-out predictions) and ``"pcg"`` (Falkon's preconditioned CG without
+    (:class:`rlscore.core.rls.StreamedReducedSet` with its cross-validation pass:
+    b x b statistics, one block, the m x L x p held-out predictions),
+    ``"streamed_fit"`` (its statistics pass alone: one kernel block) and ``"pcg"`` (Falkon's preconditioned CG without
     its optional kernel-block cache).
 
 The coefficients were measured with ``benchmarks/memory_peaks.py`` (growth of the
@@ -17,7 +18,8 @@ peak resident set of a child process, Gaussian kernel, d = 20). Layer 0: imports
 nothing from the package.
 """
 
-__all__ = ["PEAK_MATRICES", "PEAK_KRONECKER", "PEAK_REDUCED_SET", "estimate_peak_bytes",
+__all__ = ["PEAK_MATRICES", "PEAK_KRONECKER", "PEAK_REDUCED_SET", "STREAM_OVERHEAD",
+           "estimate_peak_bytes",
            "reduced_set_peak_bytes", "REDUCED_SET_PATHS"]
 
 #: Peak memory of each dense path, in m x m float64 matrices, measured with
@@ -41,8 +43,13 @@ PEAK_KRONECKER = (4.5, 2.6)
 #: (8e4, 200), (2e4, 1000): within 7%.
 PEAK_REDUCED_SET = {"memory": (2.25, 5.0), "memory_cv": (3.6, 6.0)}
 
+#: Fixed working set of a streamed run beyond its arrays (the first blocked kernel
+#: call's thread buffers, the progress and source objects): the residual measured at
+#: (m, b) = (4e4, 400) and (1e5, 300), about 4-5 MiB.
+STREAM_OVERHEAD = 4 * 2**20
+
 #: The reduced-set paths of :func:`reduced_set_peak_bytes`.
-REDUCED_SET_PATHS = ("memory", "memory_cv", "streamed", "pcg")
+REDUCED_SET_PATHS = ("memory", "memory_cv", "streamed_fit", "streamed", "pcg")
 
 
 def estimate_peak_bytes(path, m, n2=None):
@@ -66,7 +73,7 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
 
     Parameters
     ----------
-    path : "memory", "memory_cv", "streamed" or "pcg"
+    path : "memory", "memory_cv", "streamed_fit", "streamed" or "pcg"
     m, b, d, p : rows, basis vectors, input features, outputs
     block_size : rows per block (streamed and PCG paths)
     n_lambdas : regparams of the cross-validation pass (streamed: the m x L x p
@@ -80,7 +87,9 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
 
     Notes
     -----
-    streamed: 8 (k^2 (4 + K) + 3 b^2 + block (b + 3 k + d + 2 L p) + m p (2 + L));
+    streamed: 8 (k^2 (4 + K) + 3 b^2 + block (b + 3 k + d + 2 L p) + m p (2 + L)),
+    streamed_fit: 8 (k^2 (4 + K) + 3 b^2 + block (b + d) + 2 m p), both plus
+    :data:`STREAM_OVERHEAD`;
     pcg: 8 (4 b^2 + block (b + d + 8) + 6 m p) (the kernel-block cache that
     :class:`rlscore.core.rls.StreamedGramOperator` adds when m b fits a quarter of the
     available memory is not counted).
@@ -91,8 +100,10 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
         a, c = PEAK_REDUCED_SET[path]
         extra = 8.0 * m * p * (2 + (L if path == "memory_cv" else 0))
         return 8.0 * (a * m * b + c * b * b) + extra
-    if path == "streamed":
-        rr = 8.0 * k * k * (4 + n_folds) + 8.0 * b * b * 3
+    if path in ("streamed", "streamed_fit"):
+        rr = 8.0 * k * k * (4 + n_folds) + 8.0 * b * b * 3 + STREAM_OVERHEAD
+        if path == "streamed_fit":
+            return rr + 8.0 * block_size * (b + d) + 16.0 * m * p
         block = 8.0 * block_size * (b + 3 * k + d + 2 * L * p)
         return rr + block + 8.0 * m * p * (2 + L)
     if path == "pcg":

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import GroupKFold
 
+import rlscore._memory
 from rlscore._memory import reduced_set_peak_bytes
 from rlscore.core.rls import StreamedRLSModel
 from rlscore.estimators import KernelRLS, KernelRLSCV
@@ -20,6 +21,13 @@ def _data(p=1):
     X = rng.standard_normal((M, D))
     y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(M)
     return X, (y if p == 1 else np.column_stack([y, X[:, 1] ** 2][:p]))
+
+
+@pytest.fixture(autouse=True)
+def _no_fixed_overhead(monkeypatch):
+    """The fixed few MiB of a streamed run (rlscore._memory.STREAM_OVERHEAD) would hide
+    the switch on problems this small: set it to 0 here."""
+    monkeypatch.setattr(rlscore._memory, "STREAM_OVERHEAD", 0)
 
 
 def _budget(block, path="memory", n_lambdas=1, n_folds=0, p=1):

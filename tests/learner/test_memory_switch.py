@@ -6,6 +6,7 @@ too small even for streaming before any work."""
 import numpy as np
 import pytest
 
+import rlscore._memory
 from rlscore._memory import reduced_set_peak_bytes
 from rlscore.core.rls import StreamedRLSModel
 from rlscore.learner import RLS, KfoldRLS, LeaveOneOutRLS, LeavePairOutRLS
@@ -16,6 +17,13 @@ X = rng.standard_normal((M, D))
 Y = np.column_stack([np.cos(X[:, 0]), X[:, 1] * X[:, 2]]) + 0.05 * rng.standard_normal((M, 2))
 G = dict(kernel="GaussianKernel", gamma=0.2)
 GRID = [0.01, 0.3, 3.0]
+
+
+@pytest.fixture(autouse=True)
+def _no_fixed_overhead(monkeypatch):
+    """The fixed few MiB of a streamed run (rlscore._memory.STREAM_OVERHEAD) would hide
+    the switch on problems this small: set it to 0 here."""
+    monkeypatch.setattr(rlscore._memory, "STREAM_OVERHEAD", 0)
 
 
 def _budget(block, path="memory", n_lambdas=1, n_folds=0, p=2):

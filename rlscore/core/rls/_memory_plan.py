@@ -105,7 +105,8 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
         rows = block_size_for(m, n_basis, d, extra, block_size,
                               what="a block of Nystrom features")
     plan.block_size, plan.working_memory = rows, wm
-    streamed = reduced_set_peak_bytes("streamed", m, n_basis, d, p, rows, L,
+    spath = "streamed_fit" if cv is None else "streamed"
+    streamed = reduced_set_peak_bytes(spath, m, n_basis, d, p, rows, L,
                                       n_folds if cv == "kfold" else 0)
     pcg = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows)
     if solver == "pcg" and cv is not None:
@@ -118,7 +119,7 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     elif solver == "auto" and cv is None and pcg <= limit:
         plan.path, plan.peak_bytes = "pcg", pcg
     else:
-        statistics = reduced_set_peak_bytes("streamed", m, n_basis, d, p, 1, L,
+        statistics = reduced_set_peak_bytes(spath, m, n_basis, d, p, 1, L,
                                             n_folds if cv == "kfold" else 0)
         raise ValueError(
             f"memory_budget={limit / 2**20:.6g} MiB is too small for this reduced-set "
