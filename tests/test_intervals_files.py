@@ -150,3 +150,70 @@ def test_cli_refusals(tmp_path, capsys):
     assert main(["fit", train, "-o", jk, "--learner", "rankrls", "--intervals",
                  "jackknife"]) == 2
     assert "--learner rls" in capsys.readouterr().err
+
+
+def test_cli_interval_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch,
+                                                                capsys):
+    """predict --interval reads the data file in chunks (64 bytes here: dozens of
+    chunks, split further by the interval model's own chunk of rows); the lines equal
+    the library's intervals for the whole file, for both kinds of hold-out models."""
+    from rlscore.utilities import _svmlight_files
+    X, y, Xt = _files(tmp_path)
+    test = str(tmp_path / "test.txt")
+    for kind, method, extra in (("jackknife", "jackknife+", {}),
+                                ("cv", "cv+", {"n_folds": 4})):
+        model = str(tmp_path / f"{kind}.npz")
+        fit = ["fit", str(tmp_path / "train.txt"), "-o", model, "--kernel", "gaussian",
+               "--gamma", "0.3", "--regparam", "0.5", "--intervals", kind, "-q"]
+        assert main(fit + (["--folds", "4"] if kind == "cv" else [])) == 0
+        assert main(["predict", model, test, "--interval", "0.8"]) == 0
+        whole = capsys.readouterr().out
+        monkeypatch.setattr(_svmlight_files, "_CHUNK_BYTES", 64)
+        assert main(["predict", model, test, "--interval", "0.8"]) == 0
+        assert capsys.readouterr().out == whole
+        monkeypatch.undo()
+        if kind == "jackknife":
+            ref = RLS(X, y, regparam=0.5, kernel="GaussianKernel", gamma=0.3)
+            np.testing.assert_allclose(_lines(whole),
+                                       np.column_stack(ref.predict_interval(Xt, 0.2)),
+                                       rtol=1e-10)
+        assert _lines(whole).shape == (Xt.shape[0], 3)
+
+
+_RSS_CHILD = r"""
+import resource, sys
+from rlscore.cli import main
+code = main(["predict", sys.argv[1], sys.argv[2], "--interval", "0.9", "-o", sys.argv[3]])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 if code == 0 else -1)
+"""
+
+
+@pytest.mark.slow
+def test_cli_interval_peak_memory_does_not_grow_with_the_file(tmp_path):
+    """Peak RSS of ``predict --interval`` in a child process on 2e4 and 1e5 test lines:
+    within 10% of each other (+ 8 bytes a line); the outputs agree line for line."""
+    import subprocess
+    import sys
+    from rlscore.utilities.reader import write_svmlight
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 5))
+    write_svmlight(str(tmp_path / "train.txt"), X, np.sin(X[:, 0]))
+    model = str(tmp_path / "jk.npz")
+    assert main(["fit", str(tmp_path / "train.txt"), "-o", model, "--kernel", "gaussian",
+                 "--gamma", "0.3", "--regparam", "0.5", "--intervals", "jackknife",
+                 "-q"]) == 0
+    Xt = rng.normal(size=(100_000, 5))
+    peaks, outs = {}, {}
+    for n in (20_000, 100_000):
+        test = tmp_path / f"t{n}.txt"
+        write_svmlight(str(test), Xt[:n], np.zeros(n))
+        out = tmp_path / f"p{n}.txt"
+        run = subprocess.run([sys.executable, "-c", _RSS_CHILD, model, str(test), str(out)],
+                             capture_output=True, text=True, check=True,
+                             env={"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+                                  "PYTHONSAFEPATH": "1", "PATH": "/usr/bin:/bin"})
+        peaks[n] = int(run.stdout.split()[-1])
+        outs[n] = out.read_text().splitlines()
+    assert peaks[20_000] > 0
+    assert peaks[100_000] <= 1.10 * peaks[20_000] + 8 * 80_000, peaks
+    assert outs[100_000][:20_000] == outs[20_000]

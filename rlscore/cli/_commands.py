@@ -370,8 +370,11 @@ def _interval_data(args, data, spec, learner):
         return rls.interval_model("cv+", folds=folds)
 
 
-def _interval_lines(args, pred, meta, rows):
-    """Lines 'prediction lower upper' (per output) from the stored hold-out models."""
+def _interval_lines(args, pred, meta, chunks):
+    """Text blocks of lines 'prediction lower upper' (per output) from the stored
+    hold-out models, for the (projected rows, unseen) ``chunks`` of the data file
+    (:func:`_projected_chunks`); the file and the model's metadata are checked before
+    the first block. Peak memory O(chunk x models), whatever the file's length."""
     from fractions import Fraction
 
     from rlscore.core.rls import METHODS, IntervalModel
@@ -391,22 +394,23 @@ def _interval_lines(args, pred, meta, rows):
                          f"models; this model file stores the other kind (fit with "
                          f"--intervals {'jackknife' if METHODS[method] == 'loo' else 'cv'})")
     kernel = meta.get("kernel") or {}
-    factor = unseen_factor(rows.unseen, kernel.get("name"),
-                           (kernel.get("params") or {}).get("gamma"))
+    gamma = (kernel.get("params") or {}).get("gamma")
     # alpha = 1 - LEVEL in decimal (1 - 0.9 is 0.09999999999999998 in floating point)
     alpha = float(1 - Fraction(repr(level)))
-    Xc = rows.X
     step = im.chunk_rows()
-    lines = []
-    for s in range(0, Xc.shape[0], step):
-        P = im.outputs(Xc[s:s + step])
-        if factor is not None:
-            P *= factor[s:s + step, None]
-        res = im.intervals_from_outputs(P, alpha, method)
-        for t in range(P.shape[0]):
-            lines.append("\t".join(_fmt(a[t, j]) for j in range(im.n_outputs)
-                                   for a in res))
-    return lines
+
+    def blocks():
+        for Xc, unseen in chunks:
+            factor = unseen_factor(unseen, kernel.get("name"), gamma)
+            for s in range(0, Xc.shape[0], step):
+                P = im.outputs(Xc[s:s + step])
+                if factor is not None:
+                    P *= factor[s:s + step, None]
+                res = im.intervals_from_outputs(P, alpha, method)
+                yield "".join("\t".join(_fmt(a[t, j]) for j in range(im.n_outputs)
+                                        for a in res) + "\n"
+                              for t in range(P.shape[0]))
+    return blocks()
 
 
 def _cmd_cv(args):
@@ -540,21 +544,28 @@ def _load_for_data(args):
     return pred, meta, rows
 
 
-def _cmd_predict(args):
-    if getattr(args, "interval", None) is not None:
-        pred, meta, rows = _load_for_data(args)
-        return _emit(args, _interval_lines(args, pred, meta, rows))
-    pred, meta, model_columns = _load_model(args)
+def _projected_chunks(args, model_columns):
+    """(rows projected onto the model's features, unseen) for each chunk of the data
+    file (:func:`iter_file`): peak memory independent of the file's length, the same
+    rows as reading the whole file."""
     fi, n_model, zero_based = model_columns
+    for X, _ in iter_file(args.data, zero_based):
+        yield project_features(X, fi, n_model, args.data, args.ignore_extra_features,
+                               zero_based)
+
+
+def _cmd_predict(args):
+    pred, meta, model_columns = _load_model(args)
+    if getattr(args, "interval", None) is not None:
+        return _emit(args, _interval_lines(args, pred, meta,
+                                           _projected_chunks(args, model_columns)))
     kernel = meta.get("kernel") or {}
     gamma = (kernel.get("params") or {}).get("gamma")
 
     def lines():
         # streamed: one chunk of the file at a time (peak memory independent of its
         # length); the same predictions as reading the whole file
-        for X, _ in iter_file(args.data, zero_based):
-            Xc, unseen = project_features(X, fi, n_model, args.data,
-                                          args.ignore_extra_features, zero_based)
+        for Xc, unseen in _projected_chunks(args, model_columns):
             P = predict_projected(pred, Xc, unseen, kernel.get("name"), gamma,
                                   meta.get("n_outputs", 1))
             if P.ndim == 1:
