@@ -11,7 +11,18 @@ in the manner of scikit-learn's ``working_memory``:
   asyncio task, a :class:`contextvars.ContextVar`, like
   :func:`rlscore._progress.verbosity`);
 * :func:`rows_per_block` turns the budget into a number of rows, :func:`batches`
-  into slices.
+  into slices, :func:`block_elements` into the float64 elements of one temporary
+  block (the chunked loops of the query algebra, RankRLS's hold-outs, greedy RLS's
+  set-up) and :func:`text_chunk_bytes` into the bytes of text per call of the
+  svmlight parser.
+
+Constants that stay fixed, with their reason: the archive reader's 1 MiB reads and
+its limits (``rlscore._archive``: safety bounds of untrusted files, not working
+memory); the 256-row strips of ``symmetric_from_triangle`` (cache blocking: a strip's
+temporaries are 256 x 256); the compiled greedy RLS's 256-element stack buffer and
+the Kronecker kernels' minimum of 4096 items per thread (compile-time and scheduling
+granularity); the command line's 256 MiB file size above which ``fit --basis``
+streams (a property of the file, before its rows are counted).
 
 A block of a single row that does not fit is refused (MemoryError with the way out),
 never silently exceeded.
@@ -22,7 +33,7 @@ import contextvars
 import os
 
 __all__ = ["working_memory", "get_working_memory", "rows_per_block", "batches",
-           "DEFAULT_WORKING_MEMORY"]
+           "block_elements", "text_chunk_bytes", "DEFAULT_WORKING_MEMORY"]
 
 #: Default budget of one block's temporaries, in MiB.
 DEFAULT_WORKING_MEMORY = 64.0
@@ -94,3 +105,19 @@ def batches(n, size):
         raise ValueError(f"block size must be >= 1, got {size}")
     for start in range(0, int(n), size):
         yield slice(start, min(start + size, int(n)))
+
+
+def block_elements(share=0.5):
+    """float64 elements of one temporary block of a chunked loop: ``share`` of the
+    budget (:func:`get_working_memory`); 4 Mi elements (32 MiB) at the default 64 MiB
+    budget and share 0.5. At least 1. O(1)."""
+    return max(1, int(get_working_memory() * 2**20 * share) // 8)
+
+
+def text_chunk_bytes(share=1 / 64):
+    """Bytes of text per call of the svmlight parser: ``share`` of the budget, at least
+    64 KiB. The default 1/64 (1 MiB at the default budget) is for streamed reading: a
+    chunk's parsed arrays, its CSR matrix, the projection onto a model and the output
+    lines take about 15 times the text (measured on a linear model's ``predict``);
+    reading a whole file uses 1/4 (16 MiB). O(1)."""
+    return max(1 << 16, int(get_working_memory() * 2**20 * share))

@@ -14,11 +14,11 @@ is its public name.
 import numpy as np
 import scipy.sparse as sp
 
+from rlscore._blocks import block_elements
 from rlscore._validation import as_index_array
 
 __all__ = ["QueryGroups", "as_query_groups"]
 
-_CHUNK = 1 << 22          # elements per temporary block in the chunked loops
 
 
 def _encode(qids, m, name):
@@ -362,7 +362,7 @@ class QueryGroups:
         if self.is_single:
             M -= coef
         else:
-            step = max(1, _CHUNK // max(1, M.shape[1]))
+            step = max(1, block_elements() // max(1, M.shape[1]))
             for i0 in range(0, self.m, step):
                 M[i0:i0 + step] -= coef[self.codes[i0:i0 + step]]
         M[self.first] -= sqrt_n[:, None] * coef
@@ -387,7 +387,7 @@ class QueryGroups:
             k = K.sum(axis=1) + sq * K[:, 0]           # K v
             g = beta * k - 0.5 * beta * beta * (k.sum() + sq * k[0]) * \
                 np.concatenate([[1.0 + sq], np.ones(m - 1)])
-            step = max(1, _CHUNK // max(1, m))
+            step = max(1, block_elements() // max(1, m))
             for i0 in range(0, m, step):
                 blk = K[i0:i0 + step]
                 blk -= g[i0:i0 + step, None]

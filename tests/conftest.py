@@ -229,3 +229,22 @@ def check_gradient():
     """The finite-difference check every criterion gradient is held to:
     ``check_gradient(objective, z)``."""
     return _check_gradient
+
+
+@pytest.fixture
+def small_text_chunks(monkeypatch):
+    """The command line reads data files in chunks of 64 bytes of text (a few lines
+    each); returns a list that receives the row count of every chunk parsed."""
+    from rlscore.cli import _data
+    from rlscore.utilities import reader
+    real = reader.iter_svmlight
+    rows = []
+
+    def counted(*args, **kwargs):
+        for part in real(*args, **kwargs):
+            rows.append(part[0].shape[0])
+            yield part
+
+    monkeypatch.setattr(_data, "text_chunk_bytes", lambda share=1 / 64: 64)
+    monkeypatch.setattr(reader, "iter_svmlight", counted)
+    return rows

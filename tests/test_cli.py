@@ -349,11 +349,12 @@ def test_squared_hinge_ranksvm_learner(tmp_path, capsys):
     assert "<- best" in capsys.readouterr().out
 
 
-def test_predict_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch, capsys):
+def test_predict_streams_chunks_with_the_whole_file_result(tmp_path, small_text_chunks,
+                                                            capsys):
     """predict reads the data file in chunks (here 64 bytes, dozens of chunks); the
     lines equal the predictions of the whole file read at once."""
     from rlscore.learner import RLS
-    from rlscore.utilities import _svmlight_files, reader
+    from rlscore.utilities import reader
     rng = np.random.default_rng(3)
     X = rng.normal(size=(120, 5))
     y = X @ rng.normal(size=5)
@@ -363,8 +364,9 @@ def test_predict_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch
     reader.write_svmlight(str(test), Xt, np.zeros(200))
     model = tmp_path / "m.npz"
     assert main(["fit", str(train), "-o", str(model), "--regparam", "0.5", "-q"]) == 0
-    monkeypatch.setattr(_svmlight_files, "_CHUNK_BYTES", 64)
+    del small_text_chunks[:]
     assert main(["predict", str(model), str(test)]) == 0
+    assert len(small_text_chunks) > 12 and sum(small_text_chunks) == 200
     got = np.array([float(v) for v in capsys.readouterr().out.split()])
     ref = RLS(X, y, regparam=0.5).predict(Xt)
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)

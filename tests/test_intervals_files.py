@@ -153,11 +153,10 @@ def test_cli_refusals(tmp_path, capsys):
 
 
 def test_cli_interval_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch,
-                                                                capsys):
-    """predict --interval reads the data file in chunks (64 bytes here: dozens of
-    chunks, split further by the interval model's own chunk of rows); the lines equal
-    the library's intervals for the whole file, for both kinds of hold-out models."""
-    from rlscore.utilities import _svmlight_files
+                                                                capsys, request):
+    """predict --interval reads the data file in chunks (64 bytes of text here: dozens
+    of chunks); the lines equal those of one chunk and the library's intervals for the
+    whole file, for both kinds of hold-out models."""
     X, y, Xt = _files(tmp_path)
     test = str(tmp_path / "test.txt")
     for kind, method, extra in (("jackknife", "jackknife+", {}),
@@ -168,10 +167,22 @@ def test_cli_interval_streams_chunks_with_the_whole_file_result(tmp_path, monkey
         assert main(fit + (["--folds", "4"] if kind == "cv" else [])) == 0
         assert main(["predict", model, test, "--interval", "0.8"]) == 0
         whole = capsys.readouterr().out
-        monkeypatch.setattr(_svmlight_files, "_CHUNK_BYTES", 64)
-        assert main(["predict", model, test, "--interval", "0.8"]) == 0
-        assert capsys.readouterr().out == whole
-        monkeypatch.undo()
+        with pytest.MonkeyPatch.context() as mp:
+            from rlscore.cli import _data
+            from rlscore.utilities import reader
+            real, rows = reader.iter_svmlight, []
+
+            def counted(*args, **kwargs):
+                for part in real(*args, **kwargs):
+                    rows.append(part[0].shape[0])
+                    yield part
+            mp.setattr(_data, "text_chunk_bytes", lambda share=1 / 64: 64)
+            mp.setattr(reader, "iter_svmlight", counted)
+            assert main(["predict", model, test, "--interval", "0.8"]) == 0
+        # the same numbers (to the rounding of GEMMs of other shapes)
+        np.testing.assert_allclose(_lines(capsys.readouterr().out), _lines(whole),
+                                   rtol=1e-12, atol=1e-14)
+        assert len(rows) > 5 and sum(rows) == Xt.shape[0]
         if kind == "jackknife":
             ref = RLS(X, y, regparam=0.5, kernel="GaussianKernel", gamma=0.3)
             np.testing.assert_allclose(_lines(whole),

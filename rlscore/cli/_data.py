@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 
+from rlscore._blocks import text_chunk_bytes
 from rlscore.cli._base import DataError
 
 ZERO_BASED_CHOICES = {"auto": "auto", "yes": True, "no": False}
@@ -60,24 +61,16 @@ def _file_errors(path, for_model=False):
         raise DataError(f"{path}: corrupt or truncated compressed file ({exc})") from None
 
 
-def chunk_bytes():
-    """Bytes of text per parser call: 1/64 of the working-memory budget
-    (:mod:`rlscore._blocks`; 1 MiB by default), since a chunk's parsed arrays, its CSR
-    matrix, the projection onto the model and the output lines take about 15 times the
-    text (measured on a linear model's ``predict``)."""
-    from rlscore._blocks import get_working_memory
-    return max(1 << 16, int(get_working_memory() * 2**20 / 64))
-
-
 def iter_file(path, zero_based):
-    """(X, y) chunks of an svmlight/LETOR file (:func:`chunk_bytes` each), read with a
+    """(X, y) chunks of an svmlight/LETOR file (:func:`rlscore._blocks.text_chunk_bytes`
+    each), read with a
     fixed index base; DataError for bad files. Peak memory O(chunk), whatever the
     file's length."""
     from rlscore.cli._base import Progress
     from rlscore.utilities.reader import iter_svmlight
     with _file_errors(path, for_model=True), \
             Progress(f"reading {path} in chunks") as report:
-        for X, Y, _ in iter_svmlight(path, None, zero_based, chunk_bytes()):
+        for X, Y, _ in iter_svmlight(path, None, zero_based, text_chunk_bytes()):
             report.step(rows=X.shape[0])
             _check_finite(path, X, Y)
             X.sum_duplicates()

@@ -10,6 +10,7 @@ whole lines and assembles CSR matrices. Public home: :mod:`rlscore.utilities.rea
 import numpy as np
 import scipy.sparse as sp
 
+from rlscore._blocks import text_chunk_bytes
 from rlscore._ext import _svmlight
 from rlscore._validation import as_2d_labels, check_positive_int
 from rlscore.utilities._text_files import index_dtype, open_binary, open_text, source_name
@@ -29,8 +30,6 @@ class ZeroIndexError(ValueError):
                          f"zero_based=True or 'auto' for 0-based files)")
         self.location = location
 
-_CHUNK_BYTES = 1 << 24      # 16 MiB of whole lines per parser call
-
 
 def _check_zero_based(zero_based):
     if isinstance(zero_based, (bool, np.bool_)):
@@ -49,7 +48,8 @@ def _raw_chunks(fname, zero_based, chunk_bytes=None):
     O(file size); memory O(chunk) beyond what the caller keeps.
     """
     src = source_name(fname)
-    chunk_bytes = _CHUNK_BYTES if chunk_bytes is None else int(chunk_bytes)
+    # a whole file: a quarter of the working-memory budget per call (16 MiB by default)
+    chunk_bytes = text_chunk_bytes(0.25) if chunk_bytes is None else int(chunk_bytes)
     mode = {False: 0, True: 1, "auto": 2}[zero_based]
     n_labels, has_qid, line = 0, -1, 1
     with open_binary(fname) as fh:
@@ -130,7 +130,8 @@ def iter_svmlight(fname, fdim, zero_based, chunk_bytes=None):
     zero_based : bool
         How the indices count ("auto" needs the whole file: use :func:`read_svmlight`,
         or the choice recorded in a model file).
-    chunk_bytes : int, default 16 MiB (``_CHUNK_BYTES``)
+    chunk_bytes : int, default a quarter of the working-memory budget (16 MiB;
+        :func:`rlscore._blocks.text_chunk_bytes`)
 
     Yields
     ------
@@ -354,11 +355,10 @@ class SvmlightSource:
     """
 
     def __init__(self, fname, zero_based="auto", chunk_bytes=None, fdim=None):
-        from rlscore._blocks import get_working_memory
         zero_based = _check_zero_based(zero_based)
         self.fname = fname
         self.chunk_bytes = int(chunk_bytes) if chunk_bytes is not None else \
-            max(1 << 16, int(get_working_memory() * 2**20 / 64))
+            text_chunk_bytes()
         labels, qids, max_index, m, firsts = [], [], -1, 0, []
         for chunk in _raw_chunks(fname, zero_based, self.chunk_bytes):
             labels.append(chunk["labels"])

@@ -26,6 +26,7 @@ leave-query-out of the query model.
 import numpy as np
 from scipy.linalg import blas
 
+from rlscore._blocks import block_elements
 from rlscore._ext import _lpo
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
@@ -37,7 +38,6 @@ from rlscore._validation import check_peak_memory
 
 __all__ = ["GlobalRankRLSModel", "QueryRankRLSModel", "gram_matrix"]
 
-_CHUNK = 1 << 22          # elements per temporary block in the chunked loops
 _CACHE = 1 << 24          # elements of lambda-independent blocks kept between calls
 
 
@@ -327,7 +327,7 @@ class QueryRankRLSModel(CenteredRankModel):
                 batches.append((n, qs, None))
                 continue
             idx = np.stack([members[q] for q in qs])
-            step = max(1, _CHUNK // max(1, n * r))
+            step = max(1, block_elements() // max(1, n * r))
             chunks = []
             for k0 in range(0, qs.size, step):
                 k1 = min(qs.size, k0 + step)

@@ -43,6 +43,7 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 
+from rlscore._blocks import block_elements
 from rlscore._ext import _greedy
 from rlscore._progress import Progress
 from rlscore.core.rls._cg import as_cg_data
@@ -51,7 +52,6 @@ from rlscore._validation import as_2d_labels, check_bias, check_memory, check_re
 
 __all__ = ["GreedyRLSState", "greedy_forward_selection", "check_subsetsize"]
 
-_CHUNK_ELEMENTS = 1 << 21     # temporaries of the set-up are at most this large
 _PARALLEL_ELEMENTS = 1 << 21  # a pass over a smaller cache runs on one thread: the
                               # fork/join of a parallel region costs more than it saves
                               # (and a whole time slice on an oversubscribed machine)
@@ -96,7 +96,8 @@ def _column_stats(X):
 
 
 def _chunks(n_rows, row_len):
-    step = max(1, _CHUNK_ELEMENTS // max(row_len, 1))
+    # temporaries of the set-up: at most a quarter of the working-memory budget each
+    step = max(1, block_elements(0.25) // max(row_len, 1))
     for r0 in range(0, n_rows, step):
         yield r0, min(n_rows, r0 + step)
 
