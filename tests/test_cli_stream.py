@@ -132,3 +132,28 @@ def test_stream_ranking_refuses_a_grid(tmp_path, capsys):
                "-o", str(tmp_path / "m.npz")])
     assert rc != 0
     assert "one --regparam" in capsys.readouterr().err
+
+
+def test_stream_states_its_estimate_before_the_run(tmp_path, capsys):
+    path, _ = _file(tmp_path)
+    assert main(["fit", str(path), "--kernel", "gaussian", "--basis", "12", "--stream",
+                 "--block-size", "7", "--regparams", "0.1,1", "--cv", "loo", "-o",
+                 str(tmp_path / "m.npz")]) == 0
+    err = capsys.readouterr().err
+    assert "streaming 80 rows in blocks of 7; estimated peak" in err
+
+
+def test_stream_refuses_a_run_that_cannot_fit(tmp_path, capsys, monkeypatch):
+    """Too little free memory even for streaming: exit code 2 before training, the
+    estimate and the command's own ways out in the message, no model file."""
+    import rlscore.core.rls._memory_plan as plan
+    monkeypatch.setattr(plan, "available_memory", lambda: 2**16)
+    path, _ = _file(tmp_path)
+    out = tmp_path / "m.npz"
+    rc = main(["fit", str(path), "--kernel", "gaussian", "--basis", "12", "--stream",
+               "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and not out.exists()
+    assert "half the available memory=0.03125 MiB is too small" in err
+    for way_out in ("--block-size", "--solver pcg", "--basis", "more free memory"):
+        assert way_out in err

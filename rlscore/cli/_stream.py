@@ -21,6 +21,11 @@ AUTO_STREAM_BYTES = 256 << 20
 #: the learners --stream trains, and their kind (rlscore.core.rls.StreamedReducedSet)
 STREAM_KINDS = {"rls": "rls", "rankrls": "global", "query-rankrls": "query"}
 
+#: how a refusal of rlscore.core.rls.plan_reduced_set names the command's options
+_OPTION_NAMES = {"memory_budget": "half the available memory",
+                 "block_size": "--block-size", "solver": "--solver pcg",
+                 "n_basis": "--basis", "more_memory": "more free memory"}
+
 
 def wants_stream(args):
     """True when the command should stream: ``--stream``, or an RLS reduced-set fit on a
@@ -86,11 +91,25 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             for k, f in enumerate(example_folds(src.m, args.folds, args.seed)):
                 cv[np.asarray(f, dtype=np.intp)] = k
         regparam = 1.0 if args.regparam is None else args.regparam
+        # before the run: the peak estimate, or the refusal with the ways out
+        from rlscore.core.rls import plan_reduced_set
+        try:
+            plan = plan_reduced_set(
+                src.m, args.basis, src.d, src.Y.shape[1], solver=args.solver,
+                block_size=args.block_size,
+                cv=None if grid is None else ("kfold" if args.cv == "kfold" else "loo"),
+                n_lambdas=1 if grid is None else len(grid),
+                n_folds=args.folds + 1 if args.cv == "kfold" else 0,
+                kernel=kernel, stream=True, names=_OPTION_NAMES)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        note(f"streaming {src.m} rows in blocks of {plan.block_size}; estimated peak "
+             f"{format_bytes(plan.peak_bytes)}")
         try:
             learner = StreamedRLS(
                 src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
                 random_state=0 if args.basis_seed is None else args.basis_seed,
-                regparams=grid, cv=cv, block_size=args.block_size, kind=kind,
+                regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
                 solver=args.solver, keep_basis_in_cv=True, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
@@ -101,8 +120,6 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             "n_basis": int(args.basis),
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),
             "regparam": float(learner.regparam)}
-    if learner.peak_bytes is not None:
-        note(f"streamed in blocks; estimated peak {format_bytes(learner.peak_bytes)}")
     if grid is not None:
         info.update({"cv": args.cv or "loo", "measure": "sqerror",
                      "regparams": [float(g) for g in grid],

@@ -49,7 +49,8 @@ def check_memory_options(memory_budget, solver, block_size):
 
 def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                      solver="auto", block_size=None, cv=None, n_lambdas=1, n_folds=0,
-                     kernel="GaussianKernel", streamable=True, verbose=None):
+                     kernel="GaussianKernel", streamable=True, stream=False, names=None,
+                     verbose=None):
     """Decide the path of a reduced-set fit and say so once.
 
     Parameters
@@ -64,6 +65,11 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     n_lambdas, n_folds : the size of that cross-validation
     kernel, streamable : a kernel outside :data:`STREAMABLE_KERNELS`, or
         ``streamable=False`` (structured or precomputed input), never streams
+    stream : True: the data are streamed whatever the budget (a file read in passes);
+        only the streamed paths are considered
+    names : how the refusal names the options, e.g. ``{"block_size": "--block-size"}``
+        (keys ``memory_budget``, ``block_size``, ``solver``, ``n_basis``,
+        ``more_memory``)
 
     Returns
     -------
@@ -94,7 +100,7 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
         raise ValueError(f"solver='pcg' needs a reduced-set model of the kernels "
                          f"{STREAMABLE_KERNELS} on array input and no cross-validation "
                          f"other than none")
-    if solver != "pcg" and (mem <= limit or not can_stream):
+    if solver != "pcg" and not stream and (mem <= limit or not can_stream):
         return plan
     wm = get_working_memory()
     if np.isfinite(limit):
@@ -109,9 +115,9 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     streamed = reduced_set_peak_bytes(spath, m, n_basis, d, p, rows, L,
                                       n_folds if cv == "kfold" else 0)
     pcg = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows)
-    if solver == "pcg" and cv is not None:
-        raise ValueError("solver='pcg' trains one regparam without cross-validation; "
-                         "use solver='direct' or 'auto' to select it")
+    if cv is not None:
+        # PCG's selection (rlscore.core.rls.pcg_select) keeps the held-out predictions
+        pcg += 8.0 * m * p * max(int(n_lambdas), 1)
     if solver == "pcg" and pcg <= limit:
         plan.path, plan.peak_bytes = "pcg", pcg
     elif solver != "pcg" and streamed <= limit:
@@ -121,19 +127,23 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     else:
         statistics = reduced_set_peak_bytes(spath, m, n_basis, d, p, 1, L,
                                             n_folds if cv == "kfold" else 0)
+        n = {"memory_budget": "memory_budget", "block_size": "block_size",
+             "solver": "solver='pcg'", "n_basis": "n_basis / basis_vectors",
+             "more_memory": "a larger memory_budget", **(names or {})}
+        budget = f"{n['memory_budget']}={limit / 2**20:.6g} MiB"
         raise ValueError(
-            f"memory_budget={limit / 2**20:.6g} MiB is too small for this reduced-set "
-            f"model (m={m}, {n_basis} basis vectors, {p} output(s)): in memory it needs "
-            f"about {format_bytes(mem)}, streamed in blocks of {rows} rows about "
-            f"{format_bytes(streamed)} (at least {format_bytes(statistics)} with blocks "
-            f"of one row), by preconditioned CG about {format_bytes(pcg)}. Ways out: a "
-            f"smaller block_size, solver='pcg' (one regparam, no cross-validation), fewer "
-            f"basis vectors (n_basis / basis_vectors), or a larger memory_budget")
+            f"{budget} is too small for this reduced-set model (m={m}, {n_basis} basis "
+            f"vectors, {p} output(s)): in memory it needs about {format_bytes(mem)}, "
+            f"streamed in blocks of {rows} rows about {format_bytes(streamed)} (at least "
+            f"{format_bytes(statistics)} with blocks of one row), by preconditioned CG "
+            f"about {format_bytes(pcg)}. Ways out: a smaller {n['block_size']}, "
+            f"{n['solver']} (one regparam, no cross-validation), fewer basis vectors "
+            f"({n['n_basis']}), or {n['more_memory']}")
     what = "by preconditioned CG (solver='pcg')" if plan.path == "pcg" else \
         "in blocks of rows"
-    reason = "solver='pcg'" if solver == "pcg" else \
-        (f"the in-memory features would take {format_bytes(mem)}, above the memory "
-         f"budget of {format_bytes(limit)}")
+    reason = "solver='pcg'" if solver == "pcg" else "the data are read in passes" \
+        if stream else (f"the in-memory features would take {format_bytes(mem)}, above "
+                        f"the memory budget of {format_bytes(limit)}")
     with stage(f"streaming {what}: {reason}; blocks of {rows} rows, estimated peak "
                f"{format_bytes(plan.peak_bytes)}", verbose):
         pass

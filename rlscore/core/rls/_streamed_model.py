@@ -181,6 +181,11 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
     model is not a reduced set)
     """
     check_memory_options(memory_budget, solver, block_size)
+    if solver == "pcg" and cv is not None:
+        raise ValueError("solver='pcg' trains one regparam here, without the exact "
+                         "cross-validation; use solver='direct' or 'auto' to select it "
+                         "(or rlscore.learner.StreamedRLS, whose PCG selects on a "
+                         "validation split or K-fold)")
     b = _n_basis(basis_vectors, params)
     if b is None:
         if solver == "pcg":
