@@ -11,7 +11,8 @@ next to the estimate the learners check before allocating (:mod:`rlscore._memory
 
 Usage: python benchmarks/memory_peaks.py [m]   (default m = 3000 examples)
        python benchmarks/memory_peaks.py --reduced M B   (reduced-set paths, B basis
-       vectors, d = 20; the streamed rows with memory_budget = in-memory estimate / 3)
+       vectors, d = 20; the streamed and PCG rows with memory_budget = in-memory
+       estimate / 3)
 """
 
 import json
@@ -66,7 +67,9 @@ REDUCED_CHILD = textwrap.dedent(r"""
     cv = path.endswith("loo")
     budget = reduced_set_peak_bytes("memory_cv" if cv else "memory", m, b, 20, 1,
                                     n_lambdas=13) / 3 / 2**20
-    kw = dict(memory_budget=budget if path.startswith("streamed") else None)
+    kw = dict(memory_budget=None if path.startswith("memory") else budget)
+    if path == "pcg_fit":
+        kw["solver"] = "pcg"
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if cv:
         model = L.LeaveOneOutRLS(X, y, regparams=grid, **g, **kw).learner._model
@@ -78,7 +81,7 @@ REDUCED_CHILD = textwrap.dedent(r"""
 """)
 
 #: the reduced-set rows of ``--reduced``
-REDUCED_PATHS = ("memory_fit", "memory_loo", "streamed_fit", "streamed_loo")
+REDUCED_PATHS = ("memory_fit", "memory_loo", "streamed_fit", "streamed_loo", "pcg_fit")
 
 
 def reduced(m, b):

@@ -68,7 +68,7 @@ def estimate_peak_bytes(path, m, n2=None):
 
 
 def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_folds=0,
-                           n_features=None):
+                           n_features=None, cache=False):
     """Estimated peak bytes of a reduced-set path (see :data:`REDUCED_SET_PATHS`).
 
     Parameters
@@ -80,6 +80,7 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
         held-out predictions)
     n_folds : folds whose b x b statistics the streamed path keeps (0: none)
     n_features : the Nystrom rank k <= b (default b)
+    cache : PCG keeps every kernel block (m x b float64) between iterations
 
     Returns
     -------
@@ -90,9 +91,11 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
     streamed: 8 (k^2 (4 + K) + 3 b^2 + block (b + 3 k + d + 2 L p) + m p (2 + L)),
     streamed_fit: 8 (k^2 (4 + K) + 3 b^2 + block (b + d) + 2 m p), both plus
     :data:`STREAM_OVERHEAD`;
-    pcg: 8 (4 b^2 + block (b + d + 8) + 6 m p) (the kernel-block cache that
-    :class:`rlscore.core.rls.StreamedGramOperator` adds when m b fits a quarter of the
-    available memory is not counted).
+    pcg: 8 (4 b^2 + block (d + 8) + 6 m p + 2 block b) plus
+    :data:`STREAM_OVERHEAD`, with 8 m b (the kernel blocks
+    :class:`rlscore.core.rls.StreamedGramOperator` keeps) in place of the two block
+    buffers when ``cache``. Measured at (m, b) = (4e4, 400), 48 products: 0.98
+    (cached) and 0.84 (recomputed) of the peak RSS.
     """
     k = b if n_features is None else n_features
     L = max(int(n_lambdas), 1)
@@ -107,5 +110,7 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
         block = 8.0 * block_size * (b + 3 * k + d + 2 * L * p)
         return rr + block + 8.0 * m * p * (2 + L)
     if path == "pcg":
-        return 8.0 * (4 * b * b + block_size * (b + d + 8) + 6 * m * p)
+        blocks = m * b if cache else 2 * block_size * b
+        return 8.0 * (4 * b * b + block_size * (d + 8) + 6 * m * p + blocks) \
+            + STREAM_OVERHEAD
     raise ValueError(f"unknown reduced-set path {path!r}; one of {REDUCED_SET_PATHS}")

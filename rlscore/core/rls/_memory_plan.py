@@ -76,7 +76,8 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     SimpleNamespace with ``path`` ("memory", "streamed" or "pcg"), ``peak_bytes`` (the
     estimate of that path, :func:`rlscore._memory.reduced_set_peak_bytes`),
     ``memory_bytes`` (of the in-memory path), ``budget_bytes``, ``block_size`` and
-    ``working_memory`` (MiB for the streamed blocks, or None).
+    ``working_memory`` (MiB for the streamed blocks, or None), ``pcg_cache`` (PCG
+    keeps the m x b kernel blocks: they fit the budget).
 
     Raises
     ------
@@ -93,7 +94,8 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     mem_path = "memory" if cv is None else "memory_cv"
     mem = reduced_set_peak_bytes(mem_path, m, n_basis, d, p, n_lambdas=n_lambdas)
     plan = SimpleNamespace(path="memory", peak_bytes=mem, memory_bytes=mem,
-                           budget_bytes=limit, block_size=None, working_memory=None)
+                           budget_bytes=limit, block_size=None, working_memory=None,
+                           pcg_cache=False)
     can_stream = streamable and kernel in STREAMABLE_KERNELS and cv in (None, "loo",
                                                                         "kfold")
     if solver == "pcg" and not can_stream:
@@ -115,6 +117,14 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     streamed = reduced_set_peak_bytes(spath, m, n_basis, d, p, rows, L,
                                       n_folds if cv == "kfold" else 0)
     pcg = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows)
+    # PCG keeps the kernel blocks between iterations when they fit: within the budget,
+    # or (no budget) in a quarter of the available memory, as StreamedGramOperator's
+    # cache="auto" decides
+    cache_limit = limit if np.isfinite(limit) else (available_memory() or 0) / 4 + pcg
+    plan.pcg_cache = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows,
+                                            cache=True) <= cache_limit
+    if plan.pcg_cache:
+        pcg = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows, cache=True)
     if cv is not None:
         # PCG's selection (rlscore.core.rls.pcg_select) keeps the held-out predictions
         pcg += 8.0 * m * p * max(int(n_lambdas), 1)

@@ -34,6 +34,8 @@ class StreamedRLSModel:
         regparam at a time, no cross-validation)
     lambda_count : regparams of the cross-validation to come (sizes the estimate)
     working_memory : MiB of temporaries per block (None: the current setting)
+    cache : PCG keeps the kernel blocks between iterations ("auto", True, False; see
+        :class:`rlscore.core.rls.StreamedGramOperator`)
 
     Attributes
     ----------
@@ -51,7 +53,7 @@ class StreamedRLSModel:
     def __init__(self, X, Y, regparam=1.0, kernel="GaussianKernel", basis_vectors=None,
                  basis_indices=None, n_basis=None, random_state=None,
                  keep_basis_in_cv=False, block_size=None, solver="direct",
-                 lambda_count=1, working_memory=None, **kernel_params):
+                 lambda_count=1, working_memory=None, cache="auto", **kernel_params):
         self.Y = as_2d_labels(Y)
         self.source = ArraySource(X, self.Y)
         idx = select_basis(self.source.m, basis_indices, n_basis, random_state)
@@ -62,7 +64,7 @@ class StreamedRLSModel:
         self.fmap = NystromFeatureMap(kernel, rows, **kernel_params)
         self.remove_basis = idx is not None and not keep_basis_in_cv
         self.block_size, self.solver_name = block_size, solver
-        self._wm = working_memory
+        self._wm, self._cache = working_memory, cache
         self._folds_key, self._folds_model = None, None
         with self._budget():
             if solver == "pcg":
@@ -84,7 +86,7 @@ class StreamedRLSModel:
         if self.solver_name == "pcg":
             with self._budget():
                 res = pcg_reduced_set(self.source, self.fmap, self.regparam,
-                                      block_size=self.block_size)
+                                      block_size=self.block_size, cache=self._cache)
             self.streamed, self.coef = res, res.solution
         else:
             self.coef = self.streamed.solve(self.regparam)
@@ -208,7 +210,7 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                                  block_size=plan.block_size,
                                  solver="pcg" if plan.path == "pcg" else "direct",
                                  lambda_count=n_lambdas, working_memory=plan.working_memory,
-                                 **params)
+                                 cache=plan.pcg_cache, **params)
     model.plan = plan
     return model
 
