@@ -125,3 +125,21 @@ def test_pcg_learner():
         st.leave_one_out()
     with pytest.raises(ValueError, match="cross-validation"):
         LeaveOneOutRLS(X, Y, regparams=GRID, solver="pcg", **G, **BASES["n_basis"])
+
+
+def test_holdout_whose_complement_holds_every_basis_vector():
+    """A hold-out set without basis vectors: the rows outside it (all the basis) form
+    one more fold whose model is not needed -- it used to be computed and refused
+    ("a fold contains every basis vector")."""
+    kw = dict(G, basis_indices=np.arange(20, 20 + B))
+    ref = RLS(X, Y, regparam=0.3, **kw)
+    st = RLS(X, Y, regparam=0.3, memory_budget=_budget(7), block_size=7, **kw)
+    assert isinstance(st._model, StreamedRLSModel)
+    for held in ([1, 2, 3], list(range(40, 90))):
+        _close(st.holdout(held), ref.holdout(held))
+    folds = [list(range(0, 10)), list(range(60, 90))]       # no basis vector in a fold
+    ref = KfoldRLS(X, Y, folds, regparams=GRID, **kw)
+    st = KfoldRLS(X, Y, folds, regparams=GRID, block_size=7,
+                  memory_budget=_budget(7, "memory_cv", len(GRID), 3), **kw)
+    assert isinstance(st.learner._model, StreamedRLSModel)
+    _close(st.cv_performances, ref.cv_performances)

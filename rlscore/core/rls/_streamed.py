@@ -376,15 +376,20 @@ class StreamedReducedSet:
         return out
 
     # -- K-fold ------------------------------------------------------------------
-    def fold_weights(self, regparams, remove_basis=True):
+    def fold_weights(self, regparams, remove_basis=True, folds=None):
         """Per fold, the weights (k, L p) of the model trained on the other folds for
         every lambda (the held-out basis vectors removed when known and
-        ``remove_basis``). One eigendecomposition per fold, O(K r^3 + K L r^2 p)."""
+        ``remove_basis``); only for the fold numbers ``folds`` when given (None for the
+        others). One eigendecomposition per fold, O(K r^3 + K L r^2 p)."""
         if not self.n_folds:
             raise ValueError("no folds were given when the statistics were accumulated")
         grid = [check_regparam(lam, name="regparams") for lam in regparams]
+        wanted = set(range(self.n_folds)) if folds is None else {int(f) for f in folds}
         Ws = []
         for j in range(self.n_folds):
+            if j not in wanted:
+                Ws.append(None)
+                continue
             train = None
             for i in range(self.n_folds):
                 if i != j and self.fold_stats[i] is not None:
@@ -412,14 +417,17 @@ class StreamedReducedSet:
             Ws.append(np.hstack(cols))
         return Ws
 
-    def kfold_path(self, regparams, remove_basis=True):
+    def kfold_path(self, regparams, remove_basis=True, folds=None):
         """Held-out predictions (m, L, p): each row predicted by the model trained
-        without its fold, for every lambda. One pass over the data after
+        without its fold, for every lambda (only the rows of the fold numbers ``folds``
+        when given; NaN for the others). One pass over the data after
         :meth:`fold_weights`: O(m b d + m k K L p)."""
         grid = list(regparams)
-        Ws = self.fold_weights(grid, remove_basis)
-        Wall = np.hstack(Ws)                                 # (k, K L p)
+        Ws = self.fold_weights(grid, remove_basis, folds)
         Lp = len(grid) * self.p
+        # a fold left out gets zero weights (its rows are set to NaN below)
+        Wall = np.hstack([np.zeros((self.n_features, Lp)) if W is None else W
+                          for W in Ws])                      # (k, K L p)
         out = np.empty((self.m, len(grid), self.p))
         TW = np.ascontiguousarray(self.fmap.T @ Wall)        # K_b (T W) = Phi_b W
         for start, Kb in self._blocks("held-out pass", self._verbose, kernel_space=True):
@@ -428,8 +436,8 @@ class StreamedReducedSet:
             f = self.fold_of[start:stop]
             for j in np.unique(f):
                 rows = np.flatnonzero(f == j)
-                out[start + rows] = P[rows, j * Lp:(j + 1) * Lp].reshape(
-                    rows.size, len(grid), self.p)
+                out[start + rows] = np.nan if Ws[j] is None else \
+                    P[rows, j * Lp:(j + 1) * Lp].reshape(rows.size, len(grid), self.p)
         return out
 
     def describe(self):

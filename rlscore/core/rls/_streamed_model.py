@@ -138,7 +138,9 @@ class StreamedRLSModel:
                     lambda_count=len(list(regparams)))
             self._folds_key = key
         with self._budget():
-            P = self._folds_model.kfold_path(list(regparams), self.remove_basis)
+            # the rows in no fold are one more fold, whose model is never needed
+            P = self._folds_model.kfold_path(list(regparams), self.remove_basis,
+                                             folds=range(len(folds)))
         return [[P[f, j, :] for f in folds] for j in range(P.shape[1])]
 
     def holdout(self, indices):
