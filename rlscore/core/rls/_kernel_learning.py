@@ -140,7 +140,9 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         own (e.g. :class:`rlscore.core.rankrls.LQOObjective`).
     basis_vectors : array-like (r, d) or None
         Gaussian kernel only: learn for the reduced-set (Nystrom) model on these fixed
-        basis rows (:class:`NystromLOOObjective`, O(m r^2) per step, no m x m array).
+        basis rows (:class:`NystromLOOObjective`, O(m r^2) per step, no m x m array);
+        a given ``objective`` is then called as ``objective(family, Y,
+        basis_family=...)`` (e.g. :class:`rlscore.core.rankrls.NystromLQOObjective`).
     criterion : {"loo", "evidence"}, default "loo"
         What is minimized (with ``objective=None``): the exact leave-one-out mean
         squared error, or ``"evidence"``: the Gaussian-process negative log marginal
@@ -222,15 +224,20 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     starts = np.clip(np.array(starts), lo, hi)
 
     if basis_vectors is not None:
-        if kernel != "GaussianKernel" or objective is not None:
+        if kernel != "GaussianKernel":
             raise ValueError("basis_vectors: the reduced-set criterion is available for "
-                             "kernel='GaussianKernel' and the LOO error only")
+                             "kernel='GaussianKernel' only")
         basis = as_kernel_input(basis_vectors, "basis_vectors")
         if basis.shape[1] != X.shape[1]:
             raise ValueError(f"basis_vectors has {basis.shape[1]} features, X has "
                              f"{X.shape[1]}")
         basis_family = GaussianFamily(basis, ard=bool(ard))
-        objective = lambda fam, Yc: NystromLOOObjective(fam, basis_family, Yc)  # noqa
+        given = objective
+
+        def objective(fam, Yc):
+            if given is None:
+                return NystromLOOObjective(fam, basis_family, Yc)
+            return given(fam, Yc, basis_family=basis_family)
     if objective is None:
         objective = EvidenceObjective if criterion == "evidence" else LOOObjective
     objective = objective(family, Y)
