@@ -223,6 +223,8 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
             starts.append(rng.uniform(lo, hi))
     starts = np.clip(np.array(starts), lo, hi)
 
+    desc = ("kernel learning (LOO gradient)" if objective is None else
+            "kernel learning (criterion gradient)")
     if basis_vectors is not None:
         if kernel != "GaussianKernel":
             raise ValueError("basis_vectors: the reduced-set criterion is available for "
@@ -258,7 +260,7 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         n_residuals=getattr(objective, "n_residuals", Y.size), maxiter=maxiter,
         rtol=rtol,
         describe=describe,
-        desc="kernel learning (LOO gradient)", verbose=verbose)
+        desc=desc, verbose=verbose)
     history = [dict(restart=h["restart"], step=h["step"], criterion=h["criterion"],
                     grad_norm=h["grad_norm"], regparam=float(np.exp(h["x"][0])),
                     kernel_params=family.params(h["x"][1:])) for h in search.history]
