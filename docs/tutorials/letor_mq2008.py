@@ -1,7 +1,8 @@
 """Learning to rank on LETOR 4.0 MQ2008 and LETOR 3.0 OHSUMED, the standard 5 folds,
 with the command line and the Python API: linear RankSVM (hinge and squared hinge),
-QueryRankRLS, and a Gaussian-kernel QueryRankRLS on Nystrom basis vectors, beside
-gradient-boosted rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are
+QueryRankRLS, a Gaussian-kernel QueryRankRLS on Nystrom basis vectors (gamma from a
+grid, or the widths learned on the training part by the leave-query-out gradient),
+beside gradient-boosted rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are
 installed, and beside the published LETOR rows.
 
 Protocol of the LETOR baselines (T.-Y. Liu, Learning to Rank for Information Retrieval,
@@ -14,6 +15,7 @@ and the standard deviation over the five folds.
 Usage::
 
     python docs/tutorials/letor_mq2008.py [--dataset mq2008|ohsumed] [--data DIR]
+        [--learners NAME ...] [--folds K ...] [--maxiter N] [--verbose] [--json FILE]
 
 DIR holds S1.txt ... S5.txt (default: $RLSCORE_DATA/letor4_mq2008 or
 $RLSCORE_DATA/letor3_ohsumed). ``--api`` runs the Python-API version instead (NDCG@10
