@@ -106,6 +106,21 @@ def test_leave_query_out_rankrls_learns_kernel():
 
 
 
+def test_leave_one_out_rls_learns_kernel_on_nystrom_basis():
+    """LeaveOneOutRLS(gamma="learn", basis_vectors=B): the core's reduced-set search,
+    and the predictor is the Nystrom RLS at the learned values."""
+    X, y = data(m=60)
+    B = X[::4]
+    learner = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True,
+                             basis_vectors=B, restarts=0, maxiter=20)
+    core = learn_kernel(X, y, basis_vectors=B, ard=True, restarts=0, maxiter=20)
+    assert learner.regparam == core.regparam
+    np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
+    ref = RLS(X, y, regparam=core.regparam, kernel="GaussianKernel",
+              gamma=core.kernel_params["gamma"], basis_vectors=B)
+    np.testing.assert_allclose(learner.predict(X[:5]), ref.predict(X[:5]), rtol=1e-8)
+
+
 @pytest.mark.parametrize("ard", [False, True])
 def test_leave_query_out_rankrls_learns_kernel_on_nystrom_basis(ard):
     """gamma="learn" with basis_vectors: the Nystrom leave-query-out criterion; the
