@@ -1,7 +1,8 @@
 """Learning to rank on LETOR 4.0 MQ2008 and LETOR 3.0 OHSUMED, the standard 5 folds,
 with the command line and the Python API: linear RankSVM (hinge and squared hinge),
-QueryRankRLS, and a Gaussian-kernel QueryRankRLS on Nystrom basis vectors, beside
-gradient-boosted rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are
+QueryRankRLS, a Gaussian-kernel QueryRankRLS on Nystrom basis vectors (gamma from a
+grid, or the widths learned on the training part by the leave-query-out gradient),
+beside gradient-boosted rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are
 installed, and beside the published LETOR rows.
 
 Protocol of the LETOR baselines (T.-Y. Liu, Learning to Rank for Information Retrieval,
@@ -14,6 +15,7 @@ and the standard deviation over the five folds.
 Usage::
 
     python docs/tutorials/letor_mq2008.py [--dataset mq2008|ohsumed] [--data DIR]
+        [--learners NAME ...] [--folds K ...] [--maxiter N] [--verbose] [--json FILE]
 
 DIR holds S1.txt ... S5.txt (default: $RLSCORE_DATA/letor4_mq2008 or
 $RLSCORE_DATA/letor3_ohsumed). ``--api`` runs the Python-API version instead (NDCG@10
@@ -75,13 +77,14 @@ def split(parts, fold):
 # the validation MAP (first maximum on ties)
 
 
-def _choose(candidates, vali):
+def _choose(candidates, vali, measure=mean_average_precision):
+    """The (params, predict) of the largest validation ``measure`` (first on ties)."""
     Xv, yv, qv = vali
-    best, best_map = None, -1.0
+    best, best_v = None, -np.inf
     for params, predict in candidates:
-        v = mean_average_precision(yv, predict(Xv), qv)
-        if v > best_map:
-            best, best_map = (params, predict), v
+        v = measure(yv, predict(Xv), qv)
+        if v > best_v:
+            best, best_v = (params, predict), v
     return best
 
 
@@ -118,10 +121,14 @@ def query_rankrls(train, vali):
     return predict, params
 
 
+def _basis_rows(m, n_basis, seed=0):
+    """The Nystrom basis: ``n_basis`` training rows drawn without replacement."""
+    return np.sort(np.random.default_rng(seed).choice(m, min(n_basis, m), replace=False))
+
+
 def nystrom_rankrls(train, vali, n_basis=1000, gammas=GAMMAS, seed=0):
     X, y, q = train
-    idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], min(n_basis, X.shape[0]),
-                                                     replace=False))
+    idx = _basis_rows(X.shape[0], n_basis, seed)
     cands = []
     for gamma in gammas:
         learner = QueryRankRLS(X, y, q, regparam=RLS_GRID[0], kernel="GaussianKernel",
@@ -129,6 +136,64 @@ def nystrom_rankrls(train, vali, n_basis=1000, gammas=GAMMAS, seed=0):
         cands += _rankrls_path(learner, RLS_GRID, {"gamma": gamma})
     params, predict = _choose(cands, vali)
     return predict, params
+
+
+_LEARNED = {}
+
+
+VERBOSE = False      # progress of the kernel learning on stderr (--verbose)
+
+
+def learned_candidates(train, n_basis=1000, seed=0, maxiter=20):
+    """Gaussian QueryRankRLS on Nystrom basis rows with the kernel widths learned on the
+    training part alone: isotropic and ARD (one width per feature), each by the
+    gradient of the exact leave-query-out error of the Nystrom model
+    (``LeaveQueryOutRankRLS(gamma="learn", basis_vectors=...)``, ``maxiter`` L-BFGS-B
+    steps from the median heuristic), then each with its regparam path (the learned
+    regparam and ``RLS_GRID``). Features constant on the training part are dropped
+    (no width is defined for them). Returns [(params, predict)], cached per training
+    part so that several validation rules share one search."""
+    from rlscore.learner import LeaveQueryOutRankRLS
+    X, y, q = train
+    key = (X.shape, float(X.sum()), float(y.sum()), n_basis, seed, maxiter)
+    if key in _LEARNED:
+        return _LEARNED[key]
+    cols = np.flatnonzero(X.max(axis=0) > X.min(axis=0))
+    Xc = X[:, cols]
+    B = Xc[_basis_rows(X.shape[0], n_basis, seed)]
+    cands = []
+    for ard in (False, True):
+        lqo = LeaveQueryOutRankRLS(Xc, y, q, kernel="GaussianKernel", gamma="learn",
+                                   ard=ard, basis_vectors=B, restarts=0, maxiter=maxiter,
+                                   verbose=VERBOSE)
+        g = np.atleast_1d(lqo.gamma)
+        info = {"ard": ard, "steps": len(lqo.cv_history),
+                "gamma": float(g[0]) if not ard else
+                f"{g.min():.3g}..{np.median(g):.3g}..{g.max():.3g}"}
+        learner = QueryRankRLS(Xc, y, q, regparam=lqo.regparam, kernel="GaussianKernel",
+                               gamma=lqo.gamma, basis_vectors=B)
+        for lam in sorted(set(RLS_GRID) | {lqo.regparam}):
+            learner.solve(lam)
+            pred = learner.predictor
+            cands.append((dict(info, regparam=lam, learned=lam == lqo.regparam),
+                          lambda Z, p=pred: p.predict(Z[:, cols])))
+    _LEARNED.clear()
+    _LEARNED[key] = cands
+    return cands
+
+
+def learned_rankrls(train, vali, n_basis=1000, maxiter=20, measure=mean_average_precision):
+    """Learned-width Nystrom QueryRankRLS (:func:`learned_candidates`): isotropic or
+    ARD and regparam chosen by the validation ``measure`` (MAP: the LETOR protocol)."""
+    params, predict = _choose(learned_candidates(train, n_basis, maxiter=maxiter), vali,
+                              measure)
+    return predict, params
+
+
+def learned_rankrls_ndcg1(train, vali, n_basis=1000, maxiter=20):
+    """As :func:`learned_rankrls`, the candidate chosen by validation NDCG@1."""
+    return learned_rankrls(train, vali, n_basis, maxiter,
+                           measure=lambda y, p, q: ndcg(y, p, q, k=1))
 
 
 def _groups(q):
@@ -344,16 +409,27 @@ def xgboost_by_map(train, vali, depths=(3, 6), n_rounds=500):
     return _boosted_by_map(fit, [("max_depth", d) for d in depths], vali, n_rounds)
 
 
-PY_LEARNERS = {"LightGBM lambdarank": lightgbm_by_map,
-               "XGBoost rank:ndcg": xgboost_by_map}
+LEARNED = "QueryRankRLS (Gaussian, widths learned by LQO, Nystrom)"
+LEARNED_NDCG1 = LEARNED + ", chosen by validation NDCG@1"
+BOOSTERS = {"LightGBM lambdarank": lightgbm_by_map,
+            "XGBoost rank:ndcg": xgboost_by_map}
+# the API learners of the seven-column table; keywords: (n_basis, maxiter, n_rounds)
+PY_LEARNERS = {LEARNED: learned_rankrls, LEARNED_NDCG1: learned_rankrls_ndcg1,
+               **BOOSTERS}
 LEARNERS.update(PY_LEARNERS)
 
 
+def _py_keywords(name, n_basis, maxiter, n_rounds):
+    return {"n_rounds": n_rounds} if name in BOOSTERS else {"n_basis": n_basis,
+                                                             "maxiter": maxiter}
+
+
 def seven_columns(folder, dataset="mq2008", folds=(1, 2, 3, 4, 5), learners=None,
-                  workdir=None, log=None, n_basis=1000, n_rounds=500):
+                  workdir=None, log=None, n_basis=1000, n_rounds=500, maxiter=20):
     """The seven test measures of every learner and fold, all from
     ``rlscore evaluate TEST --predictions PRED --convention C`` on the test predictions
-    (``n_basis`` Nystrom basis vectors, at most ``n_rounds`` boosting rounds).
+    (``n_basis`` Nystrom basis vectors, at most ``n_rounds`` boosting rounds,
+    ``maxiter`` optimizer steps per learned kernel).
 
     Returns {learner: [per-fold dict(fold, measures..., seconds, params)]}; ``log``
     (a callable) receives each row as it finishes."""
@@ -371,7 +447,8 @@ def seven_columns(folder, dataset="mq2008", folds=(1, 2, 3, 4, 5), learners=None
                 pred, params = cli_learner(cli_learners(n_basis)[name], d, d)
             else:
                 train, vali, (Xt, _, _) = split(parts, fold)
-                predict, params = PY_LEARNERS[name](train, vali, n_rounds=n_rounds)
+                predict, params = PY_LEARNERS[name](
+                    train, vali, **_py_keywords(name, n_basis, maxiter, n_rounds))
                 pred = d / "test.pred"
                 np.savetxt(pred, predict(Xt))
             seconds = time.perf_counter() - t0
@@ -421,8 +498,14 @@ def main(argv=None):
     ap.add_argument("--folds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     ap.add_argument("--learners", nargs="+", help="default: all available")
     ap.add_argument("--json", help="also write the per-fold rows to this file")
+    ap.add_argument("--maxiter", type=int, default=20,
+                    help="optimizer steps per learned kernel (default 20)")
     ap.add_argument("--api", action="store_true", help="the Python-API version")
+    ap.add_argument("--verbose", action="store_true",
+                    help="progress of the kernel learning on stderr")
     args = ap.parse_args(argv)
+    global VERBOSE
+    VERBOSE = args.verbose
     folder = data_dir(args.data, args.dataset)
     if args.api:
         res = run(folder, folds=args.folds, learners=args.learners)
@@ -431,7 +514,8 @@ def main(argv=None):
 
     def log(name, row):
         print(json.dumps(dict(row, learner=name)), file=sys.stderr, flush=True)
-    res = seven_columns(folder, args.dataset, args.folds, args.learners, log=log)
+    res = seven_columns(folder, args.dataset, args.folds, args.learners, log=log,
+                        maxiter=args.maxiter)
     print(seven_column_table(res, args.dataset))
     for name, missed in beats_published(res, args.dataset).items():
         print(f"{name}: " + ("above every published row in every column" if not missed

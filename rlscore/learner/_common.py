@@ -127,7 +127,9 @@ def learns_kernel(kwargs):
 def learn_kernel_parameters(learner, kernel, basis_vectors, regparams, kwargs, fit):
     """``gamma="learn"`` of a selection learner: check the combination, run ``fit``
     (a core search such as :func:`rlscore.core.rls.learn_kernel`, called with ``ard``,
-    ``degree``, ``penalty`` and, when given, ``criterion``), keep its result on ``learner`` (``kernel_learning``,
+    ``degree``, ``penalty`` and, when given, ``criterion``, ``basis_vectors``
+    (Gaussian kernel: the criterion of the Nystrom model on them), ``restarts`` and
+    ``maxiter``), keep its result on ``learner`` (``kernel_learning``,
     ``cv_history``, ``gamma``, ``length_scales`` or ``coef0``) and return the kernel
     keywords at the learned values and the one-element regparam grid."""
     from rlscore.core.rls import LEARNABLE_KERNELS
@@ -136,13 +138,19 @@ def learn_kernel_parameters(learner, kernel, basis_vectors, regparams, kwargs, f
                          f"'PolynomialKernel', got kernel={kernel!r}")
     if regparams is not None:
         raise ValueError("gamma='learn' learns regparam too: regparams must be None")
+    search = {}
     if basis_vectors is not None:
-        raise ValueError("gamma='learn' is not available with basis_vectors")
+        if kernel != "GaussianKernel":
+            raise ValueError("gamma='learn' with basis_vectors needs "
+                             "kernel='GaussianKernel'")
+        search["basis_vectors"] = basis_vectors
     kwargs = dict(kwargs)
     ard = kwargs.pop("ard", False)
     penalty = kwargs.pop("penalty", 0.0)
-    extra = {"criterion": kwargs.pop("criterion")} if "criterion" in kwargs else {}
-    res = fit(ard=ard, degree=kwargs.get("degree", 2), penalty=penalty, **extra)
+    for key in ("criterion", "restarts", "maxiter"):
+        if key in kwargs:
+            search[key] = kwargs.pop(key)
+    res = fit(ard=ard, degree=kwargs.get("degree", 2), penalty=penalty, **search)
     learner.kernel_learning = res
     learner.cv_history = res.history
     learner.gamma = res.kernel_params["gamma"]

@@ -145,8 +145,10 @@ class LeaveQueryOutRankRLS(PredictorInterface):
         ``gamma="learn"`` (Gaussian or polynomial kernel) learns gamma (polynomial: and
         coef0) and regparam by minimizing the exact leave-query-out squared ranking
         error with its gradient (:func:`rlscore.core.rankrls.learn_kernel_lqo`);
-        ``regparams`` must be None; keywords ``ard=True`` (one gamma per feature) and
-        ``penalty``. The learned values are the attributes ``gamma``,
+        ``regparams`` must be None; keywords ``ard=True`` (one gamma per feature),
+        ``penalty``, ``restarts`` and ``maxiter``. With ``basis_vectors`` (Gaussian
+        kernel) the criterion is that of the Nystrom model on those rows
+        (:class:`rlscore.core.rankrls.NystromLQOObjective`, O(m r^2) per step). The learned values are the attributes ``gamma``,
         ``length_scales`` / ``coef0``, ``cv_history`` (per optimizer step) and
         ``kernel_learning``.
 {VERBOSE_DOC}
@@ -162,7 +164,8 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     One eigendecomposition (O(m^3) dual, O(m d^2) primal), then per regparam all
     queries in O(m r p + sum_q (n_q^2 r + n_q^3)): O(m^2 |q|) dual, O(m |q| d) primal,
     batched over queries of equal size. With ``gamma="learn"``: O(m^3) per optimizer
-    step (one Cholesky factorization and inverse, two products) plus O(m^2 d).
+    step (one Cholesky factorization and inverse, two products) plus O(m^2 d); with r
+    basis vectors O(m r^2 + r^3 + m r d).
     """
 
     @reports_progress

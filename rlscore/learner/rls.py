@@ -199,13 +199,14 @@ class LeaveOneOutRLS(_SelectionWrapper):
         With ``kernel="GaussianKernel"`` or ``"PolynomialKernel"``, ``gamma="learn"``
         learns gamma (the polynomial kernel's coef0 > 0 too) and regparam together by
         minimizing the exact leave-one-out mean squared error with its gradient
-        (:func:`rlscore.core.rls.learn_kernel`; no grid: ``regparams`` must be None,
-        no ``basis_vectors``). Keywords of that search: ``ard=True`` (Gaussian: one
-        gamma per feature), ``penalty`` (Cawley & Talbot's penalty on the widths: a
-        weight >= 0, or ``"bayes"`` with the weight integrated out), ``criterion``
-        (``"loo"``, default, or ``"evidence"``: the Gaussian-process marginal
-        likelihood of the same model, which over-fits less with ARD on few examples;
-        ``cv_performances`` is the LOO error at the learned point either way).
+        (:func:`rlscore.core.rls.learn_kernel`; no grid: ``regparams`` must be None;
+        with ``basis_vectors`` (Gaussian) the error of the Nystrom model on them, O(m
+        r^2) per step). Keywords of that search: ``ard=True`` (Gaussian: one gamma per
+        feature), ``penalty`` (Cawley & Talbot's penalty on the widths: a weight >= 0,
+        or ``"bayes"`` with the weight integrated out), ``criterion`` (``"loo"``,
+        default, or ``"evidence"``: the Gaussian-process marginal likelihood of the same
+        model, which over-fits less with ARD on few examples; ``cv_performances`` is
+        the LOO error at the learned point either way), ``restarts``, ``maxiter``.
 {VERBOSE_DOC}
 
     Attributes

@@ -201,6 +201,49 @@ def test_letor_seven_column_table_by_the_commands(tmp_path, dataset):
                                                        else [])
 
 
+def test_letor_learned_width_rows_by_the_commands(tmp_path):
+    """The learned-width rows of the table on a tiny LETOR folder: every test row scored
+    by `rlscore evaluate --predictions` equals rlscore.measure on the chosen candidate;
+    the candidates are the isotropic and the ARD widths learned on the training part
+    (LeaveQueryOutRankRLS on the same Nystrom basis), each with its regparam path; the
+    two rows choose by validation MAP and NDCG@1 among the same candidates."""
+    import rlscore.measure as M
+    from rlscore.learner import LeaveQueryOutRankRLS
+    folder = _tiny_letor_folder(tmp_path)
+    mod = _load("letor_mq2008")
+    names = [mod.LEARNED, mod.LEARNED_NDCG1]
+    res = mod.seven_columns(folder, "mq2008", folds=(1, 2), learners=names,
+                            workdir=tmp_path / "w", n_basis=40, maxiter=4)
+    parts = mod.read_parts(folder)
+    for fold in (1, 2):
+        train, vali, (Xt, yt, qt) = mod.split(parts, fold)
+        cands = mod.learned_candidates(train, 40, maxiter=4)
+        assert {c[0]["ard"] for c in cands} == {False, True}
+        assert len(cands) == 2 * (len(mod.RLS_GRID) + 1) - sum(
+            c[0]["learned"] and c[0]["regparam"] in mod.RLS_GRID for c in cands)
+        X, y, q = train
+        cols = np.flatnonzero(X.max(0) > X.min(0))
+        B = X[mod._basis_rows(X.shape[0], 40)][:, cols]
+        lqo = LeaveQueryOutRankRLS(X[:, cols], y, q, kernel="GaussianKernel",
+                                   gamma="learn", basis_vectors=B, restarts=0, maxiter=4)
+        iso = [c for c in cands if not c[0]["ard"] and c[0]["learned"]][0]
+        # the same search on copies of the arrays (BLAS rounding may differ by layout)
+        assert iso[0]["gamma"] == pytest.approx(lqo.gamma, rel=1e-6)
+        assert iso[0]["regparam"] == pytest.approx(lqo.regparam, rel=1e-6)
+        np.testing.assert_allclose(iso[1](Xt), lqo.predict(Xt[:, cols]), rtol=1e-5)
+        for name, measure in ((names[0], M.mean_average_precision),
+                              (names[1], lambda a, b, c: M.ndcg(a, b, c, k=1))):
+            row = [r for r in res[name] if r["fold"] == fold][0]
+            best = max(measure(vali[1], p(vali[0]), vali[2]) for _, p in cands)
+            params, predict = [c for c in cands if c[0] == row["params"]][0]
+            assert measure(vali[1], predict(vali[0]), vali[2]) == best
+            P = predict(Xt)
+            assert row["map"] == pytest.approx(M.mean_average_precision(yt, P, qt),
+                                               abs=1e-10)
+            assert row["ndcg@1"] == pytest.approx(M.ndcg(yt, P, qt, k=1), abs=1e-10)
+    assert f"| {names[0]} | " in mod.seven_column_table(res)
+
+
 def test_pairwise_mkl_weights_single_out_the_generating_term():
     mod = _load("pairwise_mkl")
     drugs, targets, Y = mod.synthetic(n_drugs=16, n_targets=14, seed=1)

@@ -50,7 +50,9 @@ def test_learned_parameters_and_loo_agree_with_core(kernel, kw):
 @pytest.mark.parametrize("kwargs,match", [
     (dict(kernel="LinearKernel", gamma="learn"), "GaussianKernel"),
     (dict(kernel="GaussianKernel", gamma="learn", regparams=[1.0]), "regparams"),
-    (dict(kernel="GaussianKernel", gamma="learn", basis_vectors=np.ones((2, 3))),
+    (dict(kernel="GaussianKernel", gamma="learn", basis_vectors=np.ones((2, 2))),
+     "basis_vectors"),
+    (dict(kernel="PolynomialKernel", gamma="learn", basis_vectors=np.ones((2, 3))),
      "basis_vectors"),
     (dict(kernel="GaussianKernel", gamma=-1.0), "gamma"),
 ])
@@ -102,6 +104,56 @@ def test_leave_query_out_rankrls_learns_kernel():
         LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
                              criterion="evidence")
 
+
+
+def test_leave_one_out_rls_learns_kernel_on_nystrom_basis():
+    """LeaveOneOutRLS(gamma="learn", basis_vectors=B): the core's reduced-set search,
+    and the predictor is the Nystrom RLS at the learned values."""
+    X, y = data(m=60)
+    B = X[::4]
+    learner = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True,
+                             basis_vectors=B, restarts=0, maxiter=20)
+    core = learn_kernel(X, y, basis_vectors=B, ard=True, restarts=0, maxiter=20)
+    assert learner.regparam == core.regparam
+    np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
+    ref = RLS(X, y, regparam=core.regparam, kernel="GaussianKernel",
+              gamma=core.kernel_params["gamma"], basis_vectors=B)
+    np.testing.assert_allclose(learner.predict(X[:5]), ref.predict(X[:5]), rtol=1e-8)
+
+
+@pytest.mark.parametrize("ard", [False, True])
+def test_leave_query_out_rankrls_learns_kernel_on_nystrom_basis(ard):
+    """gamma="learn" with basis_vectors: the Nystrom leave-query-out criterion; the
+    learner's own leave-query-out at the learned values equals it, and its predictor is
+    the Nystrom QueryRankRLS there."""
+    from rlscore.core.rankrls import learn_kernel_lqo
+    from rlscore.learner import LeaveQueryOutRankRLS, QueryRankRLS
+    X, y = data(m=60)
+    qids = np.repeat(np.arange(12), 5)
+    B = X[::4]
+    learner = LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
+                                   ard=ard, basis_vectors=B, restarts=0, maxiter=30)
+    core = learn_kernel_lqo(X, y, qids, ard=ard, basis_vectors=B, restarts=0, maxiter=30)
+    assert learner.regparam == core.regparam
+    np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
+    assert len(learner.cv_history) == len(core.history)
+    ref = QueryRankRLS(X, y, qids, regparam=core.regparam, kernel="GaussianKernel",
+                       gamma=core.kernel_params["gamma"], basis_vectors=B)
+    np.testing.assert_allclose(learner.predict(X[:5]), ref.predict(X[:5]), rtol=1e-8)
+    # the learner's hold-out predictions, centred per query: the criterion's residuals
+    total = 0.0
+    for q, f in zip(np.unique(qids), learner.cv_predictions[0]):
+        r = y[qids == q] - f
+        total += np.sum((r - r.mean()) ** 2)
+    # two solvers at a learned optimum: agreement to the conditioning of the r x r system
+    from rlscore.kernel import GaussianKernel
+    kern = GaussianKernel(B, gamma=core.kernel_params["gamma"])
+    Phi = kern.getKM(X)
+    for q in np.unique(qids):
+        Phi[qids == q] -= Phi[qids == q].mean(axis=0)
+    cond = np.linalg.cond(Phi.T @ Phi + core.regparam * kern.getKM(B))
+    np.testing.assert_allclose(total / y.size, core.criterion,
+                               rtol=max(1e-9, 10 * np.finfo(float).eps * cond))
 
 
 # --------------------------------------------------------------- KronRLS(gamma="learn")

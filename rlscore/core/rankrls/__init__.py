@@ -15,8 +15,9 @@ What lives here
     factors). Kernel-parameter learning: the exact leave-query-out error of query
     RankRLS (:func:`lqo_error_gradient`, :func:`learn_kernel_lqo`) and the leave-one-out
     error of global RankRLS (:func:`global_loo_error_gradient`,
-    :func:`learn_kernel_global`) with their adjoint
-    gradients, O(m^3) per step and O(m^2) per kernel parameter.
+    :func:`learn_kernel_global`) with their adjoint gradients, O(m^3) per step and
+    O(m^2) per kernel parameter; on fixed Nystrom basis rows the leave-query-out error
+    in O(m r^2) per step (:class:`NystromLQOObjective`).
 
 Builds on
     ``structure``, ``optim``, ``selection``, ``rls`` (solvers, Nystrom maps,
@@ -35,7 +36,7 @@ from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_p
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
 from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective,
-                                                learn_kernel_lqo)
+                                                NystromLQOObjective, learn_kernel_lqo)
 from rlscore.core.rankrls._pcg import (CenteredGramOperator, pcg_rankrls,
                                        pcg_select_rankrls, streamed_rank_fit,
                                        CENTRED_KINDS)
@@ -51,6 +52,7 @@ __all__ = [
     "CENTRED_KINDS",
     "lqo_error_gradient",
     "LQOObjective",
+    "NystromLQOObjective",
     "learn_kernel_lqo",
     "global_loo_error_gradient",
     "GlobalLOOObjective",

@@ -40,15 +40,24 @@ added to K~, not through P).
 Cost: one Cholesky factorization and inverse of K~ + lambda I (m^3 flops), the block
 inverses (sum_q n_q^3), G sym(W) G (2 m^3 flops, two products with a block-diagonal
 middle), and O(m^2) for the centrings; O(m^2) per kernel parameter after that.
+
+Nystrom model with a fixed basis. With Phi = K(X, B) the model f = Phi beta minimizes
+||P (y - Phi beta)||^2 + lambda beta' K_BB beta: reduced-set RLS on (P Phi, P y). Held-out
+query q leaves the centring of the other queries unchanged, so its centred residual is
+the block hold-out residual of that reduced-set model, (I - H_qq)^-1 e_q
+(:func:`rlscore.core.rls.nystrom_loo_error_gradient` with ``blocks`` = the queries,
+O(m r^2) per step). Its adjoint M~_Phi pulls back through dPhi~ = P dPhi to
+M_Phi = P M~_Phi.
 """
 
 import numpy as np
 
 from rlscore._validation import as_2d_labels
-from rlscore.core.rls import check_criterion_inputs, learn_kernel, regularized_inverse
+from rlscore.core.rls import (check_criterion_inputs, learn_kernel,
+                              nystrom_loo_error_gradient, regularized_inverse)
 from rlscore.core.structure import as_query_groups
 
-__all__ = ["lqo_error_gradient", "LQOObjective", "learn_kernel_lqo"]
+__all__ = ["lqo_error_gradient", "LQOObjective", "NystromLQOObjective", "learn_kernel_lqo"]
 
 
 def _center_both(groups, K):
@@ -147,17 +156,70 @@ class LQOObjective:
                                   gradient=False)[0]
 
 
+class NystromLQOObjective:
+    """The leave-query-out criterion of query RankRLS on fixed Nystrom basis rows (the
+    basis stays when a query is held out) as a function of z = [log regparam, theta],
+    with its gradient.
+
+    Parameters
+    ----------
+    family : kernel family on the training rows with ``block``/``contract_block``
+        (:class:`rlscore.kernel.GaussianFamily`)
+    basis_family : the same kind of family on the basis rows B (its ``X``)
+    Y : ndarray (m,) or (m, t)
+    qids : array-like (m,) or QueryGroups
+
+    Notes
+    -----
+    Per call O(m r d) for K(X, B) and its contractions, O(r^2 d) for K(B, B), and
+    O(m r^2 + r^3 + sum_q n_q^2 r) for the criterion: no m x m array.
+    """
+
+    def __init__(self, family, basis_family, Y, qids):
+        self.family, self.basis_family = family, basis_family
+        self.Y = as_2d_labels(Y)
+        self.groups = as_query_groups(qids, self.Y.shape[0])
+        self.Yc = self.groups.center(self.Y)
+        self.blocks = self.groups.split()
+        self.n_params = 1 + family.n_params
+
+    def _criterion(self, z, gradient):
+        theta = np.asarray(z[1:], dtype=np.float64)
+        Phi, st = self.family.block(theta, self.basis_family.X)
+        Krr, st_rr = self.basis_family.evaluate(theta)
+        out = nystrom_loo_error_gradient(self.groups.center(Phi), Krr, self.Yc,
+                                         float(np.exp(z[0])), gradient=gradient,
+                                         blocks=self.blocks)
+        return theta, st, st_rr, out
+
+    def __call__(self, z):
+        z = np.asarray(z, dtype=np.float64)
+        theta, st, st_rr, (value, M_phi, M_rr, d_log) = self._criterion(z, True)
+        grad = (self.family.contract_block(theta, st, self.groups.center(M_phi))
+                + self.basis_family.contract(theta, st_rr, M_rr))
+        return value, np.concatenate([[d_log], grad])
+
+    def value(self, z):
+        return self._criterion(np.asarray(z, dtype=np.float64), False)[3][0]
+
+
 def learn_kernel_lqo(X, Y, qids, kernel="GaussianKernel", **kwargs):
     """Regparam and kernel parameters of query RankRLS minimizing the exact
     leave-query-out squared ranking error: :func:`rlscore.core.rls.learn_kernel` with
-    :class:`LQOObjective` (same keywords: ``ard``, ``degree``, ranges, ``restarts``,
-    ``penalty``, ...).
+    :class:`LQOObjective`, or with ``basis_vectors`` (Gaussian kernel)
+    :class:`NystromLQOObjective` (same keywords: ``ard``, ``degree``, ranges,
+    ``restarts``, ``penalty``, ``basis_vectors``, ...).
 
     Notes
     -----
     O(m^3) per optimizer step (one Cholesky factorization and inverse, two products)
-    plus O(m^2 d) for the kernel and its ARD gradient.
+    plus O(m^2 d) for the kernel and its ARD gradient; with r basis vectors
+    O(m r^2 + r^3 + m r d).
     """
     groups = as_query_groups(qids, as_2d_labels(Y).shape[0])
-    return learn_kernel(X, Y, kernel, objective=lambda fam, Yc: LQOObjective(fam, Yc, groups),
-                        **kwargs)
+
+    def objective(fam, Yc, basis_family=None):
+        if basis_family is None:
+            return LQOObjective(fam, Yc, groups)
+        return NystromLQOObjective(fam, basis_family, Yc, groups)
+    return learn_kernel(X, Y, kernel, objective=objective, **kwargs)

@@ -140,7 +140,9 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         own (e.g. :class:`rlscore.core.rankrls.LQOObjective`).
     basis_vectors : array-like (r, d) or None
         Gaussian kernel only: learn for the reduced-set (Nystrom) model on these fixed
-        basis rows (:class:`NystromLOOObjective`, O(m r^2) per step, no m x m array).
+        basis rows (:class:`NystromLOOObjective`, O(m r^2) per step, no m x m array);
+        a given ``objective`` is then called as ``objective(family, Y,
+        basis_family=...)`` (e.g. :class:`rlscore.core.rankrls.NystromLQOObjective`).
     criterion : {"loo", "evidence"}, default "loo"
         What is minimized (with ``objective=None``): the exact leave-one-out mean
         squared error, or ``"evidence"``: the Gaussian-process negative log marginal
@@ -221,16 +223,23 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
             starts.append(rng.uniform(lo, hi))
     starts = np.clip(np.array(starts), lo, hi)
 
+    desc = ("kernel learning (LOO gradient)" if objective is None else
+            "kernel learning (criterion gradient)")
     if basis_vectors is not None:
-        if kernel != "GaussianKernel" or objective is not None:
+        if kernel != "GaussianKernel":
             raise ValueError("basis_vectors: the reduced-set criterion is available for "
-                             "kernel='GaussianKernel' and the LOO error only")
+                             "kernel='GaussianKernel' only")
         basis = as_kernel_input(basis_vectors, "basis_vectors")
         if basis.shape[1] != X.shape[1]:
             raise ValueError(f"basis_vectors has {basis.shape[1]} features, X has "
                              f"{X.shape[1]}")
         basis_family = GaussianFamily(basis, ard=bool(ard))
-        objective = lambda fam, Yc: NystromLOOObjective(fam, basis_family, Yc)  # noqa
+        given = objective
+
+        def objective(fam, Yc):
+            if given is None:
+                return NystromLOOObjective(fam, basis_family, Yc)
+            return given(fam, Yc, basis_family=basis_family)
     if objective is None:
         objective = EvidenceObjective if criterion == "evidence" else LOOObjective
     objective = objective(family, Y)
@@ -251,7 +260,7 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         n_residuals=getattr(objective, "n_residuals", Y.size), maxiter=maxiter,
         rtol=rtol,
         describe=describe,
-        desc="kernel learning (LOO gradient)", verbose=verbose)
+        desc=desc, verbose=verbose)
     history = [dict(restart=h["restart"], step=h["step"], criterion=h["criterion"],
                     grad_norm=h["grad_norm"], regparam=float(np.exp(h["x"][0])),
                     kernel_params=family.params(h["x"][1:])) for h in search.history]

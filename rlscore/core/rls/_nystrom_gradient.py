@@ -27,6 +27,13 @@ With T = zu beta' - Z' diag(v) Z (r x r):
 
 Every product is m x r by r x r or m x r by m x r: O(m r^2) per step, plus the kernel
 blocks (O(m r d)) and their contractions (O(m r d) for all ARD widths).
+
+Blocks held out together (leave-query-out). Holding out a block b of rows at once (basis
+fixed), the linear-smoother identity becomes R_b = C_b^-1 e_b with C_b = I - H_bb
+(symmetric). Then dR_b = C_b^-1 (de_b + dH_bb R_b); with U_b = C_b^-1 R_b and W the
+block-diagonal matrix of blocks sym(U_b R_b'), sum_b U_b' de_b = <U, de> as above and
+sum_b <dH_bb, U_b R_b'> = <dH, W> = 2 <dPhi, W Z> - <dS, Z' W Z>. So u -> U and
+diag(v) -> W in the formulas above: one-row blocks give back u and v.
 """
 
 import numpy as np
@@ -37,8 +44,10 @@ from rlscore._validation import as_2d_labels
 __all__ = ["NystromLOOObjective", "nystrom_loo_error_gradient"]
 
 
-def nystrom_loo_error_gradient(Phi, Krr, Y, regparam, mean=True, gradient=True):
-    """Exact LOO squared error of the reduced-set RLS model with the basis fixed.
+def nystrom_loo_error_gradient(Phi, Krr, Y, regparam, mean=True, gradient=True,
+                               blocks=None):
+    """Exact LOO squared error of the reduced-set RLS model with the basis fixed (or,
+    with ``blocks``, its error with each block of rows held out at once).
 
     Parameters
     ----------
@@ -46,6 +55,9 @@ def nystrom_loo_error_gradient(Phi, Krr, Y, regparam, mean=True, gradient=True):
     Krr : ndarray (r, r), K(B, B)
     Y : ndarray (m,) or (m, t)
     regparam : float > 0
+    blocks : list of index arrays or None
+        A partition of the rows into hold-out blocks (e.g. queries); None: one row each
+        (leave-one-out).
 
     Returns
     -------
@@ -55,7 +67,7 @@ def nystrom_loo_error_gradient(Phi, Krr, Y, regparam, mean=True, gradient=True):
     Notes
     -----
     O(m r^2 + r^3): one Cholesky factor of the r x r matrix S and products of m x r
-    matrices. Memory O(m r).
+    matrices, plus O(sum_b n_b^2 r + n_b^3) for blocks of n_b rows. Memory O(m r).
     """
     Y = as_2d_labels(Y)
     m, t = Y.shape
@@ -70,21 +82,44 @@ def nystrom_loo_error_gradient(Phi, Krr, Y, regparam, mean=True, gradient=True):
     Z = solve(Phi.T).T                                    # Phi S^-1
     beta = Z.T @ Y
     E = Y - Phi @ beta
-    h = np.einsum("ij,ij->i", Z, Phi)
-    R = E / (1.0 - h)[:, None]
     N = m * t if mean else 1
+    if blocks is None:
+        h = np.einsum("ij,ij->i", Z, Phi)
+        R = E / (1.0 - h)[:, None]
+        if not gradient:
+            return float(np.sum(R * R)) / N, None, None, None
+        U = R / (1.0 - h)[:, None]
+        WZ = (np.sum(R * R, axis=1) / (1.0 - h))[:, None] * Z      # diag(v) Z
+    else:
+        R, U, WZ = _block_holdout(Z, Phi, E, blocks, gradient)
+        if not gradient:
+            return float(np.sum(R * R)) / N, None, None, None
     value = float(np.sum(R * R)) / N
-    if not gradient:
-        return value, None, None, None
-    U = R / (1.0 - h)[:, None]
-    v = np.sum(R * R, axis=1) / (1.0 - h)
     zu = Z.T @ U
-    T = zu @ beta.T - Z.T @ (v[:, None] * Z)
+    T = zu @ beta.T - Z.T @ WZ
     c = 2.0 / N
-    M_phi = c * (-U @ beta.T - Y @ zu.T + 2.0 * v[:, None] * Z + Phi @ (T + T.T))
+    M_phi = c * (-U @ beta.T - Y @ zu.T + 2.0 * WZ + Phi @ (T + T.T))
     M_rr = c * regparam * 0.5 * (T + T.T)
     d_log = c * regparam * float(np.vdot(Krr, T))
     return value, M_phi, M_rr, d_log
+
+
+def _block_holdout(Z, Phi, E, blocks, gradient):
+    """Held-out residuals R_b = (I - H_bb)^-1 e_b of each block, U_b = (I - H_bb)^-1 R_b
+    and W Z (W block diagonal, blocks sym(U_b R_b')); see the module docstring.
+    O(sum_b n_b^2 r + n_b^3)."""
+    R = np.empty_like(E)
+    U = np.empty_like(E) if gradient else None
+    WZ = np.empty_like(Z) if gradient else None
+    for idx in blocks:
+        C = np.eye(len(idx)) - Z[idx] @ Phi[idx].T
+        C = 0.5 * (C + C.T)
+        R[idx] = np.linalg.solve(C, E[idx])
+        if gradient:
+            U[idx] = np.linalg.solve(C, R[idx])
+            W = U[idx] @ R[idx].T
+            WZ[idx] = 0.5 * (W + W.T) @ Z[idx]
+    return R, U, WZ
 
 
 class NystromLOOObjective:
