@@ -179,6 +179,7 @@ class NystromLQOObjective:
         self.family, self.basis_family = family, basis_family
         self.Y = as_2d_labels(Y)
         self.groups = as_query_groups(qids, self.Y.shape[0])
+        self.groups.require_several("the leave-query-out criterion")
         self.Yc = self.groups.center(self.Y)
         self.blocks = self.groups.split()
         self.n_params = 1 + family.n_params

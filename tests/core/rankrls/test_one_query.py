@@ -21,6 +21,7 @@ def _data(m=30):
     {"kernel": "GaussianKernel", "gamma": 0.5},
     {"kernel": "GaussianKernel", "gamma": 0.5, "basis_vectors": "first5"},
     {"kernel": "GaussianKernel", "gamma": "learn"},
+    {"kernel": "GaussianKernel", "gamma": "learn", "basis_vectors": "first5"},
 ])
 def test_leave_query_out_needs_two_queries(kwargs):
     X, y, q = _data()
