@@ -157,3 +157,31 @@ def test_stream_refuses_a_run_that_cannot_fit(tmp_path, capsys, monkeypatch):
     assert "half the available memory=0.03125 MiB is too small" in err
     for way_out in ("--block-size", "--solver pcg", "--basis", "more free memory"):
         assert way_out in err
+
+
+@pytest.mark.parametrize("option", [["--block-size", "7"], ["--memory-budget", "1"]])
+def test_streaming_options_imply_stream(tmp_path, capsys, option):
+    """--block-size and --memory-budget were silently ignored without --stream; they
+    now ask for the streamed fit (the same model)."""
+    path, _ = _file(tmp_path)
+    common = ["fit", str(path), "--kernel", "gaussian", "--gamma", "0.3", "--basis", "12"]
+    assert main(common + ["-o", str(tmp_path / "mem.npz"), "-q"]) == 0
+    assert main(common + option + ["-o", str(tmp_path / "st.npz")]) == 0
+    assert "streaming" in capsys.readouterr().err
+    preds = []
+    for name in ("mem.npz", "st.npz"):
+        assert main(["predict", str(tmp_path / name), str(path)]) == 0
+        preds.append(np.array(capsys.readouterr().out.split(), dtype=float))
+    np.testing.assert_allclose(preds[1], preds[0], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("option", [["--block-size", "7"], ["--memory-budget", "1"],
+                                    ["--solver", "pcg"]])
+def test_streaming_options_without_basis_are_refused(tmp_path, capsys, option):
+    path, _ = _file(tmp_path)
+    rc = main(["fit", str(path), "--kernel", "gaussian", "-o", str(tmp_path / "m.npz")]
+              + option)
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert option[0] in err and "--basis" in err
+    assert not (tmp_path / "m.npz").exists()

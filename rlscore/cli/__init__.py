@@ -246,10 +246,11 @@ def build_parser():
                      help="rls with --basis: read the file in passes, never all of it in "
                           "memory (automatic for files of 256 MiB or more)")
     fit.add_argument("--block-size", type=int, metavar="ROWS",
-                     help="--stream: rows per block (default: from --memory-budget)")
+                     help="rows per block of a streamed fit (implies --stream; default: "
+                          "from --memory-budget)")
     fit.add_argument("--memory-budget", type=float, metavar="MIB",
-                     help="--stream: MiB of temporaries per block (default 64, or "
-                          "RLSCORE_WORKING_MEMORY)")
+                     help="MiB of temporaries per block of a streamed fit (implies "
+                          "--stream; default 64, or RLSCORE_WORKING_MEMORY)")
     fit.add_argument("--solver", choices=["direct", "pcg"], default="direct",
                      help="with --basis: direct (exact CV; streamed with --stream) or "
                           "pcg (Falkon's preconditioned CG, one --regparam, always "

@@ -27,10 +27,22 @@ _OPTION_NAMES = {"memory_budget": "half the available memory",
                  "n_basis": "--basis", "more_memory": "more free memory"}
 
 
+def _streaming_options(args):
+    """The options given that only a streamed fit uses (``--stream`` itself, ``--solver
+    pcg``, ``--block-size``, ``--memory-budget``): giving one asks for streaming, so
+    that no option is silently ignored."""
+    given = (("--stream", getattr(args, "stream", False)),
+             ("--solver pcg", getattr(args, "solver", "direct") == "pcg"),
+             ("--block-size", getattr(args, "block_size", None) is not None),
+             ("--memory-budget", getattr(args, "memory_budget", None) is not None))
+    return [name for name, on in given if on]
+
+
 def wants_stream(args):
-    """True when the command should stream: ``--stream``, or an RLS reduced-set fit on a
-    file of at least :data:`AUTO_STREAM_BYTES` (a note says so)."""
-    if getattr(args, "stream", False) or getattr(args, "solver", "direct") == "pcg":
+    """True when the command should stream: one of the streaming options (``--stream``,
+    ``--solver pcg``, ``--block-size``, ``--memory-budget``), or an RLS reduced-set fit
+    on a file of at least :data:`AUTO_STREAM_BYTES` (a note says so)."""
+    if _streaming_options(args):
         return True
     if args.basis is None or args.learner != "rls" or args.valid is not None \
             or args.intervals is not None or args.cv not in (None, "loo", "kfold"):
@@ -52,11 +64,14 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     from rlscore.learner import StreamedRLS
     from rlscore.utilities.reader import SvmlightSource
     if args.learner not in STREAM_KINDS:
-        raise UsageError(f"--stream / --solver pcg train --learner "
+        asked = " / ".join(_streaming_options(args)) or "--stream"
+        raise UsageError(f"{asked} (a streamed fit) trains --learner "
                          f"{', '.join(STREAM_KINDS)}")
     kind = STREAM_KINDS[args.learner]
     if args.basis is None:
-        raise UsageError("--stream needs --basis N (a reduced-set model)")
+        asked = " / ".join(_streaming_options(args)) or "--stream"
+        raise UsageError(f"{asked} streams a reduced-set model: add --basis N (N Nystrom "
+                         f"basis vectors), or drop {asked}")
     if args.kernel == "linear":
         raise UsageError("--basis (Nystrom basis vectors) applies to --kernel gaussian "
                          "or polynomial")
