@@ -83,8 +83,10 @@ _LEARN_PARAMS_DOC = """\
         (:func:`rlscore.core.rankrls.learn_kernel_global`).
         ``cv`` and ``scoring`` then only score the learned model (``best_score_``).
         ``ard=True`` (rbf): one gamma per feature.
-    penalty : float >= 0, default=0.0
-        With ``gamma="learn"``: weight of Cawley & Talbot's penalty on the widths."""
+    penalty : float >= 0 or "bayes", default=0.0
+        With ``gamma="learn"``: weight of Cawley & Talbot's penalty on the widths, or
+        ``"bayes"``: their regularization with the weight integrated out (see
+        :func:`rlscore.core.rls.learn_kernel`)."""
 
 _LEARN_ATTRS_DOC = """\
     gamma_ : float or ndarray of shape (n_features,)
