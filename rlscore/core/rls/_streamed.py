@@ -98,6 +98,27 @@ def block_statistics(Phi, Y, kind="rls", shift=None, qids=None):
     return _gram(Pc), Pc.T @ Y, Pc.sum(axis=0), Y.sum(axis=0), b
 
 
+# largest eps ||T||_F^2 max K(r, r) for which pass 1 sums K^T K and maps it by T
+KERNEL_SPACE_TOL = 1e-8
+
+
+def kernel_space_accurate(fmap):
+    """Whether the statistics may be summed in kernel space and mapped by T at the end.
+
+    T^T (K^T K) T carries a rounding error of about eps ||T||^2 ||K^T K|| where Phi^T
+    Phi summed by SYRK carries eps ||Phi^T Phi||: with ||T||^2 = 1 / lambda_min of the
+    basis kernel, near-duplicate basis rows (real data with repeated records) make the
+    first exceed lambda and the r x r system indefinite. Kernel space (one SYRK of
+    K_b per block) when eps ||T||_F^2 max diag K(R, R) <= ``KERNEL_SPACE_TOL``; else
+    feature space (K_b T and a SYRK of Phi_b per block, about 3 times the flops of the
+    pass). O(b k).
+    """
+    T = fmap.T
+    C = fmap.nmap.C
+    scale = float(np.max(np.einsum("ij,ij->i", C, C))) if C.size else 1.0  # diag K_RR
+    return np.finfo(float).eps * float(np.sum(T * T)) * scale <= KERNEL_SPACE_TOL
+
+
 def add_statistics(a, b):
     """Sum of two statistics tuples (None is the empty sum)."""
     if a is None:
@@ -163,6 +184,8 @@ class StreamedReducedSet:
     Attributes
     ----------
     stats : the summed statistics; fold_stats : per-fold statistics or None
+    kernel_space : whether pass 1 summed K^T K and mapped it by T (else Phi^T Phi per
+        block, for an ill-conditioned basis: :func:`kernel_space_accurate`)
     m, p, n_features (k), block_size, peak_bytes (the estimate checked before the run)
 
     Notes
@@ -206,11 +229,17 @@ class StreamedReducedSet:
             # (Phi - 1 c^T = (K - 1 c_K^T) T with c_K the mean row of K_RR)
             self._shift = fmap.kernel_rows(fmap.kernel.train_X).mean(axis=0)
         # pass 1 in kernel space: K_b^T K_b and K_b^T Y (one SYRK per block, no
-        # product with T), mapped to the features by T once at the end (O(b^2 k))
+        # product with T), mapped to the features by T once at the end (O(b^2 k)) --
+        # unless T is so ill-conditioned that the mapped sums lose the positive
+        # definiteness (near-duplicate basis rows): then Phi_b = K_b T per block
+        self.kernel_space = kernel_space_accurate(fmap)
+        if kind == "global" and not self.kernel_space:
+            self._shift = self._shift @ fmap.T
         raw, raw_folds = self._accumulate(verbose)
-        self.stats = self._to_features(raw)
+        to_features = self._to_features if self.kernel_space else (lambda st: st)
+        self.stats = to_features(raw)
         self.fold_stats = None if raw_folds is None else \
-            [None if st is None else self._to_features(st) for st in raw_folds]
+            [None if st is None else to_features(st) for st in raw_folds]
         self.G, self.b, self._mtot = gram_and_rhs(self.stats, kind)
         self._eig = None
         self._verbose = verbose
@@ -303,7 +332,8 @@ class StreamedReducedSet:
         total, per_fold = None, None
         if self.n_folds:
             per_fold = [None] * self.n_folds
-        for start, Phi in self._blocks("statistics pass", verbose, kernel_space=True):
+        for start, Phi in self._blocks("statistics pass", verbose,
+                                       kernel_space=self.kernel_space):
             if not self.n_folds:
                 total = add_statistics(total, self._block_stats(start, Phi))
                 continue

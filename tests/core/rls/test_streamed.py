@@ -205,3 +205,44 @@ def test_dask_array_input():
         "GaussianKernel", src.rows(idx), gamma=0.5), basis_indices=idx, block_size=7)
     np.testing.assert_allclose(st.leave_one_out_path(GRID), ref.leave_one_out_path(GRID),
                                rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.filterwarnings("ignore:the kernel matrix of the basis vectors")
+@pytest.mark.parametrize("kind", ["rls", "global"])
+@pytest.mark.parametrize("pert", [1e-5, 1e-6])
+def test_near_duplicate_basis_rows_equal_in_memory(kind, pert):
+    """Real data repeat records: near-duplicate basis rows make T = C^{-T} so large that
+    the kernel-space sums T^T (K^T K) T lost 3 digits (1e-5) or the positive
+    definiteness (1e-6, a ValueError); the features are then summed per block."""
+    from rlscore.learner import GlobalRankRLS
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((80, 3))
+    X[40:] = X[:40] + pert * rng.standard_normal((40, 3))
+    Y = rng.standard_normal((80, 1))
+    idx = np.sort(np.r_[np.arange(10), np.arange(40, 50)])
+    Xt = rng.standard_normal((6, 3))
+    fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.5)
+    st = StreamedReducedSet(ArraySource(X, Y), fmap, kind=kind, basis_indices=idx,
+                            block_size=7)
+    if kind == "rls":
+        mem = RLSModel(X, Y, 1.0, kernel="GaussianKernel", basis_indices=idx, gamma=0.5)
+        ref_loo = mem.solver.leave_one_out_path([1e-2, 1.0])
+        loo = st.leave_one_out_path([1e-2, 1.0], remove_basis=False)
+    for j, lam in enumerate([1e-2, 1.0]):
+        if kind == "rls":
+            mem.solve(lam)
+            ref = np.asarray(mem.predictor.predict(Xt)).ravel()
+            np.testing.assert_allclose(loo[:, j], ref_loo[j], rtol=1e-7, atol=1e-7)
+        else:
+            ref = np.ravel(GlobalRankRLS(X, Y.ravel(), regparam=lam,
+                                         kernel="GaussianKernel", basis_vectors=X[idx],
+                                         gamma=0.5).predict(Xt))
+        got = np.ravel(st.predictor(st.solve(lam)).predict(Xt))
+        np.testing.assert_allclose(got, ref, rtol=1e-7, atol=1e-7 * np.abs(ref).max())
+    assert not st.kernel_space
+
+
+def test_well_conditioned_basis_sums_in_kernel_space():
+    X, Y = _data()
+    fmap = NystromFeatureMap("GaussianKernel", X[[0, 3, 8, 9]], gamma=0.2)
+    assert StreamedReducedSet(ArraySource(X, Y), fmap).kernel_space
