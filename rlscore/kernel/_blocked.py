@@ -13,7 +13,7 @@ converted to float64 and checked for NaN/inf on its own).
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore._blocks import batches, rows_per_block
+from rlscore._blocks import batches, get_working_memory, rows_per_block
 from rlscore._ext import _blocked
 from rlscore._validation import as_data_matrix, check_finite_result
 from rlscore.kernel._base import dot_dense, match_width, scale_columns, sq_norms
@@ -25,6 +25,19 @@ def _kind(kernel):
     """"linear", "gaussian", "polynomial" for the kernel classes with a fused block
     (their own ``_block_kind``, not a subclass's), else None."""
     return type(kernel).__dict__.get("_block_kind")
+
+
+# a sparse operand with at least this fraction of nonzeros is multiplied as a dense
+# array: one GEMM instead of a sparse product that fills a dense result (measured 8x
+# faster for a CSR block of 1380 x 20 against a CSR basis of 2000 x 20)
+DENSE_ENOUGH = 0.25
+
+
+def _dense_enough(Z):
+    """Whether a sparse Z is dense enough to be multiplied as an array, and its dense
+    form fits the working-memory budget. O(1)."""
+    n, d = Z.shape
+    return Z.nnz >= DENSE_ENOUGH * n * d and 8 * n * d <= get_working_memory() * 2**20
 
 
 def _dense_basis(Z):
@@ -61,7 +74,9 @@ def kernel_block(kernel, Xb, out=None):
     if kind == "gaussian" and getattr(kernel, "_root", None) is not None:
         # per-feature widths: the isotropic kernel on columns scaled by sqrt(gamma_k)
         Xb, basis, gamma = scale_columns(Xb, kernel._root), kernel._scaled_X, 1.0
-    dense = not (sp.issparse(Xb) or sp.issparse(basis))
+    if sp.issparse(Xb) and _dense_enough(Xb):
+        Xb = Xb.toarray()
+    dense = not sp.issparse(Xb) and (not sp.issparse(basis) or _dense_enough(basis))
     if dense:
         Xb = np.ascontiguousarray(Xb, dtype=np.float64)
         Z = kernel.__dict__.get("_dense_Z")

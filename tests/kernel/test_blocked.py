@@ -47,6 +47,26 @@ def test_blocks_equal_dense(name, cls, params, block, sparse):
     np.testing.assert_allclose(kern.getKM(Xin), ref, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name,cls,params", KERNELS)
+@pytest.mark.parametrize("zeros", [0.0, 0.5, 0.9])
+def test_sparse_basis_and_rows_dense_or_sparse_product(name, cls, params, zeros):
+    """CSR rows against a CSR basis: multiplied as arrays when dense enough (a file of
+    dense rows read as CSR), as sparse products when not -- the same kernel."""
+    from rlscore.kernel._blocked import DENSE_ENOUGH, _dense_enough
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 6))
+    B = rng.standard_normal((8, 6))
+    X[rng.random(X.shape) < zeros] = 0
+    B[rng.random(B.shape) < zeros] = 0
+    ref = _dense_reference(name, X, B, **params)
+    kern = cls(sp.csr_matrix(B), **params)
+    assert _dense_enough(sp.csr_matrix(X)) == (np.count_nonzero(X) >= DENSE_ENOUGH * X.size)
+    out = np.empty_like(ref)
+    for rows, Kb in kernel_blocks(kern, sp.csr_matrix(X), block_size=7):
+        out[rows] = Kb
+    np.testing.assert_allclose(out, ref, rtol=1e-12, atol=1e-12)
+
+
 def test_memmap_input(tmp_path):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((23, 4))
