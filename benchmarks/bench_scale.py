@@ -218,12 +218,12 @@ def _rmse(pred, y):
     return float(np.sqrt(np.mean((np.ravel(pred) - np.ravel(y)) ** 2)))
 
 
-def _direct(out, src, fmap, idx, Xt, yt, y, loo=True):
+def _direct(out, src, fmap, idx, Xt, yt, y, loo=True, verbose=None):
     """Fit (statistics pass + one lambda), test RMSE, and the LOO path over GRID."""
     import numpy as np
     from rlscore.core.rls import StreamedReducedSet
     clock = _Clock()
-    st = StreamedReducedSet(src, fmap, basis_indices=idx)
+    st = StreamedReducedSet(src, fmap, basis_indices=idx, verbose=verbose)
     W = st.solve(LAMBDA)
     out["fit"], out["fit_cpu"] = clock.lap()
     pred = st.predictor(W).predict(Xt)
@@ -256,7 +256,8 @@ def _child(job):
         fmap = NystromFeatureMap("GaussianKernel", src.rows(idx), gamma=1.0 / d)
         out["basis"], out["basis_cpu"] = clock.lap()
         Xt, yt = read_svmlight(test, fdim=d, zero_based=False)[:2]
-        _direct(out, src, fmap, idx, Xt, yt, src.Y, loo=job["loo"])
+        _direct(out, src, fmap, idx, Xt, yt, src.Y, loo=job["loo"],
+                verbose=job.get("verbose"))
         # the scan and basis passes are part of fitting from a file
         out["fit"] += out["scan"] + out["basis"]
         out["fit_cpu"] += out["scan_cpu"] + out["basis_cpu"]
@@ -281,7 +282,8 @@ def _child(job):
                 "GaussianKernel", X[idx], gamma=gamma)
             src = ArraySource(X, y)
             if method == "direct":
-                _direct(out, src, fmap, idx, Xt, yt, y, loo=job["loo"])
+                _direct(out, src, fmap, idx, Xt, yt, y, loo=job["loo"],
+                        verbose=job.get("verbose"))
                 out["floor"] = (2 * m * r * d + m * r * r) / rate
             else:
                 opts = {} if job["pcg_dtype"] == "float64" else {"dtype": np.float32}
@@ -402,9 +404,11 @@ def _spawn(job, python, limit_gb):
 
         def pre():
             resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=pre)
+    # with progress (--progress) the child's stderr goes to ours
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, preexec_fn=pre,
+                       stderr=None if job.get("verbose") else subprocess.PIPE)
     if p.returncode != 0:
-        tail = (p.stderr.strip().splitlines() or ["?"])[-1]
+        tail = (p.stderr or "(error on stderr above)").strip().splitlines()[-1]
         return dict(job, error=tail[:120])
     return json.loads(p.stdout.strip().splitlines()[-1])
 
@@ -503,6 +507,8 @@ def main():
     ap.add_argument("--pcg-cache", choices=["auto", "no"], default="auto",
                     help="PCG kernel-block cache (no: recomputed, the factors' memory)")
     ap.add_argument("--no-loo", action="store_true", help="skip the LOO pass")
+    ap.add_argument("--progress", action="store_true",
+                    help="progress of the streamed passes on stderr")
     ap.add_argument("--limit-gb", type=float, default=6.0,
                     help="address-space limit of each child (GB; 0 = none)")
     ap.add_argument("--file-dir", help="folder of train_<m>.svm / test_<m>.svm")
@@ -535,7 +541,7 @@ def main():
             for method in a.methods:
                 job = dict(method=method, data=name, r=r, iters=a.iters,
                            pcg_dtype=a.pcg_dtype, pcg_cache=a.pcg_cache, loo=not a.no_loo, file_dir=a.file_dir,
-                           falkon_mem_gb=a.falkon_mem_gb,
+                           falkon_mem_gb=a.falkon_mem_gb, verbose=a.progress or None,
                            **{"lambda": LAMBDA})
                 res = _run(job, a)
                 print(_row(name, r, method, res), flush=True)
