@@ -16,6 +16,16 @@ def _file(tmp_path, m=80):
     return path, X
 
 
+def _assert_same_predictions(tmp_path, capsys, path):
+    """``rlscore predict`` of mem.npz and st.npz on ``path`` agree (1e-9)."""
+    capsys.readouterr()
+    preds = []
+    for name in ("mem.npz", "st.npz"):
+        assert main(["predict", str(tmp_path / name), str(path)]) == 0
+        preds.append(np.array(capsys.readouterr().out.split(), dtype=float))
+    np.testing.assert_allclose(preds[1], preds[0], rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("cv", [["--cv", "loo"], ["--cv", "kfold", "--folds", "4"], []])
 def test_stream_equals_in_memory(tmp_path, capsys, cv):
     path, X = _file(tmp_path)
@@ -26,12 +36,7 @@ def test_stream_equals_in_memory(tmp_path, capsys, cv):
     assert main(common + ["-o", str(tmp_path / "mem.npz")]) == 0
     assert main(common + ["--stream", "--block-size", "7",
                           "-o", str(tmp_path / "st.npz")]) == 0
-    capsys.readouterr()
-    preds = []
-    for name in ("mem.npz", "st.npz"):
-        assert main(["predict", str(tmp_path / name), str(path)]) == 0
-        preds.append(np.array(capsys.readouterr().out.split(), dtype=float))
-    np.testing.assert_allclose(preds[1], preds[0], rtol=1e-9, atol=1e-12)
+    _assert_same_predictions(tmp_path, capsys, path)
 
 
 def test_stream_refuses_without_basis(tmp_path, capsys):
@@ -66,12 +71,7 @@ def test_stream_reads_zero_based_files_as_in_memory(tmp_path, capsys, zero_based
     assert main(common + ["-o", str(tmp_path / "mem.npz")]) == 0
     assert main(common + ["--stream", "--block-size", "7",
                           "-o", str(tmp_path / "st.npz")]) == 0
-    capsys.readouterr()
-    preds = []
-    for name in ("mem.npz", "st.npz"):
-        assert main(["predict", str(tmp_path / name), str(path)]) == 0
-        preds.append(np.array(capsys.readouterr().out.split(), dtype=float))
-    np.testing.assert_allclose(preds[1], preds[0], rtol=1e-9, atol=1e-12)
+    _assert_same_predictions(tmp_path, capsys, path)
 
 
 def test_stream_zero_based_no_names_the_option(tmp_path, capsys):
@@ -168,11 +168,7 @@ def test_streaming_options_imply_stream(tmp_path, capsys, option):
     assert main(common + ["-o", str(tmp_path / "mem.npz"), "-q"]) == 0
     assert main(common + option + ["-o", str(tmp_path / "st.npz")]) == 0
     assert "streaming" in capsys.readouterr().err
-    preds = []
-    for name in ("mem.npz", "st.npz"):
-        assert main(["predict", str(tmp_path / name), str(path)]) == 0
-        preds.append(np.array(capsys.readouterr().out.split(), dtype=float))
-    np.testing.assert_allclose(preds[1], preds[0], rtol=1e-9, atol=1e-12)
+    _assert_same_predictions(tmp_path, capsys, path)
 
 
 @pytest.mark.parametrize("option", [["--block-size", "7"], ["--memory-budget", "1"],

@@ -27,7 +27,8 @@ from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas, split_crossvalidator)
 from rlscore.estimators._rls import (_BASIS_PARAMS_DOC, _STREAM_PARAMS_DOC, LEARNED_ATTRS,
-                                     KernelRLSCV, fit_learned_kernel, learned_kernel_spec)
+                                     KernelRLSCV, fit_learned_kernel, learned_attrs_doc,
+                                     learned_kernel_spec)
 
 __all__ = ["RankRLS", "RankRLSCV"]
 
@@ -88,18 +89,8 @@ _LEARN_PARAMS_DOC = """\
         ``"bayes"``: their regularization with the weight integrated out (see
         :func:`rlscore.core.rls.learn_kernel`)."""
 
-_LEARN_ATTRS_DOC = """\
-    gamma_ : float or ndarray of shape (n_features,)
-        With ``gamma="learn"``: the learned gamma (per feature with ``ard=True``).
-    coef0_ : float
-        With ``gamma="learn"`` and the poly kernel: the learned coef0.
-    length_scales_ : float or ndarray of shape (n_features,)
-        With ``gamma="learn"`` and the rbf kernel: ``1 / sqrt(2 gamma_)``.
-    learning_history_ : list of dict
-        With ``gamma="learn"``: per optimizer step its ``criterion`` (the mean squared
-        ranking error of the leave-query-out or leave-one-out models), ``grad_norm``,
-        ``regparam`` (alpha) and ``kernel_params``.
-"""
+_LEARN_ATTRS_DOC = learned_attrs_doc(
+    "the mean squared ranking error of the leave-query-out or leave-one-out models") + "\n"
 
 _RANK_STREAM_DOC = "\n" + _STREAM_PARAMS_DOC.rstrip("\n") + """
         With query ids the samples are streamed grouped by query (the model does

@@ -270,6 +270,21 @@ def fit_learned_kernel(est, search, check=None):
     return res.regparam
 
 
+def learned_attrs_doc(criterion):
+    """The fitted-attribute entries of ``gamma="learn"`` (docstring fragment), the
+    minimized ``criterion`` named."""
+    return f"""\
+    gamma_ : float or ndarray of shape (n_features,)
+        With ``gamma="learn"``: the learned gamma (per feature with ``ard=True``).
+    coef0_ : float
+        With ``gamma="learn"`` and the poly kernel: the learned coef0.
+    length_scales_ : float or ndarray of shape (n_features,)
+        With ``gamma="learn"`` and the rbf kernel: ``1 / sqrt(2 gamma_)``.
+    learning_history_ : list of dict
+        With ``gamma="learn"``: per optimizer step its ``criterion``
+        ({criterion}), ``grad_norm``, ``regparam`` (alpha) and ``kernel_params``."""
+
+
 class KernelRLSCV(RLSEstimatorBase):
     __doc__ = f"""Regularized least-squares (kernel ridge) regression with alpha chosen
     by exact fast cross-validation.
@@ -315,15 +330,7 @@ class KernelRLSCV(RLSEstimatorBase):
 {kernel_sections_doc(_KERNEL_PARAMS_DOC + _LEARN_PARAMS_DOC + _STREAM_PARAMS_DOC, "kernel matrix, factorization, the alpha grid, the optimizer's steps")}
     alpha_ : float
         The selected alpha.
-    gamma_ : float or ndarray of shape (n_features,)
-        With ``gamma="learn"``: the learned gamma (per feature with ``ard=True``).
-    coef0_ : float
-        With ``gamma="learn"`` and the poly kernel: the learned coef0.
-    length_scales_ : float or ndarray of shape (n_features,)
-        With ``gamma="learn"`` and the rbf kernel: ``1 / sqrt(2 gamma_)``.
-    learning_history_ : list of dict
-        With ``gamma="learn"``: per optimizer step its ``criterion`` (the LOO mean
-        squared error), ``grad_norm``, ``regparam`` (alpha) and ``kernel_params``.
+{learned_attrs_doc("the LOO mean squared error")}
     best_score_ : float
         The cross-validation score of ``alpha_``, larger is better: the negated mean
         squared error by default for ``"loo"`` and K-fold, the LPO ranking accuracy

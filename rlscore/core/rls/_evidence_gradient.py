@@ -38,8 +38,8 @@ which is why it over-fits less with many kernel parameters on few examples (Rasm
 
 import numpy as np
 
-from rlscore.core.rls._loo_gradient import check_criterion_inputs, regularized_inverse
-from rlscore._validation import as_2d_labels
+from rlscore.core.rls._loo_gradient import (LOOObjective, check_criterion_inputs,
+                                            regularized_inverse)
 
 __all__ = ["evidence_gradient", "EvidenceObjective", "EvidenceGradient"]
 
@@ -92,7 +92,7 @@ def evidence_gradient(K, Y, regparam, gradient=True):
     return EvidenceGradient(value, M, regparam * float(np.trace(M)), A, q / m)
 
 
-class EvidenceObjective:
+class EvidenceObjective(LOOObjective):
     """The evidence criterion (1) as a function of z = [log regparam, theta], with its
     gradient: a drop-in for :class:`rlscore.core.rls.LOOObjective` in
     :func:`rlscore.core.selection.minimize_criterion`.
@@ -113,22 +113,8 @@ class EvidenceObjective:
     log_scale = True
 
     def __init__(self, family, Y):
-        self.family = family
-        self.Y = as_2d_labels(Y)
-        self.n_params = 1 + family.n_params
-        self.names = ["log_regparam"] + list(family.names)
+        super().__init__(family, Y)
 
-    def __call__(self, z):
-        z = np.asarray(z, dtype=np.float64)
-        theta = z[1:]
-        K, state = self.family.evaluate(theta)
-        res = evidence_gradient(K, self.Y, float(np.exp(z[0])))
-        grad = np.concatenate([[res.d_log_regparam],
-                               self.family.contract(theta, state, res.M)])
-        return res.value, grad
-
-    def value(self, z):
-        """The criterion alone."""
-        z = np.asarray(z, dtype=np.float64)
-        K, _ = self.family.evaluate(z[1:])
-        return evidence_gradient(K, self.Y, float(np.exp(z[0])), gradient=False).value
+    def _criterion(self, K, regparam, gradient=True):
+        """The evidence's result (value, M, d_log_regparam) at the kernel matrix K."""
+        return evidence_gradient(K, self.Y, regparam, gradient=gradient)

@@ -171,11 +171,15 @@ class LOOObjective:
         self.n_params = 1 + family.n_params
         self.names = ["log_regparam"] + list(family.names)
 
+    def _criterion(self, K, regparam, gradient=True):
+        """The criterion's result (value, M, d_log_regparam) at the kernel matrix K."""
+        return loo_error_gradient(K, self.Y, regparam, self.mean, gradient=gradient)
+
     def __call__(self, z):
         z = np.asarray(z, dtype=np.float64)
         theta = z[1:]
         K, state = self.family.evaluate(theta)
-        res = loo_error_gradient(K, self.Y, float(np.exp(z[0])), self.mean)
+        res = self._criterion(K, float(np.exp(z[0])))
         grad = np.concatenate([[res.d_log_regparam],
                                self.family.contract(theta, state, res.M)])
         return res.value, grad
@@ -184,5 +188,4 @@ class LOOObjective:
         """The criterion alone (no M): one factorization."""
         z = np.asarray(z, dtype=np.float64)
         K, _ = self.family.evaluate(z[1:])
-        return loo_error_gradient(K, self.Y, float(np.exp(z[0])), self.mean,
-                                  gradient=False).value
+        return self._criterion(K, float(np.exp(z[0])), gradient=False).value
