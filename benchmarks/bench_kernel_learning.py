@@ -30,10 +30,10 @@ rlscore's make_relevance_regression (2 relevant + 18 irrelevant) as ARD-friendly
 """
 
 import argparse
-import os
 import sys
 import time
 
+from _data import data_folder  # noqa: E402
 from _timing import limit_threads, machine_line, median_time  # noqa: E402
 
 limit_threads()
@@ -48,22 +48,13 @@ from rlscore.kernel import GaussianFamily, GaussianKernel, median_heuristic_gamm
 from rlscore.learner import LeaveOneOutRLS  # noqa: E402
 
 
-def _beijing_dir():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for d in (os.environ.get("RLSCORE_BEIJING"),
-              os.path.join(here, "..", "..", "shared", "data", "beijing_air_quality")):
-        if d and os.path.isdir(d):
-            return d
-    return None
-
-
 def datasets(large):
     from sklearn.datasets import load_diabetes, make_friedman1
     n = 1000 if large else 400
     out = []
     X, y = load_diabetes(return_X_y=True)
     out.append(("diabetes (442 x 10)", X, y, 300))
-    d = _beijing_dir()
+    d = data_folder("beijing_air_quality", "RLSCORE_BEIJING")
     if d is not None:
         X, y = load_beijing_air_quality(d, n=n + 600, random_state=0)
         out.append((f"beijing PM2.5 ({n + 600} x 12)", X, y, n))

@@ -19,9 +19,9 @@ the kernel-induced distance, exp(-gamma (K_ii + K_jj - 2 K_ij)).
     nice -n 10 python benchmarks/bench_kron_kernel_learning.py
 """
 
-import os
 import time
 
+from _data import data_folder  # noqa: E402
 from _timing import limit_threads, machine_line, median_time  # noqa: E402
 
 limit_threads()
@@ -34,15 +34,6 @@ from rlscore.datasets import load_davis, make_drug_target  # noqa: E402
 from rlscore.kernel import GaussianFamily  # noqa: E402
 
 
-def _davis_dir():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for d in (os.environ.get("RLSCORE_DAVIS"),
-              os.path.join(here, "..", "..", "shared", "data", "davis")):
-        if d and os.path.isdir(d):
-            return d
-    return None
-
-
 def features(K):
     """phi with phi phi' = K (negative eigenvalues clipped)."""
     e, V = np.linalg.eigh(0.5 * (K + K.T))
@@ -50,7 +41,7 @@ def features(K):
 
 
 def main():
-    path = _davis_dir()
+    path = data_folder("davis", "RLSCORE_DAVIS")
     if path is not None:
         KD, KT, Y = load_davis(path)
         name = "Davis (68 x 442, pKd)"

@@ -60,6 +60,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _data import SHARED_DATA  # noqa: E402
 from _timing import limit_threads, machine_line  # noqa: E402
 
 D = 20
@@ -67,8 +68,7 @@ N_TEST = 10_000
 LAMBDA = 1.0
 GRID = [2.0 ** k for k in range(-6, 7)]          # 13 lambdas
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
-                    "data")
+DATA = SHARED_DATA
 KDD_NAMES = [
     "duration", "protocol_type", "service", "flag", "src_bytes", "dst_bytes", "land",
     "wrong_fragment", "urgent", "hot", "num_failed_logins", "logged_in", "num_compromised",
