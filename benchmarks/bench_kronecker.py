@@ -23,6 +23,7 @@ import time
 import numpy as np
 import scipy.linalg as la
 
+from _data import SHARED_DATA
 from _timing import interleaved_times, load, median_time, row
 
 
@@ -164,8 +165,7 @@ def bench_davis(data_dir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller problems")
-    ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..",
-                                                    "shared", "data"))
+    ap.add_argument("--data", default=SHARED_DATA)
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: a,b,c")
     args = ap.parse_args()
     skip = set(args.skip.split(",")) if args.skip else set()

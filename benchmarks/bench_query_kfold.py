@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 
+from _data import SHARED_DATA  # noqa: E402
 from _timing import HEADER, limit_threads, machine_line, row  # noqa: E402
 
 limit_threads()
@@ -58,9 +59,7 @@ FOLD_SEED = 0
 
 def find_data(arg):
     """The letor4_mq2008 directory from --data, RLSCORE_DATA or the shared default."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [arg, os.environ.get("RLSCORE_DATA"),
-                  os.path.join(here, "..", "..", "shared", "data")]
+    candidates = [arg, os.environ.get("RLSCORE_DATA"), SHARED_DATA]
     for c in candidates:
         if not c:
             continue
