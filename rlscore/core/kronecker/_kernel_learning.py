@@ -18,7 +18,7 @@ import numpy as np
 
 from rlscore._validation import check_positive_int, check_real
 from rlscore.core.kronecker._loo_gradient import KronLOOObjective
-from rlscore.core.selection import minimize_criterion
+from rlscore.core.selection import minimize_criterion, restart_points
 from rlscore.kernel import FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily
 from rlscore.kernel._base import as_kernel_input
 
@@ -167,15 +167,7 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
     hi = np.concatenate([[np.log(lam_hi)], hi1, hi2])
     theta0 = np.concatenate([t1, t2])
     shift = np.concatenate([s1, s2])
-    starts = [np.concatenate([[np.log(1e-2 * scale)], theta0])]
-    shifts = [(np.log(1e-4 * scale), 1.0), (np.log(scale), -1.0)]
-    rng = np.random.default_rng(0)
-    for r in range(restarts):
-        if r < len(shifts):
-            starts.append(np.concatenate([[shifts[r][0]], theta0 + shifts[r][1] * shift]))
-        else:
-            starts.append(rng.uniform(lo, hi))
-    starts = np.clip(np.array(starts), lo, hi)
+    starts = restart_points(theta0, shift, scale, lo, hi, restarts)
     objective = KronLOOObjective(f1, f2, Y)
     p1 = f1.n_params
     gauss = np.concatenate([np.full(p1, kernel1 == "GaussianKernel"),

@@ -11,7 +11,8 @@ from rlscore.core.rls._evidence_gradient import EvidenceObjective
 from rlscore.core.rls._loo_gradient import LOOObjective
 from rlscore.core.rls._nystrom_gradient import NystromLOOObjective
 from rlscore.core.rls._model import RLSModel
-from rlscore.core.selection import LOOCV, grid_search_params, minimize_criterion
+from rlscore.core.selection import (LOOCV, grid_search_params, minimize_criterion,
+                                    restart_points)
 from rlscore.kernel import GaussianFamily, PolynomialFamily
 from rlscore.kernel._base import as_kernel_input
 
@@ -212,16 +213,7 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         hi += [theta0[0] + np.log(w_hi), np.log(_COEF0_RANGE[1])]
         width = np.array([1.0, 0.0])
     lo, hi = np.array(lo), np.array(hi)
-    start = np.concatenate([[np.log(1e-2 * scale)], theta0])
-    starts = [start]
-    shifts = [(np.log(1e-4 * scale), 1.0), (np.log(scale), -1.0)]
-    rng = np.random.default_rng(0)
-    for r in range(restarts):
-        if r < len(shifts):
-            starts.append(np.concatenate([[shifts[r][0]], theta0 + shifts[r][1] * width]))
-        else:
-            starts.append(rng.uniform(lo, hi))
-    starts = np.clip(np.array(starts), lo, hi)
+    starts = restart_points(theta0, width, scale, lo, hi, restarts)
 
     desc = ("kernel learning (LOO gradient)" if objective is None else
             "kernel learning (criterion gradient)")

@@ -36,7 +36,7 @@ from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_sea
 from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
                                              RefitCV)
 from rlscore.core.selection._kernel_search import (minimize_criterion, CriterionSearchResult,
-                                                   PenalizedCriterion)
+                                                   PenalizedCriterion, restart_points)
 
 __all__ = [
     "lpo_cindex",
@@ -59,6 +59,7 @@ __all__ = [
     "RefitModel",
     "RefitCV",
     "minimize_criterion",
+    "restart_points",
     "PenalizedCriterion",
     "CriterionSearchResult",
 ]

@@ -14,7 +14,8 @@ from scipy.optimize import minimize
 from rlscore._progress import progress
 from rlscore._validation import check_positive_int, check_real, check_tol
 
-__all__ = ["minimize_criterion", "CriterionSearchResult", "PenalizedCriterion"]
+__all__ = ["minimize_criterion", "CriterionSearchResult", "PenalizedCriterion",
+           "restart_points"]
 
 
 @dataclass
@@ -134,6 +135,26 @@ class PenalizedCriterion:
     def value(self, x):
         """The objective alone."""
         return self(x)[0]
+
+
+def restart_points(theta0, width, scale, lo, hi, restarts):
+    """Starting points [log regparam, theta] of the kernel searches: the data-driven
+    start theta0 at regparam 1e-2 scale, then (restarts) a small regparam with the
+    widths moved up by ``width`` (in log space; 0 where a parameter is not a width), a
+    large regparam with them moved down, then uniform draws in the box (seed 0); all
+    clipped to [lo, hi]. Returns an array (1 + restarts, 1 + len(theta0)). O(restarts
+    len(theta0))."""
+    theta0 = np.asarray(theta0, dtype=np.float64)
+    width = np.asarray(width, dtype=np.float64)
+    starts = [np.concatenate([[np.log(1e-2 * scale)], theta0])]
+    shifts = [(np.log(1e-4 * scale), 1.0), (np.log(scale), -1.0)]
+    rng = np.random.default_rng(0)
+    for r in range(restarts):
+        if r < len(shifts):
+            starts.append(np.concatenate([[shifts[r][0]], theta0 + shifts[r][1] * width]))
+        else:
+            starts.append(rng.uniform(lo, hi))
+    return np.clip(np.array(starts), lo, hi)
 
 
 def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
