@@ -22,7 +22,8 @@ Methods (``--methods``):
   held-out ``test_<m>.svm`` with the same generator); ``--no-loo`` skips the LOO pass;
 * ``pcg``: ``pcg_reduced_set`` on ``NystromFactors`` (Falkon's preconditioner, the
   factors in one r x r array), ``--iters`` iterations, ``--pcg-cache no`` to recompute
-  the kernel blocks, ``--pcg-dtype float32`` for single-precision cached blocks;
+  the kernel blocks, ``--pcg-dtype float32`` for single-precision kernel blocks (one
+  SGEMM with a vectorized exponential), ``--pcg-tol`` to stop at a relative residual;
 * ``sklearn``: ``Nystroem`` fitted on the same basis rows + ``Ridge(alpha=lambda)``;
   ``sklearn-cv``: the same with ``RidgeCV`` over the 13 lambdas (its LOO, GCV mode);
 * ``falkon``: Falkon (``falkon.Falkon``, CPU, same centres through ``FixedSelector``,
@@ -187,11 +188,12 @@ def write_svmlight_files(folder, m, chunk=200_000):
 
 
 # -- measurements ----------------------------------------------------------------------
-def _gemm_rate():
-    """Measured DGEMM flop rate (flop per CPU second, so that the floor compares with
-    the runs' CPU times on a shared machine), best of three 2000^3 products."""
+def _gemm_rate(dtype="float64"):
+    """Measured DGEMM (or SGEMM) flop rate (flop per CPU second, so that the floor
+    compares with the runs' CPU times on a shared machine), best of three 2000^3
+    products."""
     import numpy as np
-    A = np.random.default_rng(0).standard_normal((2000, 2000))
+    A = np.random.default_rng(0).standard_normal((2000, 2000)).astype(dtype)
     best = np.inf
     for _ in range(3):
         t = time.process_time()
@@ -280,6 +282,7 @@ def _child(job):
             # PCG: the one-array factors (C and A in one r x r array, T by solves)
             fmap = (NystromFeatureMap if method == "direct" else NystromFactors)(
                 "GaussianKernel", X[idx], gamma=gamma)
+            out["factor"], out["factor_cpu"] = clock.lap()
             src = ArraySource(X, y)
             if method == "direct":
                 _direct(out, src, fmap, idx, Xt, yt, y, loo=job["loo"],
@@ -287,15 +290,28 @@ def _child(job):
                 out["floor"] = (2 * m * r * d + m * r * r) / rate
             else:
                 opts = {} if job["pcg_dtype"] == "float64" else {"dtype": np.float32}
-                res = pcg_reduced_set(src, fmap, LAMBDA, tol=1e-12, maxiter=job["iters"],
+                laps = []
+                res = pcg_reduced_set(src, fmap, LAMBDA, tol=job.get("pcg_tol", 1e-12),
+                                      maxiter=job["iters"],
                                       cache={"auto": "auto", "no": False}[job["pcg_cache"]],
+                                      callback=lambda k, W, rel: laps.append(clock.lap()),
                                       **opts)
                 out["fit"], out["fit_cpu"] = clock.lap()
+                # the fit is: the basis factor, the preconditioner + right-hand side
+                # pass (before the first iteration), the iterations
+                out["fit"] += out["factor"] + sum(w for w, _ in laps)
+                out["fit_cpu"] += out["factor_cpu"] + sum(c for _, c in laps)
+                out["iter_cpu"] = sorted(c for _, c in laps[1:])[len(laps[1:]) // 2] \
+                    if len(laps) > 1 else None
+                out["setup_cpu"] = laps[0][1] - (out["iter_cpu"] or 0) if laps else None
                 t = out["iterations"] = res.iterations
                 out["cached"] = bool(res.extras["operator"].cached)
                 out["rmse"] = _rmse(fmap.predictor(res.solution).predict(Xt), yt)
+                if job["pcg_dtype"] == "float32":
+                    out["sgflops"] = _gemm_rate("float32") / 1e9
                 kern = 2 * m * r * d * (1 if out["cached"] else t + 1)
-                out["floor"] = (kern + 4 * m * r * t) / rate
+                # the block products at the rate of the blocks' precision
+                out["floor"] = (kern + 4 * m * r * t) / (out.get("sgflops", 0) * 1e9 or rate)
         elif method in ("sklearn", "sklearn-cv"):
             from sklearn.kernel_approximation import Nystroem
             from sklearn.linear_model import Ridge, RidgeCV
@@ -479,7 +495,14 @@ def _row(name, r, method, res):
     if method in ("pcg", "falkon"):
         note.append(f"{res['iterations']} iterations")
     if method == "pcg":
-        note.append("cached blocks" if res["cached"] else "recomputed blocks")
+        note.append(("cached" if res["cached"] else "recomputed") + " blocks"
+                    + (" (float32)" if "sgflops" in res else ""))
+        if res.get("iter_cpu") is not None:
+            note.append(f"basis factor {res['factor_cpu']:.0f}, preconditioner + "
+                        f"right-hand side {res['setup_cpu']:.0f}, median iteration "
+                        f"{res['iter_cpu']:.1f} CPU s")
+        if "sgflops" in res:
+            note.append(f"SGEMM {res['sgflops']:.1f} GFLOP/s")
     if "loo_best_lambda" in res:
         note.append(f"LOO picks lambda={res['loo_best_lambda']:g}")
     if method == "file":
@@ -504,6 +527,8 @@ def main():
                              "parts"])
     ap.add_argument("--iters", type=int, default=20, help="PCG / Falkon iterations")
     ap.add_argument("--pcg-dtype", default="float64", choices=["float64", "float32"])
+    ap.add_argument("--pcg-tol", type=float, default=1e-12,
+                    help="PCG stops at this relative residual (default: run --iters)")
     ap.add_argument("--pcg-cache", choices=["auto", "no"], default="auto",
                     help="PCG kernel-block cache (no: recomputed, the factors' memory)")
     ap.add_argument("--no-loo", action="store_true", help="skip the LOO pass")
@@ -540,7 +565,8 @@ def main():
         for r in a.r:
             for method in a.methods:
                 job = dict(method=method, data=name, r=r, iters=a.iters,
-                           pcg_dtype=a.pcg_dtype, pcg_cache=a.pcg_cache, loo=not a.no_loo, file_dir=a.file_dir,
+                           pcg_dtype=a.pcg_dtype, pcg_cache=a.pcg_cache, pcg_tol=a.pcg_tol,
+                           loo=not a.no_loo, file_dir=a.file_dir,
                            falkon_mem_gb=a.falkon_mem_gb, verbose=a.progress or None,
                            **{"lambda": LAMBDA})
                 res = _run(job, a)

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """One block of a kernel matrix, K(X_b, Z), from one DGEMM (scipy.linalg.cython_blas)
-with the elementwise part fused in a parallel nogil loop (OpenMP ``prange``).
+with the elementwise part fused in a parallel nogil loop (OpenMP ``prange``); in single
+precision from one SGEMM with a branch-free exponential the compiler vectorizes.
 
 Used by :mod:`rlscore.kernel._blocked`, the one home of blocked kernel products;
 every function checks its shapes at the Python boundary and then runs without the GIL.
@@ -8,11 +9,70 @@ every function checks its shapes at the Python boundary and then runs without th
 
 from cython.parallel cimport prange
 from libc.math cimport exp
-from scipy.linalg.cython_blas cimport dgemm
+from scipy.linalg.cython_blas cimport dgemm, sgemm
 
 from rlscore._ext._greedy import _num_threads
 
 ctypedef Py_ssize_t intp
+
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    static inline int32_t rls_fbits(float x) { int32_t b; memcpy(&b, &x, sizeof b); return b; }
+    static inline float rls_bitsf(int32_t b) { float x; memcpy(&x, &b, sizeof x); return x; }
+    /* exp(-y) for y >= 0 in single precision, without a floating-point branch so that
+       a loop over it vectorizes (gcc does not if-convert a float compare under the
+       default -ftrapping-math; the clamps compare the bits of y >= 0 as integers,
+       which order like the floats). -y = n ln2 + t with n = round(-y / ln2) (the
+       1.5 * 2^23 rounding trick), ln2 split in two (Cody & Waite 1980) so that t is
+       exact, |t| <= ln2 / 2; e^t by its Taylor polynomial of degree 7 (truncation
+       < 5e-9 relative), times 2^n built in the exponent bits. y is clamped at 87
+       (exp(-87) = 1.6e-38, near the smallest normal float): never a denormal, never
+       exactly 0. Relative error about 1e-7 (a few float ulps). */
+    static inline float rls_exp_neg_f32(float y) {
+        const float magic = 12582912.0f;              /* 1.5 * 2^23 */
+        float x, n, t, p;
+        int32_t yb = rls_fbits(y);
+        yb = yb < 0x42ae0000 ? yb : 0x42ae0000;       /* min(y, 87.0f) */
+        x = -rls_bitsf(yb);
+        n = (x * 1.44269504088896341f + magic) - magic;
+        t = x - n * 0.693359375f;
+        t = t - n * -2.12194440e-4f;
+        p = 1.0f / 5040.0f;
+        p = p * t + 1.0f / 720.0f;
+        p = p * t + 1.0f / 120.0f;
+        p = p * t + 1.0f / 24.0f;
+        p = p * t + 1.0f / 6.0f;
+        p = p * t + 0.5f;
+        p = p * t + 1.0f;
+        p = p * t + 1.0f;
+        return p * rls_bitsf(((int32_t) n + 127) << 23);
+    }
+    /* one row of a float32 Gaussian block in place: row_j (holding -2 <x, z_j>)
+       becomes exp(-gamma max(nx + nz_j - 2 <x, z_j>, 0)); a plain C loop over
+       restrict pointers (gcc -O3 vectorizes it), the max by the sign bit. With gcc
+       on x86-64 Linux it is compiled twice, for the baseline (SSE2, 4 lanes) and for
+       x86-64-v3 (AVX2, 8 lanes, 3.5x faster measured), chosen at load time. */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define RLS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+    #else
+    #define RLS_CLONES
+    #endif
+    RLS_CLONES static void rls_gaussian_row_f32(float *restrict row, const float *restrict nz,
+                                     float nx, float gamma, Py_ssize_t r) {
+        Py_ssize_t j;
+        for (j = 0; j < r; j++) {
+            int32_t sb = rls_fbits(row[j] + nx + nz[j]);
+            sb &= ~(sb >> 31);                        /* a negative s becomes +0 */
+            row[j] = rls_exp_neg_f32(gamma * rls_bitsf(sb));
+        }
+    }
+    """
+    float rls_exp_neg_f32(float y) noexcept nogil
+    void rls_gaussian_row_f32(float *row, const float *nz, float nx, float gamma,
+                              Py_ssize_t r) noexcept nogil
 
 
 cdef void _gemm_nt(const double[:, ::1] X, const double[:, ::1] Z, double[:, ::1] out,
@@ -33,6 +93,25 @@ cdef void _gemm_nt(const double[:, ::1] X, const double[:, ::1] Z, double[:, ::1
         return
     dgemm(&ta, &tb, &r, &b, &d, &alpha, <double *> &Z[0, 0], &ld, <double *> &X[0, 0], &ld, &beta,
           &out[0, 0], &r)
+
+
+cdef void _sgemm_nt(const float[:, ::1] X, const float[:, ::1] Z, float[:, ::1] out,
+                    float alpha) noexcept nogil:
+    # _gemm_nt in single precision (the same column-major reading)
+    cdef int b = <int> X.shape[0], r = <int> Z.shape[0], d = <int> X.shape[1]
+    cdef char ta = b'T', tb = b'N'
+    cdef float beta = 0.0
+    cdef int ld = d if d > 0 else 1
+    cdef intp i, j
+    if b == 0 or r == 0:
+        return
+    if d == 0:
+        for i in range(b):
+            for j in range(r):
+                out[i, j] = 0.0
+        return
+    sgemm(&ta, &tb, &r, &b, &d, &alpha, <float *> &Z[0, 0], &ld, <float *> &X[0, 0], &ld,
+          &beta, &out[0, 0], &r)
 
 
 def _check(X, Z, out):
@@ -85,3 +164,44 @@ def gaussian_block(const double[:, ::1] X, const double[:, ::1] Z,
     with nogil:
         _gemm_nt(X, Z, out, -2.0)
     gaussian_from_products(out, nx, nz, gamma, snap, num_threads)
+
+
+def exp_neg_f32(const float[::1] y, float[::1] out):
+    """out = exp(-y) for y >= 0 by the single-precision exponential of the float32
+    Gaussian blocks (relative error about 1e-7; y above 87 gives about 1e-38).
+    Exposed for its test. O(n)."""
+    cdef intp n = y.shape[0], i
+    if out.shape[0] != n:
+        raise ValueError("out must have the length of y")
+    with nogil:
+        for i in range(n):
+            out[i] = rls_exp_neg_f32(y[i] if y[i] > 0.0 else 0.0)
+
+
+def sgemm_nt(const float[:, ::1] X, const float[:, ::1] Z, float[:, ::1] out,
+             float alpha=1.0):
+    """out = alpha X Z^T (all C-contiguous float32), one SGEMM. O(b r d)."""
+    _check(X, Z, out)
+    with nogil:
+        _sgemm_nt(X, Z, out, alpha)
+
+
+def gaussian_block_f32(const float[:, ::1] X, const float[:, ::1] Z,
+                       const float[::1] nx, const float[::1] nz, float gamma,
+                       float[:, ::1] out, int num_threads=0):
+    """out = K(X, Z) of the Gaussian kernel in single precision: SGEMM (-2 X Z^T),
+    then exp(-gamma max(nx_i + nz_j - 2 <x_i, z_j>, 0)) by the vectorized exponential,
+    parallel over rows. The caller centres X and Z on a common point first (the
+    distances are unchanged, the norms small, so the float32 difference loses little).
+    O(b r d) plus O(b r)."""
+    cdef intp b = out.shape[0], r = out.shape[1], i
+    cdef int nt = _num_threads(num_threads)
+    _check(X, Z, out)
+    if nx.shape[0] != b or nz.shape[0] != r:
+        raise ValueError("nx, nz must match the rows and columns of out")
+    if b == 0 or r == 0:
+        return
+    with nogil:
+        _sgemm_nt(X, Z, out, -2.0)
+        for i in prange(b, schedule="static", num_threads=nt):
+            rls_gaussian_row_f32(&out[i, 0], &nz[0], nx[i], gamma, r)

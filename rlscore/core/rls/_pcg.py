@@ -105,8 +105,11 @@ class StreamedGramOperator:
     block_size : rows per block (default: the working-memory budget)
     cache : "auto" (keep the kernel blocks when m r values take at most a quarter of
         the available memory), True or False
-    dtype : np.float64 (default) or np.float32 for the cached kernel blocks and the
-        block products (the sums are accumulated in float64)
+    dtype : np.float64 (default) or np.float32 for the kernel blocks (cached or
+        recomputed; float32 Gaussian blocks come from one SGEMM with a vectorized
+        exponential, about 4x faster than float64, kernel values within about 1e-6
+        relative) and the block products (the sums over blocks accumulated in
+        float64)
     rows : (m,) bool, the training rows (default all): the others are skipped (a
         validation split or the held-out fold of :func:`rlscore.core.rls.pcg_path`)
 
@@ -164,11 +167,15 @@ class StreamedGramOperator:
             yield from self._cache
             return
         keep = [] if self.cached else None
+        # recomputed blocks reuse one buffer (a query carried over can make a block
+        # longer than block_size: then that block gets its own)
+        buf = None if self.cached else np.empty((self.block_size, self.factors.n_basis),
+                                                dtype=self.dtype)
         rows = 0
         for start, Xb in query_blocks(self.source, self.block_size):
-            Kb = self.factors.kernel_rows(Xb)
-            if self.dtype != np.float64:
-                Kb = Kb.astype(self.dtype)
+            n = Xb.shape[0]
+            out = buf[:n] if buf is not None and n <= buf.shape[0] else None
+            Kb = self.factors.kernel_rows(Xb, out=out, dtype=self.dtype)
             if keep is not None:
                 keep.append((start, Kb))
             rows += Kb.shape[0]
