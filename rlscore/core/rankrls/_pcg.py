@@ -265,9 +265,9 @@ def pcg_select_rankrls(source, fmap, regparams, kind="query", *, basis_indices=N
 
 
 def _centred_factory(kind):
-    def make(source, factors, basis_indices, block_size, rows):
+    def make(source, factors, basis_indices, block_size, rows, dtype):
         return CenteredGramOperator(source, factors, kind, basis_indices=basis_indices,
-                                    block_size=block_size, rows=rows)
+                                    block_size=block_size, rows=rows, dtype=dtype)
     return make
 
 

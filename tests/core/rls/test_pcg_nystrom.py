@@ -88,3 +88,29 @@ def test_float32_kernel_blocks():
     res = pcg_reduced_set(ArraySource(X, Y), fmap, 1.0, tol=1e-5, maxiter=200,
                           dtype=np.float32, cache=True)
     assert np.linalg.norm(res.solution - direct) <= 1e-4 * np.linalg.norm(direct)
+
+
+@pytest.mark.parametrize("kind", ["rls", "query", "global"])
+def test_streamed_fit_float32_blocks_near_float64(kind):
+    """streamed_rank_fit(solver="pcg", dtype=float32): recomputed single-precision
+    kernel blocks (one SGEMM + the vectorized exponential) give the float64 PCG
+    predictions to float32 accuracy for every kind; dtype is refused for the direct
+    solver and for other types."""
+    from rlscore.core.rankrls import streamed_rank_fit
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((300, 4))
+    Y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(300)
+    qids = np.repeat(np.arange(30), 10)
+    src = ArraySource(X, Y, qids if kind == "query" else None)
+    opts = dict(kind=kind, n_basis=40, random_state=0, solver="pcg", tol=1e-5,
+                maxiter=300, block_size=17, regparam=0.5)
+    fits = [streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype=dt, **opts)
+            for dt in (np.float64, np.float32)]
+    p64, p32 = (f.predictor.predict(X) for f in fits)
+    assert np.linalg.norm(p32 - p64) <= 1e-4 * np.linalg.norm(p64)
+    assert np.any(p32 != p64)       # the single-precision blocks were used
+    with pytest.raises(ValueError, match="applies to solver='pcg'"):
+        streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype=np.float32,
+                          **dict(opts, solver="direct"))
+    with pytest.raises(ValueError, match="dtype must be"):
+        streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype="int8", **opts)
