@@ -58,6 +58,7 @@ import numpy as np
 import scipy.linalg as la
 from scipy.linalg import lapack
 
+from rlscore._lapack_threads import lapack_threads
 from rlscore._ext import _nystrom
 from rlscore.core.rls._solvers import (LinearSolver, _check_holdout,
                                        primal_fold_predictions)
@@ -109,10 +110,12 @@ def _factor_basis(K_RR):
     if scale <= 0:
         raise ValueError("the kernel matrix of the basis vectors is zero")
     tol = r * _EPS * scale
-    c, info = lapack.dpotrf(K_RR, lower=1, clean=1)
+    with lapack_threads(r):
+        c, info = lapack.dpotrf(K_RR, lower=1, clean=1)
     if info == 0 and np.min(np.diag(c)) ** 2 > tol:
         return np.ascontiguousarray(c), np.arange(r, dtype=np.intp), r, tol
-    c, piv, k, info = lapack.dpstrf(K_RR, tol=tol, lower=1)
+    with lapack_threads(r):
+        c, piv, k, info = lapack.dpstrf(K_RR, tol=tol, lower=1)
     order = np.ascontiguousarray(piv - 1, dtype=np.intp)
     k = int(k)
     warnings.warn(

@@ -48,6 +48,7 @@ import numpy as np
 import scipy.linalg as la
 from scipy.linalg import lapack
 
+from rlscore._lapack_threads import lapack_threads
 from rlscore._validation import as_data_matrix
 from rlscore.kernel import kernel_block
 
@@ -101,7 +102,8 @@ class NystromFactors:
             raise ValueError("the kernel matrix of the basis vectors is zero or not "
                              "finite")
         # C C^T = K_RR into the lower triangle of S (upper of the Fortran view S^T)
-        _, info = lapack.dpotrf(S.T, lower=0, clean=0, overwrite_a=1)
+        with lapack_threads(r):
+            _, info = lapack.dpotrf(S.T, lower=0, clean=0, overwrite_a=1)
         d = S.flat[:: r + 1]
         if info == 0 and np.all(np.isfinite(d)) and d.min() ** 2 > r * _EPS * scale:
             self._set(S, np.arange(r, dtype=np.intp))
@@ -164,7 +166,8 @@ class NystromFactors:
     def _trtrs(self, which, V, trans):
         self._use(which)
         # the Fortran view S^T: C^T in its upper triangle, A in its lower one
-        x, info = lapack.dtrtrs(self._S.T, V, lower=int(which == "A"), trans=trans)
+        with lapack_threads(self.n_features):
+            x, info = lapack.dtrtrs(self._S.T, V, lower=int(which == "A"), trans=trans)
         if info != 0:
             raise la.LinAlgError(f"triangular solve failed (info={info})")
         return x
@@ -227,7 +230,8 @@ class NystromFactors:
             off[...] = self._S[i1:, i0:i1].T
             iu = np.triu_indices(i1 - i0, 1)
             diag[iu] = diag.T[iu]
-        lapack.dlauum(self._S.T, lower=1, overwrite_c=1)      # C^T C, upper of S
+        with lapack_threads(k):
+            lapack.dlauum(self._S.T, lower=1, overwrite_c=1)  # C^T C, upper of S
         self._diag = "M"        # the diagonal of the matrix being built
         self._dA = None
         for U, D in updates:
@@ -245,7 +249,8 @@ class NystromFactors:
             iu = np.triu_indices(i1 - i0)
             diag[iu] *= scale
         self._S.flat[:: k + 1] += mu
-        _, info = lapack.dpotrf(self._S.T, lower=1, clean=0, overwrite_a=1)
+        with lapack_threads(k):
+            _, info = lapack.dpotrf(self._S.T, lower=1, clean=0, overwrite_a=1)
         self._dA = True
         self._diag = "A"
         self.version += 1

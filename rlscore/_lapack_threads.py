@@ -1,0 +1,38 @@
+"""One guard for the large dense factorizations: scipy's OpenBLAS (32-bit integers)
+crashes with more than one thread on n x n matrices of about 16 000 and up.
+
+Measured on this project's machine with scipy 1.17's bundled OpenBLAS 0.3.31
+(``libscipy_openblas``, LP64), two threads: ``dpotrf`` segfaults at n = 16 000, 17 000,
+18 500 and 20 000 and runs at 15 000 and below; ``dsyrk`` of a 20 000 x 512 panel
+segfaults, of 17 000 x 512 runs; with one thread all of them run. The threshold sits
+where 8 n^2 bytes pass 2^31, a 32-bit offset overflowing in the threaded drivers
+(OpenBLAS issues #352, #1413, #2821 report the same crash class in the threaded
+potrf/syrk). scipy has no ILP64 LAPACK to switch to (``HAS_ILP64`` is False), so the
+factorizations of :class:`rlscore.core.rls.NystromFactors` and the like run under
+:func:`lapack_threads` with one BLAS thread when n is at least :data:`SAFE_N`: the
+same flops at half the speed on two cores, instead of a dead process.
+"""
+
+import contextlib
+
+#: the largest n run with several BLAS threads (8 n^2 < 2^30, a factor 2 below the
+#: measured crash)
+SAFE_N = 11_585
+
+
+def needs_one_thread(n):
+    """True when an n x n factorization must run with one BLAS thread. O(1)."""
+    return int(n) > SAFE_N
+
+
+@contextlib.contextmanager
+def lapack_threads(n):
+    """Context: scipy's BLAS limited to one thread while an n x n LAPACK/BLAS call
+    of at least :data:`SAFE_N` runs (module docstring); nothing for smaller n.
+    Through threadpoolctl (a dependency of rlscore). O(1)."""
+    if not needs_one_thread(n):
+        yield
+        return
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
