@@ -6,11 +6,10 @@ import numbers
 
 from rlscore._validation import as_index_array
 from rlscore.core.structure import QueryGroups
-from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, learn_kernel_parameters,
-    learns_kernel, reports_progress, select_regparam, split_kernel_kwargs, squeeze)
+    RANK_MEMORY_DOC, VERBOSE_DOC, CoreModelAdapter, exclusive, fit_rank_learner,
+    learn_kernel_parameters, learns_kernel, reports_progress, select_regparam, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "KfoldQueryRankRLS", "LQOCV",
@@ -66,6 +65,7 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         including the keywords ``basis_indices``, ``n_basis``, ``random_state`` and
         ``keep_basis_in_cv`` (sparse RankRLS; ``holdout`` and leave-query-out then
         remove the held-out basis vectors).
+{RANK_MEMORY_DOC}
 {VERBOSE_DOC}
 
     Attributes
@@ -93,10 +93,7 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         self._setup(X, Y, qids, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path):
-        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
-                                     force={"bias": 0.0}, basis=BASIS_KEYWORDS)
-        self._model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
-                                        path=path, **params)
+        fit_rank_learner(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path)
         self.qids = self._model.qids.tolist()
         self.qidlist = self._model.qidlist
         self._sync()
@@ -134,6 +131,9 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
 
 
 class LeaveQueryOutRankRLS(PredictorInterface):
+    # leave-query-out needs the in-memory hold-out formulas (fit_rank_model)
+    _cv_plan = ("rank", 1, 0)
+
     __doc__ = f"""QueryRankRLS with regparam chosen by exact leave-query-out cross-validation.
 
     Parameters
@@ -186,6 +186,8 @@ class LeaveQueryOutRankRLS(PredictorInterface):
 
 
 class KfoldQueryRankRLS(PredictorInterface):
+    _cv_plan = ("rank", 1, 0)       # the per-query measures need the in-memory model
+
     """QueryRankRLS with regparam chosen by K-fold cross-validation over folds of whole
     queries, every fold from the exact hold-out of its queries (no retraining; new, not
     in upstream RLScore).

@@ -15,7 +15,7 @@ from rlscore._validation import available_memory, check_real, format_bytes
 from rlscore.kernel import block_size_for
 
 __all__ = ["plan_reduced_set", "MEMORY_BUDGET_DEFAULT", "SOLVERS", "STREAMABLE_KERNELS",
-           "check_memory_options"]
+           "check_memory_options", "block_working_memory"]
 
 #: The default ``memory_budget`` of the faces: half the memory available at fit time.
 MEMORY_BUDGET_DEFAULT = "auto"
@@ -47,6 +47,17 @@ def check_memory_options(memory_budget, solver, block_size):
                       open_minimum=True) * 2**20
 
 
+def block_working_memory(limit):
+    """MiB of temporaries per block under a whole-run budget of ``limit`` bytes (from
+    :func:`check_memory_options`): the working memory of :mod:`rlscore._blocks`, at
+    most a quarter of the budget (at least 1 MiB; the plan's estimate, which counts
+    the block, then decides whether the run fits). O(1)."""
+    wm = get_working_memory()
+    if np.isfinite(limit):
+        wm = min(wm, max(limit / 4 / 2**20, 1.0))
+    return wm
+
+
 def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                      solver="auto", block_size=None, cv=None, n_lambdas=1, n_folds=0,
                      kernel="GaussianKernel", streamable=True, stream=False, names=None,
@@ -56,7 +67,11 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     Parameters
     ----------
     m, n_basis, d, p : rows, basis vectors, input features, outputs
-    memory_budget : "auto" (half the available memory), MiB, or None (no limit)
+    memory_budget : "auto" (half the available memory), MiB, or None (no limit): the
+        budget of the whole run -- the peak estimate of the chosen path
+        (:mod:`rlscore._memory`: every array of the fit, the blocks included) must
+        fit it -- in every face (the learners, the estimators, ``StreamedRLS``,
+        ``rlscore fit --memory-budget``)
     solver : "auto", "direct" or "pcg" (:data:`SOLVERS`)
     block_size : rows per block when streaming (default: from the budget: a quarter
         of it, or the working memory of :mod:`rlscore._blocks` when smaller)
@@ -104,9 +119,7 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                          f"other than none")
     if solver != "pcg" and not stream and (mem <= limit or not can_stream):
         return plan
-    wm = get_working_memory()
-    if np.isfinite(limit):
-        wm = min(wm, max(limit / 4 / 2**20, 1.0))
+    wm = block_working_memory(limit)
     L = max(int(n_lambdas), 1) if cv is not None else 1
     extra = 8 * (2 * n_basis + 2 * L * p + 2 * p)
     with working_memory(wm):

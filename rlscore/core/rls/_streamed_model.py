@@ -18,7 +18,7 @@ from rlscore.core.rls._representation import NystromFeatureMap
 from rlscore.core.rls._streamed import StreamedReducedSet
 from rlscore.core.structure import ArraySource
 
-__all__ = ["StreamedRLSModel", "fit_rls_model"]
+__all__ = ["StreamedRLSModel", "fit_rls_model", "plan_model"]
 
 
 class StreamedRLSModel:
@@ -161,6 +161,37 @@ class StreamedRLSModel:
                          "memory")
 
 
+def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
+               memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None, solver="auto",
+               cv=None, n_lambdas=1, n_folds=0, streamable=True, verbose=None):
+    """The memory plan of a face's model on in-memory data (RLS here, RankRLS in
+    :func:`rlscore.core.rankrls.fit_rank_model`): None when the model is not a reduced
+    set (no ``basis_vectors``, ``basis_indices`` or ``n_basis`` in ``params``), else
+    :func:`plan_reduced_set` for its sizes -- reported once, refused before any work
+    when nothing fits. ``streamable=False``: the model cannot stream (it stays in
+    memory whatever the budget). Checks the three keywords (and refuses
+    ``solver="pcg"`` with cross-validation or without a reduced set). O(1)."""
+    check_memory_options(memory_budget, solver, block_size)
+    if solver == "pcg" and cv is not None:
+        raise ValueError("solver='pcg' trains one regparam here, without the exact "
+                         "cross-validation; use solver='direct' or 'auto' to select it "
+                         "(or rlscore.learner.StreamedRLS, whose PCG selects on a "
+                         "validation split or K-fold)")
+    b = _n_basis(basis_vectors, params or {})
+    if b is None:
+        if solver == "pcg":
+            raise ValueError("solver='pcg' needs a reduced-set model (basis_vectors, "
+                             "n_basis or basis_indices)")
+        return None
+    dense = isinstance(X, np.ndarray) or hasattr(X, "tocsr") or hasattr(X, "compute")
+    d = X.shape[1] if dense and len(getattr(X, "shape", ())) == 2 else 0
+    p = as_2d_labels(Y).shape[1]
+    return plan_reduced_set(n_rows(X), b, d, p, memory_budget=memory_budget,
+                            solver=solver, block_size=block_size, cv=cv,
+                            n_lambdas=n_lambdas, n_folds=n_folds, kernel=kernel,
+                            streamable=bool(d) and streamable, verbose=verbose)
+
+
 def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                   path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None,
                   solver="auto", cv=None, n_lambdas=1, n_folds=0, verbose=None,
@@ -168,7 +199,7 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
     """The RLS model of a face: :class:`RLSModel`, or :class:`StreamedRLSModel` when
     the model is a reduced set whose in-memory arrays would exceed ``memory_budget``
     (or ``solver="pcg"``), as :func:`plan_reduced_set` decides (and reports, and
-    refuses before any work when nothing fits).
+    refuses before any work when nothing fits; :func:`plan_model`).
 
     Parameters
     ----------
@@ -184,31 +215,13 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
     RLSModel or StreamedRLSModel (attribute ``plan``: the decision, or None when the
     model is not a reduced set)
     """
-    check_memory_options(memory_budget, solver, block_size)
-    if solver == "pcg" and cv is not None:
-        raise ValueError("solver='pcg' trains one regparam here, without the exact "
-                         "cross-validation; use solver='direct' or 'auto' to select it "
-                         "(or rlscore.learner.StreamedRLS, whose PCG selects on a "
-                         "validation split or K-fold)")
-    b = _n_basis(basis_vectors, params)
-    if b is None:
-        if solver == "pcg":
-            raise ValueError("solver='pcg' needs a reduced-set model (basis_vectors, "
-                             "n_basis or basis_indices)")
-        model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
-        model.plan = None
-        return model
-    Y2 = as_2d_labels(Y)
-    dense = isinstance(X, np.ndarray) or hasattr(X, "tocsr") or hasattr(X, "compute")
-    d = X.shape[1] if dense and len(getattr(X, "shape", ())) == 2 else 0
-    plan = plan_reduced_set(n_rows(X), b, d, Y2.shape[1], memory_budget=memory_budget,
-                            solver=solver, block_size=block_size, cv=cv,
-                            n_lambdas=n_lambdas, n_folds=n_folds, kernel=kernel,
-                            streamable=bool(d), verbose=verbose)
-    if plan.path == "memory":
+    plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
+                      memory_budget=memory_budget, block_size=block_size, solver=solver,
+                      cv=cv, n_lambdas=n_lambdas, n_folds=n_folds, verbose=verbose)
+    if plan is None or plan.path == "memory":
         model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
     else:
-        model = StreamedRLSModel(X, Y2, regparam, kernel, basis_vectors,
+        model = StreamedRLSModel(X, as_2d_labels(Y), regparam, kernel, basis_vectors,
                                  block_size=plan.block_size,
                                  solver="pcg" if plan.path == "pcg" else "direct",
                                  lambda_count=n_lambdas, working_memory=plan.working_memory,

@@ -1,0 +1,159 @@
+"""The RankRLS counterpart of :func:`rlscore.core.rls.fit_rls_model`: the model of the
+RankRLS faces (the learners ``GlobalRankRLS`` / ``QueryRankRLS`` and the estimator
+``RankRLS``) in memory (:class:`GlobalRankRLSModel`, :class:`QueryRankRLSModel`) or,
+when :func:`rlscore.core.rls.plan_reduced_set` says so (a reduced set whose in-memory
+arrays exceed ``memory_budget``, or ``solver="pcg"``), streamed
+(:class:`StreamedRankModel` over :func:`streamed_rank_fit`): one decision for every
+face, reported once and refused before any work when nothing fits."""
+
+from rlscore._validation import as_2d_labels, check_regparam
+from rlscore.core.rankrls._centered import check_pairs_exist
+from rlscore.core.rankrls._models import GlobalRankRLSModel, QueryRankRLSModel
+from rlscore.core.rankrls._pcg import streamed_rank_fit
+from rlscore.core.rls import MEMORY_BUDGET_DEFAULT, plan_model
+from rlscore.core.structure import ArraySource, QueryGroups, as_query_groups
+
+__all__ = ["StreamedRankModel", "fit_rank_model"]
+
+
+class StreamedRankModel:
+    """Reduced-set global or query RankRLS trained from blocks of rows
+    (:func:`streamed_rank_fit`, the direct r x r statistics or Falkon's PCG as the
+    memory plan chose), with the training interface of :class:`GlobalRankRLSModel` /
+    :class:`QueryRankRLSModel` that the faces use: ``Y``, ``regparam``,
+    ``predictor``, ``solve`` (and ``qids``, ``qidlist``, ``groups``). The same model
+    to rounding (direct) or to the CG tolerance (PCG).
+
+    Parameters
+    ----------
+    X : array-like or CSR (m, d)
+    Y : (m,) or (m, p)
+    qids : query ids (m,) for query RankRLS, None for global RankRLS
+    regparam, kernel : as for the in-memory models
+    plan : the memory plan (:func:`rlscore.core.rls.plan_reduced_set`; path "streamed"
+        or "pcg", block size, working memory, PCG cache)
+    basis_indices / n_basis, random_state : the basis rows (drawn once)
+    keep_basis_in_cv : accepted for the faces' signature (no cross-validation here)
+    tol, maxiter : of PCG
+    **kernel_params : gamma, degree, coef0, bias
+
+    Attributes
+    ----------
+    Y (m, p), regparam, coef (k, p), predictor, basis_indices, plan, streamed (the
+    :class:`rlscore.core.rls.StreamedFit` of the last training)
+
+    Notes
+    -----
+    Direct: one pass O(m b (d + b)), O(b^3) for the decomposition, then ``solve`` O(b^3)
+    (a Cholesky of the r x r statistics) without reading the data again; PCG: one CG
+    run per ``solve``, O(m b (d + l)) per iteration recomputed. Memory O(b^2 + block b
+    + m p). The hold-out shortcuts (``holdout``, ``leave_one_out``,
+    ``leave_pair_out``, leave-query-out) are not available on a streamed model.
+    """
+
+    def __init__(self, X, Y, qids, regparam, kernel, plan, basis_indices=None,
+                 n_basis=None, random_state=None, keep_basis_in_cv=False, tol=1e-6,
+                 maxiter=None, **kernel_params):
+        self.Y = as_2d_labels(Y)
+        m = self.Y.shape[0]
+        self.kind = "global" if qids is None else "query"
+        self.groups = QueryGroups.single(m) if qids is None else as_query_groups(qids, m)
+        if qids is not None:
+            self.qids = self.groups.codes
+            self.qidlist = [mem.tolist() for mem in self.groups.split()]
+        check_pairs_exist(self.groups, self.Y, qids is None, stacklevel=5)
+        self.plan = plan
+        self._source = ArraySource(X, self.Y,
+                                   qids=None if qids is None else self.groups.codes)
+        self._kernel, self._kernel_params = kernel, kernel_params
+        self._basis = {"basis_indices": basis_indices, "n_basis": n_basis,
+                       "random_state": random_state}
+        self._tol, self._maxiter = tol, maxiter
+        self.streamed = None
+        self.solve(regparam)
+
+    def _fit(self):
+        fit = streamed_rank_fit(self._source, self._kernel, self._kernel_params,
+                                self.kind, regparam=self.regparam, plan=self.plan,
+                                tol=self._tol, maxiter=self._maxiter, **self._basis)
+        # later fits (PCG) keep the basis drawn now
+        self._basis = {"basis_indices": fit.basis_indices}
+        self.basis_indices = fit.basis_indices
+        return fit
+
+    def solve(self, regparam):
+        """Train for ``regparam``: O(b^3) on the kept statistics (direct), one PCG run
+        otherwise."""
+        self.regparam = check_regparam(regparam)
+        if self.streamed is None or self.plan.path == "pcg":
+            self.streamed = self._fit()
+            self.coef, self.predictor = self.streamed.W, self.streamed.predictor
+        else:
+            model = self.streamed.model
+            self.coef = model.solve(self.regparam)
+            self.predictor = model.predictor(self.coef)
+        return self
+
+    @property
+    def A(self):
+        raise ValueError("a streamed model keeps no m x p dual coefficients; its "
+                         "predictor's A holds the coefficients of the basis vectors")
+
+    def _refuse(self, *args, **kwargs):
+        raise ValueError("the hold-out shortcuts (holdout, leave_one_out, leave_pair_out, "
+                         "leave-query-out) are not available for a streamed RankRLS "
+                         "model; give a larger memory_budget (or None) to keep the model "
+                         "in memory, or select the regparam with "
+                         "rlscore.learner.StreamedRLS(kind=..., regparams=..., cv=...)")
+
+    holdout = holdout_rows = leave_one_out = leave_pair_out = _refuse
+
+
+def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
+                   basis_vectors=None, path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT,
+                   block_size=None, solver="auto", cv=None, n_lambdas=1, n_folds=0,
+                   verbose=None, **params):
+    """The RankRLS model of a face: global without ``qids``, query-structured with.
+
+    :class:`GlobalRankRLSModel` / :class:`QueryRankRLSModel` in memory, or
+    :class:`StreamedRankModel` when the model is a reduced set drawn from the rows
+    (``basis_indices`` / ``n_basis``) whose in-memory arrays would exceed
+    ``memory_budget``, or ``solver="pcg"`` -- the decision of
+    :func:`rlscore.core.rls.plan_model` (the same as the RLS faces': reported once,
+    refused before any work when nothing fits).
+
+    Parameters
+    ----------
+    X, Y, qids, regparam, kernel, basis_vectors, path, **params : of the in-memory
+        models (``basis_indices``, ``n_basis``, ``random_state``,
+        ``keep_basis_in_cv``, kernel parameters)
+    memory_budget, block_size, solver : of :func:`rlscore.core.rls.plan_reduced_set`
+    cv, n_lambdas, n_folds : the cross-validation that will follow (the RankRLS
+        selection wrappers pass a name that keeps the model in memory: their
+        leave-pair-out, leave-query-out and per-query measures need the in-memory
+        hold-out formulas)
+
+    Returns
+    -------
+    GlobalRankRLSModel, QueryRankRLSModel or StreamedRankModel (attribute ``plan``:
+    the decision, or None when the model is not a reduced set)
+
+    Notes
+    -----
+    O(1) for the decision; the cost of the chosen model.
+    """
+    plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
+                      memory_budget=memory_budget, block_size=block_size, solver=solver,
+                      cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
+                      streamable=basis_vectors is None, verbose=verbose)
+    if plan is None or plan.path == "memory":
+        if qids is None:
+            model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
+                                       **params)
+        else:
+            model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
+                                      path=path, **params)
+    else:
+        model = StreamedRankModel(X, Y, qids, regparam, kernel, plan, **params)
+    model.plan = plan
+    return model
