@@ -93,8 +93,8 @@ BASIS_KEYWORDS = ("basis_indices", "n_basis", "random_state", "keep_basis_in_cv"
 
 
 def fit_rank_learner(learner, X, Y, qids, regparam, kernel, basis_vectors, kwargs,
-                     path):
-    """The ``_setup`` of the RankRLS learners (``qids`` None: global): the kernel,
+                     path, query):
+    """The ``_setup`` of the RankRLS learners (``query``: QueryRankRLS): the kernel,
     reduced-set and memory keywords picked from ``kwargs`` (bias forced to 0), the
     model from :func:`rlscore.core.rankrls.fit_rank_model` (the one memory decision;
     the learner's ``_cv_plan`` says which cross-validation follows)."""
@@ -106,7 +106,7 @@ def fit_rank_learner(learner, X, Y, qids, regparam, kernel, basis_vectors, kwarg
     cv, n_lambdas, n_folds = getattr(learner, "_cv_plan", (None, 1, 0))
     learner._model = fit_rank_model(X, Y, qids, regparam, kernel, basis_vectors,
                                     path=path, cv=cv, n_lambdas=n_lambdas,
-                                    n_folds=n_folds, **memory, **params)
+                                    n_folds=n_folds, query=query, **memory, **params)
     learner._sync()
 
 

@@ -72,7 +72,8 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
-        fit_rank_learner(self, X, Y, None, regparam, kernel, basis_vectors, kwargs, path)
+        fit_rank_learner(self, X, Y, None, regparam, kernel, basis_vectors, kwargs, path,
+                         False)
 
     @exclusive
     def solve(self, regparam=1.0):

@@ -93,7 +93,8 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         self._setup(X, Y, qids, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path):
-        fit_rank_learner(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path)
+        fit_rank_learner(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path,
+                         True)
         self.qids = self._model.qids.tolist()
         self.qidlist = self._model.qidlist
         self._sync()

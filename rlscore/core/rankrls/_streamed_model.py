@@ -112,8 +112,9 @@ class StreamedRankModel:
 def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
                    basis_vectors=None, path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                    block_size=None, solver="auto", cv=None, n_lambdas=1, n_folds=0,
-                   verbose=None, **params):
-    """The RankRLS model of a face: global without ``qids``, query-structured with.
+                   verbose=None, query=None, **params):
+    """The RankRLS model of a face: global without ``qids``, query-structured with
+    (``query=True``: query-structured whatever ``qids`` is -- None is then refused).
 
     :class:`GlobalRankRLSModel` / :class:`QueryRankRLSModel` in memory, or
     :class:`StreamedRankModel` when the model is a reduced set drawn from the rows
@@ -128,6 +129,8 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
         models (``basis_indices``, ``n_basis``, ``random_state``,
         ``keep_basis_in_cv``, kernel parameters)
     memory_budget, block_size, solver : of :func:`rlscore.core.rls.plan_reduced_set`
+    query : True (query RankRLS), False (global) or None (query when ``qids`` is
+        given)
     cv, n_lambdas, n_folds : the cross-validation that will follow (the RankRLS
         selection wrappers pass a name that keeps the model in memory: their
         leave-pair-out, leave-query-out and per-query measures need the in-memory
@@ -142,6 +145,14 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     -----
     O(1) for the decision; the cost of the chosen model.
     """
+    if query is None:
+        query = qids is not None
+    if query and qids is None:
+        raise ValueError("qids is None: ranking within queries needs one query id per "
+                         "example (for one ranking over all examples use "
+                         "GlobalRankRLS)")
+    if not query:
+        qids = None
     plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
                       memory_budget=memory_budget, block_size=block_size, solver=solver,
                       cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
