@@ -263,7 +263,10 @@ def test_rank_streamed_model_refuses_the_hold_out_shortcuts():
         q.holdout_rows([0, 1])
 
 
-def test_rank_selection_wrappers_take_the_keywords_and_stay_in_memory():
+def test_rank_selection_wrappers_take_the_keywords():
+    """Leave-query-out and leave-pair-out keep the model in memory (their estimates need
+    the in-memory formulas) but take the keywords; PCG is refused with a clear
+    message."""
     budget = _rank_budget()
     grid = [0.1, 1.0]
     with warnings.catch_warnings():
@@ -272,13 +275,57 @@ def test_rank_selection_wrappers_take_the_keywords_and_stay_in_memory():
                                    **RANK_KW)
         lqo = LeaveQueryOutRankRLS(X, Y, QIDS, regparams=grid, memory_budget=budget,
                                    block_size=7, **RANK_KW)
-        KfoldRankRLS(X, Y, [np.arange(0, 45), np.arange(45, M)], regparams=grid,
-                     memory_budget=budget, **RANK_KW)
         LeavePairOutRankRLS(X[:30], Y[:30], regparams=grid, memory_budget=budget,
                             kernel="GaussianKernel", gamma=GAMMA, n_basis=5)
     np.testing.assert_allclose(lqo.cv_performances, ref.cv_performances, rtol=1e-12)
     with pytest.raises(ValueError, match="solver='pcg'"):
         LeaveQueryOutRankRLS(X, Y, QIDS, regparams=grid, solver="pcg", **RANK_KW)
+    with pytest.raises(ValueError, match="solver='pcg'"):
+        KfoldRankRLS(X, Y, [np.arange(45), np.arange(45, M)], regparams=grid,
+                     solver="pcg", **RANK_KW)
+
+
+def _kfold_budget(n_lambdas, n_folds):
+    mem = reduced_set_peak_bytes("memory_cv", M, B_RANK, D, 1, n_lambdas=n_lambdas)
+    st1 = reduced_set_peak_bytes("streamed", M, B_RANK, D, 1, 1, n_lambdas, n_folds)
+    assert st1 < mem
+    return (st1 + mem) / 2 / 2**20
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_kfold_rank_rls_streams_the_in_memory_selection(keep):
+    from rlscore.core.rankrls import StreamedRankModel
+    from rlscore.learner import KfoldRankRLS
+    grid = [0.01, 0.3, 3.0]
+    folds = [np.arange(0, M, 3), np.arange(1, M, 3), np.arange(2, M, 3)]
+    kw = dict(regparams=grid, keep_basis_in_cv=keep, **RANK_KW)
+    ref = KfoldRankRLS(X, Y, folds, memory_budget=None, **kw)
+    st = KfoldRankRLS(X, Y, folds, memory_budget=_kfold_budget(3, 4), block_size=7, **kw)
+    assert isinstance(st.learner._model, StreamedRankModel)
+    np.testing.assert_allclose(st.cv_performances, ref.cv_performances, rtol=1e-10)
+    for a, b in zip(st.cv_predictions, ref.cv_predictions):
+        for pa, pb in zip(a, b):
+            np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-12)
+    assert st.regparam == ref.regparam
+    np.testing.assert_allclose(st.predict(X), ref.predict(X), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("scattered", [False, True])
+def test_kfold_query_rank_rls_streams_the_in_memory_selection(scattered):
+    from rlscore.core.rankrls import StreamedRankModel
+    from rlscore.learner import KfoldQueryRankRLS
+    grid = [0.01, 0.3, 3.0]
+    q = np.random.default_rng(3).permutation(QIDS) if scattered else QIDS
+    kw = dict(regparams=grid, seed=2, **RANK_KW)
+    ref = KfoldQueryRankRLS(X, Y, q, 3, memory_budget=None, **kw)
+    st = KfoldQueryRankRLS(X, Y, q, 3, memory_budget=_kfold_budget(3, 4), block_size=5,
+                           **kw)
+    assert isinstance(st.learner._model, StreamedRankModel)
+    np.testing.assert_allclose(st.cv_performances, ref.cv_performances, rtol=1e-10)
+    for a, b in zip(st.cv_predictions, ref.cv_predictions):
+        for pa, pb in zip(a, b):
+            np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(st.predict(X), ref.predict(X), rtol=1e-10, atol=1e-12)
 
 
 # ------------------------------------------------------------------ hostile values
@@ -335,3 +382,9 @@ def test_cli_refuses_hostile_budgets(tmp_path, capsys, value):
 def test_cli_takes_auto_none_and_huge_budgets(tmp_path, capsys, value):
     rc, err = _cli(tmp_path, capsys, "--memory-budget", value)
     assert rc == 0, err
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_cli_refuses_hostile_block_sizes_by_option_name(tmp_path, capsys, value):
+    rc, err = _cli(tmp_path, capsys, "--block-size", value)
+    assert rc == 2 and "--block-size must be a positive number of rows" in err

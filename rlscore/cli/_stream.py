@@ -93,6 +93,9 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         budget = parse_memory_budget(args.memory_budget)
     except OptionError as exc:
         raise UsageError(str(exc)) from None
+    if args.block_size is not None and args.block_size < 1:
+        raise UsageError(f"--block-size must be a positive number of rows, got "
+                         f"{args.block_size}")
     # the scan of the file reads chunks of the blocks' working memory too
     with working_memory(block_working_memory(check_memory_options(budget, "auto",
                                                                   None))):

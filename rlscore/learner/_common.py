@@ -75,11 +75,11 @@ RANK_MEMORY_DOC = """\
         streams. One decision for every face
         (:func:`rlscore.core.rankrls.fit_rank_model`), reported once; when even
         streaming cannot fit, a ValueError names the estimate and the ways out. A
-        streamed model has no ``A`` and no hold-out shortcuts (``holdout``,
-        ``leave_one_out``, ``leave_pair_out``); the selection wrappers keep the model
-        in memory (their per-pair and per-query estimates need the in-memory
-        formulas; a streamed selection is
-        :class:`rlscore.learner.StreamedRLS` with ``kind``).
+        streamed model has no ``A`` and no ``holdout``, ``leave_one_out`` or
+        ``leave_pair_out``; ``KfoldRankRLS`` and ``KfoldQueryRankRLS`` stream their
+        K-fold (the folds' b x b statistics, folds of whole queries; the same
+        values to rounding), ``LeavePairOutRankRLS`` and ``LeaveQueryOutRankRLS``
+        keep the model in memory (their estimates need the in-memory formulas).
     block_size : keyword, int or None (default)
         Rows per block when streaming (default: from the budget).
     solver : keyword, "auto" (default), "direct" or "pcg"

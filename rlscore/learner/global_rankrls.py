@@ -3,7 +3,7 @@ model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.learner._common import (RANK_MEMORY_DOC, VERBOSE_DOC, CoreModelAdapter,
-                                     exclusive, fit_rank_learner,
+                                     exclusive, fit_rank_learner, regparam_grid,
                                      reports_progress, squeeze)
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
@@ -110,7 +110,7 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
 
 class _RankSelectionWrapper(_SelectionWrapper):
     _base = GlobalRankRLS
-    # leave-pair-out and the per-fold c-index need the in-memory hold-out formulas
+    # leave-pair-out needs the in-memory hold-out formulas (KfoldRankRLS streams)
     _cv_plan = ("rank", 1, 0)
 
 
@@ -142,6 +142,8 @@ class KfoldRankRLS(_RankSelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
+        self._cv_plan = ("kfold", len(regparam_grid(regparams, self._default_grid)),
+                         len(folds) + 1)
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
                     "cindex")
 

@@ -9,7 +9,8 @@ from rlscore.core.structure import QueryGroups
 from rlscore.core.selection import LQOCV, NfoldCV
 from rlscore.learner._common import (
     RANK_MEMORY_DOC, VERBOSE_DOC, CoreModelAdapter, exclusive, fit_rank_learner,
-    learn_kernel_parameters, learns_kernel, reports_progress, select_regparam, squeeze)
+    learn_kernel_parameters, learns_kernel, regparam_grid, reports_progress,
+    select_regparam, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "KfoldQueryRankRLS", "LQOCV",
@@ -187,7 +188,6 @@ class LeaveQueryOutRankRLS(PredictorInterface):
 
 
 class KfoldQueryRankRLS(PredictorInterface):
-    _cv_plan = ("rank", 1, 0)       # the per-query measures need the in-memory model
 
     """QueryRankRLS with regparam chosen by K-fold cross-validation over folds of whole
     queries, every fold from the exact hold-out of its queries (no retraining; new, not
@@ -240,6 +240,11 @@ class KfoldQueryRankRLS(PredictorInterface):
             from rlscore.measure import cindex as measure
         self.measure = measure
         state = {}
+        # K-fold streams when the model does (memory_budget): the folds' statistics
+        n_folds = folds if isinstance(folds, numbers.Integral) and not isinstance(
+            folds, bool) else len(folds) if isinstance(folds, (list, tuple)) else 0
+        self._cv_plan = ("kfold", len(regparam_grid(regparams, RANK_REGPARAMS)),
+                         int(n_folds) + 1)
 
         def make_cv(model):
             groups = model.groups

@@ -6,34 +6,41 @@ arrays exceed ``memory_budget``, or ``solver="pcg"``), streamed
 (:class:`StreamedRankModel` over :func:`streamed_rank_fit`): one decision for every
 face, reported once and refused before any work when nothing fits."""
 
+import numpy as np
+
+from rlscore._blocks import working_memory
 from rlscore._validation import as_2d_labels, check_regparam
 from rlscore.core.rankrls._centered import check_pairs_exist
 from rlscore.core.rankrls._models import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls._pcg import streamed_rank_fit
-from rlscore.core.rls import MEMORY_BUDGET_DEFAULT, plan_model
+from rlscore.core.rls import (MEMORY_BUDGET_DEFAULT, StreamedHoldoutPath, plan_model,
+                              select_basis)
 from rlscore.core.structure import ArraySource, QueryGroups, as_query_groups
 
 __all__ = ["StreamedRankModel", "fit_rank_model"]
 
 
-class StreamedRankModel:
+class StreamedRankModel(StreamedHoldoutPath):
     """Reduced-set global or query RankRLS trained from blocks of rows
     (:func:`streamed_rank_fit`, the direct r x r statistics or Falkon's PCG as the
     memory plan chose), with the training interface of :class:`GlobalRankRLSModel` /
     :class:`QueryRankRLSModel` that the faces use: ``Y``, ``regparam``,
-    ``predictor``, ``solve`` (and ``qids``, ``qidlist``, ``groups``). The same model
-    to rounding (direct) or to the CG tolerance (PCG).
+    ``predictor``, ``solve``, ``m`` (and ``qids``, ``qidlist``, ``groups``), and
+    the K-fold hold-out of a grid, ``holdout_path`` (direct; folds of whole queries
+    for query RankRLS), that :class:`rlscore.core.selection.NfoldCV` uses. The same
+    model and hold-out predictions to rounding (direct) or to the CG tolerance (PCG).
 
     Parameters
     ----------
     X : array-like or CSR (m, d)
     Y : (m,) or (m, p)
-    qids : query ids (m,) for query RankRLS, None for global RankRLS
+    qids : query ids (m,) for query RankRLS, None for global RankRLS; rows of a query
+        need not be contiguous (they are streamed grouped by query, a stable order)
     regparam, kernel : as for the in-memory models
     plan : the memory plan (:func:`rlscore.core.rls.plan_reduced_set`; path "streamed"
         or "pcg", block size, working memory, PCG cache)
     basis_indices / n_basis, random_state : the basis rows (drawn once)
-    keep_basis_in_cv : accepted for the faces' signature (no cross-validation here)
+    keep_basis_in_cv : bool, default False: the hold-out keeps held-out basis vectors
     tol, maxiter : of PCG
     **kernel_params : gamma, degree, coef0, bias
 
@@ -45,49 +52,68 @@ class StreamedRankModel:
     Notes
     -----
     Direct: one pass O(m b (d + b)), O(b^3) for the decomposition, then ``solve`` O(b^3)
-    (a Cholesky of the r x r statistics) without reading the data again; PCG: one CG
-    run per ``solve``, O(m b (d + l)) per iteration recomputed. Memory O(b^2 + block b
-    + m p). The hold-out shortcuts (``holdout``, ``leave_one_out``,
-    ``leave_pair_out``, leave-query-out) are not available on a streamed model.
+    (a Cholesky of the r x r statistics) without reading the data again; K-fold over L
+    lambdas two more passes O(m b (d + b + L p)). PCG: one CG run per ``solve``,
+    O(m b (d + l)) per iteration recomputed. Memory O(b^2 (2 + K) + block b + m L p).
+    ``holdout``, ``leave_one_out``, ``leave_pair_out`` and leave-query-out are not
+    available on a streamed model.
     """
 
     def __init__(self, X, Y, qids, regparam, kernel, plan, basis_indices=None,
                  n_basis=None, random_state=None, keep_basis_in_cv=False, tol=1e-6,
                  maxiter=None, **kernel_params):
         self.Y = as_2d_labels(Y)
-        m = self.Y.shape[0]
-        self.kind = "global" if qids is None else "query"
+        self.m = m = self.Y.shape[0]
+        self._kind = "global" if qids is None else "query"
         self.groups = QueryGroups.single(m) if qids is None else as_query_groups(qids, m)
-        if qids is not None:
-            self.qids = self.groups.codes
-            self.qidlist = [mem.tolist() for mem in self.groups.split()]
         check_pairs_exist(self.groups, self.Y, qids is None, stacklevel=5)
+        codes = None
+        if qids is not None:
+            self.qids = codes = self.groups.codes
+            self.qidlist = [mem.tolist() for mem in self.groups.split()]
+            if np.any(codes[1:] < codes[:-1]):
+                # streamed grouped by query: the model does not depend on the order
+                self._order = self.groups.order
         self.plan = plan
-        self._source = ArraySource(X, self.Y,
-                                   qids=None if qids is None else self.groups.codes)
+        self.basis_indices = select_basis(m, basis_indices, n_basis, random_state)
+        o = self._order
+        self.source = ArraySource(X if o is None else X[o], self.Y if o is None else
+                                  self.Y[o], qids=codes if o is None else codes[o])
+        self.block_size = plan.block_size
+        self.remove_basis = not keep_basis_in_cv
         self._kernel, self._kernel_params = kernel, kernel_params
-        self._basis = {"basis_indices": basis_indices, "n_basis": n_basis,
-                       "random_state": random_state}
         self._tol, self._maxiter = tol, maxiter
         self.streamed = None
         self.solve(regparam)
 
-    def _fit(self):
-        fit = streamed_rank_fit(self._source, self._kernel, self._kernel_params,
-                                self.kind, regparam=self.regparam, plan=self.plan,
-                                tol=self._tol, maxiter=self._maxiter, **self._basis)
-        # later fits (PCG) keep the basis drawn now
-        self._basis = {"basis_indices": fit.basis_indices}
-        self.basis_indices = fit.basis_indices
-        return fit
+    def _streamed_basis(self):
+        if self._order is None:
+            return self.basis_indices
+        back = np.empty_like(self._order)
+        back[self._order] = np.arange(self._order.size)
+        return np.sort(back[self.basis_indices])
+
+    def _budget(self):
+        return working_memory(self.plan.working_memory)
+
+    def _direct(self, what):
+        if self.plan.path == "pcg":
+            raise ValueError(f"{what} is not available with solver='pcg'; use "
+                             f"solver='direct' or 'auto'")
+        return self.streamed.model
 
     def solve(self, regparam):
         """Train for ``regparam``: O(b^3) on the kept statistics (direct), one PCG run
         otherwise."""
         self.regparam = check_regparam(regparam)
         if self.streamed is None or self.plan.path == "pcg":
-            self.streamed = self._fit()
+            self.streamed = streamed_rank_fit(
+                self.source, self._kernel, self._kernel_params, self._kind,
+                regparam=self.regparam, plan=self.plan, tol=self._tol,
+                maxiter=self._maxiter, basis_indices=self._streamed_basis())
             self.coef, self.predictor = self.streamed.W, self.streamed.predictor
+            if self.streamed.model is not None:
+                self.fmap = self.streamed.model.fmap
         else:
             model = self.streamed.model
             self.coef = model.solve(self.regparam)
@@ -100,11 +126,11 @@ class StreamedRankModel:
                          "predictor's A holds the coefficients of the basis vectors")
 
     def _refuse(self, *args, **kwargs):
-        raise ValueError("the hold-out shortcuts (holdout, leave_one_out, leave_pair_out, "
-                         "leave-query-out) are not available for a streamed RankRLS "
-                         "model; give a larger memory_budget (or None) to keep the model "
-                         "in memory, or select the regparam with "
-                         "rlscore.learner.StreamedRLS(kind=..., regparams=..., cv=...)")
+        raise ValueError("holdout, leave_one_out, leave_pair_out and leave-query-out are "
+                         "not available for a streamed RankRLS model (K-fold is); give a "
+                         "larger memory_budget (or None) to keep the model in memory, or "
+                         "select the regparam with rlscore.learner.StreamedRLS(kind=..., "
+                         "regparams=..., cv=...)")
 
     holdout = holdout_rows = leave_one_out = leave_pair_out = _refuse
 
@@ -131,10 +157,10 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     memory_budget, block_size, solver : of :func:`rlscore.core.rls.plan_reduced_set`
     query : True (query RankRLS), False (global) or None (query when ``qids`` is
         given)
-    cv, n_lambdas, n_folds : the cross-validation that will follow (the RankRLS
-        selection wrappers pass a name that keeps the model in memory: their
-        leave-pair-out, leave-query-out and per-query measures need the in-memory
-        hold-out formulas)
+    cv, n_lambdas, n_folds : the cross-validation that will follow: None, "kfold"
+        (:meth:`StreamedRankModel.holdout_path` streams it) or another name that
+        keeps the model in memory (leave-pair-out and leave-query-out need the
+        in-memory hold-out formulas)
 
     Returns
     -------

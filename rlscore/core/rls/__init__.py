@@ -80,7 +80,7 @@ from rlscore.core.rls._memory_plan import (plan_reduced_set, check_memory_option
                                            STREAMABLE_KERNELS)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._streamed_model import (StreamedRLSModel, fit_rls_model,
-                                              plan_model)
+                                              plan_model, StreamedHoldoutPath)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
                                   cg_rls)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
@@ -150,6 +150,7 @@ __all__ = [
     "StreamedRLSModel",
     "fit_rls_model",
     "plan_model",
+    "StreamedHoldoutPath",
     "influence_coefficients",
     "apply_influence",
     "loo_models",

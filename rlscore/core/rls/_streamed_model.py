@@ -18,10 +18,62 @@ from rlscore.core.rls._representation import NystromFeatureMap
 from rlscore.core.rls._streamed import StreamedReducedSet
 from rlscore.core.structure import ArraySource
 
-__all__ = ["StreamedRLSModel", "fit_rls_model", "plan_model"]
+__all__ = ["StreamedRLSModel", "fit_rls_model", "plan_model", "StreamedHoldoutPath"]
 
 
-class StreamedRLSModel:
+class StreamedHoldoutPath:
+    """K-fold hold-out over a regparam grid for the streamed reduced-set models
+    (:class:`StreamedRLSModel`, :class:`rlscore.core.rankrls.StreamedRankModel`): one
+    pass accumulates each fold's b x b statistics (kept for the next call with the
+    same folds), one more predicts the held-out rows
+    (:meth:`rlscore.core.rls.StreamedReducedSet.kfold_path`). The model provides
+    ``source`` (the rows as streamed), ``fmap``, ``basis_indices`` (in the streamed
+    order), ``block_size``, ``remove_basis``, ``_budget()``, ``_kind`` ("rls",
+    "query", "global") and ``_order`` (the streamed order of the caller's rows, or
+    None when they are streamed as given)."""
+
+    _folds_key = _folds_model = None
+    _kind, _order = "rls", None
+
+    def holdout_path(self, folds, regparams):
+        """For each lambda, the list of each fold's hold-out predictions (n_f, p): the
+        model trained without the fold (its basis vectors removed when known and not
+        kept). Rows in no fold form one more fold that is not reported ("query": the
+        folds must hold whole queries). One pass to accumulate the folds' statistics,
+        one for the predictions: O(m b (d + b + L p))."""
+        self._direct("hold-out")
+        folds = [np.asarray(f, dtype=np.intp).ravel() for f in folds]
+        key = tuple(f.tobytes() for f in folds)
+        if key != self._folds_key:
+            m = self.source.m
+            fold_of = np.full(m, len(folds), dtype=np.intp)
+            for i, f in enumerate(folds):
+                if np.any(fold_of[f] < len(folds)):
+                    raise ValueError("folds overlap: a row is in two folds")
+                fold_of[f] = i
+            if self._order is not None:
+                fold_of = fold_of[self._order]
+            with self._budget():
+                self._folds_model = StreamedReducedSet(
+                    self.source, self.fmap, self._kind,
+                    basis_indices=self._streamed_basis(), folds=fold_of,
+                    block_size=self.block_size, lambda_count=len(list(regparams)))
+            self._folds_key = key
+        with self._budget():
+            # the rows in no fold are one more fold, whose model is never needed
+            P = self._folds_model.kfold_path(list(regparams), self.remove_basis,
+                                             folds=range(len(folds)))
+        if self._order is not None:
+            back = np.empty_like(self._order)
+            back[self._order] = np.arange(self._order.size)
+            P = P[back]
+        return [[P[f, j, :] for f in folds] for j in range(P.shape[1])]
+
+    def _streamed_basis(self):
+        return self.basis_indices
+
+
+class StreamedRLSModel(StreamedHoldoutPath):
     """Reduced-set RLS trained from blocks of rows, with the training and selection
     interface of :class:`rlscore.core.rls.RLSModel` (the same model to rounding).
 
@@ -65,7 +117,6 @@ class StreamedRLSModel:
         self.remove_basis = idx is not None and not keep_basis_in_cv
         self.block_size, self.solver_name = block_size, solver
         self._wm, self._cache = working_memory, cache
-        self._folds_key, self._folds_model = None, None
         with self._budget():
             if solver == "pcg":
                 self.streamed = None
@@ -115,33 +166,6 @@ class StreamedRLSModel:
     def leave_one_out(self):
         """Leave-one-out predictions (m, p) at the current regparam, one pass."""
         return self.leave_one_out_path([self.regparam])[0]
-
-    def holdout_path(self, folds, regparams):
-        """For each lambda, the list of each fold's hold-out predictions (n_f, p): the
-        model trained without the fold (its basis vectors removed when known and not
-        kept). Rows in no fold form one more fold that is not reported. One pass to
-        accumulate the folds' statistics (kept for the next call with the same folds),
-        one for the predictions."""
-        self._direct("hold-out")
-        folds = [np.asarray(f, dtype=np.intp).ravel() for f in folds]
-        key = tuple(f.tobytes() for f in folds)
-        if key != self._folds_key:
-            fold_of = np.full(self.source.m, len(folds), dtype=np.intp)
-            for i, f in enumerate(folds):
-                if np.any(fold_of[f] < len(folds)):
-                    raise ValueError("folds overlap: a row is in two folds")
-                fold_of[f] = i
-            with self._budget():
-                self._folds_model = StreamedReducedSet(
-                    self.source, self.fmap, basis_indices=self.basis_indices,
-                    folds=fold_of, block_size=self.block_size,
-                    lambda_count=len(list(regparams)))
-            self._folds_key = key
-        with self._budget():
-            # the rows in no fold are one more fold, whose model is never needed
-            P = self._folds_model.kfold_path(list(regparams), self.remove_basis,
-                                             folds=range(len(folds)))
-        return [[P[f, j, :] for f in folds] for j in range(P.shape[1])]
 
     def holdout(self, indices):
         """Predictions for ``indices`` from the model trained without them (two passes
