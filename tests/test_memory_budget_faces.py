@@ -367,7 +367,9 @@ def test_hostile_block_size_and_solver_are_refused_by_name(face, keyword, value)
 
 @pytest.mark.parametrize("face", sorted(_faces()))
 def test_a_huge_budget_is_no_limit(face):
-    model = _faces()[face](memory_budget=1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # taken, not ignored with a warning
+        model = _faces()[face](memory_budget=1e300)
     assert np.all(np.isfinite(model.predict(X[:3])))
 
 
