@@ -29,8 +29,8 @@ Module order
     ``_solver`` -> ``_centered`` -> ``_models`` -> ``_pairs``;
     ``_cg``; ``_pcg`` (on ``rls``'s streamed operator) -> ``_streamed_model`` (on
     ``_models``: :func:`fit_rank_model`, the memory decision of the RankRLS faces,
-    :class:`StreamedRankModel`); ``_lqo_gradient``, ``_global_loo_gradient`` (on ``rls``'s inverse and
-    ``learn_kernel``).
+    :class:`StreamedRankModel`); ``_lqo_gradient``, ``_global_loo_gradient`` (on
+    ``rls``'s inverse and ``learn_kernel``).
 """
 
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)

@@ -124,8 +124,9 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     remove_basis : cross-validation removes held-out basis vectors (default True)
     block_size : rows per block, default from ``memory_budget``
     solver : "auto" (default: direct, or PCG when only PCG fits ``memory_budget`` and
-        no grid is searched; :func:`plan_streamed_fit`), "direct" (statistics + eigendecomposition; exact CV) or "pcg" (Falkon's
-        preconditioned CG for many centres, the factors in one r x r array,
+        no grid is searched; :func:`plan_streamed_fit`), "direct" (statistics +
+        eigendecomposition; exact CV) or "pcg" (Falkon's preconditioned CG for many
+        centres, the factors in one r x r array,
         :class:`rlscore.core.rls.NystromFactors`; a grid is searched on a validation
         split or K-fold with warm starts, :func:`rlscore.core.rls.pcg_select`; the
         held-out basis vectors are kept)
