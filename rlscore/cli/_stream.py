@@ -125,7 +125,8 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         # plan StreamedRLS makes from the same budget (resolved once, so that "auto"
         # gives the same decision)
         try:
-            plan = plan_streamed_fit(src, args.basis, kernel, regparams=grid, cv=cv,
+            plan = plan_streamed_fit(src, args.basis, kernel, kind=kind,
+                                     regparams=grid, cv=cv,
                                      memory_budget=budget, solver=args.solver,
                                      block_size=args.block_size, names=_OPTION_NAMES)
         except ValueError as exc:

@@ -182,7 +182,8 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
                       memory_budget=memory_budget, block_size=block_size, solver=solver,
                       cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
-                      streamable=basis_vectors is None, verbose=verbose)
+                      streamable=basis_vectors is None, verbose=verbose,
+                      kind="query" if query else "global")
     if plan is None or plan.path == "memory":
         if qids is None:
             model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,

@@ -71,7 +71,7 @@ def _rows_within(estimate, rows, limit):
 def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                      solver="auto", block_size=None, cv=None, n_lambdas=1, n_folds=0,
                      kernel="GaussianKernel", streamable=True, stream=False, names=None,
-                     verbose=None):
+                     verbose=None, kind="rls"):
     """Decide the path of a reduced-set fit and say so once.
 
     Parameters
@@ -93,6 +93,8 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
         ``streamable=False`` (structured or precomputed input), never streams
     stream : True: the data are streamed whatever the budget (a file read in passes);
         only the streamed paths are considered
+    kind : "rls" (default), "query" or "global": the model (RankRLS's streamed
+        statistics centre each block, :data:`rlscore._memory.CENTRING_BLOCKS`)
     names : how the refusal names the options, e.g. ``{"block_size": "--block-size"}``
         (keys ``memory_budget``, ``block_size``, ``solver``, ``n_basis``,
         ``more_memory``)
@@ -141,7 +143,7 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     K = n_folds if cv == "kfold" else 0
 
     def streamed_at(b):
-        return reduced_set_peak_bytes(spath, m, n_basis, d, p, b, L, K)
+        return reduced_set_peak_bytes(spath, m, n_basis, d, p, b, L, K, kind=kind)
 
     # PCG keeps the kernel blocks between iterations when they fit: within the budget,
     # or (no budget) in a quarter of the available memory, as StreamedGramOperator's

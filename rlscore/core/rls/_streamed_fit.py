@@ -34,9 +34,10 @@ class StreamedFit:
     the CG iterations per lambda)."""
 
 
-def plan_streamed_fit(source, n_basis, kernel="GaussianKernel", *, regparams=None,
-                      cv="loo", validation=None, memory_budget=MEMORY_BUDGET_DEFAULT,
-                      solver="auto", block_size=None, names=None, verbose=None):
+def plan_streamed_fit(source, n_basis, kernel="GaussianKernel", *, kind="rls",
+                      regparams=None, cv="loo", validation=None,
+                      memory_budget=MEMORY_BUDGET_DEFAULT, solver="auto",
+                      block_size=None, names=None, verbose=None):
     """The memory plan of :func:`streamed_fit` on ``source``: the one decision of
     every face, :func:`rlscore.core.rls.plan_reduced_set` with ``stream=True`` (the
     data are read in blocks whatever the budget), sized by this source (m, d, p) and
@@ -47,7 +48,8 @@ def plan_streamed_fit(source, n_basis, kernel="GaussianKernel", *, regparams=Non
     ----------
     source : data source (or anything :func:`rlscore.core.structure.as_source` takes)
     n_basis : the number of basis vectors
-    kernel, regparams, cv, validation, solver, block_size : as for :func:`streamed_fit`
+    kernel, kind, regparams, cv, validation, solver, block_size : as for
+        :func:`streamed_fit`
     memory_budget : "auto" (half the available memory), MiB for the whole run, or
         None (no limit)
     names, verbose : of :func:`plan_reduced_set` (how a refusal names the options;
@@ -86,7 +88,7 @@ def plan_streamed_fit(source, n_basis, kernel="GaussianKernel", *, regparams=Non
                             memory_budget=memory_budget, solver=solver,
                             block_size=block_size, cv=cv_name, n_lambdas=n_lambdas,
                             n_folds=n_folds, kernel=kernel, stream=True, names=names,
-                            verbose=verbose)
+                            verbose=verbose, kind=kind)
 
 
 def _n_folds(cv):
@@ -167,7 +169,8 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
         raise ValueError("give basis_indices or n_basis: streamed learning is for "
                          "reduced-set (Nystrom) models")
     if plan is None:
-        plan = plan_streamed_fit(source, idx.size, kernel, regparams=regparams, cv=cv,
+        plan = plan_streamed_fit(source, idx.size, kernel, kind=kind,
+                                 regparams=regparams, cv=cv,
                                  validation=validation, memory_budget=memory_budget,
                                  solver=solver, block_size=block_size, verbose=verbose)
     fit = StreamedFit()

@@ -187,13 +187,15 @@ class StreamedRLSModel(StreamedHoldoutPath):
 
 def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
                memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None, solver="auto",
-               cv=None, n_lambdas=1, n_folds=0, streamable=True, verbose=None):
+               cv=None, n_lambdas=1, n_folds=0, streamable=True, verbose=None,
+               kind="rls"):
     """The memory plan of a face's model on in-memory data (RLS here, RankRLS in
     :func:`rlscore.core.rankrls.fit_rank_model`): None when the model is not a reduced
     set (no ``basis_vectors``, ``basis_indices`` or ``n_basis`` in ``params``), else
     :func:`plan_reduced_set` for its sizes -- reported once, refused before any work
     when nothing fits. ``streamable=False``: the model cannot stream (it stays in
-    memory whatever the budget). Checks the three keywords (and refuses
+    memory whatever the budget). ``kind``: "rls", or "query" / "global" for RankRLS
+    (its streamed estimate). Checks the three keywords (and refuses
     ``solver="pcg"`` with cross-validation or without a reduced set). O(1)."""
     check_memory_options(memory_budget, solver, block_size)
     if solver == "pcg" and cv is not None:
@@ -213,7 +215,8 @@ def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
     return plan_reduced_set(n_rows(X), b, d, p, memory_budget=memory_budget,
                             solver=solver, block_size=block_size, cv=cv,
                             n_lambdas=n_lambdas, n_folds=n_folds, kernel=kernel,
-                            streamable=bool(d) and streamable, verbose=verbose)
+                            streamable=bool(d) and streamable, verbose=verbose,
+                            kind=kind)
 
 
 def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
