@@ -264,25 +264,43 @@ def test_rank_streamed_model_refuses_the_hold_out_shortcuts():
 
 
 def test_rank_selection_wrappers_take_the_keywords():
-    """Leave-query-out and leave-pair-out keep the model in memory (their estimates need
-    the in-memory formulas) but take the keywords; PCG is refused with a clear
-    message."""
+    """Leave-pair-out keeps the model in memory (its estimate needs the in-memory
+    formulas) but takes the keywords; PCG is refused with a clear message."""
     budget = _rank_budget()
     grid = [0.1, 1.0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ref = LeaveQueryOutRankRLS(X, Y, QIDS, regparams=grid, memory_budget=None,
-                                   **RANK_KW)
-        lqo = LeaveQueryOutRankRLS(X, Y, QIDS, regparams=grid, memory_budget=budget,
-                                   block_size=7, **RANK_KW)
-        LeavePairOutRankRLS(X[:30], Y[:30], regparams=grid, memory_budget=budget,
-                            kernel="GaussianKernel", gamma=GAMMA, n_basis=5)
-    np.testing.assert_allclose(lqo.cv_performances, ref.cv_performances, rtol=1e-12)
+        lpo = LeavePairOutRankRLS(X[:30], Y[:30], regparams=grid, memory_budget=budget,
+                                  kernel="GaussianKernel", gamma=GAMMA, n_basis=5)
+    assert lpo.learner._model.plan.path == "memory"
     with pytest.raises(ValueError, match="solver='pcg'"):
         LeaveQueryOutRankRLS(X, Y, QIDS, regparams=grid, solver="pcg", **RANK_KW)
     with pytest.raises(ValueError, match="solver='pcg'"):
         KfoldRankRLS(X, Y, [np.arange(45), np.arange(45, M)], regparams=grid,
                      solver="pcg", **RANK_KW)
+
+
+@pytest.mark.parametrize("scattered", [False, True])
+@pytest.mark.parametrize("keep", [False, True])
+def test_leave_query_out_rank_rls_streams_the_in_memory_selection(scattered, keep):
+    from rlscore.core.rankrls import StreamedRankModel
+    grid = [0.01, 0.3, 3.0]
+    q = np.random.default_rng(4).permutation(QIDS) if scattered else QIDS
+    n_queries = np.unique(q).size
+    kw = dict(regparams=grid, keep_basis_in_cv=keep, **RANK_KW)
+    ref = LeaveQueryOutRankRLS(X, Y, q, memory_budget=None, **kw)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*ignores the keyword")
+        st = LeaveQueryOutRankRLS(X, Y, q, memory_budget=_kfold_budget(3, n_queries + 1),
+                                  block_size=7, **kw)
+    assert isinstance(st.learner._model, StreamedRankModel)
+    np.testing.assert_allclose(st.cv_performances, ref.cv_performances, rtol=1e-10)
+    for a, b in zip(st.cv_predictions, ref.cv_predictions):
+        assert len(a) == len(b) == n_queries
+        for pa, pb in zip(a, b):
+            np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-12)
+    assert st.regparam == ref.regparam
+    np.testing.assert_allclose(st.predict(X), ref.predict(X), rtol=1e-10, atol=1e-12)
 
 
 def _kfold_budget(n_lambdas, n_folds):

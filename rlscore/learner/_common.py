@@ -76,10 +76,11 @@ RANK_MEMORY_DOC = """\
         (:func:`rlscore.core.rankrls.fit_rank_model`), reported once; when even
         streaming cannot fit, a ValueError names the estimate and the ways out. A
         streamed model has no ``A`` and no ``holdout``, ``leave_one_out`` or
-        ``leave_pair_out``; ``KfoldRankRLS`` and ``KfoldQueryRankRLS`` stream their
-        K-fold (the folds' b x b statistics, folds of whole queries; the same
-        values to rounding), ``LeavePairOutRankRLS`` and ``LeaveQueryOutRankRLS``
-        keep the model in memory (their estimates need the in-memory formulas).
+        ``leave_pair_out``; ``KfoldRankRLS``, ``KfoldQueryRankRLS`` and
+        ``LeaveQueryOutRankRLS`` stream their cross-validation (the folds' b x b
+        statistics, folds of whole queries, one per query for leave-query-out; the
+        same values to rounding), ``LeavePairOutRankRLS`` keeps the model in memory
+        (its estimate needs the in-memory formulas).
     block_size : keyword, int or None (default)
         Rows per block when streaming (default: from the budget).
     solver : keyword, "auto" (default), "direct" or "pcg"

@@ -133,8 +133,6 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
 
 
 class LeaveQueryOutRankRLS(PredictorInterface):
-    # leave-query-out needs the in-memory hold-out formulas (fit_rank_model)
-    _cv_plan = ("rank", 1, 0)
 
     __doc__ = f"""QueryRankRLS with regparam chosen by exact leave-query-out cross-validation.
 
@@ -181,6 +179,8 @@ class LeaveQueryOutRankRLS(PredictorInterface):
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
                 lambda **kw: learn_kernel_lqo(X, Y, qids, kernel, **kw))
+        # streams when the model does (memory_budget): one fold per query
+        self._cv_plan = ("lqo", len(regparam_grid(regparams, RANK_REGPARAMS)), 0)
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
                                 (kernel, basis_vectors, kwargs), regparams,
                                 RANK_REGPARAMS, lambda model: LQOCV(model, measure))

@@ -13,8 +13,8 @@ from rlscore._validation import as_2d_labels, check_regparam
 from rlscore.core.rankrls._centered import check_pairs_exist
 from rlscore.core.rankrls._models import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls._pcg import streamed_rank_fit
-from rlscore.core.rls import (MEMORY_BUDGET_DEFAULT, StreamedHoldoutPath, plan_model,
-                              select_basis)
+from rlscore.core.rls import (MEMORY_BUDGET_DEFAULT, StreamedHoldoutPath, n_rows,
+                              plan_model, select_basis)
 from rlscore.core.structure import ArraySource, QueryGroups, as_query_groups
 
 __all__ = ["StreamedRankModel", "fit_rank_model"]
@@ -55,8 +55,9 @@ class StreamedRankModel(StreamedHoldoutPath):
     (a Cholesky of the r x r statistics) without reading the data again; K-fold over L
     lambdas two more passes O(m b (d + b + L p)). PCG: one CG run per ``solve``,
     O(m b (d + l)) per iteration recomputed. Memory O(b^2 (2 + K) + block b + m L p).
-    ``holdout``, ``leave_one_out``, ``leave_pair_out`` and leave-query-out are not
-    available on a streamed model.
+    ``leave_query_out`` (query RankRLS) is K-fold with one fold per query (O(q k^2)
+    memory for the q queries' statistics); ``holdout``, ``leave_one_out`` and
+    ``leave_pair_out`` are not available on a streamed model.
     """
 
     def __init__(self, X, Y, qids, regparam, kernel, plan, basis_indices=None,
@@ -126,13 +127,24 @@ class StreamedRankModel(StreamedHoldoutPath):
                          "predictor's A holds the coefficients of the basis vectors")
 
     def _refuse(self, *args, **kwargs):
-        raise ValueError("holdout, leave_one_out, leave_pair_out and leave-query-out are "
-                         "not available for a streamed RankRLS model (K-fold is); give a "
+        raise ValueError("holdout, leave_one_out and leave_pair_out are not available "
+                         "for a streamed RankRLS model (K-fold and leave-query-out are); "
+                         "give a "
                          "larger memory_budget (or None) to keep the model in memory, or "
                          "select the regparam with rlscore.learner.StreamedRLS(kind=..., "
                          "regparams=..., cv=...)")
 
     holdout = holdout_rows = leave_one_out = leave_pair_out = _refuse
+
+    def leave_query_out(self):
+        """Query RankRLS: for each query (code order) the predictions (n_q, p) of the
+        model trained without it (its basis vectors removed unless kept), at the
+        current regparam: :meth:`holdout_path` with one fold per query (two passes;
+        the folds' statistics are kept for the next regparam). Memory O(q k^2) for q
+        queries."""
+        if self._kind != "query":
+            self._refuse()
+        return self.holdout_path(self.groups.split(), [self.regparam])[0]
 
 
 def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
@@ -158,9 +170,10 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     query : True (query RankRLS), False (global) or None (query when ``qids`` is
         given)
     cv, n_lambdas, n_folds : the cross-validation that will follow: None, "kfold"
-        (:meth:`StreamedRankModel.holdout_path` streams it) or another name that
-        keeps the model in memory (leave-pair-out and leave-query-out need the
-        in-memory hold-out formulas)
+        (:meth:`StreamedRankModel.holdout_path` streams it), "lqo" (query RankRLS:
+        K-fold with one fold per query, ``n_folds`` counted here) or another name
+        that keeps the model in memory (leave-pair-out needs the in-memory
+        formulas)
 
     Returns
     -------
@@ -179,6 +192,10 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
                          "GlobalRankRLS)")
     if not query:
         qids = None
+    if cv == "lqo":
+        # leave-query-out streams as K-fold with one fold per query
+        cv, n_folds = ("kfold", as_query_groups(qids, n_rows(X)).n_groups + 1) if query \
+            else ("rank", 0)
     plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
                       memory_budget=memory_budget, block_size=block_size, solver=solver,
                       cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
