@@ -16,6 +16,12 @@ in the manner of scikit-learn's ``working_memory``:
   set-up) and :func:`text_chunk_bytes` into the bytes of text per call of the
   svmlight parser.
 
+This is the per-block setting. The faces' ``memory_budget`` (``--memory-budget`` on
+the command line) is the budget of a whole run: the memory plan of
+:func:`rlscore.core.rls.plan_reduced_set` checks the run's estimate against it and
+runs the blocks with at most a quarter of it as working memory
+(:func:`rlscore.core.rls.block_working_memory`).
+
 Constants that stay fixed, with their reason: the archive reader's 1 MiB reads and
 its limits (``rlscore._archive``: safety bounds of untrusted files, not working
 memory); the 256-row strips of ``symmetric_from_triangle`` (cache blocking: a strip's
@@ -92,8 +98,8 @@ def rows_per_block(row_bytes, n, budget=None, what="a block"):
         raise MemoryError(
             f"one row of {what} needs {row_bytes / 2**20:.3g} MiB but the working "
             f"memory budget is {mib:.3g} MiB; raise it (rlscore._blocks.working_memory, "
-            f"RLSCORE_WORKING_MEMORY, or --memory-budget on the command line), or use "
-            f"fewer basis vectors")
+            f"RLSCORE_WORKING_MEMORY, or a larger memory_budget / --memory-budget: a "
+            f"quarter of it goes to a block), or use fewer basis vectors")
     return max(1, min(rows, max(int(n), 1)))
 
 

@@ -154,12 +154,12 @@ def test_stream_refuses_a_run_that_cannot_fit(tmp_path, capsys, monkeypatch):
                "-o", str(out)])
     err = capsys.readouterr().err
     assert rc == 2 and not out.exists()
-    assert "half the available memory=0.03125 MiB is too small" in err
-    for way_out in ("--block-size", "--solver pcg", "--basis", "more free memory"):
+    assert "--memory-budget=0.03125 MiB is too small" in err
+    for way_out in ("--block-size", "--solver pcg", "--basis", "a larger --memory-budget"):
         assert way_out in err
 
 
-@pytest.mark.parametrize("option", [["--block-size", "7"], ["--memory-budget", "1"]])
+@pytest.mark.parametrize("option", [["--block-size", "7"], ["--memory-budget", "64"]])
 def test_streaming_options_imply_stream(tmp_path, capsys, option):
     """--block-size and --memory-budget were silently ignored without --stream; they
     now ask for the streamed fit (the same model)."""

@@ -248,13 +248,17 @@ def build_parser():
     fit.add_argument("--block-size", type=int, metavar="ROWS",
                      help="rows per block of a streamed fit (implies --stream; default: "
                           "from --memory-budget)")
-    fit.add_argument("--memory-budget", type=float, metavar="MIB",
-                     help="MiB of temporaries per block of a streamed fit (implies "
-                          "--stream; default 64, or RLSCORE_WORKING_MEMORY)")
-    fit.add_argument("--solver", choices=["direct", "pcg"], default="direct",
-                     help="with --basis: direct (exact CV; streamed with --stream) or "
+    fit.add_argument("--memory-budget", metavar="MIB",
+                     help="memory budget of the whole streamed fit in MiB, auto (half "
+                          "the available memory) or none (implies --stream; default "
+                          "auto): the run's peak estimate must fit it, else it is "
+                          "refused before any work; the blocks are sized from it")
+    fit.add_argument("--solver", choices=["auto", "direct", "pcg"], default="auto",
+                     help="with --basis: direct (exact CV; streamed with --stream), "
                           "pcg (Falkon's preconditioned CG, one --regparam, always "
-                          "streamed; rls, rankrls, query-rankrls)")
+                          "streamed; rls, rankrls, query-rankrls) or auto (default: "
+                          "direct, or pcg when only pcg fits --memory-budget and one "
+                          "--regparam is trained)")
     fit.set_defaults(func=_cmd_fit)
 
     cv = sub.add_parser("cv", help="cross-validated measure per regparam",

@@ -211,7 +211,7 @@ def _cmd_fit(args):
         save_model(learner, args.output, info, feature_indices=np.arange(width),
                    n_file_features=width)
         if not args.quiet:
-            print(f"{args.learner} (streamed, {args.solver}) trained on "
+            print(f"{args.learner} (streamed, {info['solver']}) trained on "
                   f"{info['n_examples']} examples, regparam {learner.regparam:g}; model "
                   f"saved to {args.output}")
         return 0

@@ -26,7 +26,7 @@ import numpy as np
 from rlscore.measure import MEASURE_NAMES, measure_by_name
 
 __all__ = ["parse_measures", "parse_measure", "parse_grid", "parse_regparam",
-           "OptionError", "MEASURE_HELP"]
+           "parse_memory_budget", "OptionError", "MEASURE_HELP"]
 
 
 class OptionError(ValueError):
@@ -128,3 +128,24 @@ def parse_grid(text, option="--regparams"):
         return check_regparam_grid(values, option)
     except ValueError as exc:
         raise OptionError(str(exc)) from None
+
+
+def parse_memory_budget(text, option="--memory-budget"):
+    """``--memory-budget``: a number of MiB for the whole run, ``auto`` (half the
+    available memory; also when the option is not given, ``text`` None) or ``none``
+    (no limit) -> the ``memory_budget`` of the library's faces, checked by their one
+    check (:func:`rlscore.core.rls.check_memory_options`)."""
+    if text is None:
+        return "auto"
+    t = text.strip().lower()
+    if t in ("auto", "none"):
+        return None if t == "none" else "auto"
+    if not _PLAIN.fullmatch(t):
+        raise OptionError(f"{option} {text!r}: expected a number of MiB for the whole "
+                          f"run (e.g. 2048), auto or none")
+    from rlscore.core.rls import check_memory_options
+    try:
+        check_memory_options(float(t), "auto", None)
+    except ValueError as exc:
+        raise OptionError(f"{option} {text!r}: {exc}") from None
+    return float(t)

@@ -22,9 +22,9 @@ AUTO_STREAM_BYTES = 256 << 20
 STREAM_KINDS = {"rls": "rls", "rankrls": "global", "query-rankrls": "query"}
 
 #: how a refusal of rlscore.core.rls.plan_reduced_set names the command's options
-_OPTION_NAMES = {"memory_budget": "half the available memory",
+_OPTION_NAMES = {"memory_budget": "--memory-budget",
                  "block_size": "--block-size", "solver": "--solver pcg",
-                 "n_basis": "--basis", "more_memory": "more free memory"}
+                 "n_basis": "--basis", "more_memory": "a larger --memory-budget"}
 
 
 def _streaming_options(args):
@@ -58,9 +58,15 @@ def wants_stream(args):
 
 
 def fit_streamed(args, kernel_args, grid_of, zero_based):
-    """Train and return (learner, info) for ``rlscore fit --stream``."""
+    """Train and return (learner, info) for ``rlscore fit --stream``: the memory plan
+    of :func:`rlscore.core.rls.plan_streamed_fit` from ``--memory-budget`` (the
+    budget of the whole run, as in every face; a refusal is a usage error), then
+    :class:`rlscore.learner.StreamedRLS` under that plan."""
     from rlscore._blocks import working_memory
     from rlscore._validation import format_bytes
+    from rlscore.cli._options import OptionError, parse_memory_budget
+    from rlscore.core.rls import (block_working_memory, check_memory_options,
+                                  plan_streamed_fit)
     from rlscore.learner import StreamedRLS
     from rlscore.utilities.reader import SvmlightSource
     if args.learner not in STREAM_KINDS:
@@ -83,7 +89,16 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     if args.measure not in (None, "sqerror"):
         raise UsageError("--stream selects by --measure sqerror")
     kernel, kp = kernel_args
-    with working_memory(args.memory_budget):
+    try:
+        budget = parse_memory_budget(args.memory_budget)
+    except OptionError as exc:
+        raise UsageError(str(exc)) from None
+    if args.block_size is not None and args.block_size < 1:
+        raise UsageError(f"--block-size must be a positive number of rows, got "
+                         f"{args.block_size}")
+    # the scan of the file reads chunks of the blocks' working memory too
+    with working_memory(block_working_memory(check_memory_options(budget, "auto",
+                                                                  None))):
         try:
             with _file_errors(args.train):
                 src = SvmlightSource(args.train, zero_based=zero_based)
@@ -106,31 +121,34 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             for k, f in enumerate(example_folds(src.m, args.folds, args.seed)):
                 cv[np.asarray(f, dtype=np.intp)] = k
         regparam = 1.0 if args.regparam is None else args.regparam
-        # before the run: the peak estimate, or the refusal with the ways out
-        from rlscore.core.rls import plan_reduced_set
+        # before the run: the peak estimate, or the refusal with the ways out -- the
+        # plan StreamedRLS makes from the same budget (resolved once, so that "auto"
+        # gives the same decision)
         try:
-            plan = plan_reduced_set(
-                src.m, args.basis, src.d, src.Y.shape[1], solver=args.solver,
-                block_size=args.block_size,
-                cv=None if grid is None else ("kfold" if args.cv == "kfold" else "loo"),
-                n_lambdas=1 if grid is None else len(grid),
-                n_folds=args.folds + 1 if args.cv == "kfold" else 0,
-                kernel=kernel, stream=True, names=_OPTION_NAMES)
+            plan = plan_streamed_fit(src, args.basis, kernel, kind=kind,
+                                     regparams=grid, cv=cv,
+                                     memory_budget=budget, solver=args.solver,
+                                     block_size=args.block_size, names=_OPTION_NAMES)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        solver = "pcg" if plan.path == "pcg" else "direct"
+        limit = "no budget" if not np.isfinite(plan.budget_bytes) else \
+            f"budget {format_bytes(plan.budget_bytes)}"
         note(f"streaming {src.m} rows in blocks of {plan.block_size}; estimated peak "
-             f"{format_bytes(plan.peak_bytes)}")
+             f"{format_bytes(plan.peak_bytes)} ({limit}; solver {solver})")
+        resolved = None if not np.isfinite(plan.budget_bytes) else \
+            plan.budget_bytes / 2**20
         try:
             learner = StreamedRLS(
                 src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
                 random_state=0 if args.basis_seed is None else args.basis_seed,
                 regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
-                solver=args.solver, keep_basis_in_cv=True, **kp)
+                solver=solver, memory_budget=resolved, keep_basis_in_cv=True, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),
             "n_used_features": int(src.d), "learner_option": args.learner,
-            "solver": args.solver,
+            "solver": solver,
             "kernel_option": args.kernel, "zero_based": bool(zb), "streamed": True,
             "n_basis": int(args.basis),
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),

@@ -369,52 +369,11 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
     def _validate_fit_data(self, X, y):
         return validate_fit_data(self, X, y, self._accept_sparse())
 
-    def _streams(self, X, y=None):
-        """True when a reduced-set fit should stream: the decision (and its one report,
-        or the refusal before any work) of :func:`rlscore.core.rls.plan_reduced_set`
-        from ``memory_budget``, ``block_size`` and ``solver``; the plan is kept for
-        :meth:`_fit_streamed`."""
-        from rlscore.core.rls import check_memory_options, plan_reduced_set
-        solver = getattr(self, "solver", "direct")
-        check_memory_options(getattr(self, "memory_budget", None), solver,
-                             getattr(self, "block_size", None))
-        b = getattr(self, "n_basis", None)
-        if b is None and getattr(self, "basis_indices", None) is not None:
-            b = np.size(self.basis_indices)
-        self._plan = None
-        if b is None:
-            if solver == "pcg":
-                raise ValueError("solver='pcg' needs n_basis or basis_indices")
-            return False
-        p = 1 if y is None or np.ndim(y) == 1 else np.shape(y)[1]
-        self._plan = plan_reduced_set(
-            X.shape[0], int(b), X.shape[1], p, memory_budget=self.memory_budget,
-            solver=solver, block_size=self.block_size,
-            kernel=self._kernel_spec(X.shape[1])[0])
-        return self._plan.path != "memory"
-
-    def _fit_streamed(self, X, y, alpha, kind="rls", qids=None):
-        """The RankRLS estimators' streamed fit (one alpha), block by block, as
-        :meth:`_streams` planned it (``kind`` "query" / "global" and the contiguous
-        ``qids`` of "query", through :func:`rlscore.core.rankrls.streamed_rank_fit`).
-        The RLS estimators stream through :meth:`_fit_model`."""
-        from types import SimpleNamespace
-        from rlscore._blocks import working_memory
-        from rlscore.core.rankrls import streamed_rank_fit
-        from rlscore.core.structure import ArraySource
-        name, params = self._kernel_spec(X.shape[1])
-        self._y_1d = y.ndim == 1
-        plan = self._plan
-        with working_memory(plan.working_memory):
-            fit = streamed_rank_fit(ArraySource(X, y, qids=qids), name, params, kind,
-                                    regparam=alpha, basis_indices=self.basis_indices,
-                                    n_basis=self.n_basis, random_state=self.random_state,
-                                    block_size=plan.block_size,
-                                    solver="pcg" if plan.path == "pcg" else "direct")
-        self.model_ = SimpleNamespace(Y=np.reshape(y, (y.shape[0], -1)),
-                                      predictor=fit.predictor, streamed=fit)
-        self._set_fitted_attributes()
-        return self
+    def _memory_options(self):
+        """The memory keywords this estimator takes (``memory_budget``,
+        ``block_size``, ``solver``), for the one decision of the core."""
+        return {k: getattr(self, k) for k in ("memory_budget", "block_size", "solver")
+                if hasattr(self, k)}
 
     def _fit_model(self, X, y, alpha, path, cv=None, n_lambdas=1, n_folds=0):
         """Train the core model (``X``, ``y`` already validated) and set the fitted
@@ -424,8 +383,7 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         arrays above ``memory_budget`` (said once; refused before any work when
         nothing fits)."""
         name, params = self._kernel_spec(X.shape[1])
-        memory = {k: getattr(self, k) for k in ("memory_budget", "block_size", "solver")
-                  if hasattr(self, k)}
+        memory = self._memory_options()
         model = fit_rls_model(X, y, alpha, name, self.basis_vectors, path=path, cv=cv,
                               n_lambdas=n_lambdas, n_folds=n_folds, **memory,
                               **self._basis_params(), **params)

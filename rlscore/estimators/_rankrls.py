@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.model_selection import GroupKFold
 
 from rlscore import measure as _measures
-from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
+from rlscore.core.rankrls import fit_rank_model
 from rlscore.core.rankrls import RankLPOCV, learn_kernel_global, learn_kernel_lqo
 from rlscore.core.selection import LQOCV, QueryLPOCV
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
@@ -95,7 +95,10 @@ _LEARN_ATTRS_DOC = learned_attrs_doc(
 _RANK_STREAM_DOC = "\n" + _STREAM_PARAMS_DOC.rstrip("\n") + """
         With query ids the samples are streamed grouped by query (the model does
         not depend on their order), and "pcg" solves the centred problem of global
-        or query RankRLS (:func:`rlscore.core.rankrls.pcg_rankrls`)."""
+        or query RankRLS (:func:`rlscore.core.rankrls.pcg_rankrls`). RankRLS streams
+        with ``n_basis`` / ``basis_indices`` (not ``basis_vectors``); the decision
+        is :func:`rlscore.core.rankrls.fit_rank_model`, the same as the RankRLS
+        learners' (``rlscore.learner.GlobalRankRLS`` / ``QueryRankRLS``)."""
 
 _QID_DOC = """\
         qid : array-like of shape (n_samples,), default=None
@@ -135,15 +138,16 @@ class _RankRLSBase(RLSEstimatorBase):
         return super()._kernel_spec(n_features)
 
     def _build(self, X, Y, groups, alpha, path):
-        """The core model for validated data (no fitted attributes set)."""
+        """The core model for validated data (no fitted attributes set): in memory, or
+        streamed when :func:`rlscore.core.rankrls.fit_rank_model` (the one memory
+        decision of the RankRLS faces) says so. Cross-validation (``path``) keeps it
+        in memory: its pairwise and per-query estimates need the in-memory
+        formulas."""
         name, params = self._kernel_spec(X.shape[1])
         params.update(self._basis_params())
-        if groups is None:
-            return GlobalRankRLSModel(X, Y, regparam=alpha, kernel=name,
-                                      basis_vectors=self.basis_vectors, path=path,
-                                      **params)
-        return QueryRankRLSModel(X, Y, groups, regparam=alpha, kernel=name,
-                                 basis_vectors=self.basis_vectors, path=path, **params)
+        memory = self._memory_options() or {"memory_budget": None}
+        return fit_rank_model(X, Y, groups, alpha, name, self.basis_vectors, path=path,
+                              cv="rank" if path else None, **memory, **params)
 
     def _fit_model(self, X, y, alpha, path, groups=None):
         """Train the core model (global without ``groups``, query-structured with) and
@@ -249,7 +253,7 @@ class RankRLS(_RankRLSBase):
                  basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, memory_budget="auto", block_size=None,
-                 solver="direct", verbose=False):
+                 solver="auto", verbose=False):
         store_params(self, locals())
 
     @reports_progress
@@ -280,11 +284,6 @@ class RankRLS(_RankRLSBase):
         alpha = check_alpha(self.alpha)
         X, y = self._validate_fit_data(X, y)
         gr = query_groups(qid, groups, X.shape[0])
-        if self._streams(X):
-            _check_has_pairs(type(self).__name__, X.shape[0], gr)
-            if gr is None:
-                return self._fit_streamed(X, y, alpha, "global")
-            return self._fit_streamed(X, y, alpha, "query", gr.codes)
         return self._fit_model(X, y, alpha, path=False, groups=gr)
 
     fit.__doc__ = fit.__doc__.format(

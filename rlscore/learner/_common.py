@@ -64,9 +64,51 @@ MEMORY_DOC = """\
         preconditioned conjugate gradients (one regparam, always streamed); "auto":
         direct, or PCG when only PCG fits the budget and no cross-validation follows."""
 
+#: Their entry in the RankRLS learners' Parameters (GlobalRankRLS, QueryRankRLS).
+RANK_MEMORY_DOC = """\
+    memory_budget : keyword, "auto" (default), MiB or None
+        A reduced-set model drawn from the rows (basis_indices or n_basis) whose
+        in-memory arrays would exceed this budget -- the budget of the whole run, as
+        in every face -- is trained by streaming blocks of rows
+        (:class:`rlscore.core.rankrls.StreamedRankModel`: the same model, memory
+        O(b^2 + block b + m p)); "auto" is half the available memory, None never
+        streams. One decision for every face
+        (:func:`rlscore.core.rankrls.fit_rank_model`), reported once; when even
+        streaming cannot fit, a ValueError names the estimate and the ways out. A
+        streamed model has no ``A`` and no ``holdout``, ``leave_one_out`` or
+        ``leave_pair_out``; ``KfoldRankRLS``, ``KfoldQueryRankRLS`` and
+        ``LeaveQueryOutRankRLS`` stream their cross-validation (the folds' b x b
+        statistics, folds of whole queries, one per query for leave-query-out; the
+        same values to rounding), ``LeavePairOutRankRLS`` keeps the model in memory
+        (its estimate needs the in-memory formulas).
+    block_size : keyword, int or None (default)
+        Rows per block when streaming (default: from the budget).
+    solver : keyword, "auto" (default), "direct" or "pcg"
+        "direct": in memory or streamed; "pcg": Falkon's preconditioned conjugate
+        gradients on the centred problem (one regparam, always streamed; not in the
+        selection wrappers); "auto": direct, or PCG when only PCG fits the budget."""
+
 #: The reduced-set keywords: ``basis_indices``, ``n_basis``, ``random_state`` and, for
 #: learners with cross-validation, ``keep_basis_in_cv``.
 BASIS_KEYWORDS = ("basis_indices", "n_basis", "random_state", "keep_basis_in_cv")
+
+
+def fit_rank_learner(learner, X, Y, qids, regparam, kernel, basis_vectors, kwargs,
+                     path, query):
+    """The ``_setup`` of the RankRLS learners (``query``: QueryRankRLS): the kernel,
+    reduced-set and memory keywords picked from ``kwargs`` (bias forced to 0), the
+    model from :func:`rlscore.core.rankrls.fit_rank_model` (the one memory decision;
+    the learner's ``_cv_plan`` says which cross-validation follows)."""
+    from rlscore.core.rankrls import fit_rank_model
+    params = split_kernel_kwargs(kwargs, kernel, type(learner).__name__,
+                                 extra=MEMORY_KEYWORDS, force={"bias": 0.0},
+                                 basis=BASIS_KEYWORDS)
+    memory = {k: kwargs[k] for k in MEMORY_KEYWORDS if k in kwargs}
+    cv, n_lambdas, n_folds = getattr(learner, "_cv_plan", (None, 1, 0))
+    learner._model = fit_rank_model(X, Y, qids, regparam, kernel, basis_vectors,
+                                    path=path, cv=cv, n_lambdas=n_lambdas,
+                                    n_folds=n_folds, query=query, **memory, **params)
+    learner._sync()
 
 
 def adapted_doc(core_doc, core_intro, face_intro):

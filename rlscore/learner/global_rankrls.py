@@ -1,11 +1,10 @@
 """GlobalRankRLS (one ranking over all examples) with RLScore's interface, and its
 model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
-from rlscore.core.rankrls import GlobalRankRLSModel
 from rlscore.core.rankrls import RankLPOCV
-from rlscore.learner._common import (BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter,
-                                     exclusive, reports_progress, split_kernel_kwargs,
-                                     squeeze)
+from rlscore.learner._common import (RANK_MEMORY_DOC, VERBOSE_DOC, CoreModelAdapter,
+                                     exclusive, fit_rank_learner, regparam_grid,
+                                     reports_progress, squeeze)
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
 
@@ -39,6 +38,7 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
         keep_basis_in_cv=True (one O(b^3) retraining in the map's coordinates per fold
         or pair holding basis vectors; pairs without one keep the O(p) pair formula).
         With ``basis_vectors`` the basis is always kept.
+{RANK_MEMORY_DOC}
     **kwargs : kernel parameters (gamma, coef0, degree, ...). ``bias`` is forced to 0:
         a constant feature has no effect on a ranking. Other keywords are ignored with
         a UserWarning.
@@ -72,11 +72,8 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
         self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
-        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
-                                     force={"bias": 0.0}, basis=BASIS_KEYWORDS)
-        self._model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
-                                         **params)
-        self._sync()
+        fit_rank_learner(self, X, Y, None, regparam, kernel, basis_vectors, kwargs, path,
+                         False)
 
     @exclusive
     def solve(self, regparam=1.0):
@@ -113,6 +110,8 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
 
 class _RankSelectionWrapper(_SelectionWrapper):
     _base = GlobalRankRLS
+    # leave-pair-out needs the in-memory hold-out formulas (KfoldRankRLS streams)
+    _cv_plan = ("rank", 1, 0)
 
 
 class KfoldRankRLS(_RankSelectionWrapper):
@@ -143,6 +142,8 @@ class KfoldRankRLS(_RankSelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
+        self._cv_plan = ("kfold", len(regparam_grid(regparams, self._default_grid)),
+                         len(folds) + 1)
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
                     "cindex")
 

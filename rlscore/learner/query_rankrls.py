@@ -6,11 +6,11 @@ import numbers
 
 from rlscore._validation import as_index_array
 from rlscore.core.structure import QueryGroups
-from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.selection import LQOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive, learn_kernel_parameters,
-    learns_kernel, reports_progress, select_regparam, split_kernel_kwargs, squeeze)
+    RANK_MEMORY_DOC, VERBOSE_DOC, CoreModelAdapter, exclusive, fit_rank_learner,
+    learn_kernel_parameters, learns_kernel, regparam_grid, reports_progress,
+    select_regparam, squeeze)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["QueryRankRLS", "LeaveQueryOutRankRLS", "KfoldQueryRankRLS", "LQOCV",
@@ -66,6 +66,7 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         including the keywords ``basis_indices``, ``n_basis``, ``random_state`` and
         ``keep_basis_in_cv`` (sparse RankRLS; ``holdout`` and leave-query-out then
         remove the held-out basis vectors).
+{RANK_MEMORY_DOC}
 {VERBOSE_DOC}
 
     Attributes
@@ -93,10 +94,8 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
         self._setup(X, Y, qids, regparam, kernel, basis_vectors, kwargs, path=False)
 
     def _setup(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path):
-        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
-                                     force={"bias": 0.0}, basis=BASIS_KEYWORDS)
-        self._model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
-                                        path=path, **params)
+        fit_rank_learner(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path,
+                         True)
         self.qids = self._model.qids.tolist()
         self.qidlist = self._model.qidlist
         self._sync()
@@ -134,6 +133,7 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
 
 
 class LeaveQueryOutRankRLS(PredictorInterface):
+
     __doc__ = f"""QueryRankRLS with regparam chosen by exact leave-query-out cross-validation.
 
     Parameters
@@ -179,6 +179,8 @@ class LeaveQueryOutRankRLS(PredictorInterface):
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
                 lambda **kw: learn_kernel_lqo(X, Y, qids, kernel, **kw))
+        # streams when the model does (memory_budget): one fold per query
+        self._cv_plan = ("lqo", len(regparam_grid(regparams, RANK_REGPARAMS)), 0)
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
                                 (kernel, basis_vectors, kwargs), regparams,
                                 RANK_REGPARAMS, lambda model: LQOCV(model, measure))
@@ -186,6 +188,7 @@ class LeaveQueryOutRankRLS(PredictorInterface):
 
 
 class KfoldQueryRankRLS(PredictorInterface):
+
     """QueryRankRLS with regparam chosen by K-fold cross-validation over folds of whole
     queries, every fold from the exact hold-out of its queries (no retraining; new, not
     in upstream RLScore).
@@ -237,6 +240,11 @@ class KfoldQueryRankRLS(PredictorInterface):
             from rlscore.measure import cindex as measure
         self.measure = measure
         state = {}
+        # K-fold streams when the model does (memory_budget): the folds' statistics
+        n_folds = folds if isinstance(folds, numbers.Integral) and not isinstance(
+            folds, bool) else len(folds) if isinstance(folds, (list, tuple)) else 0
+        self._cv_plan = ("kfold", len(regparam_grid(regparams, RANK_REGPARAMS)),
+                         int(n_folds) + 1)
 
         def make_cv(model):
             groups = model.groups

@@ -1,7 +1,6 @@
 """Reduced-set RLS and RankRLS trained from a stream of row blocks (arrays, memmaps,
 CSR, dask arrays or an svmlight file), RLScore-style: the constructor trains."""
 
-from rlscore._blocks import working_memory
 from rlscore._progress import verbosity
 from rlscore.core.rankrls import streamed_rank_fit
 from rlscore.core.structure import as_source
@@ -36,13 +35,23 @@ class StreamedRLS(PredictorInterface):
     kind : "rls" (default), "query" (QueryRankRLS, needs qids) or "global"
         (GlobalRankRLS)
     qids : query ids (m,) for kind="query"
-    memory_budget : MiB of temporaries per block (the working-memory budget of
-        :mod:`rlscore._blocks`; default 64, or ``RLSCORE_WORKING_MEMORY``)
-    block_size : rows per block (overrides the budget)
-    solver : "direct" (default: r x r statistics, exact CV) or "pcg" (many centres:
-        Falkon's preconditioned CG, for every kind; a ``regparams`` grid is searched
-        on a ``validation`` split or by K-fold ``cv`` with warm starts, the basis
-        vectors kept)
+    memory_budget : "auto" (default), MiB, or None
+        The budget of the whole run, as in every face (:class:`rlscore.learner.RLS`,
+        the estimators, ``rlscore fit --memory-budget``): the peak estimate of the
+        run (:mod:`rlscore._memory`: the b x b statistics, one block, the m x L x p
+        held-out predictions; PCG's factors and kernel blocks) must fit it, and the
+        blocks are sized from it (at most a quarter of it per block). "auto" is half
+        the available memory, None no limit. When nothing fits, a ValueError names
+        the estimates and the ways out (a smaller ``block_size``, ``solver="pcg"``,
+        fewer basis vectors), before any pass. The decision:
+        :func:`rlscore.core.rls.plan_streamed_fit`.
+    block_size : rows per block (default: from the budget)
+    solver : "auto" (default), "direct" or "pcg"
+        "direct": r x r statistics, exact CV; "pcg": many centres, Falkon's
+        preconditioned CG, for every kind (a ``regparams`` grid is searched on a
+        ``validation`` split or by K-fold ``cv`` with warm starts, the basis vectors
+        kept); "auto": direct, or PCG when only PCG fits the budget and no grid is
+        searched
     validation : with solver="pcg" and a grid, the fraction of the rows (whole
         queries for "query") held out once; else ``cv`` must be K or fold numbers
     keep_basis_in_cv : bool, default False
@@ -52,9 +61,11 @@ class StreamedRLS(PredictorInterface):
     Attributes
     ----------
     predictor, regparam, regparams, cv_performances, cv_predictions (m, L, p) or
-    None (PCG: NaN on rows never held out), basis_indices, peak_bytes (the estimate
-    checked before the run; direct), solver_result and cg_iterations (PCG: the CG
-    iterations of the final fit, and per fold and lambda when a grid was searched)
+    None (PCG: NaN on rows never held out), basis_indices, plan (the memory plan:
+    ``path`` "streamed" or "pcg", ``block_size``, ``peak_bytes``, ``budget_bytes``),
+    peak_bytes (the plan's estimate, checked before the run), solver_result and
+    cg_iterations (PCG: the CG iterations of the final fit, and per fold and lambda
+    when a grid was searched)
 
     Notes
     -----
@@ -67,17 +78,18 @@ class StreamedRLS(PredictorInterface):
 
     def __init__(self, X, Y=None, regparam=1.0, kernel="GaussianKernel",
                  basis_indices=None, n_basis=None, random_state=None, regparams=None,
-                 cv="loo", measure=None, kind="rls", qids=None, memory_budget=None,
-                 block_size=None, solver="direct", keep_basis_in_cv=False, tol=1e-6,
+                 cv="loo", measure=None, kind="rls", qids=None, memory_budget="auto",
+                 block_size=None, solver="auto", keep_basis_in_cv=False, tol=1e-6,
                  maxiter=None, verbose=False, validation=None, **kernel_params):
         source = as_source(X, Y, qids)
-        with working_memory(memory_budget), verbosity(verbose):
+        with verbosity(verbose):
             fit = streamed_rank_fit(
                 source, kernel, kernel_params, kind, regparam=regparam,
                 regparams=regparams, cv=cv, measure=measure, basis_indices=basis_indices,
                 n_basis=n_basis, random_state=random_state,
                 remove_basis=not keep_basis_in_cv, block_size=block_size, solver=solver,
-                tol=tol, maxiter=maxiter, validation=validation)
+                tol=tol, maxiter=maxiter, validation=validation,
+                memory_budget=memory_budget)
         self.predictor = fit.predictor
         self.regparam = fit.regparam
         self.regparams = fit.regparams
@@ -85,7 +97,8 @@ class StreamedRLS(PredictorInterface):
         self.cv_predictions = None if fit.cv_predictions is None else \
             squeeze(fit.cv_predictions)
         self.basis_indices = fit.basis_indices
-        self.peak_bytes = None if fit.model is None else fit.model.peak_bytes
+        self.plan = fit.plan
+        self.peak_bytes = fit.plan.peak_bytes
         self.solver_result = fit.solver_result
         self.cg_iterations = None
         if fit.selection is not None:

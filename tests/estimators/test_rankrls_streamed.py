@@ -30,7 +30,7 @@ def test_streamed_and_pcg_equal_in_memory(with_qid, basis, monkeypatch):
     ref = RankRLS(alpha=0.5, kernel="rbf", gamma=0.3, **basis).fit(X, y, qid=qid)
     streamed = RankRLS(alpha=0.5, kernel="rbf", gamma=0.3, memory_budget=0.1,
                        block_size=1, **basis).fit(X, y, qid=qid)
-    assert streamed._plan.path == "streamed"
+    assert streamed.model_.plan.path == "streamed"
     pcg = clone(RankRLS(alpha=0.5, kernel="rbf", gamma=0.3, solver="pcg",
                         **basis)).fit(X, y, qid=qid)
     assert hasattr(streamed.model_, "streamed") and hasattr(pcg.model_, "streamed")

@@ -12,7 +12,9 @@ What lives here
     iterations); for many centres, Falkon's preconditioned CG on the streamed kernel
     blocks with the query or global centring (:func:`pcg_rankrls`,
     :class:`CenteredGramOperator`: O(m r (d + l)) per iteration, 8 r^2 bytes for the
-    factors). Kernel-parameter learning: the exact leave-query-out error of query
+    factors); :func:`fit_rank_model` builds the model of the faces in memory or
+    streamed (:class:`StreamedRankModel`) from one memory decision. Kernel-parameter
+    learning: the exact leave-query-out error of query
     RankRLS (:func:`lqo_error_gradient`, :func:`learn_kernel_lqo`) and the leave-one-out
     error of global RankRLS (:func:`global_loo_error_gradient`,
     :func:`learn_kernel_global`) with their adjoint gradients, O(m^3) per step and
@@ -25,8 +27,10 @@ Builds on
 
 Module order
     ``_solver`` -> ``_centered`` -> ``_models`` -> ``_pairs``;
-    ``_cg``; ``_pcg`` (on ``rls``'s streamed operator); ``_lqo_gradient``, ``_global_loo_gradient`` (on ``rls``'s inverse and
-    ``learn_kernel``).
+    ``_cg``; ``_pcg`` (on ``rls``'s streamed operator) -> ``_streamed_model`` (on
+    ``_models``: :func:`fit_rank_model`, the memory decision of the RankRLS faces,
+    :class:`StreamedRankModel`); ``_lqo_gradient``, ``_global_loo_gradient`` (on
+    ``rls``'s inverse and ``learn_kernel``).
 """
 
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
@@ -40,11 +44,14 @@ from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective
 from rlscore.core.rankrls._pcg import (CenteredGramOperator, pcg_rankrls,
                                        pcg_select_rankrls, streamed_rank_fit,
                                        CENTRED_KINDS)
+from rlscore.core.rankrls._streamed_model import StreamedRankModel, fit_rank_model
 from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient,
                                                        GlobalLOOObjective,
                                                        learn_kernel_global)
 
 __all__ = [
+    "StreamedRankModel",
+    "fit_rank_model",
     "CenteredGramOperator",
     "pcg_rankrls",
     "pcg_select_rankrls",

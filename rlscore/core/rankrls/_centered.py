@@ -89,7 +89,30 @@ from rlscore.core.rls import (CheckedRows, FoldCache, KernelSolver, held_out_dir
 from rlscore._validation import (
     as_2d_labels, as_index_array, check_peak_memory, check_regparam)
 
-__all__ = ["CenteredRankModel"]
+__all__ = ["CenteredRankModel", "check_pairs_exist"]
+
+
+def check_pairs_exist(groups, Y, global_=False, stacklevel=4):
+    """Refuse labels tied within every query (ValueError: no pair to learn from); warn
+    when every query is a single example (the model is zero). ``global_``: one query
+    of all rows (the message says so). O(m p)."""
+    gr = groups
+    if gr.sizes.max() < 2:
+        what = "there is a single example" if global_ else \
+            "every query holds a single example"
+        warnings.warn(f"{what}: there are no pairs, the model is zero", UserWarning,
+                      stacklevel=stacklevel)
+        return
+    big = gr.sizes[gr.codes] >= 2
+    Yb = Y[big]
+    codes = gr.codes[big]
+    mx = np.full((gr.n_groups, Y.shape[1]), -np.inf)
+    mn = np.full((gr.n_groups, Y.shape[1]), np.inf)
+    np.maximum.at(mx, codes, Yb)
+    np.minimum.at(mn, codes, Yb)
+    if not np.any(mx > mn):
+        raise ValueError("all labels are tied within every query (every column of Y): "
+                         "there are no pairs with different labels to learn from")
 
 
 class CenteredRankModel:
@@ -137,23 +160,7 @@ class CenteredRankModel:
         self.solve(regparam)
 
     def _check_pairs_exist(self):
-        gr, Y = self.groups, self.Y
-        if gr.sizes.max() < 2:
-            what = "there is a single example" if self._global else \
-                "every query holds a single example"
-            warnings.warn(f"{what}: there are no pairs, the model is zero", UserWarning,
-                          stacklevel=4)
-            return
-        big = gr.sizes[gr.codes] >= 2
-        Yb = Y[big]
-        codes = gr.codes[big]
-        mx = np.full((gr.n_groups, Y.shape[1]), -np.inf)
-        mn = np.full((gr.n_groups, Y.shape[1]), np.inf)
-        np.maximum.at(mx, codes, Yb)
-        np.minimum.at(mn, codes, Yb)
-        if not np.any(mx > mn):
-            raise ValueError("all labels are tied within every query (every column of Y): "
-                             "there are no pairs with different labels to learn from")
+        check_pairs_exist(self.groups, self.Y, self._global, stacklevel=5)
 
     # -- construction -----------------------------------------------------------
     def _init_primal(self, Phi):

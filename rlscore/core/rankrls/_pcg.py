@@ -265,9 +265,11 @@ def pcg_select_rankrls(source, fmap, regparams, kind="query", *, basis_indices=N
 
 
 def _centred_factory(kind):
-    def make(source, factors, basis_indices, block_size, rows, dtype):
+    def make(source, factors, basis_indices, block_size, rows, dtype=np.float64,
+             cache="auto"):
         return CenteredGramOperator(source, factors, kind, basis_indices=basis_indices,
-                                    block_size=block_size, rows=rows, dtype=dtype)
+                                    block_size=block_size, rows=rows, dtype=dtype,
+                                    cache=cache)
     return make
 
 

@@ -43,8 +43,9 @@ Module order
     ``_intervals`` -> ``_model``; ``_cg`` -> ``_greedy``; ``_loo_gradient`` ->
     ``_evidence_gradient``, ``_nystrom_gradient`` -> ``_kernel_learning``;
     ``_streamed`` and ``_pcg_factors`` -> ``_pcg`` (on ``_solvers``, ``_nystrom``) ->
-    ``_pcg_select`` -> ``_streamed_fit``; ``_memory_plan`` -> ``_streamed_model`` (on
-    ``_model``, ``_streamed``, ``_pcg``).
+    ``_pcg_select``; ``_memory_plan`` -> ``_streamed_fit`` (the plan of a streamed
+    fit, :func:`plan_streamed_fit`) and ``_streamed_model`` (on ``_model``,
+    ``_streamed``, ``_pcg``).
 """
 
 from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
@@ -71,12 +72,15 @@ from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
                                    pcg_solve, pcg_reduced_set, as_factors)
 from rlscore.core.rls._pcg_select import PCGSelection, pcg_select, validation_folds
-from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit)
+from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit,
+                                            plan_streamed_fit)
 from rlscore.core.rls._memory_plan import (plan_reduced_set, check_memory_options,
+                                           block_working_memory,
                                            MEMORY_BUDGET_DEFAULT, SOLVERS,
                                            STREAMABLE_KERNELS)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
-from rlscore.core.rls._streamed_model import (StreamedRLSModel, fit_rls_model)
+from rlscore.core.rls._streamed_model import (StreamedRLSModel, fit_rls_model,
+                                              plan_model, StreamedHoldoutPath)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
                                   cg_rls)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
@@ -136,13 +140,17 @@ __all__ = [
     "fold_numbers",
     "StreamedFit",
     "streamed_fit",
+    "plan_streamed_fit",
     "plan_reduced_set",
     "check_memory_options",
+    "block_working_memory",
     "MEMORY_BUDGET_DEFAULT",
     "SOLVERS",
     "STREAMABLE_KERNELS",
     "StreamedRLSModel",
     "fit_rls_model",
+    "plan_model",
+    "StreamedHoldoutPath",
     "influence_coefficients",
     "apply_influence",
     "loo_models",

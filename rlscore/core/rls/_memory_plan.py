@@ -15,7 +15,7 @@ from rlscore._validation import available_memory, check_real, format_bytes
 from rlscore.kernel import block_size_for
 
 __all__ = ["plan_reduced_set", "MEMORY_BUDGET_DEFAULT", "SOLVERS", "STREAMABLE_KERNELS",
-           "check_memory_options"]
+           "check_memory_options", "block_working_memory"]
 
 #: The default ``memory_budget`` of the faces: half the memory available at fit time.
 MEMORY_BUDGET_DEFAULT = "auto"
@@ -47,19 +47,45 @@ def check_memory_options(memory_budget, solver, block_size):
                       open_minimum=True) * 2**20
 
 
+def block_working_memory(limit):
+    """MiB of temporaries per block under a whole-run budget of ``limit`` bytes (from
+    :func:`check_memory_options`): the working memory of :mod:`rlscore._blocks`, at
+    most a quarter of the budget (at least 1 MiB; the plan's estimate, which counts
+    the block, then decides whether the run fits). O(1)."""
+    wm = get_working_memory()
+    if np.isfinite(limit):
+        wm = min(wm, max(limit / 4 / 2**20, 1.0))
+    return wm
+
+
+def _rows_within(estimate, rows, limit):
+    """The largest block of at most ``rows`` rows whose run ``estimate(rows)`` (bytes,
+    affine in the rows) fits ``limit``; ``rows`` when it fits or nothing does (at
+    least one row). O(1)."""
+    if not np.isfinite(limit) or estimate(rows) <= limit:
+        return rows
+    base, per_row = estimate(0), estimate(1) - estimate(0)
+    return int(min(rows, max(1, (limit - base) // per_row))) if per_row > 0 else rows
+
+
 def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                      solver="auto", block_size=None, cv=None, n_lambdas=1, n_folds=0,
                      kernel="GaussianKernel", streamable=True, stream=False, names=None,
-                     verbose=None):
+                     verbose=None, kind="rls"):
     """Decide the path of a reduced-set fit and say so once.
 
     Parameters
     ----------
     m, n_basis, d, p : rows, basis vectors, input features, outputs
-    memory_budget : "auto" (half the available memory), MiB, or None (no limit)
+    memory_budget : "auto" (half the available memory), MiB, or None (no limit): the
+        budget of the whole run -- the peak estimate of the chosen path
+        (:mod:`rlscore._memory`: every array of the fit, the blocks included) must
+        fit it -- in every face (the learners, the estimators, ``StreamedRLS``,
+        ``rlscore fit --memory-budget``)
     solver : "auto", "direct" or "pcg" (:data:`SOLVERS`)
-    block_size : rows per block when streaming (default: from the budget: a quarter
-        of it, or the working memory of :mod:`rlscore._blocks` when smaller)
+    block_size : rows per block when streaming (default: from the budget: the
+        working memory of :mod:`rlscore._blocks`, at most a quarter of the budget,
+        and fewer rows when the run's estimate would exceed the budget)
     cv : None (one fit), "loo" or "kfold" (the cross-validation that will follow; any
         other value keeps the model in memory)
     n_lambdas, n_folds : the size of that cross-validation
@@ -67,6 +93,8 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
         ``streamable=False`` (structured or precomputed input), never streams
     stream : True: the data are streamed whatever the budget (a file read in passes);
         only the streamed paths are considered
+    kind : "rls" (default), "query" or "global": the model (RankRLS's streamed
+        statistics centre each block, :data:`rlscore._memory.CENTRING_BLOCKS`)
     names : how the refusal names the options, e.g. ``{"block_size": "--block-size"}``
         (keys ``memory_budget``, ``block_size``, ``solver``, ``n_basis``,
         ``more_memory``)
@@ -104,39 +132,50 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                          f"other than none")
     if solver != "pcg" and not stream and (mem <= limit or not can_stream):
         return plan
-    wm = get_working_memory()
-    if np.isfinite(limit):
-        wm = min(wm, max(limit / 4 / 2**20, 1.0))
+    wm = block_working_memory(limit)
     L = max(int(n_lambdas), 1) if cv is not None else 1
     extra = 8 * (2 * n_basis + 2 * L * p + 2 * p)
     with working_memory(wm):
         rows = block_size_for(m, n_basis, d, extra, block_size,
                               what="a block of Nystrom features")
-    plan.block_size, plan.working_memory = rows, wm
+    plan.working_memory = wm
     spath = "streamed_fit" if cv is None else "streamed"
-    streamed = reduced_set_peak_bytes(spath, m, n_basis, d, p, rows, L,
-                                      n_folds if cv == "kfold" else 0)
-    pcg = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows)
+    K = n_folds if cv == "kfold" else 0
+
+    def streamed_at(b):
+        return reduced_set_peak_bytes(spath, m, n_basis, d, p, b, L, K, kind=kind)
+
     # PCG keeps the kernel blocks between iterations when they fit: within the budget,
     # or (no budget) in a quarter of the available memory, as StreamedGramOperator's
     # cache="auto" decides
-    cache_limit = limit if np.isfinite(limit) else (available_memory() or 0) / 4 + pcg
+    pcg_plain = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows)
+    cache_limit = limit if np.isfinite(limit) else \
+        (available_memory() or 0) / 4 + pcg_plain
     plan.pcg_cache = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows,
                                             cache=True) <= cache_limit
-    if plan.pcg_cache:
-        pcg = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows, cache=True)
-    if cv is not None:
-        # PCG's selection (rlscore.core.rls.pcg_select) keeps the held-out predictions
-        pcg += 8.0 * m * p * max(int(n_lambdas), 1)
+    # PCG's selection (rlscore.core.rls.pcg_select) keeps the held-out predictions
+    held_out = 8.0 * m * p * max(int(n_lambdas), 1) if cv is not None else 0.0
+
+    def pcg_at(b):
+        return reduced_set_peak_bytes("pcg", m, n_basis, d, p, b,
+                                      cache=plan.pcg_cache) + held_out
+
+    # the blocks are sized from the whole budget: the rows of the working memory, or
+    # fewer when the run's estimate (linear in the rows) would exceed the budget
+    rows_streamed, rows_pcg = rows, rows
+    if block_size is None:
+        rows_streamed = _rows_within(streamed_at, rows, limit)
+        rows_pcg = _rows_within(pcg_at, rows, limit)
+    streamed, pcg = streamed_at(rows_streamed), pcg_at(rows_pcg)
+    plan.block_size = rows_pcg if solver == "pcg" else rows_streamed
     if solver == "pcg" and pcg <= limit:
         plan.path, plan.peak_bytes = "pcg", pcg
     elif solver != "pcg" and streamed <= limit:
         plan.path, plan.peak_bytes = "streamed", streamed
     elif solver == "auto" and cv is None and pcg <= limit:
-        plan.path, plan.peak_bytes = "pcg", pcg
+        plan.path, plan.peak_bytes, plan.block_size = "pcg", pcg, rows_pcg
     else:
-        statistics = reduced_set_peak_bytes(spath, m, n_basis, d, p, 1, L,
-                                            n_folds if cv == "kfold" else 0)
+        statistics = streamed_at(1)
         n = {"memory_budget": "memory_budget", "block_size": "block_size",
              "solver": "solver='pcg'", "n_basis": "n_basis / basis_vectors",
              "more_memory": "a larger memory_budget", **(names or {})}
@@ -144,8 +183,9 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
         raise ValueError(
             f"{budget} is too small for this reduced-set model (m={m}, {n_basis} basis "
             f"vectors, {p} output(s)): in memory it needs about {format_bytes(mem)}, "
-            f"streamed in blocks of {rows} rows about {format_bytes(streamed)} (at least "
-            f"{format_bytes(statistics)} with blocks of one row), by preconditioned CG "
+            f"streamed in blocks of {rows_streamed} rows about {format_bytes(streamed)} "
+            f"(at least {format_bytes(statistics)} with blocks of one row), by "
+            f"preconditioned CG "
             f"about {format_bytes(pcg)}. Ways out: a smaller {n['block_size']}, "
             f"{n['solver']} (one regparam, no cross-validation), fewer basis vectors "
             f"({n['n_basis']}), or {n['more_memory']}")
@@ -154,7 +194,8 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     reason = "solver='pcg'" if solver == "pcg" else "the data are read in passes" \
         if stream else (f"the in-memory features would take {format_bytes(mem)}, above "
                         f"the memory budget of {format_bytes(limit)}")
-    with stage(f"streaming {what}: {reason}; blocks of {rows} rows, estimated peak "
+    with stage(f"streaming {what}: {reason}; blocks of {plan.block_size} rows, "
+               f"estimated peak "
                f"{format_bytes(plan.peak_bytes)}", verbose):
         pass
     return plan

@@ -251,7 +251,7 @@ class StreamedReducedSet:
         (:func:`rlscore._memory.reduced_set_peak_bytes`, path "streamed"). O(1)."""
         return reduced_set_peak_bytes("streamed", self.m, self.fmap.n_basis,
                                       self.source.d, self.p, self.block_size, n_lambdas,
-                                      self.n_folds, self.n_features)
+                                      self.n_folds, self.n_features, kind=self.kind)
 
     # -- pass 1 ------------------------------------------------------------------
     def _fold_array(self, folds):

@@ -3,13 +3,17 @@ cross-validation: the driver the faces (``rlscore.learner.StreamedRLS``, the
 command line) call, so no face holds a fold loop or a formula.
 """
 
+import numbers
 from types import SimpleNamespace
 
 import numpy as np
 
+from rlscore._blocks import working_memory
 from rlscore._progress import stage
 from rlscore._validation import check_regparam
 from rlscore.core.rls._nystrom import select_basis
+from rlscore.core.rls._memory_plan import (MEMORY_BUDGET_DEFAULT, block_working_memory,
+                                           check_memory_options, plan_reduced_set)
 from rlscore.core.rls._pcg import StreamedGramOperator, pcg_solve
 from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.rls._pcg_select import pcg_select
@@ -18,7 +22,7 @@ from rlscore.core.rls._streamed import StreamedReducedSet, fold_numbers
 from rlscore.core.selection import grid_search
 from rlscore.core.structure import as_source
 
-__all__ = ["StreamedFit", "streamed_fit"]
+__all__ = ["StreamedFit", "streamed_fit", "plan_streamed_fit"]
 
 
 class StreamedFit:
@@ -30,12 +34,79 @@ class StreamedFit:
     the CG iterations per lambda)."""
 
 
+def plan_streamed_fit(source, n_basis, kernel="GaussianKernel", *, kind="rls",
+                      regparams=None, cv="loo", validation=None,
+                      memory_budget=MEMORY_BUDGET_DEFAULT, solver="auto",
+                      block_size=None, names=None, verbose=None):
+    """The memory plan of :func:`streamed_fit` on ``source``: the one decision of
+    every face, :func:`rlscore.core.rls.plan_reduced_set` with ``stream=True`` (the
+    data are read in blocks whatever the budget), sized by this source (m, d, p) and
+    the cross-validation asked (``regparams`` and ``cv``: leave-one-out, or K-fold
+    with the b x b statistics of each fold kept).
+
+    Parameters
+    ----------
+    source : data source (or anything :func:`rlscore.core.structure.as_source` takes)
+    n_basis : the number of basis vectors
+    kernel, kind, regparams, cv, validation, solver, block_size : as for
+        :func:`streamed_fit`
+    memory_budget : "auto" (half the available memory), MiB for the whole run, or
+        None (no limit)
+    names, verbose : of :func:`plan_reduced_set` (how a refusal names the options;
+        the report)
+
+    Returns
+    -------
+    the plan of :func:`plan_reduced_set`: ``path`` "streamed" or "pcg",
+    ``peak_bytes``, ``budget_bytes``, ``block_size``, ``working_memory``,
+    ``pcg_cache``
+
+    Raises
+    ------
+    ValueError
+        Naming the budget, the estimates and the ways out when nothing fits; invalid
+        ``memory_budget`` / ``solver`` / ``block_size``. Before any pass.
+
+    Notes
+    -----
+    O(1), O(m log m) for an (m,) array of fold numbers.
+    """
+    source = as_source(source)
+    check_memory_options(memory_budget, solver, block_size)
+    cv_name, n_lambdas, n_folds = None, 1, 0
+    if regparams is not None:
+        n_lambdas = max(len(regparams), 1)
+        if isinstance(cv, str) and cv == "loo" and not (solver == "pcg" or validation
+                                                         is not None):
+            cv_name = "loo"
+        else:
+            cv_name = "kfold"
+            if validation is None and solver != "pcg":
+                n_folds = _n_folds(cv)
+    p = 1 if source.Y is None else source.Y.shape[1]
+    return plan_reduced_set(source.m, int(n_basis), source.d, p,
+                            memory_budget=memory_budget, solver=solver,
+                            block_size=block_size, cv=cv_name, n_lambdas=n_lambdas,
+                            n_folds=n_folds, kernel=kernel, stream=True, names=names,
+                            verbose=verbose, kind=kind)
+
+
+def _n_folds(cv):
+    """The folds whose statistics a K-fold pass keeps: K, or the distinct fold
+    numbers."""
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        return max(int(cv), 0)
+    if isinstance(cv, str):
+        return 0
+    return int(np.unique(np.asarray(cv).ravel()).size)
+
+
 def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls",
                  regparam=1.0, regparams=None, cv="loo", measure=None,
                  basis_indices=None, n_basis=None, random_state=None,
-                 remove_basis=True, block_size=None, solver="direct", tol=1e-6,
+                 remove_basis=True, block_size=None, solver="auto", tol=1e-6,
                  maxiter=None, verbose=None, validation=None, operator_factory=None,
-                 dtype=np.float64):
+                 dtype=np.float64, memory_budget=MEMORY_BUDGET_DEFAULT, plan=None):
     """Reduced-set RLS / RankRLS from a data source, one pass (plus one for the
     cross-validation of a grid, plus one to read the basis rows).
 
@@ -53,9 +124,11 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     measure : f(Y, P) with ``iserror``; default sqerror
     basis_indices / n_basis, random_state : the basis rows (drawn uniformly)
     remove_basis : cross-validation removes held-out basis vectors (default True)
-    block_size : rows per block, default from the working-memory budget
-    solver : "direct" (statistics + eigendecomposition; exact CV) or "pcg" (Falkon's
-        preconditioned CG for many centres, the factors in one r x r array,
+    block_size : rows per block, default from ``memory_budget``
+    solver : "auto" (default: direct, or PCG when only PCG fits ``memory_budget`` and
+        no grid is searched; :func:`plan_streamed_fit`), "direct" (statistics +
+        eigendecomposition; exact CV) or "pcg" (Falkon's preconditioned CG for many
+        centres, the factors in one r x r array,
         :class:`rlscore.core.rls.NystromFactors`; a grid is searched on a validation
         split or K-fold with warm starts, :func:`rlscore.core.rls.pcg_select`; the
         held-out basis vectors are kept)
@@ -67,13 +140,20 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
         faster, kernel values within about 1e-6 relative, so ``tol`` at most ~1e-5
         is attainable); the direct solver is always float64
     operator_factory : PCG: ``f(source, factors, basis_indices, block_size, rows,
-        dtype)`` ->
-        the operator; default RLS's :class:`rlscore.core.rls.StreamedGramOperator`
-        (the centred ones: :func:`rlscore.core.rankrls.streamed_rank_fit`)
+        dtype, cache)`` -> the operator; default RLS's
+        :class:`rlscore.core.rls.StreamedGramOperator` (the centred ones:
+        :func:`rlscore.core.rankrls.streamed_rank_fit`)
+    memory_budget : "auto" (default: half the available memory), MiB for the whole
+        run, or None (no limit): the peak estimate of the path must fit it, and the
+        blocks are sized from it (:func:`plan_streamed_fit`); refused before any pass
+        otherwise
+    plan : a plan already made for this fit (:func:`plan_streamed_fit` or
+        :func:`rlscore.core.rls.plan_reduced_set`); then ``memory_budget``,
+        ``solver`` and ``block_size`` are the plan's
 
     Returns
     -------
-    StreamedFit
+    StreamedFit (attribute ``plan``: the memory plan it ran under)
 
     Notes
     -----
@@ -88,24 +168,40 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     if idx is None:
         raise ValueError("give basis_indices or n_basis: streamed learning is for "
                          "reduced-set (Nystrom) models")
+    if plan is None:
+        plan = plan_streamed_fit(source, idx.size, kernel, kind=kind,
+                                 regparams=regparams, cv=cv,
+                                 validation=validation, memory_budget=memory_budget,
+                                 solver=solver, block_size=block_size, verbose=verbose)
     fit = StreamedFit()
     fit.basis_indices, fit.regparams, fit.cv_performances = idx, None, None
     fit.cv_predictions, fit.solver_result, fit.model = None, None, None
-    fit.selection = None
+    fit.selection, fit.plan = None, plan
     dtype = np.dtype(dtype) if isinstance(dtype, (str, type, np.dtype)) else dtype
     if dtype not in (np.float64, np.float32):
         raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
-    if dtype == np.float32 and solver != "pcg":
+    if dtype == np.float32 and plan.path != "pcg":
         raise ValueError("dtype=float32 applies to solver='pcg' (the kernel blocks of "
                          "its iterations); the direct solver computes in float64")
-    if solver == "pcg":
-        return _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv,
-                        validation, measure, idx, random_state, block_size, tol,
-                        maxiter, verbose, operator_factory, dtype)
+    wm = plan.working_memory if plan.working_memory is not None else \
+        block_working_memory(plan.budget_bytes)
+    with working_memory(wm):
+        if plan.path == "pcg":
+            return _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv,
+                            validation, measure, idx, random_state, plan.block_size,
+                            tol, maxiter, verbose, operator_factory, dtype,
+                            plan.pcg_cache)
+        return _direct_fit(fit, source, kernel, kp, kind, regparam, regparams, cv,
+                           validation, measure, idx, random_state, remove_basis,
+                           plan.block_size, verbose)
+
+
+def _direct_fit(fit, source, kernel, kp, kind, regparam, regparams, cv, validation,
+                measure, idx, random_state, remove_basis, block_size, verbose):
+    """The direct branch of :func:`streamed_fit`: the statistics, their
+    eigendecomposition and the exact cross-validation of a grid."""
     with stage(f"basis: reading {idx.size} rows"):
         fmap = NystromFeatureMap(kernel, source.rows(idx), **kp)
-    if solver != "direct":
-        raise ValueError(f"solver must be 'direct' or 'pcg', got {solver!r}")
     if validation is not None:
         raise ValueError("validation applies to solver='pcg'; the direct solver "
                          "cross-validates exactly (cv)")
@@ -143,14 +239,15 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     return fit
 
 
-def _rls_operator(source, factors, basis_indices, block_size, rows, dtype):
+def _rls_operator(source, factors, basis_indices, block_size, rows, dtype=np.float64,
+                  cache="auto"):
     return StreamedGramOperator(source, factors, block_size=block_size, rows=rows,
-                                dtype=dtype)
+                                dtype=dtype, cache=cache)
 
 
 def _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv, validation,
              measure, idx, seed, block_size, tol, maxiter, verbose, operator_factory,
-             dtype):
+             dtype=np.float64, cache="auto"):
     """The PCG branch of :func:`streamed_fit`: one lambda, or the grid by
     :func:`pcg_select`."""
     if operator_factory is None:
@@ -163,7 +260,7 @@ def _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv, validation,
         factors = NystromFactors(kernel, source.rows(idx), **kp)
 
     def make_operator(rows):
-        return operator_factory(source, factors, idx, block_size, rows, dtype)
+        return operator_factory(source, factors, idx, block_size, rows, dtype, cache)
     if regparams is None:
         if validation is not None:
             raise ValueError("validation needs a regparams grid")

@@ -18,10 +18,62 @@ from rlscore.core.rls._representation import NystromFeatureMap
 from rlscore.core.rls._streamed import StreamedReducedSet
 from rlscore.core.structure import ArraySource
 
-__all__ = ["StreamedRLSModel", "fit_rls_model"]
+__all__ = ["StreamedRLSModel", "fit_rls_model", "plan_model", "StreamedHoldoutPath"]
 
 
-class StreamedRLSModel:
+class StreamedHoldoutPath:
+    """K-fold hold-out over a regparam grid for the streamed reduced-set models
+    (:class:`StreamedRLSModel`, :class:`rlscore.core.rankrls.StreamedRankModel`): one
+    pass accumulates each fold's b x b statistics (kept for the next call with the
+    same folds), one more predicts the held-out rows
+    (:meth:`rlscore.core.rls.StreamedReducedSet.kfold_path`). The model provides
+    ``source`` (the rows as streamed), ``fmap``, ``basis_indices`` (in the streamed
+    order), ``block_size``, ``remove_basis``, ``_budget()``, ``_kind`` ("rls",
+    "query", "global") and ``_order`` (the streamed order of the caller's rows, or
+    None when they are streamed as given)."""
+
+    _folds_key = _folds_model = None
+    _kind, _order = "rls", None
+
+    def holdout_path(self, folds, regparams):
+        """For each lambda, the list of each fold's hold-out predictions (n_f, p): the
+        model trained without the fold (its basis vectors removed when known and not
+        kept). Rows in no fold form one more fold that is not reported ("query": the
+        folds must hold whole queries). One pass to accumulate the folds' statistics,
+        one for the predictions: O(m b (d + b + L p))."""
+        self._direct("hold-out")
+        folds = [np.asarray(f, dtype=np.intp).ravel() for f in folds]
+        key = tuple(f.tobytes() for f in folds)
+        if key != self._folds_key:
+            m = self.source.m
+            fold_of = np.full(m, len(folds), dtype=np.intp)
+            for i, f in enumerate(folds):
+                if np.any(fold_of[f] < len(folds)):
+                    raise ValueError("folds overlap: a row is in two folds")
+                fold_of[f] = i
+            if self._order is not None:
+                fold_of = fold_of[self._order]
+            with self._budget():
+                self._folds_model = StreamedReducedSet(
+                    self.source, self.fmap, self._kind,
+                    basis_indices=self._streamed_basis(), folds=fold_of,
+                    block_size=self.block_size, lambda_count=len(list(regparams)))
+            self._folds_key = key
+        with self._budget():
+            # the rows in no fold are one more fold, whose model is never needed
+            P = self._folds_model.kfold_path(list(regparams), self.remove_basis,
+                                             folds=range(len(folds)))
+        if self._order is not None:
+            back = np.empty_like(self._order)
+            back[self._order] = np.arange(self._order.size)
+            P = P[back]
+        return [[P[f, j, :] for f in folds] for j in range(P.shape[1])]
+
+    def _streamed_basis(self):
+        return self.basis_indices
+
+
+class StreamedRLSModel(StreamedHoldoutPath):
     """Reduced-set RLS trained from blocks of rows, with the training and selection
     interface of :class:`rlscore.core.rls.RLSModel` (the same model to rounding).
 
@@ -65,7 +117,6 @@ class StreamedRLSModel:
         self.remove_basis = idx is not None and not keep_basis_in_cv
         self.block_size, self.solver_name = block_size, solver
         self._wm, self._cache = working_memory, cache
-        self._folds_key, self._folds_model = None, None
         with self._budget():
             if solver == "pcg":
                 self.streamed = None
@@ -116,33 +167,6 @@ class StreamedRLSModel:
         """Leave-one-out predictions (m, p) at the current regparam, one pass."""
         return self.leave_one_out_path([self.regparam])[0]
 
-    def holdout_path(self, folds, regparams):
-        """For each lambda, the list of each fold's hold-out predictions (n_f, p): the
-        model trained without the fold (its basis vectors removed when known and not
-        kept). Rows in no fold form one more fold that is not reported. One pass to
-        accumulate the folds' statistics (kept for the next call with the same folds),
-        one for the predictions."""
-        self._direct("hold-out")
-        folds = [np.asarray(f, dtype=np.intp).ravel() for f in folds]
-        key = tuple(f.tobytes() for f in folds)
-        if key != self._folds_key:
-            fold_of = np.full(self.source.m, len(folds), dtype=np.intp)
-            for i, f in enumerate(folds):
-                if np.any(fold_of[f] < len(folds)):
-                    raise ValueError("folds overlap: a row is in two folds")
-                fold_of[f] = i
-            with self._budget():
-                self._folds_model = StreamedReducedSet(
-                    self.source, self.fmap, basis_indices=self.basis_indices,
-                    folds=fold_of, block_size=self.block_size,
-                    lambda_count=len(list(regparams)))
-            self._folds_key = key
-        with self._budget():
-            # the rows in no fold are one more fold, whose model is never needed
-            P = self._folds_model.kfold_path(list(regparams), self.remove_basis,
-                                             folds=range(len(folds)))
-        return [[P[f, j, :] for f in folds] for j in range(P.shape[1])]
-
     def holdout(self, indices):
         """Predictions for ``indices`` from the model trained without them (two passes
         over the data)."""
@@ -161,6 +185,40 @@ class StreamedRLSModel:
                          "memory")
 
 
+def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
+               memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None, solver="auto",
+               cv=None, n_lambdas=1, n_folds=0, streamable=True, verbose=None,
+               kind="rls"):
+    """The memory plan of a face's model on in-memory data (RLS here, RankRLS in
+    :func:`rlscore.core.rankrls.fit_rank_model`): None when the model is not a reduced
+    set (no ``basis_vectors``, ``basis_indices`` or ``n_basis`` in ``params``), else
+    :func:`plan_reduced_set` for its sizes -- reported once, refused before any work
+    when nothing fits. ``streamable=False``: the model cannot stream (it stays in
+    memory whatever the budget). ``kind``: "rls", or "query" / "global" for RankRLS
+    (its streamed estimate). Checks the three keywords (and refuses
+    ``solver="pcg"`` with cross-validation or without a reduced set). O(1)."""
+    check_memory_options(memory_budget, solver, block_size)
+    if solver == "pcg" and cv is not None:
+        raise ValueError("solver='pcg' trains one regparam here, without the exact "
+                         "cross-validation; use solver='direct' or 'auto' to select it "
+                         "(or rlscore.learner.StreamedRLS, whose PCG selects on a "
+                         "validation split or K-fold)")
+    b = _n_basis(basis_vectors, params or {})
+    if b is None:
+        if solver == "pcg":
+            raise ValueError("solver='pcg' needs a reduced-set model (basis_vectors, "
+                             "n_basis or basis_indices)")
+        return None
+    dense = isinstance(X, np.ndarray) or hasattr(X, "tocsr") or hasattr(X, "compute")
+    d = X.shape[1] if dense and len(getattr(X, "shape", ())) == 2 else 0
+    p = as_2d_labels(Y).shape[1]
+    return plan_reduced_set(n_rows(X), b, d, p, memory_budget=memory_budget,
+                            solver=solver, block_size=block_size, cv=cv,
+                            n_lambdas=n_lambdas, n_folds=n_folds, kernel=kernel,
+                            streamable=bool(d) and streamable, verbose=verbose,
+                            kind=kind)
+
+
 def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                   path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None,
                   solver="auto", cv=None, n_lambdas=1, n_folds=0, verbose=None,
@@ -168,7 +226,7 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
     """The RLS model of a face: :class:`RLSModel`, or :class:`StreamedRLSModel` when
     the model is a reduced set whose in-memory arrays would exceed ``memory_budget``
     (or ``solver="pcg"``), as :func:`plan_reduced_set` decides (and reports, and
-    refuses before any work when nothing fits).
+    refuses before any work when nothing fits; :func:`plan_model`).
 
     Parameters
     ----------
@@ -184,31 +242,13 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
     RLSModel or StreamedRLSModel (attribute ``plan``: the decision, or None when the
     model is not a reduced set)
     """
-    check_memory_options(memory_budget, solver, block_size)
-    if solver == "pcg" and cv is not None:
-        raise ValueError("solver='pcg' trains one regparam here, without the exact "
-                         "cross-validation; use solver='direct' or 'auto' to select it "
-                         "(or rlscore.learner.StreamedRLS, whose PCG selects on a "
-                         "validation split or K-fold)")
-    b = _n_basis(basis_vectors, params)
-    if b is None:
-        if solver == "pcg":
-            raise ValueError("solver='pcg' needs a reduced-set model (basis_vectors, "
-                             "n_basis or basis_indices)")
-        model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
-        model.plan = None
-        return model
-    Y2 = as_2d_labels(Y)
-    dense = isinstance(X, np.ndarray) or hasattr(X, "tocsr") or hasattr(X, "compute")
-    d = X.shape[1] if dense and len(getattr(X, "shape", ())) == 2 else 0
-    plan = plan_reduced_set(n_rows(X), b, d, Y2.shape[1], memory_budget=memory_budget,
-                            solver=solver, block_size=block_size, cv=cv,
-                            n_lambdas=n_lambdas, n_folds=n_folds, kernel=kernel,
-                            streamable=bool(d), verbose=verbose)
-    if plan.path == "memory":
+    plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
+                      memory_budget=memory_budget, block_size=block_size, solver=solver,
+                      cv=cv, n_lambdas=n_lambdas, n_folds=n_folds, verbose=verbose)
+    if plan is None or plan.path == "memory":
         model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
     else:
-        model = StreamedRLSModel(X, Y2, regparam, kernel, basis_vectors,
+        model = StreamedRLSModel(X, as_2d_labels(Y), regparam, kernel, basis_vectors,
                                  block_size=plan.block_size,
                                  solver="pcg" if plan.path == "pcg" else "direct",
                                  lambda_count=n_lambdas, working_memory=plan.working_memory,

@@ -587,9 +587,22 @@ class LQOCV:
         self.rls = rls
         self.measure = measure
 
+    def prepare(self, grid):
+        """When the model batches the hold-outs of a whole grid (``holdout_path``, the
+        streamed RankRLS model: one pass over the data for every query and lambda),
+        compute them at once, one fold per query; :meth:`cv` then reads them."""
+        self._path = {}
+        model = getattr(self.rls, "_model", self.rls)
+        if hasattr(model, "holdout_path"):
+            grid = list(grid)
+            self._path = dict(zip(map(float, grid),
+                                  model.holdout_path(model.groups.split(), grid)))
+
     def cv(self, regparam):
         model = getattr(self.rls, "_model", self.rls)
-        preds = model.leave_query_out()
+        preds = getattr(self, "_path", {}).pop(float(regparam), None)
+        if preds is None:
+            preds = model.leave_query_out()
         Y = model.Y
         P = np.empty_like(Y)
         for rows, Pq in zip(model.groups.split(), preds):

@@ -1,0 +1,214 @@
+"""The RankRLS counterpart of :func:`rlscore.core.rls.fit_rls_model`: the model of the
+RankRLS faces (the learners ``GlobalRankRLS`` / ``QueryRankRLS`` and the estimator
+``RankRLS``) in memory (:class:`GlobalRankRLSModel`, :class:`QueryRankRLSModel`) or,
+when :func:`rlscore.core.rls.plan_reduced_set` says so (a reduced set whose in-memory
+arrays exceed ``memory_budget``, or ``solver="pcg"``), streamed
+(:class:`StreamedRankModel` over :func:`streamed_rank_fit`): one decision for every
+face, reported once and refused before any work when nothing fits."""
+
+import numpy as np
+
+from rlscore._blocks import working_memory
+from rlscore._validation import as_2d_labels, check_regparam
+from rlscore.core.rankrls._centered import check_pairs_exist
+from rlscore.core.rankrls._models import GlobalRankRLSModel, QueryRankRLSModel
+from rlscore.core.rankrls._pcg import streamed_rank_fit
+from rlscore.core.rls import (MEMORY_BUDGET_DEFAULT, StreamedHoldoutPath, n_rows,
+                              plan_model, select_basis)
+from rlscore.core.structure import ArraySource, QueryGroups, as_query_groups
+
+__all__ = ["StreamedRankModel", "fit_rank_model"]
+
+
+class StreamedRankModel(StreamedHoldoutPath):
+    """Reduced-set global or query RankRLS trained from blocks of rows
+    (:func:`streamed_rank_fit`, the direct r x r statistics or Falkon's PCG as the
+    memory plan chose), with the training interface of :class:`GlobalRankRLSModel` /
+    :class:`QueryRankRLSModel` that the faces use: ``Y``, ``regparam``,
+    ``predictor``, ``solve``, ``m`` (and ``qids``, ``qidlist``, ``groups``), and
+    the K-fold hold-out of a grid, ``holdout_path`` (direct; folds of whole queries
+    for query RankRLS), that :class:`rlscore.core.selection.NfoldCV` uses. The same
+    model and hold-out predictions to rounding (direct) or to the CG tolerance (PCG).
+
+    Parameters
+    ----------
+    X : array-like or CSR (m, d)
+    Y : (m,) or (m, p)
+    qids : query ids (m,) for query RankRLS, None for global RankRLS; rows of a query
+        need not be contiguous (they are streamed grouped by query, a stable order)
+    regparam, kernel : as for the in-memory models
+    plan : the memory plan (:func:`rlscore.core.rls.plan_reduced_set`; path "streamed"
+        or "pcg", block size, working memory, PCG cache)
+    basis_indices / n_basis, random_state : the basis rows (drawn once)
+    keep_basis_in_cv : bool, default False: the hold-out keeps held-out basis vectors
+    tol, maxiter : of PCG
+    **kernel_params : gamma, degree, coef0, bias
+
+    Attributes
+    ----------
+    Y (m, p), regparam, coef (k, p), predictor, basis_indices, plan, streamed (the
+    :class:`rlscore.core.rls.StreamedFit` of the last training)
+
+    Notes
+    -----
+    Direct: one pass O(m b (d + b)), O(b^3) for the decomposition, then ``solve`` O(b^3)
+    (a Cholesky of the r x r statistics) without reading the data again; K-fold over L
+    lambdas two more passes O(m b (d + b + L p)). PCG: one CG run per ``solve``,
+    O(m b (d + l)) per iteration recomputed. Memory O(b^2 (2 + K) + block b + m L p).
+    ``leave_query_out`` (query RankRLS) is K-fold with one fold per query (O(q k^2)
+    memory for the q queries' statistics); ``holdout``, ``leave_one_out`` and
+    ``leave_pair_out`` are not available on a streamed model.
+    """
+
+    def __init__(self, X, Y, qids, regparam, kernel, plan, basis_indices=None,
+                 n_basis=None, random_state=None, keep_basis_in_cv=False, tol=1e-6,
+                 maxiter=None, **kernel_params):
+        self.Y = as_2d_labels(Y)
+        self.m = m = self.Y.shape[0]
+        self._kind = "global" if qids is None else "query"
+        self.groups = QueryGroups.single(m) if qids is None else as_query_groups(qids, m)
+        check_pairs_exist(self.groups, self.Y, qids is None, stacklevel=5)
+        codes = None
+        if qids is not None:
+            self.qids = codes = self.groups.codes
+            self.qidlist = [mem.tolist() for mem in self.groups.split()]
+            if np.any(codes[1:] < codes[:-1]):
+                # streamed grouped by query: the model does not depend on the order
+                self._order = self.groups.order
+        self.plan = plan
+        self.basis_indices = select_basis(m, basis_indices, n_basis, random_state)
+        o = self._order
+        self.source = ArraySource(X if o is None else X[o], self.Y if o is None else
+                                  self.Y[o], qids=codes if o is None else codes[o])
+        self.block_size = plan.block_size
+        self.remove_basis = not keep_basis_in_cv
+        self._kernel, self._kernel_params = kernel, kernel_params
+        self._tol, self._maxiter = tol, maxiter
+        self.streamed = None
+        self.solve(regparam)
+
+    def _streamed_basis(self):
+        if self._order is None:
+            return self.basis_indices
+        back = np.empty_like(self._order)
+        back[self._order] = np.arange(self._order.size)
+        return np.sort(back[self.basis_indices])
+
+    def _budget(self):
+        return working_memory(self.plan.working_memory)
+
+    def _direct(self, what):
+        if self.plan.path == "pcg":
+            raise ValueError(f"{what} is not available with solver='pcg'; use "
+                             f"solver='direct' or 'auto'")
+        return self.streamed.model
+
+    def solve(self, regparam):
+        """Train for ``regparam``: O(b^3) on the kept statistics (direct), one PCG run
+        otherwise."""
+        self.regparam = check_regparam(regparam)
+        if self.streamed is None or self.plan.path == "pcg":
+            self.streamed = streamed_rank_fit(
+                self.source, self._kernel, self._kernel_params, self._kind,
+                regparam=self.regparam, plan=self.plan, tol=self._tol,
+                maxiter=self._maxiter, basis_indices=self._streamed_basis())
+            self.coef, self.predictor = self.streamed.W, self.streamed.predictor
+            if self.streamed.model is not None:
+                self.fmap = self.streamed.model.fmap
+        else:
+            model = self.streamed.model
+            self.coef = model.solve(self.regparam)
+            self.predictor = model.predictor(self.coef)
+        return self
+
+    @property
+    def A(self):
+        raise ValueError("a streamed model keeps no m x p dual coefficients; its "
+                         "predictor's A holds the coefficients of the basis vectors")
+
+    def _refuse(self, *args, **kwargs):
+        raise ValueError("holdout, leave_one_out and leave_pair_out are not available "
+                         "for a streamed RankRLS model (K-fold and leave-query-out are); "
+                         "give a "
+                         "larger memory_budget (or None) to keep the model in memory, or "
+                         "select the regparam with rlscore.learner.StreamedRLS(kind=..., "
+                         "regparams=..., cv=...)")
+
+    holdout = holdout_rows = leave_one_out = leave_pair_out = _refuse
+
+    def leave_query_out(self):
+        """Query RankRLS: for each query (code order) the predictions (n_q, p) of the
+        model trained without it (its basis vectors removed unless kept), at the
+        current regparam: :meth:`holdout_path` with one fold per query (two passes;
+        the folds' statistics are kept for the next regparam). Memory O(q k^2) for q
+        queries."""
+        if self._kind != "query":
+            self._refuse()
+        return self.holdout_path(self.groups.split(), [self.regparam])[0]
+
+
+def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
+                   basis_vectors=None, path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT,
+                   block_size=None, solver="auto", cv=None, n_lambdas=1, n_folds=0,
+                   verbose=None, query=None, **params):
+    """The RankRLS model of a face: global without ``qids``, query-structured with
+    (``query=True``: query-structured whatever ``qids`` is -- None is then refused).
+
+    :class:`GlobalRankRLSModel` / :class:`QueryRankRLSModel` in memory, or
+    :class:`StreamedRankModel` when the model is a reduced set drawn from the rows
+    (``basis_indices`` / ``n_basis``) whose in-memory arrays would exceed
+    ``memory_budget``, or ``solver="pcg"`` -- the decision of
+    :func:`rlscore.core.rls.plan_model` (the same as the RLS faces': reported once,
+    refused before any work when nothing fits).
+
+    Parameters
+    ----------
+    X, Y, qids, regparam, kernel, basis_vectors, path, **params : of the in-memory
+        models (``basis_indices``, ``n_basis``, ``random_state``,
+        ``keep_basis_in_cv``, kernel parameters)
+    memory_budget, block_size, solver : of :func:`rlscore.core.rls.plan_reduced_set`
+    query : True (query RankRLS), False (global) or None (query when ``qids`` is
+        given)
+    cv, n_lambdas, n_folds : the cross-validation that will follow: None, "kfold"
+        (:meth:`StreamedRankModel.holdout_path` streams it), "lqo" (query RankRLS:
+        K-fold with one fold per query, ``n_folds`` counted here) or another name
+        that keeps the model in memory (leave-pair-out needs the in-memory
+        formulas)
+
+    Returns
+    -------
+    GlobalRankRLSModel, QueryRankRLSModel or StreamedRankModel (attribute ``plan``:
+    the decision, or None when the model is not a reduced set)
+
+    Notes
+    -----
+    O(1) for the decision; the cost of the chosen model.
+    """
+    if query is None:
+        query = qids is not None
+    if query and qids is None:
+        raise ValueError("qids is None: ranking within queries needs one query id per "
+                         "example (for one ranking over all examples use "
+                         "GlobalRankRLS)")
+    if not query:
+        qids = None
+    if cv == "lqo":
+        # leave-query-out streams as K-fold with one fold per query
+        cv, n_folds = ("kfold", as_query_groups(qids, n_rows(X)).n_groups + 1) if query \
+            else ("rank", 0)
+    plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
+                      memory_budget=memory_budget, block_size=block_size, solver=solver,
+                      cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
+                      streamable=basis_vectors is None, verbose=verbose,
+                      kind="query" if query else "global")
+    if plan is None or plan.path == "memory":
+        if qids is None:
+            model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
+                                       **params)
+        else:
+            model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
+                                      path=path, **params)
+    else:
+        model = StreamedRankModel(X, Y, qids, regparam, kernel, plan, **params)
+    model.plan = plan
+    return model
