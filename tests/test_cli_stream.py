@@ -181,3 +181,27 @@ def test_streaming_options_without_basis_are_refused(tmp_path, capsys, option):
     err = capsys.readouterr().err
     assert option[0] in err and "--basis" in err
     assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("learner", ["rls", "query-rankrls"])
+def test_float32_pcg_near_float64_and_refused_without_pcg(tmp_path, capsys, learner):
+    """``--solver pcg --float32``: single-precision kernel blocks give the float64
+    PCG model's predictions to 1e-4 relative (and not bit for bit: the option is
+    used); --float32 with the direct solver is a usage error naming the way out."""
+    path = _ranking_file(tmp_path)
+    common = ["fit", str(path), "--learner", learner, "--kernel", "gaussian",
+              "--gamma", "0.3", "--basis", "20", "--regparam", "0.5", "-q",
+              "--solver", "pcg"]
+    assert main(common + ["-o", str(tmp_path / "f64.npz")]) == 0
+    assert main(common + ["--float32", "-o", str(tmp_path / "f32.npz")]) == 0
+    capsys.readouterr()
+    preds = []
+    for name in ("f64.npz", "f32.npz"):
+        assert main(["predict", str(tmp_path / name), str(path)]) == 0
+        preds.append(np.array(capsys.readouterr().out.split(), dtype=float))
+    scale = np.abs(preds[0]).max()
+    assert np.abs(preds[1] - preds[0]).max() <= 1e-4 * scale
+    assert np.any(preds[1] != preds[0])
+    rc = main(common[:-2] + ["--stream", "--float32", "-o", str(tmp_path / "x.npz")])
+    assert rc == 2
+    assert "--float32 applies to the PCG solver" in capsys.readouterr().err

@@ -29,12 +29,13 @@ _OPTION_NAMES = {"memory_budget": "--memory-budget",
 
 def _streaming_options(args):
     """The options given that only a streamed fit uses (``--stream`` itself, ``--solver
-    pcg``, ``--block-size``, ``--memory-budget``): giving one asks for streaming, so
-    that no option is silently ignored."""
+    pcg``, ``--block-size``, ``--memory-budget``, ``--float32``): giving one asks for
+    streaming, so that no option is silently ignored."""
     given = (("--stream", getattr(args, "stream", False)),
              ("--solver pcg", getattr(args, "solver", "direct") == "pcg"),
              ("--block-size", getattr(args, "block_size", None) is not None),
-             ("--memory-budget", getattr(args, "memory_budget", None) is not None))
+             ("--memory-budget", getattr(args, "memory_budget", None) is not None),
+             ("--float32", getattr(args, "float32", False)))
     return [name for name, on in given if on]
 
 
@@ -132,6 +133,9 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         solver = "pcg" if plan.path == "pcg" else "direct"
+        if getattr(args, "float32", False) and solver != "pcg":
+            raise UsageError("--float32 applies to the PCG solver (its kernel blocks): "
+                             "add --solver pcg, or drop --float32")
         limit = "no budget" if not np.isfinite(plan.budget_bytes) else \
             f"budget {format_bytes(plan.budget_bytes)}"
         note(f"streaming {src.m} rows in blocks of {plan.block_size}; estimated peak "
@@ -143,12 +147,13 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
                 src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
                 random_state=0 if args.basis_seed is None else args.basis_seed,
                 regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
-                solver=solver, memory_budget=resolved, keep_basis_in_cv=True, **kp)
+                solver=solver, memory_budget=resolved, keep_basis_in_cv=True,
+                dtype=np.float32 if getattr(args, "float32", False) else np.float64, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),
             "n_used_features": int(src.d), "learner_option": args.learner,
-            "solver": solver,
+            "solver": solver, "float32": bool(getattr(args, "float32", False)),
             "kernel_option": args.kernel, "zero_based": bool(zb), "streamed": True,
             "n_basis": int(args.basis),
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),

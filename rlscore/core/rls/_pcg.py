@@ -257,6 +257,11 @@ class StreamedGramOperator:
         return out
 
 
+#: the smallest relative residual PCG is asked for with float32 kernel blocks (their
+#: values carry about 1e-7 relative error; a smaller tol makes CG iterate on rounding)
+FLOAT32_TOL = 1e-5
+
+
 def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="auto",
               callback=None, verbose=None):
     """Weights W (k, p) of (Phi^T L Phi + mu I) W = Phi^T L Y by preconditioned CG on
@@ -268,7 +273,9 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="au
     op : the operator
     regparam : float > 0, lambda (mu = ``op.effective_regparam(lambda)``)
     tol, maxiter, x0, callback, verbose : of :func:`rlscore.core.optim.
-        conjugate_gradient` (stop at ||b - S w|| <= tol ||b|| on the true residual)
+        conjugate_gradient` (stop at ||b - S w|| <= tol ||b|| on the true residual;
+        with float32 kernel blocks at least :data:`FLOAT32_TOL`, the accuracy the
+        single-precision operator attains)
     precondition : "auto" (the operator's ``default_preconditioner``: "nystrom" for
         RLS and global RankRLS, None for query RankRLS, where it was measured to cost
         iterations), "nystrom" (Falkon, :class:`NystromPreconditioner`) or None
@@ -283,6 +290,10 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="au
     O(2 k^3 / 3) for the preconditioner, then one streamed product per iteration.
     """
     lam = check_regparam(regparam)
+    if op.dtype == np.float32 and tol < FLOAT32_TOL:
+        # below the operator's precision the residual stalls and CG drifts (measured:
+        # query RankRLS at tol 1e-6 ran to predictions of 1e10)
+        tol = FLOAT32_TOL
     if op._B is None:
         op._B = op.rhs()
     op.regparam = op.effective_regparam(lam)

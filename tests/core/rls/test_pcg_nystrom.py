@@ -109,6 +109,12 @@ def test_streamed_fit_float32_blocks_near_float64(kind):
     p64, p32 = (f.predictor.predict(X) for f in fits)
     assert np.linalg.norm(p32 - p64) <= 1e-4 * np.linalg.norm(p64)
     assert np.any(p32 != p64)       # the single-precision blocks were used
+    # a tol below float32's reach is raised to FLOAT32_TOL (below it CG drifted:
+    # query RankRLS at tol 1e-6 reached predictions of 1e10)
+    tight = streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype=np.float32,
+                              **dict(opts, tol=1e-12, maxiter=2000))
+    p_tight = tight.predictor.predict(X)
+    assert np.linalg.norm(p_tight - p64) <= 1e-4 * np.linalg.norm(p64)
     with pytest.raises(ValueError, match="applies to solver='pcg'"):
         streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype=np.float32,
                           **dict(opts, solver="direct"))
