@@ -3,7 +3,7 @@ within its own package), and no module imports a private name of another package
 
 Layers, bottom first (docs/architecture.rst explains them):
 
-0. ``rlscore._memory``, ``rlscore._validation``, ``rlscore._groups``, ``rlscore._io``, ``rlscore._archive``,
+0. ``rlscore._memory``, ``rlscore._validation``, ``rlscore._groups``, ``rlscore._io``, ``rlscore._archive``, ``rlscore._lapack_threads``,
    ``rlscore._progress``, ``rlscore._vec_trick``, ``rlscore._ext`` (peak-memory estimates,
    argument checks, query structure, atomic files, bounded archives, progress, the generalized vec
    trick, compiled kernels)
@@ -38,7 +38,7 @@ PKG = pathlib.Path(rlscore.__file__).resolve().parent
 LAYER = {
     # layer 0 in the order its modules may use each other
     "_ext": 0.0, "_version": 0.0, "_memory": 0.05, "_validation": 0.1, "_io": 0.2, "_progress": 0.2,
-    "_blocks": 0.2, "__version__": 0.2,
+    "_blocks": 0.2, "_lapack_threads": 0.2, "__version__": 0.2,
     "_groups": 0.3, "_archive": 0.3, "_vec_trick": 0.3,
     "kernel": 1, "measure": 1, "predictor": 1,
     "core": 2, "model_io": 2,
