@@ -2,7 +2,9 @@
 with the command line and the Python API: linear RankSVM (hinge and squared hinge),
 QueryRankRLS, a Gaussian-kernel QueryRankRLS on Nystrom basis vectors (gamma from a
 grid, or the widths learned on the training part by the leave-query-out gradient),
-beside gradient-boosted rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are
+further candidate procedures (4000 Nystrom basis vectors, a linear + Gaussian sum
+kernel, GlobalRankRLS, the gain 2^y - 1 as the target, the validation mean of the
+seven measures as the selection rule: ``MORE_LEARNERS``), beside gradient-boosted rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are
 installed, and beside the published LETOR rows.
 
 Protocol of the LETOR baselines (T.-Y. Liu, Learning to Rank for Information Retrieval,
