@@ -4,8 +4,9 @@ QueryRankRLS, a Gaussian-kernel QueryRankRLS on Nystrom basis vectors (gamma fro
 grid, or the widths learned on the training part by the leave-query-out gradient),
 further candidate procedures (4000 Nystrom basis vectors, a linear + Gaussian sum
 kernel, GlobalRankRLS, the gain 2^y - 1 as the target, the validation mean of the
-seven measures as the selection rule: ``MORE_LEARNERS``), beside gradient-boosted rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are
-installed, and beside the published LETOR rows.
+seven measures as the selection rule: ``MORE_LEARNERS``), beside gradient-boosted
+rankers (LightGBM lambdarank, XGBoost rank:ndcg) when they are installed, and beside
+the published LETOR rows.
 
 Protocol of the LETOR baselines (T.-Y. Liu, Learning to Rank for Information Retrieval,
 Springer 2011, section 11.1): train on three parts, choose the regularization (kernel
