@@ -244,6 +244,76 @@ def test_letor_learned_width_rows_by_the_commands(tmp_path):
     assert f"| {names[0]} | " in mod.seven_column_table(res)
 
 
+def test_letor_more_candidate_rows_by_the_commands(tmp_path):
+    """The further rows of the LETOR table on a tiny folder (OHSUMED rules): each test
+    row, scored by `rlscore evaluate --predictions`, equals rlscore.measure on the
+    first candidate of the largest validation measure (MAP, or the mean of the seven
+    measures under LETOR 3.0 rules) among its procedure's candidates."""
+    import rlscore.measure as M
+    folder = _tiny_letor_folder(tmp_path)
+    mod = _load("letor_mq2008")
+    res = mod.seven_columns(folder, "ohsumed", folds=(1,), learners=list(mod.MORE_LEARNERS),
+                            workdir=tmp_path / "w")
+    train, vali, (Xt, yt, qt) = mod.split(mod.read_parts(folder), 1)
+    Xv, yv, qv = vali
+    mean7 = mod.mean_of_seven("letor3")
+    assert mean7(yv, Xv[:, 0], qv) == pytest.approx(np.mean(
+        [M.ndcg(yv, Xv[:, 0], qv, k=k, convention="letor3") for k in (1, 3, 10)]
+        + [M.precision_at_k(yv, Xv[:, 0], qv, k=k, convention="letor3") for k in (1, 3, 10)]
+        + [M.mean_average_precision(yv, Xv[:, 0], qv)]), abs=1e-14)
+    chosen = set()
+    for name, learner in mod.MORE_LEARNERS.items():
+        row = res[name][0]
+        cands = learner.build(train)       # refitted: the same candidates as the run's
+        measure = mod.mean_average_precision if learner.select == "map" else mean7
+        scores = [measure(yv, p(Xv), qv) for _, p in cands]
+        params, predict = cands[int(np.argmax(scores))]
+        assert row["params"] == params, name
+        P = predict(Xt)
+        assert row["map"] == pytest.approx(M.mean_average_precision(yt, P, qt), abs=1e-10)
+        for k in (1, 3, 10):
+            assert row[f"ndcg@{k}"] == pytest.approx(
+                M.ndcg(yt, P, qt, k=k, convention="letor3"), abs=1e-10)
+            assert row[f"p@{k}"] == pytest.approx(
+                M.precision_at_k(yt, P, qt, k=k, convention="letor3"), abs=1e-10)
+        chosen.add(tuple(np.round(P, 8)))
+    assert len(chosen) > 3          # the procedures do not all pick one model
+    assert "| GlobalRankRLS (linear), chosen by validation MAP | " in \
+        mod.seven_column_table(res, "ohsumed")
+
+
+def test_letor_sum_kernel_candidates_against_the_closed_form(tmp_path):
+    """sum_kernel_candidates against the reduced-set RankRLS solution written out:
+    A = (K_r^T L K_r + lambda K_rr)^-1 K_r^T L y with the per-query centring L and the
+    kernel w <x, z> / s + exp(-gamma |x - z|^2) computed by hand; the gain target."""
+    from rlscore.learner import QueryRankRLS
+    mod = _load("letor_mq2008")
+    train, _, (Xt, _, _) = mod.split(mod.read_parts(_tiny_letor_folder(tmp_path)), 1)
+    X, y, q = train
+    B = X[mod._basis_rows(X.shape[0], 30)]
+    s = np.mean(np.sum(X * X, axis=1))
+
+    def k(A, Z, w, g):
+        d2 = ((A[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
+        return w * A @ Z.T / s + np.exp(-g * d2)
+    L = np.eye(len(y))
+    for v in np.unique(q):
+        i = np.flatnonzero(q == v)
+        L[np.ix_(i, i)] -= 1.0 / len(i)
+    cands = mod.sum_kernel_candidates(train, n_basis=30, gammas=(0.5, 2.0),
+                                      weights=(0.1, 3.0))
+    assert len(cands) == 4 * len(mod.RLS_GRID)
+    for params, predict in cands[::9]:
+        w, g, lam = params["w"], params["gamma"], params["regparam"]
+        K_r, K_rr = k(X, B, w, g), k(B, B, w, g)
+        A = np.linalg.solve(K_r.T @ L @ K_r + lam * K_rr, K_r.T @ L @ y)
+        np.testing.assert_allclose(predict(Xt), k(Xt, B, w, g) @ A, rtol=1e-7,
+                                   atol=1e-9)
+    lin = mod.linear_candidates(train, target=mod.gain)
+    ref = QueryRankRLS(X, 2.0 ** y - 1.0, q, regparam=lin[3][0]["regparam"])
+    np.testing.assert_allclose(lin[3][1](Xt), ref.predict(Xt), rtol=1e-10)
+
+
 def test_pairwise_mkl_weights_single_out_the_generating_term():
     mod = _load("pairwise_mkl")
     drugs, targets, Y = mod.synthetic(n_drugs=16, n_targets=14, seed=1)
