@@ -7,6 +7,7 @@ Used by :mod:`rlscore.kernel._blocked`, the one home of blocked kernel products;
 every function checks its shapes at the Python boundary and then runs without the GIL.
 """
 
+from cython cimport floating
 from cython.parallel cimport prange
 from scipy.linalg.cython_blas cimport dgemm, sgemm
 
@@ -126,13 +127,14 @@ cdef extern from *:
                               int snap, Py_ssize_t r) noexcept nogil
 
 
-cdef void _gemm_nt(const double[:, ::1] X, const double[:, ::1] Z, double[:, ::1] out,
-                   double alpha) noexcept nogil:
+cdef void _gemm_nt(const floating[:, ::1] X, const floating[:, ::1] Z,
+                   floating[:, ::1] out, floating alpha) noexcept nogil:
     # row-major out (b, r) = alpha X Z^T is column-major out^T (r, b) = alpha Z X^T:
-    # A = Z viewed column-major (d, r) transposed, B = X viewed column-major (d, b)
+    # A = Z viewed column-major (d, r) transposed, B = X viewed column-major (d, b);
+    # DGEMM for float64, SGEMM for float32
     cdef int b = <int> X.shape[0], r = <int> Z.shape[0], d = <int> X.shape[1]
     cdef char ta = b'T', tb = b'N'
-    cdef double beta = 0.0
+    cdef floating beta = 0.0
     cdef int ld = d if d > 0 else 1
     cdef intp i, j
     if b == 0 or r == 0:
@@ -142,27 +144,12 @@ cdef void _gemm_nt(const double[:, ::1] X, const double[:, ::1] Z, double[:, ::1
             for j in range(r):
                 out[i, j] = 0.0
         return
-    dgemm(&ta, &tb, &r, &b, &d, &alpha, <double *> &Z[0, 0], &ld, <double *> &X[0, 0], &ld, &beta,
-          &out[0, 0], &r)
-
-
-cdef void _sgemm_nt(const float[:, ::1] X, const float[:, ::1] Z, float[:, ::1] out,
-                    float alpha) noexcept nogil:
-    # _gemm_nt in single precision (the same column-major reading)
-    cdef int b = <int> X.shape[0], r = <int> Z.shape[0], d = <int> X.shape[1]
-    cdef char ta = b'T', tb = b'N'
-    cdef float beta = 0.0
-    cdef int ld = d if d > 0 else 1
-    cdef intp i, j
-    if b == 0 or r == 0:
-        return
-    if d == 0:
-        for i in range(b):
-            for j in range(r):
-                out[i, j] = 0.0
-        return
-    sgemm(&ta, &tb, &r, &b, &d, &alpha, <float *> &Z[0, 0], &ld, <float *> &X[0, 0], &ld,
-          &beta, &out[0, 0], &r)
+    if floating is double:
+        dgemm(&ta, &tb, &r, &b, &d, &alpha, <double *> &Z[0, 0], &ld,
+              <double *> &X[0, 0], &ld, &beta, &out[0, 0], &r)
+    else:
+        sgemm(&ta, &tb, &r, &b, &d, &alpha, <float *> &Z[0, 0], &ld,
+              <float *> &X[0, 0], &ld, &beta, &out[0, 0], &r)
 
 
 def _check(X, Z, out):
@@ -211,35 +198,19 @@ def gaussian_block(const double[:, ::1] X, const double[:, ::1] Z,
     gaussian_from_products(out, nx, nz, gamma, snap, num_threads)
 
 
-def exp_neg_f64(const double[::1] y, double[::1] out):
-    """out = exp(-y) for y >= 0 by the exponential of the Gaussian blocks (1 ulp;
-    0 for y > 708). Exposed for its test. O(n)."""
+def exp_neg(const floating[::1] y, floating[::1] out):
+    """out = exp(-y) for y >= 0 by the exponential of the Gaussian blocks: float64
+    within 1 ulp, 0 for y > 708; float32 within about 1e-7 relative, 0 for y > 87.
+    Exposed for its test. O(n)."""
     cdef intp n = y.shape[0], i
     if out.shape[0] != n:
         raise ValueError("out must have the length of y")
     with nogil:
         for i in range(n):
-            out[i] = rls_exp_neg_f64(y[i] if y[i] > 0.0 else 0.0)
-
-
-def exp_neg_f32(const float[::1] y, float[::1] out):
-    """out = exp(-y) for y >= 0 by the single-precision exponential of the float32
-    Gaussian blocks (relative error about 1e-7; 0 for y > 87). Exposed for its test.
-    O(n)."""
-    cdef intp n = y.shape[0], i
-    if out.shape[0] != n:
-        raise ValueError("out must have the length of y")
-    with nogil:
-        for i in range(n):
-            out[i] = rls_exp_neg_f32(y[i] if y[i] > 0.0 else 0.0)
-
-
-def sgemm_nt(const float[:, ::1] X, const float[:, ::1] Z, float[:, ::1] out,
-             float alpha=1.0):
-    """out = alpha X Z^T (all C-contiguous float32), one SGEMM. O(b r d)."""
-    _check(X, Z, out)
-    with nogil:
-        _sgemm_nt(X, Z, out, alpha)
+            if floating is double:
+                out[i] = rls_exp_neg_f64(y[i] if y[i] > 0.0 else 0.0)
+            else:
+                out[i] = rls_exp_neg_f32(y[i] if y[i] > 0.0 else 0.0)
 
 
 def gaussian_block_f32(const float[:, ::1] X, const float[:, ::1] Z,
@@ -258,6 +229,6 @@ def gaussian_block_f32(const float[:, ::1] X, const float[:, ::1] Z,
     if b == 0 or r == 0:
         return
     with nogil:
-        _sgemm_nt(X, Z, out, -2.0)
+        _gemm_nt(X, Z, out, <float> -2.0)
         for i in prange(b, schedule="static", num_threads=nt):
             rls_gaussian_row_f32(&out[i, 0], &nz[0], nx[i], gamma, r)
