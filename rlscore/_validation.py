@@ -453,6 +453,18 @@ def check_tol(tol, name="tol"):
     return v
 
 
+def check_float_dtype(dtype, name="dtype"):
+    """np.dtype float64 or float32 (the precisions of the kernel blocks), given as a
+    dtype, a type or its name; anything else is a ValueError naming ``name``. O(1)."""
+    try:
+        dt = None if dtype is None else np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in (np.float64, np.float32):
+        raise ValueError(f"{name} must be float64 or float32, got {dtype!r}")
+    return dt
+
+
 def check_positive_int(value, name, minimum=1, allow_none=False):
     """An integer count ``>= minimum`` (Python or NumPy integer; bools, floats and
     strings are a TypeError), or None when ``allow_none``."""

@@ -235,6 +235,18 @@ def check_gradient():
 def small_text_chunks(monkeypatch):
     """The command line reads data files in chunks of 64 bytes of text (a few lines
     each); returns a list that receives the row count of every chunk parsed."""
+    return _patch_small_text_chunks(monkeypatch)
+
+
+@pytest.fixture
+def small_text_chunk_patch():
+    """The patch of :func:`small_text_chunks` as a function of a MonkeyPatch, for a
+    test that reads the same file first whole, then in small chunks:
+    ``with pytest.MonkeyPatch.context() as mp: rows = small_text_chunk_patch(mp)``."""
+    return _patch_small_text_chunks
+
+
+def _patch_small_text_chunks(mp):
     from rlscore.cli import _data
     from rlscore.utilities import reader
     real = reader.iter_svmlight
@@ -245,6 +257,6 @@ def small_text_chunks(monkeypatch):
             rows.append(part[0].shape[0])
             yield part
 
-    monkeypatch.setattr(_data, "text_chunk_bytes", lambda share=1 / 64: 64)
-    monkeypatch.setattr(reader, "iter_svmlight", counted)
+    mp.setattr(_data, "text_chunk_bytes", lambda share=1 / 64: 64)
+    mp.setattr(reader, "iter_svmlight", counted)
     return rows

@@ -152,8 +152,8 @@ def test_cli_refusals(tmp_path, capsys):
     assert "--learner rls" in capsys.readouterr().err
 
 
-def test_cli_interval_streams_chunks_with_the_whole_file_result(tmp_path, monkeypatch,
-                                                                capsys, request):
+def test_cli_interval_streams_chunks_with_the_whole_file_result(tmp_path, capsys,
+                                                                small_text_chunk_patch):
     """predict --interval reads the data file in chunks (64 bytes of text here: dozens
     of chunks); the lines equal those of one chunk and the library's intervals for the
     whole file, for both kinds of hold-out models."""
@@ -168,16 +168,7 @@ def test_cli_interval_streams_chunks_with_the_whole_file_result(tmp_path, monkey
         assert main(["predict", model, test, "--interval", "0.8"]) == 0
         whole = capsys.readouterr().out
         with pytest.MonkeyPatch.context() as mp:
-            from rlscore.cli import _data
-            from rlscore.utilities import reader
-            real, rows = reader.iter_svmlight, []
-
-            def counted(*args, **kwargs):
-                for part in real(*args, **kwargs):
-                    rows.append(part[0].shape[0])
-                    yield part
-            mp.setattr(_data, "text_chunk_bytes", lambda share=1 / 64: 64)
-            mp.setattr(reader, "iter_svmlight", counted)
+            rows = small_text_chunk_patch(mp)
             assert main(["predict", model, test, "--interval", "0.8"]) == 0
         # the same numbers (to the rounding of GEMMs of other shapes)
         np.testing.assert_allclose(_lines(capsys.readouterr().out), _lines(whole),

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from rlscore._blocks import batches, get_working_memory, rows_per_block
 from rlscore._ext import _blocked
-from rlscore._validation import as_data_matrix, check_finite_result
+from rlscore._validation import as_data_matrix, check_finite_result, check_float_dtype
 from rlscore.kernel._base import dot_dense, match_width, scale_columns, sq_norms
 
 __all__ = ["kernel_block", "kernel_blocks", "block_size_for", "read_block"]
@@ -72,10 +72,8 @@ def kernel_block(kernel, Xb, out=None, dtype=np.float64):
     O(b r d) (one DGEMM, or SGEMM) plus O(b r) for the fused elementwise part;
     memory O(b r).
     """
-    if np.dtype(dtype) == np.float32:
+    if check_float_dtype(dtype) == np.float32:
         return _kernel_block_f32(kernel, Xb, out)
-    if np.dtype(dtype) != np.float64:
-        raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
     kind = _kind(kernel)
     if kind is None:
         return np.ascontiguousarray(kernel.getKM(Xb), dtype=np.float64)
@@ -161,7 +159,7 @@ def _kernel_block_f32(kernel, Xb, out):
     Xb = np.asarray(Xb, dtype=np.float64)
     gamma = kernel.gamma
     if getattr(kernel, "_root", None) is not None:
-        Xb, gamma = Xb * kernel._root, 1.0
+        Xb, gamma = scale_columns(Xb, kernel._root), 1.0
     mu, Z32, nz32 = _f32_basis(kernel)
     Xc = Xb - mu
     _blocked.gaussian_block_f32(np.ascontiguousarray(Xc, dtype=np.float32), Z32,

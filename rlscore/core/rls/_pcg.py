@@ -33,7 +33,7 @@ is refactored for a new lambda, O(2 r^3 / 3) (:class:`NystromPreconditioner`).
 
 import numpy as np
 
-from rlscore._validation import available_memory, check_regparam
+from rlscore._validation import available_memory, check_float_dtype, check_regparam
 from rlscore.core.optim import Preconditioner, conjugate_gradient
 from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.structure import as_source, query_blocks
@@ -129,9 +129,7 @@ class StreamedGramOperator:
         if self.source.Y is None:
             raise ValueError("Y is required")
         self.factors = as_factors(fmap)
-        self.dtype = np.dtype(dtype)
-        if self.dtype not in (np.float32, np.float64):
-            raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
+        self.dtype = check_float_dtype(dtype)
         self.rows = None
         self.m = self.source.m
         if rows is not None:

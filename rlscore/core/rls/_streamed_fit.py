@@ -10,7 +10,7 @@ import numpy as np
 
 from rlscore._blocks import working_memory
 from rlscore._progress import stage
-from rlscore._validation import check_regparam
+from rlscore._validation import check_float_dtype, check_regparam
 from rlscore.core.rls._nystrom import select_basis
 from rlscore.core.rls._memory_plan import (MEMORY_BUDGET_DEFAULT, block_working_memory,
                                            check_memory_options, plan_reduced_set)
@@ -177,9 +177,7 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     fit.basis_indices, fit.regparams, fit.cv_performances = idx, None, None
     fit.cv_predictions, fit.solver_result, fit.model = None, None, None
     fit.selection, fit.plan = None, plan
-    dtype = np.dtype(dtype) if isinstance(dtype, (str, type, np.dtype)) else dtype
-    if dtype not in (np.float64, np.float32):
-        raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
+    dtype = check_float_dtype(dtype)
     if dtype == np.float32 and plan.path != "pcg":
         raise ValueError("dtype=float32 applies to solver='pcg' (the kernel blocks of "
                          "its iterations); the direct solver computes in float64")
