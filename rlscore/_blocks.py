@@ -30,6 +30,12 @@ the Kronecker kernels' minimum of 4096 items per thread (compile-time and schedu
 granularity); the command line's 256 MiB file size above which ``fit --basis``
 streams (a property of the file, before its rows are counted).
 
+Work over many independent blocks runs them side by side: :func:`map_blocks` gives
+each of :func:`block_threads` threads whole blocks (each block's own loops then run
+with one thread), and :func:`cache_block_rows` sizes a block that is recomputed and
+used at once (the kernel blocks of the many-centre PCG) to stay in the cache,
+:data:`CACHE_BLOCK_BYTES`.
+
 A block of a single row that does not fit is refused (MemoryError with the way out),
 never silently exceeded.
 """
@@ -37,9 +43,15 @@ never silently exceeded.
 import contextlib
 import contextvars
 import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+
+from rlscore._ext._greedy import _num_threads
+from rlscore._validation import check_positive_int
 
 __all__ = ["working_memory", "get_working_memory", "rows_per_block", "batches",
-           "block_elements", "text_chunk_bytes", "DEFAULT_WORKING_MEMORY"]
+           "block_elements", "text_chunk_bytes", "DEFAULT_WORKING_MEMORY",
+           "CACHE_BLOCK_BYTES", "cache_block_rows", "block_threads", "map_blocks"]
 
 #: Default budget of one block's temporaries, in MiB.
 DEFAULT_WORKING_MEMORY = 64.0
@@ -127,3 +139,59 @@ def text_chunk_bytes(share=1 / 64):
     lines take about 15 times the text (measured on a linear model's ``predict``);
     reading a whole file uses 1/4 (16 MiB). O(1)."""
     return max(1 << 16, int(get_working_memory() * 2**20 * share))
+
+
+#: Bytes of one block that is computed and used at once by one thread (a recomputed
+#: kernel block of the many-centre PCG: the GEMM's output, its exponential and the two
+#: products with it). Measured with two threads, one block each, Gaussian kernel,
+#: d = 20 (``benchmarks/bench_pcg_blocks.py``): at r = 2000 / 5000 / 20 000 a float32
+#: entry costs 0.66 / 0.70 / 0.75 ns at 4 MiB, 0.89-0.97 at 16 MiB and 0.82-1.36 at
+#: 0.5 MiB (too few rows for the GEMM); float64 1.98-2.67 ns, flat from 2 to 8 MiB.
+CACHE_BLOCK_BYTES = 4 << 20
+
+
+def cache_block_rows(row_bytes, n, budget=None, what="a block"):
+    """Rows of a block of about :data:`CACHE_BLOCK_BYTES` at ``row_bytes`` bytes a row,
+    never more than :func:`rows_per_block` allows (the working-memory budget) and at
+    least 1. O(1)."""
+    rows = rows_per_block(row_bytes, n, budget, what)
+    return max(1, min(rows, CACHE_BLOCK_BYTES // max(int(row_bytes), 1)))
+
+
+def block_threads(threads=None):
+    """Threads for work over blocks: ``threads`` when a positive integer, else
+    ``OMP_NUM_THREADS`` when set, else the CPU count (the rule of the compiled
+    loops). O(1)."""
+    if threads is None:
+        return _num_threads(0)
+    return check_positive_int(threads, "threads")
+
+
+def map_blocks(fn, items, threads=1):
+    """``fn(item)`` for every item of the iterable, yielded in the items' order.
+
+    With ``threads`` > 1 a pool of that many threads computes them, at most
+    ``2 * threads`` items in flight; the items are drawn from the iterator in the
+    calling thread (a file read overlaps the work). ``fn`` gains only where it releases
+    the GIL (BLAS, the compiled loops) and must not write shared state: the caller
+    folds the results, in order, so a sum over blocks is the same whatever the number
+    of threads. The first error in item order propagates and the items not started are
+    cancelled. O(number of items) beyond ``fn``.
+    """
+    if threads <= 1:
+        for item in items:
+            yield fn(item)
+        return
+    pending = deque()
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rlscore-block")
+    try:
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) >= 2 * threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for fut in pending:
+            fut.cancel()
+        pool.shutdown(wait=True)

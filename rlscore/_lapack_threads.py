@@ -36,3 +36,13 @@ def lapack_threads(n):
     from threadpoolctl import threadpool_limits
     with threadpool_limits(limits=1, user_api="blas"):
         yield
+
+
+@contextlib.contextmanager
+def blas_threads(n):
+    """Context: the BLAS (scipy's and numpy's) limited to ``n`` threads, for work that
+    runs its own threads over blocks (:func:`rlscore._blocks.map_blocks`: each block's
+    GEMM with one BLAS thread). Through threadpoolctl. O(1)."""
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=int(n), user_api="blas"):
+        yield

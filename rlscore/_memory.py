@@ -78,7 +78,7 @@ CENTRING_BLOCKS = {"rls": 0, "query": 2, "global": 1}
 
 
 def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_folds=0,
-                           n_features=None, cache=False, kind="rls"):
+                           n_features=None, cache=False, kind="rls", threads=1):
     """Estimated peak bytes of a reduced-set path (see :data:`REDUCED_SET_PATHS`).
 
     Parameters
@@ -93,6 +93,8 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
     cache : PCG keeps every kernel block (m x b float64) between iterations
     kind : "rls" (default), "query" or "global": the streamed paths of RankRLS add
         :data:`CENTRING_BLOCKS` block x k arrays
+    threads : PCG's blocks in flight at once, each with its own buffers (the block
+        rows as the operator cuts them, ``block_size``)
 
     Returns
     -------
@@ -104,10 +106,10 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
     streamed_fit: 8 (k^2 (4 + K) + 3 b^2 + block (b + d) + 2 m p), both plus
     :data:`STREAM_OVERHEAD` and, for RankRLS, 8 c block k (c of
     :data:`CENTRING_BLOCKS`);
-    pcg: 8 (4 b^2 + block (d + 8) + 6 m p + block b) plus
-    :data:`STREAM_OVERHEAD`, with 8 m b (the kernel blocks
-    :class:`rlscore.core.rls.StreamedGramOperator` keeps) in place of the one reused
-    block buffer when ``cache`` (float64; float32 blocks take half). Measured at (m, b) = (4e4, 400), 48 products: 0.98
+    pcg: 8 (4 b^2 + t block (d + 8 + b) + 6 m p) plus :data:`STREAM_OVERHEAD` for t
+    threads, with 8 m b (the kernel blocks :class:`rlscore.core.rls.StreamedGramOperator`
+    keeps) in place of the reused block buffers when ``cache`` (float64; float32 blocks
+    take half). Measured at (m, b) = (4e4, 400), 48 products: 0.98
     (cached) and 0.99 (recomputed; 1.06 at (1e5, 300)) of the peak RSS.
     """
     k = b if n_features is None else n_features
@@ -127,7 +129,8 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
         block = 8.0 * block_size * (b + 3 * k + d + 2 * L * p)
         return rr + block + 8.0 * m * p * (2 + L)
     if path == "pcg":
-        blocks = m * b if cache else block_size * b
-        return 8.0 * (4 * b * b + block_size * (d + 8) + 6 * m * p + blocks) \
+        t = max(int(threads), 1)
+        blocks = m * b if cache else t * block_size * b
+        return 8.0 * (4 * b * b + t * block_size * (d + 8) + 6 * m * p + blocks) \
             + STREAM_OVERHEAD
     raise ValueError(f"unknown reduced-set path {path!r}; one of {REDUCED_SET_PATHS}")

@@ -53,7 +53,7 @@ def _dense_basis(Z):
     return np.ascontiguousarray(Z, dtype=np.float64)
 
 
-def kernel_block(kernel, Xb, out=None, dtype=np.float64):
+def kernel_block(kernel, Xb, out=None, dtype=np.float64, num_threads=0):
     """K(X_b, R) (b, r) for a block X_b already validated and of the basis' width.
 
     Parameters
@@ -62,6 +62,9 @@ def kernel_block(kernel, Xb, out=None, dtype=np.float64):
     Xb : ndarray or CSR (b, d)
     out : ndarray (b, r) C-contiguous of ``dtype``, optional (reused buffer)
     dtype : np.float64 (default) or np.float32 (module docstring)
+    num_threads : threads of the compiled elementwise loop (0: ``OMP_NUM_THREADS`` or
+        the CPU count; 1 inside :func:`rlscore._blocks.map_blocks`, where the blocks
+        are the unit of parallel work)
 
     Returns
     -------
@@ -73,7 +76,7 @@ def kernel_block(kernel, Xb, out=None, dtype=np.float64):
     memory O(b r).
     """
     if check_float_dtype(dtype) == np.float32:
-        return _kernel_block_f32(kernel, Xb, out)
+        return _kernel_block_f32(kernel, Xb, out, num_threads)
     kind = _kind(kernel)
     if kind is None:
         return np.ascontiguousarray(kernel.getKM(Xb), dtype=np.float64)
@@ -103,13 +106,15 @@ def kernel_block(kernel, Xb, out=None, dtype=np.float64):
         if same:
             _gram(Xb, out, -2.0)
             _blocked.gaussian_from_products(out, nz.copy(), np.ascontiguousarray(nz),
-                                            gamma, True)
+                                            gamma, True, num_threads)
         elif dense:
-            _blocked.gaussian_block(Xb, Z, nx, np.ascontiguousarray(nz), gamma, True, out)
+            _blocked.gaussian_block(Xb, Z, nx, np.ascontiguousarray(nz), gamma, True, out,
+                                    num_threads)
         else:
             out[...] = dot_dense(Xb, basis)
             out *= -2.0
-            _blocked.gaussian_from_products(out, nx, np.ascontiguousarray(nz), gamma, True)
+            _blocked.gaussian_from_products(out, nx, np.ascontiguousarray(nz), gamma, True,
+                                            num_threads)
         return out
     if same:
         _gram(Xb, out, 1.0)
@@ -144,7 +149,7 @@ def _f32_basis(kernel):
     return cached
 
 
-def _kernel_block_f32(kernel, Xb, out):
+def _kernel_block_f32(kernel, Xb, out, num_threads=0):
     """:func:`kernel_block` in single precision (module docstring). O(b r d)."""
     b, r = Xb.shape[0], kernel.train_X.shape[0]
     if out is None or out.shape != (b, r):
@@ -163,7 +168,8 @@ def _kernel_block_f32(kernel, Xb, out):
     mu, Z32, nz32 = _f32_basis(kernel)
     Xc = Xb - mu
     _blocked.gaussian_block_f32(np.ascontiguousarray(Xc, dtype=np.float32), Z32,
-                                sq_norms(Xc).astype(np.float32), nz32, float(gamma), out)
+                                sq_norms(Xc).astype(np.float32), nz32, float(gamma), out,
+                                num_threads)
     return out
 
 

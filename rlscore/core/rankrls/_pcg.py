@@ -80,7 +80,7 @@ class CenteredGramOperator(StreamedGramOperator):
 
     Parameters
     ----------
-    source, fmap, block_size, cache, dtype, rows : of
+    source, fmap, block_size, cache, dtype, rows, threads : of
         :class:`rlscore.core.rls.StreamedGramOperator` (``rows`` must hold whole
         queries for "query")
     kind : "query" (default) or "global"
@@ -145,17 +145,27 @@ class CenteredGramOperator(StreamedGramOperator):
         return out
 
     def _block_rhs(self, idx, Kb):
+        """(K_b^T P_b Y_b, the block's kernel column sums, the kernel means of the
+        basis rows' queries in it or None): read only, the fold is :meth:`_add_rhs`."""
         Y = self.source.Y[idx]
-        self._ksum += Kb.sum(axis=0, dtype=np.float64)
+        ksum = Kb.sum(axis=0, dtype=np.float64)
         if self.kind == "global":
-            return Kb.T @ (Y - self._ybar).astype(Kb.dtype)
+            return Kb.T @ (Y - self._ybar).astype(Kb.dtype), ksum, None
         groups = QueryGroups.from_qids(self.source.qids[idx])
+        means = None
         if self._qpos is not None:
             pos = np.array([self._qpos.get(g, -1) for g in groups.ids.tolist()])
             hit = pos >= 0
             if hit.any():
-                self._query_means[pos[hit]] = groups.mean(Kb)[hit]
-        return Kb.T @ groups.center(Y).astype(Kb.dtype)
+                means = (pos[hit], groups.mean(Kb)[hit])
+        return Kb.T @ groups.center(Y).astype(Kb.dtype), ksum, means
+
+    def _add_rhs(self, acc, part):
+        contribution, ksum, means = part
+        acc += contribution
+        self._ksum += ksum
+        if means is not None:
+            self._query_means[means[0]] = means[1]
 
     # -- products ------------------------------------------------------------------
     def _begin_product(self, TV):
@@ -215,7 +225,7 @@ def pcg_rankrls(source, fmap, regparam, kind="query", *, basis_indices=None, tol
         :func:`rlscore.core.rls.pcg_solve` ("auto": the centred Nystrom preconditioner
         for "global", none for "query")
     operator : a :class:`CenteredGramOperator` to reuse across lambdas; else one is
-        built from ``operator_options`` (block_size, cache, dtype, rows)
+        built from ``operator_options`` (block_size, cache, dtype, rows, threads)
 
     Returns
     -------

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from rlscore._blocks import get_working_memory, working_memory
+from rlscore._blocks import (block_threads, cache_block_rows, get_working_memory,
+                             working_memory)
 from rlscore._memory import reduced_set_peak_bytes
 from rlscore._progress import stage
 from rlscore._validation import available_memory, check_real, format_bytes
@@ -148,7 +149,13 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     # PCG keeps the kernel blocks between iterations when they fit: within the budget,
     # or (no budget) in a quarter of the available memory, as StreamedGramOperator's
     # cache="auto" decides
-    pcg_plain = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows)
+    threads = block_threads()
+
+    def pcg_rows(b, cache=False):
+        # StreamedGramOperator cuts recomputed blocks to the cache size, one a thread
+        return b if cache else min(b, cache_block_rows(8 * n_basis, m))
+    pcg_plain = reduced_set_peak_bytes("pcg", m, n_basis, d, p, pcg_rows(rows),
+                                       threads=threads)
     cache_limit = limit if np.isfinite(limit) else \
         (available_memory() or 0) / 4 + pcg_plain
     plan.pcg_cache = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows,
@@ -157,8 +164,9 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     held_out = 8.0 * m * p * max(int(n_lambdas), 1) if cv is not None else 0.0
 
     def pcg_at(b):
-        return reduced_set_peak_bytes("pcg", m, n_basis, d, p, b,
-                                      cache=plan.pcg_cache) + held_out
+        return reduced_set_peak_bytes("pcg", m, n_basis, d, p,
+                                      pcg_rows(b, plan.pcg_cache), cache=plan.pcg_cache,
+                                      threads=threads) + held_out
 
     # the blocks are sized from the whole budget: the rows of the working memory, or
     # fewer when the run's estimate (linear in the rows) would exceed the budget

@@ -275,13 +275,14 @@ class NystromFactors:
             return _PredictorMap(transform=np.asarray(self._Ba.T), bias=self.bias)(b)
         return _PredictorMap(kernel=self._kobj)(b)
 
-    def kernel_rows(self, X, out=None, dtype=np.float64):
+    def kernel_rows(self, X, out=None, dtype=np.float64, num_threads=0):
         """K(X, basis) (m, r) of ``dtype`` (float64, or float32: the fast single-
-        precision block of :func:`rlscore.kernel.kernel_block`)."""
+        precision block of :func:`rlscore.kernel.kernel_block`, whose ``num_threads``
+        this passes on)."""
         if X.shape[1] != self.dim:
             raise ValueError(f"basis_vectors has {self.dim} features but X has "
                              f"{X.shape[1]}")
-        return kernel_block(self.kernel, X, out=out, dtype=dtype)
+        return kernel_block(self.kernel, X, out=out, dtype=dtype, num_threads=num_threads)
 
     def nbytes(self):
         return self._S.nbytes

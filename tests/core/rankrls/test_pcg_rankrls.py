@@ -46,7 +46,8 @@ def test_blocks_hold_whole_queries():
     X, Y, q, idx = _ranking()
     op = CenteredGramOperator(ArraySource(X, Y, qids=q), NystromFeatureMap(
         "GaussianKernel", X[idx], gamma=0.3), "query", block_size=7, cache=False)
-    ends = [start + Kb.shape[0] for start, Kb in op.kernel_blocks()]
+    every = np.ones(X.shape[0], dtype=bool)
+    ends = [idx.stop for idx in op._map(lambda idx, Kb: idx, rows=every)]
     assert ends[-1] == X.shape[0]
     for e in ends[:-1]:
         assert q[e - 1] != q[e]
