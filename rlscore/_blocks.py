@@ -142,11 +142,12 @@ def text_chunk_bytes(share=1 / 64):
 
 
 #: Bytes of one block that is computed and used at once by one thread (a recomputed
-#: kernel block of the many-centre PCG: the GEMM's output, its exponential and the two
-#: products with it). Measured with two threads, one block each, Gaussian kernel,
-#: d = 20 (``benchmarks/bench_pcg_blocks.py``): at r = 2000 / 5000 / 20 000 a float32
-#: entry costs 0.66 / 0.70 / 0.75 ns at 4 MiB, 0.89-0.97 at 16 MiB and 0.82-1.36 at
-#: 0.5 MiB (too few rows for the GEMM); float64 1.98-2.67 ns, flat from 2 to 8 MiB.
+#: kernel block of the many-centre PCG, or of a kernel model's predictions: the GEMM's
+#: output, its exponential and the products with it stay in the CPU cache). Measured
+#: with two threads, one block each, Gaussian kernel, d = 20, r = 2000 / 5000 / 20 000,
+#: float32 and float64 (``benchmarks/bench_pcg_blocks.py --sweep``): 4 MiB is within 16%
+#: of the best block size everywhere (timing noise is up to 20%), 0.5 MiB 1.45-2.0 times
+#: slower than the best, 16 MiB up to 1.2.
 CACHE_BLOCK_BYTES = 4 << 20
 
 

@@ -1,6 +1,7 @@
 """Kernel functions. A kernel object is built on basis data (``train_X``) and computes
 ``getKM(X)``, the dense (n_samples, n_basis) kernel matrix; ``kernel_blocks`` walks over
-many rows one block at a time (the one home of blocked kernel products, sized by the
+many rows one block at a time and ``map_kernel_blocks`` computes cache-sized blocks side
+by side, one thread each (the one home of blocked kernel products, sized by the
 working-memory budget of :mod:`rlscore._blocks`).
 
 Kernels on structured inputs (``AllPathsGraphKernel`` on graphs,
@@ -23,13 +24,14 @@ from rlscore.kernel.graph_kernel import AllPathsGraphKernel, Graph, relation_gra
 from rlscore.kernel.text_kernel import ContextWeightedBowKernel, ContextWeightedBowVectorizer
 from rlscore.kernel._families import (GaussianFamily, PolynomialFamily, FixedFamily, SumFamily,
                                       median_heuristic_gamma)
-from rlscore.kernel._blocked import kernel_block, kernel_blocks, block_size_for, read_block
+from rlscore.kernel._blocked import (kernel_block, kernel_blocks, map_kernel_blocks,
+                                     ThreadBuffers, block_size_for, read_block)
 
 __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
            "AllPathsGraphKernel", "Graph", "relation_graph", "ContextWeightedBowKernel",
            "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS",
            "GaussianFamily", "PolynomialFamily", "FixedFamily", "SumFamily",
-           "median_heuristic_gamma", "kernel_block", "kernel_blocks", "block_size_for",
+           "median_heuristic_gamma", "kernel_block", "kernel_blocks", "map_kernel_blocks", "ThreadBuffers", "block_size_for",
            "read_block"]
 
 KERNELS = {

@@ -20,12 +20,18 @@ digits); about 4x faster than float64 and kernel values within about 1e-6 relati
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore._blocks import batches, get_working_memory, rows_per_block
+import contextlib
+import threading
+
+from rlscore._blocks import (batches, block_threads, cache_block_rows, get_working_memory,
+                             map_blocks, rows_per_block)
+from rlscore._lapack_threads import blas_threads
 from rlscore._ext import _blocked
 from rlscore._validation import as_data_matrix, check_finite_result, check_float_dtype
 from rlscore.kernel._base import dot_dense, match_width, scale_columns, sq_norms
 
-__all__ = ["kernel_block", "kernel_blocks", "block_size_for", "read_block"]
+__all__ = ["kernel_block", "kernel_blocks", "map_kernel_blocks", "ThreadBuffers",
+           "block_size_for", "read_block"]
 
 
 def _kind(kernel):
@@ -230,3 +236,67 @@ def kernel_blocks(kernel, X, block_size=None, extra_row_bytes=0, name="X"):
     for sl in batches(m, size):
         Xb = match_width(read_block(X, sl, name), kernel.train_X.shape[1], name)
         yield sl, kernel_block(kernel, Xb, out=buf[: sl.stop - sl.start])
+
+
+class ThreadBuffers:
+    """One reused (rows, r) kernel-block buffer per thread, for blocks computed side by
+    side (:func:`map_kernel_blocks`, the PCG operators of :mod:`rlscore.core.rls`).
+    Memory rows r itemsize bytes per thread that asks."""
+
+    def __init__(self, rows, r, dtype=np.float64):
+        self.rows, self.r, self.dtype = int(rows), int(r), np.dtype(dtype)
+        self._local = threading.local()
+
+    def get(self, n):
+        """An (n, r) view of the calling thread's buffer, or None when n exceeds its
+        rows (a longer block gets its own array). O(1) after the first call."""
+        if n > self.rows:
+            return None
+        buf = getattr(self._local, "buf", None)
+        if buf is None:
+            buf = self._local.buf = np.empty((self.rows, self.r), dtype=self.dtype)
+        return buf[:n]
+
+
+def map_kernel_blocks(kernel, X, fn, threads=None, dtype=np.float64, extra_row_bytes=0,
+                      name="X"):
+    """Yield (rows, fn(rows, K(X[rows], R))) over the blocks of X, in order: blocks of
+    about :data:`rlscore._blocks.CACHE_BLOCK_BYTES` (at most the working-memory budget),
+    computed side by side by ``threads`` threads (:func:`rlscore._blocks.
+    block_threads`), one thread each, in reused buffers -- ``fn`` must not keep the
+    block (return what it computes from it).
+
+    Parameters
+    ----------
+    kernel : kernel object (basis R = ``kernel.train_X``)
+    X : ndarray, np.memmap, CSR or dask array (m, d)
+    fn : callable (rows, K_b) -> result; runs in the worker threads
+    threads, dtype : the threads (default ``OMP_NUM_THREADS`` or the CPU count) and
+        the precision of the blocks (:func:`kernel_block`)
+    extra_row_bytes : bytes per row ``fn`` allocates beside the block
+
+    Notes
+    -----
+    O(m r d) plus ``fn``; memory O(threads block (r + d)). Several blocks give the
+    same values to the last bit whatever ``threads`` (each block is computed with one
+    thread); a single block runs in the calling thread with the threads inside its
+    GEMM and exponential.
+    """
+    m, d = X.shape
+    r = kernel.train_X.shape[0]
+    dt = np.dtype(dtype)
+    size = cache_block_rows(r * dt.itemsize + 8 * d + int(extra_row_bytes), m,
+                            what="a kernel block")
+    threads = block_threads(threads)
+    buffers = ThreadBuffers(size, r, dt)
+    # several blocks: side by side, one thread each (the result does not depend on the
+    # number of threads); a single block: the threads inside its loops
+    inner, threads = (1, threads) if m > size else (threads, 1)
+
+    def work(sl):
+        Xb = match_width(read_block(X, sl, name), kernel.train_X.shape[1], name)
+        Kb = kernel_block(kernel, Xb, out=buffers.get(sl.stop - sl.start), dtype=dt,
+                          num_threads=inner)
+        return sl, fn(sl, Kb)
+    with blas_threads(1) if inner == 1 else contextlib.nullcontext():
+        yield from map_blocks(work, batches(m, size), threads)

@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore._validation import as_data_matrix
-from rlscore.kernel import kernel_blocks
+from rlscore.kernel import map_kernel_blocks
 
 
 class PredictorInterface:
@@ -102,9 +102,9 @@ class KernelPredictor:
         return np.squeeze(self._blocked_predict(X))
 
     def _blocked_predict(self, X):
-        """K(X, basis) A one block of rows at a time (:func:`rlscore.kernel.
-        kernel_blocks`, sized by the working-memory budget): memory O(block b + n p)
-        whatever n. O(n b (d + p))."""
+        """K(X, basis) A by blocks of rows computed side by side (:func:`rlscore.kernel.
+        map_kernel_blocks`, cache-sized blocks, one thread each): memory
+        O(threads block b + n p) whatever n. O(n b (d + p))."""
         if not hasattr(X, "shape"):
             X = np.asarray(X)
         A = np.asarray(self.A)
@@ -112,6 +112,7 @@ class KernelPredictor:
         if X.shape[0] == 0 or type(self.kernel).__dict__.get("_block_kind") is None:
             return np.asarray(self.kernel.getKM(X) @ A)
         out = np.empty((X.shape[0], A2.shape[1]))
-        for rows, Kb in kernel_blocks(self.kernel, X, extra_row_bytes=8 * A2.shape[1]):
-            out[rows] = Kb @ A2
+        for rows, P in map_kernel_blocks(self.kernel, X, lambda rows, Kb: Kb @ A2,
+                                         extra_row_bytes=8 * A2.shape[1]):
+            out[rows] = P
         return out.reshape((X.shape[0],) + A.shape[1:])

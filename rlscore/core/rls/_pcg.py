@@ -33,8 +33,6 @@ T T^T / M + lambda I); here the first is the map's C, and only the lambda-depend
 is refactored for a new lambda, O(2 r^3 / 3) (:class:`NystromPreconditioner`).
 """
 
-import threading
-
 import numpy as np
 
 from rlscore._blocks import block_threads, cache_block_rows, map_blocks
@@ -43,7 +41,7 @@ from rlscore._validation import available_memory, check_float_dtype, check_regpa
 from rlscore.core.optim import Preconditioner, conjugate_gradient
 from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.structure import as_source, query_blocks
-from rlscore.kernel import block_size_for
+from rlscore.kernel import ThreadBuffers, block_size_for
 
 __all__ = ["NystromPreconditioner", "StreamedGramOperator", "pcg_solve",
            "pcg_reduced_set", "as_factors"]
@@ -196,13 +194,14 @@ class StreamedGramOperator:
         training rows), in block order: K_b the kernel rows of those rows, idx a slice
         or an index array into the source's rows. The blocks are computed by
         ``threads`` threads side by side (:func:`rlscore._blocks.map_blocks`), each
-        block with one thread (its GEMM, exponential and products) and a reused buffer; the first pass fills the cache when the
-        blocks are cached. ``fn`` must not write shared state (the caller folds its
-        results)."""
+        block with one thread (its GEMM, exponential and products) in a reused buffer
+        (:class:`rlscore.kernel.ThreadBuffers`); the first pass fills the cache when
+        the blocks are cached. ``fn`` must not write shared state (the caller folds
+        its results)."""
         mask = self.rows if rows is None else rows
-        local = threading.local()
-        r = self.factors.n_basis
         fill = self.cached and self._cache is None
+        buffers = None if fill else ThreadBuffers(self.block_size, self.factors.n_basis,
+                                                  self.dtype)
 
         def select(start, Kb):
             stop = start + Kb.shape[0]
@@ -215,15 +214,8 @@ class StreamedGramOperator:
 
         def compute(item):
             start, Xb = item
-            out = None
-            if not fill:
-                buf = getattr(local, "buf", None)
-                if buf is None:
-                    buf = local.buf = np.empty((self.block_size, r), dtype=self.dtype)
-                if Xb.shape[0] <= buf.shape[0]:
-                    out = buf[:Xb.shape[0]]
-            Kb = self.factors.kernel_rows(Xb, out=out, dtype=self.dtype,
-                                          num_threads=1)
+            out = None if buffers is None else buffers.get(Xb.shape[0])
+            Kb = self.factors.kernel_rows(Xb, out=out, dtype=self.dtype, num_threads=1)
             idx, Ks = select(start, Kb)
             return (start, Kb) if fill else None, None if idx is None else fn(idx, Ks)
 
