@@ -408,3 +408,70 @@ def test_cli_takes_auto_none_and_huge_budgets(tmp_path, capsys, value):
 def test_cli_refuses_hostile_block_sizes_by_option_name(tmp_path, capsys, value):
     rc, err = _cli(tmp_path, capsys, "--block-size", value)
     assert rc == 2 and "--block-size must be a positive number of rows" in err
+
+
+# explicit basis vectors (not rows of X): the RankRLS faces stream them as the RLS
+# faces do; the hold-out keeps them, as the in-memory models do
+BASIS = X[::7] + 0.05 * rng.standard_normal((B_RANK, D))
+VEC_KW = dict(kernel="GaussianKernel", gamma=GAMMA, basis_vectors=BASIS)
+
+
+@pytest.mark.parametrize("kind", ["query", "global"])
+def test_rank_learners_stream_explicit_basis_vectors(kind):
+    from rlscore.core.rankrls import StreamedRankModel
+    cls = QueryRankRLS if kind == "query" else GlobalRankRLS
+    args = (X, Y, QIDS) if kind == "query" else (X, Y)
+    ref = cls(*args, regparam=0.5, memory_budget=None, **VEC_KW)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        st = cls(*args, regparam=0.5, memory_budget=_rank_budget(), block_size=7,
+                 **VEC_KW)
+    assert isinstance(st._model, StreamedRankModel) and st._model.plan.path == "streamed"
+    Xt = X[:11] + 0.2
+    np.testing.assert_allclose(st.predict(Xt), ref.predict(Xt), rtol=1e-10, atol=1e-12)
+    pcg = cls(*args, regparam=0.5, solver="pcg", block_size=7, **VEC_KW)
+    assert pcg._model.plan.path == "pcg"
+    scale = np.abs(ref.predict(Xt)).max()
+    assert np.abs(pcg.predict(Xt) - ref.predict(Xt)).max() <= 1e-4 * scale
+
+
+def test_kfold_query_rank_rls_streams_explicit_basis_vectors():
+    from rlscore.core.rankrls import StreamedRankModel
+    from rlscore.learner import KfoldQueryRankRLS
+    kw = dict(regparams=[0.01, 0.3, 3.0], seed=2, **VEC_KW)
+    ref = KfoldQueryRankRLS(X, Y, QIDS, 3, memory_budget=None, **kw)
+    st = KfoldQueryRankRLS(X, Y, QIDS, 3, memory_budget=_kfold_budget(3, 4), block_size=7,
+                           **kw)
+    assert isinstance(st.learner._model, StreamedRankModel)
+    np.testing.assert_allclose(st.cv_performances, ref.cv_performances, rtol=1e-10)
+    for a, b in zip(st.cv_predictions, ref.cv_predictions):
+        for pa, pb in zip(a, b):
+            np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-12)
+    assert st.regparam == ref.regparam
+    np.testing.assert_allclose(st.predict(X), ref.predict(X), rtol=1e-10, atol=1e-12)
+
+
+def test_streamed_fit_checks_explicit_basis_vectors():
+    from rlscore.core.rls import streamed_fit
+    from rlscore.core.structure import ArraySource
+    src = ArraySource(X, Y)
+    with pytest.raises(ValueError, match="not both"):
+        streamed_fit(src, basis_vectors=BASIS, n_basis=5, regparams=None)
+    with pytest.raises(ValueError, match="3 features but the data have 4"):
+        streamed_fit(src, basis_vectors=BASIS[:, :3], regparams=None)
+    with pytest.raises(ValueError, match="NaN|finite"):
+        bad = BASIS.copy()
+        bad[2, 1] = np.nan
+        streamed_fit(src, basis_vectors=bad, regparams=None)
+
+
+def test_rank_estimator_streams_explicit_basis_vectors():
+    from rlscore.core.rankrls import StreamedRankModel
+    from rlscore.estimators import RankRLS
+    fits = [RankRLS(alpha=0.5, kernel="rbf", gamma=GAMMA, basis_vectors=BASIS,
+                    memory_budget=budget, solver="direct").fit(X, Y, qid=QIDS)
+            for budget in (_rank_budget(), None)]
+    assert isinstance(fits[0].model_, StreamedRankModel)
+    assert not isinstance(fits[1].model_, StreamedRankModel)
+    np.testing.assert_allclose(fits[0].predict(X), fits[1].predict(X), rtol=1e-10,
+                               atol=1e-12)

@@ -96,7 +96,8 @@ _RANK_STREAM_DOC = "\n" + _STREAM_PARAMS_DOC.rstrip("\n") + """
         With query ids the samples are streamed grouped by query (the model does
         not depend on their order), and "pcg" solves the centred problem of global
         or query RankRLS (:func:`rlscore.core.rankrls.pcg_rankrls`). RankRLS streams
-        with ``n_basis`` / ``basis_indices`` (not ``basis_vectors``); the decision
+        with ``n_basis`` / ``basis_indices`` or ``basis_vectors`` (then the
+        cross-validation keeps the basis, as in memory); the decision
         is :func:`rlscore.core.rankrls.fit_rank_model`, the same as the RankRLS
         learners' (``rlscore.learner.GlobalRankRLS`` / ``QueryRankRLS``)."""
 

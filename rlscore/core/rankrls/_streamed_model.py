@@ -40,6 +40,8 @@ class StreamedRankModel(StreamedHoldoutPath):
     plan : the memory plan (:func:`rlscore.core.rls.plan_reduced_set`; path "streamed"
         or "pcg", block size, working memory, PCG cache)
     basis_indices / n_basis, random_state : the basis rows (drawn once)
+    basis_vectors : (r, d) explicit basis rows instead (the hold-out then keeps them,
+        as the in-memory models do)
     keep_basis_in_cv : bool, default False: the hold-out keeps held-out basis vectors
     tol, maxiter : of PCG
     **kernel_params : gamma, degree, coef0, bias
@@ -62,7 +64,7 @@ class StreamedRankModel(StreamedHoldoutPath):
 
     def __init__(self, X, Y, qids, regparam, kernel, plan, basis_indices=None,
                  n_basis=None, random_state=None, keep_basis_in_cv=False, tol=1e-6,
-                 maxiter=None, **kernel_params):
+                 maxiter=None, basis_vectors=None, **kernel_params):
         self.Y = as_2d_labels(Y)
         self.m = m = self.Y.shape[0]
         self._kind = "global" if qids is None else "query"
@@ -77,6 +79,9 @@ class StreamedRankModel(StreamedHoldoutPath):
                 self._order = self.groups.order
         self.plan = plan
         self.basis_indices = select_basis(m, basis_indices, n_basis, random_state)
+        if self.basis_indices is not None and basis_vectors is not None:
+            raise ValueError("give basis_vectors or basis_indices/n_basis, not both")
+        self.basis_vectors = basis_vectors
         o = self._order
         self.source = ArraySource(X if o is None else X[o], self.Y if o is None else
                                   self.Y[o], qids=codes if o is None else codes[o])
@@ -88,7 +93,7 @@ class StreamedRankModel(StreamedHoldoutPath):
         self.solve(regparam)
 
     def _streamed_basis(self):
-        if self._order is None:
+        if self._order is None or self.basis_indices is None:
             return self.basis_indices
         back = np.empty_like(self._order)
         back[self._order] = np.arange(self._order.size)
@@ -111,7 +116,8 @@ class StreamedRankModel(StreamedHoldoutPath):
             self.streamed = streamed_rank_fit(
                 self.source, self._kernel, self._kernel_params, self._kind,
                 regparam=self.regparam, plan=self.plan, tol=self._tol,
-                maxiter=self._maxiter, basis_indices=self._streamed_basis())
+                maxiter=self._maxiter, basis_indices=self._streamed_basis(),
+                basis_vectors=self.basis_vectors)
             self.coef, self.predictor = self.streamed.W, self.streamed.predictor
             if self.streamed.model is not None:
                 self.fmap = self.streamed.model.fmap
@@ -155,8 +161,8 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     (``query=True``: query-structured whatever ``qids`` is -- None is then refused).
 
     :class:`GlobalRankRLSModel` / :class:`QueryRankRLSModel` in memory, or
-    :class:`StreamedRankModel` when the model is a reduced set drawn from the rows
-    (``basis_indices`` / ``n_basis``) whose in-memory arrays would exceed
+    :class:`StreamedRankModel` when the model is a reduced set (``basis_indices`` /
+    ``n_basis`` or ``basis_vectors``) whose in-memory arrays would exceed
     ``memory_budget``, or ``solver="pcg"`` -- the decision of
     :func:`rlscore.core.rls.plan_model` (the same as the RLS faces': reported once,
     refused before any work when nothing fits).
@@ -199,7 +205,7 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
                       memory_budget=memory_budget, block_size=block_size, solver=solver,
                       cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
-                      streamable=basis_vectors is None, verbose=verbose,
+                      verbose=verbose,
                       kind="query" if query else "global")
     if plan is None or plan.path == "memory":
         if qids is None:
@@ -209,6 +215,7 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
             model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
                                       path=path, **params)
     else:
-        model = StreamedRankModel(X, Y, qids, regparam, kernel, plan, **params)
+        model = StreamedRankModel(X, Y, qids, regparam, kernel, plan,
+                                  basis_vectors=basis_vectors, **params)
     model.plan = plan
     return model

@@ -10,7 +10,7 @@ import numpy as np
 
 from rlscore._blocks import working_memory
 from rlscore._progress import stage
-from rlscore._validation import check_float_dtype, check_regparam
+from rlscore._validation import as_data_matrix, check_float_dtype, check_regparam
 from rlscore.core.rls._nystrom import select_basis
 from rlscore.core.rls._memory_plan import (MEMORY_BUDGET_DEFAULT, block_working_memory,
                                            check_memory_options, plan_reduced_set)
@@ -106,7 +106,8 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
                  basis_indices=None, n_basis=None, random_state=None,
                  remove_basis=True, block_size=None, solver="auto", tol=1e-6,
                  maxiter=None, verbose=None, validation=None, operator_factory=None,
-                 dtype=np.float64, memory_budget=MEMORY_BUDGET_DEFAULT, plan=None):
+                 dtype=np.float64, memory_budget=MEMORY_BUDGET_DEFAULT, plan=None,
+                 basis_vectors=None):
     """Reduced-set RLS / RankRLS from a data source, one pass (plus one for the
     cross-validation of a grid, plus one to read the basis rows).
 
@@ -123,6 +124,9 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
         or an (m,) array of fold numbers (e.g. the qids for leave-query-out)
     measure : f(Y, P) with ``iserror``; default sqerror
     basis_indices / n_basis, random_state : the basis rows (drawn uniformly)
+    basis_vectors : (r, d) explicit basis rows instead (not rows of the source: the
+        cross-validation keeps them, and query RankRLS's PCG goes unpreconditioned or
+        takes the uncentred preconditioner)
     remove_basis : cross-validation removes held-out basis vectors (default True)
     block_size : rows per block, default from ``memory_budget``
     solver : "auto" (default: direct, or PCG when only PCG fits ``memory_budget`` and
@@ -165,11 +169,14 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     source = as_source(source)
     kp = dict(kernel_params or {})
     idx = select_basis(source.m, basis_indices, n_basis, random_state)
-    if idx is None:
-        raise ValueError("give basis_indices or n_basis: streamed learning is for "
-                         "reduced-set (Nystrom) models")
+    if idx is not None and basis_vectors is not None:
+        raise ValueError("give basis_vectors or basis_indices/n_basis, not both")
+    if idx is None and basis_vectors is None:
+        raise ValueError("give basis_indices, n_basis or basis_vectors: streamed "
+                         "learning is for reduced-set (Nystrom) models")
+    basis = _Basis(source, idx, basis_vectors)
     if plan is None:
-        plan = plan_streamed_fit(source, idx.size, kernel, kind=kind,
+        plan = plan_streamed_fit(source, basis.size, kernel, kind=kind,
                                  regparams=regparams, cv=cv,
                                  validation=validation, memory_budget=memory_budget,
                                  solver=solver, block_size=block_size, verbose=verbose)
@@ -186,20 +193,44 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     with working_memory(wm):
         if plan.path == "pcg":
             return _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv,
-                            validation, measure, idx, random_state, plan.block_size,
+                            validation, measure, basis, random_state, plan.block_size,
                             tol, maxiter, verbose, operator_factory, dtype,
                             plan.pcg_cache)
         return _direct_fit(fit, source, kernel, kp, kind, regparam, regparams, cv,
-                           validation, measure, idx, random_state, remove_basis,
+                           validation, measure, basis, random_state, remove_basis,
                            plan.block_size, verbose)
 
 
+class _Basis:
+    """The basis of :func:`streamed_fit`: rows ``idx`` of the source, or explicit
+    ``vectors``; ``rows()`` reads them (one pass over a file for indices). O(r d)."""
+
+    def __init__(self, source, idx, vectors):
+        self.source, self.idx, self.vectors = source, idx, vectors
+        if vectors is not None:
+            self.vectors = as_data_matrix(vectors, name="basis_vectors")
+            if self.vectors.shape[0] == 0:
+                raise ValueError("basis_vectors is empty")
+            if self.vectors.shape[1] != source.d:
+                raise ValueError(f"basis_vectors has {self.vectors.shape[1]} features "
+                                 f"but the data have {source.d}")
+        self.size = idx.size if idx is not None else self.vectors.shape[0]
+
+    def describe(self):
+        return f"reading {self.size} rows" if self.idx is not None else \
+            f"{self.size} given basis vectors"
+
+    def rows(self):
+        return self.source.rows(self.idx) if self.idx is not None else self.vectors
+
+
 def _direct_fit(fit, source, kernel, kp, kind, regparam, regparams, cv, validation,
-                measure, idx, random_state, remove_basis, block_size, verbose):
+                measure, basis, random_state, remove_basis, block_size, verbose):
     """The direct branch of :func:`streamed_fit`: the statistics, their
     eigendecomposition and the exact cross-validation of a grid."""
-    with stage(f"basis: reading {idx.size} rows"):
-        fmap = NystromFeatureMap(kernel, source.rows(idx), **kp)
+    idx = basis.idx
+    with stage(f"basis: {basis.describe()}"):
+        fmap = NystromFeatureMap(kernel, basis.rows(), **kp)
     if validation is not None:
         raise ValueError("validation applies to solver='pcg'; the direct solver "
                          "cross-validates exactly (cv)")
@@ -244,7 +275,7 @@ def _rls_operator(source, factors, basis_indices, block_size, rows, dtype=np.flo
 
 
 def _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv, validation,
-             measure, idx, seed, block_size, tol, maxiter, verbose, operator_factory,
+             measure, basis, seed, block_size, tol, maxiter, verbose, operator_factory,
              dtype=np.float64, cache="auto"):
     """The PCG branch of :func:`streamed_fit`: one lambda, or the grid by
     :func:`pcg_select`."""
@@ -253,9 +284,10 @@ def _pcg_fit(fit, source, kernel, kp, kind, regparam, regparams, cv, validation,
             raise ValueError("solver='pcg' for RankRLS: use rlscore.core.rankrls."
                              "streamed_rank_fit (the centred operators)")
         operator_factory = _rls_operator
-    with stage(f"basis: reading {idx.size} rows, factoring K_RR in one "
-               f"{idx.size} x {idx.size} array"):
-        factors = NystromFactors(kernel, source.rows(idx), **kp)
+    idx = basis.idx
+    with stage(f"basis: {basis.describe()}, factoring K_RR in one "
+               f"{basis.size} x {basis.size} array"):
+        factors = NystromFactors(kernel, basis.rows(), **kp)
 
     def make_operator(rows):
         return operator_factory(source, factors, idx, block_size, rows, dtype, cache)
