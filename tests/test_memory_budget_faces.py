@@ -161,6 +161,10 @@ def test_streamed_rls_selection_under_a_budget_equals_in_memory():
 
 RANK_KW = dict(kernel="GaussianKernel", gamma=GAMMA, basis_indices=np.arange(0, M, 7))
 B_RANK = RANK_KW["basis_indices"].size
+# explicit basis vectors (not rows of X): the RankRLS faces stream them as the RLS
+# faces do; the hold-out keeps them, as the in-memory models do
+BASIS = X[::7] + 0.05 * rng.standard_normal((B_RANK, D))
+VEC_KW = dict(kernel="GaussianKernel", gamma=GAMMA, basis_vectors=BASIS)
 
 
 def _rank_budget():
@@ -328,13 +332,16 @@ def test_kfold_rank_rls_streams_the_in_memory_selection(keep):
     np.testing.assert_allclose(st.predict(X), ref.predict(X), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("basis", ["indices", "vectors"])
 @pytest.mark.parametrize("scattered", [False, True])
-def test_kfold_query_rank_rls_streams_the_in_memory_selection(scattered):
+def test_kfold_query_rank_rls_streams_the_in_memory_selection(scattered, basis):
+    """Basis rows of X (removed from the folds' models) or explicit basis vectors
+    (kept, as in memory)."""
     from rlscore.core.rankrls import StreamedRankModel
     from rlscore.learner import KfoldQueryRankRLS
     grid = [0.01, 0.3, 3.0]
     q = np.random.default_rng(3).permutation(QIDS) if scattered else QIDS
-    kw = dict(regparams=grid, seed=2, **RANK_KW)
+    kw = dict(regparams=grid, seed=2, **(RANK_KW if basis == "indices" else VEC_KW))
     ref = KfoldQueryRankRLS(X, Y, q, 3, memory_budget=None, **kw)
     st = KfoldQueryRankRLS(X, Y, q, 3, memory_budget=_kfold_budget(3, 4), block_size=5,
                            **kw)
@@ -410,11 +417,6 @@ def test_cli_refuses_hostile_block_sizes_by_option_name(tmp_path, capsys, value)
     assert rc == 2 and "--block-size must be a positive number of rows" in err
 
 
-# explicit basis vectors (not rows of X): the RankRLS faces stream them as the RLS
-# faces do; the hold-out keeps them, as the in-memory models do
-BASIS = X[::7] + 0.05 * rng.standard_normal((B_RANK, D))
-VEC_KW = dict(kernel="GaussianKernel", gamma=GAMMA, basis_vectors=BASIS)
-
 
 @pytest.mark.parametrize("kind", ["query", "global"])
 def test_rank_learners_stream_explicit_basis_vectors(kind):
@@ -433,22 +435,6 @@ def test_rank_learners_stream_explicit_basis_vectors(kind):
     assert pcg._model.plan.path == "pcg"
     scale = np.abs(ref.predict(Xt)).max()
     assert np.abs(pcg.predict(Xt) - ref.predict(Xt)).max() <= 1e-4 * scale
-
-
-def test_kfold_query_rank_rls_streams_explicit_basis_vectors():
-    from rlscore.core.rankrls import StreamedRankModel
-    from rlscore.learner import KfoldQueryRankRLS
-    kw = dict(regparams=[0.01, 0.3, 3.0], seed=2, **VEC_KW)
-    ref = KfoldQueryRankRLS(X, Y, QIDS, 3, memory_budget=None, **kw)
-    st = KfoldQueryRankRLS(X, Y, QIDS, 3, memory_budget=_kfold_budget(3, 4), block_size=7,
-                           **kw)
-    assert isinstance(st.learner._model, StreamedRankModel)
-    np.testing.assert_allclose(st.cv_performances, ref.cv_performances, rtol=1e-10)
-    for a, b in zip(st.cv_predictions, ref.cv_predictions):
-        for pa, pb in zip(a, b):
-            np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-12)
-    assert st.regparam == ref.regparam
-    np.testing.assert_allclose(st.predict(X), ref.predict(X), rtol=1e-10, atol=1e-12)
 
 
 def test_streamed_fit_checks_explicit_basis_vectors():
