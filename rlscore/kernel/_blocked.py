@@ -284,7 +284,7 @@ def map_kernel_blocks(kernel, X, fn, threads=None, dtype=np.float64, extra_row_b
     """
     m, d = X.shape
     r = kernel.train_X.shape[0]
-    dt = np.dtype(dtype)
+    dt = check_float_dtype(dtype)
     size = cache_block_rows(r * dt.itemsize + 8 * d + int(extra_row_bytes), m,
                             what="a kernel block")
     threads = block_threads(threads)

@@ -77,3 +77,10 @@ def test_kernel_predictor_equals_the_dense_product(p, monkeypatch):
     for threads in ("1", "3"):
         monkeypatch.setenv("OMP_NUM_THREADS", threads)
         np.testing.assert_allclose(pred.predict(X), ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, "float16"])
+def test_the_block_precision_is_checked(dtype):
+    X, Z = _data(m=10, r=4)
+    with pytest.raises(ValueError, match="dtype must be float64 or float32"):
+        list(map_kernel_blocks(GaussianKernel(Z), X, lambda rows, Kb: 0, dtype=dtype))
