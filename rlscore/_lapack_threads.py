@@ -33,8 +33,7 @@ def lapack_threads(n):
     if not needs_one_thread(n):
         yield
         return
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_threads(1):
         yield
 
 

@@ -31,8 +31,8 @@ __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
            "AllPathsGraphKernel", "Graph", "relation_graph", "ContextWeightedBowKernel",
            "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS",
            "GaussianFamily", "PolynomialFamily", "FixedFamily", "SumFamily",
-           "median_heuristic_gamma", "kernel_block", "kernel_blocks", "map_kernel_blocks", "ThreadBuffers", "block_size_for",
-           "read_block"]
+           "median_heuristic_gamma", "kernel_block", "kernel_blocks", "map_kernel_blocks",
+           "ThreadBuffers", "block_size_for", "read_block"]
 
 KERNELS = {
     "LinearKernel": LinearKernel,

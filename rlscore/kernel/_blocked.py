@@ -17,11 +17,11 @@ digits); about 4x faster than float64 and kernel values within about 1e-6 relati
 (tested); other kernels are computed in float64 and rounded.
 """
 
-import numpy as np
-import scipy.sparse as sp
-
 import contextlib
 import threading
+
+import numpy as np
+import scipy.sparse as sp
 
 from rlscore._blocks import (batches, block_threads, cache_block_rows, get_working_memory,
                              map_blocks, rows_per_block)
