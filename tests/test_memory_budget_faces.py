@@ -215,7 +215,7 @@ def test_rank_learners_pcg_equals_the_direct_model(kind):
     assert pcg._model.plan.path == "pcg"
     from rlscore.core.rankrls import fit_rank_model
     tight = fit_rank_model(X, Y, QIDS if kind == "query" else None, 0.5,
-                           solver="pcg", block_size=7, tol=1e-12, **RANK_KW)
+                           solver="pcg", block_size=7, pcg_tol=1e-12, **RANK_KW)
     P = ref.predict(X)
     scale = np.abs(P).max()
     # PCG's default tolerance is 1e-6 on the relative residual; tight: 1e-6 relative

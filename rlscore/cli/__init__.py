@@ -263,6 +263,12 @@ def build_parser():
                      help="with --solver pcg: the kernel blocks of its iterations in "
                           "single precision (about 4x faster, kernel values within "
                           "about 1e-6 relative)")
+    fit.add_argument("--pcg-tol", type=float, metavar="TOL",
+                     help="with --solver pcg: stop at a relative residual of TOL "
+                          "(default 1e-6; with --float32 at least 1e-5)")
+    fit.add_argument("--pcg-maxiter", type=int, metavar="N",
+                     help="with --solver pcg: at most N iterations (default: no cap; "
+                          "a warning when it stops there)")
     fit.set_defaults(func=_cmd_fit)
 
     cv = sub.add_parser("cv", help="cross-validated measure per regparam",

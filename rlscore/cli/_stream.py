@@ -29,13 +29,16 @@ _OPTION_NAMES = {"memory_budget": "--memory-budget",
 
 def _streaming_options(args):
     """The options given that only a streamed fit uses (``--stream`` itself, ``--solver
-    pcg``, ``--block-size``, ``--memory-budget``, ``--float32``): giving one asks for
-    streaming, so that no option is silently ignored."""
+    pcg``, ``--block-size``, ``--memory-budget``, ``--float32``, ``--pcg-tol``,
+    ``--pcg-maxiter``): giving one asks for streaming, so that no option is silently
+    ignored."""
     given = (("--stream", getattr(args, "stream", False)),
              ("--solver pcg", getattr(args, "solver", "direct") == "pcg"),
              ("--block-size", getattr(args, "block_size", None) is not None),
              ("--memory-budget", getattr(args, "memory_budget", None) is not None),
-             ("--float32", getattr(args, "float32", False)))
+             ("--float32", getattr(args, "float32", False)),
+             ("--pcg-tol", getattr(args, "pcg_tol", None) is not None),
+             ("--pcg-maxiter", getattr(args, "pcg_maxiter", None) is not None))
     return [name for name, on in given if on]
 
 
@@ -66,7 +69,8 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     from rlscore._blocks import working_memory
     from rlscore._validation import format_bytes
     from rlscore.cli._options import OptionError, parse_memory_budget
-    from rlscore.core.rls import (block_working_memory, check_memory_options,
+    from rlscore.core.rls import (FLOAT32_TOL, block_working_memory,
+                                  check_memory_options, check_pcg_options,
                                   plan_streamed_fit)
     from rlscore.learner import StreamedRLS
     from rlscore.utilities.reader import SvmlightSource
@@ -133,9 +137,20 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         solver = "pcg" if plan.path == "pcg" else "direct"
-        if getattr(args, "float32", False) and solver != "pcg":
-            raise UsageError("--float32 applies to the PCG solver (its kernel blocks): "
-                             "add --solver pcg, or drop --float32")
+        pcg_only = [name for name, on in (
+            ("--float32", getattr(args, "float32", False)),
+            ("--pcg-tol", getattr(args, "pcg_tol", None) is not None),
+            ("--pcg-maxiter", getattr(args, "pcg_maxiter", None) is not None)) if on]
+        if pcg_only and solver != "pcg":
+            given = " / ".join(pcg_only)
+            raise UsageError(f"{given} applies to the PCG solver, and this fit uses the "
+                             f"direct one: add --solver pcg, or drop {given}")
+        try:
+            tol, maxiter = check_pcg_options(getattr(args, "pcg_tol", None),
+                                             getattr(args, "pcg_maxiter", None),
+                                             ("--pcg-tol", "--pcg-maxiter"))
+        except (TypeError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
         limit = "no budget" if not np.isfinite(plan.budget_bytes) else \
             f"budget {format_bytes(plan.budget_bytes)}"
         note(f"streaming {src.m} rows in blocks of {plan.block_size}; estimated peak "
@@ -148,12 +163,16 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
                 random_state=0 if args.basis_seed is None else args.basis_seed,
                 regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
                 solver=solver, memory_budget=resolved, keep_basis_in_cv=True,
+                tol=tol, maxiter=maxiter,
                 dtype=np.float32 if getattr(args, "float32", False) else np.float64, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),
             "n_used_features": int(src.d), "learner_option": args.learner,
             "solver": solver, "float32": bool(getattr(args, "float32", False)),
+            # the tolerance PCG used: with float32 blocks at least FLOAT32_TOL
+            **({"pcg_tol": max(tol, FLOAT32_TOL) if args.float32 else tol,
+                "pcg_maxiter": maxiter} if solver == "pcg" else {}),
             "kernel_option": args.kernel, "zero_based": bool(zb), "streamed": True,
             "n_basis": int(args.basis),
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),

@@ -371,9 +371,14 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
 
     def _memory_options(self):
         """The memory keywords this estimator takes (``memory_budget``,
-        ``block_size``, ``solver``), for the one decision of the core."""
-        return {k: getattr(self, k) for k in ("memory_budget", "block_size", "solver")
-                if hasattr(self, k)}
+        ``block_size``, ``solver``, and PCG's ``pcg_tol`` and ``pcg_max_iter`` under
+        the core's names), for the one decision of the core."""
+        options = {k: getattr(self, k) for k in ("memory_budget", "block_size", "solver")
+                   if hasattr(self, k)}
+        if hasattr(self, "pcg_max_iter"):
+            options.update(pcg_tol=self.pcg_tol, pcg_maxiter=self.pcg_max_iter,
+                           pcg_names=("pcg_tol", "pcg_max_iter"))
+        return options
 
     def _fit_model(self, X, y, alpha, path, cv=None, n_lambdas=1, n_folds=0):
         """Train the core model (``X``, ``y`` already validated) and set the fitted

@@ -26,8 +26,9 @@ from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       reports_progress, resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas, split_crossvalidator)
-from rlscore.estimators._rls import (_BASIS_PARAMS_DOC, _STREAM_PARAMS_DOC, LEARNED_ATTRS,
-                                     KernelRLSCV, fit_learned_kernel, learned_attrs_doc,
+from rlscore.estimators._rls import (_BASIS_PARAMS_DOC, _PCG_PARAMS_DOC,
+                                     _STREAM_PARAMS_DOC, LEARNED_ATTRS, KernelRLSCV,
+                                     fit_learned_kernel, learned_attrs_doc,
                                      learned_kernel_spec)
 
 __all__ = ["RankRLS", "RankRLSCV"]
@@ -100,6 +101,8 @@ _RANK_STREAM_DOC = "\n" + _STREAM_PARAMS_DOC.rstrip("\n") + """
         cross-validation keeps the basis, as in memory); the decision
         is :func:`rlscore.core.rankrls.fit_rank_model`, the same as the RankRLS
         learners' (``rlscore.learner.GlobalRankRLS`` / ``QueryRankRLS``)."""
+
+_RANK_STREAM_PCG_DOC = _RANK_STREAM_DOC + "\n" + _PCG_PARAMS_DOC
 
 _QID_DOC = """\
         qid : array-like of shape (n_samples,), default=None
@@ -220,7 +223,8 @@ class RankRLS(_RankRLSBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter.
-{kernel_sections_doc(_KERNEL_PARAMS_DOC + _RANK_STREAM_DOC, "kernel matrix, factorization")}
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _RANK_STREAM_PCG_DOC,
+                     "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -254,7 +258,7 @@ class RankRLS(_RankRLSBase):
                  basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, memory_budget="auto", block_size=None,
-                 solver="auto", verbose=False):
+                 solver="auto", pcg_tol=None, pcg_max_iter=None, verbose=False):
         store_params(self, locals())
 
     @reports_progress

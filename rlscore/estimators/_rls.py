@@ -60,6 +60,15 @@ _STREAM_PARAMS_DOC = """\
         direct, or PCG when only PCG fits the budget and no cross-validation follows.
 """
 
+_PCG_PARAMS_DOC = """\
+    pcg_tol : float in (0, 1) or None, default=None
+        PCG's stopping tolerance on the relative residual (None: 1e-6). Refused, not
+        ignored, when the model is trained by the direct solver.
+    pcg_max_iter : int or None, default=None
+        PCG's iteration cap (None: none; a ConvergenceWarning when it stops there).
+        Refused, not ignored, when the model is trained by the direct solver.
+"""
+
 _BASIS_PARAMS_DOC = """\
     basis_vectors : {array-like, sparse matrix} of shape (n_basis, n_features), \
 default=None
@@ -120,7 +129,8 @@ class KernelRLS(RLSEstimatorBase):
     ----------
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
-{kernel_sections_doc(_KERNEL_PARAMS_DOC + _STREAM_PARAMS_DOC, "kernel matrix, factorization")}
+{kernel_sections_doc(_KERNEL_PARAMS_DOC + _STREAM_PARAMS_DOC + _PCG_PARAMS_DOC,
+                     "kernel matrix, factorization")}
 {_FITTED_ATTRS_DOC}
 
     See Also
@@ -158,7 +168,7 @@ class KernelRLS(RLSEstimatorBase):
                  bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, memory_budget="auto", block_size=None,
-                 solver="auto", verbose=False):
+                 solver="auto", pcg_tol=None, pcg_max_iter=None, verbose=False):
         store_params(self, locals())
 
     @reports_progress

@@ -44,7 +44,16 @@ def regparam_grid(regparams, default):
 
 
 #: The memory keywords of the RLS learners (:func:`rlscore.core.rls.fit_rls_model`).
-MEMORY_KEYWORDS = ("memory_budget", "block_size", "solver")
+MEMORY_KEYWORDS = ("memory_budget", "block_size", "solver", "pcg_tol", "pcg_maxiter")
+
+_PCG_DOC = """
+    pcg_tol : keyword, float in (0, 1) or None (default)
+        PCG's stopping tolerance on the relative residual ||b - S w|| <= tol ||b||
+        (None: 1e-6). Refused, not ignored, when the model is trained by the direct
+        solver.
+    pcg_maxiter : keyword, int or None (default)
+        PCG's iteration cap (None: none; a ConvergenceWarning when it stops there).
+        Refused, not ignored, when the model is trained by the direct solver."""
 
 #: Their entry in a learner's Parameters.
 MEMORY_DOC = """\
@@ -62,7 +71,8 @@ MEMORY_DOC = """\
     solver : keyword, "auto" (default), "direct" or "pcg"
         "direct": in memory or streamed, exact cross-validation; "pcg": Falkon's
         preconditioned conjugate gradients (one regparam, always streamed); "auto":
-        direct, or PCG when only PCG fits the budget and no cross-validation follows."""
+        direct, or PCG when only PCG fits the budget and no cross-validation follows.""" \
+    + _PCG_DOC
 
 #: Their entry in the RankRLS learners' Parameters (GlobalRankRLS, QueryRankRLS).
 RANK_MEMORY_DOC = """\
@@ -86,7 +96,8 @@ RANK_MEMORY_DOC = """\
     solver : keyword, "auto" (default), "direct" or "pcg"
         "direct": in memory or streamed; "pcg": Falkon's preconditioned conjugate
         gradients on the centred problem (one regparam, always streamed; not in the
-        selection wrappers); "auto": direct, or PCG when only PCG fits the budget."""
+        selection wrappers); "auto": direct, or PCG when only PCG fits the budget.""" \
+    + _PCG_DOC
 
 #: The reduced-set keywords: ``basis_indices``, ``n_basis``, ``random_state`` and, for
 #: learners with cross-validation, ``keep_basis_in_cv``.

@@ -350,7 +350,8 @@ def test_clone_and_get_params():
                                 "n_basis": None, "basis_indices": None,
                                 "random_state": None, "keep_basis_in_cv": False,
                                 "memory_budget": "auto", "block_size": None,
-                                "solver": "auto", "verbose": False}
+                                "solver": "auto", "pcg_tol": None,
+                                "pcg_max_iter": None, "verbose": False}
     assert clone(est).get_params() == est.get_params()
     assert repr(est) == "KernelRLS(alpha=2.0, gamma=0.1, kernel='rbf')"
 

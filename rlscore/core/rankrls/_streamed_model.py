@@ -13,8 +13,8 @@ from rlscore._validation import as_2d_labels, check_regparam
 from rlscore.core.rankrls._centered import check_pairs_exist
 from rlscore.core.rankrls._models import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls._pcg import streamed_rank_fit
-from rlscore.core.rls import (MEMORY_BUDGET_DEFAULT, StreamedHoldoutPath, n_rows,
-                              plan_model, select_basis)
+from rlscore.core.rls import (MEMORY_BUDGET_DEFAULT, PCG_NAMES, StreamedHoldoutPath,
+                              check_pcg_options, n_rows, plan_model, select_basis)
 from rlscore.core.structure import ArraySource, QueryGroups, as_query_groups
 
 __all__ = ["StreamedRankModel", "fit_rank_model"]
@@ -43,7 +43,8 @@ class StreamedRankModel(StreamedHoldoutPath):
     basis_vectors : (r, d) explicit basis rows instead (the hold-out then keeps them,
         as the in-memory models do)
     keep_basis_in_cv : bool, default False: the hold-out keeps held-out basis vectors
-    tol, maxiter : of PCG
+    tol, maxiter : PCG's stopping tolerance on the relative residual (None:
+        :data:`rlscore.core.rls.PCG_TOL`) and iteration cap (None: none)
     **kernel_params : gamma, degree, coef0, bias
 
     Attributes
@@ -63,7 +64,7 @@ class StreamedRankModel(StreamedHoldoutPath):
     """
 
     def __init__(self, X, Y, qids, regparam, kernel, plan, basis_indices=None,
-                 n_basis=None, random_state=None, keep_basis_in_cv=False, tol=1e-6,
+                 n_basis=None, random_state=None, keep_basis_in_cv=False, tol=None,
                  maxiter=None, basis_vectors=None, **kernel_params):
         self.Y = as_2d_labels(Y)
         self.m = m = self.Y.shape[0]
@@ -88,7 +89,7 @@ class StreamedRankModel(StreamedHoldoutPath):
         self.block_size = plan.block_size
         self.remove_basis = not keep_basis_in_cv
         self._kernel, self._kernel_params = kernel, kernel_params
-        self._tol, self._maxiter = tol, maxiter
+        self._tol, self._maxiter = check_pcg_options(tol, maxiter, ("tol", "maxiter"))
         self.streamed = None
         self.solve(regparam)
 
@@ -156,7 +157,8 @@ class StreamedRankModel(StreamedHoldoutPath):
 def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
                    basis_vectors=None, path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                    block_size=None, solver="auto", cv=None, n_lambdas=1, n_folds=0,
-                   verbose=None, query=None, **params):
+                   verbose=None, query=None, pcg_tol=None, pcg_maxiter=None,
+                   pcg_names=PCG_NAMES, **params):
     """The RankRLS model of a face: global without ``qids``, query-structured with
     (``query=True``: query-structured whatever ``qids`` is -- None is then refused).
 
@@ -173,6 +175,9 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
         models (``basis_indices``, ``n_basis``, ``random_state``,
         ``keep_basis_in_cv``, kernel parameters)
     memory_budget, block_size, solver : of :func:`rlscore.core.rls.plan_reduced_set`
+    pcg_tol, pcg_maxiter, pcg_names : PCG's stopping tolerance and iteration cap
+        (None: :data:`rlscore.core.rls.PCG_TOL`, no cap), refused when the plan is not
+        PCG (of :func:`rlscore.core.rls.plan_model`)
     query : True (query RankRLS), False (global) or None (query when ``qids`` is
         given)
     cv, n_lambdas, n_folds : the cross-validation that will follow: None, "kfold"
@@ -205,8 +210,8 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
                       memory_budget=memory_budget, block_size=block_size, solver=solver,
                       cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
-                      verbose=verbose,
-                      kind="query" if query else "global")
+                      verbose=verbose, kind="query" if query else "global",
+                      pcg_tol=pcg_tol, pcg_maxiter=pcg_maxiter, pcg_names=pcg_names)
     if plan is None or plan.path == "memory":
         if qids is None:
             model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
@@ -216,6 +221,7 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
                                       path=path, **params)
     else:
         model = StreamedRankModel(X, Y, qids, regparam, kernel, plan,
-                                  basis_vectors=basis_vectors, **params)
+                                  basis_vectors=basis_vectors, tol=pcg_tol,
+                                  maxiter=pcg_maxiter, **params)
     model.plan = plan
     return model

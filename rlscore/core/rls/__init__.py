@@ -70,14 +70,15 @@ from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
                                         fold_numbers)
 from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
-                                   pcg_solve, pcg_reduced_set, as_factors)
+                                   pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL)
 from rlscore.core.rls._pcg_select import PCGSelection, pcg_select, validation_folds
 from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit,
                                             plan_streamed_fit)
 from rlscore.core.rls._memory_plan import (plan_reduced_set, check_memory_options,
                                            block_working_memory,
                                            MEMORY_BUDGET_DEFAULT, SOLVERS,
-                                           STREAMABLE_KERNELS)
+                                           STREAMABLE_KERNELS, PCG_TOL, PCG_NAMES,
+                                           check_pcg_options)
 from rlscore.core.rls._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.rls._streamed_model import (StreamedRLSModel, fit_rls_model,
                                               plan_model, StreamedHoldoutPath)
@@ -147,6 +148,10 @@ __all__ = [
     "MEMORY_BUDGET_DEFAULT",
     "SOLVERS",
     "STREAMABLE_KERNELS",
+    "PCG_TOL",
+    "FLOAT32_TOL",
+    "PCG_NAMES",
+    "check_pcg_options",
     "StreamedRLSModel",
     "fit_rls_model",
     "plan_model",

@@ -12,17 +12,24 @@ from rlscore._blocks import (block_threads, cache_block_rows, get_working_memory
                              working_memory)
 from rlscore._memory import reduced_set_peak_bytes
 from rlscore._progress import stage
-from rlscore._validation import available_memory, check_real, format_bytes
+from rlscore._validation import (available_memory, check_positive_int, check_real,
+                                 check_tol, format_bytes)
 from rlscore.kernel import block_size_for
 
 __all__ = ["plan_reduced_set", "MEMORY_BUDGET_DEFAULT", "SOLVERS", "STREAMABLE_KERNELS",
-           "check_memory_options", "block_working_memory"]
+           "check_memory_options", "block_working_memory", "PCG_TOL", "PCG_NAMES",
+           "check_pcg_options"]
 
 #: The default ``memory_budget`` of the faces: half the memory available at fit time.
 MEMORY_BUDGET_DEFAULT = "auto"
 #: The ``solver`` values: "auto" (direct, in memory or streamed; PCG when only PCG fits
 #: and no cross-validation is asked), "direct", "pcg".
 SOLVERS = ("auto", "direct", "pcg")
+#: PCG's default stopping tolerance (relative residual) in every face.
+PCG_TOL = 1e-6
+#: The names of PCG's two keywords in the RLScore learners and the core (the
+#: estimators, after scikit-learn's ``max_iter``: ``("pcg_tol", "pcg_max_iter")``).
+PCG_NAMES = ("pcg_tol", "pcg_maxiter")
 #: Kernels whose reduced-set model can be streamed (array input).
 STREAMABLE_KERNELS = ("GaussianKernel", "PolynomialKernel", "LinearKernel")
 
@@ -46,6 +53,14 @@ def check_memory_options(memory_budget, solver, block_size):
         return np.inf if avail is None else avail / 2
     return check_real(memory_budget, "memory_budget", minimum=0,
                       open_minimum=True) * 2**20
+
+
+def check_pcg_options(tol, maxiter, names=PCG_NAMES):
+    """``(tol, maxiter)`` of the PCG solver of a face, checked (``names``: the face's
+    names of the two keywords): None means the default, :data:`PCG_TOL` and no cap
+    on the iterations; else ``tol`` in (0, 1) and ``maxiter`` a positive int. O(1)."""
+    return (PCG_TOL if tol is None else check_tol(tol, names[0]),
+            check_positive_int(maxiter, names[1], allow_none=True))
 
 
 def block_working_memory(limit):

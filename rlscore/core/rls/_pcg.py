@@ -33,12 +33,14 @@ T T^T / M + lambda I); here the first is the map's C, and only the lambda-depend
 is refactored for a new lambda, O(2 r^3 / 3) (:class:`NystromPreconditioner`).
 """
 
+import warnings
+
 import numpy as np
 
 from rlscore._blocks import block_threads, cache_block_rows, map_blocks
 from rlscore._lapack_threads import blas_threads
 from rlscore._validation import available_memory, check_float_dtype, check_regparam
-from rlscore.core.optim import Preconditioner, conjugate_gradient
+from rlscore.core.optim import ConvergenceWarning, Preconditioner, conjugate_gradient
 from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.structure import as_source, query_blocks
 from rlscore.kernel import ThreadBuffers, block_size_for
@@ -317,7 +319,9 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="au
     Returns
     -------
     SolverResult of the CG (``solution`` W), extras ``operator`` and
-    ``preconditioner``.
+    ``preconditioner``; a :class:`rlscore.core.optim.ConvergenceWarning` when it
+    stopped short of ``tol`` (at ``maxiter``, or on a breakdown) and no callback
+    ended it.
 
     Notes
     -----
@@ -344,6 +348,12 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="au
                              desc="preconditioned CG (Nystrom)")
     res.extras["operator"] = op
     res.extras["preconditioner"] = M
+    if not res.converged and not res.stopped:
+        warnings.warn(f"preconditioned CG stopped after {res.iterations} iterations at "
+                      f"a relative residual of {float(np.max(res.residuals)):.3g}, above "
+                      f"tol={tol:g}: the weights are not the solution to that accuracy; "
+                      f"raise the iteration cap or the tolerance", ConvergenceWarning,
+                      stacklevel=2)
     return res
 
 

@@ -9,7 +9,8 @@ import numpy as np
 
 from rlscore._blocks import working_memory
 from rlscore._validation import as_2d_labels, check_regparam
-from rlscore.core.rls._memory_plan import (MEMORY_BUDGET_DEFAULT, check_memory_options,
+from rlscore.core.rls._memory_plan import (MEMORY_BUDGET_DEFAULT, PCG_NAMES,
+                                           check_memory_options, check_pcg_options,
                                            plan_reduced_set)
 from rlscore.core.rls._model import RLSModel, n_rows
 from rlscore.core.rls._nystrom import select_basis
@@ -88,6 +89,8 @@ class StreamedRLSModel(StreamedHoldoutPath):
     working_memory : MiB of temporaries per block (None: the current setting)
     cache : PCG keeps the kernel blocks between iterations ("auto", True, False; see
         :class:`rlscore.core.rls.StreamedGramOperator`)
+    tol, maxiter : PCG's stopping tolerance on the relative residual (None:
+        :data:`rlscore.core.rls.PCG_TOL`) and iteration cap (None: none)
 
     Attributes
     ----------
@@ -105,7 +108,8 @@ class StreamedRLSModel(StreamedHoldoutPath):
     def __init__(self, X, Y, regparam=1.0, kernel="GaussianKernel", basis_vectors=None,
                  basis_indices=None, n_basis=None, random_state=None,
                  keep_basis_in_cv=False, block_size=None, solver="direct",
-                 lambda_count=1, working_memory=None, cache="auto", **kernel_params):
+                 lambda_count=1, working_memory=None, cache="auto", tol=None,
+                 maxiter=None, **kernel_params):
         self.Y = as_2d_labels(Y)
         self.source = ArraySource(X, self.Y)
         idx = select_basis(self.source.m, basis_indices, n_basis, random_state)
@@ -117,6 +121,7 @@ class StreamedRLSModel(StreamedHoldoutPath):
         self.remove_basis = idx is not None and not keep_basis_in_cv
         self.block_size, self.solver_name = block_size, solver
         self._wm, self._cache = working_memory, cache
+        self._tol, self._maxiter = check_pcg_options(tol, maxiter, ("tol", "maxiter"))
         with self._budget():
             if solver == "pcg":
                 self.streamed = None
@@ -137,7 +142,8 @@ class StreamedRLSModel(StreamedHoldoutPath):
         if self.solver_name == "pcg":
             with self._budget():
                 res = pcg_reduced_set(self.source, self.fmap, self.regparam,
-                                      block_size=self.block_size, cache=self._cache)
+                                      block_size=self.block_size, cache=self._cache,
+                                      tol=self._tol, maxiter=self._maxiter)
             self.streamed, self.coef = res, res.solution
         else:
             self.coef = self.streamed.solve(self.regparam)
@@ -188,7 +194,7 @@ class StreamedRLSModel(StreamedHoldoutPath):
 def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
                memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None, solver="auto",
                cv=None, n_lambdas=1, n_folds=0, streamable=True, verbose=None,
-               kind="rls"):
+               kind="rls", pcg_tol=None, pcg_maxiter=None, pcg_names=PCG_NAMES):
     """The memory plan of a face's model on in-memory data (RLS here, RankRLS in
     :func:`rlscore.core.rankrls.fit_rank_model`): None when the model is not a reduced
     set (no ``basis_vectors``, ``basis_indices`` or ``n_basis`` in ``params``), else
@@ -196,8 +202,29 @@ def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
     when nothing fits. ``streamable=False``: the model cannot stream (it stays in
     memory whatever the budget). ``kind``: "rls", or "query" / "global" for RankRLS
     (its streamed estimate). Checks the three keywords (and refuses
-    ``solver="pcg"`` with cross-validation or without a reduced set). O(1)."""
+    ``solver="pcg"`` with cross-validation or without a reduced set) and PCG's two,
+    ``pcg_tol`` and ``pcg_maxiter`` (named ``pcg_names`` in the face's messages):
+    given (not None) when the plan is not PCG -- ``solver="direct"``, or ``"auto"``
+    choosing the direct solver -- they are refused rather than ignored. O(1)."""
     check_memory_options(memory_budget, solver, block_size)
+    check_pcg_options(pcg_tol, pcg_maxiter, pcg_names)
+    plan = _plan_model(X, Y, basis_vectors, params, kernel, memory_budget, block_size,
+                       solver, cv, n_lambdas, n_folds, streamable, verbose, kind)
+    given = [n for n, v in zip(pcg_names, (pcg_tol, pcg_maxiter)) if v is not None]
+    if given and (plan is None or plan.path != "pcg"):
+        why = ("the model is not a reduced set" if plan is None else
+               "solver='direct'" if solver == "direct" else
+               "solver='auto' chose it: the direct solver fits the memory budget")
+        names = " and ".join(given)
+        raise ValueError(f"{names} {'apply' if len(given) > 1 else 'applies'} to the "
+                         f"PCG solver, but this model is trained by the direct solver "
+                         f"({why}); give solver='pcg' or drop {names}")
+    return plan
+
+
+def _plan_model(X, Y, basis_vectors, params, kernel, memory_budget, block_size, solver,
+                cv, n_lambdas, n_folds, streamable, verbose, kind):
+    """:func:`plan_model` without PCG's two keywords."""
     if solver == "pcg" and cv is not None:
         raise ValueError("solver='pcg' trains one regparam here, without the exact "
                          "cross-validation; use solver='direct' or 'auto' to select it "
@@ -222,7 +249,7 @@ def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
 def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                   path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None,
                   solver="auto", cv=None, n_lambdas=1, n_folds=0, verbose=None,
-                  **params):
+                  pcg_tol=None, pcg_maxiter=None, pcg_names=PCG_NAMES, **params):
     """The RLS model of a face: :class:`RLSModel`, or :class:`StreamedRLSModel` when
     the model is a reduced set whose in-memory arrays would exceed ``memory_budget``
     (or ``solver="pcg"``), as :func:`plan_reduced_set` decides (and reports, and
@@ -236,6 +263,9 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
     memory_budget, block_size, solver : of :func:`plan_reduced_set`
     cv, n_lambdas, n_folds : the cross-validation that will follow (None, "loo",
         "kfold", or another name that keeps the model in memory)
+    pcg_tol, pcg_maxiter, pcg_names : PCG's stopping tolerance and iteration cap
+        (None: :data:`PCG_TOL`, no cap), refused when the plan is not PCG (of
+        :func:`plan_model`)
 
     Returns
     -------
@@ -244,7 +274,8 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
     """
     plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
                       memory_budget=memory_budget, block_size=block_size, solver=solver,
-                      cv=cv, n_lambdas=n_lambdas, n_folds=n_folds, verbose=verbose)
+                      cv=cv, n_lambdas=n_lambdas, n_folds=n_folds, verbose=verbose,
+                      pcg_tol=pcg_tol, pcg_maxiter=pcg_maxiter, pcg_names=pcg_names)
     if plan is None or plan.path == "memory":
         model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
     else:
@@ -252,7 +283,8 @@ def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                                  block_size=plan.block_size,
                                  solver="pcg" if plan.path == "pcg" else "direct",
                                  lambda_count=n_lambdas, working_memory=plan.working_memory,
-                                 cache=plan.pcg_cache, **params)
+                                 cache=plan.pcg_cache, tol=pcg_tol,
+                                 maxiter=pcg_maxiter, **params)
     model.plan = plan
     return model
 
