@@ -131,16 +131,18 @@ def _basis_rows(m, n_basis, seed=0):
 
 
 def gaussian_candidates(train, n_basis=1000, gammas=GAMMAS, seed=0, target=None):
-    """Gaussian QueryRankRLS on ``n_basis`` Nystrom basis rows, every gamma of
-    ``gammas`` with its regparam path ``RLS_GRID``; ``target`` (a function of the
-    labels) replaces the regression target of the training part. [(params, predict)]."""
+    """Gaussian QueryRankRLS on ``n_basis`` Nystrom basis rows (``None``: the exact
+    kernel model on all m training rows, one O(m^3) eigendecomposition per gamma), every
+    gamma of ``gammas`` with its regparam path ``RLS_GRID``; ``target`` (a function of
+    the labels) replaces the regression target of the training part.
+    [(params, predict)]."""
     X, y, q = train
     yt = y if target is None else target(y)
-    idx = _basis_rows(X.shape[0], n_basis, seed)
+    basis = None if n_basis is None else X[_basis_rows(X.shape[0], n_basis, seed)]
     cands = []
     for gamma in gammas:
         learner = QueryRankRLS(X, yt, q, regparam=RLS_GRID[0], kernel="GaussianKernel",
-                               gamma=gamma, basis_vectors=X[idx])
+                               gamma=gamma, basis_vectors=basis)
         cands += _rankrls_path(learner, RLS_GRID, {"gamma": gamma})
     return cands
 
@@ -532,6 +534,10 @@ MORE_LEARNERS = {
         "g4000", lambda t: gaussian_candidates(t, 4000, GAMMAS6), "map"),
     f"QueryRankRLS (Gaussian, 4000 Nystrom, 6 gammas), {BY_MEAN7}": _selected_row(
         "g4000", lambda t: gaussian_candidates(t, 4000, GAMMAS6), "mean7"),
+    f"QueryRankRLS (Gaussian, exact kernel, 6 gammas), {BY_MAP}": _selected_row(
+        "exact", lambda t: gaussian_candidates(t, None, GAMMAS6), "map"),
+    f"QueryRankRLS (Gaussian, exact kernel, 6 gammas), {BY_MEAN7}": _selected_row(
+        "exact", lambda t: gaussian_candidates(t, None, GAMMAS6), "mean7"),
     f"QueryRankRLS (linear + Gaussian, 1000 Nystrom, 3 weights x 6 gammas), {BY_MAP}":
         _selected_row("sum", sum_kernel_candidates, "map"),
     f"QueryRankRLS (linear + Gaussian, 1000 Nystrom, 3 weights x 6 gammas), {BY_MEAN7}":
