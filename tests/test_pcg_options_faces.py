@@ -12,7 +12,8 @@ from rlscore.core.optim import ConvergenceWarning
 from rlscore.core.rankrls import fit_rank_model
 from rlscore.core.rls import fit_rls_model
 from rlscore.estimators import KernelRLS, RankRLS
-from rlscore.learner import GlobalRankRLS, QueryRankRLS, RLS, StreamedRLS
+from rlscore.learner import (GlobalRankRLS, LeaveOneOutRLS, QueryRankRLS, RLS,
+                             StreamedRLS)
 from rlscore.model_io import load_model, read_metadata
 from rlscore.utilities.reader import write_svmlight
 
@@ -171,6 +172,8 @@ def test_cli_refuses_pcg_options_it_would_not_use(tmp_path, run_cli, options, me
      r"pcg_tol and pcg_maxiter apply.*not a reduced set"),
     (lambda: QueryRankRLS(X, Y, QIDS, solver="direct", pcg_tol=1e-3, **KW),
      "pcg_tol applies"),
+    (lambda: LeaveOneOutRLS(X, Y, pcg_tol=1e-3, **KW),
+     r"pcg_tol applies.*the exact cross-validation that follows needs it"),
     (lambda: GlobalRankRLS(X, Y, pcg_maxiter=3, **KW), "pcg_maxiter applies"),
     (lambda: KernelRLS(kernel="rbf", basis_indices=BASIS, pcg_tol=1e-3).fit(X, Y),
      r"^pcg_tol applies.*drop pcg_tol$"),

@@ -214,6 +214,7 @@ def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
     if given and (plan is None or plan.path != "pcg"):
         why = ("the model is not a reduced set" if plan is None else
                "solver='direct'" if solver == "direct" else
+               "the exact cross-validation that follows needs it" if cv is not None else
                "solver='auto' chose it: the direct solver fits the memory budget")
         names = " and ".join(given)
         raise ValueError(f"{names} {'apply' if len(given) > 1 else 'applies'} to the "
