@@ -69,9 +69,8 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     from rlscore._blocks import working_memory
     from rlscore._validation import format_bytes
     from rlscore.cli._options import OptionError, parse_memory_budget
-    from rlscore.core.rls import (FLOAT32_TOL, block_working_memory,
-                                  check_memory_options, check_pcg_options,
-                                  plan_streamed_fit)
+    from rlscore.core.rls import (block_working_memory, check_memory_options,
+                                  check_pcg_options, pcg_tolerance, plan_streamed_fit)
     from rlscore.learner import StreamedRLS
     from rlscore.utilities.reader import SvmlightSource
     if args.learner not in STREAM_KINDS:
@@ -137,10 +136,8 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         solver = "pcg" if plan.path == "pcg" else "direct"
-        pcg_only = [name for name, on in (
-            ("--float32", getattr(args, "float32", False)),
-            ("--pcg-tol", getattr(args, "pcg_tol", None) is not None),
-            ("--pcg-maxiter", getattr(args, "pcg_maxiter", None) is not None)) if on]
+        pcg_only = [name for name in _streaming_options(args)
+                    if name in ("--float32", "--pcg-tol", "--pcg-maxiter")]
         if pcg_only and solver != "pcg":
             given = " / ".join(pcg_only)
             raise UsageError(f"{given} applies to the PCG solver, and this fit uses the "
@@ -157,22 +154,21 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
              f"{format_bytes(plan.peak_bytes)} ({limit}; solver {solver})")
         resolved = None if not np.isfinite(plan.budget_bytes) else \
             plan.budget_bytes / 2**20
+        dtype = np.float32 if getattr(args, "float32", False) else np.float64
         try:
             learner = StreamedRLS(
                 src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
                 random_state=0 if args.basis_seed is None else args.basis_seed,
                 regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
                 solver=solver, memory_budget=resolved, keep_basis_in_cv=True,
-                tol=tol, maxiter=maxiter,
-                dtype=np.float32 if getattr(args, "float32", False) else np.float64, **kp)
+                tol=tol, maxiter=maxiter, dtype=dtype, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),
             "n_used_features": int(src.d), "learner_option": args.learner,
             "solver": solver, "float32": bool(getattr(args, "float32", False)),
-            # the tolerance PCG used: with float32 blocks at least FLOAT32_TOL
-            **({"pcg_tol": max(tol, FLOAT32_TOL) if args.float32 else tol,
-                "pcg_maxiter": maxiter} if solver == "pcg" else {}),
+            **({"pcg_tol": pcg_tolerance(tol, dtype), "pcg_maxiter": maxiter}
+               if solver == "pcg" else {}),
             "kernel_option": args.kernel, "zero_based": bool(zb), "streamed": True,
             "n_basis": int(args.basis),
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),

@@ -70,7 +70,8 @@ from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
                                         fold_numbers)
 from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
-                                   pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL)
+                                   pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL,
+                                   pcg_tolerance)
 from rlscore.core.rls._pcg_select import PCGSelection, pcg_select, validation_folds
 from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit,
                                             plan_streamed_fit)
@@ -150,6 +151,7 @@ __all__ = [
     "STREAMABLE_KERNELS",
     "PCG_TOL",
     "FLOAT32_TOL",
+    "pcg_tolerance",
     "PCG_NAMES",
     "check_pcg_options",
     "StreamedRLSModel",

@@ -298,6 +298,14 @@ class StreamedGramOperator:
 FLOAT32_TOL = 1e-5
 
 
+def pcg_tolerance(tol, dtype):
+    """The tolerance PCG runs at when asked for ``tol`` with kernel blocks of ``dtype``:
+    ``tol``, or at least :data:`FLOAT32_TOL` for float32 blocks (below the operator's
+    precision the residual stalls and CG drifts; measured: query RankRLS at tol 1e-6
+    ran to predictions of 1e10). O(1)."""
+    return max(tol, FLOAT32_TOL) if np.dtype(dtype) == np.float32 else tol
+
+
 def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="auto",
               callback=None, verbose=None):
     """Weights W (k, p) of (Phi^T L Phi + mu I) W = Phi^T L Y by preconditioned CG on
@@ -311,7 +319,7 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="au
     tol, maxiter, x0, callback, verbose : of :func:`rlscore.core.optim.
         conjugate_gradient` (stop at ||b - S w|| <= tol ||b|| on the true residual;
         with float32 kernel blocks at least :data:`FLOAT32_TOL`, the accuracy the
-        single-precision operator attains)
+        single-precision operator attains: :func:`pcg_tolerance`)
     precondition : "auto" (the operator's ``default_preconditioner``: "nystrom" for
         RLS and global RankRLS, None for query RankRLS, where it was measured to cost
         iterations), "nystrom" (Falkon, :class:`NystromPreconditioner`) or None
@@ -328,10 +336,7 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="au
     O(2 k^3 / 3) for the preconditioner, then one streamed product per iteration.
     """
     lam = check_regparam(regparam)
-    if op.dtype == np.float32 and tol < FLOAT32_TOL:
-        # below the operator's precision the residual stalls and CG drifts (measured:
-        # query RankRLS at tol 1e-6 ran to predictions of 1e10)
-        tol = FLOAT32_TOL
+    tol = pcg_tolerance(tol, op.dtype)
     if op._B is None:
         op._B = op.rhs()
     op.regparam = op.effective_regparam(lam)
