@@ -11,6 +11,7 @@ from rlscore.learner.greedy_rls import GreedyRLS, GreedyRankRLS
 from rlscore.learner.kron_rls import KronRLS
 from rlscore.learner.two_step_rls import TwoStepRLS
 from rlscore.learner.cg_kron_rls import CGKronRLS
+from rlscore.learner.kron_svm import KronSVM
 from rlscore.learner.streamed_rls import StreamedRLS
 from rlscore.learner.pairwise_mkl import PairwiseMKL
 from rlscore.learner.ranksvm import (LinearRankSVM, PPLinearRankSVM, KernelRankSVM,
@@ -20,5 +21,5 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRL
            "KfoldRankRLS", "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS",
            "KfoldQueryRankRLS",
            "PPRankRLS", "CGRLS", "CGRankRLS", "PCGRankRLS", "GreedyRLS", "GreedyRankRLS",
-           "KronRLS", "TwoStepRLS", "CGKronRLS", "LinearRankSVM", "PPLinearRankSVM",
+           "KronRLS", "TwoStepRLS", "CGKronRLS", "KronSVM", "LinearRankSVM", "PPLinearRankSVM",
            "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL", "StreamedRLS"]

@@ -7,7 +7,8 @@ What lives here
     leave-column-out and leave-both-out shortcuts of Pahikkala et al. (2014) and Stock
     et al. (2018) in O(n1 n2 (n1 + n2)); :class:`SampledKronRLSModel` (MINRES on sampled
     pairs through the generalized vec trick, O(t q (n1 + n2)) for t iterations);
-    :class:`PairwiseMKLModel`; :func:`repair_kernel` and the policy for indefinite
+    :class:`SampledKronSVMModel` (the squared-hinge Kronecker SVM of RLScore's KronSVM,
+    Newton steps of CG through the vec trick); :class:`PairwiseMKLModel`; :func:`repair_kernel` and the policy for indefinite
     kernels; pairwise kernels and label checks (``_data``). Kernel learning: the exact
     in-sample leave-one-pair-out error of complete-data KronRLS with its gradient for
     the kernel parameters of both domains (:func:`kron_loo_error_gradient`, O(n1^3 n2 +
@@ -21,7 +22,7 @@ Builds on
 
 Module order
     ``_indefinite`` -> ``_data`` -> ``_factor`` -> ``_two_step`` -> ``_kronecker`` ->
-    ``_holdout`` -> ``_model``; ``_cg`` -> ``_sampled``, ``_mkl``; ``_loo_gradient`` ->
+    ``_holdout`` -> ``_model``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``; ``_loo_gradient`` ->
     ``_kernel_learning``.
 """
 
@@ -41,6 +42,7 @@ from rlscore.core.kronecker._holdout import (kron_rows_holdout, kron_leave_row_o
 from rlscore.core.kronecker._model import KronRLSModel
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
 from rlscore.core.kronecker._sampled import SampledKronRLSModel
+from rlscore.core.kronecker._svm import SampledKronSVMModel, exact_line_search, svm_labels
 from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights,
                                          centered_alignment, PairwiseMKLModel,
                                          fit_pairwise_mkl)
@@ -82,6 +84,9 @@ __all__ = [
     "GroupCentering",
     "KronMinres",
     "SampledKronRLSModel",
+    "SampledKronSVMModel",
+    "exact_line_search",
+    "svm_labels",
     "alignment_statistics",
     "alignment_weights",
     "centered_alignment",
