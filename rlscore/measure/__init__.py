@@ -41,6 +41,7 @@ from rlscore.measure.ranking_measures import (
     ShortQueryWarning, average_precision_per_query, mean_average_precision, mean_ndcg,
     mean_ndcg_per_query, ndcg, ndcg_per_query, precision_at_k, precision_at_k_per_query,
     short_query_message, short_query_warnings_once)
+from rlscore.measure.rm2_measure import rm2
 from rlscore.measure.spearman_measure import spearman
 from rlscore.measure.sq_mprank_measure import sqmprank
 from rlscore.measure.sqerror_measure import sqerror
@@ -61,7 +62,7 @@ PER_QUERY = {
 
 __all__ = [
     "PER_QUERY", "accuracy", "auc", "cindex", "fscore", "ova_accuracy", "sqmprank", "sqerror",
-    "spearman", "kendall_tau_b", "ndcg", "mean_ndcg", "precision_at_k",
+    "spearman", "rm2", "kendall_tau_b", "ndcg", "mean_ndcg", "precision_at_k",
     "mean_average_precision", "cindex_per_query", "ndcg_per_query", "mean_ndcg_per_query",
     "precision_at_k_per_query", "average_precision_per_query",
     "query_average", "query_values", "query_cindex", "query_kendall_tau_b",

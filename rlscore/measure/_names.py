@@ -10,7 +10,7 @@
 * ``cindex``: :func:`cindex`, per query;
 * ``auc`` (alias ``roc_auc``): :func:`auc` with 0/1 and boolean labels accepted, per
   query;
-* ``sqerror`` (alias ``neg_mean_squared_error``), ``sqmprank``, ``spearman``,
+* ``sqerror`` (alias ``neg_mean_squared_error``), ``sqmprank``, ``spearman``, ``rm2``,
   ``kendall`` (alias ``kendall_tau_b``), ``accuracy``, ``fscore`` (alias ``f1``),
   ``ova_accuracy``: the functions of those names, over all rows (qids ignored).
 
@@ -38,6 +38,7 @@ _KINDS = {
     "sqerror": ("sqerror", False, {}, ("sqerror", "neg_mean_squared_error")),
     "sqmprank": ("sqmprank", False, {}, ("sqmprank",)),
     "spearman": ("spearman", False, {}, ("spearman",)),
+    "rm2": ("rm2", False, {}, ("rm2",)),
     "kendall": ("kendall_tau_b", False, {}, ("kendall", "kendall_tau_b")),
     "accuracy": ("accuracy", False, {}, ("accuracy",)),
     "fscore": ("fscore", False, {}, ("fscore", "f1")),
@@ -51,7 +52,7 @@ _CUTOFF = re.compile(r"(ndcg|p)@([0-9]+)(?::(letor|standard))?|ndcg:(letor|stand
 
 #: The names, as a help text.
 MEASURE_NAMES = ("ndcg@K, ndcg@K:standard, p@K, map, meanndcg, cindex, auc, sqerror, "
-                 "sqmprank, spearman, kendall, accuracy, fscore, ova_accuracy (aliases: "
+                 "sqmprank, spearman, rm2, kendall, accuracy, fscore, ova_accuracy (aliases: "
                  "ndcg, precision_at_k, mean_average_precision, mean_ndcg, roc_auc, "
                  "neg_mean_squared_error, kendall_tau_b, f1)")
 
@@ -66,7 +67,8 @@ class Measure:
         Canonical name, e.g. ``"ndcg@10"``, ``"p@5"``, ``"cindex"``.
     kind : str
         The table's key: "ndcg", "p", "map", "meanndcg", "cindex", "auc", "sqerror",
-        "sqmprank", "spearman", "kendall", "accuracy", "fscore", "ova_accuracy".
+        "sqmprank", "spearman", "rm2", "kendall", "accuracy", "fscore",
+        "ova_accuracy".
     k : int or None
         The cutoff of "ndcg" and "p".
     convention : "letor" (= "letor4"), "letor3" (ndcg, p, map) or "standard" (ndcg)
