@@ -332,6 +332,62 @@ class QueryGroups:
             return v - self.expand(self.mean(v))
         return v - self.mean(v)[self.codes]
 
+    #: The per-query feature normalizations of :meth:`normalize`.
+    NORMALIZATIONS = ("linear", "zscore", "sum")
+
+    def normalize(self, X, method="linear"):
+        """Each feature normalized within each query (LETOR's QueryLevelNorm; RankLib's
+        ``-norm``), feature by feature:
+
+        * ``"linear"`` (LETOR's QueryLevelNorm, RankLib ``linear``): (x - min) /
+          (max - min) over the query's rows, 0 where the feature is constant in the
+          query;
+        * ``"zscore"`` (RankLib ``zscore``): (x - mean) / std over the query's rows
+          (population std, ddof = 0), 0 where the feature is constant in the query;
+        * ``"sum"`` (RankLib ``sum``): x / sum |x| over the query's rows, 0 where that
+          sum is 0.
+
+        Parameters
+        ----------
+        X : (m, d) dense or scipy sparse (densified: the result of "linear" and
+            "zscore" is dense in general)
+        method : "linear", "zscore" or "sum"
+
+        Returns
+        -------
+        ndarray (m, d) of float64. O(m d) time and memory.
+        """
+        if method not in self.NORMALIZATIONS:
+            raise ValueError(f"method must be one of {', '.join(self.NORMALIZATIONS)}, "
+                             f"got {method!r}")
+        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] != self.m:
+            raise ValueError(f"X must be a matrix with one row per grouped row ({self.m}),"
+                             f" got shape {X.shape}")
+        if self.m == 0:
+            return X.copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if method == "sum":
+                scale = self.expand(self.sum(np.abs(X)))
+                out = X / scale
+                out[np.broadcast_to(scale == 0, out.shape)] = 0.0
+                return out
+            if method == "zscore":
+                means = self.expand(self.mean(X))
+                centred = X - means
+                scale = np.sqrt(self.expand(self.mean(centred * centred)))
+                # a feature constant in its query: its std is round-off of its mean
+                flat = scale <= 1e-13 * np.abs(means)
+            else:
+                Xs, heads = X[self.order], self.starts[:-1]
+                lo = self.expand(np.minimum.reduceat(Xs, heads, axis=0))
+                centred = X - lo
+                scale = self.expand(np.maximum.reduceat(Xs, heads, axis=0)) - lo
+                flat = scale == 0
+            out = centred / np.where(flat, 1.0, scale)
+            out[np.broadcast_to(flat, out.shape)] = 0.0
+            return out
+
     # --- an orthonormal basis of range(P) ------------------------------------------
     #
     # H = blockdiag(I - 2 v_q v_q^T / v_q^T v_q), v_q = 1_q + sqrt(n_q) e_first(q), maps

@@ -27,7 +27,8 @@ from rlscore.estimators._greedy import GreedyRLSSelector  # noqa: E402
 from rlscore.estimators._kronecker import PairwiseRLS  # noqa: E402
 from rlscore.estimators._ranksvm import RankSVM  # noqa: E402
 from rlscore.estimators._pairwise_mkl import MultiKernelPairwiseRLS  # noqa: E402
+from rlscore.estimators._query_norm import QueryNormalizer  # noqa: E402
 
 __all__ = ["KernelRLS", "KernelRLSCV", "RankRLS", "RankRLSCV", "CGRLSRegressor",
            "CGRankRLSRanker", "GreedyRLSSelector", "PairwiseRLS", "RankSVM",
-           "MultiKernelPairwiseRLS"]
+           "MultiKernelPairwiseRLS", "QueryNormalizer"]
