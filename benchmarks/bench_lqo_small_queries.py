@@ -47,7 +47,8 @@ GRID = [1.0, 1000.0, 10000.0]
 
 
 def make_data(n_queries, seed=0):
-    """X (2 n, D) with correlated columns, graded labels 0..2 (MAP: > 0 relevant), query ids in pairs."""
+    """X (2 n, D) with correlated columns, graded labels 0..2 (MAP: > 0 relevant),
+    query ids in pairs."""
     rng = np.random.default_rng(seed)
     m = 2 * n_queries
     Z = rng.standard_normal((m, D))

@@ -260,9 +260,10 @@ class QueryRankRLSModel(CenteredRankModel):
 
     def leave_query_out(self):
         """Predictions for every query from the model trained without it: a list (one
-        per query, first-appearance order) of (n_q, p) arrays (views of one array:
-        :meth:`leave_query_out_rows` split by :meth:`rlscore.core.structure.QueryGroups.per_query`).
-        O(sum_q n_q^2 r + n_q^3) per call, as :meth:`leave_query_out_rows`."""
+        per query, first-appearance order) of (n_q, p) arrays: views of
+        :meth:`leave_query_out_rows` split by
+        :meth:`rlscore.core.structure.QueryGroups.per_query`. O(sum_q n_q^2 r + n_q^3)
+        per call, as :meth:`leave_query_out_rows`."""
         return self.groups.per_query(self.leave_query_out_rows())
 
     def leave_query_out_rows(self):
