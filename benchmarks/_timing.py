@@ -8,8 +8,12 @@ always taken against a baseline run in the same process.
 """
 
 import contextlib
+import json
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import time
 
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -137,3 +141,19 @@ def peer_floor_row(name, ours, peer=None, peer_name="", floor=None, floor_name="
     print(f"| {name} | {ours:.3f} s | {pc} | {fc} | {target or ''} | {flag} {note} |",
           flush=True)
     return rp, rf
+
+
+def cli_json(code, argv):
+    """(wall s, CPU s of the child, its JSON output) of one ``rlscore`` command run as
+    ``python -P -c code *argv`` in a new process (importing and reading included);
+    exits with the command's error output when it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-P", "-c", code, *argv],
+                         capture_output=True, text=True, env=os.environ.copy())
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        sys.exit(f"rlscore {argv[0]} failed ({out.returncode}):\n{out.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, json.loads(out.stdout)

@@ -32,17 +32,14 @@ default (``RLSCORE_BENCH_THREADS``); wall and process CPU seconds are both repor
 """
 
 import argparse
-import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 from _data import SHARED_DATA  # noqa: E402
-from _timing import HEADER, limit_threads, machine_line, row  # noqa: E402
+from _timing import HEADER, cli_json, limit_threads, machine_line, row  # noqa: E402
 
 limit_threads()
 
@@ -99,16 +96,7 @@ def cli_argv(train):
 
 def run_cli(code, train):
     """(wall s, CPU s of the child, the JSON result) of one command in a new process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-P", "-c", code, *cli_argv(train)],
-                         capture_output=True, text=True, env=os.environ.copy())
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0:
-        sys.exit(f"rlscore cv failed ({out.returncode}):\n{out.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, json.loads(out.stdout)
+    return cli_json(code, cli_argv(train))
 
 
 def median_runs(fn, repeats):

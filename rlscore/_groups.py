@@ -216,6 +216,27 @@ class QueryGroups:
         do not modify the arrays)."""
         return self._cached("split", lambda: np.split(self.order, self.starts[1:-1]))
 
+    def member_lists(self):
+        """The row indices of every query as Python lists of int, in code order
+        (RLScore's ``qidlist``; computed once, do not modify). O(m)."""
+        def make():
+            o = self.order.tolist()
+            s = self.starts.tolist()
+            return [o[a:b] for a, b in zip(s[:-1], s[1:])]
+        return self._cached("member_lists", make)
+
+    def per_query(self, values):
+        """``values`` (m, ...) split into the rows of each query: a list in code order
+        of views of one copy ``values[order]`` (query g's rows in their original order).
+        O(m c) for the copy plus O(n_groups) slices (no per-query fancy indexing)."""
+        v = np.asarray(values)
+        if v.shape[:1] != (self.m,):
+            raise ValueError(f"values must have {self.m} rows (one per example), got "
+                             f"shape {v.shape}")
+        v = v[self.order]
+        s = self.starts.tolist()
+        return [v[a:b] for a, b in zip(s[:-1], s[1:])]
+
     def _rows(self, rows, allow_empty):
         """``rows`` checked by :func:`rlscore._validation.as_index_array`: distinct
         row indices in 0..m-1 (or a boolean mask of length m)."""

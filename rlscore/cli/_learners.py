@@ -69,15 +69,22 @@ def _grank_lpo(data, grid, kernel, kp, basis, measure, args):
                                regparams=grid, **kp)
 
 
+def _query_groups(data):
+    """The file's QueryGroups when the command built them (encoded once, not again by
+    every layer below), else its qids (a refit's rows)."""
+    groups = getattr(data, "groups", None)
+    return data.qids if groups is None else groups
+
+
 def _qrank_train(data, regparam, kernel, kp, basis):
     from rlscore.learner import QueryRankRLS
-    return QueryRankRLS(data.X, data.y, data.qids, regparam=regparam, kernel=kernel,
-                        basis_vectors=basis, **kp)
+    return QueryRankRLS(data.X, data.y, _query_groups(data), regparam=regparam,
+                        kernel=kernel, basis_vectors=basis, **kp)
 
 
 def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.learner import LeaveQueryOutRankRLS
-    return LeaveQueryOutRankRLS(data.X, data.y, data.qids, kernel=kernel,
+    return LeaveQueryOutRankRLS(data.X, data.y, _query_groups(data), kernel=kernel,
                                 basis_vectors=basis, regparams=grid,
                                 measure=_plain_measure(measure), **kp)
 

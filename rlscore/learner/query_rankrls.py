@@ -184,7 +184,9 @@ class LeaveQueryOutRankRLS(PredictorInterface):
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
                                 (kernel, basis_vectors, kwargs), regparams,
                                 RANK_REGPARAMS, lambda model: LQOCV(model, measure))
-        self.cv_predictions = [[squeeze(p) for p in fold] for fold in preds]
+        # ndarray.squeeze: RLScore's squeeze for the core's arrays, without its
+        # per-call overhead (one call per query and regparam)
+        self.cv_predictions = [[p.squeeze() for p in fold] for fold in preds]
 
 
 class KfoldQueryRankRLS(PredictorInterface):

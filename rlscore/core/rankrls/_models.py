@@ -31,7 +31,7 @@ from rlscore._ext import _lpo
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
-from rlscore.core.rls import (CheckedRows, n_rows, prefer_primal_fold,
+from rlscore.core.rls import (CheckedRows, n_rows,
                               remove_basis_from_pairs)
 from rlscore._validation import as_index_array, check_index_pairs
 from rlscore._validation import check_peak_memory
@@ -214,9 +214,14 @@ class QueryRankRLSModel(CenteredRankModel):
                              "GlobalRankRLS)")
         groups = as_query_groups(qids, m)
         self.qids = groups.codes
-        self.qidlist = [mem.tolist() for mem in groups.split()]
         self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
                     kernel_params)
+
+    @property
+    def qidlist(self):
+        """The row indices of each query, a list of lists of int (RLScore's
+        attribute; built on first use, O(m))."""
+        return self.groups.member_lists()
 
     def holdout_rows(self, indices):
         """Predictions (h, p) for the rows ``indices`` -- any rows: several whole
@@ -255,11 +260,32 @@ class QueryRankRLSModel(CenteredRankModel):
 
     def leave_query_out(self):
         """Predictions for every query from the model trained without it: a list (one
-        per query, first-appearance order) of (n_q, p) arrays.
+        per query, first-appearance order) of (n_q, p) arrays: views of
+        :meth:`leave_query_out_rows` split by
+        :meth:`rlscore.core.structure.QueryGroups.per_query`. O(sum_q n_q^2 r + n_q^3)
+        per call, as :meth:`leave_query_out_rows`."""
+        return self.groups.per_query(self.leave_query_out_rows())
 
-        Batched over queries of equal size (chunked to bound the temporaries); the
-        lambda-independent blocks U_q are kept between calls when they take at most
-        ``_CACHE`` elements. O(sum_q n_q^2 r + n_q^3) per call.
+    def leave_query_out_rows(self):
+        """Leave-query-out predictions (m, p) in row order: row i from the model
+        trained without the query of row i.
+
+        The hold-out formula of :mod:`rlscore.core.rankrls` for whole queries, batched
+        over the queries of equal size n: stacked (k, n, n) systems, one
+        ``np.linalg.solve`` per chunk (chunked to bound the temporaries), no Python
+        loop over queries. The lambda-independent blocks U_q (and, primal, U_q U_q^T)
+        are kept between calls when they take at most ``_CACHE`` elements. A primal
+        model refits the queries of n > d rows in the d primal coordinates instead
+        (:meth:`_primal_holdout`: O(n d^2 + d^3) once per query, O(n d p) per
+        lambda); with basis removal the queries holding basis rows are refitted
+        without them (:meth:`_holdout_removing`).
+
+        Notes
+        -----
+        O(m r p + sum_q n_q^2 r + n_q^3) per call: O(m^2 n_max) (dual,
+        r = m - #queries) or O(m n_max d) (primal), n_max the size of the largest
+        query; 10^5 queries of two rows with d = 10 take a few stacked array
+        operations of 10^5 x 2 x 10 elements.
         """
         gr = self.groups
         gr.require_several()
@@ -268,20 +294,19 @@ class QueryRankRLSModel(CenteredRankModel):
         mu = self._mu(self.regparam)
         w, Pr, F = self._state(mu)
         U, s2, c, Yf, qdiag, full = self._parts()
-        out = [None] * gr.n_groups
+        out = np.empty_like(F)
         mw = mu * w
         nw = s2 * w
         wY = w * Yf                                            # (g, r)
-        members = gr.split()
         for n, qs, chunks in self._batches():
             if chunks is None:
                 # queries larger than the primal dimension: refit in the primal
                 # (O(n d^2 + d^3) per query once, then O(n d p) per lambda)
                 for q in qs:
-                    out[q] = self._primal_holdout(np.ascontiguousarray(members[q]))
+                    rows = np.ascontiguousarray(gr.members(q))
+                    out[rows] = self._primal_holdout(rows)
                 continue
             for k0, k1, ik, UH, Qpart, G in chunks:
-                qk = qs[k0:k1]
                 if UH is None:
                     UH = U[ik]                                 # (k, n, r)
                 UHt = UH.transpose(0, 2, 1)
@@ -293,25 +318,27 @@ class QueryRankRLSModel(CenteredRankModel):
                     M += Qpart
                 else:
                     M += 1.0 / n
-                X = np.linalg.solve(M, Pr[ik])                 # (k, n, p)
-                t = UH @ wY[qk][:, :, None]                    # (k, n, 1)
-                P = F[ik] - N @ X - (t.transpose(0, 2, 1) @ X)
-                for j, q in enumerate(qk):
-                    out[q] = P[j]
+                X = self._solve_small(M, Pr[ik])               # (k, n, p)
+                t = UH @ wY[qs[k0:k1]][:, :, None]             # (k, n, 1)
+                out[ik] = F[ik] - N @ X - (t.transpose(0, 2, 1) @ X)
         if self.remove_basis:
-            for q, mem in enumerate(gr.split()):
-                fresh = self._holdout_removing(np.ascontiguousarray(mem, dtype=np.intp))
+            # only the queries holding basis rows change when those are removed
+            for q in np.unique(gr.codes[self.representation.basis_indices]):
+                rows = np.ascontiguousarray(gr.members(q))
+                fresh = self._holdout_removing(rows)
                 if fresh is not None:
-                    out[q] = fresh
+                    out[rows] = fresh
         return out
 
     def _batches(self):
-        """Queries grouped by size n, in chunks (None for queries that a primal model
-        refits in the primal, :func:`rlscore.core.rls.prefer_primal_fold`): (n, query
-        codes, [(k0, k1, (k, n) row
+        """Queries grouped by size n, in chunks: (n, query codes, [(k0, k1, (k, n) row
         indices, U blocks or None, the lambda-independent part I - U_q U_q^T of the
         primal block matrices or None, U_q U_q^T when the blocks are kept, else
-        None)])."""
+        None)]), the chunk list None for the queries that a primal model refits in the
+        primal: n > d, where the n x n block outgrows the d x d refit (a batch has no
+        per-call overhead to amortize, unlike one hold-out,
+        :func:`rlscore.core.rls.prefer_primal_fold`). O(m) index work, plus
+        O(sum_q n_q^2 r) for the kept blocks."""
         if getattr(self, "_batch_cache", None) is not None:
             return self._batch_cache
         gr = self.groups
@@ -319,14 +346,13 @@ class QueryRankRLSModel(CenteredRankModel):
         r = U.shape[1]
         keep_blocks = self.m * r <= _CACHE
         batches = []
-        members = gr.split()
         for n in np.unique(gr.sizes):
             n = int(n)
             qs = np.flatnonzero(gr.sizes == n)
-            if self.kind == "primal" and prefer_primal_fold(n, self.solver.K.shape[0]):
+            if self.kind == "primal" and n > self.solver.K.shape[0]:
                 batches.append((n, qs, None))
                 continue
-            idx = np.stack([members[q] for q in qs])
+            idx = gr.order[gr.starts[qs][:, None] + np.arange(n)]     # (queries, n)
             step = max(1, block_elements() // max(1, n * r))
             chunks = []
             for k0 in range(0, qs.size, step):

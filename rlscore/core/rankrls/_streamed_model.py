@@ -74,7 +74,7 @@ class StreamedRankModel(StreamedHoldoutPath):
         codes = None
         if qids is not None:
             self.qids = codes = self.groups.codes
-            self.qidlist = [mem.tolist() for mem in self.groups.split()]
+            self.qidlist = self.groups.member_lists()
             if np.any(codes[1:] < codes[:-1]):
                 # streamed grouped by query: the model does not depend on the order
                 self._order = self.groups.order

@@ -60,11 +60,20 @@ def primal_fold_parts(C, b, Phi_H, N=None):
     Gram matrix C = Phi_{-H}^T L Phi_{-H} (d, d) and right-hand side
     b = Phi_{-H}^T L Y_{-H} (d, p) of the remaining rows (L = I for RLS, the centring
     for RankRLS), the held-out features Phi_H (h, d) and optionally the constraint
-    directions N (d, k) of basis removal: (s2, V^T b, Phi_H V, V^T N or None) with
-    C = V diag(s2) V^T. O(d^3 + h d^2 + d^2 k)."""
+    directions N (d, k) of basis removal: (s2, V^T b, Phi_H V or None, V^T N or None,
+    (Phi_H, V) or None) with C = V diag(s2) V^T.
+
+    The product Phi_H V (O(h d^2)) is formed only for small hold-out sets: when
+    h >= d and h > 16 p, Phi_H and V are kept instead (no more memory: d^2 <= h d) and
+    each lambda applies them in turn (O((d + h) d p)), cheaper than the product up to
+    h / p lambdas -- a K-fold grid with large folds saves an h x d x d product per
+    fold. O(d^3 + d^2 k), plus O(h d^2) for small sets."""
     s2, V = psd_eigh(0.5 * (C + C.T))
     VtN = None if N is None or N.shape[1] == 0 else V.T @ N
-    return s2, V.T @ b, np.asarray(Phi_H @ V), VtN
+    h, d = Phi_H.shape
+    if h >= d and h > 16 * b.shape[1]:
+        return s2, V.T @ b, None, VtN, (Phi_H, V)
+    return s2, V.T @ b, np.asarray(Phi_H @ V), VtN, None
 
 
 def primal_fold_predictions(parts, mu):
@@ -72,9 +81,9 @@ def primal_fold_predictions(parts, mu):
     :func:`primal_fold_parts`: Phi_H V diag(1/(s2 + mu)) V^T b, or with constraint
     directions the refit under N^T w = 0 (basis removal): with M^{-1} the diagonal
     solve in the eigenvector coordinates, u - M^{-1} N (N^T M^{-1} N)^{-1} N^T u for
-    u = M^{-1} b. O(h d p), plus
-    O(d k (p + k) + k^3) with k constraints."""
-    s2, Vtb, PhiV, VtN = parts
+    u = M^{-1} b. O(h d p) (O((h + d) d p) when the parts keep Phi_H and V apart),
+    plus O(d k (p + k) + k^3) with k constraints."""
+    s2, Vtb, PhiV, VtN, apart = parts
     denom = s2 + mu
     if denom[0] <= 0:                     # s2 ascending (psd_eigh)
         raise ValueError("the hold-out problem is singular (regparam=0 with too few "
@@ -84,7 +93,17 @@ def primal_fold_predictions(parts, mu):
     if VtN is not None:
         v = g * VtN
         u = u - v @ np.linalg.solve(VtN.T @ v, VtN.T @ u)
+    if apart is not None:
+        Phi_H, V = apart
+        return np.asarray(Phi_H @ (V @ u))
     return PhiV @ u
+
+
+def _nbytes(item):
+    """Bytes of the arrays in ``item`` (nested tuples included)."""
+    if isinstance(item, tuple):
+        return sum(_nbytes(a) for a in item)
+    return getattr(item, "nbytes", 0)
 
 
 class FoldCache:
@@ -143,10 +162,10 @@ class FoldCache:
         item = self._items.get(key)
         if item is None:
             item = build()
-            size = sum(getattr(a, "nbytes", 0) for a in item)
+            size = _nbytes(item)
             while self._items and self._bytes + size > self.max_bytes:
                 old = self._items.pop(next(iter(self._items)))
-                self._bytes -= sum(getattr(a, "nbytes", 0) for a in old)
+                self._bytes -= _nbytes(old)
             self._items[key] = item
             self._bytes += size
         return item

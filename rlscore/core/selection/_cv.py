@@ -601,10 +601,15 @@ class LQOCV:
     def cv(self, regparam):
         model = getattr(self.rls, "_model", self.rls)
         preds = getattr(self, "_path", {}).pop(float(regparam), None)
-        if preds is None:
-            preds = model.leave_query_out()
         Y = model.Y
-        P = np.empty_like(Y)
-        for rows, Pq in zip(model.groups.split(), preds):
-            P[rows] = Pq
+        if preds is None and hasattr(model, "leave_query_out_rows"):
+            # the predictions in row order at once (no loop over the queries)
+            P = model.leave_query_out_rows()
+            preds = model.groups.per_query(P)
+        else:
+            if preds is None:
+                preds = model.leave_query_out()
+            P = np.empty_like(Y)
+            for rows, Pq in zip(model.groups.split(), preds):
+                P[rows] = Pq
         return query_score(self.measure, Y, P, model.groups), preds
