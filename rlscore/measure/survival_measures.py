@@ -14,11 +14,10 @@ difference, as scikit-survival evaluates it) is tied in risk and counts 1/2;
 otherwise it is concordant when r_i > r_j and discordant when r_i < r_j.
 
 lifelines: ``lifelines.utils.concordance_index(event_times, predicted_scores,
-event_observed)`` scores "higher = longer survival" -- pass ``-risk`` -- and differs in
-two tie rules: it treats a risk tie as exact equality (no tolerance), and it does not
-count an event and a censored row at the same time as comparable (scikit-survival and
-this module do). Without tied times and without risks closer than ``tied_tol`` the two
-agree with this module.
+event_observed)`` scores "higher = longer survival" -- pass ``-risk``. It has the same
+comparable pairs (an event and a censoring at one time included) but ties risks only
+when they are exactly equal: it equals this module with ``tied_tol=0`` (and with the
+default whenever no two risks differ by 0 < |d| <= 1e-8).
 """
 
 import numpy as np
@@ -130,7 +129,8 @@ def concordance_index_censored(event_indicator, event_time, estimate, tied_tol=1
     O(m log m) time, O(m) memory: one sort by time, then a Fenwick tree over the risk
     ranks, walking the times from the latest (:mod:`rlscore._ext._survival`);
     scikit-survival's own loop is O(m x events). Equal to scikit-survival to rounding
-    (the counts exactly); lifelines' tie rules differ (see the module docstring).
+    (the counts exactly); to lifelines' ``concordance_index(time, -estimate, event)``
+    with ``tied_tol=0`` (see the module docstring).
     """
     event, time = check_survival(event_indicator, event_time,
                                  event_name="event_indicator", time_name="event_time")
