@@ -121,7 +121,7 @@ def _refit_predictions(X, time, event, h, lam, magnitudes, **kw):
 
 @pytest.mark.parametrize("magnitudes", [False, True])
 @pytest.mark.parametrize("kernel", ["LinearKernel", "GaussianKernel", "nystrom"])
-@pytest.mark.parametrize("method", ["exact", "refit", "auto"])
+@pytest.mark.parametrize("method", ["stream", "subgraph", "auto"])
 def test_kfold_holdout_equals_refits(kernel, magnitudes, method):
     X, time, event = _data(5, m=36)
     kw = {}
@@ -154,13 +154,33 @@ def test_leave_one_out_equals_refits(kernel, magnitudes):
     lams = [0.2, 0.7]
     P = model.leave_one_out(regparams=lams)
     P1 = model.leave_one_out()
-    P2 = model.leave_one_out(method="refit")
+    P2 = model.leave_one_out(method="subgraph")
     for i in range(time.size):
         for k, lam in enumerate(lams):
             ref = _refit_predictions(X, time, event, [i], lam, magnitudes, **kw)[0]
             assert P[k, i] == pytest.approx(ref, abs=1e-10 * max(1, abs(ref)))
     np.testing.assert_allclose(P1, P[1], atol=1e-10 * max(1, np.abs(P1).max()))
     np.testing.assert_allclose(P2, P[1], atol=1e-10 * max(1, np.abs(P1).max()))
+
+
+def test_refit_method_and_cost_model():
+    from rlscore.core.survival import holdout_cost
+    X, time, event = _data(4, m=30)
+    K = X @ X.T + 1.0
+    for kw, Xin in ((dict(kernel="GaussianKernel", gamma=0.3), X),
+                    (dict(kernel="PrecomputedKernel"), K)):
+        model = SurvivalRankRLSModel(Xin, time, event, regparam=0.5, **kw)
+        folds = np.array_split(np.arange(30), 3)
+        for h, P in zip(folds, model.holdout(folds, method="refit")):
+            ref = _refit_predictions(Xin if "gamma" in kw else X, time, event, h, 0.5,
+                                     False, **(kw if "gamma" in kw else {}))
+            np.testing.assert_allclose(P, ref, atol=1e-10 * max(1, np.abs(ref).max()))
+    # LOO streams, few folds take the fold's graph, a dual refit is never cheapest
+    c = holdout_cost(1000, 1000, np.ones(1000), dual=True)
+    assert min(c, key=c.get) == "stream"
+    c = holdout_cost(1000, 1000, [200] * 5, n_groups=1000, dual=True)
+    assert min(c, key=c.get) == "subgraph"
+    assert c["refit"] > c["subgraph"]
 
 
 def test_lambda_path_equals_separate_trainings():

@@ -45,18 +45,27 @@ L^{(H)}, b^{(H)} the comparability graph of the held-out rows alone, and per row
 
 In the time order N(h) is a suffix plus (for an event) the censored rows of its time,
 or a prefix of the events plus (censored) the events of its time, so G_h is a running
-Gram matrix: one pass over the rows in time order gives every G_h (and the folds'
-sums of them) in O(m r^2), the s_h and d_h in O(m r). Costs, r the number of
-coordinates:
+Gram matrix: one pass over the groups of tied times gives every G_h (and the folds'
+sums of them), the s_h and d_h in O(m r). Three exact methods, r the number of
+coordinates F (d + 1 linear, the basis size with Nystrom, rank(K) dual):
 
-* all folds: O(m r^2) once, then O(|H| r^2 + r^3) per fold (one Cholesky per lambda,
-  or one eigendecomposition per fold and O(r^2) per further lambda) -- about the price
-  of one training for K-fold; LOO: O(m r^3);
-* refits in the same coordinates: O(|R| r^2 + r^3) per fold (O(K m r^2) for K-fold,
-  O(m^2 r^2) for LOO); a dual refit adds the eigendecomposition of K_RR, O(|R|^3).
+* ``"stream"`` -- the one pass above: a few r x r updates per group of tied times
+  (memory-bound), then O(|H| r^2 + r^3) per fold (a Cholesky per lambda, or one
+  eigendecomposition when there are more than 27). Leave-one-out: O(r^3) per row
+  instead of O(m r^2) per refit, O(m r^3) in all.
+* ``"subgraph"`` -- Lemma 2 directly: the comparability graph of the remaining rows
+  applied to F_R in O(|R| r), C_R = F_R^T L_R F_R by one GEMM, 2 |R| r^2 flops per fold,
+  the same in the primal, dual and Nystrom forms (the dual never refactors K_RR).
+  K-fold: about K GEMMs of the training (2 m r^2 each), cheaper than the stream pass
+  in practice (a GEMM against memory-bound updates; measured in
+  benchmarks/bench_survival_rankrls.py).
+* ``"refit"`` -- a plain new model on the remaining rows: the subgraph cost plus, in
+  the dual, the eigendecomposition of K_RR (about 9 |R|^3).
 
-``method="auto"`` takes the cheaper of the two by these counts (the exact pass costs
-2 m r^2 whatever the folds, so a single small fold of a large data set is refitted).
+``method="auto"`` takes the cheapest by :func:`holdout_cost` (GEMM-flop equivalents:
+the stream pass costs 96 ng r^2 for ng groups of tied times, 12 r x r updates each
+weighted 8 for memory traffic), so: ``"stream"`` for leave-one-out, ``"subgraph"``
+for K-fold with few folds; never ``"refit"``, which is always the most expensive.
 """
 
 import numpy as np
@@ -69,29 +78,34 @@ from rlscore.core.survival._graph import ComparabilityGraph
 
 __all__ = ["SurvivalRankRLSModel", "holdout_cost"]
 
-METHODS = ("auto", "exact", "refit")
+METHODS = ("auto", "stream", "subgraph", "refit")
 
 
-def holdout_cost(m, r, fold_sizes, n_regparams=1):
-    """Flop estimates (exact, refit) of the hold-out predictions of K folds of the
-    given sizes, r coordinates, for ``n_regparams`` values of lambda (see the module
-    docstring). The exact form pays 2 m r^2 for the pass in time order and then
-    2 |H| r^2 per fold; a refit 2 |R| r^2 per fold; both a factorization per fold
-    (Cholesky r^3 / 3 per lambda, or eigh ~ 9 r^3 once and 2 r^2 per lambda)."""
+def holdout_cost(m, r, fold_sizes, n_regparams=1, n_groups=None, dual=False):
+    """Cost estimates of the exact hold-out predictions of folds of the given sizes, in
+    GEMM-flop equivalents: a dict with ``"stream"``, ``"subgraph"`` and ``"refit"``
+    (module docstring). r coordinates, ``n_regparams`` values of lambda, ``n_groups``
+    groups of tied times (default m), ``dual`` when a refit eigendecomposes K_RR.
+    Every method pays a factorization per fold: a Cholesky per lambda (r^3 / 3) up to
+    27 lambdas, else one eigh (~9 r^3) and 2 r^2 per lambda."""
     sizes = np.asarray(fold_sizes, dtype=np.float64)
-    fac = min(n_regparams * r ** 3 / 3.0, 9.0 * r ** 3 + n_regparams * 2.0 * r ** 2)
-    exact = 2.0 * m * r * r + np.sum(2.0 * sizes * r * r + fac)
-    refit = np.sum(2.0 * (m - sizes) * r * r + fac)
-    return float(exact), float(refit)
+    ng = m if n_groups is None else n_groups
+    fac = (n_regparams * r ** 3 / 3.0 if n_regparams <= 27
+           else 9.0 * r ** 3 + n_regparams * 2.0 * r ** 2)
+    rest = m - sizes
+    stream = 96.0 * ng * r * r + np.sum(2.0 * sizes * r * r + fac)
+    subgraph = np.sum(2.0 * rest * r * r + fac)
+    refit = subgraph + (np.sum(9.0 * rest ** 3) if dual else 0.0)
+    return {"stream": float(stream), "subgraph": float(subgraph), "refit": float(refit)}
 
 
 def _solve_path(C, rhs, regparams):
-    """x (n_lambda, r, p) of (C + lambda I) x = rhs for every lambda: a Cholesky for
-    one lambda, else one eigendecomposition."""
-    if len(regparams) == 1:
-        lam = regparams[0]
-        A = C + lam * np.eye(C.shape[0])
-        return sla.solve(A, rhs, assume_a="pos")[None]
+    """x (n_lambda, r, p) of (C + lambda I) x = rhs for every lambda: a Cholesky per
+    lambda (r^3 / 3 each) up to 27 lambdas, else one eigendecomposition (~9 r^3)."""
+    if len(regparams) <= 27:
+        eye = np.eye(C.shape[0])
+        return np.stack([sla.solve(C + lam * eye, rhs, assume_a="pos")
+                         for lam in regparams])
     mu, V = np.linalg.eigh(C)
     Vr = V.T @ rhs
     return np.stack([V @ (Vr / (mu + lam)[:, None]) for lam in regparams])
@@ -146,6 +160,7 @@ class SurvivalRankRLSModel:
         rep = build_representation(X, kernel, basis_vectors, prefer=prefer, **kernel_params)
         self.representation = rep
         self.kind = rep.kind
+        self._fit_args = (X, kernel, basis_vectors, prefer, kernel_params)
         self.system = laplacian_system(rep, self.graph.apply, b)
         self.solver = KernelSolver(self.system.C, self.system.rhs)
         self.solve(regparam)
@@ -205,9 +220,12 @@ class SurvivalRankRLSModel:
             G_cens = ev_before + Ge
             if loo_rows is None:
                 fr = fold_of_row[rows]
-                for k in range(rows.size):
-                    if fr[k] >= 0:
-                        acc[fr[k]] += G_event if ev[k] else G_cens
+                for mask, G in ((ev, G_event), (~ev, G_cens)):
+                    f = fr[mask]
+                    f = f[f >= 0]
+                    if f.size:
+                        ids, cnt = np.unique(f, return_counts=True)
+                        acc[ids] += cnt[:, None, None] * G
             else:
                 for k in range(rows.size):
                     if loo_rows[rows[k]]:
@@ -233,7 +251,8 @@ class SurvivalRankRLSModel:
         ----------
         folds : list of index sequences (disjoint within a fold; folds may overlap).
         regparams : sequence of floats, optional (default: the model's regparam).
-        method : "auto" (the cheaper by :func:`holdout_cost`), "exact" or "refit".
+        method : "auto" (the cheapest by :func:`holdout_cost`), "stream", "subgraph"
+            or "refit" (module docstring); all exact.
 
         Returns
         -------
@@ -242,26 +261,50 @@ class SurvivalRankRLSModel:
 
         Notes
         -----
-        See the module docstring: exact O(m r^2 + sum_H (|H| r^2 + r^3)), refit
-        O(sum_H (|R| r^2 + r^3)).
+        See the module docstring: stream O(ng r^2 + sum_H (|H| r^2 + r^3)), subgraph
+        O(sum_H (|R| r^2 + r^3)), refit that plus O(|R|^3) per fold in the dual.
         """
         folds = check_index_folds(folds, self.m)
         single = regparams is None
         lams = [self.regparam] if single else check_regparam_grid(regparams)
         lams = [float(v) for v in lams]
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        r = self.system.F.shape[1]
-        if method == "auto":
-            exact, refit = holdout_cost(self.m, r, [f.size for f in folds], len(lams))
-            method = "exact" if exact <= refit else "refit"
-        if method == "exact":
+        method = self._method(method, [f.size for f in folds], len(lams))
+        if method == "stream":
             preds = self._holdout_exact(folds, lams)
+        elif method == "subgraph":
+            preds = [self._subgraph(h, lams) for h in folds]
         else:
             preds = [self._refit(h, lams) for h in folds]
         return [p[0] if single else p for p in preds]
 
+    def _method(self, method, sizes, n_lams):
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        if method != "auto":
+            return method
+        cost = holdout_cost(self.m, self.system.F.shape[1], sizes, n_lams,
+                            self.graph._starts.size, self.kind == "dual")
+        return min(("stream", "subgraph", "refit"), key=cost.__getitem__)
+
     def _refit(self, h, lams):
+        """A plain new model on the rows outside h, predicting h."""
+        X, kernel, basis_vectors, prefer, kernel_params = self._fit_args
+        rest = np.setdiff1d(np.arange(self.m), h)
+        g = self.graph
+        if kernel == "PrecomputedKernel" and basis_vectors is None:
+            Xr, Xh = X[np.ix_(rest, rest)], X[np.ix_(h, rest)]
+        elif isinstance(X, list):
+            Xr, Xh = [X[i] for i in rest], [X[i] for i in h]
+        else:
+            Xr, Xh = X[rest], X[h]
+        model = SurvivalRankRLSModel(Xr, g.time[rest], g.event[rest], regparam=lams[0],
+                                     kernel=kernel, basis_vectors=basis_vectors,
+                                     magnitudes=self.magnitudes, prefer=prefer,
+                                     **kernel_params)
+        return np.stack([np.ravel(model.solve(lam).predictor.predict(Xh))
+                         for lam in lams])
+
+    def _subgraph(self, h, lams):
         F, C, rhs = self.system.F, self.system.C, self.system.rhs
         keep = np.ones(self.m, dtype=bool)
         keep[h] = False
@@ -308,22 +351,18 @@ class SurvivalRankRLSModel:
 
     def leave_one_out(self, regparams=None, method="auto"):
         """Exact leave-one-out risk scores (each row held out with its edges): (m,) for
-        the model's regparam, else (len(regparams), m). Exact: O(m r^2) for the pass
-        plus O(r^3) per row (one Cholesky, or one eigh for a lambda grid); refits
-        O(m r^2) per row."""
+        the model's regparam, else (len(regparams), m). ``method`` as in
+        :meth:`holdout`; "auto" streams: O(ng r^2) for the pass plus O(r^3) per row,
+        against O(m r^2 + r^3) per row for "subgraph" and "refit"."""
         single = regparams is None
         lams = [self.regparam] if single else [float(v) for v in
                                                 check_regparam_grid(regparams)]
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        r = self.system.F.shape[1]
-        if method == "auto":
-            exact, refit = holdout_cost(self.m, r, np.ones(self.m), len(lams))
-            method = "exact" if exact <= refit else "refit"
+        method = self._method(method, np.ones(self.m), len(lams))
         P = np.empty((len(lams), self.m))
-        if method == "refit":
+        if method != "stream":
+            fit = self._subgraph if method == "subgraph" else self._refit
             for i in range(self.m):
-                P[:, i] = self._refit(np.array([i]), lams)[:, 0]
+                P[:, i] = fit(np.array([i]), lams)[:, 0]
         else:
             C, rhs = self.system.C, self.system.rhs
             S, D = self._row_terms()
