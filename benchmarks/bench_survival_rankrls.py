@@ -10,9 +10,10 @@ Rows:
     kernel (standardized features, gamma = 1 / d), unit and magnitude-preserving pairs.
     The choice of regparam on the same folds makes these optimistic: they compare
     the two costs, not estimate a test C.
-(b) exact K-fold (K = 5, 10) and leave-one-out against refits in the same coordinates
-    (``method="refit"``), 11 regparams, linear (m = 4000, d = 20) and Gaussian dual
-    (m = 600).
+(b) the exact K-fold (K = 5, 10; methods auto, stream, subgraph) and leave-one-out
+    (auto) against plain refits (``method="refit"``, a new model per fold), 11
+    regparams, linear (m = 4000, d = 20; LOO m = 800) and Gaussian dual (m = 600; LOO
+    m = 200).
 
 Timings are the median of ``--repeats`` runs, one BLAS thread; the machine load is
 printed. Run:  python benchmarks/bench_survival_rankrls.py [--repeats 3]
@@ -77,25 +78,28 @@ def holdout_rows(repeats):
     rng = np.random.default_rng(1)
     grid = [2.0 ** k for k in range(-5, 6)]
     print(HEADER)
-    for name, m, d, kw in (("linear", 4000, 20, {}),
-                           ("Gaussian dual", 600, 5, dict(kernel="GaussianKernel",
-                                                          gamma=0.2))):
+    for name, m, d, m_loo, kw in (
+            ("linear", 4000, 20, 800, {}),
+            ("Gaussian dual", 600, 5, 200, dict(kernel="GaussianKernel", gamma=0.2))):
         X = rng.standard_normal((m, d))
         t = np.round(rng.exponential(np.exp(-X[:, 0])), 2)
         event = rng.random(m) < 0.6
         model = SurvivalRankRLSModel(X, t, event, regparam=1.0, **kw)
         for K in (5, 10):
             folds = np.array_split(rng.permutation(m), K)
-            ours, _ = median_time(lambda: model.holdout(folds, grid, method="exact"),
-                                 repeats)
-            base, _ = median_time(lambda: model.holdout(folds, grid, method="refit"),
-                                  repeats)
-            row(f"{name} m={m}: {K}-fold, {len(grid)} regparams", ours, base, "refits")
-        if m <= 600:
-            ours, _ = median_time(lambda: model.leave_one_out(grid, method="exact"), 1)
-            base, _ = median_time(lambda: model.leave_one_out(grid, method="refit"), 1)
-            row(f"{name} m={m}: leave-one-out, {len(grid)} regparams", ours, base,
-                "refits")
+            for method in ("auto", "stream", "subgraph"):
+                ours, _ = median_time(lambda: model.holdout(folds, grid, method=method),
+                                      repeats)
+                base, _ = median_time(lambda: model.holdout(folds, grid, method="refit"),
+                                      1)
+                row(f"{name} m={m}: {K}-fold, {len(grid)} regparams, {method}", ours,
+                    base, "plain refits")
+        small = SurvivalRankRLSModel(X[:m_loo], t[:m_loo], event[:m_loo], regparam=1.0,
+                                     **kw)
+        ours, _ = median_time(lambda: small.leave_one_out(grid), 1)
+        base, _ = median_time(lambda: small.leave_one_out(grid, method="refit"), 1)
+        row(f"{name} m={m_loo}: leave-one-out, {len(grid)} regparams, auto", ours, base,
+            "plain refits")
 
 
 def main():

@@ -241,3 +241,19 @@ def test_pcg_matches_direct_nystrom_model(magnitudes, block_size):
     P = res.extras["operator"].factors.predictor(res.solution).predict(X)
     ref = direct.predictor.predict(X)
     np.testing.assert_allclose(np.ravel(P), np.ravel(ref), atol=1e-7 * np.abs(ref).max())
+
+
+def test_pcg_nystrom_preconditioner_reaches_the_same_solution():
+    from rlscore.core.rls import NystromFeatureMap
+    from rlscore.core.survival import pcg_survival_rankrls
+    X, time, event = _data(17, m=90)
+    idx = np.arange(0, 90, 5)
+    fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
+    direct = SurvivalRankRLSModel(X, time, event, regparam=0.3, kernel="GaussianKernel",
+                                  gamma=0.3, basis_vectors=X[idx])
+    res = pcg_survival_rankrls(X, time, event, fmap, 0.3, tol=1e-12, maxiter=3000,
+                               precondition="nystrom")
+    assert res.converged
+    P = np.ravel(res.extras["operator"].factors.predictor(res.solution).predict(X))
+    ref = np.ravel(direct.predictor.predict(X))
+    np.testing.assert_allclose(P, ref, atol=1e-7 * np.abs(ref).max())

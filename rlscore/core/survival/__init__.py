@@ -12,8 +12,8 @@ What lives here
     (:meth:`SurvivalRankRLSModel.holdout`, derivation in
     :mod:`rlscore.core.survival._model`); :func:`holdout_cindex` scores hold-out
     predictions by Harrell's C per fold and pooled; for 10^5 - 10^6 rows,
-    :func:`pcg_survival_rankrls` -- Nystrom centres, Falkon-preconditioned CG on the
-    streamed kernel blocks (:class:`ComparabilityGramOperator`: two passes per
+    :func:`pcg_survival_rankrls` -- Nystrom centres, CG (optionally Falkon's
+    preconditioner) on the streamed kernel blocks (:class:`ComparabilityGramOperator`: two passes per
     product, O(r^2 + m) memory).
 
 Builds on

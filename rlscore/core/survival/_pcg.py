@@ -14,10 +14,14 @@ number of right-hand sides -- one for CG), then L U in O(m l) from the time orde
 (8 r^2 bytes), one kernel block per thread and O(m l); never the m x r features nor a
 pair list.
 
-Preconditioner: Falkon's (m / r) C^T C + mu I approximates Phi^T Phi; the system is
-solved divided by the mean degree dbar, Phi^T (L / dbar) Phi + (lambda / dbar) I, whose
-Gram part is close to Phi^T Phi when the degree term D of L = D - A dominates (the
-comparability graph of survival data is dense: about m^2 / 4 edges). Same solution.
+The system is solved divided by the mean degree dbar, Phi^T (L / dbar) Phi +
+(lambda / dbar) I (same solution), so that Falkon's preconditioner (m / r) C^T C +
+mu I, which approximates Phi^T Phi, is available (``precondition="nystrom"``) where
+the degree term D of L = D - A dominates. The default ("auto") is no preconditioner:
+measured at m = 10^5, r = 200 centres (Gaussian kernel, times rounded to 10^-3, 60 %
+events, lambda = 1, tol 1e-6), plain CG took 45 iterations and the Nystrom-
+preconditioned one 86 (the adjacency part of L is not small on features correlated
+with the time order).
 """
 
 import numpy as np
@@ -48,7 +52,8 @@ class ComparabilityGramOperator(StreamedGramOperator):
     O(m l) for L. Construction O(m log m) (the sort by time).
     """
 
-    default_preconditioner = "nystrom"
+    #: "auto" is plain CG (module docstring: measured fewer iterations)
+    default_preconditioner = None
 
     def __init__(self, X, time, event, fmap, magnitudes=False, **options):
         if options.get("rows") is not None:
