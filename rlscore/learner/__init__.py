@@ -5,6 +5,7 @@ from rlscore.learner.global_rankrls import GlobalRankRLS, KfoldRankRLS, LeavePai
 from rlscore.learner.query_rankrls import (QueryRankRLS, LeaveQueryOutRankRLS,
                                           KfoldQueryRankRLS)
 from rlscore.learner.rankrls_with_pairwise_preferences import PPRankRLS
+from rlscore.learner.survival_rankrls import SurvivalRankRLS
 from rlscore.learner.cg_rls import CGRLS
 from rlscore.learner.cg_rankrls import CGRankRLS, PCGRankRLS
 from rlscore.learner.greedy_rls import GreedyRLS, GreedyRankRLS
@@ -21,4 +22,5 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRL
            "KfoldQueryRankRLS",
            "PPRankRLS", "CGRLS", "CGRankRLS", "PCGRankRLS", "GreedyRLS", "GreedyRankRLS",
            "KronRLS", "TwoStepRLS", "CGKronRLS", "LinearRankSVM", "PPLinearRankSVM",
-           "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL", "StreamedRLS"]
+           "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL", "StreamedRLS",
+           "SurvivalRankRLS"]
