@@ -2,14 +2,14 @@
 adapter over :class:`rlscore.core.survival.SurvivalRankRLSModel`)."""
 
 from rlscore.core.survival import SurvivalRankRLSModel
-from rlscore.learner._common import (VERBOSE_DOC, exclusive, reports_progress,
-                                     split_kernel_kwargs)
+from rlscore.learner._common import (VERBOSE_DOC, SolveAdapter, exclusive,
+                                     reports_progress, split_kernel_kwargs)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["SurvivalRankRLS"]
 
 
-class SurvivalRankRLS(PredictorInterface):
+class SurvivalRankRLS(SolveAdapter, PredictorInterface):
     __doc__ = f"""RankRLS for right-censored survival data; trains in the constructor.
     Its predictions are risk scores: higher risk = earlier event.
 
@@ -50,22 +50,15 @@ class SurvivalRankRLS(PredictorInterface):
                                            magnitudes=magnitudes, **params)
         self._sync()
 
-    def _sync(self):
-        self.regparam = self._model.regparam
-        self.predictor = self._model.predictor
 
     @exclusive
-    def solve(self, regparam):
-        """Re-train with a new regparam (required argument, as in RLScore)."""
-        self._model.solve(regparam)
-        self._sync()
-
     def holdout(self, folds, regparams=None):
         """Exact hold-out risk scores of every fold (list of arrays), the fold's rows
         and their pairs left out of training; see
         :meth:`rlscore.core.survival.SurvivalRankRLSModel.holdout`."""
         return self._model.holdout(folds, regparams)
 
+    @exclusive
     def leave_one_out(self, regparams=None):
         """Exact leave-one-out risk scores, (m,) or (len(regparams), m)."""
         return self._model.leave_one_out(regparams)
