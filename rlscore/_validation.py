@@ -22,6 +22,8 @@ index vectors          :func:`as_index_array`           1-D integral values in 0
                                                         (options: unique, empty, mask)
 data matrices          :func:`as_data_matrix`           finite, dense or sparse alike
 labels                 :func:`as_2d_labels`             finite, at most 2-D
+survival outcomes      :func:`check_survival`           event bool or 0/1, time finite
+                                                        >= 0, one length
 =====================  ===============================  ==================================
 """
 
@@ -43,7 +45,7 @@ __all__ = [
     "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
     "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError", "estimate_peak_bytes",
     "check_peak_memory", "PEAK_MATRICES", "PEAK_KRONECKER", "check_real_dtype",
-    "check_index_folds", "check_regparam_grid", "user_stacklevel",
+    "check_index_folds", "check_regparam_grid", "user_stacklevel", "check_survival",
 ]
 
 #: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
@@ -567,3 +569,43 @@ def check_index_pairs(starts, ends, m):
         k = int(np.flatnonzero(s == e)[0])
         raise ValueError(f"pair {k} holds out the same example twice (index {s[k]})")
     return np.ascontiguousarray(s), np.ascontiguousarray(e)
+
+
+def check_survival(event, time, m=None, event_name="event", time_name="time"):
+    """Right-censored outcomes: (event, time) as a C-contiguous bool array (True = the
+    event was observed, False = censored) and a float64 array of one length.
+
+    ``event`` must be 1-D booleans or numbers that are all 0 or 1; ``time`` 1-D finite
+    real numbers >= 0. With ``m``, both must have length m. ValueError naming the
+    argument otherwise (a sparse matrix, NaN, a negative time, an event of 2, ...).
+    O(m).
+    """
+    out = []
+    for v, name in ((event, event_name), (time, time_name)):
+        if sp.issparse(v):
+            raise ValueError(f"{name} must be a dense 1-D array, got a sparse matrix")
+        a = _dense_array(v, name)
+        if a.ndim == 2 and 1 in a.shape:
+            a = a.ravel()
+        if a.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
+        out.append(a)
+    e, t = out
+    if e.dtype != np.bool_:
+        check_real_dtype(e, event_name, "boolean or 0/1")
+        if not np.all((e == 0) | (e == 1)):
+            raise ValueError(f"{event_name} must hold booleans or 0/1 values (1 = event "
+                             f"observed, 0 = censored)")
+    check_real_dtype(t, time_name)
+    t = np.ascontiguousarray(t, dtype=np.float64)
+    if not np.all(np.isfinite(t)):
+        raise ValueError(f"{time_name} contains NaN or infinity")
+    if np.any(t < 0):
+        raise ValueError(f"{time_name} must be >= 0 (survival or censoring times)")
+    if e.shape != t.shape:
+        raise ValueError(f"{event_name} and {time_name} differ in length ({e.size} vs "
+                         f"{t.size})")
+    if m is not None and t.size != m:
+        raise ValueError(f"{event_name} and {time_name} must have length {m}, got "
+                         f"{t.size}")
+    return np.ascontiguousarray(e, dtype=bool), t

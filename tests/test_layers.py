@@ -15,7 +15,7 @@ Layers, bottom first (docs/architecture.rst explains them):
 
 Inside ``rlscore.core`` the families have an order of their own (``FAMILY``, bottom
 first; docs/architecture.rst explains them): ``structure`` < ``optim`` < ``selection`` <
-``rls`` < {``rankrls``, ``ranksvm``, ``kronecker``}. A family imports only families below
+``rls`` < {``rankrls``, ``ranksvm``, ``kronecker``} < ``survival``. A family imports only families below
 it -- never one above and never one of its own rank -- and reaches another family only
 through its public namespace (``rlscore.core.rls``), never through a private module
 (``rlscore.core.rls._solvers``).
@@ -47,7 +47,7 @@ LAYER = {
 }
 # the families of rlscore.core, bottom first (equal ranks never import each other)
 FAMILY = {"structure": 0, "optim": 1, "selection": 2, "rls": 3,
-          "rankrls": 4, "ranksvm": 4, "kronecker": 4}
+          "rankrls": 4, "ranksvm": 4, "kronecker": 4, "survival": 5}
 # sideways imports allowed within one layer: (importer, imported)
 ALLOWED_SIDEWAYS = {("predictor", "kernel"), ("datasets", "utilities")}
 

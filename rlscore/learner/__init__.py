@@ -5,6 +5,7 @@ from rlscore.learner.global_rankrls import GlobalRankRLS, KfoldRankRLS, LeavePai
 from rlscore.learner.query_rankrls import (QueryRankRLS, LeaveQueryOutRankRLS,
                                           KfoldQueryRankRLS)
 from rlscore.learner.rankrls_with_pairwise_preferences import PPRankRLS
+from rlscore.learner.survival_rankrls import SurvivalRankRLS
 from rlscore.learner.cg_rls import CGRLS
 from rlscore.learner.cg_rankrls import CGRankRLS, PCGRankRLS
 from rlscore.learner.greedy_rls import GreedyRLS, GreedyRankRLS
@@ -21,5 +22,6 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRL
            "KfoldRankRLS", "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS",
            "KfoldQueryRankRLS",
            "PPRankRLS", "CGRLS", "CGRankRLS", "PCGRankRLS", "GreedyRLS", "GreedyRankRLS",
-           "KronRLS", "TwoStepRLS", "CGKronRLS", "KronSVM", "LinearRankSVM", "PPLinearRankSVM",
-           "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL", "StreamedRLS"]
+           "KronRLS", "TwoStepRLS", "CGKronRLS", "KronSVM", "LinearRankSVM",
+           "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL",
+           "StreamedRLS", "SurvivalRankRLS"]

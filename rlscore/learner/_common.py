@@ -298,3 +298,19 @@ def exclusive(method):
         finally:
             lock.release()
     return wrapper
+
+
+class SolveAdapter:
+    """Base of the learners that adapt one core model ``self._model`` with
+    ``solve(regparam)``, ``regparam`` and ``predictor`` (PPRankRLS, SurvivalRankRLS):
+    the learner's ``regparam`` and ``predictor`` are the model's current ones."""
+
+    def _sync(self):
+        self.regparam = self._model.regparam
+        self.predictor = self._model.predictor
+
+    @exclusive
+    def solve(self, regparam):
+        """Re-train with a new regparam (required argument, as in RLScore)."""
+        self._model.solve(regparam)
+        self._sync()

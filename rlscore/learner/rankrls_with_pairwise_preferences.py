@@ -1,14 +1,14 @@
 """PPRankRLS: RankRLS from explicit pairwise preferences, with RLScore's interface."""
 
 from rlscore.core.rankrls import PPRankRLSModel
-from rlscore.learner._common import (VERBOSE_DOC, exclusive, reports_progress,
+from rlscore.learner._common import (VERBOSE_DOC, SolveAdapter, reports_progress,
                                      split_kernel_kwargs)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["PPRankRLS"]
 
 
-class PPRankRLS(PredictorInterface):
+class PPRankRLS(SolveAdapter, PredictorInterface):
     __doc__ = f"""RankRLS learned from preference pairs; trains in the constructor.
 
     Pair k says that example ``pairs_start_inds[k]`` should be ranked above
@@ -69,13 +69,4 @@ class PPRankRLS(PredictorInterface):
         self.pairs = self._model.pairs
         self._sync()
 
-    def _sync(self):
-        self.regparam = self._model.regparam
-        self.predictor = self._model.predictor
-
-    @exclusive
-    def solve(self, regparam):
-        """Re-train with a new regparam (required argument, as in RLScore)."""
-        self._model.solve(regparam)
-        self._sync()
 

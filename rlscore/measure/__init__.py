@@ -21,6 +21,11 @@ True is the positive, relevant class); ``auc`` keeps RLScore's -1/+1 contract (0
 booleans with ``zero_one=True``, as the measure named ``"auc"`` passes); ``accuracy``
 and ``fscore`` take -1/+1.
 
+Survival: :func:`concordance_index_censored` (Harrell's C) and
+:func:`concordance_index_ipcw` (Uno's C) take right-censored outcomes with
+scikit-survival's signatures and tie rules; their risk scores are "higher risk =
+earlier event". See :mod:`rlscore.measure.survival_measures`.
+
 Names: :func:`measure_by_name` is the one table of measure names (``"ndcg@5"``,
 ``"p@5"``, ``"map"``, ``"cindex"``, ``"auc"``, ...) that the command line's
 ``--measure`` and the estimators' ``scoring`` take; see :mod:`rlscore.measure._names`.
@@ -43,6 +48,8 @@ from rlscore.measure.ranking_measures import (
     short_query_message, short_query_warnings_once)
 from rlscore.measure.rm2_measure import rm2
 from rlscore.measure.spearman_measure import spearman
+from rlscore.measure.survival_measures import (
+    concordance_index_censored, concordance_index_ipcw)
 from rlscore.measure.sq_mprank_measure import sqmprank
 from rlscore.measure.sqerror_measure import sqerror
 
@@ -69,4 +76,5 @@ __all__ = [
     "query_ndcg", "query_mean_average_precision", "UndefinedPerformance",
     "Measure", "measure_by_name", "MEASURE_NAMES", "ShortQueryWarning",
     "short_query_message", "short_query_warnings_once", "pair_counts",
+    "concordance_index_censored", "concordance_index_ipcw",
 ]

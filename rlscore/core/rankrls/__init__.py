@@ -7,7 +7,10 @@ What lives here
     2009; ``QueryRankRLSModel.holdout_rows`` holds out several queries at once, a fold
     of K-fold by query, O(h^2 r + h^3) or, refitted in the primal, O(h k p) per
     lambda),
-    :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`, and the
+    :class:`PPRankRLSModel` (preference pairs) with :class:`RankLPOCV`;
+    :func:`laplacian_system`, the r x r system of RankRLS on any graph Laplacian
+    given as an operator (the comparability graph of :mod:`rlscore.core.survival`);
+    and the
     matrix-free :func:`cg_rankrls` / :func:`cg_preference_rankrls` (O(t nnz(X)) for t
     iterations); for many centres, Falkon's preconditioned CG on the streamed kernel
     blocks with the query or global centring (:func:`pcg_rankrls`,
@@ -36,7 +39,8 @@ Module order
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
 from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel)
-from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS)
+from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS,
+                                         LaplacianSystem, laplacian_system)
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
 from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective,
@@ -73,6 +77,8 @@ __all__ = [
     "RankLPOCV",
     "preference_pairs",
     "COSTS",
+    "LaplacianSystem",
+    "laplacian_system",
     "RankRLSOperator",
     "PreferenceRankRLSOperator",
     "preference_matrix",

@@ -26,7 +26,8 @@ from rlscore.core.rls import KernelSolver
 from rlscore._validation import check_index_pairs
 from rlscore._validation import as_2d_labels, as_index_array, check_regparam
 
-__all__ = ["PPRankRLSModel", "RankLPOCV", "preference_pairs", "COSTS"]
+__all__ = ["PPRankRLSModel", "RankLPOCV", "preference_pairs", "COSTS", "laplacian_system",
+           "LaplacianSystem"]
 
 COSTS = ("magnitude", "unit", "inverse")
 
@@ -49,6 +50,79 @@ def _as_pair_values(values, l, name):
     if np.any(v < 0):
         raise ValueError(f"{name} must be >= 0")
     return v
+
+
+class LaplacianSystem:
+    """The RankRLS normal equations of a preference graph in a representation's
+    coordinates (:func:`laplacian_system`).
+
+    Attributes
+    ----------
+    F : (m, r) the coordinates of the rows: the primal features shifted to (near) zero
+        mean (``shift``), or Z = V Lambda^{1/2} of eigh(K) (dual, positive part).
+    C : (r, r) symmetric F^T L F; ``rhs`` (r, p) F^T b.
+    shift : (r,) the feature shift (primal; predictions are (F + shift) w), or None.
+    back : None (primal: x is the weight vector) or (V, sqrt(Lambda)) of the positive
+        eigenpairs (dual); :meth:`coefficients` maps a solution x to the model's
+        coefficients.
+    """
+
+    def __init__(self, F, C, rhs, shift, back):
+        self.F, self.C, self.rhs, self.shift, self.back = F, C, rhs, shift, back
+
+    @staticmethod
+    def to_coefficients(back, x):
+        """The model's coefficients of a solution x (r, p): x itself (primal) or the
+        dual coefficients V Lambda^{-1/2} x. O(m r p)."""
+        if back is None:
+            return x
+        Vk, root = back
+        return Vk @ (x / root[:, None])
+
+
+def laplacian_system(rep, apply_L, b):
+    """RankRLS on a graph with Laplacian L and target vector b: the r x r system.
+
+    RankRLS minimizes f^T L f - 2 f^T b + lambda ||f||^2 over f = Phi w (primal) or
+    f = K a (dual) -- the cost (24) of Pahikkala et al. (2009) with
+    L = M M^T and b = M N (their eq. 17). In both forms it is (C + lambda I) x = rhs
+    with C = F^T L F, rhs = F^T b for the coordinates F described in
+    :class:`LaplacianSystem`.
+
+    Parameters
+    ----------
+    rep : Representation (:func:`rlscore.core.rls.build_representation`), dense
+        features or a kernel matrix (which is released).
+    apply_L : function M -> L M for a dense (m, k) float64 M.
+    b : (m, p) float64.
+
+    Returns
+    -------
+    LaplacianSystem
+
+    Notes
+    -----
+    Primal: O(m d) for L Phi with a prefix-sum operator, O(m d^2) for C. Dual: eigh(K)
+    O(m^3), then O(m r^2). L 1 = 0, so the primal features are shifted to zero mean
+    first (constant columns become exactly 0), which changes no solution.
+    """
+    if rep.kind == "primal":
+        Phi = np.asarray(rep.matrix.toarray() if sp.issparse(rep.matrix) else rep.matrix,
+                         dtype=np.float64)
+        shift = Phi.mean(axis=0)
+        const = np.ptp(Phi, axis=0) == 0
+        shift[const] = Phi[0, const]
+        F = Phi - shift
+        return LaplacianSystem(F, symmetrize(F.T @ apply_L(F)), F.T @ b, shift, None)
+    lam, V = psd_eigh(rep.matrix)
+    rep.matrix = None
+    pos = lam > 0
+    if not np.any(pos):
+        raise ValueError("the kernel matrix is zero")
+    root = np.sqrt(lam[pos])
+    Vk = np.ascontiguousarray(V[:, pos])
+    F = Vk * root
+    return LaplacianSystem(F, symmetrize(F.T @ apply_L(F)), F.T @ b, None, (Vk, root))
 
 
 class PPRankRLSModel:
@@ -121,38 +195,18 @@ class PPRankRLSModel:
         rep = build_representation(X, kernel, basis_vectors, prefer=prefer, **kernel_params)
         self.representation = rep
         self.kind = rep.kind
-        if rep.kind == "primal":
-            Phi = rep.matrix
-            if sp.issparse(Phi):
-                # pair differences: a constant column (the linear kernel's bias) cancels
-                # exactly, so its weight is exactly 0. O(l * nnz per row).
-                Dp = sp.csr_matrix(Cm @ Phi)
-                C = (Dp.T @ sp.diags(c) @ Dp).toarray()
-                rhs = np.asarray(Dp.T @ (c * z)).reshape(-1, 1)
-            else:
-                # L 1 = 0: shift the features to (near) zero mean first; constant columns
-                # become exactly 0. O(nnz(L) d + m d^2).
-                Phi = np.asarray(Phi, dtype=np.float64)
-                shift = Phi.mean(axis=0)
-                const = np.ptp(Phi, axis=0) == 0
-                shift[const] = Phi[0, const]
-                Phic = Phi - shift
-                C = Phic.T @ np.asarray(self.L @ Phic)
-                rhs = Phic.T @ self.b
+        if rep.kind == "primal" and sp.issparse(rep.matrix):
+            # pair differences: a constant column (the linear kernel's bias) cancels
+            # exactly, so its weight is exactly 0. O(l * nnz per row).
+            Dp = sp.csr_matrix(Cm @ rep.matrix)
+            C = symmetrize((Dp.T @ sp.diags(c) @ Dp).toarray())
+            rhs = np.asarray(Dp.T @ (c * z)).reshape(-1, 1)
             self._back = None
         else:
-            lam, V = psd_eigh(rep.matrix)
-            rep.matrix = None
-            pos = lam > 0
-            if not np.any(pos):
-                raise ValueError("the kernel matrix is zero")
-            root = np.sqrt(lam[pos])
-            Vk = np.ascontiguousarray(V[:, pos])
-            Z = Vk * root
-            C = Z.T @ (self.L @ Z)
-            rhs = Z.T @ self.b
-            self._back = (Vk, root)
-        self.solver = KernelSolver(symmetrize(C), rhs)
+            L = self.L
+            system = laplacian_system(rep, lambda M: np.asarray(L @ M), self.b)
+            C, rhs, self._back = system.C, system.rhs, system.back
+        self.solver = KernelSolver(C, rhs)
         self.solve(regparam)
 
     @staticmethod
@@ -180,11 +234,7 @@ class PPRankRLSModel:
         eigendecomposition and O(r^2) per lambda."""
         self.regparam = check_regparam(regparam)
         x = self.solver.solve(self.regparam)
-        if self._back is None:
-            self.coef = x
-        else:
-            Vk, root = self._back
-            self.coef = Vk @ (x / root[:, None])
+        self.coef = LaplacianSystem.to_coefficients(self._back, x)
         self.predictor = self.representation.predictor(self.coef)
         return self
 

@@ -1,0 +1,119 @@
+"""Survival RankRLS with many Nystrom centres by preconditioned CG, the kernel streamed
+by blocks (the machinery of :mod:`rlscore.core.rls`'s Falkon path).
+
+Risk scores are "higher risk = earlier event". The problem is the reduced-set form of
+:class:`rlscore.core.survival.SurvivalRankRLSModel`,
+
+    (Phi^T L Phi + lambda I) w = Phi^T b,   Phi = K(X, R) T,
+
+L the Laplacian of the comparability graph and b its pair targets. L couples rows
+across blocks (every neighbourhood is a prefix or a suffix in the time order), so a
+product takes two streamed passes: U = Phi V block by block (m x l values, l the
+number of right-hand sides -- one for CG), then L U in O(m l) from the time order
+(:class:`ComparabilityGraph`), then Phi^T (L U) block by block. Memory: the factors
+(8 r^2 bytes), one kernel block per thread and O(m l); never the m x r features nor a
+pair list.
+
+The system is solved divided by the mean degree dbar, Phi^T (L / dbar) Phi +
+(lambda / dbar) I (same solution), so that Falkon's preconditioner (m / r) C^T C +
+mu I, which approximates Phi^T Phi, is available (``precondition="nystrom"``) where
+the degree term D of L = D - A dominates. The default ("auto") is no preconditioner:
+measured at m = 10^5, r = 200 centres (Gaussian kernel, times rounded to 10^-3, 60 %
+events, lambda = 1, tol 1e-6), plain CG took 45 iterations and the Nystrom-
+preconditioned one 86 (the adjacency part of L is not small on features correlated
+with the time order).
+"""
+
+import numpy as np
+
+from rlscore.core.rls import StreamedGramOperator, pcg_solve
+from rlscore.core.structure import as_source
+from rlscore.core.survival._graph import ComparabilityGraph
+
+__all__ = ["ComparabilityGramOperator", "pcg_survival_rankrls"]
+
+
+class ComparabilityGramOperator(StreamedGramOperator):
+    """V -> Phi^T (L / dbar) Phi V + mu V for the comparability graph of (time,
+    event), streamed (module docstring).
+
+    Parameters
+    ----------
+    X : data (m, d) or a data source without labels
+    time, event : (m,) outcomes (event True = observed)
+    fmap : :class:`rlscore.core.rls.NystromFactors` or ``NystromFeatureMap``
+    magnitudes : bool, unit (default) or time-difference pair targets
+    options : block_size, cache, dtype, threads of
+        :class:`rlscore.core.rls.StreamedGramOperator` (not ``rows``)
+
+    Notes
+    -----
+    ``matvec`` two streamed passes: O(m r l) cached or O(m r (d + l)) recomputed, plus
+    O(m l) for L. Construction O(m log m) (the sort by time).
+    """
+
+    #: "auto" is plain CG (module docstring: measured fewer iterations)
+    default_preconditioner = None
+
+    def __init__(self, X, time, event, fmap, magnitudes=False, **options):
+        if options.get("rows") is not None:
+            raise ValueError("rows is not supported: hold rows out by building the "
+                             "operator on the training rows (their graph differs)")
+        self.graph = ComparabilityGraph(event, time)
+        if self.graph.n_edges == 0:
+            raise ValueError("the outcomes have no comparable pair: nothing to rank")
+        self.mean_degree = 2.0 * self.graph.n_edges / self.graph.m
+        b = self.graph.targets(magnitudes)[:, None] / self.mean_degree
+        if hasattr(X, "blocks") and hasattr(X, "m"):
+            raise ValueError("give X as an array: the pair targets are the labels")
+        super().__init__(as_source(X, b), fmap, **options)
+        if self.source.m != self.graph.m:
+            raise ValueError(f"time and event must have one entry per row of X "
+                             f"({self.source.m}), got {self.graph.m}")
+
+    def effective_regparam(self, regparam):
+        """lambda / dbar (the system is divided by the mean degree)."""
+        return regparam / self.mean_degree
+
+    def matvec(self, V):
+        V = np.asarray(V, dtype=np.float64)
+        TV = self.factors.apply_T(V).astype(self.dtype)
+        U = np.empty((self.source.m, V.shape[1]))
+        for idx, Ub in self._map(lambda idx, Kb: (idx, Kb @ TV)):
+            U[idx] = Ub
+        LU = (self.graph.apply(U) / self.mean_degree).astype(self.dtype)
+        acc = np.zeros((self.factors.n_basis, V.shape[1]))
+        for part in self._map(lambda idx, Kb: Kb.T @ LU[idx]):
+            acc += part
+        self.passes += 2
+        return self.factors.apply_Tt(acc) + self.regparam * V
+
+
+def pcg_survival_rankrls(X, time, event, fmap, regparam, *, magnitudes=False, tol=1e-6,
+                         maxiter=None, x0=None, precondition="auto", operator=None,
+                         callback=None, verbose=None, **operator_options):
+    """Weights W (r, 1) of reduced-set survival RankRLS by preconditioned CG.
+
+    Parameters
+    ----------
+    X, time, event, fmap, magnitudes : of :class:`ComparabilityGramOperator`
+    regparam : float > 0
+    tol, maxiter, x0, precondition, callback, verbose : of
+        :func:`rlscore.core.rls.pcg_solve`
+    operator : a :class:`ComparabilityGramOperator` to reuse across lambdas (X, time
+        and event are then ignored and may be None)
+
+    Returns
+    -------
+    SolverResult (``solution`` W; ``extras["operator"].factors.predictor(W)`` the
+    model, whose predictions are risk scores: higher risk = earlier event).
+
+    Notes
+    -----
+    O(m log m) for the graph, O(2 r^3 / 3) for the preconditioner, then two streamed
+    passes per iteration, O(m r (d + 1)) recomputed; memory O(r^2 + m + block r).
+    """
+    op = operator if operator is not None else ComparabilityGramOperator(
+        X, time, event, fmap, magnitudes=magnitudes, **operator_options)
+    return pcg_solve(op, regparam, tol=tol, maxiter=maxiter, x0=x0,
+                     precondition=precondition, callback=callback, verbose=verbose)
