@@ -153,13 +153,14 @@ def ranking_score(P, y, qid=None, groups=None):
     except UndefinedPerformance:
         if defined_queries(cindex, y, gr).any():
             raise
+        which = "their query has" if gr.n_groups == 1 else \
+            f"none of their {gr.n_groups} queries has"
         raise UndefinedPerformance(
-            f"the c-index is undefined on these {m} samples: none of their "
-            f"{gr.n_groups} queries has two different labels (each has one sample or "
-            f"all its labels tied), so there is no pair to rank. The library's "
-            f"cross-validation skips such queries; a scikit-learn search scores such a "
-            f"split NaN (and then every candidate's mean): give it "
-            f"cv=rlscore.estimators.QuerySplitter(splitter), which leaves these "
+            f"the c-index is undefined on these {m} samples: {which} two different "
+            f"labels (one sample, or all labels tied), so there is no pair to rank. "
+            f"The library's cross-validation skips such queries; a scikit-learn "
+            f"search scores such a split NaN (and then every candidate's mean): give "
+            f"it cv=rlscore.estimators.QuerySplitter(splitter), which leaves these "
             f"queries out of the test sets") from None
 
 

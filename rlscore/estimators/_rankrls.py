@@ -184,7 +184,10 @@ class _RankRLSBase(RLSEstimatorBase):
         Raises
         ------
         rlscore.measure.UndefinedPerformance
-            No pair with different labels (within a query).
+            No pair with different labels (within a query). In a scikit-learn search
+            over held-out queries, :class:`rlscore.estimators.QuerySplitter` keeps
+            such queries out of the test sets, as the library's cross-validation
+            skips them.
 
         Notes
         -----
