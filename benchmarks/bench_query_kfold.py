@@ -6,8 +6,8 @@ official Fold1/train.txt), Gaussian kernel gamma = 0.02, 1000 Nystrom basis vect
 folds of whole queries x 13 regparams (2^-12 .. 2^12 step 4x), MAP (LETOR 4.0 rules):
 
 (a) the command line, ``rlscore cv TRAIN --learner query-rankrls --kernel gaussian
-    --gamma 0.02 --basis 1000 --cv kfold --measure map`` (pooled per-query MAP over the
-    hold-out predictions of all folds), each run a fresh process (reading the file and
+    --gamma 0.02 --basis 1000 --cv kfold --measure map`` (each fold's per-query MAP,
+    the mean over the folds), each run a fresh process (reading the file and
     importing included), against the same command with the learner's hold-out shortcut
     switched off (``RefitModel``: 65 refits on the same folds, the path before the
     shortcut). The command keeps the basis vectors in every fold (the same vectors).

@@ -1,15 +1,17 @@
 """K-fold cross-validation by whole queries for query RankRLS without refits, through
 every face: the core cross-validators (NfoldCV, PooledQueryCV) on the exact multi-query
-hold-out, KfoldQueryRankRLS, RankRLSCV(cv=int) with query ids and ``rlscore cv
---learner query-rankrls --cv kfold`` agree with each other and with refits on the same
-folds."""
+hold-out, KfoldQueryRankRLS, RankRLSCV(cv=int) with query ids, ``rlscore cv
+--learner query-rankrls --cv kfold`` and GridSearchCV over QuerySplitter(k) agree with
+each other and with refits on the same folds: one fold rule (QueryGroups.folds), one
+estimate (the mean over the folds of each fold's per-query mean)."""
 
 import json
 
 import numpy as np
 import pytest
+import sklearn
 from numpy.testing import assert_allclose
-from sklearn.model_selection import GroupKFold
+from sklearn.model_selection import GridSearchCV
 
 from rlscore.cli import main
 from rlscore.core.rankrls import QueryRankRLSModel
@@ -17,10 +19,10 @@ from rlscore.core.rls import select_basis
 from rlscore.core.selection import (NfoldCV, PooledQueryCV, RefitModel, TrainTestCV,
                                     grid_search, holdout_of)
 from rlscore.core.structure import QueryGroups
-from rlscore.estimators import RankRLSCV
+from rlscore.estimators import QuerySplitter, RankRLS, RankRLSCV
 from rlscore.estimators._cv import split_crossvalidator
 from rlscore.learner import KfoldQueryRankRLS, QueryRankRLS
-from rlscore.measure import cindex
+from rlscore.measure import cindex, measure_by_name
 from rlscore.utilities.reader import write_svmlight
 
 GRID = [1e-3, 0.1, 1.0, 10.0, 1e3]
@@ -108,8 +110,7 @@ def test_core_crossvalidators_equal_refits(kernel, params, n_basis, remove):
 def test_learner_and_estimator_agree_with_refits(monkeypatch, n_basis):
     X, y, q = _letor(seed=2)
     groups = QueryGroups.from_qids(q)
-    splits = list(GroupKFold(3).split(X, y, q))
-    tests = [te for _, te in splits]
+    tests = groups.folds(3, seed=0)      # RankRLSCV(cv=3)'s folds, the learner's
     kw = {"kernel": "GaussianKernel", "gamma": GAMMA}
     est_kw = {"kernel": "rbf", "gamma": GAMMA}
     basis = None
@@ -118,7 +119,7 @@ def test_learner_and_estimator_agree_with_refits(monkeypatch, n_basis):
         est_kw.update(n_basis=n_basis, random_state=0)
         basis = select_basis(q.size, None, n_basis, 0)
     counts = _count_models_and_holdouts(monkeypatch)
-    learner = KfoldQueryRankRLS(X, y, q, tests, regparams=GRID, **kw)
+    learner = KfoldQueryRankRLS(X, y, q, 3, regparams=GRID, **kw)
     est = RankRLSCV(alphas=GRID, cv=3, scoring="cindex", **est_kw).fit(X, y, qid=q)
     # one training per face, no refits
     assert counts == {"models": 2, "holdouts": 2 * 3 * len(GRID)}
@@ -172,11 +173,11 @@ def test_cli_kfold_by_query_equals_refits(tmp_path, capsys, monkeypatch, basis):
     # one training, then every fold at every regparam from the hold-out shortcut
     assert counts == {"models": 1, "holdouts": 4 * len(GRID)}
     monkeypatch.undo()
-    # the command's pooled K-fold by query (the basis vectors are the same vectors in
-    # every fold) against refits on the same folds
+    # the command's K-fold by query (the basis vectors are the same vectors in every
+    # fold) against refits on the same folds
     groups = QueryGroups.from_qids(q)
     refit = _refit_model(X, y, q, "GaussianKernel", rows, remove=False, gamma=GAMMA)
-    ref, _, _ = grid_search(PooledQueryCV(refit, cindex, groups, groups.folds(4, 3)), GRID)
+    ref, _, _ = grid_search(NfoldCV(refit, cindex, groups.folds(4, 3), groups), GRID)
     assert_allclose(perfs, ref, rtol=0, atol=TOL)
 
 
@@ -210,3 +211,95 @@ def test_estimator_splits_that_are_not_complements_equal_refits():
     assert_allclose(est.cv_results_["cv_performances"], ref, rtol=0, atol=TOL)
     model = QueryRankRLSModel(X, y, q, 1.0, "GaussianKernel", path=True, gamma=GAMMA)
     assert isinstance(split_crossvalidator(model, cindex, splits, groups), TrainTestCV)
+
+
+def _folds_by_hand(q, k, seed):
+    """The library's rule for k folds of whole queries, written out: the queries in
+    order of first appearance, permuted by ``numpy.random.default_rng(seed)`` and dealt
+    to the folds in turn."""
+    queries = list(dict.fromkeys(q.tolist()))
+    fold_of = {}
+    for position, index in enumerate(np.random.default_rng(seed).permutation(len(queries))):
+        fold_of[queries[index]] = position % k
+    return [np.array([i for i, v in enumerate(q.tolist()) if fold_of[v] == f])
+            for f in range(k)]
+
+
+def _noisy_letor(seed=0, n_queries=13, d=8):
+    """Graded labels with noise (the best regparam lies inside the grid), a query of
+    one item and two queries whose labels are all tied."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 9, size=n_queries)
+    sizes[0] = 1
+    q = np.repeat(np.arange(n_queries) * 5 + 2, sizes)
+    X = rng.normal(size=(q.size, d))
+    s = X @ rng.normal(size=d) + 2.0 * rng.normal(size=q.size)
+    y = np.digitize(s, np.quantile(s, [0.5, 0.8])).astype(float)
+    y[q == q[-1]] = 1.0
+    y[q == 17] = 0.0
+    return X, y, q
+
+
+@pytest.mark.parametrize("name,best", [("map", 10.0), ("cindex", 100.0)])
+def test_kfold_by_query_is_one_number_in_every_face(tmp_path, run_cli, letor_by_hand,
+                                                    cindex_by_hand, name, best):
+    # 13 queries in 4 folds (4, 3, 3, 3 queries): the mean of the per-fold means and
+    # the mean over all queries differ; the queries without a pair (one item, all
+    # labels tied) have no c-index and are skipped
+    X, y, q = _noisy_letor()
+    grid = [1e-2, 1.0, 10.0, 100.0, 1e4]
+    k = 4
+    folds = _folds_by_hand(q, k, 0)
+
+    def fold_score(yf, pf, qf):
+        if name == "map":
+            return letor_by_hand(yf, pf, qf, 1)[2]        # AP 0 without relevant rows
+        values = [cindex_by_hand(yf[qf == g], pf[qf == g]) for g in dict.fromkeys(qf)]
+        values = [v for v in values if v is not None]
+        return np.mean(values) if values else None
+
+    brute = []
+    for lam in grid:
+        per_fold = []
+        for fold in folds:
+            train = np.setdiff1d(np.arange(q.size), fold)
+            p = np.ravel(QueryRankRLS(X[train], y[train], q[train],
+                                      regparam=lam).predict(X[fold]))
+            score = fold_score(y[fold], p, q[fold])
+            if score is not None:
+                per_fold.append(score)
+        brute.append(np.mean(per_fold))
+    assert grid[int(np.argmax(brute))] == best          # inside the grid
+    final = np.ravel(QueryRankRLS(X, y, q, regparam=best).predict(X))
+
+    path = tmp_path / "train.txt"
+    write_svmlight(path, X, y, q)
+    opts = ["--learner", "query-rankrls", "--regparams", ",".join(map(str, grid)),
+            "--cv", "kfold", "--folds", k, "--measure", name]
+    code, out, err = run_cli(["cv", path, *opts, "--format", "json"])
+    assert code == 0, err
+    cli = json.loads(out)
+    code, _, err = run_cli(["fit", path, "-o", tmp_path / "m.npz", *opts])
+    assert code == 0, err
+    code, _, err = run_cli(["predict", tmp_path / "m.npz", path, "-o", tmp_path / "p"])
+    assert code == 0, err
+    learner = KfoldQueryRankRLS(X, y, q, k, regparams=grid, measure=measure_by_name(name))
+    est = RankRLSCV(alphas=grid, cv=k, scoring=name).fit(X, y, qid=q)
+
+    assert all(np.array_equal(a, b) for a, b in zip(learner.folds, folds))
+    assert_allclose(cli["cv_performances"], brute, rtol=0, atol=TOL)
+    assert_allclose(learner.cv_performances, brute, rtol=0, atol=TOL)
+    assert_allclose(est.cv_results_["cv_performances"], brute, rtol=0, atol=TOL)
+    assert cli["regparam"] == learner.regparam == est.alpha_ == best
+    for predictions in (np.loadtxt(tmp_path / "p"), learner.predict(X), est.predict(X)):
+        assert_allclose(np.ravel(predictions), final, rtol=0, atol=1e-8)
+    if name == "cindex":
+        # scikit-learn's own search over the same folds (the estimator's score is the
+        # per-query c-index): the same means, the same choice
+        with sklearn.config_context(enable_metadata_routing=True):
+            ranker = RankRLS().set_fit_request(groups=True).set_score_request(groups=True)
+            search = GridSearchCV(ranker, {"alpha": grid}, cv=QuerySplitter(k))
+            search.fit(X, y, groups=q)
+        assert_allclose(search.cv_results_["mean_test_score"], brute, rtol=0, atol=1e-8)
+        assert search.best_params_["alpha"] == best
+        assert_allclose(search.predict(X), final, rtol=0, atol=1e-8)

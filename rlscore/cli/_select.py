@@ -9,10 +9,13 @@ module only chooses among them and adapts the command's data to them:
   leave-one-out predictions scored within each query
   (:class:`rlscore.core.selection.LOOCV` with groups), the pairs within each query
   held out (:class:`rlscore.core.selection.QueryLPOCV`), averaged over queries;
-* :class:`rlscore.core.selection.PooledQueryCV` for ``--cv kfold`` on a file with qids
-  and ``--cv lqo`` for learners without a leave-query-out class: folds of whole
-  queries, the hold-out predictions pooled and the measure computed per query over all
-  queries of the file, so a ranking measure is never pooled across queries;
+* ``--cv kfold`` on a file with qids: :class:`rlscore.core.selection.NfoldCV` over
+  the folds of whole queries of ``QueryGroups.folds(--folds, --seed)``, each fold
+  scored per query, the mean over the folds (K-fold by query as ``KfoldQueryRankRLS``
+  and ``RankRLSCV(cv=k)`` compute it); ``--cv lqo`` for learners without a
+  leave-query-out class: :class:`rlscore.core.selection.PooledQueryCV` with one fold
+  per query (each query scored on the model trained without it, the mean over the
+  queries), so a ranking measure is never pooled across queries;
 * :class:`rlscore.core.selection.ValidationCV` for ``--valid FILE``: the measure of the
   validation file, per query when it has qids.
 
@@ -32,6 +35,10 @@ CV_NAMES = {"loo": "leave-one-out", "kfold": "K-fold", "lpo": "leave-pair-out",
             "lqo": "leave-query-out"}
 
 
+_UNDEFINED = ("the measure is undefined at every regparam (e.g. no query has two "
+              "different labels)")
+
+
 def _grid_search(cv, grid):
     import warnings
 
@@ -43,8 +50,7 @@ def _grid_search(cv, grid):
         except ValueError as exc:
             if "undefined (NaN)" not in str(exc):
                 raise
-            raise DataError("the measure is undefined at every regparam (e.g. no query "
-                            "has two different labels)") from None
+            raise DataError(_UNDEFINED) from None
     model = cv.rls
     return types.SimpleNamespace(regparam=best, cv_performances=np.asarray(perfs),
                                  predictor=model.predictor, learner=model)
@@ -103,8 +109,8 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
     if cv == "lpo" and measure.kind not in ("cindex", "auc"):
         raise UsageError("--cv lpo estimates the AUC / c-index; --measure must be auc or "
                          "cindex")
+    from rlscore.measure import UndefinedPerformance
     if cv in spec.cv and not (cv == "kfold" and has_qids):
-        from rlscore.measure import UndefinedPerformance
         try:
             if has_qids and cv in ("loo", "lpo"):
                 sel = _grid_search(_per_query_cv(cv, spec, data, grid, kernel, kp, basis,
@@ -116,19 +122,31 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
                             f"undefined ({exc.value}; e.g. folds or queries of a single "
                             f"example, or all labels equal)") from None
     else:
-        if cv == "kfold":
-            try:
-                folds = data.groups.folds(args.folds, args.seed)
-            except ValueError as exc:
-                raise UsageError(f"--folds {args.folds}: {exc}") from None
-        else:
-            folds = data.groups.split()
-        from rlscore.core.selection import PooledQueryCV
-        model = _model(spec, data, grid, kernel, kp, basis, "holdout")
-        sel = _grid_search(PooledQueryCV(model, measure, data.groups, folds, data.y),
-                           grid)
+        crossvalidator = _query_cv(cv, args, spec, data, grid, kernel, kp, basis, measure)
+        try:
+            sel = _grid_search(crossvalidator, grid)
+        except UndefinedPerformance:       # no fold has a query with a defined measure
+            raise DataError(_UNDEFINED) from None
     sel.cv_name = cv
     return sel
+
+
+def _query_cv(cv, args, spec, data, grid, kernel, kp, basis, measure):
+    """``--cv kfold`` or ``lqo`` on a file with qids: K-fold by query as every face
+    computes it (:class:`rlscore.core.selection.NfoldCV` over
+    ``QueryGroups.folds(--folds, --seed)``: the mean over the folds of each fold's
+    per-query mean, a fold without a scored query skipped), or one fold per query
+    (:class:`rlscore.core.selection.PooledQueryCV`: the mean over the queries)."""
+    from rlscore.core.selection import NfoldCV, PooledQueryCV
+    if cv == "lqo":
+        model = _model(spec, data, grid, kernel, kp, basis, "holdout")
+        return PooledQueryCV(model, measure, data.groups, None, data.y)
+    try:
+        folds = data.groups.folds(args.folds, args.seed)
+    except ValueError as exc:
+        raise UsageError(f"--folds {args.folds}: {exc}") from None
+    model = _model(spec, data, grid, kernel, kp, basis, "holdout")
+    return NfoldCV(model, measure, folds, data.groups)
 
 
 def _per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure):

@@ -5,7 +5,8 @@
 cross-validation computed with the hold-out shortcuts of :mod:`rlscore.core` (no
 retraining). :class:`RankRLS` fits RankRLS (global or query-structured ranking, ``qid``
 passed to ``fit``) and :class:`RankRLSCV` chooses its alpha by exact leave-pair-out,
-leave-query-out or K-fold cross-validation. All are thin adapters over
+leave-query-out or K-fold cross-validation. :class:`QuerySplitter` gives scikit-learn's
+own search the library's splits of whole queries. All are thin adapters over
 :mod:`rlscore.core` and pass ``sklearn.utils.estimator_checks.check_estimator``.
 
 This module needs scikit-learn >= 1.6 (``pip install "rlscore[sklearn]"``); the rest of
@@ -28,7 +29,8 @@ from rlscore.estimators._kronecker import PairwiseRLS  # noqa: E402
 from rlscore.estimators._ranksvm import RankSVM  # noqa: E402
 from rlscore.estimators._pairwise_mkl import MultiKernelPairwiseRLS  # noqa: E402
 from rlscore.estimators._query_norm import QueryNormalizer  # noqa: E402
+from rlscore.estimators._cv import QuerySplitter  # noqa: E402
 
 __all__ = ["KernelRLS", "KernelRLSCV", "RankRLS", "RankRLSCV", "CGRLSRegressor",
            "CGRankRLSRanker", "GreedyRLSSelector", "PairwiseRLS", "RankSVM",
-           "MultiKernelPairwiseRLS", "QueryNormalizer"]
+           "MultiKernelPairwiseRLS", "QueryNormalizer", "QuerySplitter"]

@@ -17,7 +17,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.structure import QueryGroups
 from rlscore.core.rls import fit_rls_model
-from rlscore.core.selection import query_score
+from rlscore.core.selection import defined_queries, query_score
+from rlscore.measure import UndefinedPerformance
 from rlscore._progress import verbosity
 from rlscore._validation import (check_bias, check_coef0, check_degree, check_gamma,
                                  check_positive_int, check_regparam, check_tol)
@@ -147,7 +148,20 @@ def ranking_score(P, y, qid=None, groups=None):
     gr = query_groups(qid, groups, m)
     if gr is None:
         return float(cindex(y, P))
-    return query_score(cindex, y, P, gr)
+    try:
+        return query_score(cindex, y, P, gr)
+    except UndefinedPerformance:
+        if defined_queries(cindex, y, gr).any():
+            raise
+        which = "their query has" if gr.n_groups == 1 else \
+            f"none of their {gr.n_groups} queries has"
+        raise UndefinedPerformance(
+            f"the c-index is undefined on these {m} samples: {which} two different "
+            f"labels (one sample, or all labels tied), so there is no pair to rank. "
+            f"The library's cross-validation skips such queries; a scikit-learn "
+            f"search scores such a split NaN (and then every candidate's mean): give "
+            f"it cv=rlscore.estimators.QuerySplitter(splitter), which leaves these "
+            f"queries out of the test sets") from None
 
 
 # -- docstring fragments shared by the estimators -----------------------------------------

@@ -5,14 +5,16 @@ shortcuts of the core model (no retraining)."""
 import numbers
 
 import numpy as np
-from sklearn.model_selection import check_cv
+from sklearn.model_selection import BaseCrossValidator, check_cv
 
 from rlscore import measure as _measures
+from rlscore.core.structure import QueryGroups
 from rlscore._validation import as_index_array
-from rlscore.core.selection import LOOCV, LPOCV, NfoldCV, TrainTestCV, grid_search
+from rlscore.core.selection import (LOOCV, LPOCV, NfoldCV, TrainTestCV, defined_queries,
+                                    grid_search)
 
 __all__ = ["resolve_scoring", "make_crossvalidator", "split_crossvalidator",
-           "search_alphas"]
+           "search_alphas", "QuerySplitter"]
 
 
 def _measure_by_name(name):
@@ -145,3 +147,119 @@ def search_alphas(estimator, build_crossvalidator, alphas):
         "rank_test_score": rank,
     }
     return estimator
+
+
+class QuerySplitter(BaseCrossValidator):
+    """Splits of whole queries for scikit-learn's model selection, each test set
+    holding only the queries on which the score is defined.
+
+    A query whose labels are all tied (or that has one sample) has no pair to rank:
+    the c-index is undefined on it. The learners' and ``RankRLSCV``'s cross-validation
+    skip such queries (:func:`rlscore.core.selection.query_score`), and a split left
+    with none of the others. scikit-learn's ``GridSearchCV`` cannot skip a split: the
+    estimator's ``score`` raises there, the split's score becomes NaN, the mean over
+    the splits is NaN for every candidate and the first candidate is chosen (with a
+    warning). This splitter removes those queries from the test sets beforehand
+    (:func:`rlscore.core.selection.defined_queries`), and drops a split left without a
+    test query, so that ``GridSearchCV(RankRLS(), cv=QuerySplitter(...))`` computes
+    what the library's cross-validation computes: with
+    ``LeaveOneGroupOut()``, the scores of ``LeaveQueryOutRankRLS`` and
+    ``RankRLSCV(cv="lqo")``; with an int k, those of ``RankRLSCV(cv=k)``,
+    ``KfoldQueryRankRLS(folds=k)`` and ``rlscore cv --cv kfold --folds k`` (the mean
+    over the folds of each fold's per-query mean). Each training set stays the
+    complement of the original test set (the queries skipped in scoring are held out
+    too, as in the library's folds).
+
+    Parameters
+    ----------
+    cv : int >= 2, group splitter or list of (train, test), default=5
+        int k: the k folds of whole queries of
+        :meth:`rlscore.core.structure.QueryGroups.folds` (seed ``random_state``), the
+        library's one rule for K-fold by query. A splitter (``LeaveOneGroupOut()``,
+        ``GroupKFold(5)``, ...) is given the query ids as its ``groups``.
+    scoring : None, str or measure function, default=None
+        The measure that decides which queries are defined, named as in
+        ``RankRLSCV``'s ``scoring``; None means the c-index (the ranking estimators'
+        ``score``).
+    random_state : int or None, default=0
+        Seed of the folds of an int ``cv``.
+
+    Notes
+    -----
+    ``split`` needs ``y`` and ``groups`` (the query ids; requested through metadata
+    routing). Cost: one evaluation of the measure per query (O(m log m) for the
+    c-index) plus the splits of ``cv``, on every call of ``split`` and
+    ``get_n_splits``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import LeaveOneGroupOut
+    >>> from rlscore.estimators import QuerySplitter
+    >>> y = np.array([0, 1, 2, 1, 1, 1, 0, 2])
+    >>> q = np.array([0, 0, 0, 1, 1, 1, 2, 2])          # query 1: labels all tied
+    >>> cv = QuerySplitter(LeaveOneGroupOut())
+    >>> [test.tolist() for _, test in cv.split(y[:, None], y, q)]
+    [[0, 1, 2], [6, 7]]
+    """
+
+    __metadata_request__split = {"groups": True}
+
+    def __init__(self, cv=5, *, scoring=None, random_state=0):
+        self.cv = cv
+        self.scoring = scoring
+        self.random_state = random_state
+
+    def _base_splits(self, X, y, ids, groups, m):
+        cv = self.cv
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
+            try:
+                folds = groups.folds(int(cv), self.random_state)
+            except ValueError as exc:
+                raise ValueError(f"QuerySplitter(cv={cv}): {exc}") from None
+            every = np.arange(m)
+            return [(np.setdiff1d(every, f), f) for f in folds]
+        if isinstance(cv, (str, bool, np.bool_, numbers.Number)) or cv is None:
+            raise ValueError(f"QuerySplitter: cv must be an int >= 2, a group splitter "
+                             f"or a list of (train, test) splits, got {cv!r}")
+        # the splitter gets the ids as given (GroupKFold breaks ties by their values)
+        return _splits(cv, X, y, ids, m)
+
+    def split(self, X, y=None, groups=None):
+        """(train, test) index arrays of whole queries, each test set restricted to
+        the queries on which the score is defined; splits left without one are
+        dropped.
+
+        Raises
+        ------
+        ValueError
+            ``y`` or ``groups`` missing or of another length than X; no split holds a
+            query with a defined score.
+        """
+        if y is None:
+            raise ValueError("QuerySplitter.split needs y: which queries have a score "
+                             "depends on their labels")
+        if groups is None:
+            raise ValueError("QuerySplitter.split needs groups, the query id of each "
+                             "sample (with metadata routing: GridSearchCV(...).fit(X, y, "
+                             "groups=qid))")
+        y = np.asarray(y)
+        m = y.shape[0]
+        if X is not None and np.shape(X)[0] != m:
+            raise ValueError(f"y has {m} rows, but X has {np.shape(X)[0]} samples")
+        gr = QueryGroups.from_qids(groups, m, name="groups")
+        base = self._base_splits(np.zeros((m, 1)) if X is None else X, y, groups, gr, m)
+        measure = _measures.cindex if self.scoring is None else \
+            resolve_scoring(self.scoring, None)
+        scored = defined_queries(measure, y, gr)[gr.codes]
+        kept = [(train, test[scored[test]]) for train, test in base]
+        kept = [(train, test) for train, test in kept if test.size]
+        if not kept:
+            raise ValueError("no split holds a query on which the score is defined "
+                             "(every query has a single sample or all its labels tied)")
+        return iter(kept)
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        """The number of splits ``split`` gives for these data (it depends on the
+        labels: needs ``y`` and ``groups``)."""
+        return sum(1 for _ in self.split(X, y, groups))

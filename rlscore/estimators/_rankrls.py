@@ -14,12 +14,11 @@ ids), computed by :mod:`rlscore.measure`.
 import numbers
 
 import numpy as np
-from sklearn.model_selection import GroupKFold
 
 from rlscore import measure as _measures
 from rlscore.core.rankrls import fit_rank_model
 from rlscore.core.rankrls import RankLPOCV, learn_kernel_global, learn_kernel_lqo
-from rlscore.core.selection import LQOCV, QueryLPOCV
+from rlscore.core.selection import LQOCV, NfoldCV, QueryLPOCV
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
                                       clear_fitted, query_groups, ranking_score,
@@ -185,7 +184,10 @@ class _RankRLSBase(RLSEstimatorBase):
         Raises
         ------
         rlscore.measure.UndefinedPerformance
-            No pair with different labels (within a query).
+            No pair with different labels (within a query). In a scikit-learn search
+            over held-out queries, :class:`rlscore.estimators.QuerySplitter` keeps
+            such queries out of the test sets, as the library's cross-validation
+            skips them.
 
         Notes
         -----
@@ -327,12 +329,20 @@ class RankRLSCV(_RankRLSBase):
         * int k: K-fold. Without query ids the test folds of
           ``sklearn.model_selection.KFold(k)`` with the exact hold-out shortcut of the
           global model (:class:`rlscore.core.selection.NfoldCV`; no retraining); with
-          query ids ``GroupKFold(k)`` over the queries, so that no query is split.
+          query ids the library's k folds of whole queries,
+          :meth:`rlscore.core.structure.QueryGroups.folds` ``(k, seed=0)``: the folds
+          of ``rlscore.learner.KfoldQueryRankRLS(folds=k)`` and of ``rlscore cv --cv
+          kfold --folds k`` (at their default seed 0), and of
+          :class:`rlscore.estimators.QuerySplitter` ``(k)`` for scikit-learn's
+          ``GridSearchCV``. Other folds: pass a splitter (``GroupKFold(k)``, ...).
         * a scikit-learn splitter or an iterable of (train, test) index arrays;
           splitters receive the query ids as ``groups``.
 
         For K-fold and splitters the estimate is the unweighted mean of the per-split
-        performances; with query ids the performance of a split is query-averaged.
+        performances; with query ids the performance of a split is query-averaged
+        (the mean over its queries on which the measure is defined), and a split
+        without such a query is skipped -- every face's K-fold by query, and what
+        ``GridSearchCV`` computes over :class:`rlscore.estimators.QuerySplitter`.
         Query-structured K-fold and splitters hold out the rows outside each training
         set with the exact multi-query hold-out of the core model
         (:meth:`rlscore.core.rankrls.QueryRankRLSModel.holdout_rows`: no retraining;
@@ -447,7 +457,13 @@ class RankRLSCV(_RankRLSBase):
         if groups is None:
             return make_crossvalidator(cv, model, measure, X, y, None)
         if isinstance(cv, numbers.Integral):
-            cv = GroupKFold(int(cv))
+            # the library's K folds of whole queries, those of KfoldQueryRankRLS and
+            # of the command line at their default seed 0
+            try:
+                folds = groups.folds(int(cv), 0)
+            except ValueError as exc:
+                raise ValueError(f"cv={cv}: {exc}") from None
+            return NfoldCV(model, measure, folds, groups)
         # the splitter gets the ids as given, so that its splits are the ones the
         # user gets from it (GroupKFold, for one, breaks ties by the id values); every
         # split is held out with the exact shortcut of the core model (several queries

@@ -216,7 +216,10 @@ class KfoldQueryRankRLS(PredictorInterface):
     Attributes
     ----------
     cv_performances : ndarray (grid,), the unweighted mean over folds of the per-fold
-        query-averaged performance (:class:`rlscore.core.selection.NfoldCV`)
+        query-averaged performance (:class:`rlscore.core.selection.NfoldCV`; folds
+        without a query where the measure is defined skipped): K-fold by query as
+        ``rlscore cv --cv kfold --folds K --seed SEED`` and
+        ``rlscore.estimators.RankRLSCV(cv=K)`` (seed 0) compute it, on the same folds
     cv_predictions : list (per regparam) of lists (per fold) of hold-out arrays
     folds : list of index arrays
     regparam, predictor, measure

@@ -22,6 +22,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel  # noqa: F401
 from rlscore.core.selection import DEFAULT_REGPARAMS, NfoldCV  # noqa: F401
+from rlscore.core.structure import QueryGroups  # noqa: E402
 from rlscore.estimators._rankrls import RankRLS, RankRLSCV  # noqa: E402
 from rlscore.learner import GlobalRankRLS, QueryRankRLS  # noqa: E402
 from rlscore.measure import (  # noqa: E402
@@ -351,7 +352,9 @@ def test_kfold_queries_against_brute_force(kernel):
     est_params = KERNELS[kernel][0]
     X, y, qid = _data(m=36, n_queries=6)
     est = RankRLSCV(alphas=ALPHAS, cv=3, **est_params).fit(X, y, qid=qid)
-    splits = list(GroupKFold(3).split(X, y, qid))
+    # the library's folds of whole queries (QueryGroups.folds, seed 0)
+    splits = [(np.setdiff1d(np.arange(len(y)), f), f)
+              for f in QueryGroups.from_qids(qid).folds(3, seed=0)]
     for train, test in splits:       # no query is split
         assert not set(qid[train]) & set(qid[test])
     brute = [_brute_splits(X, y, a, est_params, splits, qid) for a in ALPHAS]

@@ -5,7 +5,8 @@ What lives here
     cross-validators :class:`LOOCV`, :class:`NfoldCV` (the one fold loop: K-fold by
     sample or by query), :class:`LQOCV`, :class:`LPOCV` and the pooled/validation/refit
     selectors of ``_holdout`` (:class:`PooledQueryCV`, :class:`ValidationCV`,
-    :class:`RefitModel`, :class:`RefitCV`), :func:`query_score` (per-query scoring) and
+    :class:`RefitModel`, :class:`RefitCV`), :func:`query_score` (per-query scoring), :func:`defined_queries` (the queries it
+    scores) and
     :func:`lpo_cindex` (held-out pair predictions scored as a c-index, O(n_pairs)),
     :func:`holdout_of` (a model's exact hold-out of any rows: ``holdout_rows`` where
     its ``holdout`` takes one query, as query RankRLS's).
@@ -30,7 +31,7 @@ Module order
 
 from rlscore.core.selection._lpo import lpo_cindex
 from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_search_params,
-                                        query_score, LOOCV, NfoldCV, TrainTestCV, LPOCV,
+                                        query_score, defined_queries, LOOCV, NfoldCV, TrainTestCV, LPOCV,
                                         QueryLPOCV, LQOCV, lpo_pairs, lpo_ranking_accuracy,
                                         EdgeOfGridWarning, holdout_of)
 from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
@@ -44,6 +45,7 @@ __all__ = [
     "grid_search",
     "grid_search_params",
     "query_score",
+    "defined_queries",
     "LOOCV",
     "NfoldCV",
     "TrainTestCV",

@@ -48,7 +48,8 @@ import numpy as np
 from rlscore._progress import progress
 from rlscore._validation import user_stacklevel
 
-__all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score", "LOOCV",
+__all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score",
+           "defined_queries", "LOOCV",
            "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "lpo_pairs",
            "lpo_ranking_accuracy", "EdgeOfGridWarning", "holdout_of"]
 
@@ -304,6 +305,50 @@ def query_score(measure, Y, P, groups):
     if _takes_qids(measure):
         return float(measure(Y, P, qids=codes))
     return float(_measures.query_average(measure, Y, P, codes))
+
+
+def defined_queries(measure, Y, groups):
+    """Which queries :func:`query_score` scores: a boolean per query, False where it
+    skips the query because ``measure`` is undefined on it whatever the predictions
+    (one document, or all labels tied, for the c-index).
+
+    The rule is :func:`query_score`'s own: a query is defined when ``query_score``
+    gives it a value alone, with its labels as the predictions (a measure that is
+    undefined on a query with these predictions is undefined with any). Every face
+    that holds queries out skips the same queries: the cross-validators here through
+    ``query_score``, a scikit-learn search through
+    :class:`rlscore.estimators.QuerySplitter`.
+
+    Parameters
+    ----------
+    measure : f(Y, P) with ``iserror``, as for :func:`query_score`
+    Y : (m,) or (m, p) labels
+    groups : QueryGroups, or query ids of length m
+
+    Returns
+    -------
+    ndarray of bool, shape (n_groups,), in the order of the query codes
+
+    Notes
+    -----
+    One ``query_score`` call per query: O(m log m) in all for the c-index, plus a
+    Python call per query.
+    """
+    from rlscore._groups import as_query_groups
+    Y = np.asarray(Y)
+    groups = as_query_groups(groups, Y.shape[0], "groups")
+    UndefinedPerformance = _undefined()
+    defined = np.zeros(groups.n_groups, dtype=bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # a probe: e.g. NDCG@k's short-query note
+        for q, rows in enumerate(groups.split()):
+            try:
+                query_score(measure, Y[rows], Y[rows].astype(np.float64),
+                            np.zeros(rows.size, dtype=np.intp))
+            except UndefinedPerformance:
+                continue
+            defined[q] = True
+    return defined
 
 
 def _score(measure, Y, P, codes):

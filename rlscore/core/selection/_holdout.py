@@ -196,9 +196,13 @@ class PooledQueryCV:
     predicted by the model trained without its fold, and the measure is computed per
     query and averaged over all queries (:func:`rlscore.core.selection.query_score`).
     A ranking measure is therefore never pooled across queries, and every query weighs
-    the same whatever the size of its fold. (:class:`rlscore.core.selection.NfoldCV`
-    with ``groups`` instead averages the per-fold means.) With ``folds=None`` each
-    query is its own fold: leave-query-out.
+    the same whatever the size of its fold: the *pooled* K-fold estimate.
+    (:class:`rlscore.core.selection.NfoldCV` with ``groups`` instead averages the
+    per-fold means: K-fold by query as every face computes it -- the command line's
+    ``--cv kfold``, ``KfoldQueryRankRLS``, ``RankRLSCV(cv=k)`` --, a different number
+    when the folds hold different numbers of queries.) With ``folds=None`` each query
+    is its own fold: leave-query-out, where the two agree (the command line's
+    ``--cv lqo`` for learners without a leave-query-out class).
 
     Parameters
     ----------
