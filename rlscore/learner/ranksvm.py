@@ -124,12 +124,13 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     example (an order-statistic structure swept in prediction order), and X^T (c - d).
     A Newton step (squared hinge) costs one such evaluation, with the sums of the
     partners' predictions besides the counts, plus one Hessian-vector product per
-    conjugate-gradient iteration (O(m log m + nnz), no sort); 2-10 steps are typical.
+    conjugate-gradient iteration (O(m log m + nnz), no sort); 5-30 steps to the
+    default tol are typical (more at small regparam).
     The number of iterations is O(1 / (regparam tol)) at worst, far fewer in practice;
     from m = 50000 examples on (5000 for the Newton method), a solution on a random
     tenth of the data (recursively) is the starting point, which typically leaves 5-10
-    iterations (1-3 Newton steps) on all the data (``solution.warm_start_iterations``
-    counts the others); the stopping test is on all the data either way.
+    bundle iterations on all the data (``solution.warm_start_iterations`` counts the
+    others); the stopping test is on all the data either way.
     """
 
     @reports_progress
