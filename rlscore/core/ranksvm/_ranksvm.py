@@ -381,8 +381,9 @@ def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=None, max_iter=None,
     :class:`SquaredRankingRisk`, :func:`solve_ranksvm` and :func:`solve_ranksvm_newton`;
     ``loss`` / ``solver`` as in :func:`check_loss_solver`. max_iter None: 1000 bundle
     iterations or 100 Newton steps; tol None: the solver's default
-    (:data:`DEFAULT_TOL`: 1e-3 bundle, 1e-10 Newton). ``warm_start`` "auto" (the subsample start of the
-    solvers) or None (start at w = 0, as :mod:`rlscore.distributed` does)."""
+    (:data:`DEFAULT_TOL`: 1e-3 bundle, 1e-10 Newton). ``warm_start`` "auto" (the
+    subsample start of the solvers) or None (start at w = 0, as
+    :mod:`rlscore.distributed` does)."""
     regparam = ranksvm_regparam(regparam)
     loss, solver = check_loss_solver(loss, solver)
     risk = make_risk(X, y, qids, loss, normalize, n_threads)
