@@ -214,6 +214,11 @@ def _add_training_options(p, need_output):
                    help="--valid: allow features the training file does not have")
     p.add_argument("--folds", type=int, default=5, metavar="K", help="K for --cv kfold "
                    "(default 5)")
+    p.add_argument("--tol", metavar="TOL", help="ranksvm, ranksvm-squared: the "
+                   "solver's stopping tolerance in (0, 1) (SVMrank's -e): the duality gap "
+                   "relative to the loss of w = 0 (ranksvm, default 1e-3) or the "
+                   "gradient norm relative to its value at w = 0 (ranksvm-squared, "
+                   "default 1e-10); recorded in the model file")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the K-fold split")
     p.add_argument("--measure", metavar="MEASURE",
                    help=f"selection measure: {MEASURE_HELP} (default: sqerror for rls, "

@@ -88,6 +88,10 @@ class LearnerSpec:
     lambda_max : callable(data, kernel, kernel_params, basis) -> float, or None; the
         regparam above which the model is (numerically) zero; default grids go down
         from it
+    tol : callable(tol or None) -> the solver tolerance in effect, or None when the
+        learner has no iterative solver: ``--tol`` is then refused; otherwise ``train``
+        and the ``cv`` callables take the keyword ``tol`` (see :meth:`with_tol`)
+    given_tol : the ``--tol`` bound by :meth:`with_tol`, or None
     """
 
     name: str
@@ -101,6 +105,23 @@ class LearnerSpec:
     default_measure: dict = dataclasses.field(default_factory=dict)
     kernels: tuple = ("linear", "gaussian", "polynomial")
     lambda_max: object = None
+    tol: object = None
+    given_tol: object = None
+
+    def with_tol(self, tol):
+        """This learner with ``tol`` passed to ``train`` and every ``cv`` callable
+        (the same spec when ``tol`` is None: the solver's default)."""
+        if tol is None:
+            return self
+        import functools
+        return dataclasses.replace(
+            self, train=functools.partial(self.train, tol=tol),
+            cv={k: functools.partial(f, tol=tol) for k, f in self.cv.items()},
+            given_tol=tol)
+
+    def solver_tol(self):
+        """The tolerance its solver runs with (given or default), None without one."""
+        return None if self.tol is None else float(self.tol(self.given_tol))
 
 
 LEARNERS = {}

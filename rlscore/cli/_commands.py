@@ -11,7 +11,8 @@ from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
 from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, iter_file,
                                load_training_data, predict_projected, project_features,
                                read_file, read_for_model, unseen_factor)
-from rlscore.cli._options import OptionError, parse_grid, parse_measures, parse_regparam
+from rlscore.cli._options import (OptionError, parse_grid, parse_measures, parse_regparam,
+                                  parse_tol)
 from rlscore.cli._select import CV_NAMES, example_folds, note, select
 
 
@@ -62,6 +63,21 @@ def _basis(args, data, kernel):
     seed = 0 if args.basis_seed is None else args.basis_seed
     idx = select_basis(m, n_basis=n, random_state=seed)
     return data.X[idx], idx
+
+
+def _learner(args):
+    """The ``--learner`` spec with ``--tol`` bound to its training (a usage error for a
+    learner without an iterative solver, or a value outside (0, 1))."""
+    spec = LEARNERS[args.learner]
+    text = getattr(args, "tol", None)
+    if text is None:
+        return spec
+    tol = _usage(parse_tol, text)
+    if spec.tol is None:
+        takes = ", ".join(n for n, s in LEARNERS.items() if s.tol is not None)
+        raise UsageError(f"--tol applies to the iterative solvers of --learner {takes}; "
+                         f"--learner {spec.name} is solved exactly")
+    return spec.with_tol(tol)
 
 
 def _check_qids(args, data, spec):
@@ -196,7 +212,7 @@ def _zero_based(args):
 
 def _cmd_fit(args):
     from rlscore.model_io import save_model
-    spec = LEARNERS[args.learner]
+    spec = _learner(args)
     _check_training_options(args)
     if args.gamma != "learn" and (args.ard or args.kernel_penalty is not None
                                   or args.learn_criterion is not None):
@@ -275,6 +291,8 @@ def _cmd_fit(args):
         info.update({"n_basis": int(args.basis),
                      "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed)})
     info["regparam"] = float(learner.regparam)
+    if spec.tol is not None:        # the solver's stopping tolerance, given or default
+        info["tol"] = spec.solver_tol()
     _warn_zero(spec, learner, data, kparams)
     intervals = _interval_data(args, data, spec, learner)
     save_model(learner, args.output, info, feature_indices=data.feature_indices,
@@ -414,7 +432,7 @@ def _interval_lines(args, pred, meta, chunks):
 
 
 def _cmd_cv(args):
-    spec = LEARNERS[args.learner]
+    spec = _learner(args)
     if args.gamma == "learn":
         raise UsageError("--gamma learn is an option of 'rlscore fit' (it learns gamma "
                          "and regparam together); 'rlscore cv' needs a number")

@@ -89,23 +89,34 @@ def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
                                 measure=_plain_measure(measure), **kp)
 
 
-def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge"):
+def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge", tol=None):
     from rlscore.learner import KernelRankSVM, LinearRankSVM
     if kernel == "LinearKernel":
-        return LinearRankSVM(data.X, data.y, data.qids, regparam=regparam, loss=loss)
+        return LinearRankSVM(data.X, data.y, data.qids, regparam=regparam, loss=loss,
+                             tol=tol)
     return KernelRankSVM(data.X, data.y, data.qids, regparam=regparam, kernel=kernel,
-                         basis_vectors=basis, loss=loss, **kp)
+                         basis_vectors=basis, loss=loss, tol=tol, **kp)
 
 
-def _ranksvm_kfold(data, grid, kernel, kp, basis, measure, args, loss="hinge"):
-    """K-fold of examples on a file without qids: KfoldLinearRankSVM's warm-started
-    path (files with qids go through the query-wise CV of the command)."""
+def _ranksvm_tol(tol, loss="hinge"):
+    """The tolerance the RankSVM solver of ``loss`` runs with (``--tol`` or its
+    default, :data:`rlscore.core.ranksvm.DEFAULT_TOL`)."""
+    from rlscore.core.ranksvm import check_loss_solver, ranksvm_tol
+    return ranksvm_tol(tol, check_loss_solver(loss)[1], "--tol")
+
+
+def _ranksvm_kfold(data, grid, kernel, kp, basis, measure, args, loss="hinge",
+                   tol=None):
+    """K-fold of examples on a file without qids: KfoldLinearRankSVM (a cold start
+    per fold and regparam; files with qids go through the query-wise CV of the
+    command)."""
     from rlscore.learner import KfoldLinearRankSVM
     if kernel != "LinearKernel":
         raise UsageError("K-fold cross-validation of ranksvm on a file without qid: "
                          "supports --kernel linear only")
     return KfoldLinearRankSVM(data.X, data.y, None, folds=_kfold(data, args),
-                              regparams=grid, measure=_plain_measure(measure), loss=loss)
+                              regparams=grid, measure=_plain_measure(measure), loss=loss,
+                              tol=tol)
 
 
 def _ranksvm_lambda_max(data, kernel, kp, basis, loss="hinge"):
@@ -143,7 +154,7 @@ register_learner(LearnerSpec(
     "ranksvm", "RankSVM, hinge loss on the pairs of each query (or all pairs without "
     "qid:)", _ranksvm_train, {"kfold": _ranksvm_kfold}, default_cv="kfold",
     default_measure={"kfold": "cindex", "lqo": "cindex", "valid": "cindex"},
-    lambda_max=_ranksvm_lambda_max))
+    lambda_max=_ranksvm_lambda_max, tol=_ranksvm_tol))
 register_learner(LearnerSpec(
     "ranksvm-squared", "RankSVM with the squared pairwise hinge, trust-region Newton "
     "solver (fast on large global rankings)",
@@ -151,7 +162,8 @@ register_learner(LearnerSpec(
     {"kfold": functools.partial(_ranksvm_kfold, loss="squared_hinge")},
     default_cv="kfold",
     default_measure={"kfold": "cindex", "lqo": "cindex", "valid": "cindex"},
-    lambda_max=functools.partial(_ranksvm_lambda_max, loss="squared_hinge")))
+    lambda_max=functools.partial(_ranksvm_lambda_max, loss="squared_hinge"),
+    tol=functools.partial(_ranksvm_tol, loss="squared_hinge")))
 
 
 def is_zero_model(predictor):

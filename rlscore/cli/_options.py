@@ -26,7 +26,7 @@ import numpy as np
 from rlscore.measure import MEASURE_NAMES, measure_by_name
 
 __all__ = ["parse_measures", "parse_measure", "parse_grid", "parse_regparam",
-           "parse_memory_budget", "OptionError", "MEASURE_HELP"]
+           "parse_memory_budget", "parse_tol", "OptionError", "MEASURE_HELP"]
 
 
 class OptionError(ValueError):
@@ -126,6 +126,18 @@ def parse_grid(text, option="--regparams"):
     from rlscore._validation import check_regparam_grid
     try:
         return check_regparam_grid(values, option)
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+
+
+def parse_tol(text, option="--tol"):
+    """A solver tolerance: a finite number in (0, 1), checked by the library's one
+    check (:func:`rlscore._validation.check_tol`); OptionError otherwise."""
+    if not _PLAIN.fullmatch(text.strip()):
+        raise OptionError(f"{option} {text!r}: expected a number in (0, 1), e.g. 1e-6")
+    from rlscore._validation import check_tol
+    try:
+        return check_tol(float(text), option)
     except ValueError as exc:
         raise OptionError(str(exc)) from None
 

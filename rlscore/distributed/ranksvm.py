@@ -11,8 +11,8 @@ docs/distributed.rst).
 
 import numpy as np
 
-from rlscore.core.ranksvm import (check_loss_solver, ranksvm_regparam, run_newton,
-                                  solution_attributes, solve_ranksvm)
+from rlscore.core.ranksvm import (check_loss_solver, ranksvm_regparam, ranksvm_tol,
+                                  run_newton, solution_attributes, solve_ranksvm)
 from rlscore.distributed._data import PartitionedData
 from rlscore.distributed._pairs import DistributedNewtonObjective, DistributedRankingRisk
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -38,11 +38,12 @@ def as_partitioned(X, Y, qids, client, persist, need_labels=True):
     return data
 
 
-def solve_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None, callback=None,
+def solve_newton(risk, regparam, tol=None, max_iter=100, w0=None, callback=None,
                  verbose=False, warn=True, eps_cg=0.1):
     """The squared-hinge RankSVM on partitioned data with TRON: the single machine's
     :func:`rlscore.core.ranksvm.solve_ranksvm_newton` (stopping rule of Lee & Lin,
-    ||grad J(w)|| <= tol ||grad J(0)||) without its subsample warm start.
+    ||grad J(w)|| <= tol ||grad J(0)||, tol None: the same default, 1e-10) without
+    its subsample warm start.
 
     Notes
     -----
@@ -50,6 +51,7 @@ def solve_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None, callback=None,
     evaluation and one gradient, and one Hessian-vector product per CG iteration; their
     costs are those of :class:`DistributedNewtonObjective`.
     """
+    tol = ranksvm_tol(tol, "newton")
     oracle = DistributedNewtonObjective(risk, regparam)
     zero = np.zeros(risk.dim)
     if w0 is None:
@@ -86,8 +88,9 @@ class LinearRankSVM(PredictorInterface):
     qids : query ids (m,), or None for one global ranking over all rows (its pairs
         cross partitions: the predictions are exchanged, O(m) numbers per pass).
     regparam : float > 0, default 1.0
-    tol : float > 0, default 1e-3 (bundle: duality gap relative to R(0); Newton:
-        ||grad J|| <= tol ||grad J(0)||)
+    tol : float in (0, 1) or None, default None (bundle: duality gap relative to
+        R(0), None 1e-3; Newton: ||grad J|| <= tol ||grad J(0)||, None 1e-10; as
+        :class:`rlscore.learner.LinearRankSVM`)
     max_iter : int, default 1000 bundle iterations or 100 Newton steps
     normalize : "pairs" (default), "query" or "none"
     loss : "hinge" (default) or "squared_hinge"
@@ -114,7 +117,7 @@ class LinearRankSVM(PredictorInterface):
     planes (bundle), O(d) per CG iteration (Newton).
     """
 
-    def __init__(self, X, Y=None, qids=None, regparam=1.0, tol=1e-3, max_iter=None,
+    def __init__(self, X, Y=None, qids=None, regparam=1.0, tol=None, max_iter=None,
                  normalize="pairs", client=None, persist=False, callback=None,
                  verbose=False, n_threads=1, loss="hinge", solver=None):
         regparam = ranksvm_regparam(regparam)

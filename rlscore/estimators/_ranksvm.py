@@ -13,12 +13,12 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver, fit_kernel_ranksvm,
-                                  fit_linear_ranksvm)
-from rlscore.estimators._base import (KernelInputMixin, check_alpha,
-                                      check_iteration_params, clear_fitted, fit_data_doc,
-                                      kernel_params, query_groups, ranking_score,
-                                      reports_progress, resolve_kernel, store_params,
-                                      verbose_doc)
+                                  fit_linear_ranksvm, ranksvm_tol)
+from rlscore._validation import check_positive_int
+from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
+                                      fit_data_doc, kernel_params, query_groups,
+                                      ranking_score, reports_progress, resolve_kernel,
+                                      store_params, verbose_doc)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
@@ -48,15 +48,16 @@ class RankSVM(KernelInputMixin, BaseEstimator):
     ----------
     alpha : float > 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
-    tol : float > 0, default=1e-3
-        Stop when the duality gap, an upper bound of the objective's suboptimality, is at
-        most ``tol`` times the loss of the zero model (which is 1 unless
-        ``normalize="none"``).
+    tol : float in (0, 1) or None, default=None
+        Bundle method: stop when the duality gap, an upper bound of the objective's
+        suboptimality, is at most ``tol`` times the loss of the zero model (which is 1
+        unless ``normalize="none"``); None means 1e-3. Newton method
+        (``solver="newton"``): stop when ||grad J(w)|| <= ``tol`` ||grad J(0)||; None
+        means 1e-10, tight enough that the model does not depend on dense or sparse
+        input or on the start (``rlscore.core.ranksvm.DEFAULT_TOL``).
     max_iter : int >= 1, default=1000
         Maximum number of bundle iterations (loss evaluations) or Newton steps; a
         ``rlscore.core.ranksvm.ConvergenceWarning`` is emitted when it is reached.
-        (With ``solver="newton"``, ``tol`` bounds ||grad J(w)|| / ||grad J(0)||
-        instead of the duality gap.)
     loss : {{"hinge", "squared_hinge"}}, default="hinge"
     solver : {{"bundle", "newton"}} or None, default=None
         None: "bundle" for the hinge, "newton" for the squared hinge. "newton" with
@@ -128,7 +129,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, alpha=1.0, *, tol=1e-3, max_iter=1000, normalize="pairs",
+    def __init__(self, alpha=1.0, *, tol=None, max_iter=1000, normalize="pairs",
                  kernel="linear", gamma=None, degree=3, coef0=1, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None, verbose=False,
                  loss="hinge", solver=None):
@@ -137,11 +138,12 @@ class RankSVM(KernelInputMixin, BaseEstimator):
     # -- parameters ---------------------------------------------------------------------
     def _check_params(self, n_features):
         alpha = check_alpha(self.alpha, positive=True)
-        _, tol = check_iteration_params(self, allow_none=False)
+        check_positive_int(self.max_iter, "max_iter")
         if self.normalize not in NORMALIZATIONS:
             raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got "
                              f"{self.normalize!r}")
         loss, solver = check_loss_solver(self.loss, self.solver)
+        tol = ranksvm_tol(self.tol, solver)
         name = resolve_kernel(self.kernel)
         params = {"loss": loss, "solver": solver,
                   **kernel_params(name, n_features, self.gamma, self.degree, self.coef0)}

@@ -65,10 +65,14 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     bias : float >= 0, default 0.0
         Accepted for RLScore compatibility: a constant feature cancels in every pairwise
         difference, so the model (and ``predictor.b`` = 0) does not depend on it.
-    tol : float > 0, default 1e-3
+    tol : float in (0, 1) or None, default None
         Bundle method: stop when the duality gap (an upper bound of J(w) - min J) is
-        <= tol * R(0), where R(0) is the loss of w = 0 (1 for the normalized losses).
-        Newton method: stop when ||grad J(w)|| <= tol * ||grad J(0)||.
+        <= tol * R(0), where R(0) is the loss of w = 0 (1 for the normalized losses);
+        None means 1e-3. Newton method: stop when ||grad J(w)|| <= tol *
+        ||grad J(0)||; None means 1e-10, tight enough that the model does not depend
+        on dense or sparse input, all-zero columns or the start (at small regparam the
+        Hessian is ill-conditioned, and 1e-3 left models of one regparam that differ
+        visibly; see :data:`rlscore.core.ranksvm.DEFAULT_TOL`).
     max_iter : int, optional
         Maximum number of loss evaluations (bundle, default 1000) or Newton steps
         (default 100); a ``ConvergenceWarning`` is emitted when it is reached first.
@@ -120,16 +124,17 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
     example (an order-statistic structure swept in prediction order), and X^T (c - d).
     A Newton step (squared hinge) costs one such evaluation, with the sums of the
     partners' predictions besides the counts, plus one Hessian-vector product per
-    conjugate-gradient iteration (O(m log m + nnz), no sort); 2-10 steps are typical.
+    conjugate-gradient iteration (O(m log m + nnz), no sort); 5-30 steps to the
+    default tol are typical (more at small regparam).
     The number of iterations is O(1 / (regparam tol)) at worst, far fewer in practice;
     from m = 50000 examples on (5000 for the Newton method), a solution on a random
     tenth of the data (recursively) is the starting point, which typically leaves 5-10
-    iterations (1-3 Newton steps) on all the data (``solution.warm_start_iterations``
-    counts the others); the stopping test is on all the data either way.
+    bundle iterations on all the data (``solution.warm_start_iterations`` counts the
+    others); the stopping test is on all the data either way.
     """
 
     @reports_progress
-    def __init__(self, X, Y, qids=None, regparam=1.0, bias=0.0, tol=1e-3, max_iter=None,
+    def __init__(self, X, Y, qids=None, regparam=1.0, bias=0.0, tol=None, max_iter=None,
                  callback=None, normalize="pairs", verbose=False, loss="hinge",
                  solver=None, n_threads=1, warm_start="auto", **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
@@ -234,7 +239,7 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
 
     @reports_progress
     def __init__(self, X, Y, qids=None, regparam=1.0, kernel="GaussianKernel",
-                 basis_vectors=None, tol=1e-3, max_iter=None, callback=None,
+                 basis_vectors=None, tol=None, max_iter=None, callback=None,
                  normalize="pairs", verbose=False, loss="hinge", solver=None, **kwargs):
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
                                      force={"bias": 0.0},
@@ -268,8 +273,9 @@ class KfoldLinearRankSVM(PredictorInterface):
         (e.g. without a pair) skipped (:func:`rlscore.core.selection.query_score`; a
         measure with a ``qids`` parameter is called with the fold's query ids).
     seed : int, default 0, for the random folds
-    loss, solver : as for :class:`LinearRankSVM`; along the regparam path every
-        training starts from the previous regparam's solution.
+    loss, solver : as for :class:`LinearRankSVM`. Every training (each fold, each
+        regparam) starts cold, exactly as :class:`LinearRankSVM` on the fold's rows:
+        the estimate at a regparam does not depend on the rest of the grid.
     **kwargs : ignored with a UserWarning.
 {VERBOSE_DOC}
 
@@ -287,14 +293,13 @@ class KfoldLinearRankSVM(PredictorInterface):
 
     Notes
     -----
-    K x n_regparams trainings on (K - 1)/K of the data, visited from the largest
-    regparam down, each warm-started from the previous solution and its cutting planes;
-    each O(iterations (m log m + nnz)).
+    K x n_regparams trainings on (K - 1)/K of the data, each from a cold start,
+    O(iterations (m log m + nnz)) each.
     """
 
     @reports_progress
     def __init__(self, X, Y, qids=None, folds=None, n_folds=5, regparams=None,
-                 measure=None, tol=1e-3, max_iter=None, normalize="pairs", seed=0,
+                 measure=None, tol=None, max_iter=None, normalize="pairs", seed=0,
                  loss="hinge", solver=None, **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
         self.loss, self.solver = check_loss_solver(loss, solver)

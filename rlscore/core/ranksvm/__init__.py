@@ -27,7 +27,8 @@ from rlscore.core.ranksvm._ranksvm import (ConvergenceWarning, RankSVMSolution,
                                            fit_pairwise_ranksvm, empirical_kernel_map,
                                            fit_kernel_ranksvm, kfold_ranksvm, SOLVERS,
                                            solve_ranksvm_newton, check_loss_solver,
-                                           make_risk, train_ranksvm, run_newton)
+                                           make_risk, train_ranksvm, run_newton,
+                                           DEFAULT_TOL, ranksvm_tol)
 from rlscore.core.ranksvm._pairwise_loss import PairwiseRankingLoss
 from rlscore.core.ranksvm._lambda_max import (ranksvm_lambda_max, grid_below)
 
@@ -58,6 +59,8 @@ __all__ = [
     "make_risk",
     "train_ranksvm",
     "run_newton",
+    "DEFAULT_TOL",
+    "ranksvm_tol",
     "PairwiseRankingLoss",
     "ranksvm_lambda_max",
     "grid_below",

@@ -55,7 +55,13 @@ over the active pairs (:meth:`rlscore._ext._ranksvm.RankingPairs.squared_hinge`,
 O(m log m)), and a Hessian-vector product H v = regparam v + X^T (2 s Lap (X v)), Lap
 the Laplacian of the active-pair graph, the sums of X v over the same partners
 (O(m log m) replaying the windows of the evaluation, no sort). Stopping rule of Lee &
-Lin: ||grad J(w)|| <= tol ||grad J(0)||. The bundle method also accepts this loss.
+Lin: ||grad J(w)|| <= tol ||grad J(0)||, relative to the problem's own scale (the
+gradient of the loss at w = 0), with a default tol of 1e-10 (:data:`DEFAULT_TOL`):
+the distance to the minimizer is about ||H^-1|| ||grad J||, and at small regparam
+||H^-1|| is up to 1 / regparam, so the 1e-3 customary for classifiers left models of
+the same regparam differing by a quarter of the prediction range (dense or sparse
+input, a start from another point); Newton's local convergence makes the last seven
+digits cost a few steps. The bundle method also accepts this loss.
 
 Kernel RankSVM works through an empirical kernel map: the Cholesky factor L of the
 kernel matrix (K = L L^T, O(m^3 / 3); an eigendecomposition when K is singular) or the
@@ -86,14 +92,24 @@ __all__ = [
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
     "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
     "SquaredRankingRisk", "solve_ranksvm_newton", "check_loss_solver", "make_risk",
-    "train_ranksvm", "pair_structure", "run_newton",
+    "train_ranksvm", "pair_structure", "run_newton", "DEFAULT_TOL", "ranksvm_tol",
 ]
 
 SOLVERS = ("bundle", "newton")
 
+#: The default ``tol`` of each solver: the duality gap relative to R(0) (bundle
+#: method), ||grad J(w)|| / ||grad J(0)|| (Newton; see the module docstring).
+DEFAULT_TOL = {"bundle": 1e-3, "newton": 1e-10}
+
 
 # ---------------------------------------------------------------------------------------
 # input checking
+
+
+def ranksvm_tol(tol, solver, name="tol"):
+    """``tol`` checked (a finite number in (0, 1)), or the solver's default
+    (:data:`DEFAULT_TOL`) for None. O(1)."""
+    return DEFAULT_TOL[solver] if tol is None else check_tol(tol, name)
 
 
 def ranksvm_regparam(regparam, name="regparam"):
@@ -180,22 +196,26 @@ WARM_START_MIN = 50000
 #: The same for the Newton method, whose steps on a subset are cheaper relative to the
 #: ones they save on all the data (6 -> 2-3 Newton steps from m = 10^4 on).
 NEWTON_WARM_START_MIN = 5000
+#: The Newton method's tolerance on those random subsets (the start of the full
+#: problem, whose own tolerance decides the result).
+SUBSET_TOL = 1e-3
 
 
-def _check_solver_args(regparam, tol, max_iter, warm_start):
+def _check_solver_args(regparam, tol, max_iter, warm_start, solver):
     if warm_start not in ("auto", None):
         raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
-    return (ranksvm_regparam(regparam), check_tol(tol),
+    return (ranksvm_regparam(regparam), ranksvm_tol(tol, solver),
             check_positive_int(max_iter, "max_iter"))
 
 
-def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbose=False,
+def solve_ranksvm(risk, regparam, tol=None, max_iter=1000, callback=None, verbose=False,
                   w0=None, bundle=None, warn=True, warm_start="auto"):
     """Train a linear RankSVM on a risk oracle (:class:`RankingRisk` or
     :class:`PairRisk`) with the bundle method.
 
-    ``tol`` is relative to R(0) = risk.scale (1 for the normalized losses, so it is the
-    absolute duality gap in the units of J; N for ``normalize="none"``). Emits a
+    ``tol`` (None: 1e-3) is relative to R(0) = risk.scale (1 for the normalized losses,
+    so it is the absolute duality gap in the units of J; N for ``normalize="none"``).
+    Emits a
     :class:`ConvergenceWarning` when ``max_iter`` is reached first (unless ``warn`` is
     False).
 
@@ -217,7 +237,8 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
     O(1 / (regparam tol)) iterations at worst, each O(m log m + nnz) (one evaluation of
     the risk) plus O(d t) for t <= 100 cutting planes.
     """
-    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start)
+    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start,
+                                                 "bundle")
     sub_iterations = 0
     if warm_start == "auto" and w0 is None and bundle is None and \
             isinstance(risk, RankingRisk) and risk.m >= WARM_START_MIN:
@@ -241,7 +262,7 @@ def solve_ranksvm(risk, regparam, tol=1e-3, max_iter=1000, callback=None, verbos
     return sol
 
 
-def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
+def solve_ranksvm_newton(risk, regparam, tol=None, max_iter=100, w0=None,
                          warm_start="auto", callback=None, verbose=False, warn=True,
                          eps_cg=0.1):
     """Train the squared-hinge linear RankSVM with the trust-region Newton method.
@@ -254,14 +275,18 @@ def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
     ----------
     risk : SquaredRankingRisk
     regparam : float > 0
-    tol : float > 0, default 1e-3
+    tol : float in (0, 1) or None, default None: 1e-10 (:data:`DEFAULT_TOL`), tight
+        enough that the model does not depend on the start, on dense or sparse input
+        or on all-zero columns (predictions agree to ~1e-7 relative at regparam 1e-6
+        on LETOR MQ2008, where 1e-3 left differences of 0.3 on a range of 3.3)
     max_iter : int, Newton steps, default 100 (a ConvergenceWarning when reached)
     w0 : ndarray (dim,), optional start (e.g. the solution for a neighbouring
         regparam on a regularization path)
     warm_start : "auto" or None. "auto" without ``w0``, for at least
         ``NEWTON_WARM_START_MIN`` (5000) examples: start from the solution on a random
-        tenth of the examples (queries), recursively, which leaves 1-3 Newton steps on
-        all the data instead of 6-7 (the stopping test does not depend on the start).
+        tenth of the examples (queries), recursively, solved to ``max(tol,
+        SUBSET_TOL)`` (the stopping test on all the data does not depend on the
+        start).
     callback, verbose : see :func:`rlscore.core.optim.tron`
     eps_cg : float, CG stops at ||r|| <= eps_cg ||g||
 
@@ -275,12 +300,14 @@ def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
     Each Newton step costs one evaluation (X^T coef, a sort and the sweeps,
     O(m log m + nnz); the predictions X w come from the CG directions' X d) and one
     Hessian-vector product per CG iteration (X v, the replayed sweeps, X^T u:
-    O(m log m + nnz)); a few (5-10) Newton steps are typical.
+    O(m log m + nnz)); 5-30 Newton steps to the default tol are typical (more at
+    small regparam, where the Hessian is ill-conditioned).
     """
     if not isinstance(risk, SquaredRankingRisk):
         raise TypeError("solve_ranksvm_newton needs a SquaredRankingRisk (the Newton "
                         "method needs the squared hinge)")
-    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start)
+    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start,
+                                                 "newton")
     sub_iterations = 0
     if w0 is not None:
         w0 = np.asarray(w0, dtype=np.float64).ravel()
@@ -290,7 +317,10 @@ def solve_ranksvm_newton(risk, regparam, tol=1e-3, max_iter=100, w0=None,
         sub = risk.subsample(0.1)
         if sub is not None:
             sub_risk, factor = sub
-            sub_sol = solve_ranksvm_newton(sub_risk, regparam * factor, tol, max_iter,
+            # the subset's solution is only a starting point: its own tolerance
+            # need not be tighter than the default of the bundle method's start
+            sub_sol = solve_ranksvm_newton(sub_risk, regparam * factor,
+                                           max(tol, SUBSET_TOL), max_iter,
                                            warn=False, eps_cg=eps_cg)
             w0 = sub_sol.w
             sub_iterations = sub_sol.iterations + sub_sol.warm_start_iterations
@@ -327,12 +357,13 @@ def make_risk(X, y, qids=None, loss="hinge", normalize="pairs", n_threads=1):
     return cls(X, y, qids, normalize=normalize, n_threads=n_threads)
 
 
-def train_ranksvm(risk, regparam, solver, tol=1e-3, max_iter=None, callback=None,
+def train_ranksvm(risk, regparam, solver, tol=None, max_iter=None, callback=None,
                   verbose=False, w0=None, bundle=None, warn=True, warm_start="auto"):
     """Dispatch to :func:`solve_ranksvm` (``"bundle"``) or
     :func:`solve_ranksvm_newton` (``"newton"``). max_iter None: 1000 bundle iterations
-    or 100 Newton steps. ``bundle`` is only used by the bundle method; ``warm_start``
-    ("auto" or None) is passed to either."""
+    or 100 Newton steps; tol None: the solver's default (:data:`DEFAULT_TOL`).
+    ``bundle`` is only used by the bundle method; ``warm_start`` ("auto" or None) is
+    passed to either."""
     if solver == "newton":
         return solve_ranksvm_newton(risk, regparam, tol,
                                     100 if max_iter is None else max_iter, w0=w0,
@@ -343,14 +374,16 @@ def train_ranksvm(risk, regparam, solver, tol=1e-3, max_iter=None, callback=None
                          warm_start=warm_start)
 
 
-def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=1e-3, max_iter=None,
+def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=None, max_iter=None,
                        normalize="pairs", callback=None, verbose=False, n_threads=1,
                        loss="hinge", solver=None, warm_start="auto"):
     """Linear RankSVM on scored data: (solution, risk). See :class:`RankingRisk`,
     :class:`SquaredRankingRisk`, :func:`solve_ranksvm` and :func:`solve_ranksvm_newton`;
     ``loss`` / ``solver`` as in :func:`check_loss_solver`. max_iter None: 1000 bundle
-    iterations or 100 Newton steps. ``warm_start`` "auto" (the subsample start of the
-    solvers) or None (start at w = 0, as :mod:`rlscore.distributed` does)."""
+    iterations or 100 Newton steps; tol None: the solver's default
+    (:data:`DEFAULT_TOL`: 1e-3 bundle, 1e-10 Newton). ``warm_start`` "auto" (the
+    subsample start of the solvers) or None (start at w = 0, as
+    :mod:`rlscore.distributed` does)."""
     regparam = ranksvm_regparam(regparam)
     loss, solver = check_loss_solver(loss, solver)
     risk = make_risk(X, y, qids, loss, normalize, n_threads)
@@ -424,7 +457,7 @@ def empirical_kernel_map(X, kernel="GaussianKernel", basis_vectors=None, **kerne
 
 
 def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
-                       basis_vectors=None, tol=1e-3, max_iter=None, normalize="pairs",
+                       basis_vectors=None, tol=None, max_iter=None, normalize="pairs",
                        callback=None, verbose=False, loss="hinge", solver=None,
                        **kernel_params):
     """Kernel RankSVM through :func:`empirical_kernel_map`: (solution, predictor).
@@ -456,7 +489,7 @@ def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
 
 
 def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measure=None,
-                  tol=1e-3, max_iter=None, normalize="pairs", seed=0, callback=None,
+                  tol=None, max_iter=None, normalize="pairs", seed=0, callback=None,
                   loss="hinge", solver=None):
     """Choose regparam by K-fold cross-validation (folds of whole queries), then train
     on all the data: :class:`rlscore.core.selection.RefitCV` and
@@ -469,11 +502,14 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
         ranking, folds of examples).
     folds : list of index lists, optional; default ``n_folds`` random folds of queries
         (:meth:`QueryGroups.folds`; of examples without qids).
-    regparams : grid, default 10^-6 ... 10^2 (9 values); visited from the largest to the
-        smallest, each fold warm-starting from the previous solution (and, for the
-        bundle method, its cutting planes, which bound the risk whatever regparam is).
+    regparams : grid, default 10^-6 ... 10^2 (9 values). Every regparam of every fold
+        is trained from a cold start (as :func:`fit_linear_ranksvm` on the fold's
+        training rows would), so the estimate at a regparam does not depend on which
+        other values the grid holds.
     loss, solver : see :func:`check_loss_solver` ("squared_hinge" trains with the
-        trust-region Newton method by default, started from the previous regparam's w).
+        trust-region Newton method by default).
+    tol, max_iter, normalize : as in :func:`fit_linear_ranksvm` (tol None: the solver's
+        default, :data:`DEFAULT_TOL`).
     measure : f(Y, P) with ``iserror``; default the c-index. With qids every measure
         is evaluated per query (:func:`rlscore.core.selection.query_score`: the mean
         over the fold's queries, queries where it is undefined -- e.g. without a pair
@@ -488,7 +524,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     Notes
     -----
     K (folds) x n_regparams RankSVM trainings on (K - 1) / K of the data, each
-    O(iterations (m log m + nnz)); warm starts cut the iterations along the path.
+    O(iterations (m log m + nnz)), plus one risk structure per fold (O(m log m)).
     """
     from rlscore.core.selection import grid_search
     from rlscore.core.selection import RefitCV
@@ -523,18 +559,19 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
                              loss, normalize)
         except ValueError:
             return None            # no pairs in this training set
-        state = {"w0": None, "bundle": None}
         Xte = Xf[test]
 
         def predict_at(regparam):
+            # a cold start at every regparam: the solvers stop within tol of the
+            # minimizer, not at it, so a start from another regparam's solution would
+            # make the estimate depend on the rest of the grid
             sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback,
-                                w0=state["w0"], bundle=state["bundle"], warn=False)
-            state["w0"], state["bundle"] = sol.w, sol.bundle
+                                warn=False)
             return np.asarray(Xte @ sol.w).ravel()
         return predict_at
 
     splits = [(np.setdiff1d(np.arange(m), f), f) for f in folds]
-    cv = RefitCV(y, measure, splits, fit_split, groups=groups, order="descending")
+    cv = RefitCV(y, measure, splits, fit_split, groups=groups)
     try:
         mean, _, best = grid_search(cv, grid)
     except ValueError as exc:

@@ -1044,3 +1044,51 @@ def test_hinge_regparam_too_small_for_float64_is_refused_not_a_zero_model():
         LearnerRankSVM(X, y, qids=q, regparam=1e-20)
     ok = RankSVM(alpha=1e-8).fit(X, y, qid=q)
     assert ok.converged_ and np.linalg.norm(ok.coef_) > 1.0
+
+
+def test_counting_buffers_kept_between_calls_stay_exact(rng):
+    """RankingPairs keeps its counting buffers between evaluations (no allocation and
+    page faults per call): whatever engine, layout and thread count the calls before
+    used, every call counts exactly (brute-force pairs)."""
+    X, y, q = _data(rng, m=300, n=3, levels=4, nq=7)
+    risk = RankingRisk(X, y, q)
+    for engine, threads in [("fenwick", 1), ("rbtree", 1), ("fenwick", 3),
+                            ("rbtree_wide", 2), ("rbtree", 3), ("fenwick", 1),
+                            ("rbtree_wide", 1), ("rbtree", 1)]:
+        p = rng.standard_normal(300) * rng.choice([0.3, 3.0])
+        c, d = risk.pairs.counts(p, threads, engine)
+        c_ref, d_ref = brute_counts(y, p, q)
+        np.testing.assert_array_equal(c, c_ref)
+        np.testing.assert_array_equal(d, d_ref)
+        coef = np.empty(300)
+        loss = risk.pairs.hinge(p, risk.weights, coef, threads, engine)
+        u, l = brute_pairs(y, q)
+        np.testing.assert_allclose(loss, np.maximum(0, 1 - p[u] + p[l]).sum() *
+                                   risk.weights[0], rtol=1e-12)
+        np.testing.assert_allclose(coef, risk.weights[0] * (c_ref - d_ref), rtol=1e-15)
+
+
+def test_counting_from_several_threads_at_once(rng):
+    """Two Python threads evaluating the same risk at once (the counting releases the
+    GIL): the one that finds the kept buffers in use gets its own, and both count
+    exactly."""
+    import threading
+    X, y, q = _data(rng, m=4000, n=3, levels=5, nq=4)
+    risk = RankingRisk(X, y, q)
+    ps = [rng.standard_normal(4000) for _ in range(8)]
+    refs = [brute_counts(y, p, q) for p in ps]
+    out = [None] * len(ps)
+
+    def work(k, engine):
+        for _ in range(3):
+            out[k] = risk.pairs.counts(ps[k], 1, engine)
+
+    threads = [threading.Thread(target=work, args=(k, ("fenwick", "rbtree")[k % 2]))
+               for k in range(len(ps))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for (c, d), (c_ref, d_ref) in zip(out, refs):
+        np.testing.assert_array_equal(c, c_ref)
+        np.testing.assert_array_equal(d, d_ref)
