@@ -4,7 +4,6 @@ KfoldQueryRankRLS (new), the cross-validator LQOCV and map_qids."""
 
 import numbers
 
-from rlscore._validation import as_index_array
 from rlscore.core.structure import QueryGroups
 from rlscore.core.selection import LQOCV, NfoldCV
 from rlscore.learner._common import (
@@ -254,11 +253,8 @@ class KfoldQueryRankRLS(PredictorInterface):
                 raise TypeError(f"folds must be an int or a list of index lists, got "
                                 f"{folds!r}")
             else:
-                chosen = [as_index_array(f, model.m, name=f"folds[{k}]")
-                          for k, f in enumerate(folds)]
-                if not chosen:
-                    raise ValueError("folds is empty")
-            cv = NfoldCV(model, measure, chosen, groups)
+                chosen = folds
+            cv = NfoldCV(model, measure, chosen, groups, disjoint=True)
             state["folds"] = cv.folds
             return cv
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),

@@ -34,7 +34,7 @@ import scipy.sparse.linalg as spla
 
 from rlscore.core.kronecker._kronecker import KronRLSSolver
 from rlscore.core.kronecker._factor import make_factor
-from rlscore.core.structure import check_fold_of_pairs
+from rlscore.core.structure import check_pair_folds
 
 __all__ = ["kron_rows_holdout", "kron_leave_row_out", "kron_both_holdout",
            "kron_pairs_holdout"]
@@ -161,8 +161,8 @@ def kron_pairs_holdout(f1, f2, Y, folds, regparam, dense_limit=2e8, maxiter=None
     n1, n2 = Y.shape
     out = np.zeros((n1, n2))
     r1, r2 = f1.V.shape[1], f2.V.shape[1]
-    for k, (r, c) in enumerate(folds):
-        check_fold_of_pairs(r, c, (n1, n2), f"folds[{k}]")
+    check_pair_folds(folds, (n1, n2))
+    for r, c in folds:
         s = r.size
         if s * s * r1 * r2 <= dense_limit:
             P, Q = f1.V[r], f2.V[c]
