@@ -443,6 +443,23 @@ def test_svmlight_strict_grammar_names_line_and_column(text, col, fragment):
     assert fragment in str(info.value)
 
 
+@pytest.mark.parametrize("text, col, fragment", [
+    ("1 1:1\n1 1:2 2:1e400\n", 7, "value '1e400' of feature 2 overflows float64"),
+    ("1 1:1\n1 2:-1e400\n", 3, "value '-1e400' of feature 2 overflows float64"),
+    ("1 1:1\n1e400 2:1\n", 1, "label '1e400' overflows float64"),
+    ("1|1 1:1\n1|-2e999 2:1\n", 3, "label '-2e999' overflows float64"),
+])
+def test_svmlight_overflowing_number_names_line_and_column(text, col, fragment):
+    # issue 44.18: a number beyond the float64 range became inf (the command then
+    # refused "X contains NaN or infinity", the one bad token without its line)
+    with pytest.raises(ValueError, match=f"line 2, column {col}: ") as info:
+        read_svmlight(io.StringIO(text))
+    assert fragment in str(info.value)
+    # an underflowing value is a number (it reads as 0 or a subnormal), as in strtod
+    X, _, _ = read_svmlight(io.StringIO("1 1:1e-400 2:1\n"))
+    assert X[0, 0] == 0.0 and X[0, 1] == 1.0
+
+
 def test_svmlight_index_zero():
     text = "1 0:2 3:1\n-1 1:5\n"
     # auto (default): an index 0 makes the file 0-based
