@@ -343,9 +343,8 @@ class StreamedReducedSet:
 
     def decompose(self):
         """Eigendecompose the r x r matrix once (O(r^3)); each lambda then O(r^2 p)."""
-        if self._eig is None:
-            with stage(f"eigendecomposition ({self.n_features} x {self.n_features})"):
-                self._eig = _Eigen(self.G, self.b)
+        if self._eig is None:          # psd_eigh reports the stage (once)
+            self._eig = _Eigen(self.G, self.b)
         return self._eig
 
     def solve(self, regparam):
