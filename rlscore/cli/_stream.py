@@ -162,7 +162,7 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
                 random_state=0 if args.basis_seed is None else args.basis_seed,
                 regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
                 solver=solver, memory_budget=resolved, keep_basis_in_cv=True,
-                tol=tol, maxiter=maxiter, dtype=dtype, plan=plan, **kp)
+                tol=tol, maxiter=maxiter, dtype=dtype, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),

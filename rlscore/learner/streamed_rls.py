@@ -62,11 +62,6 @@ class StreamedRLS(PredictorInterface):
         faster, kernel values within about 1e-6 relative: keep ``tol`` >= 1e-5);
         refused for the direct solver
     verbose : show the passes (rows/s) and stages on stderr
-    plan : a memory plan already made for this fit
-        (:func:`rlscore.core.rls.plan_streamed_fit`, e.g. by ``rlscore fit --stream``
-        to refuse before reading the data), optional; then ``memory_budget``,
-        ``solver`` and ``block_size`` are the plan's and the decision is neither made
-        nor reported a second time
     **kernel_params : gamma, degree, coef0, bias
 
     Attributes
@@ -92,7 +87,7 @@ class StreamedRLS(PredictorInterface):
                  cv="loo", measure=None, kind="rls", qids=None, memory_budget="auto",
                  block_size=None, solver="auto", keep_basis_in_cv=False, tol=1e-6,
                  maxiter=None, verbose=False, validation=None, dtype=np.float64,
-                 plan=None, **kernel_params):
+                 **kernel_params):
         source = as_source(X, Y, qids)
         with verbosity(verbose):
             fit = streamed_rank_fit(
@@ -101,7 +96,7 @@ class StreamedRLS(PredictorInterface):
                 n_basis=n_basis, random_state=random_state,
                 remove_basis=not keep_basis_in_cv, block_size=block_size, solver=solver,
                 tol=tol, maxiter=maxiter, validation=validation,
-                memory_budget=memory_budget, dtype=dtype, plan=plan)
+                memory_budget=memory_budget, dtype=dtype)
         self.predictor = fit.predictor
         self.regparam = fit.regparam
         self.regparams = fit.regparams
