@@ -201,7 +201,7 @@ class KfoldQueryRankRLS(PredictorInterface):
         K: K random folds of whole queries (:meth:`QueryGroups.folds` with
         ``seed``); or the folds themselves, each an index list that should hold whole
         queries (a query split between folds is held out in part: exact, the rest of
-        it stays in training).
+        it stays in training); no row may be in two folds (ValueError).
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex``; applied per query within a fold and averaged over
         the fold's queries (:func:`rlscore.core.selection.query_score`), queries where

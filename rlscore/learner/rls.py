@@ -251,7 +251,8 @@ class KfoldRLS(_SelectionWrapper):
 
     Parameters
     ----------
-    folds : list of index lists (need not cover every example)
+    folds : list of index lists, disjoint (a ValueError names a row in two folds); they
+        need not cover every example
     measure : default ``sqerror``; save_predictions : accepted and ignored
 {VERBOSE_DOC}
 

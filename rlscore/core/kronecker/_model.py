@@ -193,8 +193,9 @@ class KronRLSModel(PairwisePredictorInterface):
         return vec_f(kron_leave_row_out(self._f2, self._f1, self.Y.T, lam).T)
 
     def x1_kfold_cv(self, folds):
-        """K-fold over domain-1 objects (setting B): ``folds`` is a list of row-index
-        lists; rows of a fold are predicted by the model trained without them."""
+        """K-fold over domain-1 objects (setting B): ``folds`` is a list of disjoint
+        row-index lists (ValueError for a row in two folds); rows of a fold are
+        predicted by the model trained without them."""
         lam = self._holdout_ready("x1_kfold_cv")
         return vec_f(kron_rows_holdout(self._f1, self._f2, self.Y, folds, lam))
 
