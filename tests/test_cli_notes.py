@@ -150,6 +150,7 @@ def test_lqo_by_refitting_says_the_cost_and_counts_the_queries(qid_file, run_cli
     assert code == 0, err
     assert "no exact hold-out shortcut" in err and "4 queries" in err
     assert "8 refits" in err
+    assert re.search(r"the first refit took [0-9.e+-]+ (s|min): the 8 take about ", err)
     # one count per regparam, query 1..4 of 4 (each line once)
     for j, lam in enumerate((0.1, 1), start=1):
         for i in range(1, 5):

@@ -22,6 +22,7 @@ other learners are retrained without each fold
 """
 
 import sys
+import time
 import types
 
 import numpy as np
@@ -147,7 +148,8 @@ def _per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure):
 def _report_refits(model, spec, cv, n_folds, grid):
     """A learner without an exact hold-out shortcut is retrained without each fold
     (:class:`rlscore.core.selection.RefitModel`): a note on the cost before the work
-    starts, and a progress count of the folds left out at each regparam
+    starts (the number of refits, then their projected time from the first), and a
+    progress count of the folds left out at each regparam
     ("regparam 0.5 (1 of 21): queries left out: 7/300"; shown on a terminal or with
     --progress)."""
     from rlscore.core.selection import RefitModel
@@ -168,13 +170,26 @@ def _report_refits(model, spec, cv, n_folds, grid):
             j = state["calls"] // n_folds + 1
             state["progress"] = Progress(f"regparam {regparam:g} ({j} of {g}): {units} "
                                          f"left out", n_folds)
+        t0 = time.perf_counter()
         out = train(rows, regparam)
         state["calls"] += 1
+        if state["calls"] == 1 and n_folds * g > 1:
+            secs = time.perf_counter() - t0
+            note(f"the first refit took {_duration(secs)}: the {n_folds * g} take about "
+                 f"{_duration(secs * n_folds * g)}")
         state["progress"].step()
         if state["calls"] % n_folds == 0:
             state["progress"].close()
         return out
     model.train = counted
+
+
+def _duration(secs):
+    """A duration for a note: seconds, minutes, hours or days, 2 significant digits."""
+    for unit, size in (("days", 86400.0), ("hours", 3600.0), ("min", 60.0)):
+        if secs >= size:
+            return f"{secs / size:.2g} {unit}"
+    return f"{secs:.2g} s"
 
 
 def example_folds(m, k, seed):
