@@ -45,7 +45,8 @@ __all__ = [
     "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",
     "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError", "estimate_peak_bytes",
     "check_peak_memory", "PEAK_MATRICES", "PEAK_KRONECKER", "check_real_dtype",
-    "check_index_folds", "check_regparam_grid", "user_stacklevel", "check_survival",
+    "check_index_folds", "fold_membership", "check_regparam_grid", "user_stacklevel",
+    "check_survival",
 ]
 
 #: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
@@ -261,7 +262,7 @@ def as_index_array(indices, m, name="indices", unique=True, *, allow_empty=False
     return arr
 
 
-def check_index_folds(folds, n, name="folds"):
+def check_index_folds(folds, n, name="folds", disjoint=True):
     """The one checker of folds of object indices (a K-fold over the n objects of one
     domain): a list of 1-D index arrays.
 
@@ -275,6 +276,10 @@ def check_index_folds(folds, n, name="folds"):
         Number of objects.
     name : str
         The argument's name, used in every message (``folds[k]`` for fold k).
+    disjoint : bool, default True
+        Refuse an index held by two folds (:func:`fold_membership`): a K-fold
+        hold-out predicts each object once, from the model trained without its fold.
+        False only for repeated splits scored one by one (folds may then overlap).
 
     Returns
     -------
@@ -284,14 +289,15 @@ def check_index_folds(folds, n, name="folds"):
     ------
     ValueError
         ``folds`` is not a sequence of folds (a string, a scalar, a 1-D array of
-        numbers, a mapping) or holds no fold; a fold is empty or not 1-D.
+        numbers, a mapping) or holds no fold; a fold is empty or not 1-D; two folds
+        share an index (``disjoint``).
     IndexArrayError (an IndexError and a ValueError)
         A fold holds an index outside 0 .. n-1 or a repeated index.
 
     Notes
     -----
-    O(sum_k n_k log n_k) for folds of sizes n_k. Folds may overlap and need not cover
-    every object.
+    O(n + sum_k n_k log n_k) for folds of sizes n_k. Folds need not cover every
+    object.
     """
     bad = (f"{name} must be a non-empty list of folds, each a list or 1-D array of "
            f"indices in 0..{n - 1}")
@@ -303,7 +309,64 @@ def check_index_folds(folds, n, name="folds"):
     out = [as_index_array(fold, n, name=f"{name}[{k}]") for k, fold in enumerate(folds)]
     if not out:
         raise ValueError(f"{bad}; got no fold")
+    if disjoint:
+        fold_membership(out, n, name)
     return out
+
+
+def fold_membership(folds, n, name="folds", cover=False, why="", describe=None):
+    """The fold of each of n objects, refusing folds that overlap: the one check that
+    every K-fold hold-out (the learners' K-fold selections, the Kronecker fold
+    hold-outs, prediction intervals from fold models, pooled folds of queries) holds
+    each object in at most one fold.
+
+    Parameters
+    ----------
+    folds : sequence of 1-D intp arrays
+        Already checked index arrays (:func:`check_index_folds`, :func:`as_index_array`).
+    n : int
+        Number of objects.
+    name : str
+        The argument's name in the messages (``folds[k]`` for fold k).
+    cover : bool, default False
+        Also refuse objects in no fold (every object must be held out once).
+    why : str
+        Appended to the messages (e.g. "; CV+ needs disjoint folds").
+    describe : callable, optional
+        ``describe(index) -> str`` names a shared index in the message (default
+        "index i"; folds of pairs say "pair (i, j)").
+
+    Returns
+    -------
+    ndarray of intp, shape (n,)
+        The fold index of each object, -1 for an object in no fold.
+
+    Raises
+    ------
+    ValueError
+        Two folds hold the same index (the message names both folds and the index),
+        or, with ``cover``, some object is in no fold.
+
+    Notes
+    -----
+    O(n + sum_k n_k).
+    """
+    fold_of = np.full(n, -1, dtype=np.intp)
+    for k, fold in enumerate(folds):
+        fold = np.asarray(fold, dtype=np.intp)
+        earlier = fold_of[fold]
+        if np.any(earlier >= 0):
+            j = int(np.argmax(earlier >= 0))
+            what = (f"index {int(fold[j])}" if describe is None
+                    else describe(int(fold[j])))
+            raise ValueError(f"{name}[{int(earlier[j])}] and {name}[{k}] both hold {what}: "
+                             f"the folds must be disjoint (a row in two folds would get "
+                             f"two hold-out predictions){why}")
+        fold_of[fold] = k
+    if cover and np.any(fold_of < 0):
+        raise ValueError(f"{name} leave {int(np.sum(fold_of < 0))} of the {n} rows in no "
+                         f"fold: the folds must cover every row{why}")
+    return fold_of
 
 
 def _real(value, name):

@@ -20,6 +20,7 @@ capacity is an error, never an overrun. Errors come back as (line, column, messa
 O(chunk length) time; no allocation except one Python str per qid.
 """
 
+from libc.math cimport isinf
 from libc.stdlib cimport strtod
 from libc.stdint cimport int64_t
 from cpython.unicode cimport PyUnicode_DecodeASCII
@@ -63,6 +64,12 @@ cdef Py_ssize_t _number_end(const unsigned char* s, Py_ssize_t a, Py_ssize_t b) 
         if expo == 0:
             return -1
     return p
+
+
+def _overflow(what, buf, a, b, of=""):
+    """The message of a number beyond the float64 range (strtod gives infinity)."""
+    return (f"{what} {bytes(buf[a:b]).decode('ascii', 'replace')!r}{of} overflows "
+            f"float64 (the largest finite value is about 1.8e308)")
 
 
 #: The error of a feature index 0 in a file read as 1-based (the reader turns it into a
@@ -140,7 +147,11 @@ def parse_chunk(const unsigned char[::1] buf, Py_ssize_t first_line, int zero_ba
                          f"by '|')"))
             if nlab + count >= cap_lab:
                 raise ValueError("label capacity exceeded")
-            labels[nlab + count] = strtod(<const char*> (s + p), NULL)
+            v = strtod(<const char*> (s + p), NULL)
+            if isinf(v):
+                return (rows, n_labels, has_qid, nnz, min_first, max_index,
+                        (lineno, p - line_start + 1, _overflow("label", buf, p, e)))
+            labels[nlab + count] = v
             count += 1
             p = e
             if p < cut and s[p] == 124:                    # '|'
@@ -220,6 +231,10 @@ def parse_chunk(const unsigned char[::1] buf, Py_ssize_t first_line, int zero_ba
                 min_first = idx
             prev = idx
             v = strtod(<const char*> (s + p + 1), NULL)
+            if isinf(v):
+                return (rows, n_labels, has_qid, nnz, min_first, max_index,
+                        (lineno, tok - line_start + 1,
+                         _overflow("value", buf, p + 1, e, f" of feature {idx}")))
             p = e
             if v != 0.0:
                 if nnz >= cap_nnz:

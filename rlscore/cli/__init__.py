@@ -167,8 +167,9 @@ def _add_training_options(p, need_output):
     if need_output:
         p.add_argument("-o", "--output", required=True, metavar="MODEL_FILE",
                        help="where to write the model (.npz)")
-    p.add_argument("--learner", choices=list(LEARNERS), default="rls",
-                   help=_learner_help() + " (default: rls)")
+    p.add_argument("--learner", choices=list(LEARNERS), default=None,
+                   help=_learner_help() + " (default: rls; on a file with qid: a note "
+                   "says that it is pointwise regression)")
     p.add_argument("--kernel", choices=list(KERNELS), default="linear",
                    help="kernel (default: linear)")
     p.add_argument("--gamma", type=_gamma, help="gaussian: exp(-gamma |x-z|^2); "
@@ -230,7 +231,9 @@ def _add_training_options(p, need_output):
                             "(jackknife: the m leave-one-out models, an m x m matrix for a "
                             "kernel model; cv: the --folds K fold models, whole queries "
                             "when the file has qids)")
-    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success: "
+                   "no summary, no notes, no progress unless --progress (warnings and "
+                   "errors are still printed)")
     _add_progress(p)
 
 
@@ -376,6 +379,7 @@ def _start_progress(args):
     import logging
     from rlscore.cli import _base
     _base.PROGRESS = getattr(args, "progress", None)
+    _base.QUIET = bool(getattr(args, "quiet", False))
     if not _base.progress_enabled():
         return None
     handler = logging.StreamHandler(sys.stderr)
@@ -396,6 +400,7 @@ def _stop_progress(handler):
         logger.setLevel(logging.NOTSET)
     _base.LOG_HANDLER = None
     _base.PROGRESS = None
+    _base.QUIET = False
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

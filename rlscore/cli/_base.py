@@ -9,6 +9,9 @@ import sys
 
 #: True / False from --progress / --no-progress; None: on when stderr is a terminal.
 PROGRESS = None
+#: True under -q / --quiet: no notes (what the command chose for the user), and no
+#: progress unless --progress asks for it; warnings and errors are still printed.
+QUIET = False
 #: The stderr handler main() attaches to the ``rlscore`` logger when progress is on
 #: (every stage and step as one line), or None.
 LOG_HANDLER = None
@@ -19,7 +22,7 @@ def progress_enabled(stream=None):
     stream = sys.stderr if stream is None else stream
     if PROGRESS is not None:
         return PROGRESS
-    return bool(getattr(stream, "isatty", lambda: False)())
+    return not QUIET and bool(getattr(stream, "isatty", lambda: False)())
 
 
 def Progress(label, total=None, stream=None, enabled=None):

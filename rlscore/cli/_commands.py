@@ -13,7 +13,7 @@ from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, iter_file,
                                read_file, read_for_model, unseen_factor)
 from rlscore.cli._options import (OptionError, parse_grid, parse_measures, parse_regparam,
                                   parse_tol)
-from rlscore.cli._select import CV_NAMES, example_folds, note, select
+from rlscore.cli._select import CV_NAMES, check_qids, example_folds, note, select
 
 
 def _usage(fn, *a):
@@ -66,8 +66,13 @@ def _basis(args, data, kernel):
 
 
 def _learner(args):
-    """The ``--learner`` spec with ``--tol`` bound to its training (a usage error for a
-    learner without an iterative solver, or a value outside (0, 1))."""
+    """The ``--learner`` spec (rls when the option is not given, recorded in
+    ``args.learner_default`` for the note of :func:`rlscore.cli._select.check_qids`),
+    with ``--tol`` bound to its training (a usage error for a learner without an
+    iterative solver, or a value outside (0, 1))."""
+    args.learner_default = args.learner is None
+    if args.learner is None:
+        args.learner = "rls"
     spec = LEARNERS[args.learner]
     text = getattr(args, "tol", None)
     if text is None:
@@ -78,12 +83,6 @@ def _learner(args):
         raise UsageError(f"--tol applies to the iterative solvers of --learner {takes}; "
                          f"--learner {spec.name} is solved exactly")
     return spec.with_tol(tol)
-
-
-def _check_qids(args, data, spec):
-    if spec.needs_qids and data.qids is None:
-        raise DataError(f"{args.train}: --learner {spec.name} needs qid: fields (query "
-                        f"ids) in the training file")
 
 
 def _measure(args, spec, cv, y):
@@ -226,13 +225,16 @@ def _cmd_fit(args):
             _zero_based(args))
         save_model(learner, args.output, info, feature_indices=np.arange(width),
                    n_file_features=width)
+        if not args.quiet and "regparams" in info:
+            print(_table(info["regparams"], info["cv_performances"], info["measure"],
+                         learner.regparam))
         if not args.quiet:
             print(f"{args.learner} (streamed, {info['solver']}) trained on "
                   f"{info['n_examples']} examples, regparam {learner.regparam:g}; model "
                   f"saved to {args.output}")
         return 0
     data = load_training_data(args.train, _zero_based(args))
-    _check_qids(args, data, spec)
+    check_qids(args, data.qids is not None, spec)
     info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),
             "n_used_features": int(data.feature_indices.size),
             "n_queries": None if data.groups is None else int(data.groups.n_groups),
@@ -440,7 +442,7 @@ def _cmd_cv(args):
     _check_plot(args, None if args.regparams is None else
                 _usage(parse_grid, args.regparams))
     data = load_training_data(args.train, _zero_based(args))
-    _check_qids(args, data, spec)
+    check_qids(args, data.qids is not None, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
     how = ("validation-file" if sel.cv_name == "valid"
            else f"{sel.cv_name} cross-validation")
@@ -609,6 +611,8 @@ def _emit(args, lines):
 
 
 def _json_value(v):
+    if v is None:
+        return None
     v = float(v)
     return v if np.isfinite(v) else None
 
@@ -634,18 +638,24 @@ def _cmd_evaluate(args):
                         f"{1 if P.ndim == 1 else P.shape[1]}")
     result = {}
     per_query = None
+    undefined = []
     # NDCG@k's note on queries shorter than k (rlscore.measure): once per cutoff
     with short_query_warnings_once():
         for s in specs:
             try:
                 result[s.name] = float(s(y, P, rows.groups))
             except UndefinedPerformance as exc:
-                raise DataError(f"{args.data}: {s.name} is undefined here "
-                                f"({exc.value})") from None
+                # reported as undefined (null in JSON); the others are still reported
+                result[s.name] = None
+                undefined.append(f"{s.name} is undefined here ({exc.value})")
+        if len(undefined) == len(specs):
+            raise DataError(f"{args.data}: " + "; ".join(undefined))
+        for text in undefined:
+            note(text)
         if args.per_query:
             groups = (rows.groups if rows.groups is not None
                       else QueryGroups.single(y.shape[0]))
-            per_query = {s.name: s.per_query_values(y, P, groups) for s in specs}
+            per_query = {s.name: _per_query_or_nan(s, y, P, groups) for s in specs}
             ids = [str(i) for i in groups.ids] if rows.groups is not None else ["all"]
     if args.format == "json":
         out = {k: _json_value(v) for k, v in result.items()}
@@ -661,9 +671,19 @@ def _cmd_evaluate(args):
         for i, q in enumerate(ids):
             lines.append("\t".join([q] + [_fmt(v[i]) for v in per_query.values()]))
         lines.append("")
-    lines += [f"{k} {_fmt(v)}" for k, v in result.items()]
+    lines += [f"{k} {'undefined' if v is None else _fmt(v)}" for k, v in result.items()]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _per_query_or_nan(spec, y, P, groups):
+    """The measure of every query (nan where it is undefined), all nan when the
+    measure is undefined on the whole file."""
+    from rlscore.measure import UndefinedPerformance
+    try:
+        return spec.per_query_values(y, P, groups)
+    except UndefinedPerformance:
+        return np.full(groups.n_groups, np.nan)
 
 
 def _demo(args):

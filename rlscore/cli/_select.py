@@ -25,11 +25,12 @@ other learners are retrained without each fold
 """
 
 import sys
+import time
 import types
 
 import numpy as np
 
-from rlscore.cli._base import DataError, UsageError
+from rlscore.cli._base import DataError, Progress, UsageError
 
 CV_NAMES = {"loo": "leave-one-out", "kfold": "K-fold", "lpo": "leave-pair-out",
             "lqo": "leave-query-out"}
@@ -140,12 +141,14 @@ def _query_cv(cv, args, spec, data, grid, kernel, kp, basis, measure):
     from rlscore.core.selection import NfoldCV, PooledQueryCV
     if cv == "lqo":
         model = _model(spec, data, grid, kernel, kp, basis, "holdout")
+        _report_refits(model, spec, cv, data.groups.n_groups, grid)
         return PooledQueryCV(model, measure, data.groups, None, data.y)
     try:
         folds = data.groups.folds(args.folds, args.seed)
     except ValueError as exc:
         raise UsageError(f"--folds {args.folds}: {exc}") from None
     model = _model(spec, data, grid, kernel, kp, basis, "holdout")
+    _report_refits(model, spec, cv, len(folds), grid)
     return NfoldCV(model, measure, folds, data.groups)
 
 
@@ -161,6 +164,53 @@ def _per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure):
     return QueryLPOCV(model, data.groups)
 
 
+def _report_refits(model, spec, cv, n_folds, grid):
+    """A learner without an exact hold-out shortcut is retrained without each fold
+    (:class:`rlscore.core.selection.RefitModel`): a note on the cost before the work
+    starts (the number of refits, then their projected time from the first), and a
+    progress count of the folds left out at each regparam
+    ("regparam 0.5 (1 of 21): queries left out: 7/300"; shown on a terminal or with
+    --progress)."""
+    from rlscore.core.selection import RefitModel
+    if not isinstance(model, RefitModel):
+        return
+    unit, units = ("query", "queries") if cv == "lqo" else ("fold", "folds")
+    g = len(grid)
+    note(f"--learner {spec.name} has no exact hold-out shortcut: --cv {cv} retrains it "
+         f"without each of the {n_folds} {units} at each of the {g} regparams, "
+         f"{n_folds * g} refits (then one on all rows)")
+    train = model.train
+    state = {"calls": 0, "progress": None}
+
+    def counted(rows, regparam):
+        if rows is None:                      # the model on all rows: not a hold-out
+            return train(rows, regparam)
+        if state["calls"] % n_folds == 0:
+            j = state["calls"] // n_folds + 1
+            state["progress"] = Progress(f"regparam {regparam:g} ({j} of {g}): {units} "
+                                         f"left out", n_folds)
+        t0 = time.perf_counter()
+        out = train(rows, regparam)
+        state["calls"] += 1
+        if state["calls"] == 1 and n_folds * g > 1:
+            secs = time.perf_counter() - t0
+            note(f"the first refit took {_duration(secs)}: the {n_folds * g} take about "
+                 f"{_duration(secs * n_folds * g)}")
+        state["progress"].step()
+        if state["calls"] % n_folds == 0:
+            state["progress"].close()
+        return out
+    model.train = counted
+
+
+def _duration(secs):
+    """A duration for a note: seconds, minutes, hours or days, 2 significant digits."""
+    for unit, size in (("days", 86400.0), ("hours", 3600.0), ("min", 60.0)):
+        if secs >= size:
+            return f"{secs / size:.2g} {unit}"
+    return f"{secs:.2g} s"
+
+
 def example_folds(m, k, seed):
     """K random folds of examples (files without qids)."""
     from rlscore.utilities.cross_validation import random_folds
@@ -170,5 +220,22 @@ def example_folds(m, k, seed):
 
 
 def note(text):
-    """A one-line note on stderr (what the command chose for the user)."""
-    print(f"rlscore: {text}", file=sys.stderr)
+    """A one-line note on stderr (what the command chose for the user); none under
+    ``-q`` (:data:`rlscore.cli._base.QUIET`)."""
+    from rlscore.cli import _base
+    if not _base.QUIET:
+        print(f"rlscore: {text}", file=sys.stderr)
+
+
+def check_qids(args, has_qids, spec):
+    """Refuse a file without qids for a learner that needs them; on a file with qids
+    and the default learner (``args.learner_default``), a note that rls trains
+    pointwise regression and which learners rank."""
+    if spec.needs_qids and not has_qids:
+        raise DataError(f"{args.train}: --learner {spec.name} needs qid: fields (query "
+                        f"ids) in the training file")
+    if has_qids and getattr(args, "learner_default", False):
+        note(f"{args.train} has qid: fields, and --learner rls (the default) trains "
+             f"pointwise regression of the labels, the queries only grouping the "
+             f"cross-validation folds and the per-query measures; to rank within "
+             f"queries choose --learner query-rankrls, ranksvm or ranksvm-squared")

@@ -11,9 +11,9 @@ import os
 
 import numpy as np
 
-from rlscore.cli._base import DataError, UsageError
+from rlscore.cli._base import LEARNERS, DataError, UsageError
 from rlscore.cli._data import _file_errors
-from rlscore.cli._select import note
+from rlscore.cli._select import check_qids, note
 
 #: files at least this large are streamed without --stream when --basis is given
 AUTO_STREAM_BYTES = 256 << 20
@@ -109,6 +109,7 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         except ValueError as exc:
             raise DataError(str(exc)) from None
         zb = src.zero_based
+        check_qids(args, src.qids is not None, LEARNERS[args.learner])
         if not 1 <= args.basis <= src.m:
             raise UsageError(f"--basis {args.basis}: choose between 1 and the {src.m} "
                              f"training examples")
@@ -177,8 +178,4 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         info.update({"cv": args.cv or "loo", "measure": "sqerror",
                      "regparams": [float(g) for g in grid],
                      "cv_performances": np.asarray(learner.cv_performances).tolist()})
-        if not args.quiet:
-            for g, p in zip(grid, learner.cv_performances):
-                print(f"regparam {g:<12g} sqerror {p:.6g}"
-                      + ("  <- chosen" if g == learner.regparam else ""))
     return learner, info, src.d

@@ -332,7 +332,8 @@ def load_beijing_air_quality(path, station="Aotizhongxin", n=None, random_state=
 
     Not shipped with the package: pass the folder holding
     ``PRSA_Data_<station>_20130301-20170228.csv[.xz]``. Rows with a missing value are
-    dropped. Needs pandas.
+    dropped. Needs pandas (the extra ``pip install "rlscore[datasets]"``); without it
+    an ImportError says so.
 
     Parameters
     ----------
@@ -354,7 +355,11 @@ def load_beijing_air_quality(path, station="Aotizhongxin", n=None, random_state=
     -----
     Complexity: parses one station file (35,064 rows), O(rows).
     """
-    import pandas as pd
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError('load_beijing_air_quality needs pandas: pip install '
+                          '"rlscore[datasets]" (or pip install pandas)') from exc
     base = f"PRSA_Data_{station}_20130301-20170228.csv"
     fname = _in_dir(path, [base, base + ".xz"], "Beijing air quality")
     df = pd.read_csv(fname)

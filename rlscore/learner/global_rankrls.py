@@ -121,7 +121,8 @@ class KfoldRankRLS(_RankSelectionWrapper):
     Parameters
     ----------
     X, Y, kernel, basis_vectors, **kwargs : as for :class:`GlobalRankRLS`
-    folds : list of index lists (need not cover every example)
+    folds : list of index lists, disjoint (a ValueError names a row in two folds); they
+        need not cover every example
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex`` (upstream RLScore selected by sqerror when no measure
         was given, by accident); save_predictions : accepted and ignored

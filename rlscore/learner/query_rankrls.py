@@ -4,7 +4,6 @@ KfoldQueryRankRLS (new), the cross-validator LQOCV and map_qids."""
 
 import numbers
 
-from rlscore._validation import as_index_array
 from rlscore.core.structure import QueryGroups
 from rlscore.core.selection import LQOCV, NfoldCV
 from rlscore.learner._common import (
@@ -204,7 +203,7 @@ class KfoldQueryRankRLS(PredictorInterface):
         K: K random folds of whole queries (:meth:`QueryGroups.folds` with
         ``seed``); or the folds themselves, each an index list that should hold whole
         queries (a query split between folds is held out in part: exact, the rest of
-        it stays in training).
+        it stays in training); no row may be in two folds (ValueError).
     regparams : sequence, default 2^-15 ... 2^14 (30 values)
     measure : default ``cindex``; applied per query within a fold and averaged over
         the fold's queries (:func:`rlscore.core.selection.query_score`), queries where
@@ -259,11 +258,8 @@ class KfoldQueryRankRLS(PredictorInterface):
                 raise TypeError(f"folds must be an int or a list of index lists, got "
                                 f"{folds!r}")
             else:
-                chosen = [as_index_array(f, model.m, name=f"folds[{k}]")
-                          for k, f in enumerate(folds)]
-                if not chosen:
-                    raise ValueError("folds is empty")
-            cv = NfoldCV(model, measure, chosen, groups)
+                chosen = folds
+            cv = NfoldCV(model, measure, chosen, groups, disjoint=True)
             state["folds"] = cv.folds
             return cv
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),

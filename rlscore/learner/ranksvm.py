@@ -264,7 +264,8 @@ class KfoldLinearRankSVM(PredictorInterface):
     ----------
     X, Y, qids, tol, max_iter, normalize : as for :class:`LinearRankSVM`
     folds : list of index lists, optional
-        Default: ``n_folds`` random folds of whole queries (of examples without qids).
+        Disjoint (a ValueError names a row in two folds). Default: ``n_folds`` random
+        folds of whole queries (of examples without qids).
     n_folds : int, default 5
     regparams : sequence of floats > 0, default 10^-6, 10^-5, ..., 10^2
     measure : f(Y, P) with an ``iserror`` attribute, optional

@@ -168,7 +168,7 @@ class _SelectionWrapper(PredictorInterface):
             measure = getattr(_measures, default_measure)
         self.measure = measure
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
-                             lambda model: NfoldCV(model, measure, folds))
+                             lambda model: NfoldCV(model, measure, folds, disjoint=True))
         self.cv_predictions = [[squeeze(p) for p in fold_preds] for fold_preds in preds]
 
     def _leave_pair_out(self, X, Y, kernel, basis_vectors, regparams, kwargs, cv):
@@ -251,7 +251,8 @@ class KfoldRLS(_SelectionWrapper):
 
     Parameters
     ----------
-    folds : list of index lists (need not cover every example)
+    folds : list of index lists, disjoint (a ValueError names a row in two folds); they
+        need not cover every example
     measure : default ``sqerror``; save_predictions : accepted and ignored
 {VERBOSE_DOC}
 

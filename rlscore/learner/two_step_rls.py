@@ -138,7 +138,8 @@ class TwoStepRLS(PairwisePredictorInterface):
         return vec_f(self._solver.leave_x1_out(*self._lams()))
 
     def x1_kfold_cv(self, folds):
-        """K-fold over domain-1 objects: ``folds`` is a list of row-index lists."""
+        """K-fold over domain-1 objects: ``folds`` is a list of disjoint row-index
+        lists (ValueError for a row in two folds)."""
         return vec_f(self._solver.x1_kfold(folds, *self._lams()))
 
     def leave_x2_out(self):
@@ -147,7 +148,8 @@ class TwoStepRLS(PairwisePredictorInterface):
         return vec_f(self._solver.leave_x2_out(*self._lams()))
 
     def x2_kfold_cv(self, folds):
-        """K-fold over domain-2 objects: ``folds`` is a list of column-index lists."""
+        """K-fold over domain-2 objects: ``folds`` is a list of disjoint column-index
+        lists."""
         return vec_f(self._solver.x2_kfold(folds, *self._lams()))
 
     # -- setting D: both objects new ----------------------------------------------------

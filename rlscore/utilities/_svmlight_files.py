@@ -202,7 +202,7 @@ def read_svmlight(fname, fdim=None, zero_based="auto", return_zero_based=False):
     ------
     ValueError
         With the line and column, for: a label that is not a decimal number; a label
-        count that differs from the first example's; a qid on some lines but not on
+        or value beyond the float64 range (e.g. ``2:1e400``); a label count that differs from the first example's; a qid on some lines but not on
         others; an empty or non-ASCII qid; a malformed ``idx:val`` token; an index 0
         with ``zero_based=False``; indices that do not strictly increase; and for a file
         without examples.

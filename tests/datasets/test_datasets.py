@@ -268,6 +268,21 @@ def test_load_beijing_air_quality_from_a_tiny_folder(tmp_path):
         load_beijing_air_quality(tmp_path, station="Nowhere")
 
 
+def test_load_beijing_air_quality_without_pandas_names_the_extra(tmp_path, monkeypatch):
+    # issue 44.12: a bare ModuleNotFoundError before; now the extra that installs pandas
+    # (which a user-facing extra of pyproject.toml must hold)
+    import sys
+    import tomllib
+    from pathlib import Path
+    from rlscore.datasets import load_beijing_air_quality
+    monkeypatch.setitem(sys.modules, "pandas", None)         # import pandas fails
+    with pytest.raises(ImportError, match=r'pip install "rlscore\[datasets\]"'):
+        load_beijing_air_quality(tmp_path)
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    extras = tomllib.loads(pyproject.read_text())["project"]["optional-dependencies"]
+    assert any(r.startswith("pandas") for r in extras["datasets"])
+
+
 def test_make_grouped_regression():
     from rlscore.datasets import make_grouped_regression
     X, y, g = make_grouped_regression(7, 4, d=3, random_state=2)

@@ -436,11 +436,24 @@ def test_svmlight_utf8_bom_and_crlf(tmp_path):
     ("\u0661 1:1\n", 1, "label"),
     ("1 qid:\u00e9 1:1\n", 3, "qid"),
     ("  1 1:1 2:x\n", 9, "malformed"),
+    # issue 44.18: a number beyond the float64 range became inf (the command then
+    # refused "X contains NaN or infinity", the one bad token without its line)
+    ("1 1:2 2:1e400\n", 7, "value '1e400' of feature 2 overflows float64"),
+    ("1 2:-1e400\n", 3, "value '-1e400' of feature 2 overflows float64"),
+    ("1e400 2:1\n", 1, "label '1e400' overflows float64"),
+    ("1|-2e999 2:1\n", 3, "label '-2e999' overflows float64"),
 ])
 def test_svmlight_strict_grammar_names_line_and_column(text, col, fragment):
     with pytest.raises(ValueError, match=f"line 1, column {col}:") as info:
         read_svmlight(io.StringIO(text))
     assert fragment in str(info.value)
+
+
+def test_svmlight_underflowing_value_is_a_number():
+    # a value below the smallest subnormal reads as 0, as in strtod (an overflowing
+    # one is refused with its line: test_svmlight_strict_grammar_names_line_and_column)
+    X, _, _ = read_svmlight(io.StringIO("1 1:1e-400 2:1\n"))
+    assert X[0, 0] == 0.0 and X[0, 1] == 1.0
 
 
 def test_svmlight_index_zero():

@@ -34,7 +34,8 @@ import scipy.sparse.linalg as spla
 
 from rlscore.core.kronecker._kronecker import KronRLSSolver
 from rlscore.core.kronecker._factor import make_factor
-from rlscore.core.structure import check_fold_of_pairs
+from rlscore._validation import check_index_folds
+from rlscore.core.structure import check_pair_folds
 
 __all__ = ["kron_rows_holdout", "kron_leave_row_out", "kron_both_holdout",
            "kron_pairs_holdout"]
@@ -73,10 +74,12 @@ def kron_leave_row_out(f1, f2, Y, regparam):
     return (Z - Res / m) @ f2.V.T
 
 
-def kron_rows_holdout(f1, f2, Y, folds, regparam):
+def kron_rows_holdout(f1, f2, Y, folds, regparam, name="folds"):
     """For each fold R of row indices, rows R predicted by the model trained without
-    them (rows in no fold are 0). O(n2 (len(R)^2 n1 + len(R)^3)) per fold after an
-    O(n1 n2 (n1 + n2)) set-up."""
+    them (rows in no fold are 0). The folds are checked (indices of the rows, no row
+    in two folds: :func:`rlscore._validation.check_index_folds`, naming ``name``).
+    O(n2 (len(R)^2 n1 + len(R)^3)) per fold after an O(n1 n2 (n1 + n2)) set-up."""
+    folds = check_index_folds(folds, Y.shape[0], name)
     solver = KronRLSSolver(f1, f2, Y)
     Z, Res, Hw, Mw = _rotated(f1, f2, Y, regparam, solver)
     out = np.zeros(Z.shape)
@@ -109,8 +112,12 @@ def kron_both_holdout(f1, f2, mode, Y, rowfolds, colfolds, regparam, cache=None)
     """For every row fold R and column fold C, the pairs R x C predicted by the model
     trained without rows R and columns C (the refit, with one decomposition per
     fold of each domain). Entries outside the folds are 0. ``cache`` (a dict kept by
-    the caller) keeps the fold decompositions across regparams."""
+    the caller) keeps the fold decompositions across regparams. The folds of each
+    domain are checked (:func:`rlscore._validation.check_index_folds`: no object in
+    two folds)."""
     n1, n2 = Y.shape
+    rowfolds = check_index_folds(rowfolds, n1, "rowfolds")
+    colfolds = check_index_folds(colfolds, n2, "colfolds")
     D1, D2 = f1.data, f2.data
 
     def factors(f, D, folds, n):
@@ -161,8 +168,8 @@ def kron_pairs_holdout(f1, f2, Y, folds, regparam, dense_limit=2e8, maxiter=None
     n1, n2 = Y.shape
     out = np.zeros((n1, n2))
     r1, r2 = f1.V.shape[1], f2.V.shape[1]
-    for k, (r, c) in enumerate(folds):
-        check_fold_of_pairs(r, c, (n1, n2), f"folds[{k}]")
+    check_pair_folds(folds, (n1, n2))
+    for r, c in folds:
         s = r.size
         if s * s * r1 * r2 <= dense_limit:
             P, Q = f1.V[r], f2.V[c]

@@ -19,7 +19,7 @@ from rlscore.core.kronecker._indefinite import check_indefinite
 from rlscore.core.kronecker._holdout import (kron_both_holdout, kron_leave_row_out,
                                              kron_pairs_holdout, kron_rows_holdout)
 from rlscore.core.structure import as_pairs, check_order
-from rlscore._validation import check_index_folds, check_regparam
+from rlscore._validation import check_regparam
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
@@ -193,17 +193,16 @@ class KronRLSModel(PairwisePredictorInterface):
         return vec_f(kron_leave_row_out(self._f2, self._f1, self.Y.T, lam).T)
 
     def x1_kfold_cv(self, folds):
-        """K-fold over domain-1 objects (setting B): ``folds`` is a list of row-index
-        lists; rows of a fold are predicted by the model trained without them."""
+        """K-fold over domain-1 objects (setting B): ``folds`` is a list of disjoint
+        row-index lists (ValueError for a row in two folds); rows of a fold are
+        predicted by the model trained without them."""
         lam = self._holdout_ready("x1_kfold_cv")
-        f = check_index_folds(folds, self.Y.shape[0], "folds")
-        return vec_f(kron_rows_holdout(self._f1, self._f2, self.Y, f, lam))
+        return vec_f(kron_rows_holdout(self._f1, self._f2, self.Y, folds, lam))
 
     def x2_kfold_cv(self, folds):
         """K-fold over domain-2 objects (setting C): column-index lists."""
         lam = self._holdout_ready("x2_kfold_cv")
-        f = check_index_folds(folds, self.Y.shape[1], "folds")
-        return vec_f(kron_rows_holdout(self._f2, self._f1, self.Y.T, f, lam).T)
+        return vec_f(kron_rows_holdout(self._f2, self._f1, self.Y.T, folds, lam).T)
 
     def out_of_sample_kfold_cv(self, rowfolds, colfolds):
         """Setting D: for every row fold R and column fold C, the pairs R x C
@@ -211,12 +210,10 @@ class KronRLSModel(PairwisePredictorInterface):
         decomposition per fold of each domain, then O(n1 n2 (n1 + n2)) per fold
         pair). Entries outside the folds are 0."""
         lam = self._holdout_ready("out_of_sample_kfold_cv")
-        rf = check_index_folds(rowfolds, self.Y.shape[0], "rowfolds")
-        cf = check_index_folds(colfolds, self.Y.shape[1], "colfolds")
         if self._fold_factors is None:
             self._fold_factors = {}
-        return vec_f(kron_both_holdout(self._f1, self._f2, self._mode, self.Y, rf, cf,
-                                       lam, cache=self._fold_factors))
+        return vec_f(kron_both_holdout(self._f1, self._f2, self._mode, self.Y, rowfolds,
+                                       colfolds, lam, cache=self._fold_factors))
 
     def solve_conditional_ranking(self, regparam):
         """Re-train for the conditional ranking loss: each domain-1 object is a query

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.linalg as la
 
 from rlscore.core.kronecker._factor import DomainRLS, rotate
-from rlscore.core.structure import as_pairs, check_fold_of_pairs
+from rlscore.core.structure import as_pairs, check_pair_folds
 from rlscore._validation import check_index_folds
 
 __all__ = ["TwoStepSolver"]
@@ -109,9 +109,10 @@ class TwoStepSolver:
         R = M1 @ self.Y + (H1 @ self.Y) @ M2
         F = self.fitted(l1, l2)
         out = np.zeros((n1, n2))
-        for f, fold in enumerate(folds):
-            r, c = as_pairs(fold, (n1, n2), "F", f"folds[{f}]")
-            check_fold_of_pairs(r, c, (n1, n2), f"folds[{f}]")
+        folds = [as_pairs(fold, (n1, n2), "F", f"folds[{f}]")
+                 for f, fold in enumerate(folds)]
+        check_pair_folds(folds, (n1, n2))
+        for r, c in folds:
             yS, RS, FS = self.Y[r, c], R[r, c], F[r, c]
             if r.size <= dense_limit:
                 MSS = M2[np.ix_(c, c)] * (r[:, None] == r[None, :]) \

@@ -81,7 +81,7 @@ from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.ranksvm._risk import (LOSSES, NORMALIZATIONS, PairRisk, RankingRisk,
                                         SquaredRankingRisk, _as_features, _check_normalize,
                                         check_utilities, pair_structure, pair_weights)
-from rlscore._validation import (as_index_array, check_positive_int, check_regparam,
+from rlscore._validation import (check_index_folds, check_positive_int, check_regparam,
                                  check_tol)
 from rlscore.predictor import LinearPredictor
 
@@ -544,7 +544,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
         n_folds = check_positive_int(n_folds, "n_folds")
         folds = (groups or QueryGroups.singletons(m)).folds(n_folds, seed)
     else:
-        folds = [as_index_array(f, m, name="folds") for f in folds]
+        folds = check_index_folds(folds, m, "folds")
     if len(folds) < 2:
         raise ValueError("K-fold cross-validation needs at least 2 folds")
     if groups is not None and not all(groups.whole(f) for f in folds):

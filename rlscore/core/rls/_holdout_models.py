@@ -170,22 +170,14 @@ def loo_models(model):
 def check_partition(folds, m):
     """Fold index of each of the m rows from ``folds`` (a list of index arrays that
     must partition 0..m-1, at least two non-empty folds)."""
-    from rlscore._validation import as_index_array
+    from rlscore._validation import check_index_folds, fold_membership
     if isinstance(folds, (str, bytes)) or not hasattr(folds, "__len__"):
         raise TypeError(f"folds must be a list of index arrays, got {type(folds).__name__}")
     if len(folds) < 2:
         raise ValueError(f"folds must hold at least 2 folds, got {len(folds)}")
-    fold_of = np.full(m, -1, dtype=np.intp)
-    for k, f in enumerate(folds):
-        idx = as_index_array(f, m, name=f"folds[{k}]")
-        if np.any(fold_of[idx] >= 0):
-            raise ValueError(f"folds[{k}] repeats rows of an earlier fold; CV+ needs "
-                             f"disjoint folds")
-        fold_of[idx] = k
-    if np.any(fold_of < 0):
-        raise ValueError(f"folds leave {int(np.sum(fold_of < 0))} of the {m} rows in no "
-                         f"fold; CV+ needs folds that cover every training row")
-    return fold_of
+    return fold_membership(check_index_folds(folds, m, "folds", disjoint=False), m,
+                           "folds", cover=True, why="; CV+ needs a partition of the "
+                           "training rows")
 
 
 def fold_models(model, folds):

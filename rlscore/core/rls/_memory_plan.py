@@ -84,6 +84,27 @@ def _rows_within(estimate, rows, limit):
     return int(min(rows, max(1, (limit - base) // per_row))) if per_row > 0 else rows
 
 
+def _ways_out(n, limit, solver, cv, block_size, streamed, pcg):
+    """The ways out of a refused plan, only those that can work: a smaller block size
+    when the user gave one and blocks of fewer rows fit the budget (with one-row blocks
+    above it, no block size helps), PCG when its run fits (one regparam, no
+    cross-validation), then fewer basis vectors or a larger budget. ``streamed`` and
+    ``pcg`` are (estimate(rows), rows) of the two streamed paths."""
+    paths = {"direct": [streamed], "pcg": [pcg],
+             "auto": [streamed] + ([pcg] if cv is None else [])}[solver]
+    ways = []
+    if block_size is not None:
+        fits = [_rows_within(est, rows, limit) for est, rows in paths
+                if est(1) <= limit]
+        if fits:
+            ways.append(f"a smaller {n['block_size']} (blocks of {max(fits)} rows fit)")
+    if solver != "pcg" and pcg[0](1) <= limit:
+        ways.append(f"{n['solver']} (one regparam, no cross-validation)")
+    ways.append(f"fewer basis vectors ({n['n_basis']})")
+    ways.append(f"or {n['more_memory']}")
+    return ways
+
+
 def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                      solver="auto", block_size=None, cv=None, n_lambdas=1, n_folds=0,
                      kernel="GaussianKernel", streamable=True, stream=False, names=None,
@@ -209,9 +230,9 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
             f"streamed in blocks of {rows_streamed} rows about {format_bytes(streamed)} "
             f"(at least {format_bytes(statistics)} with blocks of one row), by "
             f"preconditioned CG "
-            f"about {format_bytes(pcg)}. Ways out: a smaller {n['block_size']}, "
-            f"{n['solver']} (one regparam, no cross-validation), fewer basis vectors "
-            f"({n['n_basis']}), or {n['more_memory']}")
+            f"about {format_bytes(pcg)}. Ways out: "
+            + ", ".join(_ways_out(n, limit, solver, cv, block_size,
+                                  (streamed_at, rows_streamed), (pcg_at, rows_pcg))))
     what = "by preconditioned CG (solver='pcg')" if plan.path == "pcg" else \
         "in blocks of rows"
     reason = "solver='pcg'" if solver == "pcg" else "the data are read in passes" \

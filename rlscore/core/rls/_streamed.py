@@ -261,16 +261,9 @@ class StreamedReducedSet:
                 and np.issubdtype(folds.dtype, np.integer):
             fold_of = folds.astype(np.intp)
         else:
-            fold_of = np.full(self.m, -1, dtype=np.intp)
-            for i, f in enumerate(folds):
-                idx = np.asarray(f, dtype=np.intp)
-                if idx.size == 0:
-                    raise ValueError(f"fold {i} is empty")
-                if np.any((idx < 0) | (idx >= self.m)):
-                    raise IndexError(f"fold {i} holds an index outside 0..{self.m - 1}")
-                if np.any(fold_of[idx] >= 0):
-                    raise ValueError("folds overlap: a row is in two folds")
-                fold_of[idx] = i
+            from rlscore._validation import check_index_folds, fold_membership
+            fold_of = fold_membership(check_index_folds(folds, self.m, disjoint=False),
+                                      self.m)
         if np.any(fold_of < 0):
             raise ValueError("folds must cover every row")
         K = int(fold_of.max()) + 1
@@ -350,9 +343,8 @@ class StreamedReducedSet:
 
     def decompose(self):
         """Eigendecompose the r x r matrix once (O(r^3)); each lambda then O(r^2 p)."""
-        if self._eig is None:
-            with stage(f"eigendecomposition ({self.n_features} x {self.n_features})"):
-                self._eig = _Eigen(self.G, self.b)
+        if self._eig is None:          # psd_eigh reports the stage (once)
+            self._eig = _Eigen(self.G, self.b)
         return self._eig
 
     def solve(self, regparam):

@@ -8,7 +8,7 @@ that training and selection use (``Y``, ``regparam``, ``predictor``, ``solve``,
 import numpy as np
 
 from rlscore._blocks import working_memory
-from rlscore._validation import as_2d_labels, check_regparam
+from rlscore._validation import as_2d_labels, check_regparam, fold_membership
 from rlscore.core.rls._memory_plan import (MEMORY_BUDGET_DEFAULT, PCG_NAMES,
                                            check_memory_options, check_pcg_options,
                                            plan_reduced_set)
@@ -47,11 +47,8 @@ class StreamedHoldoutPath:
         key = tuple(f.tobytes() for f in folds)
         if key != self._folds_key:
             m = self.source.m
-            fold_of = np.full(m, len(folds), dtype=np.intp)
-            for i, f in enumerate(folds):
-                if np.any(fold_of[f] < len(folds)):
-                    raise ValueError("folds overlap: a row is in two folds")
-                fold_of[f] = i
+            fold_of = fold_membership(folds, m)
+            fold_of[fold_of < 0] = len(folds)
             if self._order is not None:
                 fold_of = fold_of[self._order]
             with self._budget():

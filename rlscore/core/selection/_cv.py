@@ -410,15 +410,21 @@ class NfoldCV:
     the hold-out predictions (``rls.holdout(fold)``); folds whose measure is undefined
     are skipped. With ``groups`` (query structure of the rows) a fold's performance is
     per query (:func:`query_score`) -- folds should then hold whole queries
-    (:meth:`rlscore.core.structure.QueryGroups.folds`). O(sum_f n_f^2 m) per lambda for a
-    dual model."""
+    (:meth:`rlscore.core.structure.QueryGroups.folds`). With ``disjoint=True`` (the
+    K-fold learners' user folds) the folds are checked by
+    :func:`rlscore._validation.check_index_folds`: indices of the model's rows, no row
+    in two folds; False (repeated splits of the estimators, scored one by one) lets
+    them overlap. O(sum_f n_f^2 m) per lambda for a dual model."""
 
-    def __init__(self, rls, measure, folds, groups=None):
+    def __init__(self, rls, measure, folds, groups=None, disjoint=False):
         if measure is None:
             from rlscore.measure import sqerror
             measure = sqerror
         self.rls = rls
         self.measure = measure
+        if disjoint:
+            from rlscore._validation import check_index_folds
+            folds = check_index_folds(folds, np.shape(rls.Y)[0], "folds")
         self.folds = [np.asarray(f) for f in folds]
         if len(self.folds) == 0:
             raise ValueError("folds is empty")

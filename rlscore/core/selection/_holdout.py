@@ -52,7 +52,7 @@ without each fold) by 4-fold cross-validation over whole queries, NDCG@5 per que
 import numpy as np
 
 from rlscore._groups import as_query_groups
-from rlscore._validation import as_index_array
+from rlscore._validation import as_index_array, fold_membership
 from rlscore.measure import UndefinedPerformance
 from rlscore.core.selection._cv import NfoldCV, _score, query_score
 
@@ -245,9 +245,8 @@ class PooledQueryCV:
         self.folds = [as_index_array(f, m, name=f"folds[{k}]") for k, f in enumerate(folds)]
         if not self.folds:
             raise ValueError("folds is empty")
-        rows = np.sort(np.concatenate(self.folds))
-        if rows.size != m or np.any(rows != np.arange(m)):
-            raise ValueError(f"folds must hold each of the {m} rows exactly once")
+        fold_membership(self.folds, m, "folds", cover=True,
+                        why=f" (pooled folds hold each of the {m} rows exactly once)")
         for k, f in enumerate(self.folds):
             if not self.groups.whole(f):
                 raise ValueError(f"folds[{k}] splits a query: folds must hold whole "

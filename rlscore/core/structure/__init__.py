@@ -21,7 +21,8 @@ from rlscore._vec_trick import (PairwiseKernelOperator, SampledKronProduct, as_i
                                 grid_indices, sampled_kron_matvec)
 from rlscore.core.structure._pairs import (ORDERS, check_order, pairs_to_flat,
                                            flat_to_pairs, convert_flat, vec, unvec,
-                                           as_pairs, check_fold_of_pairs)
+                                           as_pairs, check_fold_of_pairs,
+                                           check_pair_folds)
 from rlscore.core.structure._sources import (ArraySource, as_source, query_blocks,
                                              contiguous_queries)
 
@@ -42,6 +43,7 @@ __all__ = [
     "unvec",
     "as_pairs",
     "check_fold_of_pairs",
+    "check_pair_folds",
     "ArraySource",
     "as_source",
     "query_blocks",

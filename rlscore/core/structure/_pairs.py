@@ -15,10 +15,10 @@ checks its arguments (ValueError / IndexError naming the argument).
 
 import numpy as np
 
-from rlscore._validation import as_index_array
+from rlscore._validation import as_index_array, fold_membership
 
 __all__ = ["ORDERS", "check_order", "pairs_to_flat", "flat_to_pairs", "convert_flat",
-           "vec", "unvec", "as_pairs", "check_fold_of_pairs"]
+           "vec", "unvec", "as_pairs", "check_fold_of_pairs", "check_pair_folds"]
 
 ORDERS = ("F", "C")
 
@@ -132,3 +132,19 @@ def check_fold_of_pairs(rows, cols, shape, name="fold"):
         raise IndexError(f"{name} holds a pair twice")
     if lin.size >= n1 * n2:
         raise ValueError(f"{name} holds out every pair")
+
+
+def check_pair_folds(folds, shape, name="folds"):
+    """Refuse hold-out folds of pairs (a list of validated ``(rows, cols)``, e.g. from
+    :func:`as_pairs`) of which one holds a pair twice or every pair
+    (:func:`check_fold_of_pairs`), or two hold the same pair: each pair is predicted
+    once, by the model trained without its fold (the one overlap check of every
+    K-fold, :func:`rlscore._validation.fold_membership`). O(n1 n2 + sum of the fold
+    sizes)."""
+    n1, n2 = _shape(shape)
+    flat = []
+    for k, (r, c) in enumerate(folds):
+        check_fold_of_pairs(r, c, (n1, n2), f"{name}[{k}]")
+        flat.append(np.asarray(r, dtype=np.int64) + n1 * np.asarray(c, dtype=np.int64))
+    fold_membership(flat, n1 * n2, name,
+                    describe=lambda i: f"the pair (row {i % n1}, column {i // n1})")

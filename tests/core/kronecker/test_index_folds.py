@@ -90,8 +90,10 @@ def test_out_of_sample_folds_name_their_argument(data):
             model.out_of_sample_kfold_cv([], [[0]])
 
 
-def test_checker_returns_intp_arrays_and_allows_overlap():
-    out = check_index_folds(np.array([[2, 0], [0, 1]]), 3)
+def test_checker_returns_intp_arrays_and_refuses_overlap_unless_asked():
+    with pytest.raises(ValueError, match=r"folds\[0\] and folds\[1\] both hold index 0"):
+        check_index_folds(np.array([[2, 0], [0, 1]]), 3)
+    out = check_index_folds(np.array([[2, 0], [0, 1]]), 3, disjoint=False)
     assert [f.tolist() for f in out] == [[2, 0], [0, 1]]
     assert all(f.dtype == np.intp for f in out)
     assert [f.tolist() for f in check_index_folds((f for f in [[1], [2.0]]), 3)] == [[1], [2]]
