@@ -200,6 +200,26 @@ def _call_callback(callback, info):
     return bool(fn(info))
 
 
+def _check_representable(regparam, value, grad, report):
+    """Refuse a regparam whose regularizer float64 cannot carry: along the risk's
+    steepest descent from the start, the risk R changes by |R| at a step of length
+    |R| / ||g||, where regparam/2 ||w||^2 is regparam R^2 / (2 ||g||^2); below
+    eps |R| that term is lost in the rounding of J = regparam/2 ||w||^2 + R, the dual
+    bound alpha^T b - ||A^T alpha||^2 / (2 regparam) is computed from the
+    cancellation of terms 1/eps times larger than the gap, and the bundle method can
+    neither converge nor certify (it returned w = 0 as converged, or ran to max_iter,
+    depending on the BLAS's rounding). O(dim)."""
+    g2 = float(grad @ grad)
+    if g2 > 0 and value != 0 and \
+            0.5 * regparam * value * value / g2 < np.finfo(float).eps * abs(value):
+        report.close(iterations=1, objective=value, converged=False)
+        raise ValueError(
+            f"regparam={regparam!r} is too small for the bundle method in float64: the "
+            f"regularizer regparam/2 ||w||^2 at the scale of the risk "
+            f"({0.5 * regparam * value * value / g2:.3g}) is below the rounding of the "
+            f"objective ({np.finfo(float).eps * abs(value):.3g}); use a larger regparam")
+
+
 def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
          max_planes=None, inactive_limit=50, mu=1.0, adaptive=True, callback=None,
          verbose=None):
@@ -314,6 +334,8 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
         value = float(value)
         grad = np.asarray(grad, dtype=np.float64).reshape(dim)
         it += 1
+        if it == 1:
+            _check_representable(regparam, value, grad, report)
         J = 0.5 * regparam * float(w @ w) + value
         if J < best_J:
             best_J, best_w, best_R = J, w.copy(), value
