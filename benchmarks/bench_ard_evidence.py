@@ -12,6 +12,8 @@ part; test MSE in units of var(y_train)):
   ``--repeats`` interleaved runs, with the BLAS at one thread and at two (the
   default on the 2-core machine; the search itself runs with one thread below
   ``rlscore._lapack_threads.SERIAL_N`` rows, the GP with what the BLAS has);
+* one evidence step with the BLAS at two threads against one (the cause of the slow
+  searches on busy cores);
 * test MSE of the default criterion, ``criterion="loo"``, ``criterion="evidence"``,
   the GP and the isotropic 10 x 13 exact-LOO grid
   (:func:`rlscore.core.rls.gaussian_grid_loo`), over ``--seeds`` splits.
@@ -116,6 +118,31 @@ def timing(sets, repeats):
                   f"{mse(out['gp'], yte):.4f} |", flush=True)
 
 
+def step_threads(sets, repeats):
+    """The cause of the slow searches: one evidence step (criterion and gradient) with
+    the BLAS at two threads against one, interleaved in this process."""
+    from rlscore.core.rls import EvidenceObjective
+    from rlscore.kernel import GaussianFamily
+    print("\n## One ARD evidence step: BLAS two threads / one thread (median of "
+          f"{7 * repeats}, interleaved)\n")
+    print("| data set | m | one thread | two threads | ratio |\n|---|---|---|---|---|")
+    for name, X, y in sets:
+        Xtr, ytr, _, _ = split(X, y, 0)
+        fam = GaussianFamily(Xtr, ard=True)
+        obj = EvidenceObjective(fam, ytr)
+        z = np.concatenate([[np.log(1e-2)], fam.start()])
+
+        def timed_with(n):
+            def run():
+                with threadpool_limits(n, user_api="blas"):
+                    obj(z)
+            return run
+        t1, t2 = interleaved_times([timed_with(1), timed_with(2)], 7 * repeats)
+        a, b = statistics.median(t1), statistics.median(t2)
+        print(f"| {name} | {len(ytr)} | {1e3 * a:.1f} ms | {1e3 * b:.1f} ms | "
+              f"{b / a:.1f} |", flush=True)
+
+
 def accuracy(sets, seeds):
     methods = (("default (ard=True)", lambda *a: ours(*a)),
                ("criterion='loo'", lambda *a: ours(*a, criterion="loo")),
@@ -146,6 +173,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     print(machine_line())
     sets = datasets()
+    step_threads(sets, args.repeats)
     timing(sets, args.repeats)
     if not args.no_accuracy:
         accuracy(sets, args.seeds)

@@ -63,6 +63,7 @@ def loop_threads(n):
     3.5 s against 0.70 s at n = 2000: on busy cores the threads of a short call wait
     for each other. On idle cores two threads gain at most 2x, and little on calls of a
     few milliseconds; one thread is the safe choice for the small systems the searches
-    are used on (an ARD evidence search on 354 rows: 55 s with the BLAS default, 2.1 s
-    with one thread, in the same run)."""
+    are used on (an ARD evidence search on 354 rows of Boston housing took 55 s with
+    the BLAS default of two threads and 2.1 s with one, minutes apart at load ~7;
+    ``benchmarks/bench_ard_evidence.py`` times one step both ways in one process)."""
     return 1 if int(n) <= SERIAL_N else None

@@ -202,7 +202,7 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     rank-m product (~m^3 flops, about 3 Cholesky factors' worth). Typically 35-85
     evaluations per start. Up to :data:`rlscore._lapack_threads.SERIAL_N` examples the
     search runs with one BLAS thread (:func:`rlscore._lapack_threads.loop_threads`:
-    threads on shared cores made the ARD evidence search on 354 rows 25 times
+    two threads on shared cores made the ARD evidence search on 354 rows 26 times
     slower). Memory: ~5 m x m float64 arrays.
     """
     if kernel not in LEARNABLE_KERNELS:

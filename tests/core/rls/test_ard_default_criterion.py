@@ -241,3 +241,18 @@ def test_kernel_learning_page_prints_the_learned_criterion():
     text = open(page, encoding="utf-8").read()
     assert 'cv_history[-1]["criterion"]' not in text
     assert "kernel_learning.criterion" in text
+
+
+def test_kron_history_marks_the_learned_optimum():
+    """KronRLS(gamma="learn") (docs/tutorials/kernel_learning.rst prints its
+    ``kernel_learning.criterion``): one history entry flagged best, at the result's
+    criterion and regparam."""
+    from rlscore.learner import KronRLS
+    rng = np.random.default_rng(0)
+    XD, XT = rng.normal(size=(8, 2)), rng.normal(size=(7, 2))
+    Y = np.sin(XD[:, :1]) @ np.cos(XT[:, 1:2]).T + 0.1 * rng.normal(size=(8, 7))
+    kron = KronRLS(X1=XD, X2=XT, Y=Y, gamma="learn")
+    best = [h for h in kron.cv_history if h["best"]]
+    assert len(best) == 1
+    assert best[0]["criterion"] == kron.kernel_learning.criterion
+    assert best[0]["regparam"] == kron.kernel_learning.regparam
