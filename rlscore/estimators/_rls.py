@@ -224,7 +224,7 @@ _LEARN_PARAMS_DOC = """
         ``penalty`` is given), the leave-one-out error with one gamma. With many
         widths on few examples the leave-one-out error is fitted below its
         expectation and the widths over-fit it (on 80 rows of Friedman #1 with 10
-        widths its test error was twice a Gaussian process's); the evidence charges
+        widths its test error was 1.5-2.1 times a Gaussian process's); the evidence charges
         the model's complexity through log det(K + alpha I) and stays with the
         Gaussian process (:func:`rlscore.core.rls.learn_kernel`).
         ``best_score_`` is the leave-one-out score at the learned point either way."""

@@ -183,10 +183,10 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         the particular LOO residuals (Cawley & Talbot, JMLR 11, 2010) -- on 80 rows of
         Friedman #1 with 10 widths the LOO search's test error was 1.5-2.1 times a
         Gaussian process's, the evidence's within 1 % -- while the evidence charges
-        the model's complexity through log det(K + lambda I). On housing-sized sets
-        (300-350 rows) the two were close on average and the LOO search's bad splits
-        worse (docs/tutorials/kernel_learning.rst). With one width the LOO error does
-        not over-fit and stays the default. The evidence is that of a zero-mean
+        the model's complexity through log det(K + lambda I) and follows the Gaussian
+        process. On housing-sized sets (300-350 rows) neither won everywhere (means
+        within 3-9 %, docs/tutorials/kernel_learning.rst). With one width the LOO
+        error does not over-fit and stays the default. The evidence is that of a zero-mean
         process: centre Y. Not with ``basis_vectors`` or ``penalty="bayes"``.
 
     Returns
