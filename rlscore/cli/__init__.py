@@ -186,11 +186,13 @@ def _add_training_options(p, need_output):
                        help="with --gamma learn: Cawley & Talbot's penalty on the widths, "
                             "a weight >= 0 (units of y^2) or 'bayes' (the weight "
                             "integrated out; default 0: none)")
-        p.add_argument("--learn-criterion", choices=["loo", "evidence"], default=None,
+        p.add_argument("--learn-criterion", choices=["auto", "loo", "evidence"],
+                       default=None,
                        help="with --gamma learn: minimize the exact leave-one-out error "
-                            "(loo, default) or the Gaussian-process evidence (marginal "
-                            "likelihood) of the same model, which over-fits less with "
-                            "--ard on few examples")
+                            "(loo) or the Gaussian-process evidence (marginal "
+                            "likelihood) of the same model, which does not over-fit "
+                            "many --ard widths on few examples; auto (default): "
+                            "evidence with --ard and no --kernel-penalty, else loo")
     p.add_argument("--degree", type=int, help="polynomial degree")
     p.add_argument("--coef0", type=float, help="polynomial offset")
     p.add_argument("--bias", type=float, help="linear kernel: constant feature (RLS)")

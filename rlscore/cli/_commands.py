@@ -246,7 +246,7 @@ def _cmd_fit(args):
         learner, kparams = _learn_kernel(args, data, spec)
         res = learner.kernel_learning
         cv, criterion = _KERNEL_LEARNING[spec.name]
-        evidence = args.learn_criterion == "evidence"
+        evidence = getattr(res, "criterion_name", cv) == "evidence"
         if evidence:
             criterion = "the Gaussian-process negative log marginal likelihood per example"
         info.update({"cv": cv, "measure": "sqerror", "kernel_learning": {
@@ -348,7 +348,7 @@ def _learn_kernel(args, data, spec):
             if spec.name == "rls":
                 from rlscore.learner import LeaveOneOutRLS
                 learner = LeaveOneOutRLS(data.X, data.y, kernel=kernel, gamma="learn",
-                                         criterion=args.learn_criterion or "loo",
+                                         criterion=args.learn_criterion or "auto",
                                          **search, **kp)
             elif spec.name == "query-rankrls":
                 from rlscore.learner import LeaveQueryOutRankRLS
