@@ -46,7 +46,11 @@ averaged (the expected DCG over the orders of the tie, ``ignore_ties=False``), a
 with ideal DCG 0 scores 0 and counts, a query shorter than k is scored on its documents.
 
 Labels: graded relevance ``0, 1, 2, ...``; binary labels ``0/1``, booleans or ``-1/+1``
-are accepted everywhere (1 / True / +1 is relevant; -1 counts as 0 for NDCG).
+are accepted everywhere (1 / True / +1 is relevant; -1 counts as 0 for NDCG). Labels of
+any size are scored exactly: each query's gains are scaled by a power of two (its
+largest label's), which the ratio DCG / IDCG does not see and float64 represents
+exactly, so a label of 1024 or more, whose ``2**label`` overflows float64, gives the
+exact NDCG instead of NaN, and LETOR's small labels give the unscaled values.
 """
 
 import contextvars
@@ -85,26 +89,48 @@ def _check_convention(convention, allowed=CONVENTIONS):
 
 
 class ShortQueryWarning(UserWarning):
-    """NDCG@k under the LETOR 4.0 rules scored queries shorter than k as 0: such a 0
-    says nothing about the model (and a model selection on it sees only ties)."""
+    """NDCG@k under the LETOR rules (3.0 or 4.0) scored queries shorter than k as 0:
+    such a 0 says nothing about the model (and a model selection on it sees only
+    ties)."""
 
 
-def short_query_message(sizes, k):
-    """The note on queries shorter than the cutoff ``k`` of NDCG@k under the LETOR 4.0
-    rules, or None when every query has at least k documents. ``sizes``: the query
-    sizes (one query: ``[m]``). The one wording of the rule for every face."""
+def short_query_message(sizes, k, convention="letor"):
+    """The note on queries shorter than the cutoff ``k`` of NDCG@k under the LETOR
+    rules (``convention`` "letor" / "letor4" or "letor3": the message names LETOR 4.0 or
+    3.0, whose scripts both score such a query 0), or None when every query has at
+    least k documents. ``sizes``: the query sizes (one query: ``[m]``). The one wording
+    of the rule for every face.
+
+    The advice names a cutoff that scores the short queries of two or more documents;
+    a one-document query is named apart: its NDCG does not depend on the predictions
+    at any cutoff (a cutoff of 1 would only score its label), so no cutoff is advised
+    for it."""
     sizes = np.asarray(sizes)
-    short = int(np.count_nonzero(sizes < k))
-    if short == 0:
+    short = sizes < k
+    n_short = int(np.count_nonzero(short))
+    if n_short == 0:
         return None
+    rules = "LETOR 3.0" if convention == "letor3" else "LETOR 4.0"
     what = ("the input (one query) has" if sizes.size == 1 else
-            f"{short} of {sizes.size} queries have")
-    them = "it" if short == 1 else "them"
-    return (f"{what} fewer than {k} documents: NDCG@{k} under the LETOR 4.0 rules "
-            f"scores {them} 0, whatever the predictions; to score {them}, use a cutoff "
-            f"of at most {int(sizes.min())} ('ndcg@{int(sizes.min())}', k="
-            f"{int(sizes.min())}), no cutoff (k=None) or scikit-learn's convention "
-            f"('ndcg@{k}:standard', convention='standard')")
+            f"{n_short} of {sizes.size} queries have")
+    them = "it" if n_short == 1 else "them"
+    msg = (f"{what} fewer than {k} documents: NDCG@{k} under the {rules} rules scores "
+           f"{them} 0, whatever the predictions")
+    n_single = int(np.count_nonzero(sizes == 1))
+    ranked = sizes[short & (sizes >= 2)]
+    if ranked.size:
+        c = int(ranked.min())
+        msg += (f"; to score {them}, use a cutoff of at most {c} ('ndcg@{c}', k={c}), no "
+                f"cutoff (k=None) or scikit-learn's convention ('ndcg@{k}:standard', "
+                f"convention='standard')")
+    if n_single:
+        one = ("it has" if sizes.size == 1 else
+               f"{n_single} of {'it' if n_short == 1 else 'them'} "
+               f"{'has' if n_single == 1 else 'have'}")
+        msg += (f"; {one} a single document, whose NDCG does not depend on the "
+                f"predictions at any cutoff (drop one-document queries to leave them "
+                f"out of the mean)")
+    return msg
 
 
 # While a collector is set (short_query_warnings_once), the notes are gathered there
@@ -112,9 +138,9 @@ def short_query_message(sizes, k):
 _COLLECTOR = contextvars.ContextVar("rlscore_short_query_notes", default=None)
 
 
-def _warn_short_queries(sizes, k):
+def _warn_short_queries(sizes, k, convention="letor"):
     """Warn (or collect) :func:`short_query_message` for NDCG@k, LETOR rules."""
-    msg = short_query_message(sizes, k)
+    msg = short_query_message(sizes, k, convention)
     if msg is None:
         return
     notes = _COLLECTOR.get()
@@ -182,6 +208,19 @@ class _Ranked:
     def per_query(self, weights):
         return np.bincount(self.codes, weights=weights, minlength=self.groups.n_groups)
 
+    def gains(self):
+        """The LETOR gains ``2**label - 1`` of ``y`` and ``ideal``, each query's scaled
+        by ``2**-s``, s the integer part of the query's largest label.
+
+        A per-query factor cancels in every ratio DCG / IDCG, and a power of two is
+        exact: for labels below 2**52 the ratios are those of the unscaled gains to
+        the last bit, and a label of 1024 or more, whose ``2**label`` overflows
+        float64, gives a finite gain (the query's largest gain is below 2)."""
+        top = self.ideal[self.groups.starts[:-1]]          # each query's largest label
+        shift = np.floor(np.maximum(top, 0.0))[self.codes]
+        low = np.exp2(-shift)                              # 2**-s: 1 for labels below 1
+        return np.exp2(self.y - shift) - low, np.exp2(self.ideal - shift) - low
+
 
 def _letor_discount(pos):
     """LETOR 4.0 discount of 0-based positions: 1 for ranks 1, 2; 1/log2(r) after."""
@@ -193,8 +232,9 @@ def _ndcg_letor_column(R, k):
     disc = _letor_discount(R.pos)
     if k is not None:
         disc = np.where(R.pos < k, disc, 0.0)
-    dcg = R.per_query((np.exp2(R.y) - 1.0) * disc)
-    idcg = R.per_query((np.exp2(R.ideal) - 1.0) * disc)
+    gain, ideal_gain = R.gains()
+    dcg = R.per_query(gain * disc)
+    idcg = R.per_query(ideal_gain * disc)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
     if k is not None:
@@ -205,6 +245,10 @@ def _ndcg_letor_column(R, k):
 def _ndcg_standard_column(y, p, groups, k):
     codes = groups.codes
     m = codes.shape[0]
+    # each query's labels scaled by a power of two (exact, and cancelling in DCG / IDCG)
+    # so that its largest is below 1: sums of labels near the float64 limit stay finite
+    by_label = np.lexsort((-y, codes))
+    y = np.ldexp(y, -np.frexp(y[by_label][groups.starts[:-1]])[1][codes])
     order = np.lexsort((-p, codes))
     cs, ps = codes[order], p[order]
     pos = np.arange(m) - groups.starts[cs]
@@ -218,7 +262,7 @@ def _ndcg_standard_column(y, p, groups, k):
     # the expected DCG over the orders of the tie (scikit-learn's _tie_averaged_dcg)
     tie_mean = np.bincount(tie, weights=y[order]) / np.bincount(tie)
     dcg = np.bincount(cs, weights=tie_mean[tie] * disc, minlength=groups.n_groups)
-    ideal = y[np.lexsort((-y, codes))]
+    ideal = y[by_label]
     idcg = np.bincount(cs, weights=ideal * disc, minlength=groups.n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
@@ -249,7 +293,8 @@ def ndcg_per_query(Y, P, qids=None, k=10, convention="letor"):
     k = _check_k(k)
     _check_convention(convention)
     if convention in LETOR_CONVENTIONS:         # 3.0 and 4.0 compute NDCG alike
-        warn = None if k is None else (lambda g: _warn_short_queries(g.sizes, k))
+        warn = None if k is None else (
+            lambda g: _warn_short_queries(g.sizes, k, convention))
         return _per_query(Y, P, qids, lambda R: _ndcg_letor_column(R, k), "ndcg",
                           on_groups=warn)
     return _per_query(Y, P, qids, lambda y, p, g: _ndcg_standard_column(y, p, g, k),
@@ -309,7 +354,9 @@ def ndcg(Y, P, qids=None, k=10, convention="letor"):
 
     Notes
     -----
-    O(m log m) time (two sorts per column), O(m) memory.
+    O(m log m) time (two sorts per column), O(m) memory. Exact for labels of any size
+    (gains scaled per query by a power of two, see the module notes): a label >= 1024
+    does not overflow.
     """
     return np.float64(np.mean(ndcg_per_query(Y, P, qids, k, convention)))
 
@@ -320,8 +367,9 @@ def mean_ndcg_per_query(Y, P, qids=None):
         disc = _letor_discount(R.pos)
         start = R.groups.starts[R.codes]
         # DCG@j and IDCG@j for every position j of every query: prefix sums per query
-        c = np.cumsum((np.exp2(R.y) - 1.0) * disc)
-        ci = np.cumsum((np.exp2(R.ideal) - 1.0) * disc)
+        gain, ideal_gain = R.gains()
+        c = np.cumsum(gain * disc)
+        ci = np.cumsum(ideal_gain * disc)
         c0 = np.concatenate(([0.0], c))[start]
         ci0 = np.concatenate(([0.0], ci))[start]
         dcg, idcg = c - c0, ci - ci0

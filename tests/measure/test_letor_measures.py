@@ -254,3 +254,97 @@ def test_cindex_per_query_equals_a_pair_count_per_query():
             assert got[g] == pytest.approx(score / pairs)
         else:
             assert np.isnan(got[g])
+
+
+# ------------------------------------------------------------------ labels of any size
+
+def _ndcg_exact(labels, scores, qids, k, convention="letor", at=None):
+    """NDCG@k (or, with ``at="mean"``, MeanNDCG) in exact arithmetic: the gains as
+    Python integers (2**label - 1, LETOR) or Fractions of the labels (standard), the
+    discounts as the Fractions of their float64 values, the ratio and the mean as
+    Fractions. No overflow whatever the label."""
+    from fractions import Fraction
+    queries = {}
+    for i, q in enumerate(qids):
+        queries.setdefault(q, []).append(i)
+
+    def disc(r):
+        if convention == "standard":
+            return Fraction(1.0 / math.log2(1 + r))
+        return Fraction(1) if r <= 2 else Fraction(1.0 / math.log2(r))
+
+    def gain(x):
+        return Fraction(x) if convention == "standard" else Fraction(2 ** int(x) - 1)
+
+    def at_k(ranked, ideal, kk):
+        if kk is not None and len(ranked) < kk and convention != "standard":
+            return Fraction(0)
+        n = len(ranked) if kk is None else min(kk, len(ranked))
+        dcg = sum(gain(ranked[j]) * disc(j + 1) for j in range(n))
+        idcg = sum(gain(ideal[j]) * disc(j + 1) for j in range(n))
+        return dcg / idcg if idcg else Fraction(0)
+
+    values = []
+    for rows in queries.values():
+        ranked = [labels[i] for i in sorted(rows, key=lambda i: -scores[i])]
+        ideal = sorted(ranked, reverse=True)
+        if at == "mean":
+            n = len(ranked)
+            values.append(sum(at_k(ranked, ideal, j) for j in range(1, n + 1)) / n)
+        else:
+            values.append(at_k(ranked, ideal, k))
+    return float(sum(values) / len(values))
+
+
+@pytest.mark.filterwarnings("ignore::rlscore.measure.ShortQueryWarning")
+def test_ndcg_of_labels_whose_gain_overflows_float64_is_exact():
+    # issue 44.7: 2**2000 is inf in float64; ndcg([2000, 0, 1], ...) was NaN
+    y, p = [2000.0, 0.0, 1.0], [0.1, 0.3, 0.2]
+    assert_allclose(M.ndcg(y, p, k=None), _ndcg_exact(y, p, [0] * 3, None),
+                    rtol=1e-15)
+    assert_allclose(M.ndcg(y, p, k=3), _ndcg_exact(y, p, [0] * 3, 3), rtol=1e-15)
+    rng = np.random.default_rng(7)
+    m = 60
+    qids = rng.integers(0, 6, m).tolist()
+    labels = rng.choice([0, 1, 2, 1022, 1023, 1024, 1500, 2000, 5000], m).astype(float)
+    scores = rng.normal(size=m)
+    lab, sc = labels.tolist(), scores.tolist()
+    for k in (1, 3, 5, None):
+        got = M.ndcg(labels, scores, qids, k=k)
+        assert np.isfinite(got)
+        assert_allclose(got, _ndcg_exact(lab, sc, qids, k), rtol=1e-14)
+        assert_allclose(M.ndcg(labels, scores, qids, k=k, convention="letor3"),
+                        _ndcg_exact(lab, sc, qids, k), rtol=1e-14)
+    assert_allclose(M.mean_ndcg(labels, scores, qids),
+                    _ndcg_exact(lab, sc, qids, None, at="mean"), rtol=1e-13)
+    per_query = M.ndcg_per_query(labels, scores, qids, k=3)
+    assert np.all(np.isfinite(per_query))
+
+
+def test_standard_ndcg_of_labels_near_the_float64_limit_is_exact():
+    # linear gains: a sum of labels near 1.8e308 overflowed to inf, and inf / inf is NaN
+    y = [1.7e308, 0.0, 1.5e308, 9e307]
+    p = [0.4, 0.3, 0.2, 0.1]
+    for k in (2, None):
+        got = M.ndcg(y, p, k=k, convention="standard")
+        assert_allclose(got, _ndcg_exact(y, p, [0] * 4, k, "standard"), rtol=1e-14)
+
+
+@pytest.mark.filterwarnings("ignore::rlscore.measure.ShortQueryWarning")
+@pytest.mark.parametrize("seed", range(3))
+def test_letor_sized_labels_agree_with_exact_arithmetic(seed):
+    # the per-query scaling by a power of two is exact: LETOR-sized labels keep the
+    # agreement with the exact values (and with the LETOR scripts) to 1e-15
+    rng = np.random.default_rng(seed)
+    m = 200
+    qids = rng.integers(0, 20, m)
+    labels = rng.choice([0, 0, 1, 2, 3, 4], m).astype(float)
+    ties = rng.integers(0, 6, m).astype(float)
+    distinct = rng.normal(size=m)          # the standard convention averages ties
+    lab, q = labels.tolist(), qids.tolist()
+    for k in (1, 5, 10, None):
+        assert_allclose(M.ndcg(labels, ties, qids, k=k),
+                        _ndcg_exact(lab, ties.tolist(), q, k), rtol=1e-15, atol=1e-16)
+        assert_allclose(M.ndcg(labels, distinct, qids, k=k, convention="standard"),
+                        _ndcg_exact(lab, distinct.tolist(), q, k, "standard"),
+                        rtol=1e-15, atol=1e-16)
