@@ -203,7 +203,7 @@ class _Ranked:
 
     def __init__(self, y, p, groups):
         codes = groups.codes
-        order = np.lexsort((-p, codes))            # lexsort is stable: ties keep order
+        order = groups.rank_order(p)               # stable: ties keep input order
         self.codes = codes[order]
         self.pos = np.arange(codes.shape[0]) - groups.starts[self.codes]
         self.y = y[order]
