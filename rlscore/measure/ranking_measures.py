@@ -46,6 +46,22 @@ equal to the label, discount ``1 / log2(1 + r)`` for every rank, tied prediction
 averaged (the expected DCG over the orders of the tie, ``ignore_ties=False``), a query
 with ideal DCG 0 scores 0 and counts, a query shorter than k is scored on its documents.
 
+``convention="lightgbm"``, ``"xgboost"`` and ``"xgboost-"`` (:func:`ndcg` only) are
+the NDCG that the gradient-boosting rankers print, read from their sources and checked
+against their own evaluation (LightGBM 4.7, XGBoost 3.2): gain ``2**label - 1`` (their
+default label gain), discount ``1 / log2(1 + r)`` at every rank, tied predictions in
+input order (both sort stably), a query shorter than k scored on the documents it has
+(DCG and IDCG both cut at ``min(k, n)``), a query whose IDCG is 0 scoring 1
+(LightGBM, XGBoost's ``ndcg@k``) or 0 (XGBoost's ``ndcg@k-``), every query counting.
+
+The TREC measures: :func:`mean_average_precision` with a cutoff k is trec_eval's
+``map_cut_k`` (the AP of the first k ranks, divided by all the relevant documents of
+the query); :func:`reciprocal_rank` is trec_eval's ``recip_rank`` (with k,
+ir-measures' ``RR@k``); :func:`expected_reciprocal_rank` is ERR@k (Chapelle et al.,
+CIKM 2009) with the top grade ``max_grade`` (default the largest label of the input;
+4 for gdeval.pl, ir-measures' ``ERR@k``). Ranking ties keep the input order here;
+trec_eval breaks them by docid, so the values agree when no scores tie.
+
 Labels: graded relevance ``0, 1, 2, ...``; binary labels ``0/1``, booleans or ``-1/+1``
 are accepted everywhere (1 / True / +1 is relevant; -1 counts as 0 for NDCG). Labels of
 any size are scored exactly: each query's gains are scaled by a power of two (its
