@@ -1,10 +1,12 @@
 """The NDCG@10 that LightGBM and XGBoost print beside rlscore's conventions, on the
-same predictions (LETOR 4.0 MQ2008, fold 1: training S1-S3, validation S4).
+same predictions (fold 1 of LETOR 4.0 MQ2008 or, with ``--dataset ohsumed``, LETOR 3.0
+OHSUMED: training S1-S3, validation S4).
 
-    RLSCORE_DATA=/path/to/data python docs/tutorials/letor_gbdt_ndcg.py
+    RLSCORE_DATA=/path/to/data python docs/tutorials/letor_gbdt_ndcg.py [--dataset D]
 
 Needs ``pip install lightgbm xgboost``; about a minute on one core. The numbers are in
-docs/tutorials/letor_mq2008.rst ("The gradient-boosting rankers' NDCG").
+docs/tutorials/letor_mq2008.rst ("The gradient-boosting rankers' NDCG") and
+letor_ohsumed.rst.
 """
 
 import os
@@ -20,7 +22,7 @@ from rlscore.utilities.reader import read_svmlight
 def load(folder, parts):
     Xs, ys, qs = [], [], []
     for p in parts:
-        X, Y, q = read_svmlight(folder / f"S{p}.txt", fdim=46)
+        X, Y, q = read_svmlight(folder / f"S{p}.txt", fdim=46)   # the larger of the two
         Xs.append(X.toarray())
         ys.append(Y[:, 0])
         qs += [f"{p}-{x}" for x in q]
@@ -41,11 +43,15 @@ def rlscore_row(y, p, q, *conventions):
 
 
 def main():
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", choices=["mq2008", "ohsumed"], default="mq2008")
+    dataset = ap.parse_args().dataset
     import lightgbm as lgb
     import xgboost as xgb
     root = pathlib.Path(__file__).resolve().parents[3]
     base = pathlib.Path(os.environ.get("RLSCORE_DATA", root / "shared" / "data"))
-    folder = base / "letor4_mq2008"
+    folder = base / {"mq2008": "letor4_mq2008", "ohsumed": "letor3_ohsumed"}[dataset]
     Xtr, ytr, qtr = load(folder, [1, 2, 3])
     Xva, yva, qva = load(folder, [4])
 
