@@ -227,6 +227,12 @@ def _add_training_options(p, need_output):
                    help=f"selection measure: {MEASURE_HELP} (default: sqerror for rls, "
                         f"cindex for ranking; auc for rls --cv lpo)")
     _add_zero_based(p)
+    p.add_argument("--query-norm", choices=["linear", "zscore", "sum"], default=None,
+                   help="normalize every feature within each query (needs qid: "
+                        "fields): linear (x - min) / (max - min), LETOR's "
+                        "QueryLevelNorm; zscore (x - mean) / std; sum x / sum |x| "
+                        "(RankLib's -norm). Stored in the model file: predict and "
+                        "evaluate normalize each file by its own queries")
     if need_output:
         p.add_argument("--intervals", choices=["jackknife", "cv"],
                        help="rls: store the hold-out models for 'predict --interval' "
@@ -298,6 +304,15 @@ def build_parser():
     pr.add_argument("data", metavar="DATA_FILE", help="svmlight file (labels and qids "
                     "are read and ignored)")
     pr.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
+    pr.add_argument("--format", choices=["scores", "trec"], default="scores",
+                    help="scores (default): one prediction per line, in the file's "
+                         "order; trec: a TREC run 'qid Q0 docid rank score tag', each "
+                         "query's documents by decreasing score (ties in file order), "
+                         "docids from the file's '#docid = ...' comments (else the row "
+                         "number), for trec_eval and ir-measures")
+    pr.add_argument("--run-tag", default="rlscore", metavar="TAG",
+                    help="--format trec: the run's name, the last column (default "
+                         "rlscore)")
     pr.add_argument("--ignore-extra-features", action="store_true",
                     help="allow non-zero features beyond the training file's largest "
                          "index (they are treated as unseen features)")

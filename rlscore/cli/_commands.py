@@ -217,8 +217,12 @@ def _cmd_fit(args):
                                   or args.learn_criterion is not None):
         raise UsageError("--ard, --kernel-penalty and --learn-criterion apply to "
                          "--gamma learn")
-    from rlscore.cli._stream import fit_streamed, wants_stream
-    if wants_stream(args):
+    from rlscore.cli._stream import _streaming_options, fit_streamed, wants_stream
+    if args.query_norm is not None and _streaming_options(args):
+        raise UsageError(f"--query-norm normalizes each query with all its rows, which "
+                         f"a streamed fit never holds together: drop "
+                         f"{' and '.join(_streaming_options(args))} (fit in memory)")
+    if args.query_norm is None and wants_stream(args):
         learner, info, width = fit_streamed(
             args, _kernel_args(args, spec),
             lambda: _usage(parse_grid, args.regparams or "2^-10..2^10"),
@@ -233,13 +237,15 @@ def _cmd_fit(args):
                   f"{info['n_examples']} examples, regparam {learner.regparam:g}; model "
                   f"saved to {args.output}")
         return 0
-    data = load_training_data(args.train, _zero_based(args))
+    data = load_training_data(args.train, _zero_based(args), args.query_norm)
     check_qids(args, data.qids is not None, spec)
     info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),
             "n_used_features": int(data.feature_indices.size),
             "n_queries": None if data.groups is None else int(data.groups.n_groups),
             "learner_option": spec.name, "kernel_option": args.kernel,
             "zero_based": bool(data.zero_based)}
+    if args.query_norm is not None:
+        info["query_norm"] = args.query_norm
     selecting = (args.regparams is not None or args.cv is not None
                  or args.valid is not None)
     if args.gamma == "learn":
@@ -441,7 +447,7 @@ def _cmd_cv(args):
     _check_training_options(args)
     _check_plot(args, None if args.regparams is None else
                 _usage(parse_grid, args.regparams))
-    data = load_training_data(args.train, _zero_based(args))
+    data = load_training_data(args.train, _zero_based(args), args.query_norm)
     check_qids(args, data.qids is not None, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
     how = ("validation-file" if sel.cv_name == "valid"
@@ -554,21 +560,44 @@ def _load_model(args):
     n_model = int(meta.get("n_file_features") or meta["n_features"])
     # models written before the zero_based key read 1-based files only
     zero_based = bool((meta.get("info") or {}).get("zero_based", False))
-    return pred, meta, (fi, n_model, zero_based)
+    return pred, meta, (fi, n_model, zero_based, _query_norm(args, meta))
+
+
+def _query_norm(args, meta):
+    """The model's ``fit --query-norm`` (None when it has none); DataError for a value
+    the command does not know."""
+    from rlscore._groups import QueryGroups
+    method = (meta.get("info") or {}).get("query_norm")
+    if method is not None and method not in QueryGroups.NORMALIZATIONS:
+        raise DataError(f"{args.model}: unknown query normalization {method!r} in the "
+                        f"model file (expected one of "
+                        f"{', '.join(QueryGroups.NORMALIZATIONS)})")
+    return method
+
+
+def _read_model_rows(args, model_columns):
+    """The data file read the way the model was trained (:func:`read_for_model`)."""
+    fi, n_model, zero_based, query_norm = model_columns
+    return read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features,
+                          query_norm)
 
 
 def _load_for_data(args):
     """(predictor, metadata, rows of the data file projected onto the model)."""
-    pred, meta, (fi, n_model, zero_based) = _load_model(args)
-    rows = read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features)
-    return pred, meta, rows
+    pred, meta, model_columns = _load_model(args)
+    return pred, meta, _read_model_rows(args, model_columns)
 
 
 def _projected_chunks(args, model_columns):
     """(rows projected onto the model's features, unseen) for each chunk of the data
     file (:func:`iter_file`): peak memory independent of the file's length, the same
-    rows as reading the whole file."""
-    fi, n_model, zero_based = model_columns
+    rows as reading the whole file. A model trained with ``--query-norm`` needs every
+    row of a query together: one chunk, the whole file."""
+    fi, n_model, zero_based, query_norm = model_columns
+    if query_norm is not None:
+        rows = _read_model_rows(args, model_columns)
+        yield rows.X, rows.unseen
+        return
     for X, _ in iter_file(args.data, zero_based):
         yield project_features(X, fi, n_model, args.data, args.ignore_extra_features,
                                zero_based)
@@ -576,6 +605,8 @@ def _projected_chunks(args, model_columns):
 
 def _cmd_predict(args):
     pred, meta, model_columns = _load_model(args)
+    if getattr(args, "format", "scores") == "trec":
+        return _emit(args, _trec_lines(args, pred, meta, model_columns))
     if getattr(args, "interval", None) is not None:
         return _emit(args, _interval_lines(args, pred, meta,
                                            _projected_chunks(args, model_columns)))
@@ -593,6 +624,56 @@ def _cmd_predict(args):
             else:
                 yield "".join("\t".join(_fmt(v) for v in row) + "\n" for row in P)
     return _emit(args, lines())
+
+
+def _trec_lines(args, pred, meta, model_columns):
+    """``predict --format trec``: the lines ``qid Q0 docid rank score tag`` of a TREC
+    run, query by query in the file's order of first appearance, each query's
+    documents by decreasing score (tied scores in file order, the rule of
+    :meth:`rlscore._groups.QueryGroups.rank_order` and of the measures), rank 1-based.
+    Docids are the file's ``#docid = ...`` comments, or the 1-based row number when it
+    has none (a note says so). The whole file is read: a query is ranked with all its
+    rows. O(file size + m log m)."""
+    from rlscore.cli._data import _file_errors
+    from rlscore.utilities.reader import read_docids
+    if getattr(args, "interval", None) is not None:
+        raise UsageError("--format trec writes ranked documents; --interval writes "
+                         "prediction intervals: give one of them")
+    tag = args.run_tag
+    if not (0 < len(tag) <= 64 and all(33 <= ord(c) <= 126 for c in tag)):
+        raise UsageError(f"--run-tag {tag!r}: 1 to 64 printable ASCII characters, no "
+                         f"blanks")
+    rows = _read_model_rows(args, model_columns)
+    if rows.groups is None:
+        raise DataError(f"{args.data}: --format trec ranks the documents of each query, "
+                        f"but the file has no qid: fields")
+    kernel = meta.get("kernel") or {}
+    P = predict_projected(pred, rows.X, rows.unseen, kernel.get("name"),
+                          (kernel.get("params") or {}).get("gamma"),
+                          meta.get("n_outputs", 1))
+    if P.ndim != 1:
+        raise UsageError(f"--format trec writes one score per document; the model "
+                         f"predicts {P.shape[1]} outputs")
+    with _file_errors(args.data):
+        try:
+            docids = read_docids(args.data)
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
+    if docids is None:
+        note(f"{args.data} has no '#docid = ...' comments: the run names each document "
+             f"by its row number in the file (1, 2, ...)")
+        docids = [str(i + 1) for i in range(P.shape[0])]
+    groups = rows.groups
+    order = groups.rank_order(P)
+    ranks = np.arange(order.size) - groups.starts[groups.codes[order]] + 1
+    ids = [str(q) for q in groups.ids]
+
+    def blocks(step=65536):
+        for s in range(0, order.size, step):
+            yield "".join(f"{ids[groups.codes[i]]} Q0 {docids[i]} {r} {_fmt(P[i])} {tag}\n"
+                          for i, r in zip(order[s:s + step].tolist(),
+                                          ranks[s:s + step].tolist()))
+    return blocks()
 
 
 def _emit(args, lines):

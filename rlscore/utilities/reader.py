@@ -3,6 +3,7 @@
 * :func:`read_svmlight` / :func:`iter_svmlight` / :func:`write_svmlight` -- svmlight /
   LETOR files (``labels [qid:ID] idx:val ... [# comment]``, 1-based feature indices,
   several outputs separated by ``|``).
+* :func:`read_docids` -- the ``#docid = ...`` comments of a LETOR file, one per row.
 * :func:`read_sparse` -- feature-only files with 0-based ``idx:val`` pairs.
 * :func:`read_folds` -- one cross-validation fold (row indices) per line.
 * :func:`read_qids` -- one query id per line.
@@ -25,10 +26,11 @@ compiled parser ``rlscore._ext._svmlight``), ``_sparse_files`` (``read_sparse``)
 from rlscore.utilities._index_files import (loadtxtint, read_folds, read_preferences,
                                             read_qids)
 from rlscore.utilities._sparse_files import read_sparse
+from rlscore.utilities._svmlight_docids import read_docids
 from rlscore.utilities._svmlight_files import (SvmlightSource, ZeroIndexError, iter_svmlight,
                                                read_svmlight, write_svmlight)
 
 __all__ = [
     "read_svmlight", "iter_svmlight", "write_svmlight", "read_sparse", "read_folds", "read_qids",
-    "read_preferences", "loadtxtint", "ZeroIndexError", "SvmlightSource",
+    "read_preferences", "loadtxtint", "ZeroIndexError", "SvmlightSource", "read_docids",
 ]
