@@ -7,7 +7,7 @@ from rlscore.core.rls import LEARNABLE_KERNELS, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, clear_fitted, fit_data_doc,
-                                      kernel_sections_doc,
+                                      kernel_sections_doc, learning_degree,
                                       query_groups, reports_progress, resolve_kernel,
                                       store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
@@ -28,8 +28,11 @@ _KERNEL_PARAMS_DOC = """\
     gamma : float > 0 or None, default=None
         Parameter of the rbf and poly kernels; None means ``1 / n_features`` (as in
         scikit-learn). Ignored by the other kernels.
-    degree : int >= 1, default=3
-        Degree of the poly kernel; ignored by the others.
+    degree : int >= 1 or None, default=None
+        Degree of the poly kernel; ignored by the others. None means 3 for a fixed poly kernel
+        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
+        (the fixed degree of kernel learning in every face: the learners, the CLI
+        and :mod:`rlscore.core`, whose default it is).
     coef0 : float, default=1
         Constant of the poly kernel; ignored by the others.
     bias : float >= 0, default=1.0
@@ -164,7 +167,7 @@ class KernelRLS(RLSEstimatorBase):
     array([ 1. , -2. ,  0.5])
     """
 
-    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=None, coef0=1,
                  bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, memory_budget="auto", block_size=None,
@@ -275,8 +278,8 @@ def fit_learned_kernel(est, search, check=None):
         raise TypeError(f"ard must be True or False, got {est.ard!r}")
     extra = {} if getattr(est, "criterion", None) is None else {
         "criterion": est.criterion}
-    res = search(name, ard=bool(est.ard), degree=est.degree, penalty=est.penalty,
-                 **extra)
+    res = search(name, ard=bool(est.ard), penalty=est.penalty,
+                 **learning_degree(est.degree), **extra)
     est._learned_params = dict(res.kernel_params)
     est.gamma_ = res.kernel_params["gamma"]
     if name == "GaussianKernel":
@@ -416,7 +419,7 @@ class KernelRLSCV(RLSEstimatorBase):
     """
 
     def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
-                 gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
+                 gamma=None, degree=None, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, ard=False, penalty=0.0, criterion="auto",
                  memory_budget="auto", block_size=None, solver="auto", verbose=False):

@@ -26,7 +26,8 @@ class RLS(CoreModelAdapter, PredictorInterface):
     Y : array-like (m,) or (m, p)
     regparam : float >= 0, default 1.0
     kernel : "LinearKernel" (default), "GaussianKernel", "PolynomialKernel",
-        "RsetKernel" or "PrecomputedKernel"
+        "RsetKernel" or "PrecomputedKernel" (alias
+        "precomputed")
     basis_vectors : basis rows for a reduced-set (Nystrom) model, or the basis kernel
         matrix with a precomputed kernel. The basis is then unknown to
         cross-validation: ``holdout``/``leave_one_out`` keep held-out basis vectors.
