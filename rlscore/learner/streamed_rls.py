@@ -66,8 +66,11 @@ class StreamedRLS(PredictorInterface):
 
     Attributes
     ----------
-    predictor, regparam, regparams, cv_performances, cv_predictions (m, L, p) or
-    None (PCG: NaN on rows never held out), basis_indices, plan (the memory plan:
+    predictor, regparam, regparams, cv_performances, cv_predictions (L, m, p) or
+    None: each row's held-out prediction per lambda, grid first as
+    ``LeaveOneOutRLS.cv_predictions`` (singleton axes squeezed, RLScore's rule: (L, m)
+    for one output; rows in data order for K-fold too, where ``KfoldRLS`` lists them
+    per fold; PCG: NaN on rows never held out), basis_indices, plan (the memory plan:
     ``path`` "streamed" or "pcg", ``block_size``, ``peak_bytes``, ``budget_bytes``),
     peak_bytes (the plan's estimate, checked before the run), solver_result and
     cg_iterations (PCG: the CG iterations of the final fit, and per fold and lambda
@@ -101,8 +104,9 @@ class StreamedRLS(PredictorInterface):
         self.regparam = fit.regparam
         self.regparams = fit.regparams
         self.cv_performances = fit.cv_performances
+        # grid first, as LeaveOneOutRLS.cv_predictions (RLScore's (grid, m[, p]))
         self.cv_predictions = None if fit.cv_predictions is None else \
-            squeeze(fit.cv_predictions)
+            squeeze(np.moveaxis(fit.cv_predictions, 1, 0))
         self.basis_indices = fit.basis_indices
         self.plan = fit.plan
         self.peak_bytes = fit.plan.peak_bytes

@@ -67,7 +67,7 @@ from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscove
                                          folds_from_groups)
 from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
                                         add_statistics, gram_and_rhs, effective_regparam,
-                                        fold_numbers)
+                                        fold_numbers, fold_weights_from_statistics)
 from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
                                    pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL,
@@ -130,6 +130,7 @@ __all__ = [
     "add_statistics",
     "gram_and_rhs",
     "effective_regparam",
+    "fold_weights_from_statistics",
     "NystromPreconditioner",
     "StreamedGramOperator",
     "pcg_reduced_set",
