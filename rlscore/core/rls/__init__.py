@@ -76,7 +76,7 @@ from rlscore.core.rls._pcg_select import PCGSelection, pcg_select, validation_fo
 from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit,
                                             plan_streamed_fit)
 from rlscore.core.rls._memory_plan import (plan_reduced_set, check_memory_options,
-                                           block_working_memory,
+                                           block_working_memory, process_bytes,
                                            MEMORY_BUDGET_DEFAULT, SOLVERS,
                                            STREAMABLE_KERNELS, PCG_TOL, PCG_NAMES,
                                            check_pcg_options)
@@ -147,6 +147,7 @@ __all__ = [
     "plan_reduced_set",
     "check_memory_options",
     "block_working_memory",
+    "process_bytes",
     "MEMORY_BUDGET_DEFAULT",
     "SOLVERS",
     "STREAMABLE_KERNELS",

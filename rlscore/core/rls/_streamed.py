@@ -510,7 +510,8 @@ class StreamedReducedSet:
 
     def describe(self):
         return (f"streamed {self.kind} (m={self.m}, basis {self.fmap.n_basis}, blocks of "
-                f"{self.block_size} rows, estimated peak {format_bytes(self.peak_bytes)})")
+                f"{self.block_size} rows, its arrays estimated at "
+                f"{format_bytes(self.peak_bytes)})")
 
 
 def fold_numbers(cv, source, kind, seed):
