@@ -164,3 +164,28 @@ def test_rank_streamed_estimates_within_20_percent_of_measured_peaks(kind, block
                          check=True, env=env).stdout
     r = json.loads(out)
     assert 0.8 <= r["est"] / r["rss"] <= 1.2, r
+
+
+def test_the_plan_counts_what_the_process_holds(monkeypatch):
+    """The budget is the process's (issue 44 item 15): with 100 MiB held, a budget of
+    100 MiB + the in-memory arrays no longer keeps the model in memory once the arrays
+    alone would fit but the process would not; the streamed plan's estimate is the
+    100 MiB plus its arrays and fits the budget; 90 MiB is refused as below the
+    process."""
+    import rlscore.core.rls._memory_plan as plan_mod
+    from rlscore._memory import reduced_set_peak_bytes
+    from rlscore.core.rls import plan_reduced_set
+    held = 100 * 2**20
+    monkeypatch.setattr(plan_mod, "process_bytes", lambda: float(held))
+    m, b, d = 20000, 200, 10
+    mem = reduced_set_peak_bytes("memory", m, b, d)
+    budget = (held + mem / 2) / 2**20             # the arrays alone fit, not the process
+    plan = plan_reduced_set(m, b, d, memory_budget=budget)
+    assert plan.baseline_bytes == held and plan.path == "streamed"
+    arrays = reduced_set_peak_bytes("streamed_fit", m, b, d, 1, plan.block_size)
+    assert plan.peak_bytes == held + arrays <= budget * 2**20
+    roomy = plan_reduced_set(m, b, d, memory_budget=(held + 2 * mem) / 2**20)
+    assert roomy.path == "memory" and roomy.peak_bytes == held + mem
+    with pytest.raises(ValueError, match="too small for this process: it already holds "
+                                         "100.00 MiB resident"):
+        plan_reduced_set(m, b, d, memory_budget=90)
