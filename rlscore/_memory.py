@@ -113,7 +113,11 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
 
     Notes
     -----
-    streamed: 8 (k^2 (4 + K) + 3 b^2 + block (b + 3 k + d + 2 L p) + m p (2 + L)),
+    streamed: 8 (k^2 (4 + K) + 3 b^2 + block (b + 3 k + d + 2 L p) + m p (4 + L)),
+    the m p (4 + L) being the labels and their copy, the m x L x p held-out
+    predictions and the selection measure's two temporaries of one lambda's column
+    (the difference and its square: 13 MiB at m = 1e6 that the estimate missed,
+    peak RSS 1.04 times the budget of 300 MiB before they were counted),
     streamed_fit: 8 (k^2 (4 + K) + 3 b^2 + block (b + d) + 2 m p), both plus
     :data:`STREAM_OVERHEAD` and, for RankRLS, 8 c block k (c of
     :data:`CENTRING_BLOCKS`);
@@ -138,7 +142,7 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
         if path == "streamed_fit":
             return rr + 8.0 * block_size * (b + d) + 16.0 * m * p
         block = 8.0 * block_size * (b + 3 * k + d + 2 * L * p)
-        return rr + block + 8.0 * m * p * (2 + L)
+        return rr + block + 8.0 * m * p * (4 + L)
     if path == "pcg":
         t = max(int(threads), 1)
         blocks = m * b if cache else t * block_size * b
