@@ -265,10 +265,13 @@ def build_parser():
                      help="rows per block of a streamed fit (implies --stream; default: "
                           "from --memory-budget)")
     fit.add_argument("--memory-budget", metavar="MIB",
-                     help="memory budget of the whole streamed fit in MiB, auto (half "
+                     help="bound on the peak resident memory (RSS) of the whole "
+                          "process in MiB -- the interpreter, the imported modules and "
+                          "the labels already read count too -- auto (that plus half "
                           "the available memory) or none (implies --stream; default "
                           "auto): the run's peak estimate must fit it, else it is "
-                          "refused before any work; the blocks are sized from it")
+                          "refused before any work; the blocks are sized from what "
+                          "is left")
     fit.add_argument("--solver", choices=["auto", "direct", "pcg"], default="auto",
                      help="with --basis: direct (exact CV; streamed with --stream), "
                           "pcg (Falkon's preconditioned CG, one --regparam, always "
