@@ -200,6 +200,11 @@ def _add_training_options(p, need_output):
                    "N Nystrom basis vectors (training rows drawn at random)")
     p.add_argument("--basis-seed", type=_seed, metavar="S", help="seed of the basis "
                    "draw (default 0)")
+    p.add_argument("--keep-basis-in-cv", action="store_true",
+                   help="with --basis: keep the basis rows a fold holds out in that "
+                        "fold's model (default: remove them, so a fold's estimate is "
+                        "that of the model retrained without the fold, as in every "
+                        "face; ranksvm's refits always keep them)")
     if need_output:
         p.add_argument("--regparam", metavar="VALUE", help="one regularization "
                        "parameter, e.g. 0.5 or 2^-10 (default 1)")

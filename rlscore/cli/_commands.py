@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
+from rlscore.cli._base import KERNELS, LEARNERS, Basis, DataError, Progress, UsageError
 from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, iter_file,
                                load_training_data, predict_projected, project_features,
                                read_file, read_for_model, unseen_factor)
@@ -45,11 +45,15 @@ def _kernel_args(args, spec):
 
 
 def _basis(args, data, kernel):
-    """Nystrom basis vectors: ``--basis N`` rows drawn with ``--basis-seed``."""
+    """The Nystrom basis of ``--basis N`` (rows drawn with ``--basis-seed``) as a
+    :class:`rlscore.cli._base.Basis`, and its row indices."""
     n = getattr(args, "basis", None)
+    keep = bool(getattr(args, "keep_basis_in_cv", False))
     if n is None:
         if getattr(args, "basis_seed", None) is not None:
             raise UsageError("--basis-seed needs --basis N")
+        if keep:
+            raise UsageError("--keep-basis-in-cv needs --basis N")
         return None, None
     if kernel == "LinearKernel":
         raise UsageError("--basis (Nystrom basis vectors) applies to --kernel gaussian "
@@ -62,7 +66,7 @@ def _basis(args, data, kernel):
     # same rows); the command's default seed is 0, so that a command line is repeatable
     seed = 0 if args.basis_seed is None else args.basis_seed
     idx = select_basis(m, n_basis=n, random_state=seed)
-    return data.X[idx], idx
+    return Basis(data.X[idx], idx, keep), idx
 
 
 def _learner(args):
@@ -297,7 +301,8 @@ def _cmd_fit(args):
         learner.regparam = regparam
     if args.basis is not None:
         info.update({"n_basis": int(args.basis),
-                     "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed)})
+                     "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),
+                     "keep_basis_in_cv": bool(args.keep_basis_in_cv)})
     info["regparam"] = float(learner.regparam)
     if spec.tol is not None:        # the solver's stopping tolerance, given or default
         info["tol"] = spec.solver_tol()

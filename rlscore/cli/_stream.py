@@ -161,7 +161,8 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
                 src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
                 random_state=0 if args.basis_seed is None else args.basis_seed,
                 regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
-                solver=solver, plan=plan, keep_basis_in_cv=True,
+                solver=solver, plan=plan,
+                keep_basis_in_cv=bool(getattr(args, "keep_basis_in_cv", False)),
                 tol=tol, maxiter=maxiter, dtype=dtype, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
@@ -173,6 +174,7 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             "kernel_option": args.kernel, "zero_based": bool(zb), "streamed": True,
             "n_basis": int(args.basis),
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),
+            "keep_basis_in_cv": bool(getattr(args, "keep_basis_in_cv", False)),
             "regparam": float(learner.regparam)}
     if grid is not None:
         info.update({"cv": args.cv or "loo", "measure": "sqerror",
