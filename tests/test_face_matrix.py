@@ -1,0 +1,459 @@
+"""The face-equivalence matrix (issue 42): every learner family x every CV kind it
+supports x every face that offers it, on the same small data, against brute-force refits
+computed here from scratch with numpy.
+
+One row is (family, cv kind, face). Each face's runner returns what the face chose and
+estimated: ``(chosen regparam, estimate per grid point, predictions on a held-out test
+set)``. The reference of a (family, cv kind) refits on the training rows of every split
+by solving the closed form directly (RLS: (K + lam I)^-1 y; RankRLS: (L K + lam I)^-1 L y
+with the global Laplacian or the query-centring L; Nystrom: the reduced-set normal equations with
+the held-out basis vectors removed, or kept where the face's rule keeps them), scores
+the split with the measure written out here, and refits on all rows at the chosen value
+for the test predictions. The measure is passed explicitly in every face (their defaults
+differ). Closed-form rows are held to rtol 1e-8; RankSVM (no closed form) to the
+solvers' tolerance, stated at the row.
+"""
+
+import functools
+import json
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from rlscore.utilities.cross_validation import random_folds
+from rlscore.utilities.reader import write_svmlight
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::rlscore.core.selection.EdgeOfGridWarning")
+
+RTOL = 1e-8                 # closed-form rows
+GAMMA = 0.15
+GRID = [1e-3, 0.1, 1.0, 10.0, 1e3]
+K_FOLDS, SEED = 4, 3
+
+
+# ------------------------------------------------------------------------ data
+
+@functools.lru_cache(maxsize=None)
+def _regression(seed=0, m=50, d=5):
+    """Noisy regression, fold sizes that differ (50 rows in 4 folds), a test set."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(m + 12, d)), 6)
+    y = np.round(np.sin(X[:, 0]) + X[:, 1] - 0.5 * X[:, 2] + 0.6 * rng.normal(size=m + 12),
+                 6)
+    return X[:m], y[:m], X[m:]
+
+
+@functools.lru_cache(maxsize=None)
+def _queries(seed=1, n_queries=11, d=5):
+    """Queries of unequal sizes (one of a single row), graded labels, a test set."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(3, 9, size=n_queries)
+    sizes[0] = 1
+    q = np.repeat(np.arange(n_queries) * 3 + 1, sizes)
+    X = np.round(rng.normal(size=(q.size + 12, d)), 6)
+    s = X @ rng.normal(size=d) + 1.5 * rng.normal(size=q.size + 12)
+    y = np.digitize(s, np.quantile(s, [0.3, 0.6, 0.85])).astype(float)
+    return X[:q.size], y[:q.size], q, X[q.size:]
+
+
+# ------------------------------------------------------------- brute force
+
+def _kernel(A, B, kernel):
+    if kernel == "linear":
+        return A @ B.T
+    d2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2 * A @ B.T
+    return np.exp(-GAMMA * np.maximum(d2, 0))
+
+
+def _pair_laplacian(n, q=None):
+    """GlobalRankRLS: the Laplacian m I - 1 1^T of all pairs; QueryRankRLS: the
+    query-centring blockdiag(I - 1 1^T / n_q) (each query's mean removed)."""
+    if q is None:
+        return n * np.eye(n) - np.ones((n, n))
+    same = (q[:, None] == q[None, :]).astype(float)
+    return np.eye(n) - same / same.sum(1)[:, None]
+
+
+def _refit(family, kernel, X, y, q, rows, lam, basis=None):
+    """Train on ``rows`` from the closed form; returns predict(Xt). ``basis``: indices
+    of the Nystrom basis rows (into X), already restricted to what the rule keeps."""
+    Xr, yr = X[rows], y[rows]
+    if basis is not None:
+        B = X[basis]
+        Kmb, Kbb = _kernel(Xr, B, kernel), _kernel(B, B, kernel)
+        a = np.linalg.solve(Kmb.T @ Kmb + lam * Kbb, Kmb.T @ yr)
+        return lambda Xt: _kernel(Xt, B, kernel) @ a
+    K = _kernel(Xr, Xr, kernel)
+    if family == "rls":
+        a = np.linalg.solve(K + lam * np.eye(len(rows)), yr)
+    else:
+        L = _pair_laplacian(len(rows), None if family == "global" else q[rows])
+        a = np.linalg.solve(L @ K + lam * np.eye(len(rows)), L @ yr)
+    return lambda Xt: _kernel(Xt, Xr, kernel) @ a
+
+
+def _sqerror(y, p):
+    return float(np.mean((y - p) ** 2))
+
+
+def _cindex(y, p):
+    """Pairwise accuracy over the pairs with different labels (ties in p 1/2); None
+    without such a pair."""
+    dy, dp = np.sign(y[:, None] - y[None, :]), np.sign(p[:, None] - p[None, :])
+    pairs = dy > 0
+    if not pairs.any():
+        return None
+    return float(np.mean(np.where(dp[pairs] > 0, 1.0, np.where(dp[pairs] == 0, 0.5, 0.0))))
+
+
+def _query_cindex(y, p, q):
+    """Mean over the queries that have a pair of each query's c-index."""
+    values = [_cindex(y[q == g], p[q == g]) for g in dict.fromkeys(q.tolist())]
+    values = [v for v in values if v is not None]
+    return float(np.mean(values)) if values else None
+
+
+def _basis_kept(basis, train):
+    """The project's rule (keep_basis_in_cv=False): basis rows held out are removed."""
+    return None if basis is None else np.intersect1d(basis, train)
+
+
+def _kfold_estimates(family, kernel, X, y, q, folds, measure, basis=None, keep=False):
+    """The mean over the folds of each fold's measure (folds without a defined measure
+    skipped), retraining without the fold at each grid value."""
+    m = len(y)
+    out = []
+    for lam in GRID:
+        scores = []
+        for f in folds:
+            f = np.asarray(f)
+            train = np.setdiff1d(np.arange(m), f)
+            b = basis if keep else _basis_kept(basis, train)
+            p = _refit(family, kernel, X, y, q, train, lam, b)(X[f])
+            s = measure(y[f], p, q[f] if q is not None else None)
+            if s is not None:
+                scores.append(s)
+        out.append(np.mean(scores))
+    return np.array(out)
+
+
+def _loo_estimates(kernel, X, y, basis=None):
+    m = len(y)
+    out = []
+    for lam in GRID:
+        p = np.empty(m)
+        for i in range(m):
+            train = np.r_[0:i, i + 1:m]
+            p[i] = _refit("rls", kernel, X, y, None, train, lam,
+                          _basis_kept(basis, train))(X[i:i + 1])[0]
+        out.append(_sqerror(y, p))
+    return np.array(out)
+
+
+def _lpo_estimates(family, kernel, X, y, q=None, basis=None):
+    """Leave-pair-out: every pair with different labels (within a query when q is
+    given and the estimate is per query) held out in turn; the fraction ordered as the
+    labels (ties 1/2)."""
+    m = len(y)
+    out = []
+    for lam in GRID:
+        scores = {}
+        for i in range(m):
+            for j in range(i + 1, m):
+                if y[i] == y[j] or (q is not None and q[i] != q[j]):
+                    continue
+                train = np.setdiff1d(np.arange(m), [i, j])
+                pi, pj = _refit(family, kernel, X, y, None, train, lam,
+                                _basis_kept(basis, train))(X[[i, j]])
+                key = 0 if q is None else q[i]
+                scores.setdefault(key, []).append(
+                    0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
+        out.append(np.mean([np.mean(v) for v in scores.values()]))
+    return np.array(out)
+
+
+def _choose(perfs, error):
+    """The first best grid value."""
+    return GRID[int(np.argmin(perfs) if error else np.argmax(perfs))]
+
+
+# ---------------------------------------------------------------- checking one row
+
+def _kernel_options(kernel, face, bias=True):
+    """The same kernel in each face's spelling: linear without a constant feature
+    (bias 0: the faces' defaults differ; ``bias=False`` for an estimator without the
+    parameter, RankRLS, whose linear kernel has none), or Gaussian with GAMMA."""
+    if face == "cli":
+        return ["--kernel", "linear", "--bias", 0] if kernel == "linear" else \
+            ["--kernel", "gaussian", "--gamma", GAMMA]
+    if kernel == "linear":
+        return {"kernel": "LinearKernel" if face == "learner" else "linear",
+                **({"bias": 0.0} if bias else {})}
+    return {"kernel": "GaussianKernel" if face == "learner" else "rbf", "gamma": GAMMA}
+
+
+def _learner_result(learner, Xt):
+    return learner.regparam, learner.cv_performances, learner.predict(Xt)
+
+
+def _check(face_result, ref_perfs, ref_choice, ref_pred, rtol=RTOL, atol=0.0):
+    lam, perfs, pred = face_result
+    assert_allclose(np.ravel(perfs), ref_perfs, rtol=rtol, atol=atol)
+    assert lam == ref_choice
+    assert_allclose(np.ravel(pred), ref_pred, rtol=rtol, atol=max(atol, 1e-10))
+
+
+def _cli_run(run_cli, tmp_path, X, y, q, Xt, options):
+    """``rlscore cv`` (json: estimates, choice) and ``rlscore fit`` + ``predict`` on a
+    test file with the same options; (chosen, estimates, predictions)."""
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    write_svmlight(train, X, y, q)
+    write_svmlight(test, Xt, np.zeros(len(Xt)), None if q is None else
+                   np.full(len(Xt), q[0]))
+    opts = [str(o) for o in options]
+    code, out, err = run_cli(["cv", train, *opts, "--format", "json"])
+    assert code == 0, err
+    res = json.loads(out)
+    code, _, err = run_cli(["fit", train, "-o", tmp_path / "m.npz", *opts])
+    assert code == 0, err
+    code, _, err = run_cli(["predict", tmp_path / "m.npz", test, "-o", tmp_path / "p.txt"])
+    assert code == 0, err
+    return res["regparam"], np.array(res["cv_performances"]), np.loadtxt(tmp_path / "p.txt")
+
+
+# ----------------------------------------------------------------- RLS (and Nystrom)
+
+N_BASIS, BASIS_SEED = 18, 5
+
+
+def _rls_basis(m):
+    """The rows ``--basis N --basis-seed S`` draws (the draw every face shares)."""
+    from rlscore.core.rls import select_basis
+    return np.sort(select_basis(m, n_basis=N_BASIS, random_state=BASIS_SEED))
+
+
+def _rls_reference(kernel, cv, nystrom):
+    """(estimates, chosen, test predictions) of the brute force; Nystrom: basis rows
+    removed from every split's training ("remove") or the same vectors in every split
+    ("keep")."""
+    X, y, Xt = _regression()
+    m = len(y)
+    basis = _rls_basis(m) if nystrom else None
+    if cv == "loo":
+        perfs, error = _loo_estimates(kernel, X, y, basis), True
+    elif cv == "kfold":
+        folds = random_folds(m, K_FOLDS, seed=SEED)
+        perfs = _kfold_estimates("rls", kernel, X, y, None, folds,
+                                 lambda a, b, _: _sqerror(a, b), basis,
+                                 keep=nystrom == "keep")
+        error = True
+    else:
+        perfs, error = _lpo_estimates("rls", kernel, X, y, None, basis), False
+    lam = _choose(perfs, error)
+    pred = _refit("rls", kernel, X, y, None, np.arange(m), lam, basis)(Xt)
+    return perfs, lam, pred
+
+
+_rls_reference = functools.lru_cache(maxsize=None)(_rls_reference)
+
+
+def _rls_learner(kernel, cv, nystrom, **_):
+    from rlscore.learner import KfoldRLS, LeaveOneOutRLS, LeavePairOutRLS
+    from rlscore.measure import sqerror
+    X, y, Xt = _regression()
+    kw = _kernel_options(kernel, "learner")
+    if nystrom == "remove":
+        kw["basis_indices"] = _rls_basis(len(y))
+    elif nystrom == "keep":
+        kw["basis_vectors"] = X[_rls_basis(len(y))]
+    cls, args = {"loo": (LeaveOneOutRLS, ()), "lpo": (LeavePairOutRLS, ()),
+                 "kfold": (KfoldRLS, (random_folds(len(y), K_FOLDS, seed=SEED),))}[cv]
+    if cv != "lpo":                       # LeavePairOutRLS has no measure: the AUC
+        kw["measure"] = sqerror
+    return _learner_result(cls(X, y, *args, regparams=GRID, **kw), Xt)
+
+
+def _rls_estimator(kernel, cv, nystrom, **_):
+    from rlscore.estimators import KernelRLSCV
+    X, y, Xt = _regression()
+    m = len(y)
+    kw = _kernel_options(kernel, "estimator")
+    if nystrom:
+        kw.update(basis_indices=_rls_basis(m), keep_basis_in_cv=nystrom == "keep")
+    if cv == "kfold":
+        splits = [(np.setdiff1d(np.arange(m), f), np.sort(f))
+                  for f in random_folds(m, K_FOLDS, seed=SEED)]
+        est = KernelRLSCV(alphas=GRID, cv=splits, scoring="sqerror", **kw)
+    else:
+        est = KernelRLSCV(alphas=GRID, cv=cv, scoring="cindex" if cv == "lpo" else
+                          "sqerror", **kw)
+    est.fit(X, y)
+    return est.alpha_, est.cv_results_["cv_performances"], est.predict(Xt)
+
+
+def _rls_cli(kernel, cv, nystrom, run_cli, tmp_path, **_):
+    X, y, Xt = _regression()
+    opts = ["--learner", "rls", "--regparams", ",".join(map(str, GRID)), "--cv", cv,
+            "--measure", "cindex" if cv == "lpo" else "sqerror"]
+    opts += _kernel_options(kernel, "cli")
+    if cv == "kfold":
+        opts += ["--folds", K_FOLDS, "--seed", SEED]
+    if nystrom:
+        opts += ["--basis", N_BASIS, "--basis-seed", BASIS_SEED]
+    return _cli_run(run_cli, tmp_path, X, y, None, Xt, opts)
+
+
+def _rls_dask(kernel, cv, nystrom, client, **_):
+    """rlscore.distributed.RLS (Nystrom with given basis vectors, K-fold over
+    partitions): one partition per fold, the folds of random_folds as partitions."""
+    da = pytest.importorskip("dask.array")
+    import rlscore.distributed as rd
+    from rlscore.measure import sqerror
+    X, y, Xt = _regression()
+    folds = random_folds(len(y), K_FOLDS, seed=SEED)
+    order = np.concatenate([np.sort(f) for f in folds])
+    chunks = tuple(len(f) for f in folds)
+    Xd = da.from_array(X[order], chunks=(chunks, -1))
+    yd = da.from_array(y[order], chunks=(chunks,))
+    model = rd.RLS(Xd, yd, kernel="GaussianKernel", gamma=GAMMA,
+                   basis_vectors=X[_rls_basis(len(y))], client=client)
+    out = model.kfold(GRID, folds=[[k] for k in range(K_FOLDS)], measure=sqerror)
+    return out["best_regparam"], out["cv_performances"], model.predict(Xt)
+
+
+RLS_FACES = {"learner": _rls_learner, "estimator": _rls_estimator, "cli": _rls_cli,
+             "dask": _rls_dask}
+
+RLS_ROWS = []
+for _kernel_name in ("linear", "gaussian"):
+    for _cv in ("loo", "kfold", "lpo"):
+        for _face in ("learner", "estimator", "cli"):
+            RLS_ROWS.append((_kernel_name, _cv, None, _face))
+for _cv in ("loo", "kfold", "lpo"):
+    for _face in ("learner", "estimator"):
+        RLS_ROWS.append(("gaussian", _cv, "remove", _face))
+for _cv in ("kfold",):
+    for _face in ("learner", "estimator", "cli"):
+        RLS_ROWS.append(("gaussian", _cv, "keep", _face))
+
+
+@pytest.mark.parametrize("kernel,cv,nystrom,face", RLS_ROWS)
+def test_rls(kernel, cv, nystrom, face, run_cli, tmp_path):
+    perfs, lam, pred = _rls_reference(kernel, cv, nystrom)
+    got = RLS_FACES[face](kernel, cv, nystrom, run_cli=run_cli, tmp_path=tmp_path)
+    _check(got, perfs, lam, pred)
+
+
+def test_rls_nystrom_kfold_dask(client):
+    """Dask's K-fold over partitions keeps the basis vectors (given as vectors)."""
+    perfs, lam, pred = _rls_reference("gaussian", "kfold", "keep")
+    _check(_rls_dask("gaussian", "kfold", "keep", client), perfs, lam, pred)
+
+
+# ------------------------------------------------------------------------ RankRLS
+
+def _query_folds(q, cv):
+    """lqo: one fold per query; kfold: QueryGroups.folds(K_FOLDS, 0) (the fold rule of
+    every face, RankRLSCV(cv=k)'s seed 0)."""
+    from rlscore.core.structure import QueryGroups
+    if cv == "lqo":
+        return [np.flatnonzero(q == g) for g in dict.fromkeys(q.tolist())]
+    return QueryGroups.from_qids(q).folds(K_FOLDS, seed=0)
+
+
+@functools.lru_cache(maxsize=None)
+def _rank_reference(family, kernel, cv):
+    X, y, q, Xt = _queries()
+    m = len(y)
+    if family == "query":
+        perfs = _kfold_estimates("query", kernel, X, y, q, _query_folds(q, cv),
+                                 _query_cindex)
+    elif cv == "kfold":
+        perfs = _kfold_estimates("global", kernel, X, y, None,
+                                 random_folds(m, K_FOLDS, seed=SEED),
+                                 lambda a, b, _: _cindex(a, b))
+    else:
+        perfs = _lpo_estimates("global", kernel, X, y)
+    lam = _choose(perfs, False)
+    pred = _refit(family, kernel, X, y, q, np.arange(m), lam)(Xt)
+    return perfs, lam, pred
+
+
+def _rank_learner(family, kernel, cv, **_):
+    from rlscore.learner import (KfoldQueryRankRLS, KfoldRankRLS, LeavePairOutRankRLS,
+                                 LeaveQueryOutRankRLS)
+    from rlscore.measure import cindex
+    X, y, q, Xt = _queries()
+    kw = _kernel_options(kernel, "learner")
+    cls, args = {("query", "lqo"): (LeaveQueryOutRankRLS, (q,)),
+                 ("query", "kfold"): (KfoldQueryRankRLS, (q, K_FOLDS)),
+                 ("global", "kfold"): (KfoldRankRLS,
+                                       (random_folds(len(y), K_FOLDS, seed=SEED),)),
+                 ("global", "lpo"): (LeavePairOutRankRLS, ())}[family, cv]
+    if cv != "lpo":
+        kw["measure"] = cindex
+    return _learner_result(cls(X, y, *args, regparams=GRID, **kw), Xt)
+
+
+def _rank_estimator(family, kernel, cv, **_):
+    from rlscore.estimators import RankRLSCV
+    X, y, q, Xt = _queries()
+    m = len(y)
+    kw = _kernel_options(kernel, "estimator", bias=False)
+    if family == "query":
+        est = RankRLSCV(alphas=GRID, cv="lqo" if cv == "lqo" else K_FOLDS,
+                        scoring="cindex", **kw).fit(X, y, qid=q)
+    elif cv == "kfold":
+        splits = [(np.setdiff1d(np.arange(m), f), np.sort(f))
+                  for f in random_folds(m, K_FOLDS, seed=SEED)]
+        est = RankRLSCV(alphas=GRID, cv=splits, scoring="cindex", **kw).fit(X, y)
+    else:
+        est = RankRLSCV(alphas=GRID, cv="lpo", scoring="cindex", **kw).fit(X, y)
+    return est.alpha_, est.cv_results_["cv_performances"], est.predict(Xt)
+
+
+def _rank_gridsearch(family, kernel, cv, **_):
+    """scikit-learn's GridSearchCV(RankRLS(), cv=QuerySplitter(...)) with the query ids
+    routed to the splitter, fit and score."""
+    import sklearn
+    from sklearn.model_selection import GridSearchCV, LeaveOneGroupOut
+    from rlscore.estimators import QuerySplitter, RankRLS
+    X, y, q, Xt = _queries()
+    splitter = QuerySplitter(LeaveOneGroupOut() if cv == "lqo" else K_FOLDS,
+                             random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        ranker = RankRLS(**_kernel_options(kernel, "estimator", bias=False))
+        ranker = ranker.set_fit_request(groups=True).set_score_request(groups=True)
+        search = GridSearchCV(ranker, {"alpha": GRID}, cv=splitter).fit(X, y, groups=q)
+        pred = search.predict(Xt)
+    return search.best_params_["alpha"], search.cv_results_["mean_test_score"], pred
+
+
+def _rank_cli(family, kernel, cv, run_cli, tmp_path, **_):
+    X, y, q, Xt = _queries()
+    opts = ["--learner", "query-rankrls" if family == "query" else "rankrls",
+            "--regparams", ",".join(map(str, GRID)), "--cv", cv, "--measure", "cindex"]
+    opts += _kernel_options(kernel, "cli")
+    if cv == "kfold":
+        opts += ["--folds", K_FOLDS, "--seed", 0 if family == "query" else SEED]
+    return _cli_run(run_cli, tmp_path, X, y, q if family == "query" else None, Xt, opts)
+
+
+RANK_FACES = {"learner": _rank_learner, "estimator": _rank_estimator, "cli": _rank_cli,
+              "gridsearch": _rank_gridsearch}
+RANK_ROWS = [(fam, k, cv, face)
+             for k in ("linear", "gaussian")
+             for fam, cvs, faces in (("global", ("kfold", "lpo"),
+                                      ("learner", "estimator", "cli")),
+                                     ("query", ("lqo", "kfold"),
+                                      ("learner", "estimator", "cli", "gridsearch")))
+             for cv in cvs for face in faces]
+
+
+@pytest.mark.parametrize("family,kernel,cv,face", RANK_ROWS)
+def test_rankrls(family, kernel, cv, face, run_cli, tmp_path):
+    perfs, lam, pred = _rank_reference(family, kernel, cv)
+    got = RANK_FACES[face](family, kernel, cv, run_cli=run_cli, tmp_path=tmp_path)
+    _check(got, perfs, lam, pred)
