@@ -583,3 +583,88 @@ def test_linear_ranksvm_kfold_by_query(face, run_cli, tmp_path):
     # unless two held-out scores of a query lie within _svm_atol (not on this data):
     # estimates to RTOL, predictions to the solver's bound
     _check(got, perfs, lam, pred, pred_atol=_svm_atol(lam, _queries()[3]))
+
+
+# ------------------------------------------------------- kernel learning (gamma="learn")
+
+@functools.lru_cache(maxsize=None)
+def _wave():
+    """A Gaussian-kernel problem whose leave-one-out optimum is inside (gamma ~0.78,
+    regparam ~0.33): a sine in one of two features with noise."""
+    rng = np.random.default_rng(2)
+    X = np.round(rng.uniform(-3, 3, size=(60, 2)), 6)
+    y = np.round(np.sin(2 * X[:, 0]) + 0.5 * rng.normal(size=60), 6)
+    return X[:48], y[:48], X[48:]
+
+
+def _loo_mse(X, y, gamma, lam):
+    """Leave-one-out mean squared error of Gaussian RLS by m refits."""
+    m = len(y)
+    p = np.empty(m)
+    for i in range(m):
+        tr = np.r_[0:i, i + 1:m]
+        K = np.exp(-gamma * ((X[tr, None] - X[None, tr]) ** 2).sum(-1))
+        k = np.exp(-gamma * ((X[i] - X[tr]) ** 2).sum(-1))
+        p[i] = k @ np.linalg.solve(K + lam * np.eye(m - 1), y[tr])
+    return _sqerror(y, p)
+
+
+def _learn_learner(run_cli, tmp_path):
+    from rlscore.learner import LeaveOneOutRLS
+    X, y, Xt = _wave()
+    L = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn")
+    return L.gamma, L.regparam, L.predict(Xt)
+
+
+def _learn_estimator(run_cli, tmp_path):
+    from rlscore.estimators import KernelRLSCV
+    X, y, Xt = _wave()
+    est = KernelRLSCV(kernel="rbf", gamma="learn", cv="loo").fit(X, y)
+    return est.gamma_, est.alpha_, est.predict(Xt)
+
+
+def _learn_cli(run_cli, tmp_path):
+    from rlscore.model_io import read_metadata
+    X, y, Xt = _wave()
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    write_svmlight(train, X, y, None)
+    write_svmlight(test, Xt, np.zeros(len(Xt)), None)
+    code, _, err = run_cli(["fit", train, "-o", tmp_path / "m.npz", "--learner", "rls",
+                            "--kernel", "gaussian", "--gamma", "learn"])
+    assert code == 0, err
+    code, _, err = run_cli(["predict", tmp_path / "m.npz", test, "-o", tmp_path / "p.txt"])
+    assert code == 0, err
+    meta = read_metadata(tmp_path / "m.npz")
+    return (meta["kernel"]["params"]["gamma"], meta["regparam"],
+            np.loadtxt(tmp_path / "p.txt"))
+
+
+LEARN_FACES = {"learner": _learn_learner, "estimator": _learn_estimator,
+               "cli": _learn_cli}
+LEARN_RTOL = 1e-7           # the gradient search stops at its own tolerance
+
+
+@functools.lru_cache(maxsize=None)
+def _learn_reference():
+    """The learner's point, checked from scratch: no better leave-one-out error by
+    refits at gamma or regparam moved by 1 % either way (a local minimum)."""
+    X, y, Xt = _wave()
+    gamma, lam, _ = _learn_learner(None, None)
+    best = _loo_mse(X, y, gamma, lam)
+    for g, r in ((gamma * 1.01, lam), (gamma / 1.01, lam), (gamma, lam * 1.01),
+                 (gamma, lam / 1.01)):
+        assert _loo_mse(X, y, g, r) > best
+    return gamma, lam
+
+
+@pytest.mark.parametrize("face", list(LEARN_FACES))
+def test_rls_kernel_learning(face, run_cli, tmp_path):
+    gamma, lam = _learn_reference()
+    X, y, Xt = _wave()
+    got_gamma, got_lam, pred = LEARN_FACES[face](run_cli, tmp_path)
+    assert_allclose([got_gamma, got_lam], [gamma, lam], rtol=LEARN_RTOL)
+    # the face's model is the closed form at the face's own learned point
+    K = np.exp(-got_gamma * ((X[:, None] - X[None]) ** 2).sum(-1))
+    Kt = np.exp(-got_gamma * ((Xt[:, None] - X[None]) ** 2).sum(-1))
+    ref = Kt @ np.linalg.solve(K + got_lam * np.eye(len(y)), y)
+    assert_allclose(np.ravel(pred), ref, rtol=RTOL, atol=1e-10)
