@@ -668,3 +668,98 @@ def test_rls_kernel_learning(face, run_cli, tmp_path):
     Kt = np.exp(-got_gamma * ((Xt[:, None] - X[None]) ** 2).sum(-1))
     ref = Kt @ np.linalg.solve(K + got_lam * np.eye(len(y)), y)
     assert_allclose(np.ravel(pred), ref, rtol=RTOL, atol=1e-10)
+
+
+# ----------------------------------------------------------------------- Kronecker
+
+N1, N2 = 8, 6
+ROW_FOLDS, COL_FOLDS = [[0, 2, 5, 7], [1, 3, 4, 6]], [[0, 4, 5], [1, 2, 3]]
+
+
+@functools.lru_cache(maxsize=None)
+def _dyadic():
+    """Complete pairwise data: N1 x N2 labels in vec_F order (pair (i, j) at
+    i + j N1), linear kernels of both domains, new objects of both domains for the
+    test pairs."""
+    rng = np.random.default_rng(6)
+    X1, X2 = rng.normal(size=(N1 + 3, 3)), rng.normal(size=(N2 + 2, 2))
+    Y = (X1[:N1, :1] * X2[:N2, :1].T + 0.3 * rng.normal(size=(N1, N2))).ravel(order="F")
+    pairs = np.array([(i, j) for j in range(N2) for i in range(N1)])
+    return X1, X2, Y, pairs
+
+
+def _kron_splits(setting):
+    """(train, test) pair positions of each split: A one pair, B one domain-1 object,
+    C one domain-2 object, D a block ROW_FOLDS x COL_FOLDS (training without both)."""
+    _, _, _, pairs = _dyadic()
+    i, j = pairs[:, 0], pairs[:, 1]
+    if setting == "A":
+        tests = [np.array([t]) for t in range(len(pairs))]
+    elif setting in "BC":
+        ids = i if setting == "B" else j
+        tests = [np.flatnonzero(ids == v) for v in np.unique(ids)]
+    else:
+        return [(np.flatnonzero(~np.isin(i, R) & ~np.isin(j, C)),
+                 np.flatnonzero(np.isin(i, R) & np.isin(j, C)))
+                for R in ROW_FOLDS for C in COL_FOLDS]
+    return [(np.setdiff1d(np.arange(len(pairs)), t), t) for t in tests]
+
+
+@functools.lru_cache(maxsize=None)
+def _kron_reference(setting):
+    """np.kron closed form on every split's training pairs; the estimate is the mean
+    over the splits of each split's mean squared error."""
+    X1, X2, Y, _ = _dyadic()
+    K = np.kron(X2[:N2] @ X2[:N2].T, X1[:N1] @ X1[:N1].T)
+    perfs = []
+    for lam in GRID:
+        errs = []
+        for tr, te in _kron_splits(setting):
+            a = np.linalg.solve(K[np.ix_(tr, tr)] + lam * np.eye(len(tr)), Y[tr])
+            errs.append(_sqerror(Y[te], K[np.ix_(te, tr)] @ a))
+        perfs.append(np.mean(errs))
+    lam = _choose(perfs, True)
+    Kt = np.kron(X2[N2:] @ X2[:N2].T, X1[N1:] @ X1[:N1].T)
+    return np.array(perfs), lam, Kt @ np.linalg.solve(K + lam * np.eye(len(Y)), Y)
+
+
+def _kron_learner(setting):
+    """KronRLS's hold-out shortcut of the setting at every grid value (the learner has
+    no grid search: the test chooses the first smallest estimate)."""
+    from rlscore.learner import KronRLS
+    X1, X2, Y, _ = _dyadic()
+    L = KronRLS(X1=X1[:N1], X2=X2[:N2], Y=Y, regparam=GRID[0])
+    perfs = []
+    for lam in GRID:
+        L.solve(lam)
+        P = {"A": L.in_sample_loo, "B": L.leave_x1_out, "C": L.leave_x2_out,
+             "D": lambda: L.out_of_sample_kfold_cv(ROW_FOLDS, COL_FOLDS)}[setting]()
+        P = np.ravel(P)
+        perfs.append(np.mean([_sqerror(Y[te], P[te]) for _, te in _kron_splits(setting)]))
+    lam = _choose(perfs, True)
+    L.solve(lam)
+    return lam, perfs, L.predict(X1[N1:], X2[N2:])
+
+
+def _kron_gridsearch(setting):
+    """GridSearchCV(PairwiseRLS(kernel="linear")) over the same splits, scored by the
+    mean squared error."""
+    from sklearn.model_selection import GridSearchCV
+    from rlscore.estimators import PairwiseRLS
+    X1, X2, Y, pairs = _dyadic()
+    search = GridSearchCV(PairwiseRLS(X1, X2, kernel="linear"), {"alpha": GRID},
+                          cv=_kron_splits(setting), scoring="neg_mean_squared_error")
+    search.fit(pairs, Y)
+    test = np.array([(i, j) for j in range(N2, N2 + 2) for i in range(N1, N1 + 3)])
+    return (search.best_params_["alpha"], -search.cv_results_["mean_test_score"],
+            search.predict(test))
+
+
+KRON_FACES = {"learner": _kron_learner, "gridsearch": _kron_gridsearch}
+
+
+@pytest.mark.parametrize("setting", ["A", "B", "C", "D"])
+@pytest.mark.parametrize("face", list(KRON_FACES))
+def test_kronecker(face, setting):
+    perfs, lam, pred = _kron_reference(setting)
+    _check(KRON_FACES[face](setting), perfs, lam, pred)
