@@ -80,17 +80,16 @@ def _refit(family, kernel, X, y, q, rows, lam, basis=None):
     """Train on ``rows`` from the closed form; returns predict(Xt). ``basis``: indices
     of the Nystrom basis rows (into X), already restricted to what the rule keeps."""
     Xr, yr = X[rows], y[rows]
+    L = np.eye(len(rows)) if family == "rls" else \
+        _pair_laplacian(len(rows), None if family == "global" else q[rows])
     if basis is not None:
+        # the reduced-set normal equations (Kmb' L Kmb + lam Kbb) a = Kmb' L y
         B = X[basis]
         Kmb, Kbb = _kernel(Xr, B, kernel), _kernel(B, B, kernel)
-        a = np.linalg.solve(Kmb.T @ Kmb + lam * Kbb, Kmb.T @ yr)
+        a = np.linalg.solve(Kmb.T @ L @ Kmb + lam * Kbb, Kmb.T @ L @ yr)
         return lambda Xt: _kernel(Xt, B, kernel) @ a
     K = _kernel(Xr, Xr, kernel)
-    if family == "rls":
-        a = np.linalg.solve(K + lam * np.eye(len(rows)), yr)
-    else:
-        L = _pair_laplacian(len(rows), None if family == "global" else q[rows])
-        a = np.linalg.solve(L @ K + lam * np.eye(len(rows)), L @ yr)
+    a = np.linalg.solve(L @ K + lam * np.eye(len(rows)), L @ yr)
     return lambda Xt: _kernel(Xt, Xr, kernel) @ a
 
 
@@ -409,12 +408,15 @@ def _query_folds(q, cv):
 
 
 @functools.lru_cache(maxsize=None)
-def _rank_reference(family, kernel, cv):
+def _rank_reference(family, kernel, cv, nystrom=None):
+    """Nystrom (query K-fold): "keep" the basis rows in every split, or "remove" the
+    held-out ones."""
     X, y, q, Xt = _queries()
     m = len(y)
+    basis = _rls_basis(m) if nystrom else None
     if family == "query":
         perfs = _kfold_estimates("query", kernel, X, y, q, _query_folds(q, cv),
-                                 _query_cindex)
+                                 _query_cindex, basis, keep=nystrom == "keep")
     elif cv == "kfold":
         perfs = _kfold_estimates("global", kernel, X, y, None,
                                  random_folds(m, K_FOLDS, seed=SEED),
@@ -422,16 +424,20 @@ def _rank_reference(family, kernel, cv):
     else:
         perfs = _lpo_estimates("global", kernel, X, y)
     lam = _choose(perfs, False)
-    pred = _refit(family, kernel, X, y, q, np.arange(m), lam)(Xt)
+    pred = _refit(family, kernel, X, y, q, np.arange(m), lam, basis)(Xt)
     return perfs, lam, pred
 
 
-def _rank_learner(family, kernel, cv, **_):
+def _rank_learner(family, kernel, cv, nystrom=None, **_):
     from rlscore.learner import (KfoldQueryRankRLS, KfoldRankRLS, LeavePairOutRankRLS,
                                  LeaveQueryOutRankRLS)
     from rlscore.measure import cindex
     X, y, q, Xt = _queries()
     kw = _kernel_options(kernel, "learner")
+    if nystrom == "keep":
+        kw["basis_vectors"] = X[_rls_basis(len(y))]
+    elif nystrom == "remove":
+        kw["basis_indices"] = _rls_basis(len(y))
     cls, args = {("query", "lqo"): (LeaveQueryOutRankRLS, (q,)),
                  ("query", "kfold"): (KfoldQueryRankRLS, (q, K_FOLDS)),
                  ("global", "kfold"): (KfoldRankRLS,
@@ -442,11 +448,13 @@ def _rank_learner(family, kernel, cv, **_):
     return _learner_result(cls(X, y, *args, regparams=GRID, **kw), Xt)
 
 
-def _rank_estimator(family, kernel, cv, **_):
+def _rank_estimator(family, kernel, cv, nystrom=None, **_):
     from rlscore.estimators import RankRLSCV
     X, y, q, Xt = _queries()
     m = len(y)
     kw = _kernel_options(kernel, "estimator", bias=False)
+    if nystrom:
+        kw.update(basis_indices=_rls_basis(m), keep_basis_in_cv=nystrom == "keep")
     if family == "query":
         est = RankRLSCV(alphas=GRID, cv="lqo" if cv == "lqo" else K_FOLDS,
                         scoring="cindex", **kw).fit(X, y, qid=q)
@@ -476,13 +484,15 @@ def _rank_gridsearch(family, kernel, cv, **_):
     return search.best_params_["alpha"], search.cv_results_["mean_test_score"], pred
 
 
-def _rank_cli(family, kernel, cv, run_cli, tmp_path, **_):
+def _rank_cli(family, kernel, cv, run_cli, tmp_path, nystrom=None, **_):
     X, y, q, Xt = _queries()
     opts = ["--learner", "query-rankrls" if family == "query" else "rankrls",
             "--regparams", ",".join(map(str, GRID)), "--cv", cv, "--measure", "cindex"]
     opts += _kernel_options(kernel, "cli")
     if cv == "kfold":
         opts += ["--folds", K_FOLDS, "--seed", 0 if family == "query" else SEED]
+    if nystrom:
+        opts += ["--basis", N_BASIS, "--basis-seed", BASIS_SEED]
     return _cli_run(run_cli, tmp_path, X, y, q if family == "query" else None, Xt, opts)
 
 
@@ -501,6 +511,37 @@ RANK_ROWS = [(fam, k, cv, face)
 def test_rankrls(family, kernel, cv, face, run_cli, tmp_path):
     perfs, lam, pred = _rank_reference(family, kernel, cv)
     got = RANK_FACES[face](family, kernel, cv, run_cli=run_cli, tmp_path=tmp_path)
+    _check(got, perfs, lam, pred)
+
+
+def _rank_dask(family, kernel, cv, nystrom, client, **_):
+    """rlscore.distributed.QueryRankRLS with the basis vectors given (kept in every
+    fold), one partition per fold of whole queries."""
+    da = pytest.importorskip("dask.array")
+    import rlscore.distributed as rd
+    from rlscore.measure import cindex
+    X, y, q, Xt = _queries()
+    folds = _query_folds(q, cv)
+    order = np.concatenate(folds)
+    chunks = tuple(len(f) for f in folds)
+    model = rd.QueryRankRLS(da.from_array(X[order], chunks=(chunks, -1)),
+                            da.from_array(y[order], chunks=(chunks,)),
+                            da.from_array(q[order], chunks=(chunks,)),
+                            kernel="GaussianKernel", gamma=GAMMA, client=client,
+                            basis_vectors=X[_rls_basis(len(y))])
+    out = model.kfold(GRID, folds=[[k] for k in range(len(folds))], measure=cindex)
+    return out["best_regparam"], out["cv_performances"], model.predict(Xt)
+
+
+@pytest.mark.parametrize("nystrom,face", [
+    ("keep", "learner"), ("keep", "estimator"), ("keep", "cli"), ("keep", "dask"),
+    ("remove", "learner"), ("remove", "estimator")])
+def test_query_rankrls_nystrom_kfold(nystrom, face, run_cli, tmp_path, request):
+    perfs, lam, pred = _rank_reference("query", "gaussian", "kfold", nystrom)
+    extra = {"client": request.getfixturevalue("client")} if face == "dask" else {}
+    got = {**RANK_FACES, "dask": _rank_dask}[face](
+        "query", "gaussian", "kfold", nystrom=nystrom, run_cli=run_cli,
+        tmp_path=tmp_path, **extra)
     _check(got, perfs, lam, pred)
 
 
