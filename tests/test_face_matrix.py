@@ -76,21 +76,31 @@ def _pair_laplacian(n, q=None):
     return np.eye(n) - same / same.sum(1)[:, None]
 
 
-def _refit(family, kernel, X, y, q, rows, lam, basis=None):
-    """Train on ``rows`` from the closed form; returns predict(Xt). ``basis``: indices
-    of the Nystrom basis rows (into X), already restricted to what the rule keeps."""
-    Xr, yr = X[rows], y[rows]
-    L = np.eye(len(rows)) if family == "rls" else \
+def _refit(family, G, y, q, rows, lam, basis=None):
+    """Train on ``rows`` from the closed form, given the kernel matrix G of all rows
+    (training rows first, then any test rows); returns predict(indices into G).
+    ``basis``: indices of the Nystrom basis rows, already restricted to what the rule
+    keeps."""
+    yr = y[rows]
+    L = None if family == "rls" else \
         _pair_laplacian(len(rows), None if family == "global" else q[rows])
     if basis is not None:
         # the reduced-set normal equations (Kmb' L Kmb + lam Kbb) a = Kmb' L y
-        B = X[basis]
-        Kmb, Kbb = _kernel(Xr, B, kernel), _kernel(B, B, kernel)
-        a = np.linalg.solve(Kmb.T @ L @ Kmb + lam * Kbb, Kmb.T @ L @ yr)
-        return lambda Xt: _kernel(Xt, B, kernel) @ a
-    K = _kernel(Xr, Xr, kernel)
-    a = np.linalg.solve(L @ K + lam * np.eye(len(rows)), L @ yr)
-    return lambda Xt: _kernel(Xt, Xr, kernel) @ a
+        Kmb, Kbb = G[np.ix_(rows, basis)], G[np.ix_(basis, basis)]
+        LKmb = Kmb if L is None else L @ Kmb
+        a = np.linalg.solve(Kmb.T @ LKmb + lam * Kbb, LKmb.T @ yr)
+        return lambda idx: G[np.ix_(idx, basis)] @ a
+    K = G[np.ix_(rows, rows)]
+    a = np.linalg.solve((K if L is None else L @ K) + lam * np.eye(len(rows)),
+                        yr if L is None else L @ yr)
+    return lambda idx: G[np.ix_(idx, rows)] @ a
+
+
+def _final(family, kernel, X, y, q, Xt, lam, basis=None):
+    """The refit on all rows at ``lam``, predicting Xt."""
+    m = len(y)
+    G = _kernel(np.vstack([X, Xt]), np.vstack([X, Xt]), kernel)
+    return _refit(family, G, y, q, np.arange(m), lam, basis)(m + np.arange(len(Xt)))
 
 
 def _sqerror(y, p):
@@ -123,6 +133,7 @@ def _kfold_estimates(family, kernel, X, y, q, folds, measure, basis=None, keep=F
     """The mean over the folds of each fold's measure (folds without a defined measure
     skipped), retraining without the fold at each grid value."""
     m = len(y)
+    G = _kernel(X, X, kernel)
     out = []
     for lam in GRID:
         scores = []
@@ -130,7 +141,7 @@ def _kfold_estimates(family, kernel, X, y, q, folds, measure, basis=None, keep=F
             f = np.asarray(f)
             train = np.setdiff1d(np.arange(m), f)
             b = basis if keep else _basis_kept(basis, train)
-            p = _refit(family, kernel, X, y, q, train, lam, b)(X[f])
+            p = _refit(family, G, y, q, train, lam, b)(f)
             s = measure(y[f], p, q[f] if q is not None else None)
             if s is not None:
                 scores.append(s)
@@ -140,13 +151,13 @@ def _kfold_estimates(family, kernel, X, y, q, folds, measure, basis=None, keep=F
 
 def _loo_estimates(kernel, X, y, basis=None):
     m = len(y)
+    G = _kernel(X, X, kernel)
     out = []
     for lam in GRID:
         p = np.empty(m)
         for i in range(m):
             train = np.r_[0:i, i + 1:m]
-            p[i] = _refit("rls", kernel, X, y, None, train, lam,
-                          _basis_kept(basis, train))(X[i:i + 1])[0]
+            p[i] = _refit("rls", G, y, None, train, lam, _basis_kept(basis, train))([i])[0]
         out.append(_sqerror(y, p))
     return np.array(out)
 
@@ -156,21 +167,19 @@ def _lpo_estimates(family, kernel, X, y, q=None, basis=None):
     given and the estimate is per query) held out in turn; the fraction ordered as the
     labels (ties 1/2)."""
     m = len(y)
-    out = []
-    for lam in GRID:
-        scores = {}
-        for i in range(m):
-            for j in range(i + 1, m):
-                if y[i] == y[j] or (q is not None and q[i] != q[j]):
-                    continue
-                train = np.setdiff1d(np.arange(m), [i, j])
-                pi, pj = _refit(family, kernel, X, y, None, train, lam,
-                                _basis_kept(basis, train))(X[[i, j]])
-                key = 0 if q is None else q[i]
-                scores.setdefault(key, []).append(
+    G = _kernel(X, X, kernel)
+    scores = [{} for _ in GRID]
+    for i in range(m):
+        for j in range(i + 1, m):
+            if y[i] == y[j] or (q is not None and q[i] != q[j]):
+                continue
+            train = np.r_[0:i, i + 1:j, j + 1:m]
+            kept = _basis_kept(basis, train)
+            for per_value, lam in zip(scores, GRID):
+                pi, pj = _refit(family, G, y, None, train, lam, kept)([i, j])
+                per_value.setdefault(0 if q is None else q[i], []).append(
                     0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
-        out.append(np.mean([np.mean(v) for v in scores.values()]))
-    return np.array(out)
+    return np.array([np.mean([np.mean(v) for v in s.values()]) for s in scores])
 
 
 def _choose(perfs, error):
@@ -246,6 +255,8 @@ def _rls_reference(kernel, cv, nystrom):
     the face from n_basis and a seed) or the same vectors in every split ("keep").
     ``cv`` "kfold" holds out random_folds(m, K_FOLDS, SEED), "blocks" contiguous
     blocks."""
+    if nystrom == "draw":
+        return _rls_reference(kernel, cv, "remove")
     X, y, Xt = _regression()
     m = len(y)
     basis = _rls_basis(m) if nystrom else None
@@ -260,7 +271,7 @@ def _rls_reference(kernel, cv, nystrom):
     else:
         perfs, error = _lpo_estimates("rls", kernel, X, y, None, basis), False
     lam = _choose(perfs, error)
-    pred = _refit("rls", kernel, X, y, None, np.arange(m), lam, basis)(Xt)
+    pred = _final("rls", kernel, X, y, None, Xt, lam, basis)
     return perfs, lam, pred
 
 
@@ -424,7 +435,7 @@ def _rank_reference(family, kernel, cv, nystrom=None):
     else:
         perfs = _lpo_estimates("global", kernel, X, y)
     lam = _choose(perfs, False)
-    pred = _refit(family, kernel, X, y, q, np.arange(m), lam, basis)(Xt)
+    pred = _final(family, kernel, X, y, q, Xt, lam, basis)
     return perfs, lam, pred
 
 
