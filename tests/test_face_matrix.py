@@ -644,52 +644,71 @@ def test_linear_ranksvm_kfold_by_query(face, run_cli, tmp_path):
 @functools.lru_cache(maxsize=None)
 def _wave():
     """A Gaussian-kernel problem whose leave-one-out optimum is inside (gamma ~0.78,
-    regparam ~0.33): a sine in one of two features with noise."""
+    regparam ~0.33; leave-query-out over _WAVE_QIDS: ~0.85, ~0.16): a sine in one of
+    two features with noise."""
     rng = np.random.default_rng(2)
     X = np.round(rng.uniform(-3, 3, size=(60, 2)), 6)
     y = np.round(np.sin(2 * X[:, 0]) + 0.5 * rng.normal(size=60), 6)
     return X[:48], y[:48], X[48:]
 
 
-def _loo_mse(X, y, gamma, lam):
-    """Leave-one-out mean squared error of Gaussian RLS by m refits."""
-    m = len(y)
-    p = np.empty(m)
-    for i in range(m):
-        tr = np.r_[0:i, i + 1:m]
-        K = np.exp(-gamma * ((X[tr, None] - X[None, tr]) ** 2).sum(-1))
-        k = np.exp(-gamma * ((X[i] - X[tr]) ** 2).sum(-1))
-        p[i] = k @ np.linalg.solve(K + lam * np.eye(m - 1), y[tr])
-    return _sqerror(y, p)
+_WAVE_QIDS = np.repeat(np.arange(8), 6)         # 8 queries of 6 rows of _wave()
 
 
-def _learn_learner(run_cli, tmp_path):
-    from rlscore.learner import LeaveOneOutRLS
+def _learning_criterion(family, gamma, lam):
+    """What the gradient search minimizes, by refits: RLS the leave-one-out mean
+    squared error; query RankRLS the leave-query-out error, each held-out query's
+    centred residual (labels minus their query mean against predictions minus theirs)
+    squared, summed over the queries and divided by m."""
+    X, y, _ = _wave()
+    G = np.exp(-gamma * ((X[:, None] - X[None]) ** 2).sum(-1))
+    q = _WAVE_QIDS
+    groups = [[i] for i in range(len(y))] if family == "rls" else \
+        [np.flatnonzero(q == v) for v in np.unique(q)]
+    total = 0.0
+    for te in groups:
+        tr = np.setdiff1d(np.arange(len(y)), te)
+        r = y[te] - _refit(family, G, y, q, tr, lam)(te)
+        if family == "query":
+            r = r - r.mean()
+        total += r @ r
+    return total / len(y)
+
+
+def _learn_learner(family, run_cli, tmp_path):
+    from rlscore.learner import LeaveOneOutRLS, LeaveQueryOutRankRLS
     X, y, Xt = _wave()
-    L = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn")
-    return L.gamma, L.regparam, L.predict(Xt)
+    L = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn") if family == "rls" \
+        else LeaveQueryOutRankRLS(X, y, _WAVE_QIDS, kernel="GaussianKernel", gamma="learn")
+    return L.gamma, L.regparam, L.kernel_learning.criterion, L.predict(Xt)
 
 
-def _learn_estimator(run_cli, tmp_path):
-    from rlscore.estimators import KernelRLSCV
+def _learn_estimator(family, run_cli, tmp_path):
+    from rlscore.estimators import KernelRLSCV, RankRLSCV
     X, y, Xt = _wave()
-    est = KernelRLSCV(kernel="rbf", gamma="learn", cv="loo").fit(X, y)
-    return est.gamma_, est.alpha_, est.predict(Xt)
+    if family == "rls":
+        est = KernelRLSCV(kernel="rbf", gamma="learn", cv="loo").fit(X, y)
+    else:
+        est = RankRLSCV(kernel="rbf", gamma="learn", cv="lqo").fit(X, y, qid=_WAVE_QIDS)
+    return est.gamma_, est.alpha_, None, est.predict(Xt)
 
 
-def _learn_cli(run_cli, tmp_path):
+def _learn_cli(family, run_cli, tmp_path):
     from rlscore.model_io import read_metadata
     X, y, Xt = _wave()
+    q = None if family == "rls" else _WAVE_QIDS
     train, test = tmp_path / "train.txt", tmp_path / "test.txt"
-    write_svmlight(train, X, y, None)
-    write_svmlight(test, Xt, np.zeros(len(Xt)), None)
-    code, _, err = run_cli(["fit", train, "-o", tmp_path / "m.npz", "--learner", "rls",
+    write_svmlight(train, X, y, q)
+    write_svmlight(test, Xt, np.zeros(len(Xt)), None if q is None else
+                   np.zeros(len(Xt), dtype=int))
+    code, _, err = run_cli(["fit", train, "-o", tmp_path / "m.npz", "--learner",
+                            {"rls": "rls", "query": "query-rankrls"}[family],
                             "--kernel", "gaussian", "--gamma", "learn"])
     assert code == 0, err
     code, _, err = run_cli(["predict", tmp_path / "m.npz", test, "-o", tmp_path / "p.txt"])
     assert code == 0, err
     meta = read_metadata(tmp_path / "m.npz")
-    return (meta["kernel"]["params"]["gamma"], meta["regparam"],
+    return (meta["kernel"]["params"]["gamma"], meta["regparam"], None,
             np.loadtxt(tmp_path / "p.txt"))
 
 
@@ -699,28 +718,31 @@ LEARN_RTOL = 1e-7           # the gradient search stops at its own tolerance
 
 
 @functools.lru_cache(maxsize=None)
-def _learn_reference():
-    """The learner's point, checked from scratch: no better leave-one-out error by
-    refits at gamma or regparam moved by 1 % either way (a local minimum)."""
-    X, y, Xt = _wave()
-    gamma, lam, _ = _learn_learner(None, None)
-    best = _loo_mse(X, y, gamma, lam)
+def _learn_reference(family):
+    """The learner's point, checked from scratch: its criterion is the refits' one,
+    and no better by refits at gamma or regparam moved by 1 % either way (a local
+    minimum)."""
+    gamma, lam, criterion, _ = _learn_learner(family, None, None)
+    best = _learning_criterion(family, gamma, lam)
+    assert_allclose(criterion, best, rtol=RTOL)
     for g, r in ((gamma * 1.01, lam), (gamma / 1.01, lam), (gamma, lam * 1.01),
                  (gamma, lam / 1.01)):
-        assert _loo_mse(X, y, g, r) > best
+        assert _learning_criterion(family, g, r) > best
     return gamma, lam
 
 
+@pytest.mark.parametrize("family", ["rls", "query"])
 @pytest.mark.parametrize("face", list(LEARN_FACES))
-def test_rls_kernel_learning(face, run_cli, tmp_path):
-    gamma, lam = _learn_reference()
+def test_kernel_learning(face, family, run_cli, tmp_path):
+    gamma, lam = _learn_reference(family)
     X, y, Xt = _wave()
-    got_gamma, got_lam, pred = LEARN_FACES[face](run_cli, tmp_path)
+    got_gamma, got_lam, _, pred = LEARN_FACES[face](family, run_cli, tmp_path)
     assert_allclose([got_gamma, got_lam], [gamma, lam], rtol=LEARN_RTOL)
     # the face's model is the closed form at the face's own learned point
-    K = np.exp(-got_gamma * ((X[:, None] - X[None]) ** 2).sum(-1))
-    Kt = np.exp(-got_gamma * ((Xt[:, None] - X[None]) ** 2).sum(-1))
-    ref = Kt @ np.linalg.solve(K + got_lam * np.eye(len(y)), y)
+    Z = np.vstack([X, Xt])
+    G = np.exp(-got_gamma * ((Z[:, None] - Z[None]) ** 2).sum(-1))
+    ref = _refit(family, G, y, _WAVE_QIDS, np.arange(len(y)), got_lam)(
+        len(y) + np.arange(len(Xt)))
     assert_allclose(np.ravel(pred), ref, rtol=RTOL, atol=1e-10)
 
 
