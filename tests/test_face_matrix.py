@@ -572,21 +572,31 @@ def _svm_atol(lam, X):
     return 2 * np.sqrt(2 * SVM_TOL / lam) * np.linalg.norm(X, axis=1).max()
 
 
-@functools.lru_cache(maxsize=None)
-def _svm_reference():
-    """K-fold by query of cold LinearRankSVM refits (no closed form): each fold scored
-    per query, the mean over the folds; the refit on all rows at the choice."""
-    from rlscore.learner import LinearRankSVM
+def _svm_data(structure):
+    """(X, y, qids or None, Xt, folds): "query" folds of whole queries
+    (QueryGroups.folds(K_FOLDS, 0)), "global" random_folds(m, K_FOLDS, SEED) of rows and
+    no query ids."""
     X, y, q, Xt = _queries()
-    folds = _query_folds(q, "kfold")
+    if structure == "query":
+        return X, y, q, Xt, _query_folds(q, "kfold")
+    return X, y, None, Xt, [np.sort(f) for f in random_folds(len(y), K_FOLDS, seed=SEED)]
+
+
+@functools.lru_cache(maxsize=None)
+def _svm_reference(structure):
+    """K-fold of cold LinearRankSVM refits (no closed form): each fold scored per query
+    (by all its pairs without query ids), the mean over the folds; the refit on all
+    rows at the choice."""
+    from rlscore.learner import LinearRankSVM
+    X, y, q, Xt, folds = _svm_data(structure)
     perfs = []
     for lam in SVM_GRID:
         scores = []
         for f in folds:
             train = np.setdiff1d(np.arange(len(y)), f)
-            p = LinearRankSVM(X[train], y[train], q[train], regparam=lam,
-                              tol=SVM_TOL).predict(X[f])
-            s = _query_cindex(y[f], np.ravel(p), q[f])
+            p = np.ravel(LinearRankSVM(X[train], y[train], None if q is None else q[train],
+                                       regparam=lam, tol=SVM_TOL).predict(X[f]))
+            s = _cindex(y[f], p) if q is None else _query_cindex(y[f], p, q[f])
             if s is not None:
                 scores.append(s)
         perfs.append(np.mean(scores))
@@ -595,33 +605,40 @@ def _svm_reference():
                                                         tol=SVM_TOL).predict(Xt))
 
 
-def _svm_learner(run_cli, tmp_path):
+def _svm_learner(structure, run_cli, tmp_path):
     from rlscore.learner import KfoldLinearRankSVM
     from rlscore.measure import cindex
-    X, y, q, Xt = _queries()
-    L = KfoldLinearRankSVM(X, y, q, n_folds=K_FOLDS, seed=0, regparams=SVM_GRID,
-                           measure=cindex, tol=SVM_TOL)
+    X, y, q, Xt, folds = _svm_data(structure)
+    L = KfoldLinearRankSVM(X, y, q, folds=folds, regparams=SVM_GRID, measure=cindex,
+                           tol=SVM_TOL)
     return _learner_result(L, Xt)
 
 
-def _svm_cli(run_cli, tmp_path):
-    X, y, q, Xt = _queries()
+def _svm_cli(structure, run_cli, tmp_path):
+    X, y, q, Xt, _ = _svm_data(structure)
     return _cli_run(run_cli, tmp_path, X, y, q, Xt, [
         "--learner", "ranksvm", "--regparams", ",".join(map(str, SVM_GRID)), "--cv",
-        "kfold", "--folds", K_FOLDS, "--seed", 0, "--measure", "cindex", "--tol", SVM_TOL])
+        "kfold", "--folds", K_FOLDS, "--seed", 0 if q is not None else SEED, "--measure",
+        "cindex", "--tol", SVM_TOL])
 
 
-def _svm_gridsearch(run_cli, tmp_path):
+def _svm_gridsearch(structure, run_cli, tmp_path):
+    """GridSearchCV(RankSVM()): QuerySplitter(K_FOLDS) with the query ids routed to
+    the splitter, fit and score; without them the same row folds as splits."""
     import sklearn
     from sklearn.model_selection import GridSearchCV
     from rlscore.estimators import QuerySplitter, RankSVM
-    X, y, q, Xt = _queries()
+    X, y, q, Xt, folds = _svm_data(structure)
     with sklearn.config_context(enable_metadata_routing=True):
         ranker = RankSVM(tol=SVM_TOL, max_iter=100000)
-        ranker = ranker.set_fit_request(groups=True).set_score_request(groups=True)
-        search = GridSearchCV(ranker, {"alpha": SVM_GRID},
-                              cv=QuerySplitter(K_FOLDS, random_state=0)).fit(X, y,
-                                                                             groups=q)
+        if q is None:
+            cv = [(np.setdiff1d(np.arange(len(y)), f), f) for f in folds]
+            search = GridSearchCV(ranker, {"alpha": SVM_GRID}, cv=cv).fit(X, y)
+        else:
+            ranker = ranker.set_fit_request(groups=True).set_score_request(groups=True)
+            search = GridSearchCV(ranker, {"alpha": SVM_GRID},
+                                  cv=QuerySplitter(K_FOLDS, random_state=0))
+            search.fit(X, y, groups=q)
         pred = search.predict(Xt)
     return search.best_params_["alpha"], search.cv_results_["mean_test_score"], pred
 
@@ -629,13 +646,14 @@ def _svm_gridsearch(run_cli, tmp_path):
 SVM_FACES = {"learner": _svm_learner, "cli": _svm_cli, "gridsearch": _svm_gridsearch}
 
 
+@pytest.mark.parametrize("structure", ["query", "global"])
 @pytest.mark.parametrize("face", list(SVM_FACES))
-def test_linear_ranksvm_kfold_by_query(face, run_cli, tmp_path):
-    perfs, lam, pred = _svm_reference()
-    got = SVM_FACES[face](run_cli, tmp_path)
-    # the per-query c-indices of solutions within SVM_TOL of each other are equal
-    # unless two held-out scores of a query lie within _svm_atol (not on this data):
-    # estimates to RTOL, predictions to the solver's bound
+def test_linear_ranksvm_kfold(face, structure, run_cli, tmp_path):
+    perfs, lam, pred = _svm_reference(structure)
+    got = SVM_FACES[face](structure, run_cli, tmp_path)
+    # the c-indices of solutions within SVM_TOL of each other are equal unless two
+    # held-out scores lie within _svm_atol (not on this data): estimates to RTOL,
+    # predictions to the solver's bound
     _check(got, perfs, lam, pred, pred_atol=_svm_atol(lam, _queries()[3]))
 
 
