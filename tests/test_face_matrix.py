@@ -693,12 +693,18 @@ def _learning_criterion(family, gamma, lam):
     return total / len(y)
 
 
-def _learn_learner(family, run_cli, tmp_path):
+@functools.lru_cache(maxsize=None)
+def _learned_by_learner(family):
+    """One run of the learner's search (the reference checks it, its row compares it)."""
     from rlscore.learner import LeaveOneOutRLS, LeaveQueryOutRankRLS
     X, y, Xt = _wave()
     L = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn") if family == "rls" \
         else LeaveQueryOutRankRLS(X, y, _WAVE_QIDS, kernel="GaussianKernel", gamma="learn")
     return L.gamma, L.regparam, L.kernel_learning.criterion, L.predict(Xt)
+
+
+def _learn_learner(family, run_cli, tmp_path):
+    return _learned_by_learner(family)
 
 
 def _learn_estimator(family, run_cli, tmp_path):
@@ -740,7 +746,7 @@ def _learn_reference(family):
     """The learner's point, checked from scratch: its criterion is the refits' one,
     and no better by refits at gamma or regparam moved by 1 % either way (a local
     minimum)."""
-    gamma, lam, criterion, _ = _learn_learner(family, None, None)
+    gamma, lam, criterion, _ = _learned_by_learner(family)
     best = _learning_criterion(family, gamma, lam)
     assert_allclose(criterion, best, rtol=RTOL)
     for g, r in ((gamma * 1.01, lam), (gamma / 1.01, lam), (gamma, lam * 1.01),
