@@ -422,7 +422,7 @@ def _query_folds(q, cv):
 
 @functools.lru_cache(maxsize=None)
 def _rank_reference(family, kernel, cv, nystrom=None):
-    """Nystrom (query K-fold): "keep" the basis rows in every split, or "remove" the
+    """Nystrom (K-fold): "keep" the basis rows in every split, or "remove" the
     held-out ones."""
     X, y, q, Xt = _queries()
     m = len(y)
@@ -433,7 +433,8 @@ def _rank_reference(family, kernel, cv, nystrom=None):
     elif cv == "kfold":
         perfs = _kfold_estimates("global", kernel, X, y, None,
                                  random_folds(m, K_FOLDS, seed=SEED),
-                                 lambda a, b, _: _cindex(a, b))
+                                 lambda a, b, _: _cindex(a, b), basis,
+                                 keep=nystrom == "keep")
     else:
         perfs = _lpo_estimates("global", kernel, X, y)
     lam = _choose(perfs, False)
@@ -528,32 +529,35 @@ def test_rankrls(family, kernel, cv, face, run_cli, tmp_path):
 
 
 def _rank_dask(family, kernel, cv, nystrom, client, **_):
-    """rlscore.distributed.QueryRankRLS with the basis vectors given (kept in every
-    fold), one partition per fold of whole queries."""
+    """rlscore.distributed.QueryRankRLS / GlobalRankRLS with the basis vectors given
+    (kept in every fold), one partition per fold (of whole queries / of rows)."""
     da = pytest.importorskip("dask.array")
     import rlscore.distributed as rd
     from rlscore.measure import cindex
     X, y, q, Xt = _queries()
-    folds = _query_folds(q, cv)
+    folds = _query_folds(q, cv) if family == "query" else \
+        [np.sort(f) for f in random_folds(len(y), K_FOLDS, seed=SEED)]
     order = np.concatenate(folds)
     chunks = tuple(len(f) for f in folds)
-    model = rd.QueryRankRLS(da.from_array(X[order], chunks=(chunks, -1)),
-                            da.from_array(y[order], chunks=(chunks,)),
-                            da.from_array(q[order], chunks=(chunks,)),
-                            kernel="GaussianKernel", gamma=GAMMA, client=client,
-                            basis_vectors=X[_rls_basis(len(y))])
+    Xd = da.from_array(X[order], chunks=(chunks, -1))
+    yd = da.from_array(y[order], chunks=(chunks,))
+    kw = dict(kernel="GaussianKernel", gamma=GAMMA, client=client,
+              basis_vectors=X[_rls_basis(len(y))])
+    model = rd.QueryRankRLS(Xd, yd, da.from_array(q[order], chunks=(chunks,)), **kw) \
+        if family == "query" else rd.GlobalRankRLS(Xd, yd, **kw)
     out = model.kfold(GRID, folds=[[k] for k in range(len(folds))], measure=cindex)
     return out["best_regparam"], out["cv_performances"], model.predict(Xt)
 
 
+@pytest.mark.parametrize("family", ["query", "global"])
 @pytest.mark.parametrize("nystrom,face", [
     ("keep", "learner"), ("keep", "estimator"), ("keep", "cli"), ("keep", "dask"),
     ("remove", "learner"), ("remove", "estimator")])
-def test_query_rankrls_nystrom_kfold(nystrom, face, run_cli, tmp_path, request):
-    perfs, lam, pred = _rank_reference("query", "gaussian", "kfold", nystrom)
+def test_rankrls_nystrom_kfold(family, nystrom, face, run_cli, tmp_path, request):
+    perfs, lam, pred = _rank_reference(family, "gaussian", "kfold", nystrom)
     extra = {"client": request.getfixturevalue("client")} if face == "dask" else {}
     got = {**RANK_FACES, "dask": _rank_dask}[face](
-        "query", "gaussian", "kfold", nystrom=nystrom, run_cli=run_cli,
+        family, "gaussian", "kfold", nystrom=nystrom, run_cli=run_cli,
         tmp_path=tmp_path, **extra)
     _check(got, perfs, lam, pred)
 
