@@ -370,7 +370,9 @@ for _cv in ("kfold",):
 #: (cli/_commands.py ``_basis`` -> ``basis_vectors=`` in every LearnerSpec function of
 #: cli/_learners.py), so they stay in every split's training, against the rule of the
 #: other faces for the same draw (keep_basis_in_cv=False: ``n_basis``/``random_state``
-#: in the learners and estimators). Found by this matrix; the fix changes the
+#: in the learners and estimators). cli/_select.py documents it for its refits ("Nystrom
+#: basis vectors stay the same vectors in every retraining") and
+#: tests/test_query_kfold_faces.py pins it for query-rankrls; the fix changes the
 #: LearnerSpec extension signature (vectors -> rows), which is issue 42's restructuring.
 CLI_KEEPS_DRAWN_BASIS = {
     "loo": "LOO sqerror [0.9622, 0.5294, 0.6048, 1.5910, 2.3191] (the drawn rows kept) "
@@ -401,8 +403,8 @@ def test_rls(kernel, cv, nystrom, face, run_cli, tmp_path):
     "blocks", "draw", marks=pytest.mark.xfail(strict=True, reason=(
         "rlscore.distributed.RLS(n_basis=18, random_state=5).kfold keeps the drawn basis "
         "rows of the held-out partitions in each fold's training (sums of the other "
-        "folds' r x r statistics over the full basis), learner.KfoldRLS with the same "
-        "draw removes them: sqerror [0.8202, 0.4232, 0.6463, 1.6928, 2.3311] vs refits "
+        "folds' r x r statistics over the full basis; docs/distributed.rst states this "
+        "rule), learner.KfoldRLS with the same draw removes them: sqerror [0.8202, 0.4232, 0.6463, 1.6928, 2.3311] vs refits "
         "without them [0.5511, 0.5629, 0.7931, 1.7661, 2.3323]")))])
 def test_rls_nystrom_kfold_dask(client, cv, nystrom):
     perfs, lam, pred = _rls_reference("gaussian", cv, nystrom)
