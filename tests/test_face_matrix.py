@@ -934,3 +934,71 @@ PER_QUERY_ROWS = [("rls", "loo", "cli"), ("rls", "lpo", "cli"), ("global", "lpo"
 def test_per_query_loo_lpo(family, cv, face, run_cli, tmp_path):
     perfs, lam, pred = _per_query_reference(family, cv)
     _check(PER_QUERY_FACES[face](family, cv, run_cli, tmp_path), perfs, lam, pred)
+
+
+# ----------------------------------------------------- Kronecker kernel learning
+
+@functools.lru_cache(maxsize=None)
+def _kron_wave():
+    """Complete pairwise data (8 x 7 objects, one feature each) whose in-sample
+    leave-one-pair-out optimum is inside (gamma1 ~1.34, gamma2 ~0.48, regparam ~0.74)."""
+    rng = np.random.default_rng(3)
+    X1 = np.round(rng.uniform(-2, 2, size=(8, 1)), 6)
+    X2 = np.round(rng.uniform(-2, 2, size=(7, 1)), 6)
+    Y = (np.sin(1.5 * X1) @ np.cos(X2).T + 0.3 * rng.normal(size=(8, 7))).ravel(order="F")
+    return X1, X2, Y
+
+
+def _kron_gram(g1, g2):
+    X1, X2, _ = _kron_wave()
+    return np.kron(np.exp(-g2 * (X2 - X2.T) ** 2), np.exp(-g1 * (X1 - X1.T) ** 2))
+
+
+def _kron_loo_error(g1, g2, lam):
+    """In-sample leave-one-pair-out mean squared error by one refit per pair."""
+    _, _, Y = _kron_wave()
+    G = _kron_gram(g1, g2)
+    m = len(Y)
+    r = [Y[t] - _refit("rls", G, Y, None, np.r_[0:t, t + 1:m], lam)([t])[0]
+         for t in range(m)]
+    return float(np.mean(np.square(r)))
+
+
+@functools.lru_cache(maxsize=None)
+def _kron_learn_learner():
+    from rlscore.learner import KronRLS
+    X1, X2, Y = _kron_wave()
+    L = KronRLS(X1=X1, X2=X2, Y=Y, gamma="learn", kernel="GaussianKernel")
+    # with gamma="learn" the model holds the learned kernels: predict takes the
+    # test-by-training kernels of the objects
+    return (L.gamma1, L.gamma2, L.regparam), L.kernel_learning.criterion, \
+        np.ravel(L.predict(L.kernel1.getKM(X1), L.kernel2.getKM(X2)))
+
+
+def _kron_learn_estimator():
+    from rlscore.estimators import PairwiseRLS
+    X1, X2, Y = _kron_wave()
+    pairs = np.array([(i, j) for j in range(len(X2)) for i in range(len(X1))])
+    est = PairwiseRLS(X1, X2, kernel="rbf", gamma="learn").fit(pairs, Y)
+    return (est.gamma1_, est.gamma2_, est.alpha_), None, est.predict(pairs)
+
+
+@pytest.mark.parametrize("face", ["learner", "estimator"])
+def test_kronecker_kernel_learning(face):
+    point, criterion, _ = _kron_learn_learner()
+    # the learner's point from scratch: its criterion is the refits' error, and moving
+    # any of the three values by 1 % either way makes that error larger
+    best = _kron_loo_error(*point)
+    assert_allclose(criterion, best, rtol=RTOL)
+    for k in range(3):
+        for f in (1.01, 1 / 1.01):
+            moved = list(point)
+            moved[k] *= f
+            assert _kron_loo_error(*moved) > best
+    got, _, pred = {"learner": _kron_learn_learner,
+                    "estimator": _kron_learn_estimator}[face]()
+    assert_allclose(got, point, rtol=LEARN_RTOL)
+    _, _, Y = _kron_wave()
+    G = _kron_gram(got[0], got[1])
+    ref = _refit("rls", G, Y, None, np.arange(len(Y)), got[2])(np.arange(len(Y)))
+    assert_allclose(pred, ref, rtol=RTOL, atol=1e-10)
