@@ -11,7 +11,22 @@ the held-out basis vectors removed, or kept where the face's rule keeps them), s
 the split with the measure written out here, and refits on all rows at the chosen value
 for the test predictions. The measure is passed explicitly in every face (their defaults
 differ). Closed-form rows are held to rtol 1e-8; RankSVM (no closed form) to the
-solvers' tolerance, stated at the row.
+solvers' tolerance, stated at the row; learned kernel parameters to the gradient
+search's tolerance (LEARN_RTOL).
+
+The rows (faces: L learner, E estimator, C command line, G GridSearchCV, D Dask):
+
+* RLS, linear and Gaussian: LOO, K-fold, LPO -- L, E, C; Nystrom with the held-out basis
+  rows removed (LOO, K-fold, LPO: L, E; the basis drawn by the face from n_basis: L,
+  E, and C xfail) or kept (K-fold: L, E, C, D; drawn by D: xfail);
+* global RankRLS: K-fold, LPO -- L, E, C; Nystrom K-fold kept (L, E, C, D) / removed
+  (L, E); query RankRLS: LQO, K-fold by query -- L, E, C, G; Nystrom K-fold by query
+  kept (L, E, C, D) / removed (L, E);
+* per query on data with query ids: RLS LOO and LPO (C; E xfail), global RankRLS LPO
+  (C), query RankRLS LPO (E);
+* linear RankSVM K-fold, by query and without query ids -- L, C, G;
+* Kronecker RLS settings A-D -- KronRLS's shortcuts and G over PairwiseRLS;
+* kernel learning (gamma="learn"): RLS and query RankRLS -- L, E, C; Kronecker -- L, E.
 """
 
 import functools
