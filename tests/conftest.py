@@ -19,6 +19,19 @@ def pytest_report_header(config):
     return f"rlscore {rlscore.__version__} from {rlscore.__file__} (ext: {_lpo.__file__})"
 
 
+@pytest.fixture(scope="session")
+def client():
+    """One dask LocalCluster (2 worker processes, 1 thread each, loopback) for every
+    test that uses rlscore.distributed (tests/distributed, the face matrix)."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=":0")
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

@@ -37,7 +37,7 @@ import numpy as np
 from rlscore.core.rls import (KernelSolver, NystromFeatureMap, select_basis,
                               add_statistics, block_statistics, effective_regparam,
                               fold_weights_from_statistics, gram_and_rhs)
-from rlscore.core.selection import grid_search
+from rlscore.core.selection import grid_search, query_score
 from rlscore._progress import Progress, verbosity
 from rlscore._validation import check_regparam
 from rlscore.distributed._data import check_whole_queries
@@ -215,8 +215,11 @@ class _ReducedSetModel(PredictorInterface):
         n_folds : int, default 5; folds of partitions drawn at random (``seed``)
         folds : list of lists of partition numbers, optional (overrides n_folds)
         measure : f(Y, P) with ``iserror``; default sqerror (RLS), cindex
-            (GlobalRankRLS) or the query-averaged cindex (QueryRankRLS, called as
-            f(Y, P, qids)). The default ranking measures of one label column are
+            (GlobalRankRLS) or the query-averaged cindex (QueryRankRLS). QueryRankRLS
+            scores every measure per query, the mean over the fold's queries, by the
+            rule of every face (:func:`rlscore.core.selection.query_score`: the
+            c-index per query, a measure with a ``qids`` parameter called with the
+            fold's query ids, any other measure on each query on its own). The default ranking measures of one label column are
             computed on the workers by :mod:`rlscore.distributed.measure` (the exact
             c-index over all pairs of the held-out partitions, the per-query c-index
             per partition): the held-out predictions are not gathered for them.
@@ -303,7 +306,8 @@ class _ReducedSetModel(PredictorInterface):
         outs = client.gather(fut)
         for p in range(P):
             self._progress("held-out predictions", p, P)
-        use_q = self._kind == "query" and measure is query_cindex
+        # every measure of a query model per query, by the library's one rule
+        use_q = self._kind == "query"
         preds = []
         for k, f in enumerate(folds):
             Pf = np.vstack([outs[p][0] for p in f])
@@ -318,7 +322,8 @@ class _ReducedSetModel(PredictorInterface):
                     continue                # computed on the workers above
                 Yi, Pi = (Yf[:, 0], Pf[:, i, 0]) if pcols == 1 else (Yf, Pf[:, i, :])
                 try:
-                    perfs[i, k] = measure(Yi, Pi, qf) if use_q else measure(Yi, Pi)
+                    perfs[i, k] = query_score(measure, Yi, Pi, qf) if use_q else \
+                        measure(Yi, Pi)
                 except UndefinedPerformance:
                     pass
         with warnings.catch_warnings():
