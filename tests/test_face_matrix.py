@@ -18,11 +18,11 @@ The rows (faces: L learner, E estimator, C command line, G GridSearchCV, D Dask)
 
 * RLS, linear and Gaussian: LOO, K-fold, LPO -- L, E, C; Nystrom with the held-out basis
   rows removed (LOO, K-fold, LPO: L, E; the basis drawn by the face from n_basis: L,
-  E, and C xfail) or kept (K-fold: L, E, C, D; drawn by D: xfail);
+  E, C; drawn by D in K-fold over partitions) or kept (K-fold: L, E, C, D);
 * global RankRLS: K-fold, LPO -- L, E, C; Nystrom K-fold kept (L, E, C, D) / removed
-  (L, E); query RankRLS: LQO, K-fold by query -- L, E, C, G; Nystrom K-fold by query
-  kept (L, E, C, D) / removed (L, E);
-* per query on data with query ids: RLS LOO and LPO (C; E xfail), global RankRLS LPO
+  (L, E, C); query RankRLS: LQO, K-fold by query -- L, E, C, G; Nystrom K-fold by query
+  kept (L, E, C, D) / removed (L, E, C);
+* per query on data with query ids: RLS LOO and LPO (C, E), global RankRLS LPO
   (C), query RankRLS LPO (E);
 * linear RankSVM K-fold, by query and without query ids -- L, C, G;
 * Kronecker RLS settings A-D -- KronRLS's shortcuts and G over PairwiseRLS;
@@ -342,6 +342,7 @@ def _rls_cli(kernel, cv, nystrom, run_cli, tmp_path, **_):
         opts += ["--folds", K_FOLDS, "--seed", SEED]
     if nystrom:
         opts += ["--basis", N_BASIS, "--basis-seed", BASIS_SEED]
+        opts += ["--keep-basis-in-cv"] if nystrom == "keep" else []
     return _cli_run(run_cli, tmp_path, X, y, None, Xt, opts)
 
 
@@ -381,30 +382,11 @@ for _cv in ("loo", "kfold", "lpo"):
 for _cv in ("kfold",):
     for _face in ("learner", "estimator", "cli"):
         RLS_ROWS.append(("gaussian", _cv, "keep", _face))
-#: The command line hands the learners the drawn basis rows as vectors
-#: (cli/_commands.py ``_basis`` -> ``basis_vectors=`` in every LearnerSpec function of
-#: cli/_learners.py), so they stay in every split's training, against the rule of the
-#: other faces for the same draw (keep_basis_in_cv=False: ``n_basis``/``random_state``
-#: in the learners and estimators). cli/_select.py documents it for its refits ("Nystrom
-#: basis vectors stay the same vectors in every retraining") and
-#: tests/test_query_kfold_faces.py pins it for query-rankrls; the fix changes the
-#: LearnerSpec extension signature (vectors -> rows), which is issue 42's restructuring.
-CLI_KEEPS_DRAWN_BASIS = {
-    "loo": "LOO sqerror [0.9622, 0.5294, 0.6048, 1.5910, 2.3191] (the drawn rows kept) "
-           "vs refits without them [0.6175, 0.5765, 0.6848, 1.6324, 2.3198]",
-    "kfold": "K-fold sqerror [0.9705, 0.5375, 0.6959, 1.7153, 2.3234] (kept) vs "
-             "[0.7496, 0.7122, 0.8960, 1.8036, 2.3247] (removed)",
-    "lpo": "LPO c-index [0.8522, 0.8580, 0.8678, 0.8539, 0.8441] (kept) vs "
-           "[0.8629, 0.8645, 0.8637, 0.8433, 0.8359] (removed): the CLI chooses "
-           "regparam 1.0, the refits 0.1",
-}
+#: The command line draws ``--basis N --basis-seed S`` as the learners draw n_basis /
+#: random_state and follows the same rule (``--keep-basis-in-cv`` keeps the rows).
 for _cv in ("loo", "kfold", "lpo"):
-    for _face in ("learner", "estimator"):
+    for _face in ("learner", "estimator", "cli"):
         RLS_ROWS.append(("gaussian", _cv, "draw", _face))
-    RLS_ROWS.append(pytest.param("gaussian", _cv, "draw", "cli", marks=pytest.mark.xfail(
-        strict=True, reason="rlscore --basis N keeps the held-out drawn basis rows in "
-        "CV, the learner/estimator with n_basis remove them: "
-        + CLI_KEEPS_DRAWN_BASIS[_cv])))
 
 
 @pytest.mark.parametrize("kernel,cv,nystrom,face", RLS_ROWS)
@@ -414,13 +396,7 @@ def test_rls(kernel, cv, nystrom, face, run_cli, tmp_path):
     _check(got, perfs, lam, pred)
 
 
-@pytest.mark.parametrize("cv,nystrom", [("kfold", "keep"), pytest.param(
-    "blocks", "draw", marks=pytest.mark.xfail(strict=True, reason=(
-        "rlscore.distributed.RLS(n_basis=18, random_state=5).kfold keeps the drawn basis "
-        "rows of the held-out partitions in each fold's training (sums of the other "
-        "folds' r x r statistics over the full basis; docs/distributed.rst states this "
-        "rule), learner.KfoldRLS with the same draw removes them: sqerror [0.8202, 0.4232, 0.6463, 1.6928, 2.3311] vs refits "
-        "without them [0.5511, 0.5629, 0.7931, 1.7661, 2.3323]")))])
+@pytest.mark.parametrize("cv,nystrom", [("kfold", "keep"), ("blocks", "draw")])
 def test_rls_nystrom_kfold_dask(client, cv, nystrom):
     perfs, lam, pred = _rls_reference("gaussian", cv, nystrom)
     _check(_rls_dask("gaussian", cv, nystrom, client), perfs, lam, pred)
@@ -524,6 +500,7 @@ def _rank_cli(family, kernel, cv, run_cli, tmp_path, nystrom=None, **_):
         opts += ["--folds", K_FOLDS, "--seed", 0 if family == "query" else SEED]
     if nystrom:
         opts += ["--basis", N_BASIS, "--basis-seed", BASIS_SEED]
+        opts += ["--keep-basis-in-cv"] if nystrom == "keep" else []
     return _cli_run(run_cli, tmp_path, X, y, q if family == "query" else None, Xt, opts)
 
 
@@ -569,7 +546,7 @@ def _rank_dask(family, kernel, cv, nystrom, client, **_):
 @pytest.mark.parametrize("family", ["query", "global"])
 @pytest.mark.parametrize("nystrom,face", [
     ("keep", "learner"), ("keep", "estimator"), ("keep", "cli"), ("keep", "dask"),
-    ("remove", "learner"), ("remove", "estimator")])
+    ("remove", "learner"), ("remove", "estimator"), ("remove", "cli")])
 def test_rankrls_nystrom_kfold(family, nystrom, face, run_cli, tmp_path, request):
     perfs, lam, pred = _rank_reference(family, "gaussian", "kfold", nystrom)
     extra = {"client": request.getfixturevalue("client")} if face == "dask" else {}
@@ -930,19 +907,9 @@ PER_QUERY_FACES = {"cli": _per_query_cli, "estimator": _per_query_estimator}
 #: states for every estimate with query ids. Found by this matrix; which rule wins
 #: (and whether sqerror too is per query, as LOOCV with groups would make it, while
 #: the command line pools it) is the lead's call.
-KERNELRLSCV_POOLS = {
-    "loo": "cv='loo', scoring='cindex', qid=q: pooled c-index [0.7015, 0.7023, 0.7047, "
-           "0.7047, 0.6968] vs per query [0.6347, 0.6347, 0.6393, 0.6236, 0.6925] "
-           "(the CLI's, = refits)",
-    "lpo": "cv='lpo', scoring='cindex', qid=q: pooled pairs [0.7015, 0.7015, 0.7023, "
-           "0.7070, 0.6991] vs pairs within queries per query [0.6505, 0.6505, 0.6505, "
-           "0.6482, 0.6992] (the CLI's, = refits)",
-}
 PER_QUERY_ROWS = [("rls", "loo", "cli"), ("rls", "lpo", "cli"), ("global", "lpo", "cli"),
-                  ("query", "lpo", "estimator")] + [
-    pytest.param("rls", cv, "estimator", marks=pytest.mark.xfail(
-        strict=True, reason="KernelRLSCV ignores qid in leave-one/pair-out: "
-        + KERNELRLSCV_POOLS[cv])) for cv in ("loo", "lpo")]
+                  ("query", "lpo", "estimator"), ("rls", "loo", "estimator"),
+                  ("rls", "lpo", "estimator")]
 
 
 @pytest.mark.parametrize("family,cv,face", PER_QUERY_ROWS)

@@ -10,8 +10,8 @@ from sklearn.model_selection import BaseCrossValidator, check_cv
 from rlscore import measure as _measures
 from rlscore.core.structure import QueryGroups
 from rlscore._validation import as_index_array
-from rlscore.core.selection import (LOOCV, LPOCV, NfoldCV, TrainTestCV, defined_queries,
-                                    grid_search)
+from rlscore.core.selection import (LOOCV, LPOCV, NfoldCV, QueryLPOCV, TrainTestCV,
+                                    defined_queries, grid_search)
 
 __all__ = ["resolve_scoring", "make_crossvalidator", "split_crossvalidator",
            "search_alphas", "QuerySplitter"]
@@ -87,17 +87,22 @@ def _splits(cv, X, y, groups, m):
 def make_crossvalidator(cv, model, measure, X, y, groups):
     """The cross-validator of :mod:`rlscore.core.selection` for ``cv``.
 
-    ``"loo"`` gives :class:`LOOCV`, ``"lpo"`` :class:`LPOCV`; an int k the K-fold test
-    folds of ``sklearn.model_selection.KFold(k)`` and a splitter or an iterable of
-    (train, test) their splits, all through :class:`NfoldCV` when every training set is
-    the complement of its test set, else through :class:`TrainTestCV`.
+    ``"loo"`` gives :class:`LOOCV`, ``"lpo"`` :class:`LPOCV`; with ``groups`` (query
+    ids) both are scored per query as in every face (:class:`LOOCV` with the groups: a
+    per-query measure scores each query's leave-one-out predictions and averages over
+    the queries, the others pool; :class:`QueryLPOCV`: the pairs within each query).
+    An int k gives the K-fold test folds of ``sklearn.model_selection.KFold(k)`` and a
+    splitter or an iterable of (train, test) their splits, all through
+    :class:`NfoldCV` when every training set is the complement of its test set, else
+    through :class:`TrainTestCV`.
     """
     m = model.Y.shape[0]
     if isinstance(cv, str):
+        qg = None if groups is None else QueryGroups.from_qids(groups, m, name="groups")
         if cv == "loo":
-            return LOOCV(model, measure)
+            return LOOCV(model, measure, qg)
         if cv == "lpo":
-            return LPOCV(model, measure)
+            return LPOCV(model, measure) if qg is None else QueryLPOCV(model, qg)
         raise ValueError(f"cv must be 'loo', 'lpo', an int, a CV splitter or an "
                          f"iterable of (train, test) splits, got {cv!r}")
     if isinstance(cv, (bool, np.bool_)) or (

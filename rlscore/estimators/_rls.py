@@ -463,8 +463,11 @@ class KernelRLSCV(RLSEstimatorBase):
         ----------
 {data}
         groups : array-like of shape (n_samples,), default=None
-            Group (query) ids passed to the ``split`` method of a CV splitter (e.g.
-            ``GroupKFold``); unused otherwise (regression forms no pairs).
+            Group (query) ids: passed to the ``split`` method of a CV splitter (e.g.
+            ``GroupKFold``); with ``cv="loo"`` or ``"lpo"`` the estimate is per query,
+            as in every face (a per-query ``scoring`` such as ``"cindex"`` scores each
+            query's held-out predictions and averages over the queries, regression
+            measures pool them; ``"lpo"`` holds out the pairs within each query).
         qid : array-like of shape (n_samples,), default=None
             Alias of ``groups`` (the ranking estimators' name); at most one of the
             two.
