@@ -248,6 +248,10 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
 
     def _check_params(self):
         alpha = check_alpha(self.alpha)
+        return alpha, self._check_options()
+
+    def _check_options(self):
+        """The options other than alpha; returns the solver's tol."""
         if self.pairwise_kernel not in ("kronecker", "symmetric", "reciprocal"):
             raise ValueError(f"pairwise_kernel must be 'kronecker', 'symmetric' or "
                              f"'reciprocal', got {self.pairwise_kernel!r}")
@@ -261,7 +265,7 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"solver must be 'auto', 'closed_form' or 'iterative', got "
                              f"{self.solver!r}")
         _, tol = check_iteration_params(self)
-        return alpha, tol
+        return tol
 
     def _domain_data(self, name, X, rows, cols=None, side=0):
         """Kernel rows x cols (objects given by index), or the features of ``rows``
@@ -284,10 +288,15 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        alpha, tol = self._check_params()
+        return self._fit(X, y, alpha, tol)
+
+    def _fit(self, X, y, alpha, tol, closed_form=False):
+        """Fit at ``alpha``; ``closed_form``: refuse data that is not a complete grid
+        (the CV estimator's hold-outs need the closed form)."""
         self._learned_params = None
         clear_fitted(self, "alpha_", "gamma1_", "gamma2_", "coef0_1_", "coef0_2_",
                      "learning_history_")
-        alpha, tol = self._check_params()
         name, X1, X2 = self._objects()
         one = self._one_domain = self.X2 is None
         y, o1, o2, r, c = self._training_pairs(X, y, X1.shape[0], X2.shape[0])
@@ -297,6 +306,11 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         use_closed = self.solver == "closed_form" or (self.solver == "auto" and complete
                                                       and (self.loss == "squared" or
                                                            self.pairwise_kernel == "kronecker"))
+        if closed_form and not complete:
+            raise ValueError(f"{type(self).__name__} needs every pair of the training "
+                             f"objects labelled exactly once (complete data: the exact "
+                             f"hold-outs of the closed form); for sampled pairs use "
+                             f"GridSearchCV(PairwiseRLS(...))")
         if use_closed and not complete:
             raise ValueError("solver='closed_form' needs every pair of the training objects "
                              "labelled exactly once; use solver='iterative'")
@@ -340,16 +354,21 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
             self.solver_ = "iterative"
             self.n_iter_ = model.iterations
         self._fitted_objects(model, o1, o2)
+        self._pair_index = lin
         self._linear = linear and not (self.solver_ == "iterative"
                                        and self.pairwise_kernel != "kronecker")
+        self._coef_shape = (D1.shape[1], D2.shape[1])
+        self._set_fitted_attributes()
+        return self
+
+    def _set_fitted_attributes(self):
+        """``coef_`` or ``dual_coef_`` of the core model at its current regparam."""
         clear_fitted(self, "coef_", "dual_coef_")
         if self._linear:
-            W = model.W
-            self.coef_ = W if W.ndim == 2 else W.reshape((D1.shape[1], D2.shape[1]),
-                                                         order="F")
+            W = self.model_.W
+            self.coef_ = W if W.ndim == 2 else W.reshape(self._coef_shape, order="F")
         else:
-            self.dual_coef_ = model.A
-        return self
+            self.dual_coef_ = self.model_.A
 
     def _predict_pairs(self, X):
         name, X1, X2 = self._objects()
