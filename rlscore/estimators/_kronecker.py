@@ -30,7 +30,7 @@ from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       store_params, verbose_doc)
 from rlscore.kernel import KERNELS
 
-__all__ = ["PairwiseRLS"]
+__all__ = ["PairwiseRLS", "PairDomainsMixin"]
 
 
 def _positions(objects, trained):
@@ -48,7 +48,111 @@ def _symmetric(K, name):
     return K if np.array_equal(K, K.T) else 0.5 * (K + K.T)
 
 
-class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
+class PairDomainsMixin:
+    """The two domains of the pair estimators (:class:`PairwiseRLS`,
+    :class:`PairwiseRLSCV`, :class:`PairwiseSVM`): the objects ``X1`` / ``X2`` given
+    at construction, the kernel blocks between objects named by index, and the
+    predictions of the core model for index pairs (``_linear``: the model holds a
+    primal d1 x d2 weight matrix)."""
+
+    # -- parameters ---------------------------------------------------------------------
+    def _objects(self):
+        from rlscore._validation import as_data_matrix
+        if self.X1 is None:
+            raise ValueError(f"{type(self).__name__} needs the objects X1 (and X2) at "
+                             f"construction")
+        X1 = as_data_matrix(self.X1, name="X1")
+        X2 = X1 if self.X2 is None else as_data_matrix(self.X2, name="X2")
+        name = resolve_kernel(self.kernel)
+        if name == "PrecomputedKernel":
+            for X, nm in ((X1, "X1"), (X2, "X2")):
+                if X.shape[0] != X.shape[1]:
+                    raise ValueError(f"with kernel='precomputed', {nm} must be the square "
+                                     f"kernel matrix of all objects, got {X.shape}")
+            # the learners' rule for a kernel matrix (symmetric within 1e-8 relative,
+            # else a ValueError); the rounding-level asymmetry left is averaged out of
+            # the whole matrix, so training and test kernels come from one matrix
+            X1 = _symmetric(X1, "X1")
+            X2 = X1 if self.X2 is None else _symmetric(X2, "X2")
+        return name, X1, X2
+
+    def _learns(self):
+        return isinstance(self.gamma, str) and self.gamma == "learn"
+
+    def _kernel_params(self, name, d, side=0):
+        if name == "LinearKernel":
+            return {"bias": 0.0}
+        learned = getattr(self, "_learned_params", None)
+        if self._learns() and learned is not None:
+            return {k: v for k, v in learned[side].items()}
+        if isinstance(self.gamma, str):
+            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
+                             f"{self.gamma!r}")
+        return kernel_params(name, d, self.gamma, self.degree, self.coef0)
+
+    def _domain_data(self, name, X, rows, cols=None, side=0):
+        """Kernel rows x cols (objects given by index), or the features of ``rows``
+        (``side``: the domain, for learned parameters)."""
+        Xr = X[rows]
+        if name == "PrecomputedKernel":
+            return np.asarray(X[np.ix_(rows, cols)] if not hasattr(X, "tocsr")
+                              else X.tocsr()[rows][:, cols].toarray())
+        if name == "LinearKernel":
+            return Xr
+        kern = KERNELS[name](X=X[cols], **self._kernel_params(name, X.shape[1], side))
+        return kern.getKM(Xr)
+
+    def _predict_pairs(self, X):
+        name, X1, X2 = self._objects()
+        one = self.X2 is None
+        t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
+        if self._linear:
+            D1, D2 = X1[t1], X2[t2]
+            if hasattr(D1, "toarray"):
+                D1, D2 = D1.toarray(), D2.toarray()
+        else:
+            lin_name = name
+            D1 = self._domain_data(lin_name, X1, t1, self.objects1_) if name != \
+                "LinearKernel" else np.asarray(X1[t1] @ X1[self.objects1_].T)
+            if one:
+                D2 = D1
+            else:
+                D2 = self._domain_data(lin_name, X2, t2, self.objects2_, side=1) if name != \
+                    "LinearKernel" else np.asarray(X2[t2] @ X2[self.objects2_].T)
+            D1, D2 = np.asarray(D1.toarray() if hasattr(D1, "toarray") else D1), \
+                np.asarray(D2.toarray() if hasattr(D2, "toarray") else D2)
+            if getattr(self.model_, "repairs", None) is not None:
+                # the repaired kernel's rule needs each test object's identity: its
+                # position among the training objects, -1 for a new one
+                own = (_positions(t1, self.objects1_), _positions(t2, self.objects2_))
+                return np.asarray(self.model_.predict(D1, D2, i, j, objects=own),
+                                  dtype=np.float64)
+        return np.asarray(self.model_.predict(D1, D2, i, j), dtype=np.float64)
+
+    def predict_matrix(self, objects1=None, objects2=None):
+        """Predictions for every pair of the given objects as a matrix.
+
+        Parameters
+        ----------
+        objects1, objects2 : index arrays into X1 and X2 (default: every object)
+
+        Returns
+        -------
+        ndarray of shape (len(objects1), len(objects2)); entry (a, b) is the
+        prediction for the pair (objects1[a], objects2[b]). O(n1 n2 (n1 + n2)) plus
+        the test kernels.
+        """
+        check_is_fitted(self, "model_")
+        _, X1, X2 = self._objects()
+        o1 = np.arange(X1.shape[0]) if objects1 is None else np.asarray(objects1)
+        o2 = np.arange(X2.shape[0]) if objects2 is None else np.asarray(objects2)
+        if o1.ndim != 1 or o2.ndim != 1 or o1.size == 0 or o2.size == 0:
+            raise ValueError("objects1 and objects2 must be non-empty 1-D index arrays")
+        pairs = np.column_stack([np.repeat(o1, o2.size), np.tile(o2, o1.size)])
+        return self.predict(pairs).reshape((o1.size, o2.size))
+
+
+class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEstimator):
     __doc__ = f"""Kronecker-kernel regularized least squares on pairs of objects (dyadic data:
     drug-target affinities, interactions, user-item ratings, game outcomes).
 
@@ -173,40 +277,6 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
                  ard=False, verbose=False):
         store_params(self, locals())
 
-    # -- parameters ---------------------------------------------------------------------
-    def _objects(self):
-        from rlscore._validation import as_data_matrix
-        if self.X1 is None:
-            raise ValueError("PairwiseRLS needs the objects X1 (and X2) at construction")
-        X1 = as_data_matrix(self.X1, name="X1")
-        X2 = X1 if self.X2 is None else as_data_matrix(self.X2, name="X2")
-        name = resolve_kernel(self.kernel)
-        if name == "PrecomputedKernel":
-            for X, nm in ((X1, "X1"), (X2, "X2")):
-                if X.shape[0] != X.shape[1]:
-                    raise ValueError(f"with kernel='precomputed', {nm} must be the square "
-                                     f"kernel matrix of all objects, got {X.shape}")
-            # the learners' rule for a kernel matrix (symmetric within 1e-8 relative,
-            # else a ValueError); the rounding-level asymmetry left is averaged out of
-            # the whole matrix, so training and test kernels come from one matrix
-            X1 = _symmetric(X1, "X1")
-            X2 = X1 if self.X2 is None else _symmetric(X2, "X2")
-        return name, X1, X2
-
-    def _learns(self):
-        return isinstance(self.gamma, str) and self.gamma == "learn"
-
-    def _kernel_params(self, name, d, side=0):
-        if name == "LinearKernel":
-            return {"bias": 0.0}
-        learned = getattr(self, "_learned_params", None)
-        if self._learns() and learned is not None:
-            return {k: v for k, v in learned[side].items()}
-        if isinstance(self.gamma, str):
-            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
-                             f"{self.gamma!r}")
-        return kernel_params(name, d, self.gamma, self.degree, self.coef0)
-
     def _check_learning(self, name, complete):
         if not isinstance(self.ard, (bool, np.bool_)):
             raise TypeError(f"ard must be True or False, got {self.ard!r}")
@@ -266,18 +336,6 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
                              f"{self.solver!r}")
         _, tol = check_iteration_params(self)
         return tol
-
-    def _domain_data(self, name, X, rows, cols=None, side=0):
-        """Kernel rows x cols (objects given by index), or the features of ``rows``
-        (``side``: the domain, for learned parameters)."""
-        Xr = X[rows]
-        if name == "PrecomputedKernel":
-            return np.asarray(X[np.ix_(rows, cols)] if not hasattr(X, "tocsr")
-                              else X.tocsr()[rows][:, cols].toarray())
-        if name == "LinearKernel":
-            return Xr
-        kern = KERNELS[name](X=X[cols], **self._kernel_params(name, X.shape[1], side))
-        return kern.getKM(Xr)
 
     # -- fit / predict ----------------------------------------------------------------
     @reports_progress
@@ -370,51 +428,3 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         else:
             self.dual_coef_ = self.model_.A
 
-    def _predict_pairs(self, X):
-        name, X1, X2 = self._objects()
-        one = self.X2 is None
-        t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
-        if self._linear:
-            D1, D2 = X1[t1], X2[t2]
-            if hasattr(D1, "toarray"):
-                D1, D2 = D1.toarray(), D2.toarray()
-        else:
-            lin_name = name
-            D1 = self._domain_data(lin_name, X1, t1, self.objects1_) if name != \
-                "LinearKernel" else np.asarray(X1[t1] @ X1[self.objects1_].T)
-            if one:
-                D2 = D1
-            else:
-                D2 = self._domain_data(lin_name, X2, t2, self.objects2_, side=1) if name != \
-                    "LinearKernel" else np.asarray(X2[t2] @ X2[self.objects2_].T)
-            D1, D2 = np.asarray(D1.toarray() if hasattr(D1, "toarray") else D1), \
-                np.asarray(D2.toarray() if hasattr(D2, "toarray") else D2)
-            if getattr(self.model_, "repairs", None) is not None:
-                # the repaired kernel's rule needs each test object's identity: its
-                # position among the training objects, -1 for a new one
-                own = (_positions(t1, self.objects1_), _positions(t2, self.objects2_))
-                return np.asarray(self.model_.predict(D1, D2, i, j, objects=own),
-                                  dtype=np.float64)
-        return np.asarray(self.model_.predict(D1, D2, i, j), dtype=np.float64)
-
-    def predict_matrix(self, objects1=None, objects2=None):
-        """Predictions for every pair of the given objects as a matrix.
-
-        Parameters
-        ----------
-        objects1, objects2 : index arrays into X1 and X2 (default: every object)
-
-        Returns
-        -------
-        ndarray of shape (len(objects1), len(objects2)); entry (a, b) is the
-        prediction for the pair (objects1[a], objects2[b]). O(n1 n2 (n1 + n2)) plus
-        the test kernels.
-        """
-        check_is_fitted(self, "model_")
-        _, X1, X2 = self._objects()
-        o1 = np.arange(X1.shape[0]) if objects1 is None else np.asarray(objects1)
-        o2 = np.arange(X2.shape[0]) if objects2 is None else np.asarray(objects2)
-        if o1.ndim != 1 or o2.ndim != 1 or o1.size == 0 or o2.size == 0:
-            raise ValueError("objects1 and objects2 must be non-empty 1-D index arrays")
-        pairs = np.column_stack([np.repeat(o1, o2.size), np.tile(o2, o1.size)])
-        return self.predict(pairs).reshape((o1.size, o2.size))
