@@ -102,25 +102,29 @@ class PairDomainsMixin:
         kern = KERNELS[name](X=X[cols], **self._kernel_params(name, X.shape[1], side))
         return kern.getKM(Xr)
 
+    def _kernel_blocks(self, name, X1, X2, t1, t2, o1=None, o2=None):
+        """Dense kernels between the objects t1 (t2) and the training objects o1 (o2;
+        default ``objects1_`` / ``objects2_``), the linear kernel as feature products.
+        O(u n d)."""
+        o1 = self.objects1_ if o1 is None else o1
+        o2 = self.objects2_ if o2 is None else o2
+
+        def block(X, t, o, side):
+            D = self._domain_data(name, X, t, o, side=side) if name != "LinearKernel" \
+                else X[t] @ X[o].T
+            return np.asarray(D.toarray() if hasattr(D, "toarray") else D)
+        D1 = block(X1, t1, o1, 0)
+        return D1, (D1 if self.X2 is None else block(X2, t2, o2, 1))
+
     def _predict_pairs(self, X):
         name, X1, X2 = self._objects()
-        one = self.X2 is None
         t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
         if self._linear:
             D1, D2 = X1[t1], X2[t2]
             if hasattr(D1, "toarray"):
                 D1, D2 = D1.toarray(), D2.toarray()
         else:
-            lin_name = name
-            D1 = self._domain_data(lin_name, X1, t1, self.objects1_) if name != \
-                "LinearKernel" else np.asarray(X1[t1] @ X1[self.objects1_].T)
-            if one:
-                D2 = D1
-            else:
-                D2 = self._domain_data(lin_name, X2, t2, self.objects2_, side=1) if name != \
-                    "LinearKernel" else np.asarray(X2[t2] @ X2[self.objects2_].T)
-            D1, D2 = np.asarray(D1.toarray() if hasattr(D1, "toarray") else D1), \
-                np.asarray(D2.toarray() if hasattr(D2, "toarray") else D2)
+            D1, D2 = self._kernel_blocks(name, X1, X2, t1, t2)
             if getattr(self.model_, "repairs", None) is not None:
                 # the repaired kernel's rule needs each test object's identity: its
                 # position among the training objects, -1 for a new one
@@ -418,6 +422,87 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         self._coef_shape = (D1.shape[1], D2.shape[1])
         self._set_fitted_attributes()
         return self
+
+    _INTERVAL_BY = {"pairs": "pairs", "drugs": "rows", "rows": "rows",
+                    "targets": "cols", "columns": "cols"}
+
+    def _interval_by(self, by):
+        return "pairs" if by is None else by
+
+    def predict_interval(self, X, alpha=0.1, method="jackknife+", *, by=None,
+                         n_folds=None):
+        """Distribution-free prediction intervals for pairs (jackknife+, CV+ and
+        variants of Barber et al., Ann. Statist. 2021) from the exact hold-out models
+        of the closed form: no refitting.
+
+        Parameters
+        ----------
+        X : array of int, shape (n_pairs, 2)
+            Test pairs, as for ``predict``.
+        alpha : float in (0, 1), default=0.1
+            Miscoverage rate: 0.1 gives 90% intervals.
+        method : {"jackknife+", "jackknife", "jackknife-minmax", "cv+", "cv", \
+"cv-minmax"}, default="jackknife+"
+        by : {"pairs", "drugs", "rows", "targets", "columns"} or None
+            What the hold-out models leave out, i.e. what the test pairs are new in.
+            ``"pairs"`` (setting A): the leave-one-pair-out models (the jackknife
+            methods); the interval for a new pair of known objects. ``"drugs"`` /
+            ``"rows"`` (B): the models trained without whole domain-1 objects --
+            one per object (a jackknife method name), or ``n_folds`` folds of
+            objects (``GroupKFold``, the cv methods); the interval a chemist wants
+            for a new compound. ``"targets"`` / ``"columns"`` (C) likewise. None:
+            ``"pairs"`` (:class:`PairwiseRLSCV`: its ``cv`` setting).
+        n_folds : int >= 2 or None
+            Folds of objects for ``by="drugs"`` / ``"targets"`` (None: one per
+            object).
+
+        Returns
+        -------
+        y_pred, lower, upper : ndarrays of shape (n_pairs,)
+            The model's predictions and the interval bounds (infinite when alpha <
+            1 / (n_train_pairs + 1)).
+
+        Notes
+        -----
+        Needs the closed form (complete training grid), the Kronecker pairwise
+        kernel and the squared loss. Two eigendecompositions, O(n1^3 + n2^3), then:
+        by pairs O(n1 n2 (n1 + n2)) per test pair (the m leave-one-out models at
+        the pair); by drugs, per fold of r drugs O(n2 n1^2 r + n2 r^3) and
+        O(u1 n1 n2) for u1 test drugs (targets: the transposed costs); O(u m) for
+        the order statistics of u test pairs and m training pairs.
+        """
+        from rlscore.core.kronecker import kron_interval_model
+        check_is_fitted(self, "model_")
+        by = self._interval_by(by)
+        if not isinstance(by, str) or by not in self._INTERVAL_BY:
+            raise ValueError(f"by must be one of {sorted(self._INTERVAL_BY)}, got {by!r}")
+        if self.solver_ != "closed_form" or self.pairwise_kernel != "kronecker" or \
+                self.loss != "squared" or getattr(self.model_, "repairs", None) is not None:
+            raise ValueError("predict_interval needs the closed form (a complete grid of "
+                             "training pairs), the Kronecker pairwise kernel, the squared "
+                             "loss and a positive semidefinite kernel (no repair)")
+        setting = self._INTERVAL_BY[by]
+        folds = None
+        name, X1, X2 = self._objects()
+        o1, o2 = self.objects1_, self.objects2_
+        if n_folds is not None:
+            from sklearn.model_selection import GroupKFold
+            if setting == "pairs":
+                raise ValueError("n_folds applies to by='drugs' / 'targets'")
+            n = o1.size if setting == "rows" else o2.size
+            if isinstance(n_folds, (bool, np.bool_)) or not isinstance(
+                    n_folds, (int, np.integer)) or not 2 <= n_folds <= n:
+                raise ValueError(f"n_folds must be an int in [2, {n}], got {n_folds!r}")
+            ids = np.arange(n)
+            folds = [test for _, test in GroupKFold(int(n_folds)).split(ids, groups=ids)]
+        t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
+        K1, K2 = self._kernel_blocks(name, X1, X2, o1, o2)
+        D1, D2 = self._kernel_blocks(name, X1, X2, t1, t2)
+        im, method = kron_interval_model(0.5 * (K1 + K1.T), 0.5 * (K2 + K2.T),
+                                         self.model_.Y, self.model_.regparam, D1, D2,
+                                         setting, folds, method=method)
+        return tuple(np.ascontiguousarray(r[:, 0]) for r in
+                     im.predict_interval(np.column_stack([i, j]), alpha, method))
 
     def _set_fitted_attributes(self):
         """``coef_`` or ``dual_coef_`` of the core model at its current regparam."""

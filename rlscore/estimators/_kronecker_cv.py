@@ -144,6 +144,14 @@ class PairwiseRLSCV(PairwiseRLS):
         return KronSettingHoldout(self.model_, setting, self._pair_index, pairfolds,
                                   rowfolds, colfolds)
 
+    def _interval_by(self, by):
+        if by is not None:
+            return by
+        if self.cv == "both":
+            raise ValueError("predict_interval has no hold-out models of setting D: give "
+                             "by='pairs', 'drugs' or 'targets'")
+        return self.cv
+
     @reports_progress
     def fit(self, X, y):
         """Select alpha by the setting's exact cross-validation and fit with it.

@@ -24,7 +24,7 @@ Builds on
 
 Module order
     ``_indefinite`` -> ``_data`` -> ``_factor`` -> ``_two_step`` -> ``_kronecker`` ->
-    ``_holdout`` -> ``_model`` -> ``_settings``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``; ``_loo_gradient`` ->
+    ``_holdout`` -> ``_model`` -> ``_settings``, ``_intervals``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``; ``_loo_gradient`` ->
     ``_kernel_learning``.
 """
 
@@ -44,6 +44,7 @@ from rlscore.core.kronecker._holdout import (kron_rows_holdout, kron_leave_row_o
                                              kron_both_holdout, kron_pairs_holdout)
 from rlscore.core.kronecker._model import KronRLSModel
 from rlscore.core.kronecker._settings import KRON_SETTINGS, KronSettingHoldout
+from rlscore.core.kronecker._intervals import kron_interval_model, KronIntervalPredictor
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
 from rlscore.core.kronecker._sampled import SampledKronRLSModel
 from rlscore.core.kronecker._svm import SampledKronSVMModel, exact_line_search, svm_labels
@@ -59,6 +60,8 @@ from rlscore.core.kronecker._kernel_learning import (learn_kron_kernel,
 __all__ = [
     "KRON_SETTINGS",
     "KronSettingHoldout",
+    "kron_interval_model",
+    "KronIntervalPredictor",
     "INDEFINITE",
     "check_indefinite",
     "extreme_eigenvalues",
