@@ -23,7 +23,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker import KronRLSModel, check_square_kernel
-from rlscore.core.kronecker import SampledKronRLSModel, learn_kron_kernel
+from rlscore.core.kronecker import (SampledKronRLSModel, learn_kron_kernel,
+                                    similarity_features)
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
                                       learning_degree, reports_progress, resolve_kernel,
@@ -188,7 +189,13 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         its gradient (:func:`rlscore.core.kronecker.learn_kron_kernel`): the training
         pairs must form a complete grid (the closed-form solver), with two domains,
         the Kronecker pairwise kernel and the squared loss; ``alpha`` is then only
-        ignored (the learned one is ``alpha_``). The criterion scores new pairs of
+        ignored (the learned one is ``alpha_``). With ``kernel="precomputed"``
+        ``X1`` / ``X2`` are similarity matrices S and each domain's learned kernel is
+        the Gaussian of the similarity-induced distance,
+        exp(-gamma (S_ii + S_jj - 2 S_ij)), one gamma per domain
+        (:func:`rlscore.core.kronecker.similarity_features`: features phi with
+        phi phi^T = S, negative eigenvalues clipped; one O(n^3) eigendecomposition
+        of each matrix of all objects). The criterion scores new pairs of
         known objects (setting A); for new drugs or targets it is optimistic.
     ard : bool, default=False
         With ``gamma="learn"`` and the rbf kernel: one gamma per feature of each
@@ -281,6 +288,23 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
                  ard=False, verbose=False):
         store_params(self, locals())
 
+    def _objects(self):
+        name, X1, X2 = super()._objects()
+        if name != "PrecomputedKernel" or not self._learns():
+            return name, X1, X2
+        # gamma='learn' on similarity matrices: the Gaussian of the similarity-induced
+        # distance, through features phi phi^T = S of all objects (one eigh per matrix,
+        # kept while the matrices given are the same objects)
+        key = (id(self.X1), id(self.X2))
+        cached = getattr(self, "_similarity_features", None)
+        if cached is None or cached[0] != key:
+            F1 = similarity_features(np.asarray(X1.toarray() if hasattr(X1, "toarray")
+                                                else X1), "X1")
+            F2 = F1 if self.X2 is None else similarity_features(
+                np.asarray(X2.toarray() if hasattr(X2, "toarray") else X2), "X2")
+            cached = self._similarity_features = (key, F1, F2)
+        return "GaussianKernel", cached[1], cached[2]
+
     def _check_learning(self, name, complete):
         if not isinstance(self.ard, (bool, np.bool_)):
             raise TypeError(f"ard must be True or False, got {self.ard!r}")
@@ -289,8 +313,12 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
                 raise ValueError("ard=True needs gamma='learn'")
             return
         if name not in ("GaussianKernel", "PolynomialKernel"):
-            raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
+            raise ValueError(f"gamma='learn' needs kernel='rbf', 'poly' or "
+                             f"'precomputed' (similarity matrices), got "
                              f"kernel={self.kernel!r}")
+        if self.ard and resolve_kernel(self.kernel) == "PrecomputedKernel":
+            raise ValueError("ard=True needs features (kernel='rbf'), not similarity "
+                             "matrices")
         if self.ard and name != "GaussianKernel":
             raise ValueError("ard=True needs kernel='rbf'")
         if self.X2 is None or self.pairwise_kernel != "kronecker" or \

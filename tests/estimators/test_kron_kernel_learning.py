@@ -81,3 +81,31 @@ def test_incomplete_grid_and_one_domain_refused():
         PairwiseRLS(D, T, kernel="rbf", gamma="learn").fit(pairs[:-1], y[:-1])
     with pytest.raises(ValueError, match="two domains"):
         PairwiseRLS(D, kernel="rbf", gamma="learn").fit(pairs, y)
+
+
+def test_learned_gamma_from_similarity_matrices():
+    """kernel='precomputed' with gamma='learn': each domain's kernel is the Gaussian of
+    the similarity-induced distance exp(-gamma (S_ii + S_jj - 2 S_ij)); the model at
+    the learned gammas and alpha equals the np.kron solve with those kernels computed
+    from the similarity matrices directly, for training and new objects."""
+    from rlscore.estimators import PairwiseRLS
+    rng = np.random.default_rng(11)
+    A1, A2 = rng.normal(size=(11, 4)), rng.normal(size=(9, 3))
+    S1, S2 = A1 @ A1.T, A2 @ A2.T                  # similarity matrices of all objects
+    n1, n2 = 8, 7                                  # training objects; the rest are new
+    train = np.array([(i, j) for j in range(n2) for i in range(n1)])
+    y = np.tanh(A1[train[:, 0], 0] * A2[train[:, 1], 1]) + 0.1 * rng.normal(size=len(train))
+    est = PairwiseRLS(S1, S2, kernel="precomputed", gamma="learn").fit(train, y)
+    assert est.learning_history_ and est.alpha_ > 0
+
+    def gauss(S, g):
+        d = np.diag(S)
+        return np.exp(-g * (d[:, None] + d[None, :] - 2 * S))
+    K1, K2 = gauss(S1, est.gamma1_), gauss(S2, est.gamma2_)
+    K = np.kron(K2[:n2, :n2], K1[:n1, :n1])       # vec_F order of the training pairs
+    a = np.linalg.solve(K + est.alpha_ * np.eye(n1 * n2), y)
+    test = np.array([(i, j) for j in range(9) for i in range(11)])
+    expected = np.kron(K2[:, :n2], K1[:, :n1]) @ a
+    np.testing.assert_allclose(est.predict(test), expected, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="ard=True"):
+        PairwiseRLS(S1, S2, kernel="precomputed", gamma="learn", ard=True).fit(train, y)

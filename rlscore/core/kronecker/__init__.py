@@ -55,11 +55,13 @@ from rlscore.core.kronecker._loo_gradient import (kron_loo_error_gradient, KronL
                                                   KronLOOObjective)
 from rlscore.core.kronecker._kernel_learning import (learn_kron_kernel,
                                                      KronKernelLearningResult,
-                                                     KRON_LEARNABLE_KERNELS)
+                                                     KRON_LEARNABLE_KERNELS,
+                                                     similarity_features)
 
 __all__ = [
     "KRON_SETTINGS",
     "KronSettingHoldout",
+    "similarity_features",
     "kron_interval_model",
     "KronIntervalPredictor",
     "INDEFINITE",

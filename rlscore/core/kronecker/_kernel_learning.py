@@ -22,7 +22,8 @@ from rlscore.core.selection import minimize_criterion, restart_points
 from rlscore.kernel import FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily
 from rlscore.kernel._base import as_kernel_input
 
-__all__ = ["learn_kron_kernel", "KronKernelLearningResult", "KRON_LEARNABLE_KERNELS"]
+__all__ = ["learn_kron_kernel", "KronKernelLearningResult", "KRON_LEARNABLE_KERNELS",
+           "similarity_features"]
 
 #: kernels of a domain for :func:`learn_kron_kernel` (the linear kernel is kept fixed)
 KRON_LEARNABLE_KERNELS = ("GaussianKernel", "PolynomialKernel", "LinearKernel")
@@ -30,6 +31,29 @@ KRON_LEARNABLE_KERNELS = ("GaussianKernel", "PolynomialKernel", "LinearKernel")
 _REGPARAM_RANGE = (1e-8, 1e3)   # times the mean diagonal of K2 kron K1 at the start
 _WIDTH_RANGE = (1e-4, 1e3)      # gamma / gamma_start
 _COEF0_RANGE = (1e-3, 1e3)
+
+
+def similarity_features(S, name="S"):
+    """Features phi of the objects of a similarity matrix with phi phi^T = S (negative
+    eigenvalues clipped to 0), so that the Gaussian kernel of phi is the Gaussian of
+    the similarity-induced distance, exp(-gamma (S_ii + S_jj - 2 S_ij)) (exactly, for
+    a positive semidefinite S): a similarity matrix with a width to learn.
+
+    Parameters
+    ----------
+    S : (n, n) symmetric similarity matrix of *all* objects (training and test)
+
+    Returns
+    -------
+    ndarray (n, r), r the number of positive eigenvalues. O(n^3).
+    """
+    from rlscore.core.kronecker._data import check_square_kernel
+    S = check_square_kernel(S, name)
+    e, V = np.linalg.eigh(0.5 * (S + S.T))
+    keep = e > e.max() * 1e-12 if e.max() > 0 else e > 0
+    if not keep.any():
+        raise ValueError(f"{name} has no positive eigenvalue: it defines no distance")
+    return np.ascontiguousarray(V[:, keep] * np.sqrt(e[keep]))
 
 
 @dataclass
