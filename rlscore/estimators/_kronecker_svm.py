@@ -106,6 +106,9 @@ class PairwiseSVM(PairDomainsMixin, PairsRegressorMixin, ClassifierMixin, BaseEs
             For invalid parameters, pairs or labels (other than two classes).
         """
         alpha = check_alpha(self.alpha, positive=True)
+        if isinstance(self.gamma, str):
+            raise ValueError(f"gamma must be a number > 0 or None (PairwiseSVM learns no "
+                             f"kernel parameters), got {self.gamma!r}")
         max_iter, tol = check_iteration_params(self, allow_none=False)
         name, X1, X2 = self._objects()
         self._one_domain = self.X2 is None

@@ -95,3 +95,5 @@ def test_bad_input():
         PairwiseSVM(X1, X2, alpha=0).fit(pairs, y)
     with pytest.raises(ValueError, match="needs the objects"):
         PairwiseSVM().fit(pairs, y)
+    with pytest.raises(ValueError, match="learns no kernel"):
+        PairwiseSVM(X1, X2, kernel="rbf", gamma="learn").fit(pairs, y)
