@@ -200,6 +200,11 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
     ard : bool, default=False
         With ``gamma="learn"`` and the rbf kernel: one gamma per feature of each
         domain.
+    criterion : {"loo", "evidence"}, default="loo"
+        With ``gamma="learn"``: the criterion minimized, the in-sample
+        leave-one-pair-out squared error or the Gaussian-process evidence (negative
+        log marginal likelihood per pair with the covariance K2 kron K1, amplitude
+        profiled out; :func:`rlscore.core.kronecker.kron_evidence_gradient`).
     degree : int >= 1 or None, default=None
         Degree of the poly kernel. None means 3 for a fixed poly kernel
         (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
@@ -257,7 +262,8 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         With ``gamma="learn"`` and the poly kernel: the learned coef0 of each domain.
     learning_history_ : list of dict
         With ``gamma="learn"``: per optimizer step its ``criterion`` (the
-        leave-one-pair-out mean squared error), ``grad_norm``, ``regparam`` and
+        leave-one-pair-out mean squared error, or the evidence per pair),
+        ``grad_norm``, ``regparam`` and
         ``kernel_params1`` / ``kernel_params2``.
 
     Notes
@@ -285,7 +291,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
     def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
                  degree=None, coef0=1, pairwise_kernel="kronecker", loss="squared",
                  solver="auto", max_iter=None, tol=1e-10, indefinite="raise",
-                 ard=False, verbose=False):
+                 ard=False, criterion="loo", verbose=False):
         store_params(self, locals())
 
     def _objects(self):
@@ -308,9 +314,14 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
     def _check_learning(self, name, complete):
         if not isinstance(self.ard, (bool, np.bool_)):
             raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        if self.criterion not in ("loo", "evidence"):
+            raise ValueError(f"criterion must be 'loo' or 'evidence', got "
+                             f"{self.criterion!r}")
         if not self._learns():
             if self.ard:
                 raise ValueError("ard=True needs gamma='learn'")
+            if self.criterion != "loo":
+                raise ValueError("criterion applies to gamma='learn'")
             return
         if name not in ("GaussianKernel", "PolynomialKernel"):
             raise ValueError(f"gamma='learn' needs kernel='rbf', 'poly' or "
@@ -336,7 +347,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         alpha; returns the learned alpha."""
         A1, A2 = X1[o1], X2[o2]
         res = learn_kron_kernel(A1, A2, Y.reshape((o1.size, o2.size), order="F"),
-                                name, name, ard=bool(self.ard),
+                                name, name, ard=bool(self.ard), criterion=self.criterion,
                                 **learning_degree(self.degree))
         p1, p2 = ({k: v for k, v in p.items()} for p in (res.kernel_params1,
                                                            res.kernel_params2))

@@ -107,6 +107,7 @@ class PairwiseRLSCV(PairwiseRLS):
     max_iter = None
     tol = 1e-10
     ard = False
+    criterion = "loo"
 
     def _setting(self):
         if not isinstance(self.cv, str) or self.cv not in _SETTINGS:

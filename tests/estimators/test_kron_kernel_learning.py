@@ -109,3 +109,31 @@ def test_learned_gamma_from_similarity_matrices():
     np.testing.assert_allclose(est.predict(test), expected, rtol=1e-8, atol=1e-10)
     with pytest.raises(ValueError, match="ard=True"):
         PairwiseRLS(S1, S2, kernel="precomputed", gamma="learn", ard=True).fit(train, y)
+
+
+def test_evidence_criterion_in_the_estimator():
+    """PairwiseRLS(gamma='learn', criterion='evidence') is the model of the core's
+    evidence search: its learned parameters are learn_kron_kernel's, and its
+    predictions the np.kron solve at them."""
+    from rlscore.estimators import PairwiseRLS
+    rng = np.random.default_rng(12)
+    X1, X2 = rng.normal(size=(8, 2)), rng.normal(size=(6, 3))
+    train = np.array([(i, j) for j in range(6) for i in range(8)])
+    Y = np.sin(X1[:, :1]) * X2[:, 1] + 0.2 * rng.normal(size=(8, 6))
+    y = Y.ravel(order="F")
+    est = PairwiseRLS(X1, X2, kernel="rbf", gamma="learn", criterion="evidence").fit(train, y)
+    ref = learn_kron_kernel(X1, X2, Y, criterion="evidence")
+    assert est.alpha_ == pytest.approx(ref.regparam, rel=1e-10)
+    assert est.gamma1_ == pytest.approx(ref.kernel_params1["gamma"], rel=1e-10)
+    loo = PairwiseRLS(X1, X2, kernel="rbf", gamma="learn").fit(train, y)
+    assert loo.alpha_ != pytest.approx(est.alpha_, rel=1e-3)
+
+    def rbf(X, g):
+        return np.exp(-g * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    K = np.kron(rbf(X2, est.gamma2_), rbf(X1, est.gamma1_))
+    a = np.linalg.solve(K + est.alpha_ * np.eye(48), y)
+    np.testing.assert_allclose(est.predict(train), K @ a, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="criterion"):
+        PairwiseRLS(X1, X2, kernel="rbf", gamma="learn", criterion="aic").fit(train, y)
+    with pytest.raises(ValueError, match="criterion applies"):
+        PairwiseRLS(X1, X2, criterion="evidence").fit(train, y)

@@ -52,7 +52,8 @@ from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights
                                          centered_alignment, PairwiseMKLModel,
                                          fit_pairwise_mkl)
 from rlscore.core.kronecker._loo_gradient import (kron_loo_error_gradient, KronLOOGradient,
-                                                  KronLOOObjective)
+                                                  KronLOOObjective, kron_evidence_gradient,
+                                                  KronEvidenceObjective)
 from rlscore.core.kronecker._kernel_learning import (learn_kron_kernel,
                                                      KronKernelLearningResult,
                                                      KRON_LEARNABLE_KERNELS,
@@ -61,6 +62,8 @@ from rlscore.core.kronecker._kernel_learning import (learn_kron_kernel,
 __all__ = [
     "KRON_SETTINGS",
     "KronSettingHoldout",
+    "kron_evidence_gradient",
+    "KronEvidenceObjective",
     "similarity_features",
     "kron_interval_model",
     "KronIntervalPredictor",
