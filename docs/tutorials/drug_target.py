@@ -240,6 +240,8 @@ def main(argv=None):
     ap.add_argument("--learned", type=int, default=0, metavar="N",
                     help="Davis: only learned kernels vs the grid, new drugs, N outer "
                          "folds")
+    ap.add_argument("--methods", default="grid,learned",
+                    help="with --learned: grid, learned (LOO criterion), evidence")
     ap.add_argument("--intervals", action="store_true",
                     help="Davis: only the 90%% jackknife+ intervals for new drugs")
     args = ap.parse_args(argv)
@@ -249,7 +251,8 @@ def main(argv=None):
     davis = root / "davis"
     if args.learned:
         KD, KT, Y = davis_kernels(davis)
-        res = learned_vs_grid(KD, KT, Y, n_outer=args.learned)
+        res = learned_vs_grid(KD, KT, Y, n_outer=args.learned,
+                              methods=args.methods.split(","))
         print("| new drugs | test CI | test MSE | seconds per fold |\n|---|---|---|---|")
         for name, rows in res.items():
             a = np.array(rows)
@@ -318,7 +321,8 @@ def new_drug_intervals(KD, KT, Y, alpha=0.1, k=5, seed=0, method="jackknife+"):
                 per_fold=per_fold, alphas=alphas)
 
 
-def learned_vs_grid(KD, KT, Y, k=5, seed=0, n_outer=None, log=print):
+def learned_vs_grid(KD, KT, Y, k=5, seed=0, n_outer=None, log=print,
+                    methods=("grid", "learned")):
     """New drugs (outer k-fold over drugs): the given kernels with alpha chosen by
     exact leave-one-drug-out CV (PairwiseRLSCV(cv="drugs")) beside one Gaussian gamma
     per domain learned on the similarity matrices with alpha (PairwiseRLS(gamma=
@@ -328,17 +332,20 @@ def learned_vs_grid(KD, KT, Y, k=5, seed=0, n_outer=None, log=print):
     n1, n2 = Y.shape
     folds = object_folds(n1, k, np.random.default_rng(seed))[:n_outer]
     targets = np.arange(n2)
-    out = {"grid": [], "learned": []}
+    out = {name: [] for name in methods}
     for R in folds:
         train = np.setdiff1d(np.arange(n1), R)
         tr, te = pairs_of(train, targets), pairs_of(R, targets)
         y = Y[tr[:, 0], tr[:, 1]]
         mu = y.mean()
         yt = Y[te[:, 0], te[:, 1]]
-        for name, est in (("grid", PairwiseRLSCV(KD, KT, kernel="precomputed",
-                                                 cv="drugs")),
-                          ("learned", PairwiseRLS(KD, KT, kernel="precomputed",
-                                                  gamma="learn"))):
+        candidates = {
+            "grid": PairwiseRLSCV(KD, KT, kernel="precomputed", cv="drugs"),
+            "learned": PairwiseRLS(KD, KT, kernel="precomputed", gamma="learn"),
+            "evidence": PairwiseRLS(KD, KT, kernel="precomputed", gamma="learn",
+                                    criterion="evidence")}
+        for name in methods:
+            est = candidates[name]
             t0 = time.perf_counter()
             p = est.fit(tr, y - mu).predict(te) + mu
             out[name].append((cindex(yt, p), mse(yt, p), time.perf_counter() - t0))
