@@ -96,6 +96,8 @@ ESTIMATORS = {
                           None),
     "RankSVM": (E.RankSVM, ["alpha", "tol", "max_iter", "gamma"], "rbf"),
     "PairwiseRLS": (E.PairwiseRLS, ["alpha", "gamma", "tol", "max_iter"], "rbf"),
+    "PairwiseRLSCV": (E.PairwiseRLSCV, ["alphas", "gamma", "n_folds", "cv"], "rbf"),
+    "PairwiseSVM": (E.PairwiseSVM, ["alpha", "gamma", "tol", "max_iter"], "rbf"),
 }
 
 # FloatingPointError: a numerical breakdown reported with a message (e.g. greedy
@@ -157,6 +159,14 @@ def _fit(cls, kernel, params):
         pairs = np.c_[ROWS, COLS]
         est = cls(X1, X2, kernel=kernel, **params)
         return est.fit(pairs, YK[:14]), pairs
+    if cls is E.PairwiseSVM:
+        pairs = np.c_[ROWS, COLS]
+        est = cls(X1, X2, kernel=kernel, **params)
+        return est.fit(pairs, np.sign(YK[:14])), pairs
+    if cls is E.PairwiseRLSCV:      # the complete grid of the 4 x 5 objects
+        pairs = np.c_[np.repeat(np.arange(4), 5), np.tile(np.arange(5), 4)]
+        est = cls(X1, X2, kernel=kernel, **params)
+        return est.fit(pairs, YK), pairs
     kw = {"kernel": kernel} if kernel else {}
     est = cls(**kw, **params)
     if cls in (E.RankRLS, E.RankRLSCV, E.RankSVM, E.CGRankRLSRanker):

@@ -26,11 +26,14 @@ from rlscore.estimators._rankrls import RankRLS, RankRLSCV  # noqa: E402
 from rlscore.estimators._cg import CGRLSRegressor, CGRankRLSRanker  # noqa: E402
 from rlscore.estimators._greedy import GreedyRLSSelector  # noqa: E402
 from rlscore.estimators._kronecker import PairwiseRLS  # noqa: E402
+from rlscore.estimators._kronecker_cv import PairwiseRLSCV  # noqa: E402
+from rlscore.estimators._kronecker_svm import PairwiseSVM  # noqa: E402
 from rlscore.estimators._ranksvm import RankSVM  # noqa: E402
 from rlscore.estimators._pairwise_mkl import MultiKernelPairwiseRLS  # noqa: E402
 from rlscore.estimators._query_norm import QueryNormalizer  # noqa: E402
 from rlscore.estimators._cv import QuerySplitter  # noqa: E402
 
 __all__ = ["KernelRLS", "KernelRLSCV", "RankRLS", "RankRLSCV", "CGRLSRegressor",
-           "CGRankRLSRanker", "GreedyRLSSelector", "PairwiseRLS", "RankSVM",
+           "CGRankRLSRanker", "GreedyRLSSelector", "PairwiseRLS", "PairwiseRLSCV",
+           "PairwiseSVM", "RankSVM",
            "MultiKernelPairwiseRLS", "QueryNormalizer", "QuerySplitter"]

@@ -23,14 +23,15 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker import KronRLSModel, check_square_kernel
-from rlscore.core.kronecker import SampledKronRLSModel, learn_kron_kernel
+from rlscore.core.kronecker import (SampledKronRLSModel, learn_kron_kernel,
+                                    similarity_features)
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
                                       learning_degree, reports_progress, resolve_kernel,
                                       store_params, verbose_doc)
 from rlscore.kernel import KERNELS
 
-__all__ = ["PairwiseRLS"]
+__all__ = ["PairwiseRLS", "PairDomainsMixin"]
 
 
 def _positions(objects, trained):
@@ -48,7 +49,115 @@ def _symmetric(K, name):
     return K if np.array_equal(K, K.T) else 0.5 * (K + K.T)
 
 
-class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
+class PairDomainsMixin:
+    """The two domains of the pair estimators (:class:`PairwiseRLS`,
+    :class:`PairwiseRLSCV`, :class:`PairwiseSVM`): the objects ``X1`` / ``X2`` given
+    at construction, the kernel blocks between objects named by index, and the
+    predictions of the core model for index pairs (``_linear``: the model holds a
+    primal d1 x d2 weight matrix)."""
+
+    # -- parameters ---------------------------------------------------------------------
+    def _objects(self):
+        from rlscore._validation import as_data_matrix
+        if self.X1 is None:
+            raise ValueError(f"{type(self).__name__} needs the objects X1 (and X2) at "
+                             f"construction")
+        X1 = as_data_matrix(self.X1, name="X1")
+        X2 = X1 if self.X2 is None else as_data_matrix(self.X2, name="X2")
+        name = resolve_kernel(self.kernel)
+        if name == "PrecomputedKernel":
+            for X, nm in ((X1, "X1"), (X2, "X2")):
+                if X.shape[0] != X.shape[1]:
+                    raise ValueError(f"with kernel='precomputed', {nm} must be the square "
+                                     f"kernel matrix of all objects, got {X.shape}")
+            # the learners' rule for a kernel matrix (symmetric within 1e-8 relative,
+            # else a ValueError); the rounding-level asymmetry left is averaged out of
+            # the whole matrix, so training and test kernels come from one matrix
+            X1 = _symmetric(X1, "X1")
+            X2 = X1 if self.X2 is None else _symmetric(X2, "X2")
+        return name, X1, X2
+
+    def _learns(self):
+        return isinstance(self.gamma, str) and self.gamma == "learn"
+
+    def _kernel_params(self, name, d, side=0):
+        if name == "LinearKernel":
+            return {"bias": 0.0}
+        learned = getattr(self, "_learned_params", None)
+        if self._learns() and learned is not None:
+            return {k: v for k, v in learned[side].items()}
+        if isinstance(self.gamma, str):
+            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
+                             f"{self.gamma!r}")
+        return kernel_params(name, d, self.gamma, self.degree, self.coef0)
+
+    def _domain_data(self, name, X, rows, cols=None, side=0):
+        """Kernel rows x cols (objects given by index), or the features of ``rows``
+        (``side``: the domain, for learned parameters)."""
+        Xr = X[rows]
+        if name == "PrecomputedKernel":
+            return np.asarray(X[np.ix_(rows, cols)] if not hasattr(X, "tocsr")
+                              else X.tocsr()[rows][:, cols].toarray())
+        if name == "LinearKernel":
+            return Xr
+        kern = KERNELS[name](X=X[cols], **self._kernel_params(name, X.shape[1], side))
+        return kern.getKM(Xr)
+
+    def _kernel_blocks(self, name, X1, X2, t1, t2, o1=None, o2=None):
+        """Dense kernels between the objects t1 (t2) and the training objects o1 (o2;
+        default ``objects1_`` / ``objects2_``), the linear kernel as feature products.
+        O(u n d)."""
+        o1 = self.objects1_ if o1 is None else o1
+        o2 = self.objects2_ if o2 is None else o2
+
+        def block(X, t, o, side):
+            D = self._domain_data(name, X, t, o, side=side) if name != "LinearKernel" \
+                else X[t] @ X[o].T
+            return np.asarray(D.toarray() if hasattr(D, "toarray") else D)
+        D1 = block(X1, t1, o1, 0)
+        return D1, (D1 if self.X2 is None else block(X2, t2, o2, 1))
+
+    def _predict_pairs(self, X):
+        name, X1, X2 = self._objects()
+        t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
+        if self._linear:
+            D1, D2 = X1[t1], X2[t2]
+            if hasattr(D1, "toarray"):
+                D1, D2 = D1.toarray(), D2.toarray()
+        else:
+            D1, D2 = self._kernel_blocks(name, X1, X2, t1, t2)
+            if getattr(self.model_, "repairs", None) is not None:
+                # the repaired kernel's rule needs each test object's identity: its
+                # position among the training objects, -1 for a new one
+                own = (_positions(t1, self.objects1_), _positions(t2, self.objects2_))
+                return np.asarray(self.model_.predict(D1, D2, i, j, objects=own),
+                                  dtype=np.float64)
+        return np.asarray(self.model_.predict(D1, D2, i, j), dtype=np.float64)
+
+    def predict_matrix(self, objects1=None, objects2=None):
+        """Predictions for every pair of the given objects as a matrix.
+
+        Parameters
+        ----------
+        objects1, objects2 : index arrays into X1 and X2 (default: every object)
+
+        Returns
+        -------
+        ndarray of shape (len(objects1), len(objects2)); entry (a, b) is the
+        prediction for the pair (objects1[a], objects2[b]). O(n1 n2 (n1 + n2)) plus
+        the test kernels.
+        """
+        check_is_fitted(self, "model_")
+        _, X1, X2 = self._objects()
+        o1 = np.arange(X1.shape[0]) if objects1 is None else np.asarray(objects1)
+        o2 = np.arange(X2.shape[0]) if objects2 is None else np.asarray(objects2)
+        if o1.ndim != 1 or o2.ndim != 1 or o1.size == 0 or o2.size == 0:
+            raise ValueError("objects1 and objects2 must be non-empty 1-D index arrays")
+        pairs = np.column_stack([np.repeat(o1, o2.size), np.tile(o2, o1.size)])
+        return self.predict(pairs).reshape((o1.size, o2.size))
+
+
+class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEstimator):
     __doc__ = f"""Kronecker-kernel regularized least squares on pairs of objects (dyadic data:
     drug-target affinities, interactions, user-item ratings, game outcomes).
 
@@ -80,11 +189,22 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         its gradient (:func:`rlscore.core.kronecker.learn_kron_kernel`): the training
         pairs must form a complete grid (the closed-form solver), with two domains,
         the Kronecker pairwise kernel and the squared loss; ``alpha`` is then only
-        ignored (the learned one is ``alpha_``). The criterion scores new pairs of
+        ignored (the learned one is ``alpha_``). With ``kernel="precomputed"``
+        ``X1`` / ``X2`` are similarity matrices S and each domain's learned kernel is
+        the Gaussian of the similarity-induced distance,
+        exp(-gamma (S_ii + S_jj - 2 S_ij)), one gamma per domain
+        (:func:`rlscore.core.kronecker.similarity_features`: features phi with
+        phi phi^T = S, negative eigenvalues clipped; one O(n^3) eigendecomposition
+        of each matrix of all objects). The criterion scores new pairs of
         known objects (setting A); for new drugs or targets it is optimistic.
     ard : bool, default=False
         With ``gamma="learn"`` and the rbf kernel: one gamma per feature of each
         domain.
+    criterion : {"loo", "evidence"}, default="loo"
+        With ``gamma="learn"``: the criterion minimized, the in-sample
+        leave-one-pair-out squared error or the Gaussian-process evidence (negative
+        log marginal likelihood per pair with the covariance K2 kron K1, amplitude
+        profiled out; :func:`rlscore.core.kronecker.kron_evidence_gradient`).
     degree : int >= 1 or None, default=None
         Degree of the poly kernel. None means 3 for a fixed poly kernel
         (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
@@ -142,7 +262,8 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         With ``gamma="learn"`` and the poly kernel: the learned coef0 of each domain.
     learning_history_ : list of dict
         With ``gamma="learn"``: per optimizer step its ``criterion`` (the
-        leave-one-pair-out mean squared error), ``grad_norm``, ``regparam`` and
+        leave-one-pair-out mean squared error, or the evidence per pair),
+        ``grad_norm``, ``regparam`` and
         ``kernel_params1`` / ``kernel_params2``.
 
     Notes
@@ -170,53 +291,45 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
     def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
                  degree=None, coef0=1, pairwise_kernel="kronecker", loss="squared",
                  solver="auto", max_iter=None, tol=1e-10, indefinite="raise",
-                 ard=False, verbose=False):
+                 ard=False, criterion="loo", verbose=False):
         store_params(self, locals())
 
-    # -- parameters ---------------------------------------------------------------------
     def _objects(self):
-        from rlscore._validation import as_data_matrix
-        if self.X1 is None:
-            raise ValueError("PairwiseRLS needs the objects X1 (and X2) at construction")
-        X1 = as_data_matrix(self.X1, name="X1")
-        X2 = X1 if self.X2 is None else as_data_matrix(self.X2, name="X2")
-        name = resolve_kernel(self.kernel)
-        if name == "PrecomputedKernel":
-            for X, nm in ((X1, "X1"), (X2, "X2")):
-                if X.shape[0] != X.shape[1]:
-                    raise ValueError(f"with kernel='precomputed', {nm} must be the square "
-                                     f"kernel matrix of all objects, got {X.shape}")
-            # the learners' rule for a kernel matrix (symmetric within 1e-8 relative,
-            # else a ValueError); the rounding-level asymmetry left is averaged out of
-            # the whole matrix, so training and test kernels come from one matrix
-            X1 = _symmetric(X1, "X1")
-            X2 = X1 if self.X2 is None else _symmetric(X2, "X2")
-        return name, X1, X2
-
-    def _learns(self):
-        return isinstance(self.gamma, str) and self.gamma == "learn"
-
-    def _kernel_params(self, name, d, side=0):
-        if name == "LinearKernel":
-            return {"bias": 0.0}
-        learned = getattr(self, "_learned_params", None)
-        if self._learns() and learned is not None:
-            return {k: v for k, v in learned[side].items()}
-        if isinstance(self.gamma, str):
-            raise ValueError(f"gamma must be a number > 0, None or 'learn', got "
-                             f"{self.gamma!r}")
-        return kernel_params(name, d, self.gamma, self.degree, self.coef0)
+        name, X1, X2 = super()._objects()
+        if name != "PrecomputedKernel" or not self._learns():
+            return name, X1, X2
+        # gamma='learn' on similarity matrices: the Gaussian of the similarity-induced
+        # distance, through features phi phi^T = S of all objects (one eigh per matrix,
+        # kept while the matrices given are the same objects)
+        key = (id(self.X1), id(self.X2))
+        cached = getattr(self, "_similarity_features", None)
+        if cached is None or cached[0] != key:
+            F1 = similarity_features(np.asarray(X1.toarray() if hasattr(X1, "toarray")
+                                                else X1), "X1")
+            F2 = F1 if self.X2 is None else similarity_features(
+                np.asarray(X2.toarray() if hasattr(X2, "toarray") else X2), "X2")
+            cached = self._similarity_features = (key, F1, F2)
+        return "GaussianKernel", cached[1], cached[2]
 
     def _check_learning(self, name, complete):
         if not isinstance(self.ard, (bool, np.bool_)):
             raise TypeError(f"ard must be True or False, got {self.ard!r}")
+        if self.criterion not in ("loo", "evidence"):
+            raise ValueError(f"criterion must be 'loo' or 'evidence', got "
+                             f"{self.criterion!r}")
         if not self._learns():
             if self.ard:
                 raise ValueError("ard=True needs gamma='learn'")
+            if self.criterion != "loo":
+                raise ValueError("criterion applies to gamma='learn'")
             return
         if name not in ("GaussianKernel", "PolynomialKernel"):
-            raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
+            raise ValueError(f"gamma='learn' needs kernel='rbf', 'poly' or "
+                             f"'precomputed' (similarity matrices), got "
                              f"kernel={self.kernel!r}")
+        if self.ard and resolve_kernel(self.kernel) == "PrecomputedKernel":
+            raise ValueError("ard=True needs features (kernel='rbf'), not similarity "
+                             "matrices")
         if self.ard and name != "GaussianKernel":
             raise ValueError("ard=True needs kernel='rbf'")
         if self.X2 is None or self.pairwise_kernel != "kronecker" or \
@@ -234,7 +347,7 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         alpha; returns the learned alpha."""
         A1, A2 = X1[o1], X2[o2]
         res = learn_kron_kernel(A1, A2, Y.reshape((o1.size, o2.size), order="F"),
-                                name, name, ard=bool(self.ard),
+                                name, name, ard=bool(self.ard), criterion=self.criterion,
                                 **learning_degree(self.degree))
         p1, p2 = ({k: v for k, v in p.items()} for p in (res.kernel_params1,
                                                            res.kernel_params2))
@@ -248,6 +361,10 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
 
     def _check_params(self):
         alpha = check_alpha(self.alpha)
+        return alpha, self._check_options()
+
+    def _check_options(self):
+        """The options other than alpha; returns the solver's tol."""
         if self.pairwise_kernel not in ("kronecker", "symmetric", "reciprocal"):
             raise ValueError(f"pairwise_kernel must be 'kronecker', 'symmetric' or "
                              f"'reciprocal', got {self.pairwise_kernel!r}")
@@ -261,19 +378,7 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"solver must be 'auto', 'closed_form' or 'iterative', got "
                              f"{self.solver!r}")
         _, tol = check_iteration_params(self)
-        return alpha, tol
-
-    def _domain_data(self, name, X, rows, cols=None, side=0):
-        """Kernel rows x cols (objects given by index), or the features of ``rows``
-        (``side``: the domain, for learned parameters)."""
-        Xr = X[rows]
-        if name == "PrecomputedKernel":
-            return np.asarray(X[np.ix_(rows, cols)] if not hasattr(X, "tocsr")
-                              else X.tocsr()[rows][:, cols].toarray())
-        if name == "LinearKernel":
-            return Xr
-        kern = KERNELS[name](X=X[cols], **self._kernel_params(name, X.shape[1], side))
-        return kern.getKM(Xr)
+        return tol
 
     # -- fit / predict ----------------------------------------------------------------
     @reports_progress
@@ -284,10 +389,15 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        alpha, tol = self._check_params()
+        return self._fit(X, y, alpha, tol)
+
+    def _fit(self, X, y, alpha, tol, closed_form=False):
+        """Fit at ``alpha``; ``closed_form``: refuse data that is not a complete grid
+        (the CV estimator's hold-outs need the closed form)."""
         self._learned_params = None
         clear_fitted(self, "alpha_", "gamma1_", "gamma2_", "coef0_1_", "coef0_2_",
                      "learning_history_")
-        alpha, tol = self._check_params()
         name, X1, X2 = self._objects()
         one = self._one_domain = self.X2 is None
         y, o1, o2, r, c = self._training_pairs(X, y, X1.shape[0], X2.shape[0])
@@ -297,6 +407,11 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         use_closed = self.solver == "closed_form" or (self.solver == "auto" and complete
                                                       and (self.loss == "squared" or
                                                            self.pairwise_kernel == "kronecker"))
+        if closed_form and not complete:
+            raise ValueError(f"{type(self).__name__} needs every pair of the training "
+                             f"objects labelled exactly once (complete data: the exact "
+                             f"hold-outs of the closed form); for sampled pairs use "
+                             f"GridSearchCV(PairwiseRLS(...))")
         if use_closed and not complete:
             raise ValueError("solver='closed_form' needs every pair of the training objects "
                              "labelled exactly once; use solver='iterative'")
@@ -340,62 +455,100 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
             self.solver_ = "iterative"
             self.n_iter_ = model.iterations
         self._fitted_objects(model, o1, o2)
+        self._pair_index = lin
         self._linear = linear and not (self.solver_ == "iterative"
                                        and self.pairwise_kernel != "kronecker")
-        clear_fitted(self, "coef_", "dual_coef_")
-        if self._linear:
-            W = model.W
-            self.coef_ = W if W.ndim == 2 else W.reshape((D1.shape[1], D2.shape[1]),
-                                                         order="F")
-        else:
-            self.dual_coef_ = model.A
+        self._coef_shape = (D1.shape[1], D2.shape[1])
+        self._set_fitted_attributes()
         return self
 
-    def _predict_pairs(self, X):
-        name, X1, X2 = self._objects()
-        one = self.X2 is None
-        t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
-        if self._linear:
-            D1, D2 = X1[t1], X2[t2]
-            if hasattr(D1, "toarray"):
-                D1, D2 = D1.toarray(), D2.toarray()
-        else:
-            lin_name = name
-            D1 = self._domain_data(lin_name, X1, t1, self.objects1_) if name != \
-                "LinearKernel" else np.asarray(X1[t1] @ X1[self.objects1_].T)
-            if one:
-                D2 = D1
-            else:
-                D2 = self._domain_data(lin_name, X2, t2, self.objects2_, side=1) if name != \
-                    "LinearKernel" else np.asarray(X2[t2] @ X2[self.objects2_].T)
-            D1, D2 = np.asarray(D1.toarray() if hasattr(D1, "toarray") else D1), \
-                np.asarray(D2.toarray() if hasattr(D2, "toarray") else D2)
-            if getattr(self.model_, "repairs", None) is not None:
-                # the repaired kernel's rule needs each test object's identity: its
-                # position among the training objects, -1 for a new one
-                own = (_positions(t1, self.objects1_), _positions(t2, self.objects2_))
-                return np.asarray(self.model_.predict(D1, D2, i, j, objects=own),
-                                  dtype=np.float64)
-        return np.asarray(self.model_.predict(D1, D2, i, j), dtype=np.float64)
+    _INTERVAL_BY = {"pairs": "pairs", "drugs": "rows", "rows": "rows",
+                    "targets": "cols", "columns": "cols"}
 
-    def predict_matrix(self, objects1=None, objects2=None):
-        """Predictions for every pair of the given objects as a matrix.
+    def _interval_by(self, by):
+        return "pairs" if by is None else by
+
+    def predict_interval(self, X, alpha=0.1, method="jackknife+", *, by=None,
+                         n_folds=None):
+        """Distribution-free prediction intervals for pairs (jackknife+, CV+ and
+        variants of Barber et al., Ann. Statist. 2021) from the exact hold-out models
+        of the closed form: no refitting.
 
         Parameters
         ----------
-        objects1, objects2 : index arrays into X1 and X2 (default: every object)
+        X : array of int, shape (n_pairs, 2)
+            Test pairs, as for ``predict``.
+        alpha : float in (0, 1), default=0.1
+            Miscoverage rate: 0.1 gives 90% intervals.
+        method : {"jackknife+", "jackknife", "jackknife-minmax", "cv+", "cv", \
+"cv-minmax"}, default="jackknife+"
+        by : {"pairs", "drugs", "rows", "targets", "columns"} or None
+            What the hold-out models leave out, i.e. what the test pairs are new in.
+            ``"pairs"`` (setting A): the leave-one-pair-out models (the jackknife
+            methods); the interval for a new pair of known objects. ``"drugs"`` /
+            ``"rows"`` (B): the models trained without whole domain-1 objects --
+            one per object (a jackknife method name), or ``n_folds`` folds of
+            objects (``GroupKFold``, the cv methods); the interval a chemist wants
+            for a new compound. ``"targets"`` / ``"columns"`` (C) likewise. None:
+            ``"pairs"`` (:class:`PairwiseRLSCV`: its ``cv`` setting).
+        n_folds : int >= 2 or None
+            Folds of objects for ``by="drugs"`` / ``"targets"`` (None: one per
+            object).
 
         Returns
         -------
-        ndarray of shape (len(objects1), len(objects2)); entry (a, b) is the
-        prediction for the pair (objects1[a], objects2[b]). O(n1 n2 (n1 + n2)) plus
-        the test kernels.
+        y_pred, lower, upper : ndarrays of shape (n_pairs,)
+            The model's predictions and the interval bounds (infinite when alpha <
+            1 / (n_train_pairs + 1)).
+
+        Notes
+        -----
+        Needs the closed form (complete training grid), the Kronecker pairwise
+        kernel and the squared loss. Two eigendecompositions, O(n1^3 + n2^3), then:
+        by pairs O(n1 n2 (n1 + n2)) per test pair (the m leave-one-out models at
+        the pair); by drugs, per fold of r drugs O(n2 n1^2 r + n2 r^3) and
+        O(u1 n1 n2) for u1 test drugs (targets: the transposed costs); O(u m) for
+        the order statistics of u test pairs and m training pairs.
         """
+        from rlscore.core.kronecker import kron_interval_model
         check_is_fitted(self, "model_")
-        _, X1, X2 = self._objects()
-        o1 = np.arange(X1.shape[0]) if objects1 is None else np.asarray(objects1)
-        o2 = np.arange(X2.shape[0]) if objects2 is None else np.asarray(objects2)
-        if o1.ndim != 1 or o2.ndim != 1 or o1.size == 0 or o2.size == 0:
-            raise ValueError("objects1 and objects2 must be non-empty 1-D index arrays")
-        pairs = np.column_stack([np.repeat(o1, o2.size), np.tile(o2, o1.size)])
-        return self.predict(pairs).reshape((o1.size, o2.size))
+        by = self._interval_by(by)
+        if not isinstance(by, str) or by not in self._INTERVAL_BY:
+            raise ValueError(f"by must be one of {sorted(self._INTERVAL_BY)}, got {by!r}")
+        if self.solver_ != "closed_form" or self.pairwise_kernel != "kronecker" or \
+                self.loss != "squared" or getattr(self.model_, "repairs", None) is not None:
+            raise ValueError("predict_interval needs the closed form (a complete grid of "
+                             "training pairs), the Kronecker pairwise kernel, the squared "
+                             "loss and a positive semidefinite kernel (no repair)")
+        setting = self._INTERVAL_BY[by]
+        folds = None
+        name, X1, X2 = self._objects()
+        o1, o2 = self.objects1_, self.objects2_
+        if n_folds is not None:
+            from sklearn.model_selection import GroupKFold
+            if setting == "pairs":
+                raise ValueError("n_folds applies to by='drugs' / 'targets'")
+            n = o1.size if setting == "rows" else o2.size
+            if isinstance(n_folds, (bool, np.bool_)) or not isinstance(
+                    n_folds, (int, np.integer)) or not 2 <= n_folds <= n:
+                raise ValueError(f"n_folds must be an int in [2, {n}], got {n_folds!r}")
+            ids = np.arange(n)
+            folds = [test for _, test in GroupKFold(int(n_folds)).split(ids, groups=ids)]
+        t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
+        K1, K2 = self._kernel_blocks(name, X1, X2, o1, o2)
+        D1, D2 = self._kernel_blocks(name, X1, X2, t1, t2)
+        im, method = kron_interval_model(0.5 * (K1 + K1.T), 0.5 * (K2 + K2.T),
+                                         self.model_.Y, self.model_.regparam, D1, D2,
+                                         setting, folds, method=method)
+        return tuple(np.ascontiguousarray(r[:, 0]) for r in
+                     im.predict_interval(np.column_stack([i, j]), alpha, method))
+
+    def _set_fitted_attributes(self):
+        """``coef_`` or ``dual_coef_`` of the core model at its current regparam."""
+        clear_fitted(self, "coef_", "dual_coef_")
+        if self._linear:
+            W = self.model_.W
+            self.coef_ = W if W.ndim == 2 else W.reshape(self._coef_shape, order="F")
+        else:
+            self.dual_coef_ = self.model_.A
+

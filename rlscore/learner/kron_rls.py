@@ -9,15 +9,15 @@ __all__ = ["KronRLS"]
 
 _KEYS = ("X1", "X2", "K1", "K2", "Y", "regparam", "pairwise_kernel", "indefinite")
 #: keywords of ``gamma="learn"`` (ignored with a warning otherwise)
-_LEARN_KEYS = ("gamma", "kernel", "ard", "penalty", "degree")
+_LEARN_KEYS = ("gamma", "kernel", "ard", "penalty", "degree", "criterion")
 
 _LEARN_DOC = """
     Kernel learning (this face only): ``KronRLS(X1=, X2=, Y=, gamma="learn")``
     learns one Gaussian gamma per domain (``kernel="PolynomialKernel"``: gamma and
     coef0 of each domain; ``ard=True``: one gamma per feature) together with regparam
     by minimizing the exact in-sample leave-one-pair-out squared error with its
-    gradient (:func:`rlscore.core.kronecker.learn_kron_kernel`; ``penalty`` as in
-    :class:`rlscore.learner.LeaveOneOutRLS`). ``X1`` and ``X2`` are then the objects'
+    gradient (:func:`rlscore.core.kronecker.learn_kron_kernel`; ``criterion="evidence"``
+    minimizes the Gaussian-process evidence instead; ``penalty`` as in
     features (not linear-kernel data), ``regparam`` must not be given, and the model is
     trained on the kernel matrices at the learned values. Attributes: ``regparam``,
     ``gamma1``, ``gamma2``, ``kernel1``, ``kernel2`` (kernel objects; test kernels for
@@ -78,7 +78,8 @@ class KronRLS(KronRLSModel):
         Y = check_pairwise_labels(args["Y"], n1, n2)
         res = learn_kron_kernel(X1, X2, Y, kernel, kernel, ard=kwargs.get("ard", False),
                                 degree=kwargs.get("degree", 2),
-                                penalty=kwargs.get("penalty", 0.0))
+                                penalty=kwargs.get("penalty", 0.0),
+                                criterion=kwargs.get("criterion", "loo"))
         self.kernel_learning = res
         self.cv_history = res.history
         self.gamma1 = res.kernel_params1["gamma"]

@@ -500,3 +500,52 @@ def test_letor_boosted_rounds_chosen_by_validation_map():
     best = max(table)
     assert desc == f"depth {best[3][1]}, {best[4]} trees"
     np.testing.assert_array_equal(predict(None), fit(best[3])(None, best[4]))
+
+
+def test_drug_target_new_drug_intervals_equal_refits():
+    """new_drug_intervals: per outer fold of drugs, the alpha of a brute-force
+    leave-one-drug-out CV (np.kron refits), and the coverage of jackknife+ intervals
+    built from refits without each training drug."""
+    import math
+    from rlscore.core.selection import DEFAULT_REGPARAMS
+    mod = _load("drug_target")
+    KD, KT, Y = _drug_target_small(3)
+    n1, n2 = Y.shape
+    res = mod.new_drug_intervals(KD, KT, Y, alpha=0.2, k=3, seed=0)
+    folds = mod.object_folds(n1, 3, np.random.default_rng(0))
+
+    def fit(T, Yc, lam):
+        K = np.kron(KT, KD[np.ix_(T, T)])
+        a = np.linalg.solve(K + lam * np.eye(K.shape[0]), Yc[T].ravel(order="F"))
+        return a.reshape((T.size, n2), order="F")
+
+    covered = []
+    for R, chosen in zip(folds, res["alphas"]):
+        T = np.setdiff1d(np.arange(n1), R)
+        Yc = Y - Y[T].mean()
+        errs = []
+        for lam in DEFAULT_REGPARAMS:
+            sq = 0.0
+            for i in T:
+                keep = T[T != i]
+                sq += np.sum((KD[i, keep] @ fit(keep, Yc, lam) @ KT - Yc[i]) ** 2)
+            errs.append(sq)
+        lam = DEFAULT_REGPARAMS[int(np.argmin(errs))]
+        assert chosen == lam
+        # jackknife+ by drug: the model without training drug i, its residuals on i
+        lo_terms, hi_terms = [], []
+        for i in T:
+            keep = T[T != i]
+            A = fit(keep, Yc, lam)
+            r = np.abs(Yc[i] - KD[i, keep] @ A @ KT)             # (n2,) residuals
+            mu = KD[np.ix_(R, keep)] @ A @ KT                    # at the test pairs
+            lo_terms.append(mu[:, :, None] - r)
+            hi_terms.append(mu[:, :, None] + r)
+        lo = np.sort(np.concatenate(lo_terms, axis=2), axis=2)
+        hi = np.sort(np.concatenate(hi_terms, axis=2), axis=2)
+        m = T.size * n2
+        k_hi = math.ceil(0.8 * (m + 1) - 1e-9)
+        yt = Yc[R]
+        covered.append(((lo[:, :, m + 1 - k_hi - 1] <= yt) &
+                        (yt <= hi[:, :, k_hi - 1])).ravel())
+    assert res["coverage"] == pytest.approx(np.mean(np.concatenate(covered)), abs=1e-12)

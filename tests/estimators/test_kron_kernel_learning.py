@@ -81,3 +81,59 @@ def test_incomplete_grid_and_one_domain_refused():
         PairwiseRLS(D, T, kernel="rbf", gamma="learn").fit(pairs[:-1], y[:-1])
     with pytest.raises(ValueError, match="two domains"):
         PairwiseRLS(D, kernel="rbf", gamma="learn").fit(pairs, y)
+
+
+def test_learned_gamma_from_similarity_matrices():
+    """kernel='precomputed' with gamma='learn': each domain's kernel is the Gaussian of
+    the similarity-induced distance exp(-gamma (S_ii + S_jj - 2 S_ij)); the model at
+    the learned gammas and alpha equals the np.kron solve with those kernels computed
+    from the similarity matrices directly, for training and new objects."""
+    from rlscore.estimators import PairwiseRLS
+    rng = np.random.default_rng(11)
+    A1, A2 = rng.normal(size=(11, 4)), rng.normal(size=(9, 3))
+    S1, S2 = A1 @ A1.T, A2 @ A2.T                  # similarity matrices of all objects
+    n1, n2 = 8, 7                                  # training objects; the rest are new
+    train = np.array([(i, j) for j in range(n2) for i in range(n1)])
+    y = np.tanh(A1[train[:, 0], 0] * A2[train[:, 1], 1]) + 0.1 * rng.normal(size=len(train))
+    est = PairwiseRLS(S1, S2, kernel="precomputed", gamma="learn").fit(train, y)
+    assert est.learning_history_ and est.alpha_ > 0
+
+    def gauss(S, g):
+        d = np.diag(S)
+        return np.exp(-g * (d[:, None] + d[None, :] - 2 * S))
+    K1, K2 = gauss(S1, est.gamma1_), gauss(S2, est.gamma2_)
+    K = np.kron(K2[:n2, :n2], K1[:n1, :n1])       # vec_F order of the training pairs
+    a = np.linalg.solve(K + est.alpha_ * np.eye(n1 * n2), y)
+    test = np.array([(i, j) for j in range(9) for i in range(11)])
+    expected = np.kron(K2[:, :n2], K1[:, :n1]) @ a
+    np.testing.assert_allclose(est.predict(test), expected, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="ard=True"):
+        PairwiseRLS(S1, S2, kernel="precomputed", gamma="learn", ard=True).fit(train, y)
+
+
+def test_evidence_criterion_in_the_estimator():
+    """PairwiseRLS(gamma='learn', criterion='evidence') is the model of the core's
+    evidence search: its learned parameters are learn_kron_kernel's, and its
+    predictions the np.kron solve at them."""
+    from rlscore.estimators import PairwiseRLS
+    rng = np.random.default_rng(12)
+    X1, X2 = rng.normal(size=(8, 2)), rng.normal(size=(6, 3))
+    train = np.array([(i, j) for j in range(6) for i in range(8)])
+    Y = np.sin(X1[:, :1]) * X2[:, 1] + 0.2 * rng.normal(size=(8, 6))
+    y = Y.ravel(order="F")
+    est = PairwiseRLS(X1, X2, kernel="rbf", gamma="learn", criterion="evidence").fit(train, y)
+    ref = learn_kron_kernel(X1, X2, Y, criterion="evidence")
+    assert est.alpha_ == pytest.approx(ref.regparam, rel=1e-10)
+    assert est.gamma1_ == pytest.approx(ref.kernel_params1["gamma"], rel=1e-10)
+    loo = PairwiseRLS(X1, X2, kernel="rbf", gamma="learn").fit(train, y)
+    assert loo.alpha_ != pytest.approx(est.alpha_, rel=1e-3)
+
+    def rbf(X, g):
+        return np.exp(-g * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    K = np.kron(rbf(X2, est.gamma2_), rbf(X1, est.gamma1_))
+    a = np.linalg.solve(K + est.alpha_ * np.eye(48), y)
+    np.testing.assert_allclose(est.predict(train), K @ a, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="criterion"):
+        PairwiseRLS(X1, X2, kernel="rbf", gamma="learn", criterion="aic").fit(train, y)
+    with pytest.raises(ValueError, match="criterion applies"):
+        PairwiseRLS(X1, X2, criterion="evidence").fit(train, y)

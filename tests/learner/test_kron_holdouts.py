@@ -116,6 +116,9 @@ def test_pair_kfold_dense_and_iterative_and_orders(setup):
     from rlscore.core.kronecker import kron_pairs_holdout
     it = kron_pairs_holdout(m._f1, m._f2, m.Y, pairs, LAM, dense_limit=0)
     np.testing.assert_allclose(it.ravel(order="F"), ref, atol=1e-9)
+    # conjugate gradients stopped short: a warning naming the fold (was a NameError)
+    with pytest.warns(UserWarning, match="fold 0"):
+        kron_pairs_holdout(m._f1, m._f2, m.Y, pairs, LAM, dense_limit=0, maxiter=1)
 
 
 def test_two_step_accepts_row_major_folds():

@@ -24,7 +24,7 @@ Builds on
 
 Module order
     ``_indefinite`` -> ``_data`` -> ``_factor`` -> ``_two_step`` -> ``_kronecker`` ->
-    ``_holdout`` -> ``_model``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``; ``_loo_gradient`` ->
+    ``_holdout`` -> ``_model`` -> ``_settings``, ``_intervals``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``; ``_loo_gradient`` ->
     ``_kernel_learning``.
 """
 
@@ -43,6 +43,8 @@ from rlscore.core.kronecker._kronecker import KronRLSSolver
 from rlscore.core.kronecker._holdout import (kron_rows_holdout, kron_leave_row_out,
                                              kron_both_holdout, kron_pairs_holdout)
 from rlscore.core.kronecker._model import KronRLSModel
+from rlscore.core.kronecker._settings import KRON_SETTINGS, KronSettingHoldout
+from rlscore.core.kronecker._intervals import kron_interval_model, KronIntervalPredictor
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
 from rlscore.core.kronecker._sampled import SampledKronRLSModel
 from rlscore.core.kronecker._svm import SampledKronSVMModel, exact_line_search, svm_labels
@@ -50,12 +52,21 @@ from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights
                                          centered_alignment, PairwiseMKLModel,
                                          fit_pairwise_mkl)
 from rlscore.core.kronecker._loo_gradient import (kron_loo_error_gradient, KronLOOGradient,
-                                                  KronLOOObjective)
+                                                  KronLOOObjective, kron_evidence_gradient,
+                                                  KronEvidenceObjective)
 from rlscore.core.kronecker._kernel_learning import (learn_kron_kernel,
                                                      KronKernelLearningResult,
-                                                     KRON_LEARNABLE_KERNELS)
+                                                     KRON_LEARNABLE_KERNELS,
+                                                     similarity_features)
 
 __all__ = [
+    "KRON_SETTINGS",
+    "KronSettingHoldout",
+    "kron_evidence_gradient",
+    "KronEvidenceObjective",
+    "similarity_features",
+    "kron_interval_model",
+    "KronIntervalPredictor",
     "INDEFINITE",
     "check_indefinite",
     "extreme_eigenvalues",

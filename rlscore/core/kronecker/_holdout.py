@@ -169,7 +169,7 @@ def kron_pairs_holdout(f1, f2, Y, folds, regparam, dense_limit=2e8, maxiter=None
     out = np.zeros((n1, n2))
     r1, r2 = f1.V.shape[1], f2.V.shape[1]
     check_pair_folds(folds, (n1, n2))
-    for r, c in folds:
+    for k, (r, c) in enumerate(folds):
         s = r.size
         if s * s * r1 * r2 <= dense_limit:
             P, Q = f1.V[r], f2.V[c]
