@@ -161,9 +161,37 @@ def _add_zero_based(p):
                         "Stored in the model file; predict and evaluate follow it")
 
 
+def _add_input_options(p, training):
+    """The options of CSV/TSV data files (every command that reads data)."""
+    g = p.add_argument_group("CSV/TSV data files (a header line names the columns)")
+    g.add_argument("--input-format", choices=["svmlight", "csv", "tsv"], default=None,
+                   help="format of the data files (default: csv for names ending .csv "
+                        "or .csv.gz, tsv for .tsv or .tsv.gz, else svmlight)")
+    g.add_argument("--label-column", metavar="NAME", help="the label column (several: "
+                   "NAME,NAME for several outputs; default 'label', with --no-header "
+                   "column 0%s)" % ("" if training else "; predict/evaluate: the "
+                                     "model's"))
+    g.add_argument("--qid-column", metavar="NAME", help="the query id column (default: "
+                   "the column named 'qid' if there is one%s)" % (
+                       "" if training else "; evaluate: the model's"))
+    g.add_argument("--id-column", metavar="NAME", help="a row id column, not a feature"
+                   + ("" if training else "; predict writes 'ID<TAB>prediction' lines"))
+    if training:
+        g.add_argument("--feature-columns", metavar="NAMES", help="the feature columns, "
+                       "comma-separated (default: every other column); stored in the "
+                       "model file, predict maps its file's columns by name")
+    g.add_argument("--no-header", action="store_true", help="the file has no header "
+                   "line: columns are named by their 0-based position (0, 1, ...)")
+    g.add_argument("--time-column", metavar="NAME", help="survival time column "
+                   "(reserved: no survival learner in the CLI yet, refused)")
+    g.add_argument("--event-column", metavar="NAME", help="survival event column "
+                   "(reserved: no survival learner in the CLI yet, refused)")
+
+
 def _add_training_options(p, need_output):
     p.add_argument("train", metavar="TRAIN_FILE",
-                   help="svmlight/LETOR file: 'label [qid:ID] index:value ...'")
+                   help="svmlight/LETOR file: 'label [qid:ID] index:value ...', or a "
+                        "CSV/TSV file with a header (see the CSV/TSV options)")
     if need_output:
         p.add_argument("-o", "--output", required=True, metavar="MODEL_FILE",
                        help="where to write the model (.npz)")
@@ -225,6 +253,7 @@ def _add_training_options(p, need_output):
                    help=f"selection measure: {MEASURE_HELP} (default: sqerror for rls, "
                         f"cindex for ranking; auc for rls --cv lpo)")
     _add_zero_based(p)
+    _add_input_options(p, training=True)
     if need_output:
         p.add_argument("--intervals", choices=["jackknife", "cv"],
                        help="rls: store the hold-out models for 'predict --interval' "
@@ -307,6 +336,7 @@ def build_parser():
                                                   "jackknife-minmax", "cv+", "cv",
                                                   "cv-minmax"],
                     help="default: jackknife+ (--intervals jackknife) or cv+ (--intervals cv)")
+    _add_input_options(pr, training=False)
     _add_progress(pr)
     pr.set_defaults(func=_cmd_predict)
 
@@ -333,6 +363,7 @@ def build_parser():
     ev.add_argument("--ignore-extra-features", action="store_true",
                     help="allow non-zero features beyond the training file's largest "
                          "index (they are treated as unseen features)")
+    _add_input_options(ev, training=False)
     _add_progress(ev)
     ev.set_defaults(func=_cmd_evaluate)
 

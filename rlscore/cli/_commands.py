@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
-from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, iter_file,
+from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, input_table, iter_file,
                                load_training_data, predict_projected, project_features,
                                read_file, read_for_model, unseen_factor)
 from rlscore.cli._options import (OptionError, parse_grid, parse_measures, parse_regparam,
@@ -218,6 +218,7 @@ def _cmd_fit(args):
         raise UsageError("--ard, --kernel-penalty and --learn-criterion apply to "
                          "--gamma learn")
     from rlscore.cli._stream import fit_streamed, wants_stream
+    args.table = input_table(args, args.train)
     if wants_stream(args):
         learner, info, width = fit_streamed(
             args, _kernel_args(args, spec),
@@ -233,13 +234,15 @@ def _cmd_fit(args):
                   f"{info['n_examples']} examples, regparam {learner.regparam:g}; model "
                   f"saved to {args.output}")
         return 0
-    data = load_training_data(args.train, _zero_based(args))
+    data = load_training_data(args.train, _zero_based(args), args.table)
     check_qids(args, data.qids is not None, spec)
     info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),
             "n_used_features": int(data.feature_indices.size),
             "n_queries": None if data.groups is None else int(data.groups.n_groups),
             "learner_option": spec.name, "kernel_option": args.kernel,
             "zero_based": bool(data.zero_based)}
+    if data.table is not None:
+        info["input"] = data.table.to_info()
     selecting = (args.regparams is not None or args.cv is not None
                  or args.valid is not None)
     if args.gamma == "learn":
@@ -420,15 +423,16 @@ def _interval_lines(args, pred, meta, chunks):
     step = im.chunk_rows()
 
     def blocks():
-        for Xc, unseen in chunks:
+        for Xc, unseen, ids in chunks:
             factor = unseen_factor(unseen, kernel.get("name"), gamma)
             for s in range(0, Xc.shape[0], step):
                 P = im.outputs(Xc[s:s + step])
                 if factor is not None:
                     P *= factor[s:s + step, None]
                 res = im.intervals_from_outputs(P, alpha, method)
-                yield "".join("\t".join(_fmt(a[t, j]) for j in range(im.n_outputs)
-                                        for a in res) + "\n"
+                yield "".join(_id_prefix(ids, s + t)
+                              + "\t".join(_fmt(a[t, j]) for j in range(im.n_outputs)
+                                          for a in res) + "\n"
                               for t in range(P.shape[0]))
     return blocks()
 
@@ -441,7 +445,8 @@ def _cmd_cv(args):
     _check_training_options(args)
     _check_plot(args, None if args.regparams is None else
                 _usage(parse_grid, args.regparams))
-    data = load_training_data(args.train, _zero_based(args))
+    data = load_training_data(args.train, _zero_based(args),
+                              input_table(args, args.train))
     check_qids(args, data.qids is not None, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
     how = ("validation-file" if sel.cv_name == "valid"
@@ -504,6 +509,11 @@ def _fmt(v):
     return repr(float(v))
 
 
+def _id_prefix(ids, i):
+    """'ID<TAB>' of row i of a chunk read with ``--id-column``, else ''."""
+    return "" if ids is None else ids[i] + "\t"
+
+
 def _model_and_rows(args):
     """The model's predictions for the data file read the way the model was trained,
     and the rows."""
@@ -523,7 +533,7 @@ def _prediction_file_and_rows(args):
         raise UsageError("evaluate takes MODEL_FILE DATA_FILE or DATA_FILE --predictions "
                          "FILE, not both a model and --predictions")
     args.data = args.model
-    _, y, qids, _ = read_file(args.data)
+    _, y, qids, _ = read_file(args.data, table=input_table(args, args.data))
     n_cols = 1 if y.ndim == 1 else y.shape[1]
     try:
         with open(args.predictions) as fh:
@@ -554,13 +564,20 @@ def _load_model(args):
     n_model = int(meta.get("n_file_features") or meta["n_features"])
     # models written before the zero_based key read 1-based files only
     zero_based = bool((meta.get("info") or {}).get("zero_based", False))
-    return pred, meta, (fi, n_model, zero_based)
+    # a CSV/TSV model reads its data files' columns by name (False: an svmlight model)
+    model_input = (meta.get("info") or {}).get("input", False)
+    table = input_table(args, args.data, model_input,
+                        labelled=args.command != "predict")
+    if table is not None:
+        table.feature_names = list(model_input["feature_names"])
+    return pred, meta, (fi, n_model, zero_based, table)
 
 
 def _load_for_data(args):
     """(predictor, metadata, rows of the data file projected onto the model)."""
-    pred, meta, (fi, n_model, zero_based) = _load_model(args)
-    rows = read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features)
+    pred, meta, (fi, n_model, zero_based, table) = _load_model(args)
+    rows = read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features,
+                          table)
     return pred, meta, rows
 
 
@@ -568,10 +585,10 @@ def _projected_chunks(args, model_columns):
     """(rows projected onto the model's features, unseen) for each chunk of the data
     file (:func:`iter_file`): peak memory independent of the file's length, the same
     rows as reading the whole file."""
-    fi, n_model, zero_based = model_columns
-    for X, _ in iter_file(args.data, zero_based):
+    fi, n_model, zero_based, table = model_columns
+    for X, _, ids in iter_file(args.data, zero_based, table):
         yield project_features(X, fi, n_model, args.data, args.ignore_extra_features,
-                               zero_based)
+                               zero_based) + (ids,)
 
 
 def _cmd_predict(args):
@@ -585,13 +602,15 @@ def _cmd_predict(args):
     def lines():
         # streamed: one chunk of the file at a time (peak memory independent of its
         # length); the same predictions as reading the whole file
-        for Xc, unseen in _projected_chunks(args, model_columns):
+        for Xc, unseen, ids in _projected_chunks(args, model_columns):
             P = predict_projected(pred, Xc, unseen, kernel.get("name"), gamma,
                                   meta.get("n_outputs", 1))
             if P.ndim == 1:
-                yield "".join(_fmt(v) + "\n" for v in P)
+                yield "".join(_id_prefix(ids, i) + _fmt(v) + "\n"
+                              for i, v in enumerate(P))
             else:
-                yield "".join("\t".join(_fmt(v) for v in row) + "\n" for row in P)
+                yield "".join(_id_prefix(ids, i) + "\t".join(_fmt(v) for v in row)
+                              + "\n" for i, row in enumerate(P))
     return _emit(args, lines())
 
 
