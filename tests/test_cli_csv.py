@@ -214,8 +214,9 @@ HOSTILE = [
     ("header_only.csv", HEADER, "the file contains no examples"),
     ("blank_name.csv", "label,,b\n1,2,3\n", "line 1, column 2: empty column name"),
     ("nul.csv", HEADER + "1,2\x003\n", "not a text file"),
-    ("bigline.csv", HEADER + "1,2," + "9" * 20000 + "\n", "line 2: a line of 20004 "
-                                                           "bytes"),
+    ("bigline.csv", HEADER + "1,2," + "9" * 20000 + "\n", "line 2, column 3 ('b'): "
+                                                           "'99999"),
+    ("bigid.csv", "label,a,id\n1,2,\"" + "x" * 20000 + "\"\n", "line 2, column 3 ('id'): not a number"),
     ("quote.csv", HEADER + '1,2,"3\n', "line 2"),
     ("onlyfeatures.csv", "label\n1\n", "no feature columns"),
 ]

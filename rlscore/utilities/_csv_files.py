@@ -11,10 +11,10 @@ file, the line and the column, as the svmlight reader does. Files ending in ``.g
 ``.bz2`` or ``.xz`` are decompressed on the fly. Public home:
 :mod:`rlscore.utilities.reader`.
 
-The parser works on chunks of whole lines with numpy (one split of the chunk's bytes
-and one conversion per column), so that a file is read at a rate close to the
-compiled svmlight parser's without pandas; a chunk holding a double quote is read by
-the :mod:`csv` module instead (quoted fields, e.g. ids with commas).
+The numeric fields of a chunk of whole lines are parsed by the compiled parser
+:mod:`rlscore._ext._csv` (the svmlight parser's number grammar; no pandas); a chunk
+holding a double quote is read by the :mod:`csv` module instead (quoted fields, e.g.
+ids with commas), slower.
 """
 
 import csv
@@ -31,10 +31,6 @@ __all__ = ["CsvLayout", "csv_kind", "read_csv_data", "iter_csv_data", "CsvSource
 
 #: file name endings (after a compression suffix is removed) and their delimiters
 DELIMITERS = {".csv": ",", ".tsv": "\t"}
-
-#: a line longer than this many bytes per column is refused (a hostile file would
-#: otherwise make one enormous field per column the width of every cell)
-_MAX_FIELD_BYTES = 4096
 
 _MISSING = {"", "na", "n/a", "nan", "null", "none", "?", "-nan", "+nan"}
 
@@ -171,41 +167,6 @@ class _Chunk:
         return self.cells[j::self.ncols]
 
 
-def _split_fast(src, data, delim, ncols, first_line):
-    """Fields of ``data`` (bytes of whole lines, no quotes) by numpy: ragged lines and
-    over-long lines refused with their line number."""
-    lines = first_line + np.arange(data.count(b"\n"))
-    if b"\n\n" in data or data.startswith(b"\n"):
-        # blank lines are skipped, as in svmlight files
-        parts = data.split(b"\n")[:-1]
-        keep = np.fromiter((len(p) > 0 for p in parts), dtype=bool, count=len(parts))
-        lines = lines[keep]
-        if not lines.size:
-            return _Chunk([], ncols, lines)
-        data = b"\n".join(p for p in parts if p) + b"\n"
-    return _split_lines(src, data, delim, ncols, lines)
-
-
-def _split_lines(src, data, delim, ncols, lines):
-    buf = np.frombuffer(data, dtype=np.uint8)
-    nl = np.flatnonzero(buf == 10)
-    starts = np.concatenate(([0], nl[:-1] + 1))
-    long = np.flatnonzero(nl - starts > _MAX_FIELD_BYTES * ncols)
-    if long.size:
-        raise ValueError(f"{src}, line {lines[long[0]]}: a line of "
-                         f"{nl[long[0]] - starts[long[0]]} bytes for {ncols} columns "
-                         f"(more than {_MAX_FIELD_BYTES} bytes per field)")
-    dpos = np.flatnonzero(buf == ord(delim))
-    counts = np.searchsorted(dpos, nl) - np.searchsorted(dpos, starts)
-    bad = np.flatnonzero(counts != ncols - 1)
-    if bad.size:
-        i = bad[0]
-        raise ValueError(f"{src}, line {lines[i]}: {counts[i] + 1} fields, the header "
-                         f"has {ncols}")
-    cells = data[:-1].replace(b"\n", delim.encode()).split(delim.encode())
-    return _Chunk(cells, ncols, lines, b"_" in data)
-
-
 def _split_quoted(src, data, delim, ncols, first_line):
     """Fields of a chunk with quotes, by the csv module (slower)."""
     cells, lines = [], []
@@ -325,15 +286,60 @@ def _raw_chunks(fname, layout, chunk_bytes=None):
             if lines:
                 if b'"' in data:
                     chunk = _split_quoted(src, data, delim, ncols, line)
+                    out = _decode(src, chunk, plan) if chunk.lines.size else None
                 else:
-                    chunk = _split_fast(src, data, delim, ncols, line)
+                    out = _parse_compiled(src, data, delim, plan, line, lines)
                 line += lines
-                if chunk.lines.size:
-                    yield plan, _decode(src, chunk, plan)
+                if out is not None:
+                    yield plan, out
             if not block:
                 break
     if plan is None:
         raise ValueError(f"{src}: the file is empty (expected a header line)")
+
+
+def _parse_compiled(src, data, delim, plan, first_line, n_lines):
+    """The chunk's arrays (as :func:`_decode`) by the compiled parser
+    (:mod:`rlscore._ext._csv`), or None for a chunk of blank lines; errors name the
+    line and the column."""
+    from rlscore._ext import _csv
+    ncols = len(plan.names)
+    kind = np.zeros(ncols, dtype=np.int8)
+    numeric = np.concatenate((plan.features, plan.labels, plan.extra))
+    kind[numeric] = 1
+    strings = [j for j in (plan.qid, plan.id) if j >= 0]
+    kind[strings] = 2
+    out = np.empty((n_lines, int(np.count_nonzero(kind == 1))))
+    rows_line = np.empty(n_lines, dtype=np.int64)
+    spans = np.empty((n_lines, 2 * len(strings)), dtype=np.int64)
+    rows, err = _csv.parse_fields(data, first_line, ord(delim), kind, out, rows_line,
+                                  spans)
+    if err is not None:
+        lineno, j, what, fields = err
+        if what == _csv.RAGGED:
+            raise ValueError(f"{src}, line {lineno}: {fields} fields, the header has "
+                             f"{ncols}")
+        text = data.split(b"\n")[lineno - first_line].rstrip(b"\r").split(
+            delim.encode())[j].decode("utf-8", "replace")
+        why = _cell_problem(text) or f"not a number: {text.strip()[:40]!r}"
+        raise ValueError(f"{src}, line {lineno}, column {j + 1} ({plan.names[j]!r}): "
+                         f"{why}")
+    if not rows:
+        return None
+    # the columns of ``out`` are the numeric columns in file order
+    col = np.empty(ncols, dtype=np.intp)
+    col[np.sort(numeric)] = np.arange(numeric.size)
+    out = out[:rows]
+
+    def texts(j):
+        t = 2 * strings.index(j)
+        return [data[a:b].decode("utf-8", "replace").strip()
+                for a, b in spans[:rows, t:t + 2].tolist()]
+    return {"X": np.ascontiguousarray(out[:, col[plan.features]]),
+            "Y": out[:, col[plan.labels]], "extra": out[:, col[plan.extra]],
+            "qids": None if plan.qid < 0 else texts(plan.qid),
+            "ids": None if plan.id < 0 else texts(plan.id),
+            "lines": rows_line[:rows]}
 
 
 def _decode(src, chunk, plan):
