@@ -286,7 +286,8 @@ print(json.dumps(out))
 """
 
 
-def test_fuzzed_csv_files_fail_cleanly(tmp_path):
+@pytest.mark.parametrize("n_files", [30, pytest.param(400, marks=pytest.mark.slow)])
+def test_fuzzed_csv_files_fail_cleanly(tmp_path, n_files):
     """Random byte edits of a valid CSV file, read by the command in a child process:
     every run exits 0 or 1 (a data error on one line), never a traceback or a crash."""
     X, y, q = _data(m=20, d=3)
@@ -294,7 +295,7 @@ def test_fuzzed_csv_files_fail_cleanly(tmp_path):
     rng = np.random.default_rng(7)
     alphabet = b',\n"\t.-+eE0123456789 naNiIf_\r\x00\xff#'
     paths = []
-    for k in range(120):
+    for k in range(n_files):
         data = bytearray(base)
         for _ in range(rng.integers(1, 6)):
             op = rng.integers(3)
@@ -319,4 +320,37 @@ def test_fuzzed_csv_files_fail_cleanly(tmp_path):
         if code != 0:
             last = err.strip().splitlines()[-1]
             assert last.startswith("rlscore: error: "), (path, err)
-    assert sum(code == 1 for code, _ in results) > 20
+    assert sum(code == 1 for code, _ in results) > n_files // 4
+
+
+def test_valid_file_and_outside_predictions(tmp_path, run_cli):
+    """fit --valid reads a CSV validation file by the training columns' names, and
+    evaluate DATA --predictions reads a CSV file's labels and qids: the svmlight
+    results."""
+    X, y, q = _data()
+    Xv, yv, qv = _data(seed=1)
+    svm, svm_v = tmp_path / "t.txt", tmp_path / "v.txt"
+    write_svmlight(svm, X, y, q)
+    write_svmlight(svm_v, Xv, yv, qv)
+    tab = _write_table(tmp_path / "t.csv", X, y, q)
+    tab_v = _write_table(tmp_path / "v.csv", Xv, yv, qv,
+                         order=["rid", "f2", "qid", "f0", "label", "f3", "f1"])
+    grid = ["--learner", "query-rankrls", "--regparams", "2^-3..2^3", "--measure",
+            "map"]
+    code, out1, err = run_cli(["fit", svm, "-o", tmp_path / "s.npz", "--valid", svm_v,
+                               *grid])
+    assert code == 0, err
+    code, out2, err = run_cli(["fit", tab, "-o", tmp_path / "c.npz", "--valid", tab_v,
+                               "--id-column", "rid", *grid])
+    assert code == 0, err
+    _same_model(tmp_path / "s.npz", tmp_path / "c.npz")
+    assert out1.splitlines()[:-1] == out2.splitlines()[:-1]
+    scores = tmp_path / "scores.txt"
+    scores.write_text("".join(f"{v!r}\n" for v in np.sin(yv).tolist()))
+    results = []
+    for path, extra in ((svm_v, []), (tab_v, ["--id-column", "rid"])):
+        code, out, err = run_cli(["evaluate", path, "--predictions", scores,
+                                  "--measure", "map,cindex", "--format", "json", *extra])
+        assert code == 0, err
+        results.append(json.loads(out))
+    assert results[0] == results[1]

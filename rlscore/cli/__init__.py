@@ -16,6 +16,13 @@ Subcommands
 ``rlscore demo``
     The main job on the Statlog heart sample shipped with the package.
 
+Data files are svmlight/LETOR, or CSV/TSV with a header line (``.csv``, ``.tsv``, also
+``.gz``/``.bz2``/``.xz``, or ``--input-format``): ``--label-column`` (default ``label``),
+a ``qid`` column or ``--qid-column``, ``--id-column`` (kept for predict's output),
+``--feature-columns`` (default every other column), ``--no-header``; the model file
+records the feature columns and predict/evaluate map their file's columns by name
+(:func:`rlscore.cli._data.input_table`).
+
 Exit codes: 0 success, 1 bad data or model file, unreadable path, out of memory (a
 one-line message on stderr, never a traceback), 2 usage error (bad options), 130
 interrupted (Ctrl-C). Models and predictions are written atomically: an interrupted or
@@ -270,7 +277,7 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="rlscore",
         description="Regularized least-squares learners with exact fast cross-validation, "
-                    "on svmlight/LETOR files.",
+                    "on svmlight/LETOR or CSV/TSV files.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     from rlscore import __version__
     parser.add_argument("--version", action="version", version=__version__)
@@ -322,8 +329,8 @@ def build_parser():
     pr = sub.add_parser("predict", help="predict with a saved model", epilog=_EPILOG,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     pr.add_argument("model", metavar="MODEL_FILE")
-    pr.add_argument("data", metavar="DATA_FILE", help="svmlight file (labels and qids "
-                    "are read and ignored)")
+    pr.add_argument("data", metavar="DATA_FILE", help="svmlight or CSV/TSV file (labels "
+                    "and qids are ignored)")
     pr.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
     pr.add_argument("--ignore-extra-features", action="store_true",
                     help="allow non-zero features beyond the training file's largest "
@@ -345,7 +352,7 @@ def build_parser():
     ev.add_argument("model", metavar="MODEL_FILE", help="saved model (or, with "
                     "--predictions, the labelled DATA_FILE)")
     ev.add_argument("data", metavar="DATA_FILE", nargs="?", help="labelled svmlight/"
-                    "LETOR file (read with the model's index base)")
+                    "LETOR file (read with the model's index base) or CSV/TSV file")
     ev.add_argument("--predictions", metavar="FILE", help="evaluate the scores in FILE "
                     "(one number per line, in the rows' order: another program's "
                     "predictions) instead of a model: rlscore evaluate DATA_FILE "

@@ -307,7 +307,7 @@ def _parse_compiled(src, data, delim, plan, first_line, n_lines):
     kind = np.zeros(ncols, dtype=np.int8)
     numeric = np.concatenate((plan.features, plan.labels, plan.extra))
     kind[numeric] = 1
-    strings = [j for j in (plan.qid, plan.id) if j >= 0]
+    strings = sorted(j for j in (plan.qid, plan.id) if j >= 0)   # spans in file order
     kind[strings] = 2
     out = np.empty((n_lines, int(np.count_nonzero(kind == 1))))
     rows_line = np.empty(n_lines, dtype=np.int64)
