@@ -354,3 +354,21 @@ def test_valid_file_and_outside_predictions(tmp_path, run_cli):
         assert code == 0, err
         results.append(json.loads(out))
     assert results[0] == results[1]
+
+
+def test_intervals_with_ids(tmp_path, run_cli):
+    """predict --interval on a CSV file: the svmlight model's lines, each after its id."""
+    X, y, _ = _data(m=30, d=3)
+    svm = tmp_path / "t.txt"
+    write_svmlight(svm, X, y)
+    tab = _write_table(tmp_path / "t.csv", X, y)
+    outs = []
+    for path, extra in ((svm, []), (tab, ["--id-column", "rid"])):
+        model = tmp_path / f"{path.name}.npz"
+        assert run_cli(["fit", path, "-o", model, "--intervals", "jackknife", "-q",
+                        *extra])[0] == 0
+        code, out, err = run_cli(["predict", model, path, "--interval", "0.8", *extra])
+        assert code == 0, err
+        outs.append(out.splitlines())
+    assert [ln.split("\t", 1) for ln in outs[1]] == \
+        [[f"row{i}", ln] for i, ln in enumerate(outs[0])]
