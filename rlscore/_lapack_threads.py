@@ -45,3 +45,25 @@ def blas_threads(n):
     from threadpoolctl import threadpool_limits
     with threadpool_limits(limits=int(n), user_api="blas"):
         yield
+
+
+#: the largest n whose dense factorizations a loop of many small ones (the
+#: kernel-parameter searches) runs with one BLAS thread (see :func:`loop_threads`)
+SERIAL_N = 1000
+
+
+def loop_threads(n):
+    """The BLAS threads for a loop of many n x n factorizations (a kernel-parameter
+    search: one Cholesky factorization and inverse per step): 1 for n up to
+    :data:`SERIAL_N`, else None (leave the BLAS as it is). O(1).
+
+    Measured on this project's 2-core machine shared with other work (scipy's
+    OpenBLAS, potrf + potri + one product, median of 7, interleaved): two threads took
+    75 ms against 4.9 ms for one at n = 354, 1.30 s against 0.20 s at n = 1000 and
+    3.5 s against 0.70 s at n = 2000: on busy cores the threads of a short call wait
+    for each other. On idle cores two threads gain at most 2x, and little on calls of a
+    few milliseconds; one thread is the safe choice for the small systems the searches
+    are used on (an ARD evidence search on 354 rows of Boston housing took 55 s with
+    the BLAS default of two threads and 2.1 s with one, minutes apart at load ~7;
+    ``benchmarks/bench_ard_evidence.py`` times one step both ways in one process)."""
+    return 1 if int(n) <= SERIAL_N else None

@@ -16,10 +16,21 @@ Reduced-set (Nystrom) paths with b basis vectors
 The coefficients were measured with ``benchmarks/memory_peaks.py`` (growth of the
 peak resident set of a child process, Gaussian kernel, d = 20). Layer 0: imports
 nothing from the package.
+
+The process
+    A ``memory_budget`` bounds the peak resident set of the whole process: what it
+    holds when the run is planned (:func:`resident_memory`: the interpreter, the
+    imported modules, the data already in memory) plus the estimate of the run's
+    arrays, plus what a pass over a file holds besides (:func:`parser_bytes`: the
+    parser's text and parsed chunk).
 """
 
+import os
+import sys
+
 __all__ = ["PEAK_MATRICES", "PEAK_KRONECKER", "PEAK_REDUCED_SET", "STREAM_OVERHEAD",
-           "CENTRING_BLOCKS",
+           "CENTRING_BLOCKS", "resident_memory", "peak_resident_memory", "parser_bytes",
+           "PARSER_CHUNKS",
            "estimate_peak_bytes",
            "reduced_set_peak_bytes", "REDUCED_SET_PATHS"]
 
@@ -102,7 +113,11 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
 
     Notes
     -----
-    streamed: 8 (k^2 (4 + K) + 3 b^2 + block (b + 3 k + d + 2 L p) + m p (2 + L)),
+    streamed: 8 (k^2 (4 + K) + 3 b^2 + block (b + 3 k + d + 2 L p) + m p (4 + L)),
+    the m p (4 + L) being the labels and their copy, the m x L x p held-out
+    predictions and the selection measure's two temporaries of one lambda's column
+    (the difference and its square: 13 MiB at m = 1e6 that the estimate missed,
+    peak RSS 1.04 times the budget of 300 MiB before they were counted),
     streamed_fit: 8 (k^2 (4 + K) + 3 b^2 + block (b + d) + 2 m p), both plus
     :data:`STREAM_OVERHEAD` and, for RankRLS, 8 c block k (c of
     :data:`CENTRING_BLOCKS`);
@@ -127,10 +142,69 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
         if path == "streamed_fit":
             return rr + 8.0 * block_size * (b + d) + 16.0 * m * p
         block = 8.0 * block_size * (b + 3 * k + d + 2 * L * p)
-        return rr + block + 8.0 * m * p * (2 + L)
+        return rr + block + 8.0 * m * p * (4 + L)
     if path == "pcg":
         t = max(int(threads), 1)
         blocks = m * b if cache else t * block_size * b
         return 8.0 * (4 * b * b + t * block_size * (d + 8) + 6 * m * p + blocks) \
             + STREAM_OVERHEAD
     raise ValueError(f"unknown reduced-set path {path!r}; one of {REDUCED_SET_PATHS}")
+
+
+def _proc_status(field):
+    """Bytes of ``field`` ("VmRSS", "VmHWM") of /proc/self/status, or None."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _maxrss():
+    """The peak resident set of this process by getrusage (kB on Linux, bytes on
+    macOS), or None."""
+    try:
+        import resource
+    except ImportError:                                # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) if sys.platform == "darwin" else int(peak) * 1024
+
+
+def resident_memory():
+    """Bytes resident in this process now (the memory it already holds: the
+    interpreter, the imported modules, the data loaded): ``VmRSS`` of
+    /proc/self/status; elsewhere psutil's ``rss`` when installed, else the peak so far
+    (getrusage, an upper bound); None when nothing tells. O(1)."""
+    rss = _proc_status("VmRSS")
+    if rss is not None:
+        return rss
+    try:
+        import psutil
+        return int(psutil.Process(os.getpid()).memory_info().rss)
+    except Exception:                                  # not installed, or no access
+        return _maxrss()
+
+
+def peak_resident_memory():
+    """Bytes of the peak resident set of this process so far (``VmHWM``, else
+    getrusage's ``ru_maxrss``), or None. O(1)."""
+    peak = _proc_status("VmHWM")
+    return peak if peak is not None else _maxrss()
+
+
+#: What a pass over an svmlight file holds besides the blocks, in units of the text
+#: chunk it reads at a time (``chunk_bytes``): the text, its decoded copy, the parsed
+#: chunk (values, indices, row pointers and labels) and the CSR slice converted to a
+#: block. Measured (peak RSS over the resident set before a pass, 1e5 dense rows x
+#: 10, chunks of 1, 4 and 16 MiB): 4.6, 5.8 and 3.0 chunks.
+PARSER_CHUNKS = 6
+
+
+def parser_bytes(chunk_bytes):
+    """Bytes a pass over an svmlight file holds besides the blocks
+    (:data:`PARSER_CHUNKS` text chunks of ``chunk_bytes``). O(1)."""
+    return float(PARSER_CHUNKS) * float(chunk_bytes)

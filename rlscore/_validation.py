@@ -46,7 +46,7 @@ __all__ = [
     "MAX_ABS_VALUE", "MAX_REGPARAM", "ScaleError", "estimate_peak_bytes",
     "check_peak_memory", "PEAK_MATRICES", "PEAK_KRONECKER", "check_real_dtype",
     "check_index_folds", "fold_membership", "check_regparam_grid", "user_stacklevel",
-    "check_survival",
+    "check_survival", "as_row_blocks",
 ]
 
 #: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
@@ -158,6 +158,20 @@ def as_data_matrix(X, name="X", allow_sparse=True, dtype=np.float64):
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinity")
     check_no_overflow(X, name)
+    return X
+
+
+def as_row_blocks(X):
+    """Data read later in row blocks (``X[rows]``), converted once so that every block
+    read works: a scipy sparse matrix or array of any format (COO, CSC, LIL, DOK, DIA,
+    BSR, ...) becomes a CSR matrix (O(nnz), no copy for a CSR matrix), ``np.matrix``
+    and lists become ndarrays; ndarrays, ``np.memmap`` and dask arrays are returned as
+    they are (a memmap is never loaded whole). The values are checked per block by the
+    reader (:func:`rlscore.kernel.read_block`)."""
+    if sp.issparse(X):
+        return X if isinstance(X, sp.csr_matrix) else sp.csr_matrix(X)
+    if isinstance(X, np.matrix) or not hasattr(X, "shape"):
+        return np.asarray(X)
     return X
 
 

@@ -180,7 +180,8 @@ def test_parse_measures():
                                             "meanndcg,cindex,auc,sqerror")]
     assert names == ["ndcg@10", "ndcg@5:standard", "p@5", "map", "meanndcg", "cindex",
                      "auc", "sqerror"]
-    for bad in ("", "ndcg@", "ndcg@0", "p@5:standard", "ndcg@3:trec", "mrr", "p@-1"):
+    for bad in ("", "ndcg@", "ndcg@0", "p@5:standard", "ndcg@3:trec", "mrr@5",
+                "err@3:lightgbm", "p@-1"):
         with pytest.raises(OptionError):
             parse_measures(bad)
 

@@ -158,3 +158,27 @@ def test_fit_learn_criterion_evidence(train_file, tmp_path, capsys):
     assert "learned by evidence gradient" in capsys.readouterr().out
     assert main(["fit", str(path), "-o", str(out), "--kernel", "gaussian", "--gamma",
                  "0.5", "--learn-criterion", "evidence"]) == 2
+
+
+@pytest.mark.parametrize("extra,name", [(["--ard"], "evidence"), ([], "loo"),
+                                        (["--ard", "--kernel-penalty", "bayes"], "loo")])
+def test_fit_default_learn_criterion(train_file, tmp_path, capsys, extra, name):
+    """Without --learn-criterion (auto): the evidence with --ard (the leave-one-out
+    error over-fits many widths), the leave-one-out error otherwise; the metadata name
+    the criterion minimized and hold its value at the learned point."""
+    path, X, y = train_file
+    out = tmp_path / "m.npz"
+    assert main(["fit", str(path), "-o", str(out), "--kernel", "gaussian", "--gamma",
+                 "learn"] + extra) == 0
+    Xf, yf, _ = read_svmlight(str(path))
+    kw = {"ard": "--ard" in extra}
+    if "bayes" in extra:
+        kw["penalty"] = "bayes"
+    ref = LeaveOneOutRLS(Xf, yf[:, 0], kernel="GaussianKernel", gamma="learn",
+                         criterion=name, **kw)
+    np.testing.assert_allclose(load_model(str(out)).kernel.gamma, ref.gamma, rtol=1e-12)
+    meta = read_metadata(str(out))
+    kl = meta["info"]["kernel_learning"] if "info" in meta else meta["kernel_learning"]
+    assert kl["criterion_name"] == name
+    assert kl["criterion"] == ref.kernel_learning.criterion
+    assert ("learned by evidence gradient" in capsys.readouterr().out) == (name == "evidence")

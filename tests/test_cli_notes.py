@@ -169,6 +169,7 @@ def test_lqo_by_refitting_says_the_cost_and_counts_the_queries(qid_file, run_cli
 
 # ------------------------------------------------------------ item 18
 
+@pytest.mark.usefixtures("arrays_only_budget")
 def test_budget_refusal_suggests_smaller_blocks_only_when_they_fit():
     from rlscore._memory import reduced_set_peak_bytes
     from rlscore.core.rls import plan_reduced_set

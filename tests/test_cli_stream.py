@@ -6,6 +6,10 @@ import pytest
 from rlscore.cli import main
 from rlscore.utilities.reader import write_svmlight
 
+# budgets placed between estimates of the arrays: the process's own memory is
+# taken as 0 here (the whole-process budget: tests/test_memory_rss.py)
+pytestmark = pytest.mark.usefixtures("arrays_only_budget")
+
 
 def _file(tmp_path, m=80):
     rng = np.random.default_rng(0)

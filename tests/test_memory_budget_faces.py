@@ -16,6 +16,10 @@ from rlscore.cli import main
 from rlscore.learner import (GlobalRankRLS, KfoldRankRLS, LeavePairOutRankRLS,
                              LeaveQueryOutRankRLS, QueryRankRLS, RLS, StreamedRLS)
 
+# budgets placed between estimates of the arrays: the process's own memory is
+# taken as 0 here (the whole-process budget: tests/test_memory_rss.py)
+pytestmark = pytest.mark.usefixtures("arrays_only_budget")
+
 M, D, B = 90, 4, 12
 rng = np.random.default_rng(11)
 X = rng.standard_normal((M, D))

@@ -84,8 +84,9 @@ def test_estimates_within_25_percent_of_measured_peaks():
 
 @pytest.mark.slow
 def test_reduced_set_estimates_within_20_percent_of_measured_peaks():
-    """The estimate a reduced-set face plans with (``model.plan.peak_bytes``) against
-    the peak-RSS growth of a child process (benchmarks/memory_peaks.py --reduced): in
+    """The arrays' part of the estimate a reduced-set face plans with
+    (``model.plan.peak_bytes`` less what the process held) against the peak-RSS
+    growth of a child process (benchmarks/memory_peaks.py --reduced): in
     memory and streamed, one fit and leave-one-out over 13 lambdas, and PCG (kernel
     blocks recomputed: the cache does not fit the budget); m = 4e4, b = 400."""
     script = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "memory_peaks.py")
@@ -117,7 +118,8 @@ def test_rank_streamed_estimates_count_the_centring_blocks():
         assert est - rls == 8.0 * c * 100 * 50
         plan = plan_reduced_set(1000, 50, 5, memory_budget=None, block_size=100,
                                 stream=True, kind=kind)
-        assert plan.peak_bytes == est
+        # the plan's estimate is of the process: what it held, plus the arrays
+        assert plan.peak_bytes - plan.baseline_bytes == est
     with pytest.raises(ValueError, match="kind"):
         reduced_set_peak_bytes("streamed", 10, 2, kind="pairs")
 
@@ -143,7 +145,8 @@ base = hwm()
 fit = streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.05}, kind, n_basis=b,
                         random_state=0, memory_budget=None, block_size=block,
                         solver="direct")
-print(json.dumps({"est": fit.plan.peak_bytes, "rss": hwm() - base}))
+print(json.dumps({"est": fit.plan.peak_bytes - fit.plan.baseline_bytes,
+                  "rss": hwm() - base}))
 """
 
 
@@ -161,3 +164,28 @@ def test_rank_streamed_estimates_within_20_percent_of_measured_peaks(kind, block
                          check=True, env=env).stdout
     r = json.loads(out)
     assert 0.8 <= r["est"] / r["rss"] <= 1.2, r
+
+
+def test_the_plan_counts_what_the_process_holds(monkeypatch):
+    """The budget is the process's (issue 44 item 15): with 100 MiB held, a budget of
+    100 MiB + the in-memory arrays no longer keeps the model in memory once the arrays
+    alone would fit but the process would not; the streamed plan's estimate is the
+    100 MiB plus its arrays and fits the budget; 90 MiB is refused as below the
+    process."""
+    import rlscore.core.rls._memory_plan as plan_mod
+    from rlscore._memory import reduced_set_peak_bytes
+    from rlscore.core.rls import plan_reduced_set
+    held = 100 * 2**20
+    monkeypatch.setattr(plan_mod, "process_bytes", lambda: float(held))
+    m, b, d = 20000, 200, 10
+    mem = reduced_set_peak_bytes("memory", m, b, d)
+    budget = (held + mem / 2) / 2**20             # the arrays alone fit, not the process
+    plan = plan_reduced_set(m, b, d, memory_budget=budget)
+    assert plan.baseline_bytes == held and plan.path == "streamed"
+    arrays = reduced_set_peak_bytes("streamed_fit", m, b, d, 1, plan.block_size)
+    assert plan.peak_bytes == held + arrays <= budget * 2**20
+    roomy = plan_reduced_set(m, b, d, memory_budget=(held + 2 * mem) / 2**20)
+    assert roomy.path == "memory" and roomy.peak_bytes == held + mem
+    with pytest.raises(ValueError, match="too small for this process: it already holds "
+                                         "100.00 MiB resident"):
+        plan_reduced_set(m, b, d, memory_budget=90)

@@ -153,8 +153,8 @@ def test_learner_folds_argument():
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("basis", [None, 15])
-def test_cli_kfold_by_query_equals_refits(tmp_path, capsys, monkeypatch, basis):
+@pytest.mark.parametrize("basis, keep", [(None, False), (15, False), (15, True)])
+def test_cli_kfold_by_query_equals_refits(tmp_path, capsys, monkeypatch, basis, keep):
     X, y, q = _letor(seed=3)
     path = tmp_path / "train.txt"
     write_svmlight(path, X, y, q)
@@ -164,6 +164,7 @@ def test_cli_kfold_by_query_equals_refits(tmp_path, capsys, monkeypatch, basis):
     rows = None
     if basis:
         argv += ["--basis", basis, "--basis-seed", 7]
+        argv += ["--keep-basis-in-cv"] if keep else []
         rows = np.sort(np.random.default_rng(7).choice(q.size, basis, replace=False))
     counts = _count_models_and_holdouts(monkeypatch)
     code = main([str(a) for a in argv])
@@ -173,10 +174,11 @@ def test_cli_kfold_by_query_equals_refits(tmp_path, capsys, monkeypatch, basis):
     # one training, then every fold at every regparam from the hold-out shortcut
     assert counts == {"models": 1, "holdouts": 4 * len(GRID)}
     monkeypatch.undo()
-    # the command's K-fold by query (the basis vectors are the same vectors in every
-    # fold) against refits on the same folds
+    # the command's K-fold by query against refits on the same folds: a fold's model
+    # loses the basis rows the fold holds out (the rule of every face), unless
+    # --keep-basis-in-cv keeps the same vectors in every fold
     groups = QueryGroups.from_qids(q)
-    refit = _refit_model(X, y, q, "GaussianKernel", rows, remove=False, gamma=GAMMA)
+    refit = _refit_model(X, y, q, "GaussianKernel", rows, remove=not keep, gamma=GAMMA)
     ref, _, _ = grid_search(NfoldCV(refit, cindex, groups.folds(4, 3), groups), GRID)
     assert_allclose(perfs, ref, rtol=0, atol=TOL)
 

@@ -221,11 +221,13 @@ def _add_training_options(p, need_output):
                        help="with --gamma learn: Cawley & Talbot's penalty on the widths, "
                             "a weight >= 0 (units of y^2) or 'bayes' (the weight "
                             "integrated out; default 0: none)")
-        p.add_argument("--learn-criterion", choices=["loo", "evidence"], default=None,
+        p.add_argument("--learn-criterion", choices=["auto", "loo", "evidence"],
+                       default=None,
                        help="with --gamma learn: minimize the exact leave-one-out error "
-                            "(loo, default) or the Gaussian-process evidence (marginal "
-                            "likelihood) of the same model, which over-fits less with "
-                            "--ard on few examples")
+                            "(loo) or the Gaussian-process evidence (marginal "
+                            "likelihood) of the same model, which does not over-fit "
+                            "many --ard widths on few examples; auto (default): "
+                            "evidence with --ard and no --kernel-penalty, else loo")
     p.add_argument("--degree", type=int, help="polynomial degree")
     p.add_argument("--coef0", type=float, help="polynomial offset")
     p.add_argument("--bias", type=float, help="linear kernel: constant feature (RLS)")
@@ -233,6 +235,11 @@ def _add_training_options(p, need_output):
                    "N Nystrom basis vectors (training rows drawn at random)")
     p.add_argument("--basis-seed", type=_seed, metavar="S", help="seed of the basis "
                    "draw (default 0)")
+    p.add_argument("--keep-basis-in-cv", action="store_true",
+                   help="with --basis: keep the basis rows a fold holds out in that "
+                        "fold's model (default: remove them, so a fold's estimate is "
+                        "that of the model retrained without the fold, as in every "
+                        "face; ranksvm's refits always keep them)")
     if need_output:
         p.add_argument("--regparam", metavar="VALUE", help="one regularization "
                        "parameter, e.g. 0.5 or 2^-10 (default 1)")
@@ -260,6 +267,12 @@ def _add_training_options(p, need_output):
                    help=f"selection measure: {MEASURE_HELP} (default: sqerror for rls, "
                         f"cindex for ranking; auc for rls --cv lpo)")
     _add_zero_based(p)
+    p.add_argument("--query-norm", choices=["linear", "zscore", "sum"], default=None,
+                   help="normalize every feature within each query (needs qid: "
+                        "fields): linear (x - min) / (max - min), LETOR's "
+                        "QueryLevelNorm; zscore (x - mean) / std; sum x / sum |x| "
+                        "(RankLib's -norm). Stored in the model file: predict and "
+                        "evaluate normalize each file by its own queries")
     _add_input_options(p, training=True)
     if need_output:
         p.add_argument("--intervals", choices=["jackknife", "cv"],
@@ -293,10 +306,13 @@ def build_parser():
                      help="rows per block of a streamed fit (implies --stream; default: "
                           "from --memory-budget)")
     fit.add_argument("--memory-budget", metavar="MIB",
-                     help="memory budget of the whole streamed fit in MiB, auto (half "
+                     help="bound on the peak resident memory (RSS) of the whole "
+                          "process in MiB -- the interpreter, the imported modules and "
+                          "the labels already read count too -- auto (that plus half "
                           "the available memory) or none (implies --stream; default "
                           "auto): the run's peak estimate must fit it, else it is "
-                          "refused before any work; the blocks are sized from it")
+                          "refused before any work; the blocks are sized from what "
+                          "is left")
     fit.add_argument("--solver", choices=["auto", "direct", "pcg"], default="auto",
                      help="with --basis: direct (exact CV; streamed with --stream), "
                           "pcg (Falkon's preconditioned CG, one --regparam, always "
@@ -332,6 +348,15 @@ def build_parser():
     pr.add_argument("data", metavar="DATA_FILE", help="svmlight or CSV/TSV file (labels "
                     "and qids are ignored)")
     pr.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
+    pr.add_argument("--format", choices=["scores", "trec"], default="scores",
+                    help="scores (default): one prediction per line, in the file's "
+                         "order; trec: a TREC run 'qid Q0 docid rank score tag', each "
+                         "query's documents by decreasing score (ties in file order), "
+                         "docids from the file's '#docid = ...' comments (else the row "
+                         "number), for trec_eval and ir-measures")
+    pr.add_argument("--run-tag", default="rlscore", metavar="TAG",
+                    help="--format trec: the run's name, the last column (default "
+                         "rlscore)")
     pr.add_argument("--ignore-extra-features", action="store_true",
                     help="allow non-zero features beyond the training file's largest "
                          "index (they are treated as unseen features)")

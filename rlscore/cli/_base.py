@@ -58,6 +58,33 @@ def register_kernel(spec):
     KERNELS[spec.name] = spec
 
 
+@dataclasses.dataclass(frozen=True)
+class Basis:
+    """The Nystrom basis of ``--basis N``: rows ``indices`` of the training file
+    (``vectors`` = those rows). The exact-CV learners get the indices, so that a
+    fold's model loses the basis rows the fold holds out (the rule of every face;
+    ``--keep-basis-in-cv`` keeps them); retraining learners (RankSVM) keep the same
+    vectors in every refit."""
+
+    vectors: object
+    indices: object
+    keep_in_cv: bool = False
+
+    def learner_keywords(self):
+        """The keywords of the RLS / RankRLS learners for this basis."""
+        return {"basis_indices": self.indices, "keep_basis_in_cv": self.keep_in_cv}
+
+
+def basis_keywords(basis):
+    """``basis.learner_keywords()``, or no keyword without a basis."""
+    return {} if basis is None else basis.learner_keywords()
+
+
+def basis_vectors(basis):
+    """The basis vectors, or None without a basis."""
+    return None if basis is None else basis.vectors
+
+
 @dataclasses.dataclass
 class LearnerSpec:
     """A learner family of the command line.

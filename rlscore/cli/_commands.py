@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from rlscore.cli._base import KERNELS, LEARNERS, DataError, Progress, UsageError
+from rlscore.cli._base import KERNELS, LEARNERS, Basis, DataError, Progress, UsageError
 from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, input_table, iter_file,
                                load_training_data, predict_projected, project_features,
                                read_file, read_for_model, unseen_factor)
@@ -45,11 +45,15 @@ def _kernel_args(args, spec):
 
 
 def _basis(args, data, kernel):
-    """Nystrom basis vectors: ``--basis N`` rows drawn with ``--basis-seed``."""
+    """The Nystrom basis of ``--basis N`` (rows drawn with ``--basis-seed``) as a
+    :class:`rlscore.cli._base.Basis`, and its row indices."""
     n = getattr(args, "basis", None)
+    keep = bool(getattr(args, "keep_basis_in_cv", False))
     if n is None:
         if getattr(args, "basis_seed", None) is not None:
             raise UsageError("--basis-seed needs --basis N")
+        if keep:
+            raise UsageError("--keep-basis-in-cv needs --basis N")
         return None, None
     if kernel == "LinearKernel":
         raise UsageError("--basis (Nystrom basis vectors) applies to --kernel gaussian "
@@ -62,7 +66,7 @@ def _basis(args, data, kernel):
     # same rows); the command's default seed is 0, so that a command line is repeatable
     seed = 0 if args.basis_seed is None else args.basis_seed
     idx = select_basis(m, n_basis=n, random_state=seed)
-    return data.X[idx], idx
+    return Basis(data.X[idx], idx, keep), idx
 
 
 def _learner(args):
@@ -217,9 +221,13 @@ def _cmd_fit(args):
                                   or args.learn_criterion is not None):
         raise UsageError("--ard, --kernel-penalty and --learn-criterion apply to "
                          "--gamma learn")
-    from rlscore.cli._stream import fit_streamed, wants_stream
+    from rlscore.cli._stream import _streaming_options, fit_streamed, wants_stream
+    if args.query_norm is not None and _streaming_options(args):
+        raise UsageError(f"--query-norm normalizes each query with all its rows, which "
+                         f"a streamed fit never holds together: drop "
+                         f"{' and '.join(_streaming_options(args))} (fit in memory)")
     args.table = input_table(args, args.train)
-    if wants_stream(args):
+    if args.query_norm is None and wants_stream(args):
         learner, info, width = fit_streamed(
             args, _kernel_args(args, spec),
             lambda: _usage(parse_grid, args.regparams or "2^-10..2^10"),
@@ -234,7 +242,8 @@ def _cmd_fit(args):
                   f"{info['n_examples']} examples, regparam {learner.regparam:g}; model "
                   f"saved to {args.output}")
         return 0
-    data = load_training_data(args.train, _zero_based(args), args.table)
+    data = load_training_data(args.train, _zero_based(args), args.query_norm,
+                              args.table)
     check_qids(args, data.qids is not None, spec)
     info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),
             "n_used_features": int(data.feature_indices.size),
@@ -243,13 +252,15 @@ def _cmd_fit(args):
             "zero_based": bool(data.zero_based)}
     if data.table is not None:
         info["input"] = data.table.to_info()
+    if args.query_norm is not None:
+        info["query_norm"] = args.query_norm
     selecting = (args.regparams is not None or args.cv is not None
                  or args.valid is not None)
     if args.gamma == "learn":
         learner, kparams = _learn_kernel(args, data, spec)
         res = learner.kernel_learning
         cv, criterion = _KERNEL_LEARNING[spec.name]
-        evidence = args.learn_criterion == "evidence"
+        evidence = getattr(res, "criterion_name", cv) == "evidence"
         if evidence:
             criterion = "the Gaussian-process negative log marginal likelihood per example"
         info.update({"cv": cv, "measure": "sqerror", "kernel_learning": {
@@ -294,7 +305,8 @@ def _cmd_fit(args):
         learner.regparam = regparam
     if args.basis is not None:
         info.update({"n_basis": int(args.basis),
-                     "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed)})
+                     "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),
+                     "keep_basis_in_cv": bool(args.keep_basis_in_cv)})
     info["regparam"] = float(learner.regparam)
     if spec.tol is not None:        # the solver's stopping tolerance, given or default
         info["tol"] = spec.solver_tol()
@@ -351,7 +363,7 @@ def _learn_kernel(args, data, spec):
             if spec.name == "rls":
                 from rlscore.learner import LeaveOneOutRLS
                 learner = LeaveOneOutRLS(data.X, data.y, kernel=kernel, gamma="learn",
-                                         criterion=args.learn_criterion or "loo",
+                                         criterion=args.learn_criterion or "auto",
                                          **search, **kp)
             elif spec.name == "query-rankrls":
                 from rlscore.learner import LeaveQueryOutRankRLS
@@ -445,7 +457,7 @@ def _cmd_cv(args):
     _check_training_options(args)
     _check_plot(args, None if args.regparams is None else
                 _usage(parse_grid, args.regparams))
-    data = load_training_data(args.train, _zero_based(args),
+    data = load_training_data(args.train, _zero_based(args), args.query_norm,
                               input_table(args, args.train))
     check_qids(args, data.qids is not None, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
@@ -570,22 +582,47 @@ def _load_model(args):
                         labelled=args.command != "predict")
     if table is not None:
         table.feature_names = list(model_input["feature_names"])
-    return pred, meta, (fi, n_model, zero_based, table)
+    return pred, meta, (fi, n_model, zero_based, _query_norm(args, meta), table)
+
+
+def _query_norm(args, meta):
+    """The model's ``fit --query-norm`` (None when it has none); DataError for a value
+    the command does not know."""
+    from rlscore._groups import QueryGroups
+    method = (meta.get("info") or {}).get("query_norm")
+    if method is not None and method not in QueryGroups.NORMALIZATIONS:
+        raise DataError(f"{args.model}: unknown query normalization {method!r} in the "
+                        f"model file (expected one of "
+                        f"{', '.join(QueryGroups.NORMALIZATIONS)})")
+    return method
+
+
+def _read_model_rows(args, model_columns):
+    """The data file read the way the model was trained (:func:`read_for_model`)."""
+    fi, n_model, zero_based, query_norm, table = model_columns
+    return read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features,
+                          query_norm, table)
 
 
 def _load_for_data(args):
     """(predictor, metadata, rows of the data file projected onto the model)."""
-    pred, meta, (fi, n_model, zero_based, table) = _load_model(args)
-    rows = read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features,
-                          table)
-    return pred, meta, rows
+    pred, meta, model_columns = _load_model(args)
+    return pred, meta, _read_model_rows(args, model_columns)
 
 
 def _projected_chunks(args, model_columns):
     """(rows projected onto the model's features, unseen) for each chunk of the data
     file (:func:`iter_file`): peak memory independent of the file's length, the same
-    rows as reading the whole file."""
-    fi, n_model, zero_based, table = model_columns
+    rows as reading the whole file. A model trained with ``--query-norm`` needs every
+    row of a query together: one chunk, the whole file."""
+    fi, n_model, zero_based, query_norm, table = model_columns
+    if query_norm is not None:
+        if table is not None and table.layout.id_column is not None:
+            raise UsageError("--id-column with a --query-norm model is not supported "
+                             "yet (the file is read whole, without its ids)")
+        rows = _read_model_rows(args, model_columns)
+        yield rows.X, rows.unseen, None
+        return
     for X, _, ids in iter_file(args.data, zero_based, table):
         yield project_features(X, fi, n_model, args.data, args.ignore_extra_features,
                                zero_based) + (ids,)
@@ -593,6 +630,8 @@ def _projected_chunks(args, model_columns):
 
 def _cmd_predict(args):
     pred, meta, model_columns = _load_model(args)
+    if getattr(args, "format", "scores") == "trec":
+        return _emit(args, _trec_lines(args, pred, meta, model_columns))
     if getattr(args, "interval", None) is not None:
         return _emit(args, _interval_lines(args, pred, meta,
                                            _projected_chunks(args, model_columns)))
@@ -612,6 +651,59 @@ def _cmd_predict(args):
                 yield "".join(_id_prefix(ids, i) + "\t".join(_fmt(v) for v in row)
                               + "\n" for i, row in enumerate(P))
     return _emit(args, lines())
+
+
+def _trec_lines(args, pred, meta, model_columns):
+    """``predict --format trec``: the lines ``qid Q0 docid rank score tag`` of a TREC
+    run, query by query in the file's order of first appearance, each query's
+    documents by decreasing score (tied scores in file order, the rule of
+    :meth:`rlscore._groups.QueryGroups.rank_order` and of the measures), rank 1-based.
+    Docids are the file's ``#docid = ...`` comments, or the 1-based row number when it
+    has none (a note says so). The whole file is read: a query is ranked with all its
+    rows. O(file size + m log m)."""
+    from rlscore.cli._data import _file_errors
+    from rlscore.utilities.reader import read_docids
+    if getattr(args, "interval", None) is not None:
+        raise UsageError("--format trec writes ranked documents; --interval writes "
+                         "prediction intervals: give one of them")
+    tag = args.run_tag
+    if not (0 < len(tag) <= 64 and all(33 <= ord(c) <= 126 for c in tag)):
+        raise UsageError(f"--run-tag {tag!r}: 1 to 64 printable ASCII characters, no "
+                         f"blanks")
+    if model_columns[4] is not None:
+        raise UsageError("--format trec reads the '#docid = ...' comments of svmlight/"
+                         "LETOR files; it does not take CSV/TSV files yet")
+    rows = _read_model_rows(args, model_columns)
+    if rows.groups is None:
+        raise DataError(f"{args.data}: --format trec ranks the documents of each query, "
+                        f"but the file has no qid: fields")
+    kernel = meta.get("kernel") or {}
+    P = predict_projected(pred, rows.X, rows.unseen, kernel.get("name"),
+                          (kernel.get("params") or {}).get("gamma"),
+                          meta.get("n_outputs", 1))
+    if P.ndim != 1:
+        raise UsageError(f"--format trec writes one score per document; the model "
+                         f"predicts {P.shape[1]} outputs")
+    with _file_errors(args.data):
+        try:
+            docids = read_docids(args.data)
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
+    if docids is None:
+        note(f"{args.data} has no '#docid = ...' comments: the run names each document "
+             f"by its row number in the file (1, 2, ...)")
+        docids = [str(i + 1) for i in range(P.shape[0])]
+    groups = rows.groups
+    order = groups.rank_order(P)
+    ranks = np.arange(order.size) - groups.starts[groups.codes[order]] + 1
+    ids = [str(q) for q in groups.ids]
+
+    def blocks(step=65536):
+        for s in range(0, order.size, step):
+            yield "".join(f"{ids[groups.codes[i]]} Q0 {docids[i]} {r} {_fmt(P[i])} {tag}\n"
+                          for i, r in zip(order[s:s + step].tolist(),
+                                          ranks[s:s + step].tolist()))
+    return blocks()
 
 
 def _emit(args, lines):

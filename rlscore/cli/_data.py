@@ -170,23 +170,50 @@ def read_file(path, zero_based="auto", for_model=False, table=None):
     return X, y, qids, zb
 
 
-def load_training_data(path, zero_based="auto", table=None):
+def _compact_columns(X):
+    """(the columns of CSR X holding a non-zero, X on those columns only). O(nnz log
+    nnz)."""
+    import scipy.sparse as sp
+    used = np.unique(X.indices).astype(np.int64)
+    remap = np.searchsorted(used, X.indices)
+    return used, sp.csr_matrix((X.data, remap, X.indptr), shape=(X.shape[0], used.size))
+
+
+def normalize_queries(X, groups, method, path):
+    """``--query-norm METHOD``: every feature of CSR X normalized within each query of
+    ``groups`` (:meth:`rlscore._groups.QueryGroups.normalize`: LETOR's QueryLevelNorm,
+    RankLib's ``-norm``), as CSR with the same columns. A column without a non-zero
+    stays zero under every method, so only the columns that hold one are normalized.
+    ``method`` None returns X. DataError when the file has no qid: fields.
+
+    O(m c) time and memory, c the number of columns of X holding a non-zero."""
+    import scipy.sparse as sp
+    if method is None:
+        return X
+    if groups is None:
+        raise DataError(f"{path}: --query-norm {method} normalizes each feature within "
+                        f"each query, but the file has no qid: fields")
+    used, Xc = _compact_columns(X)
+    N = sp.csr_matrix(groups.normalize(Xc, method))
+    return sp.csr_matrix((N.data, used[N.indices], N.indptr), shape=X.shape)
+
+
+def load_training_data(path, zero_based="auto", query_norm=None, table=None):
     """Read a training file (svmlight, or CSV/TSV with ``table``: a
-    :class:`TableInput`) and keep the feature columns that occur in it.
+    :class:`TableInput`) and keep the feature columns that occur in it; with
+    ``query_norm`` ("linear", "zscore" or "sum") normalize them within each query
+    (:func:`normalize_queries`).
 
     O(file size) time; memory O(nnz + number of used features), whatever the largest
-    feature index.
+    feature index (O(m x used features) with ``query_norm``).
     """
-    import scipy.sparse as sp
-
     from rlscore._groups import QueryGroups
     X, y, qids, zb = read_file(path, zero_based, table=table)
-    used = np.unique(X.indices).astype(np.int64)
+    used, Xc = _compact_columns(X)
     if used.size == 0:
         raise DataError(f"{path}: every feature value is zero")
-    remap = np.searchsorted(used, X.indices)
-    Xc = sp.csr_matrix((X.data, remap, X.indptr), shape=(X.shape[0], used.size))
     groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
+    Xc = normalize_queries(Xc, groups, query_norm, path)
     return TrainingData(Xc, y, qids, used, int(X.shape[1]), zb, groups, table)
 
 
@@ -251,15 +278,19 @@ class ModelRows:
 
 
 def read_for_model(path, feature_indices, n_model_features, zero_based, ignore_extra,
-                   table=None):
-    """Read ``path`` with the model's ``zero_based`` (or, CSV/TSV, the ``table`` whose
-    feature columns are the model's, by name) and project it onto the model's
-    columns. O(file size + nnz log d)."""
+                   query_norm=None, table=None):
+    """Read ``path`` with the model's ``zero_based``, normalize its features within its
+    own queries when the model was trained so (``query_norm``, the model's
+    ``--query-norm``; :func:`normalize_queries`) and project it onto the model's
+    columns. O(file size + nnz log d) (O(m x features of the file) with
+    ``query_norm``); a CSV/TSV file is read by ``table``, whose feature columns are the
+    model's, by name."""
     from rlscore._groups import QueryGroups
     X, y, qids, _ = read_file(path, zero_based, for_model=True, table=table)
+    groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
+    X = normalize_queries(X, groups, query_norm, path)
     Xc, unseen = project_features(X, feature_indices, n_model_features, path,
                                   ignore_extra, zero_based)
-    groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
     return ModelRows(Xc, unseen, y, qids, groups)
 
 

@@ -1,7 +1,7 @@
 """The built-in learners and kernels of the command (registrations at the end).
 
 Each training function has the signature ``(data, regparam, kernel, kernel_params,
-basis)`` (``basis``: Nystrom basis vectors or None); each selection function
+basis)`` (``basis``: a :class:`rlscore.cli._base.Basis` or None); each selection function
 ``(data, grid, kernel, kernel_params, basis, measure, args)`` calls the learner's own
 selection class of :mod:`rlscore.learner`.
 """
@@ -10,8 +10,8 @@ import functools
 
 import numpy as np
 
-from rlscore.cli._base import (KernelSpec, LearnerSpec, UsageError, register_kernel,
-                               register_learner)
+from rlscore.cli._base import (KernelSpec, LearnerSpec, UsageError, basis_keywords,
+                               basis_vectors, register_kernel, register_learner)
 
 
 def _plain_measure(measure):
@@ -29,43 +29,45 @@ def _kfold(data, args):
 
 def _rls_train(data, regparam, kernel, kp, basis):
     from rlscore.learner import RLS
-    return RLS(data.X, data.y, regparam=regparam, kernel=kernel, basis_vectors=basis, **kp)
+    return RLS(data.X, data.y, regparam=regparam, kernel=kernel, **basis_keywords(basis),
+               **kp)
 
 
 def _rls_loo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.learner import LeaveOneOutRLS
-    return LeaveOneOutRLS(data.X, data.y, kernel=kernel, basis_vectors=basis,
+    return LeaveOneOutRLS(data.X, data.y, kernel=kernel, **basis_keywords(basis),
                           regparams=grid, measure=_plain_measure(measure), **kp)
 
 
 def _rls_kfold(data, grid, kernel, kp, basis, measure, args):
     from rlscore.learner import KfoldRLS
-    return KfoldRLS(data.X, data.y, _kfold(data, args), kernel=kernel, basis_vectors=basis,
+    return KfoldRLS(data.X, data.y, _kfold(data, args), kernel=kernel,
+                    **basis_keywords(basis),
                     regparams=grid, measure=_plain_measure(measure), **kp)
 
 
 def _rls_lpo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.learner import LeavePairOutRLS
-    return LeavePairOutRLS(data.X, data.y, kernel=kernel, basis_vectors=basis,
+    return LeavePairOutRLS(data.X, data.y, kernel=kernel, **basis_keywords(basis),
                            regparams=grid, **kp)
 
 
 def _grank_train(data, regparam, kernel, kp, basis):
     from rlscore.learner import GlobalRankRLS
     return GlobalRankRLS(data.X, data.y, regparam=regparam, kernel=kernel,
-                         basis_vectors=basis, **kp)
+                         **basis_keywords(basis), **kp)
 
 
 def _grank_kfold(data, grid, kernel, kp, basis, measure, args):
     from rlscore.learner import KfoldRankRLS
     return KfoldRankRLS(data.X, data.y, _kfold(data, args), kernel=kernel,
-                        basis_vectors=basis, regparams=grid,
+                        **basis_keywords(basis), regparams=grid,
                         measure=_plain_measure(measure), **kp)
 
 
 def _grank_lpo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.learner import LeavePairOutRankRLS
-    return LeavePairOutRankRLS(data.X, data.y, kernel=kernel, basis_vectors=basis,
+    return LeavePairOutRankRLS(data.X, data.y, kernel=kernel, **basis_keywords(basis),
                                regparams=grid, **kp)
 
 
@@ -79,13 +81,13 @@ def _query_groups(data):
 def _qrank_train(data, regparam, kernel, kp, basis):
     from rlscore.learner import QueryRankRLS
     return QueryRankRLS(data.X, data.y, _query_groups(data), regparam=regparam,
-                        kernel=kernel, basis_vectors=basis, **kp)
+                        kernel=kernel, **basis_keywords(basis), **kp)
 
 
 def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.learner import LeaveQueryOutRankRLS
     return LeaveQueryOutRankRLS(data.X, data.y, _query_groups(data), kernel=kernel,
-                                basis_vectors=basis, regparams=grid,
+                                **basis_keywords(basis), regparams=grid,
                                 measure=_plain_measure(measure), **kp)
 
 
@@ -95,7 +97,7 @@ def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge", tol=None):
         return LinearRankSVM(data.X, data.y, data.qids, regparam=regparam, loss=loss,
                              tol=tol)
     return KernelRankSVM(data.X, data.y, data.qids, regparam=regparam, kernel=kernel,
-                         basis_vectors=basis, loss=loss, tol=tol, **kp)
+                         basis_vectors=basis_vectors(basis), loss=loss, tol=tol, **kp)
 
 
 def _ranksvm_tol(tol, loss="hinge"):
@@ -125,7 +127,7 @@ def _ranksvm_lambda_max(data, kernel, kp, basis, loss="hinge"):
     X = data.X
     if kernel != "LinearKernel":
         from rlscore.core.ranksvm import empirical_kernel_map
-        X, _ = empirical_kernel_map(data.X, kernel, basis, **kp)
+        X, _ = empirical_kernel_map(data.X, kernel, basis_vectors(basis), **kp)
     return ranksvm_lambda_max(X, data.y, data.qids, loss=loss)
 
 

@@ -143,8 +143,9 @@ def parse_tol(text, option="--tol"):
 
 
 def parse_memory_budget(text, option="--memory-budget"):
-    """``--memory-budget``: a number of MiB for the whole run, ``auto`` (half the
-    available memory; also when the option is not given, ``text`` None) or ``none``
+    """``--memory-budget``: a number of MiB bounding the peak resident set of the
+    whole process, ``auto`` (the process's memory plus half the available memory;
+    also when the option is not given, ``text`` None) or ``none``
     (no limit) -> the ``memory_budget`` of the library's faces, checked by their one
     check (:func:`rlscore.core.rls.check_memory_options`)."""
     if text is None:
@@ -154,7 +155,7 @@ def parse_memory_budget(text, option="--memory-budget"):
         return None if t == "none" else "auto"
     if not _PLAIN.fullmatch(t):
         raise OptionError(f"{option} {text!r}: expected a number of MiB for the whole "
-                          f"run (e.g. 2048), auto or none")
+                          f"process (e.g. 2048), auto or none")
     from rlscore.core.rls import check_memory_options
     try:
         check_memory_options(float(t), "auto", None)

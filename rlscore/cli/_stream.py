@@ -154,16 +154,17 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         limit = "no budget" if not np.isfinite(plan.budget_bytes) else \
             f"budget {format_bytes(plan.budget_bytes)}"
         note(f"streaming {src.m} rows in blocks of {plan.block_size}; estimated peak "
-             f"{format_bytes(plan.peak_bytes)} ({limit}; solver {solver})")
-        resolved = None if not np.isfinite(plan.budget_bytes) else \
-            plan.budget_bytes / 2**20
+             f"{format_bytes(plan.peak_bytes)} of the process, "
+             f"{format_bytes(plan.baseline_bytes)} of it held before the run ({limit}; "
+             f"solver {solver})")
         dtype = np.float32 if getattr(args, "float32", False) else np.float64
         try:
             learner = StreamedRLS(
                 src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
                 random_state=0 if args.basis_seed is None else args.basis_seed,
                 regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
-                solver=solver, memory_budget=resolved, keep_basis_in_cv=True,
+                solver=solver, plan=plan,
+                keep_basis_in_cv=bool(getattr(args, "keep_basis_in_cv", False)),
                 tol=tol, maxiter=maxiter, dtype=dtype, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
@@ -175,6 +176,7 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             "kernel_option": args.kernel, "zero_based": bool(zb), "streamed": True,
             "n_basis": int(args.basis),
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),
+            "keep_basis_in_cv": bool(getattr(args, "keep_basis_in_cv", False)),
             "regparam": float(learner.regparam)}
     if getattr(args, "table", None) is not None:
         args.table.feature_names = list(src.feature_names)

@@ -224,9 +224,12 @@ def load_metz(path, scale=True):
     XD : numpy.ndarray (n_drugs, n_drugs)
     XT : numpy.ndarray (n_targets, n_targets)
     Y : numpy.ndarray (n_drugs, n_targets)
-        pKi with NaN for unmeasured pairs. The labelled pairs for
-        :class:`~rlscore.learner.KronRLS` (``label_row_inds``, ``label_col_inds``) are
-        ``np.where(~np.isnan(Y))``.
+        pKi with NaN for unmeasured pairs. The data are incomplete, so the learner is
+        :class:`~rlscore.learner.CGKronRLS` (or :class:`~rlscore.estimators.PairwiseRLS`
+        on the labelled pairs), not the complete-data
+        :class:`~rlscore.learner.KronRLS`: with ``rows, cols = np.where(~np.isnan(Y))``,
+        ``CGKronRLS(K1=XD, K2=XT, Y=Y[rows, cols], label_row_inds=rows,
+        label_col_inds=cols, ...)``.
 
     Notes
     -----

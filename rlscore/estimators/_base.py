@@ -24,8 +24,10 @@ from rlscore._validation import (check_bias, check_coef0, check_degree, check_ga
                                  check_positive_int, check_regparam, check_tol)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
-__all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "check_alpha",
-           "store_params", "clear_fitted", "validate_fit_data", "linear_coef",
+__all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "learning_degree",
+           "FIXED_POLY_DEGREE", "check_alpha",
+           "store_params", "clear_fitted", "validate_fit_data", "validate_predict_data",
+           "linear_coef",
            "query_groups", "ranking_score", "KernelInputMixin", "RLSEstimatorBase",
            "reports_progress", "verbose_doc", "fit_data_doc", "KERNEL_INPUT_ATTRS_DOC",
            "kernel_sections_doc", "check_iteration_params",
@@ -55,16 +57,21 @@ def resolve_kernel(kernel):
         f"kernel must be one of {sorted(KERNEL_NAMES)}, got {kernel!r}")
 
 
+#: the degree of a fixed polynomial kernel when ``degree=None`` (scikit-learn's default)
+FIXED_POLY_DEGREE = 3
+
+
 def kernel_params(name, n_features, gamma, degree, coef0):
     """The checked keyword parameters of the RLScore kernel ``name`` (as given by
     :func:`resolve_kernel`) other than the linear kernel's bias: ``gamma`` (None means
     ``1 / n_features``, as in scikit-learn) for the Gaussian and polynomial kernels,
-    ``degree`` and ``coef0`` for the polynomial one; {} for the others."""
+    ``degree`` (None means :data:`FIXED_POLY_DEGREE`, 3, as in scikit-learn) and
+    ``coef0`` for the polynomial one; {} for the others."""
     if name not in ("GaussianKernel", "PolynomialKernel"):
         return {}
     params = {"gamma": 1.0 / n_features if gamma is None else check_gamma(gamma)}
     if name == "PolynomialKernel":
-        params["degree"] = check_degree(degree)
+        params["degree"] = check_degree(FIXED_POLY_DEGREE if degree is None else degree)
         params["coef0"] = check_coef0(coef0)
     return params
 
@@ -86,15 +93,30 @@ def clear_fitted(est, *names):
         est.__dict__.pop(name, None)
 
 
+def _no_matrix(X):
+    """np.matrix as an ndarray (scikit-learn's ``validate_data`` refuses np.matrix;
+    rlscore takes it everywhere, as RLScore did). O(1), no copy."""
+    return np.asarray(X) if isinstance(X, np.matrix) else X
+
+
 def validate_fit_data(est, X, y, accept_sparse="csr"):
     """``X`` and ``y`` of ``fit`` by scikit-learn's ``validate_data`` (which sets
-    ``n_features_in_``): float64, ``y`` one or several numeric outputs (dense)."""
-    X, y = validate_data(est, X, y, accept_sparse=accept_sparse, dtype=np.float64,
-                         multi_output=True, y_numeric=True)
+    ``n_features_in_``): float64, ``y`` one or several numeric outputs (dense); X may
+    be np.matrix or scipy sparse of any format (converted to CSR)."""
+    X, y = validate_data(est, _no_matrix(X), _no_matrix(y), accept_sparse=accept_sparse,
+                         dtype=np.float64, multi_output=True, y_numeric=True)
     y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64)
     if y.ndim == 2 and y.shape[1] == 0:
         raise ValueError("y has no columns (shape %s)" % (y.shape,))
     return X, y
+
+
+def validate_predict_data(est, X, accept_sparse="csr"):
+    """``X`` of ``predict`` checked against the fitted estimator by ``validate_data``:
+    float64 ndarray or CSR; np.matrix and scipy sparse matrices or arrays of any format
+    (COO, CSC, LIL, DOK, DIA, BSR, ...) accepted where sparse input is. O(size of X)."""
+    return validate_data(est, _no_matrix(X), reset=False, accept_sparse=accept_sparse,
+                         dtype=np.float64)
 
 
 def linear_coef(W, b, y_1d):
@@ -218,6 +240,13 @@ def check_iteration_params(est, allow_none=True):
     int (or None with ``allow_none``), ``tol`` in (0, 1)."""
     return (check_positive_int(est.max_iter, "max_iter", allow_none=allow_none),
             check_tol(est.tol))
+
+
+def learning_degree(degree):
+    """The ``degree`` keyword for a kernel-learning search of :mod:`rlscore.core`
+    (``gamma="learn"``): none for ``degree=None``, so that the core's default (2, the
+    same as the learners' and the CLI's) applies; else the checked degree."""
+    return {} if degree is None else {"degree": check_degree(degree)}
 
 
 def check_alpha(alpha, name="alpha", positive=False):
@@ -455,8 +484,7 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         samples or basis vectors.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse=self._accept_sparse(),
-                          dtype=np.float64)
+        X = validate_predict_data(self, X, self._accept_sparse())
         P = np.reshape(np.asarray(self.predictor_.predict(X), dtype=np.float64),
                        (X.shape[0], self._n_targets))
         return np.ascontiguousarray(P[:, 0]) if self._y_1d else P
@@ -511,8 +539,7 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         if getattr(self, "model_", None) is None:
             raise ValueError(f"this {type(self).__name__} was restored from a pickle; "
                              f"predict_interval needs the fitted core model: refit it")
-        X = validate_data(self, X, reset=False, accept_sparse=self._accept_sparse(),
-                          dtype=np.float64)
+        X = validate_predict_data(self, X, self._accept_sparse())
         kind = METHODS.get(method) if isinstance(method, str) else None
         if kind is None:
             raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")

@@ -6,7 +6,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from rlscore._validation import check_bias
 from rlscore.core.rankrls import cg_rankrls
@@ -14,7 +14,8 @@ from rlscore.core.rls import cg_rls
 from rlscore.core.structure import QueryGroups
 from rlscore.estimators._base import (check_alpha, check_iteration_params, linear_coef,
                                       query_groups, ranking_score, reports_progress,
-                                      store_params, validate_fit_data, verbose_doc)
+                                      store_params, validate_fit_data,
+                                      validate_predict_data, verbose_doc)
 
 __all__ = ["CGRLSRegressor", "CGRankRLSRanker"]
 
@@ -78,7 +79,7 @@ class _CGBase(RegressorMixin, BaseEstimator):
 
     def _decision(self, X):
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
+        X = validate_predict_data(self, X)
         P = X @ self.coef_.T
         return np.asarray(P) + self.intercept_
 

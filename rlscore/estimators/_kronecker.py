@@ -22,15 +22,30 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from rlscore.core.kronecker import KronRLSModel
+from rlscore.core.kronecker import KronRLSModel, check_square_kernel
 from rlscore.core.kronecker import SampledKronRLSModel, learn_kron_kernel
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
-                                      reports_progress, resolve_kernel, store_params,
-                                      verbose_doc)
+                                      learning_degree, reports_progress, resolve_kernel,
+                                      store_params, verbose_doc)
 from rlscore.kernel import KERNELS
 
 __all__ = ["PairwiseRLS"]
+
+
+def _positions(objects, trained):
+    """For each object index in ``objects``: its position in ``trained`` (sorted
+    unique indices), or -1. O((u + n) log n)."""
+    pos = np.searchsorted(trained, objects)
+    pos = np.minimum(pos, trained.size - 1)
+    return np.where(trained[pos] == objects, pos, -1)
+
+
+def _symmetric(K, name):
+    """A precomputed kernel matrix of all objects, checked symmetric and made exactly
+    so. O(n^2)."""
+    K = check_square_kernel(K, name)
+    return K if np.array_equal(K, K.T) else 0.5 * (K + K.T)
 
 
 class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
@@ -70,7 +85,11 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
     ard : bool, default=False
         With ``gamma="learn"`` and the rbf kernel: one gamma per feature of each
         domain.
-    degree : int, default=3
+    degree : int >= 1 or None, default=None
+        Degree of the poly kernel. None means 3 for a fixed poly kernel
+        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
+        (the fixed degree of kernel learning in every face: the learners, the CLI
+        and :mod:`rlscore.core`, whose default it is).
     coef0 : float, default=1
     pairwise_kernel : {{"kronecker", "symmetric", "reciprocal"}}, default="kronecker"
         For one domain (``X2=None``): the symmetric kernel
@@ -93,7 +112,12 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         that leaves the pairwise system indefinite (the message gives the smallest
         eigenvalue and the smallest alpha that works), or repair each domain's kernel
         with a warning ("clip": negative eigenvalues set to 0; "shift":
-        abs(smallest eigenvalue) I added). See :mod:`rlscore.core.kronecker`.
+        abs(smallest eigenvalue) I added). The model keeps the repair and applies it
+        to the test kernels ("shift": a training object's similarity with itself;
+        "clip": each test row projected as the training kernel was), so predictions
+        for training pairs are the model's fitted values. See
+        :mod:`rlscore.core.kronecker`. A precomputed ``X1`` / ``X2`` must be
+        symmetric (ValueError otherwise, as in the learners).
 {verbose_doc("eigendecompositions or MINRES iterations")}
 
     Attributes
@@ -144,7 +168,7 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, X1=None, X2=None, *, alpha=1.0, kernel="linear", gamma=None,
-                 degree=3, coef0=1, pairwise_kernel="kronecker", loss="squared",
+                 degree=None, coef0=1, pairwise_kernel="kronecker", loss="squared",
                  solver="auto", max_iter=None, tol=1e-10, indefinite="raise",
                  ard=False, verbose=False):
         store_params(self, locals())
@@ -162,6 +186,11 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
                 if X.shape[0] != X.shape[1]:
                     raise ValueError(f"with kernel='precomputed', {nm} must be the square "
                                      f"kernel matrix of all objects, got {X.shape}")
+            # the learners' rule for a kernel matrix (symmetric within 1e-8 relative,
+            # else a ValueError); the rounding-level asymmetry left is averaged out of
+            # the whole matrix, so training and test kernels come from one matrix
+            X1 = _symmetric(X1, "X1")
+            X2 = X1 if self.X2 is None else _symmetric(X2, "X2")
         return name, X1, X2
 
     def _learns(self):
@@ -205,7 +234,8 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
         alpha; returns the learned alpha."""
         A1, A2 = X1[o1], X2[o2]
         res = learn_kron_kernel(A1, A2, Y.reshape((o1.size, o2.size), order="F"),
-                                name, name, ard=bool(self.ard), degree=self.degree)
+                                name, name, ard=bool(self.ard),
+                                **learning_degree(self.degree))
         p1, p2 = ({k: v for k, v in p.items()} for p in (res.kernel_params1,
                                                            res.kernel_params2))
         self._learned_params = (p1, p2)
@@ -340,6 +370,12 @@ class PairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator):
                     "LinearKernel" else np.asarray(X2[t2] @ X2[self.objects2_].T)
             D1, D2 = np.asarray(D1.toarray() if hasattr(D1, "toarray") else D1), \
                 np.asarray(D2.toarray() if hasattr(D2, "toarray") else D2)
+            if getattr(self.model_, "repairs", None) is not None:
+                # the repaired kernel's rule needs each test object's identity: its
+                # position among the training objects, -1 for a new one
+                own = (_positions(t1, self.objects1_), _positions(t2, self.objects2_))
+                return np.asarray(self.model_.predict(D1, D2, i, j, objects=own),
+                                  dtype=np.float64)
         return np.asarray(self.model_.predict(D1, D2, i, j), dtype=np.float64)
 
     def predict_matrix(self, objects1=None, objects2=None):

@@ -65,8 +65,11 @@ _KERNEL_PARAMS_DOC = """\
         term: a constant feature does not change a ranking.
     gamma : float > 0 or None, default=None
         Parameter of the rbf and poly kernels; None means ``1 / n_features``.
-    degree : int >= 1, default=3
-        Degree of the poly kernel.
+    degree : int >= 1 or None, default=None
+        Degree of the poly kernel. None means 3 for a fixed poly kernel
+        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
+        (the fixed degree of kernel learning in every face: the learners, the CLI
+        and :mod:`rlscore.core`, whose default it is).
     coef0 : float, default=1
         Constant of the poly kernel.
 """
@@ -256,7 +259,7 @@ class RankRLS(_RankRLSBase):
     1.0
     """
 
-    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=None, coef0=1,
                  basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, memory_budget="auto", block_size=None,
@@ -413,7 +416,7 @@ class RankRLSCV(_RankRLSBase):
     """
 
     def __init__(self, alphas=None, *, cv="lpo", scoring=None, kernel="linear",
-                 gamma=None, degree=3, coef0=1, basis_vectors=None,
+                 gamma=None, degree=None, coef0=1, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, ard=False, penalty=0.0, verbose=False):
         store_params(self, locals())

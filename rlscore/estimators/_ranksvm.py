@@ -18,7 +18,7 @@ from rlscore._validation import check_positive_int
 from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
                                       fit_data_doc, kernel_params, query_groups,
                                       ranking_score, reports_progress, resolve_kernel,
-                                      store_params, verbose_doc)
+                                      store_params, validate_predict_data, verbose_doc)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
@@ -71,8 +71,11 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         features of ``basis_vectors``).
     gamma : float > 0 or None, default=None
         rbf / poly parameter; None means 1 / n_features.
-    degree : int >= 1, default=3
-        poly degree.
+    degree : int >= 1 or None, default=None
+        poly degree. None means 3 for a fixed poly kernel
+        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
+        (the fixed degree of kernel learning in every face: the learners, the CLI
+        and :mod:`rlscore.core`, whose default it is).
     coef0 : float, default=1
         poly constant.
     basis_vectors : array-like of shape (n_basis, n_features), default=None
@@ -130,7 +133,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
     """
 
     def __init__(self, alpha=1.0, *, tol=None, max_iter=1000, normalize="pairs",
-                 kernel="linear", gamma=None, degree=3, coef0=1, basis_vectors=None,
+                 kernel="linear", gamma=None, degree=None, coef0=1, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None, verbose=False,
                  loss="hinge", solver=None):
         store_params(self, locals())
@@ -234,8 +237,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         O(n_samples n_features) for the linear kernel; one kernel evaluation otherwise.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse=self._accept_sparse(),
-                          dtype=np.float64)
+        X = validate_predict_data(self, X, self._accept_sparse())
         P = np.asarray(self.predictor_.predict(X), dtype=np.float64)
         return np.ascontiguousarray(P.reshape(X.shape[0]))
 

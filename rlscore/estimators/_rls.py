@@ -7,7 +7,7 @@ from rlscore.core.rls import LEARNABLE_KERNELS, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, clear_fitted, fit_data_doc,
-                                      kernel_sections_doc,
+                                      kernel_sections_doc, learning_degree,
                                       query_groups, reports_progress, resolve_kernel,
                                       store_params)
 from rlscore.estimators._cv import make_crossvalidator, resolve_scoring, search_alphas
@@ -28,8 +28,11 @@ _KERNEL_PARAMS_DOC = """\
     gamma : float > 0 or None, default=None
         Parameter of the rbf and poly kernels; None means ``1 / n_features`` (as in
         scikit-learn). Ignored by the other kernels.
-    degree : int >= 1, default=3
-        Degree of the poly kernel; ignored by the others.
+    degree : int >= 1 or None, default=None
+        Degree of the poly kernel; ignored by the others. None means 3 for a fixed poly kernel
+        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
+        (the fixed degree of kernel learning in every face: the learners, the CLI
+        and :mod:`rlscore.core`, whose default it is).
     coef0 : float, default=1
         Constant of the poly kernel; ignored by the others.
     bias : float >= 0, default=1.0
@@ -164,7 +167,7 @@ class KernelRLS(RLSEstimatorBase):
     array([ 1. , -2. ,  0.5])
     """
 
-    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1,
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=None, coef0=1,
                  bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
                  keep_basis_in_cv=False, memory_budget="auto", block_size=None,
@@ -206,8 +209,9 @@ _LEARN_PARAMS_DOC = """
     ard : bool, default=False
         Used with ``gamma="learn"``, which (rbf and poly kernels, ``cv="loo"``, no
         reduced set) learns gamma -- for poly also coef0 > 0 -- and alpha with it by
-        minimizing the exact leave-one-out mean squared error with its gradient
-        (:func:`rlscore.core.rls.learn_kernel`; no grid, ``alphas`` must be None).
+        minimizing a selection criterion with its gradient (``criterion``: by default
+        the exact leave-one-out mean squared error, with ``ard=True`` the evidence;
+        :func:`rlscore.core.rls.learn_kernel`; no grid, ``alphas`` must be None).
         ``ard=True`` (rbf): one gamma per feature (automatic relevance
         determination); ``gamma_`` is then an array and ``length_scales_`` shows
         which features matter (an irrelevant one goes to the upper bound).
@@ -216,15 +220,21 @@ _LEARN_PARAMS_DOC = """
         (against over-fitting the criterion with many ARD widths), or ``"bayes"``:
         their regularization with the weight integrated out (no weight to choose; see
         :func:`rlscore.core.rls.learn_kernel`).
-    criterion : {"loo", "evidence"}, default="loo"
+    criterion : {"auto", "loo", "evidence"}, default="auto"
         With ``gamma="learn"``: what the gradient search minimizes, the exact
         leave-one-out error or the Gaussian-process evidence (marginal likelihood) of
-        the same model, which over-fits less with ARD on few examples.
+        the same model. ``"auto"``: the evidence with ``ard=True`` (unless a
+        ``penalty`` is given), the leave-one-out error with one gamma. With many
+        widths on few examples the leave-one-out error is fitted below its
+        expectation and the widths over-fit it (on 80 rows of Friedman #1 with 10
+        widths its test error was 1.5-2.1 times a Gaussian process's); the evidence charges
+        the model's complexity through log det(K + alpha I) and stays with the
+        Gaussian process (:func:`rlscore.core.rls.learn_kernel`).
         ``best_score_`` is the leave-one-out score at the learned point either way."""
 
 
 #: fitted attributes of ``gamma="learn"`` (removed at the start of every ``fit``)
-LEARNED_ATTRS = ("gamma_", "coef0_", "length_scales_", "learning_history_")
+LEARNED_ATTRS = ("gamma_", "coef0_", "length_scales_", "learning_history_", "criterion_")
 
 
 def learned_kernel_spec(est):
@@ -250,8 +260,8 @@ def fit_learned_kernel(est, search, check=None):
     ``check()`` for the estimator's own), run the core ``search(name, ard=, degree=,
     penalty=[, criterion=])`` (a :class:`rlscore.core.rls.KernelLearningResult`;
     ``criterion`` when the estimator has one), set
-    ``gamma_``, ``length_scales_`` or ``coef0_`` and ``learning_history_``, and return
-    the learned alpha. O(1) beyond the search."""
+    ``gamma_``, ``length_scales_`` or ``coef0_``, ``learning_history_`` and
+    ``criterion_``, and return the learned alpha. O(1) beyond the search."""
     name = resolve_kernel(est.kernel)
     if name not in LEARNABLE_KERNELS:
         raise ValueError(f"gamma='learn' needs kernel='rbf' or 'poly', got "
@@ -268,8 +278,8 @@ def fit_learned_kernel(est, search, check=None):
         raise TypeError(f"ard must be True or False, got {est.ard!r}")
     extra = {} if getattr(est, "criterion", None) is None else {
         "criterion": est.criterion}
-    res = search(name, ard=bool(est.ard), degree=est.degree, penalty=est.penalty,
-                 **extra)
+    res = search(name, ard=bool(est.ard), penalty=est.penalty,
+                 **learning_degree(est.degree), **extra)
     est._learned_params = dict(res.kernel_params)
     est.gamma_ = res.kernel_params["gamma"]
     if name == "GaussianKernel":
@@ -277,6 +287,7 @@ def fit_learned_kernel(est, search, check=None):
     else:
         est.coef0_ = res.kernel_params["coef0"]
     est.learning_history_ = res.history
+    est.criterion_ = float(res.criterion)
     return res.regparam
 
 
@@ -291,8 +302,18 @@ def learned_attrs_doc(criterion):
     length_scales_ : float or ndarray of shape (n_features,)
         With ``gamma="learn"`` and the rbf kernel: ``1 / sqrt(2 gamma_)``.
     learning_history_ : list of dict
-        With ``gamma="learn"``: per optimizer step its ``criterion``
-        ({criterion}), ``grad_norm``, ``regparam`` (alpha) and ``kernel_params``."""
+        With ``gamma="learn"``: per optimizer step (of every start, in order) its
+        ``criterion`` ({criterion}), ``grad_norm``, ``regparam`` (alpha),
+        ``kernel_params`` and ``best`` (True for the one entry at the learned point;
+        the last entry is the last step of the last start, not the optimum).
+    criterion_ : float
+        With ``gamma="learn"``: the minimized criterion at the learned point (the
+        lowest over the starts; the ``best`` entry of ``learning_history_``)."""
+
+
+#: what ``criterion_`` / ``learning_history_`` of KernelRLSCV hold
+_LEARN_CRITERION_DOC = ("the LOO mean squared error, or with the evidence the negative "
+                        "log marginal likelihood per example")
 
 
 class KernelRLSCV(RLSEstimatorBase):
@@ -340,7 +361,7 @@ class KernelRLSCV(RLSEstimatorBase):
 {kernel_sections_doc(_KERNEL_PARAMS_DOC + _LEARN_PARAMS_DOC + _STREAM_PARAMS_DOC, "kernel matrix, factorization, the alpha grid, the optimizer's steps")}
     alpha_ : float
         The selected alpha.
-{learned_attrs_doc("the LOO mean squared error")}
+{learned_attrs_doc(_LEARN_CRITERION_DOC)}
     best_score_ : float
         The cross-validation score of ``alpha_``, larger is better: the negated mean
         squared error by default for ``"loo"`` and K-fold, the LPO ranking accuracy
@@ -379,8 +400,10 @@ class KernelRLSCV(RLSEstimatorBase):
       for each pair holding a basis vector.
 
     With ``gamma="learn"``: per optimizer step one Cholesky factorization and
-    inverse and one symmetric rank-m product (~2 m^3 flops) plus O(m^2 d) for the
-    kernel and its gradient; typically 10-40 steps per start, 3 starts.
+    inverse and, for the leave-one-out error, one symmetric rank-m product (~2 m^3
+    flops; the evidence ~m^3) plus O(m^2 d) for the kernel and its gradient;
+    typically 10-50 steps per start, 3 starts; with one BLAS thread up to 1000
+    examples (:func:`rlscore._lapack_threads.loop_threads`).
 
     Examples
     --------
@@ -396,9 +419,9 @@ class KernelRLSCV(RLSEstimatorBase):
     """
 
     def __init__(self, alphas=None, *, cv="loo", scoring=None, kernel="linear",
-                 gamma=None, degree=3, coef0=1, bias=1.0, basis_vectors=None,
+                 gamma=None, degree=None, coef0=1, bias=1.0, basis_vectors=None,
                  n_basis=None, basis_indices=None, random_state=None,
-                 keep_basis_in_cv=False, ard=False, penalty=0.0, criterion="loo",
+                 keep_basis_in_cv=False, ard=False, penalty=0.0, criterion="auto",
                  memory_budget="auto", block_size=None, solver="auto", verbose=False):
         store_params(self, locals())
 

@@ -11,7 +11,8 @@ to them as given (lists of graphs or documents), and ``train_X`` holds the basis
 features.
 
 ``"PrecomputedKernel"`` is a name the learners recognise (X is then a kernel matrix);
-it is not a class.
+it is not a class. ``"precomputed"`` (scikit-learn's spelling) is accepted as an alias
+(:func:`canonical_kernel_name`).
 """
 
 import inspect
@@ -32,7 +33,7 @@ __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
            "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS",
            "GaussianFamily", "PolynomialFamily", "FixedFamily", "SumFamily",
            "median_heuristic_gamma", "kernel_block", "kernel_blocks", "map_kernel_blocks",
-           "ThreadBuffers", "block_size_for", "read_block"]
+           "ThreadBuffers", "block_size_for", "read_block", "canonical_kernel_name"]
 
 KERNELS = {
     "LinearKernel": LinearKernel,
@@ -42,6 +43,17 @@ KERNELS = {
     "AllPathsGraphKernel": AllPathsGraphKernel,
     "ContextWeightedBowKernel": ContextWeightedBowKernel,
 }
+
+
+#: other spellings of kernel names that the learners accept
+KERNEL_ALIASES = {"precomputed": "PrecomputedKernel"}
+
+
+def canonical_kernel_name(name):
+    """The RLScore name of a kernel: ``"precomputed"`` (scikit-learn's spelling) means
+    ``"PrecomputedKernel"``; every other name is returned as it is (unknown names are
+    refused where the kernel is built). O(1)."""
+    return KERNEL_ALIASES.get(name, name) if isinstance(name, str) else name
 
 
 def kernel_parameter_names(name):

@@ -27,7 +27,8 @@ from rlscore._blocks import (batches, block_threads, cache_block_rows, get_worki
                              map_blocks, rows_per_block)
 from rlscore._lapack_threads import blas_threads
 from rlscore._ext import _blocked
-from rlscore._validation import as_data_matrix, check_finite_result, check_float_dtype
+from rlscore._validation import (as_data_matrix, as_row_blocks, check_finite_result,
+                                 check_float_dtype)
 from rlscore.kernel._base import dot_dense, match_width, scale_columns, sq_norms
 
 __all__ = ["kernel_block", "kernel_blocks", "map_kernel_blocks", "ThreadBuffers",
@@ -221,7 +222,8 @@ def kernel_blocks(kernel, X, block_size=None, extra_row_bytes=0, name="X"):
     Parameters
     ----------
     kernel : kernel object (basis R = ``kernel.train_X``)
-    X : ndarray, np.memmap, CSR or dask array (m, d)
+    X : ndarray, np.memmap, scipy sparse (any format; converted to CSR once),
+        np.matrix or dask array (m, d)
     block_size : rows per block, default from :func:`rlscore._blocks.working_memory`
     extra_row_bytes : bytes per row the caller keeps beside the kernel block
 
@@ -229,6 +231,7 @@ def kernel_blocks(kernel, X, block_size=None, extra_row_bytes=0, name="X"):
     -----
     O(m r d) time; peak memory O(block (r + d)), i.e. about the working-memory budget.
     """
+    X = as_row_blocks(X)
     m, d = X.shape
     r = kernel.train_X.shape[0]
     size = block_size_for(m, r, d, extra_row_bytes, block_size)
@@ -269,7 +272,8 @@ def map_kernel_blocks(kernel, X, fn, threads=None, dtype=np.float64, extra_row_b
     Parameters
     ----------
     kernel : kernel object (basis R = ``kernel.train_X``)
-    X : ndarray, np.memmap, CSR or dask array (m, d)
+    X : ndarray, np.memmap, scipy sparse (any format; converted to CSR once),
+        np.matrix or dask array (m, d)
     fn : callable (rows, K_b) -> result; runs in the worker threads
     threads, dtype : the threads (default ``OMP_NUM_THREADS`` or the CPU count) and
         the precision of the blocks (:func:`kernel_block`)
@@ -282,6 +286,7 @@ def map_kernel_blocks(kernel, X, fn, threads=None, dtype=np.float64, extra_row_b
     thread); a single block runs in the calling thread with the threads inside its
     GEMM and exponential.
     """
+    X = as_row_blocks(X)
     m, d = X.shape
     r = kernel.train_X.shape[0]
     dt = check_float_dtype(dtype)

@@ -28,7 +28,8 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
     Y : array-like (m,) or (m, p); each column is a separate ranking task
     regparam : float >= 0, default 1.0
     kernel : "LinearKernel" (default), "GaussianKernel", "PolynomialKernel",
-        "RsetKernel" or "PrecomputedKernel"
+        "RsetKernel" or "PrecomputedKernel" (alias
+        "precomputed")
     basis_vectors : basis rows for a reduced-set model (or the basis kernel matrix)
     basis_indices, n_basis, random_state, keep_basis_in_cv : keywords, a reduced-set
         (sparse RankRLS) model with the basis given as indices into X or drawn, as

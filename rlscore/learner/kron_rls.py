@@ -35,12 +35,21 @@ class KronRLS(KronRLSModel):
         "    The core object behind :class:`rlscore.learner.KronRLS` (RLScore's keyword\n"
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (closed-form solver).\n",
         "    Keyword arguments only (positional arguments raise TypeError); other\n"
-        "    keywords are ignored with a UserWarning. The implementation is\n"
+        "    keywords are ignored with a UserWarning, except ``label_row_inds`` /\n"
+        "    ``label_col_inds`` (a ValueError: sampled pairs are CGKronRLS's). NaN in Y\n"
+        "    is a ValueError that points to CGKronRLS. The implementation is\n"
         "    :class:`rlscore.core.kronecker.KronRLSModel`.\n" + _LEARN_DOC)
 
     @reports_progress
     def __init__(self, **kwargs):
         learn = learns_kernel(kwargs)
+        sampled = [k for k in ("label_row_inds", "label_col_inds") if k in kwargs]
+        if sampled:
+            raise ValueError(
+                f"KronRLS trains on complete data (every pair of the two domains "
+                f"labelled) and takes no {' / '.join(sampled)}; for a sample of "
+                f"labelled pairs use rlscore.learner.CGKronRLS(K1=..., K2=..., Y=..., "
+                f"label_row_inds=..., label_col_inds=...)")
         warn_unused_kwargs(kwargs, set(_KEYS) | (set(_LEARN_KEYS) if learn else set()),
                            "KronRLS")
         args = {k: kwargs[k] for k in _KEYS if k in kwargs}

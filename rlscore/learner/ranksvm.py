@@ -214,7 +214,8 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
     Y, qids, regparam, tol, max_iter, callback, normalize, verbose, loss, solver : as
         for :class:`LinearRankSVM`
     kernel : "GaussianKernel" (default), "PolynomialKernel", "LinearKernel",
-        "RsetKernel" or "PrecomputedKernel"
+        "RsetKernel" or "PrecomputedKernel" (alias
+        "precomputed")
     basis_vectors : basis rows for a reduced-set model (or the basis kernel matrix)
     basis_indices, n_basis, random_state : keywords, the basis as indices into X or
         drawn uniformly (the decomposed Nystrom map of

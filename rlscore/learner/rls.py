@@ -26,7 +26,8 @@ class RLS(CoreModelAdapter, PredictorInterface):
     Y : array-like (m,) or (m, p)
     regparam : float >= 0, default 1.0
     kernel : "LinearKernel" (default), "GaussianKernel", "PolynomialKernel",
-        "RsetKernel" or "PrecomputedKernel"
+        "RsetKernel" or "PrecomputedKernel" (alias
+        "precomputed")
     basis_vectors : basis rows for a reduced-set (Nystrom) model, or the basis kernel
         matrix with a precomputed kernel. The basis is then unknown to
         cross-validation: ``holdout``/``leave_one_out`` keep held-out basis vectors.
@@ -203,10 +204,12 @@ class LeaveOneOutRLS(_SelectionWrapper):
         with ``basis_vectors`` (Gaussian) the error of the Nystrom model on them, O(m
         r^2) per step). Keywords of that search: ``ard=True`` (Gaussian: one gamma per
         feature), ``penalty`` (Cawley & Talbot's penalty on the widths: a weight >= 0,
-        or ``"bayes"`` with the weight integrated out), ``criterion`` (``"loo"``,
-        default, or ``"evidence"``: the Gaussian-process marginal likelihood of the same
-        model, which over-fits less with ARD on few examples; ``cv_performances`` is
-        the LOO error at the learned point either way), ``restarts``, ``maxiter``.
+        or ``"bayes"`` with the weight integrated out), ``criterion`` (``"auto"``,
+        default: ``"evidence"`` with ``ard=True`` unless a penalty or basis is given,
+        else ``"loo"``; ``"evidence"`` is the Gaussian-process marginal likelihood of
+        the same model, which does not over-fit many widths on few examples as the
+        LOO error does; ``cv_performances`` is the LOO error at the learned point
+        either way), ``restarts``, ``maxiter``.
 {VERBOSE_DOC}
 
     Attributes
@@ -216,10 +219,13 @@ class LeaveOneOutRLS(_SelectionWrapper):
     gamma, coef0 : with ``gamma="learn"``, the learned values (gamma an ndarray (d,)
         with ``ard=True``)
     length_scales : with ``gamma="learn"`` and the Gaussian kernel, 1 / sqrt(2 gamma)
-    cv_history : with ``gamma="learn"``, per optimizer step a dict of ``criterion``
-        (LOO mean squared error), ``grad_norm``, ``regparam`` and ``kernel_params``
+    cv_history : with ``gamma="learn"``, per optimizer step (of every start, in
+        order) a dict of ``criterion`` (the minimized criterion), ``grad_norm``,
+        ``regparam``, ``kernel_params`` and ``best`` (True for the one entry at the
+        learned point; the last entry is the last step of the last start)
     kernel_learning : with ``gamma="learn"``, the whole
-        :class:`rlscore.core.rls.KernelLearningResult`
+        :class:`rlscore.core.rls.KernelLearningResult` (``kernel_learning.criterion``:
+        the minimized criterion at the learned point, ``criterion_name`` which)
 
     Notes
     -----

@@ -38,15 +38,21 @@ class StreamedRLS(PredictorInterface):
         (GlobalRankRLS)
     qids : query ids (m,) for kind="query"
     memory_budget : "auto" (default), MiB, or None
-        The budget of the whole run, as in every face (:class:`rlscore.learner.RLS`,
-        the estimators, ``rlscore fit --memory-budget``): the peak estimate of the
-        run (:mod:`rlscore._memory`: the b x b statistics, one block, the m x L x p
-        held-out predictions; PCG's factors and kernel blocks) must fit it, and the
-        blocks are sized from it (at most a quarter of it per block). "auto" is half
-        the available memory, None no limit. When nothing fits, a ValueError names
-        the estimates and the ways out (a smaller ``block_size``, ``solver="pcg"``,
-        fewer basis vectors), before any pass. The decision:
+        The bound on the peak resident set of the whole process, as in every face
+        (:class:`rlscore.learner.RLS`, the estimators, ``rlscore fit
+        --memory-budget``): what the process holds when the run is planned (the
+        interpreter, the imported modules, the data in memory) plus the peak
+        estimate of the run (:mod:`rlscore._memory`: the b x b statistics, one
+        block, the m x L x p held-out predictions; PCG's factors and kernel blocks;
+        a file's parser buffers) must fit it, and the blocks are sized from what is
+        left (at most a quarter of it per block). "auto" is the process's memory
+        plus half the available memory, None no limit. When nothing fits, a
+        ValueError names the estimates and the ways out (a smaller ``block_size``,
+        ``solver="pcg"``, fewer basis vectors), before any pass. The decision:
         :func:`rlscore.core.rls.plan_streamed_fit`.
+    plan : a plan of :func:`rlscore.core.rls.plan_streamed_fit` already made for
+        this source (then ``memory_budget``, ``solver`` and ``block_size`` are the
+        plan's), optional
     block_size : rows per block (default: from the budget)
     solver : "auto" (default), "direct" or "pcg"
         "direct": r x r statistics, exact CV; "pcg": many centres, Falkon's
@@ -66,10 +72,15 @@ class StreamedRLS(PredictorInterface):
 
     Attributes
     ----------
-    predictor, regparam, regparams, cv_performances, cv_predictions (m, L, p) or
-    None (PCG: NaN on rows never held out), basis_indices, plan (the memory plan:
-    ``path`` "streamed" or "pcg", ``block_size``, ``peak_bytes``, ``budget_bytes``),
-    peak_bytes (the plan's estimate, checked before the run), solver_result and
+    predictor, regparam, regparams, cv_performances, cv_predictions (L, m, p) or
+    None: each row's held-out prediction per lambda, grid first as
+    ``LeaveOneOutRLS.cv_predictions`` (singleton axes squeezed, RLScore's rule: (L, m)
+    for one output; rows in data order for K-fold too, where ``KfoldRLS`` lists them
+    per fold; PCG: NaN on rows never held out), basis_indices, plan (the memory plan:
+    ``path`` "streamed" or "pcg", ``block_size``, ``peak_bytes``, ``baseline_bytes``,
+    ``budget_bytes``), peak_bytes (the plan's estimate of the process's peak resident
+    set, checked before the run: ``plan.baseline_bytes`` held before it plus the
+    run's arrays and buffers), solver_result and
     cg_iterations (PCG: the CG iterations of the final fit, and per fold and lambda
     when a grid was searched)
 
@@ -87,7 +98,7 @@ class StreamedRLS(PredictorInterface):
                  cv="loo", measure=None, kind="rls", qids=None, memory_budget="auto",
                  block_size=None, solver="auto", keep_basis_in_cv=False, tol=1e-6,
                  maxiter=None, verbose=False, validation=None, dtype=np.float64,
-                 **kernel_params):
+                 plan=None, **kernel_params):
         source = as_source(X, Y, qids)
         with verbosity(verbose):
             fit = streamed_rank_fit(
@@ -96,13 +107,14 @@ class StreamedRLS(PredictorInterface):
                 n_basis=n_basis, random_state=random_state,
                 remove_basis=not keep_basis_in_cv, block_size=block_size, solver=solver,
                 tol=tol, maxiter=maxiter, validation=validation,
-                memory_budget=memory_budget, dtype=dtype)
+                memory_budget=memory_budget, dtype=dtype, plan=plan)
         self.predictor = fit.predictor
         self.regparam = fit.regparam
         self.regparams = fit.regparams
         self.cv_performances = fit.cv_performances
+        # grid first, as LeaveOneOutRLS.cv_predictions (RLScore's (grid, m[, p]))
         self.cv_predictions = None if fit.cv_predictions is None else \
-            squeeze(fit.cv_predictions)
+            squeeze(np.moveaxis(fit.cv_predictions, 1, 0))
         self.basis_indices = fit.basis_indices
         self.plan = fit.plan
         self.peak_bytes = fit.plan.peak_bytes

@@ -34,7 +34,7 @@ class TwoStepRLS(PairwisePredictorInterface):
         leaves K + regparam I indefinite (naming the smallest eigenvalue and the
         smallest regparam that works); "clip" / "shift" repair each factor with a
         UserWarning (see :mod:`rlscore.core.kronecker`; the same policy as KronRLS
-        and CGKronRLS).
+        and CGKronRLS); the repair is applied to the test kernels at prediction.
     **kwargs : other keywords are ignored with a UserWarning
 {VERBOSE_DOC}
 
@@ -100,7 +100,9 @@ class TwoStepRLS(PairwisePredictorInterface):
         l2 = check_regparam(regparam2, "regparam2")
         if self.kernelmode:
             A = self._solver.dual(l1, l2)
-            predictor = KernelPairwisePredictor(vec_f(A))
+            reps = (self._f1.repair, self._f2.repair)
+            predictor = KernelPairwisePredictor(
+                vec_f(A), repairs=None if reps == (None, None) else reps)
             self.A = A
         else:
             W = self._solver.primal(l1, l2)

@@ -1,7 +1,8 @@
 """Performance measures.
 
 Every measure has the form ``f(Y, P)``; the ranking measures (``cindex``, ``auc``,
-``ndcg``, ``mean_ndcg``, ``precision_at_k``, ``mean_average_precision``) also take
+``ndcg``, ``mean_ndcg``, ``precision_at_k``, ``mean_average_precision``,
+``reciprocal_rank``, ``expected_reciprocal_rank``) also take
 ``qids`` (one query id per row, or a :class:`rlscore.core.structure.QueryGroups`) and then
 score each query on its own and average over queries. Each returns a ``numpy.float64``; its boolean attribute ``iserror`` is True when smaller
 is better (``sqerror``, ``sqmprank``) and False otherwise. Y and P may be 1-D or 2-D
@@ -14,7 +15,9 @@ measures (``ndcg``, ``mean_ndcg``, ``precision_at_k``, ``mean_average_precision`
 follow the LETOR 4.0 evaluation script by default (tied predictions keep the input
 order, every query counts); ``convention="letor3"`` follows LETOR 3.0's script (P@k of a
 query shorter than k is 0); ``ndcg(..., convention="standard")`` is scikit-learn's
-``ndcg_score`` (ties averaged). See :mod:`rlscore.measure.ranking_measures`.
+``ndcg_score`` (ties averaged); ``convention="lightgbm"`` / ``"xgboost"`` /
+``"xgboost-"`` is the NDCG that LightGBM and XGBoost print. See
+:mod:`rlscore.measure.ranking_measures`.
 
 Binary labels: ``cindex`` and the IR measures accept -1/+1, 0/1 and booleans (+1 / 1 /
 True is the positive, relevant class); ``auc`` keeps RLScore's -1/+1 contract (0/1 and
@@ -43,9 +46,11 @@ from rlscore.measure.query_measures import (
     query_average, query_cindex, query_kendall_tau_b, query_mean_average_precision,
     query_ndcg, query_values)
 from rlscore.measure.ranking_measures import (
-    ShortQueryWarning, average_precision_per_query, mean_average_precision, mean_ndcg,
+    ShortQueryWarning, average_precision_per_query, expected_reciprocal_rank,
+    expected_reciprocal_rank_per_query, mean_average_precision, mean_ndcg,
     mean_ndcg_per_query, ndcg, ndcg_per_query, precision_at_k, precision_at_k_per_query,
-    short_query_message, short_query_warnings_once)
+    reciprocal_rank, reciprocal_rank_per_query, short_query_message,
+    short_query_warnings_once)
 from rlscore.measure.rm2_measure import rm2
 from rlscore.measure.spearman_measure import spearman
 from rlscore.measure.survival_measures import (
@@ -65,13 +70,17 @@ PER_QUERY = {
     "p": precision_at_k_per_query,
     "map": average_precision_per_query,
     "meanndcg": mean_ndcg_per_query,
+    "rr": reciprocal_rank_per_query,
+    "err": expected_reciprocal_rank_per_query,
 }
 
 __all__ = [
     "PER_QUERY", "accuracy", "auc", "cindex", "fscore", "ova_accuracy", "sqmprank", "sqerror",
     "spearman", "rm2", "kendall_tau_b", "ndcg", "mean_ndcg", "precision_at_k",
     "mean_average_precision", "cindex_per_query", "ndcg_per_query", "mean_ndcg_per_query",
-    "precision_at_k_per_query", "average_precision_per_query",
+    "precision_at_k_per_query", "average_precision_per_query", "reciprocal_rank",
+    "reciprocal_rank_per_query", "expected_reciprocal_rank",
+    "expected_reciprocal_rank_per_query",
     "query_average", "query_values", "query_cindex", "query_kendall_tau_b",
     "query_ndcg", "query_mean_average_precision", "UndefinedPerformance",
     "Measure", "measure_by_name", "MEASURE_NAMES", "ShortQueryWarning",

@@ -1,11 +1,17 @@
 """The one table of measure names, taken by every face that names a measure by a string
 (the command line's ``--measure``, the estimators' ``scoring``).
 
-* ``ndcg@K`` (alias ``ndcg`` = ``ndcg@10``; ``ndcg@K:letor`` the same) and
-  ``ndcg@K:standard`` (scikit-learn's ``ndcg_score``): :func:`ndcg`, per query;
+* ``ndcg@K`` (alias ``ndcg`` = ``ndcg@10``; ``ndcg@K:letor`` the same),
+  ``ndcg@K:standard`` (scikit-learn's ``ndcg_score``), ``ndcg@K:lightgbm``,
+  ``ndcg@K:xgboost`` and ``ndcg@K:xgboost-`` (the NDCG printed by LightGBM and by
+  XGBoost's ``ndcg@K`` / ``ndcg@K-``): :func:`ndcg`, per query;
 * ``p@K`` (alias ``precision_at_k`` = ``p@10``): :func:`precision_at_k`, per query;
-* ``map`` (alias ``mean_average_precision``): :func:`mean_average_precision`, per
-  query;
+* ``map`` (alias ``mean_average_precision``) and ``map@K`` (trec_eval's
+  ``map_cut_K``): :func:`mean_average_precision`, per query;
+* ``mrr`` (alias ``rr``, ``mean_reciprocal_rank``) and ``rr@K``:
+  :func:`reciprocal_rank`, per query;
+* ``err@K`` (alias ``err`` = ``err@10``): :func:`expected_reciprocal_rank` with the
+  largest label of the input as the top grade, per query;
 * ``meanndcg`` (alias ``mean_ndcg``): :func:`mean_ndcg`, per query;
 * ``cindex``: :func:`cindex`, per query;
 * ``auc`` (alias ``roc_auc``): :func:`auc` with 0/1 and boolean labels accepted, per
@@ -32,6 +38,8 @@ _KINDS = {
     "ndcg": ("ndcg", True, {}, ("ndcg",)),
     "p": ("precision_at_k", True, {}, ("precision_at_k",)),
     "map": ("mean_average_precision", True, {}, ("map", "mean_average_precision")),
+    "rr": ("reciprocal_rank", True, {}, ("rr", "mrr", "mean_reciprocal_rank")),
+    "err": ("expected_reciprocal_rank", True, {}, ("err",)),
     "meanndcg": ("mean_ndcg", True, {}, ("meanndcg", "mean_ndcg")),
     "cindex": ("cindex", True, {}, ("cindex",)),
     "auc": ("auc", True, {"zero_one": True}, ("auc", "roc_auc")),
@@ -44,16 +52,20 @@ _KINDS = {
     "fscore": ("fscore", False, {}, ("fscore", "f1")),
     "ova_accuracy": ("ova_accuracy", False, {}, ("ova_accuracy",)),
 }
-_CUTOFF_KINDS = ("ndcg", "p")
+_CUTOFF_KINDS = ("ndcg", "p", "err")      # a cutoff, 10 by default
+_OPTIONAL_CUTOFF_KINDS = ("map", "rr")     # every rank unless named with a cutoff
 _DEFAULT_K = 10
 _ALIASES = {alias: kind for kind, (_, _, _, aliases) in _KINDS.items() for alias in aliases}
-_CUTOFF = re.compile(r"(ndcg|p)@([0-9]+)(?::(letor|standard))?|ndcg:(letor|standard)",
-                     re.ASCII)
+_NDCG_CONVENTIONS = "letor|standard|lightgbm|xgboost-|xgboost"
+_CUTOFF = re.compile(rf"(ndcg|p|err|rr|map)@([0-9]+)(?::({_NDCG_CONVENTIONS}))?"
+                     rf"|ndcg:({_NDCG_CONVENTIONS})", re.ASCII)
 
 #: The names, as a help text.
-MEASURE_NAMES = ("ndcg@K, ndcg@K:standard, p@K, map, meanndcg, cindex, auc, sqerror, "
-                 "sqmprank, spearman, rm2, kendall, accuracy, fscore, ova_accuracy (aliases: "
-                 "ndcg, precision_at_k, mean_average_precision, mean_ndcg, roc_auc, "
+MEASURE_NAMES = ("ndcg@K, ndcg@K:standard, ndcg@K:lightgbm, ndcg@K:xgboost, "
+                 "ndcg@K:xgboost-, p@K, map, map@K, mrr, rr@K, err@K, meanndcg, cindex, "
+                 "auc, sqerror, sqmprank, spearman, rm2, kendall, accuracy, fscore, "
+                 "ova_accuracy (aliases: ndcg, precision_at_k, mean_average_precision, "
+                 "rr, mean_reciprocal_rank, err, mean_ndcg, roc_auc, "
                  "neg_mean_squared_error, kendall_tau_b, f1)")
 
 
@@ -66,12 +78,13 @@ class Measure:
     name : str
         Canonical name, e.g. ``"ndcg@10"``, ``"p@5"``, ``"cindex"``.
     kind : str
-        The table's key: "ndcg", "p", "map", "meanndcg", "cindex", "auc", "sqerror",
-        "sqmprank", "spearman", "rm2", "kendall", "accuracy", "fscore",
+        The table's key: "ndcg", "p", "map", "rr", "err", "meanndcg", "cindex", "auc",
+        "sqerror", "sqmprank", "spearman", "rm2", "kendall", "accuracy", "fscore",
         "ova_accuracy".
     k : int or None
-        The cutoff of "ndcg" and "p".
-    convention : "letor" (= "letor4"), "letor3" (ndcg, p, map) or "standard" (ndcg)
+        The cutoff of "ndcg", "p" and "err"; of "map" and "rr" when named with one.
+    convention : "letor" (= "letor4"), "letor3" (ndcg, p, map), or for ndcg
+        "standard", "lightgbm", "xgboost", "xgboost-"
     """
 
     name: str
@@ -111,7 +124,9 @@ class Measure:
         if self.kind in ("ndcg", "p"):
             kw.update(k=self.k, convention=self.convention)
         elif self.kind == "map":
-            kw["convention"] = self.convention
+            kw.update(convention=self.convention, k=self.k)
+        elif self.kind in ("rr", "err"):
+            kw["k"] = self.k
         return kw
 
     def under(self, convention):
@@ -124,8 +139,8 @@ class Measure:
         if self.kind == "meanndcg":
             raise ValueError(f"{self.name} is a LETOR 4.0 measure; the {convention} "
                              f"rules have none")
-        if self.kind in ("p", "map") or (self.kind == "ndcg"
-                                         and self.convention != "standard"):
+        if self.kind in ("p", "map") or (self.kind == "ndcg" and self.convention
+                                         in ("letor", "letor4", "letor3")):
             return dataclasses.replace(self, convention=convention)
         return self
 
@@ -156,7 +171,8 @@ def measure_by_name(name, what="measure"):
     Parameters
     ----------
     name : str
-        ``"ndcg@5"``, ``"ndcg@5:standard"``, ``"p@5"``, ``"map"``, ``"cindex"``, ...
+        ``"ndcg@5"``, ``"ndcg@5:standard"``, ``"ndcg@10:lightgbm"``, ``"p@5"``,
+        ``"map"``, ``"map@10"``, ``"mrr"``, ``"err@10"``, ``"cindex"``, ...
     what : str
         How the caller calls the argument (e.g. ``"scoring"``, ``"--measure"``), in
         the error message.
@@ -173,8 +189,8 @@ def measure_by_name(name, what="measure"):
     t = name.strip().lower()
     kind = _ALIASES.get(t)
     if kind is not None:
-        return Measure(_canonical(kind, _DEFAULT_K, "letor"), kind,
-                       _DEFAULT_K if kind in _CUTOFF_KINDS else None)
+        k = _DEFAULT_K if kind in _CUTOFF_KINDS else None
+        return Measure(_canonical(kind, k, "letor"), kind, k)
     m = _CUTOFF.fullmatch(t)
     if m is None:
         raise ValueError(f"{what} {name!r}: unknown measure (choose from "
@@ -183,7 +199,7 @@ def measure_by_name(name, what="measure"):
         kind, k, conv = "ndcg", _DEFAULT_K, m.group(4)
     else:
         kind, k, conv = m.group(1), int(m.group(2)), m.group(3) or "letor"
-    if kind == "p" and m.group(3) is not None:
+    if kind != "ndcg" and m.group(3) is not None:
         raise ValueError(f"{what} {name!r}: only ndcg takes a convention")
     if k < 1:
         raise ValueError(f"{what} {name!r}: the cutoff must be at least 1")
@@ -191,6 +207,8 @@ def measure_by_name(name, what="measure"):
 
 
 def _canonical(kind, k, convention):
-    if kind not in _CUTOFF_KINDS:
+    if kind == "rr" and k is None:
+        return "mrr"
+    if k is None:
         return kind
-    return f"{kind}@{k}" + (":standard" if convention == "standard" else "")
+    return f"{kind}@{k}" + ("" if convention in ("letor", "letor4") else f":{convention}")

@@ -1,4 +1,5 @@
-"""Information-retrieval ranking measures: NDCG, mean NDCG, precision at k and MAP.
+"""Information-retrieval ranking measures: NDCG, mean NDCG, precision at k, MAP, MRR and
+ERR.
 
 Every measure ranks the documents of each query by decreasing prediction, scores each
 query on its own and averages over queries. ``qids`` (one query id per row, or a
@@ -45,6 +46,22 @@ equal to the label, discount ``1 / log2(1 + r)`` for every rank, tied prediction
 averaged (the expected DCG over the orders of the tie, ``ignore_ties=False``), a query
 with ideal DCG 0 scores 0 and counts, a query shorter than k is scored on its documents.
 
+``convention="lightgbm"``, ``"xgboost"`` and ``"xgboost-"`` (:func:`ndcg` only) are
+the NDCG that the gradient-boosting rankers print, read from their sources and checked
+against their own evaluation (LightGBM 4.7, XGBoost 3.2): gain ``2**label - 1`` (their
+default label gain), discount ``1 / log2(1 + r)`` at every rank, tied predictions in
+input order (both sort stably), a query shorter than k scored on the documents it has
+(DCG and IDCG both cut at ``min(k, n)``), a query whose IDCG is 0 scoring 1
+(LightGBM, XGBoost's ``ndcg@k``) or 0 (XGBoost's ``ndcg@k-``), every query counting.
+
+The TREC measures: :func:`mean_average_precision` with a cutoff k is trec_eval's
+``map_cut_k`` (the AP of the first k ranks, divided by all the relevant documents of
+the query); :func:`reciprocal_rank` is trec_eval's ``recip_rank`` (with k,
+ir-measures' ``RR@k``); :func:`expected_reciprocal_rank` is ERR@k (Chapelle et al.,
+CIKM 2009) with the top grade ``max_grade`` (default the largest label of the input;
+4 for gdeval.pl, ir-measures' ``ERR@k``). Ranking ties keep the input order here;
+trec_eval breaks them by docid, so the values agree when no scores tie.
+
 Labels: graded relevance ``0, 1, 2, ...``; binary labels ``0/1``, booleans or ``-1/+1``
 are accepted everywhere (1 / True / +1 is relevant; -1 counts as 0 for NDCG). Labels of
 any size are scored exactly: each query's gains are scaled by a power of two (its
@@ -65,11 +82,15 @@ from rlscore.measure.measure_utilities import (
     UndefinedPerformance, _by_query, _column_cells, _finish, _query_cells)
 
 __all__ = ["ndcg", "mean_ndcg", "precision_at_k", "mean_average_precision",
+           "reciprocal_rank", "expected_reciprocal_rank",
            "ShortQueryWarning", "short_query_message", "short_query_warnings_once"]
 
 #: the LETOR conventions: "letor" (= "letor4", the default) and "letor3"
 LETOR_CONVENTIONS = ("letor", "letor4", "letor3")
-CONVENTIONS = LETOR_CONVENTIONS + ("standard",)
+#: the gradient-boosting rankers' NDCG: LightGBM's (``lambdarank`` / ``rank_xendcg``
+#: metric ``ndcg``), XGBoost's ``ndcg@k`` and ``ndcg@k-``
+GBDT_CONVENTIONS = ("lightgbm", "xgboost", "xgboost-")
+CONVENTIONS = LETOR_CONVENTIONS + ("standard",) + GBDT_CONVENTIONS
 
 
 def _check_k(k, allow_none=True):
@@ -198,7 +219,7 @@ class _Ranked:
 
     def __init__(self, y, p, groups):
         codes = groups.codes
-        order = np.lexsort((-p, codes))            # lexsort is stable: ties keep order
+        order = groups.rank_order(p)               # stable: ties keep input order
         self.codes = codes[order]
         self.pos = np.arange(codes.shape[0]) - groups.starts[self.codes]
         self.y = y[order]
@@ -228,18 +249,30 @@ def _letor_discount(pos):
     return np.where(r <= 2.0, 1.0, 1.0 / np.log2(np.maximum(r, 2.0)))
 
 
-def _ndcg_letor_column(R, k):
-    disc = _letor_discount(R.pos)
+def _ndcg_gains(R, disc, k, empty):
+    """Per query DCG@k / IDCG@k of the gains ``2**label - 1`` under the discount
+    ``disc`` of each ranked position, ``empty`` where the IDCG is 0."""
     if k is not None:
         disc = np.where(R.pos < k, disc, 0.0)
     gain, ideal_gain = R.gains()
     dcg = R.per_query(gain * disc)
     idcg = R.per_query(ideal_gain * disc)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+        return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), empty)
+
+
+def _ndcg_letor_column(R, k):
+    values = _ndcg_gains(R, _letor_discount(R.pos), k, 0.0)
     if k is not None:
         values[R.groups.sizes < k] = 0.0
     return values
+
+
+def _ndcg_gbdt_column(R, k, empty):
+    """NDCG@k of LightGBM and XGBoost: gain ``2**label - 1``, discount
+    ``1 / log2(1 + r)`` at every rank r, ties in input order, a query shorter than k
+    scored on its documents, ``empty`` for a query whose ideal DCG is 0."""
+    return _ndcg_gains(R, 1.0 / np.log2(R.pos + 2.0), k, empty)
 
 
 def _ndcg_standard_column(y, p, groups, k):
@@ -297,6 +330,9 @@ def ndcg_per_query(Y, P, qids=None, k=10, convention="letor"):
             lambda g: _warn_short_queries(g.sizes, k, convention))
         return _per_query(Y, P, qids, lambda R: _ndcg_letor_column(R, k), "ndcg",
                           on_groups=warn)
+    if convention in GBDT_CONVENTIONS:
+        empty = 0.0 if convention == "xgboost-" else 1.0
+        return _per_query(Y, P, qids, lambda R: _ndcg_gbdt_column(R, k, empty), "ndcg")
     return _per_query(Y, P, qids, lambda y, p, g: _ndcg_standard_column(y, p, g, k),
                       "ndcg", ranked=False)
 
@@ -320,6 +356,17 @@ def ndcg(Y, P, qids=None, k=10, convention="letor"):
     averaged, IDCG = 0 scores 0; per query, then the mean over all queries.
     ``ndcg(y, p, convention="standard")`` equals ``sklearn.metrics.ndcg_score([y], [p])``.
 
+    ``convention="lightgbm"``, ``"xgboost"`` and ``"xgboost-"``: the NDCG that the
+    gradient-boosting rankers print (LightGBM's metric ``ndcg`` with its default
+    ``label_gain``, XGBoost's ``ndcg@k`` and ``ndcg@k-``, both with their default
+    exponential gain): gain ``2**label - 1``, discount ``1 / log2(1 + r)`` at every
+    rank, tied predictions in input order (both libraries sort stably), a query
+    shorter than k scored on the documents it has, and a query without a relevant
+    document (IDCG = 0) scoring 1 (LightGBM, ``"xgboost"``) or 0 (``"xgboost-"``,
+    XGBoost's ``ndcg@k-``); the mean over all queries. Equal to the libraries' own
+    evaluation of the same predictions (tests/measure/test_gbdt_ranking.py checks it
+    against both).
+
     Parameters
     ----------
     Y : array-like, shape (m,) or (m, l)
@@ -332,7 +379,8 @@ def ndcg(Y, P, qids=None, k=10, convention="letor"):
         one query.
     k : int >= 1 or None, default 10
         Rank cutoff; None uses every rank of each query (no short-query rule).
-    convention : {"letor", "letor4", "letor3", "standard"}
+    convention : {"letor", "letor4", "letor3", "standard", "lightgbm", "xgboost", \
+"xgboost-"}
 
     Returns
     -------
@@ -447,9 +495,11 @@ def precision_at_k(Y, P, qids=None, k=10, convention="letor"):
     return np.float64(np.mean(precision_at_k_per_query(Y, P, qids, k, convention)))
 
 
-def average_precision_per_query(Y, P, qids=None, convention="letor"):
-    """AP of every query, array (n_queries,); see :func:`mean_average_precision`."""
+def average_precision_per_query(Y, P, qids=None, convention="letor", k=None):
+    """AP (or AP@k) of every query, array (n_queries,); see
+    :func:`mean_average_precision`."""
     _check_convention(convention, LETOR_CONVENTIONS)
+    k = _check_k(k)
 
     def col(R):
         rel = (R.y > 0).astype(np.float64)
@@ -457,19 +507,24 @@ def average_precision_per_query(Y, P, qids=None, convention="letor"):
         before = np.concatenate(([0.0], c))[R.groups.starts[R.codes]]
         prec = (c - before) / (R.pos + 1.0)           # precision at each position
         n_rel = R.per_query(rel)
-        total = R.per_query(prec * rel)
+        hits = rel if k is None else rel * (R.pos < k)
+        total = R.per_query(prec * hits)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
     return _per_query(Y, P, qids, col)
 
 
-def mean_average_precision(Y, P, qids=None, convention="letor"):
-    """Mean average precision (MAP), LETOR rules (3.0 and 4.0 compute it alike).
+def mean_average_precision(Y, P, qids=None, convention="letor", k=None):
+    """Mean average precision (MAP, or MAP@k), LETOR rules (3.0 and 4.0 compute it
+    alike).
 
     Per query: documents ranked by decreasing prediction (ties in input order);
     relevant means label > 0; ``AP = (1/R) sum over relevant documents of
     precision@rank`` with R the number of relevant documents of the query, and AP = 0
     when R = 0. MAP is the mean over all queries (without qids, the AP of the input).
+    With a cutoff k, AP@k sums over the relevant documents of the first k ranks only
+    and still divides by R, all the relevant documents of the query: trec_eval's
+    ``map_cut_k`` (ir-measures' ``AP@k``).
 
     Parameters
     ----------
@@ -479,6 +534,8 @@ def mean_average_precision(Y, P, qids=None, convention="letor"):
     qids : sequence of length m or QueryGroups, optional
     convention : {"letor", "letor4", "letor3"}
         Accepted for symmetry with :func:`ndcg`; both LETOR scripts give the same AP.
+    k : int >= 1 or None, default None
+        Rank cutoff (None: every rank).
 
     Returns
     -------
@@ -491,9 +548,111 @@ def mean_average_precision(Y, P, qids=None, convention="letor"):
     skipped queries without a relevant document; it now follows the LETOR script, so
     values are comparable with published LETOR tables.
     """
-    return np.float64(np.mean(average_precision_per_query(Y, P, qids, convention)))
+    return np.float64(np.mean(average_precision_per_query(Y, P, qids, convention, k)))
 
 
-for _f in (ndcg, mean_ndcg, precision_at_k, mean_average_precision):
+def reciprocal_rank_per_query(Y, P, qids=None, k=None):
+    """RR (or RR@k) of every query, array (n_queries,); see :func:`reciprocal_rank`."""
+    k = _check_k(k)
+
+    def col(R):
+        hit = R.y > 0
+        if k is not None:
+            hit &= R.pos < k
+        first = np.full(R.groups.n_groups, np.inf)
+        np.minimum.at(first, R.codes[hit], R.pos[hit])
+        return 1.0 / (first + 1.0)                   # 1 / inf = 0: no relevant document
+    return _per_query(Y, P, qids, col)
+
+
+def reciprocal_rank(Y, P, qids=None, k=None):
+    """Mean reciprocal rank (MRR; RR@k with a cutoff), mean over all queries.
+
+    Per query: documents ranked by decreasing prediction (ties in input order); RR is
+    1 / the rank of the first relevant document (label > 0), 0 when no relevant
+    document is ranked (within the first k ranks with a cutoff). trec_eval's
+    ``recip_rank`` (k=None) and ir-measures' ``RR@k``; every query counts (a query
+    without a relevant document scores 0).
+
+    Parameters
+    ----------
+    Y, P, qids, k : as in :func:`mean_average_precision` (k=None: every rank)
+
+    Returns
+    -------
+    numpy.float64 in [0, 1]; O(m log m) time, O(m) memory.
+    """
+    return np.float64(np.mean(reciprocal_rank_per_query(Y, P, qids, k)))
+
+
+def expected_reciprocal_rank_per_query(Y, P, qids=None, k=10, max_grade=None):
+    """ERR@k of every query, array (n_queries,); see
+    :func:`expected_reciprocal_rank`."""
+    k = _check_k(k)
+    if max_grade is not None:
+        if (isinstance(max_grade, (bool, np.bool_))
+                or not isinstance(max_grade, numbers.Real)
+                or not np.isfinite(max_grade) or max_grade < 0):
+            raise ValueError(f"max_grade must be a finite number >= 0 or None, got "
+                             f"{max_grade!r}")
+
+    def col(R):
+        top = float(R.y.max()) if max_grade is None else float(max_grade)
+        if R.y.max() > top:
+            raise ValueError(f"max_grade={max_grade!r} is below the largest label "
+                             f"{R.y.max()!r}")
+        # probability that the user stops at each document: (2**g - 1) / 2**g_max
+        stop = np.exp2(R.y - top) - np.exp2(-top)
+        groups = R.groups
+        starts, sizes = groups.starts[:-1], groups.sizes
+        by_size = np.argsort(-sizes, kind="stable")   # queries still ranked at depth j
+        sorted_sizes = sizes[by_size]                 # are a prefix of this order
+        depth = int(sorted_sizes[0]) if k is None else min(k, int(sorted_sizes[0]))
+        reach = np.ones(by_size.size)                 # P(user reaches rank j + 1)
+        err = np.zeros(by_size.size)
+        # rank by rank over the queries that have it: O(m) work, <= depth steps
+        for j in range(depth):
+            n = int(np.searchsorted(-sorted_sizes, -j, side="left"))
+            r = stop[starts[by_size[:n]] + j]
+            err[:n] += reach[:n] * r / (j + 1.0)
+            reach[:n] *= 1.0 - r
+        values = np.empty_like(err)
+        values[by_size] = err
+        return values
+    return _per_query(Y, P, qids, col, "err")
+
+
+def expected_reciprocal_rank(Y, P, qids=None, k=10, max_grade=None):
+    """Expected reciprocal rank at k (ERR@k; Chapelle, Metzler, Zhang & Grinspan,
+    CIKM 2009), mean over all queries.
+
+    Per query, documents ranked by decreasing prediction (ties in input order): a
+    user stops at the document of grade g with probability
+    ``R(g) = (2**g - 1) / 2**g_max`` and ``ERR@k = sum_{r=1..k} (1/r) R_r
+    prod_{i<r} (1 - R_i)``. A query shorter than k is scored on its documents; a query
+    without a relevant document scores 0 and counts.
+
+    Parameters
+    ----------
+    Y, P, qids : as in :func:`ndcg` (graded relevance >= 0, or binary labels)
+    k : int >= 1 or None, default 10
+        Rank cutoff (None: every rank).
+    max_grade : float >= 0 or None
+        ``g_max``, the largest grade of the scale. None: the largest label of the
+        input (of each label column). ``max_grade=4`` is the TREC Web track's
+        ``gdeval.pl`` (ir-measures' ``ERR@k``) and RankLib's ERR, whatever the
+        labels; a label above ``max_grade`` is a ValueError.
+
+    Returns
+    -------
+    numpy.float64 in [0, 1]. O(m log m) time, O(m) memory: a sort per column, then
+    one vectorised step per rank (at most k steps).
+    """
+    return np.float64(np.mean(expected_reciprocal_rank_per_query(Y, P, qids, k,
+                                                                 max_grade)))
+
+
+for _f in (ndcg, mean_ndcg, precision_at_k, mean_average_precision, reciprocal_rank,
+           expected_reciprocal_rank):
     _finish(_f, iserror=False)
 del _f

@@ -182,6 +182,13 @@ def save_model(model, path, metadata=None, *, feature_indices=None, n_file_featu
         meta["n_features"] = int(kernel.train_X.shape[1])
         meta["n_outputs"] = 1 if A.ndim == 1 else int(A.shape[1])
     elif kind == "KernelPairwisePredictor":
+        if getattr(predictor, "repairs", None) is not None:
+            raise ValueError(
+                "cannot save a KernelPairwisePredictor trained on a repaired indefinite "
+                "kernel (indefinite='shift' or 'clip'): model files do not hold the "
+                "repair it applies to test kernels; repair the kernels before training "
+                "(rlscore.core.kronecker.repair_kernel(K, how, rule=True) gives the "
+                "rule for test rows)")
         arrays["A"] = np.asarray(predictor.A, dtype=np.float64)
         meta["layout"]["inds1"] = _store_inds(arrays, "inds1", predictor.inds_K1training)
         meta["layout"]["inds2"] = _store_inds(arrays, "inds2", predictor.inds_K2training)

@@ -23,7 +23,8 @@ __all__ = ["PairwisePredictorInterface", "KernelPairwisePredictor",
 class PairwisePredictorInterface:
     """Mixin of the pairwise learners: ``predict`` forwards to ``self.predictor``."""
 
-    def predict(self, X1=None, X2=None, inds_X1pred=None, inds_X2pred=None, pko=None):
+    def predict(self, X1=None, X2=None, inds_X1pred=None, inds_X2pred=None, pko=None, *,
+                objects=None):
         """Predictions for test pairs (see the predictor's ``predict``).
 
         Parameters
@@ -34,6 +35,9 @@ class PairwisePredictorInterface:
         inds_X1pred, inds_X2pred : index vectors selecting test pairs, or None for
             every pair in column-major order
         pko : a PairwiseKernelOperator to multiply the dual coefficients with instead
+        objects : None, or (objects1, objects2): the training object each test row is
+            (-1: new), for a model trained on a repaired indefinite kernel (see
+            :meth:`KernelPairwisePredictor.predict`)
 
         Raises
         ------
@@ -43,6 +47,9 @@ class PairwisePredictorInterface:
         if getattr(self, "predictor", None) is None:
             raise ValueError(f"{type(self).__name__} has no model yet: it was constructed "
                              f"without a regparam; call solve(regparam) first")
+        if objects is not None:
+            return self.predictor.predict(X1, X2, inds_X1pred, inds_X2pred, pko,
+                                          objects=objects)
         return self.predictor.predict(X1, X2, inds_X1pred, inds_X2pred, pko)
 
 
@@ -75,10 +82,17 @@ class KernelPairwisePredictor:
     inds_K1training, inds_K2training : index vectors (lists of them for a sum of
         Kronecker terms), or None
     weights : term weights for a sum of Kronecker terms (default all ones)
+    repairs : None, or a pair (domain 1, domain 2) of callables (lists of them, one
+        per term, for a sum of Kronecker terms; None entries for no change) that map a
+        test-by-training kernel to the kernel the model was trained with: a model
+        trained on a repaired indefinite kernel (``indefinite="shift"`` or ``"clip"``,
+        :class:`rlscore.core.kronecker.KernelRepair`) applies its repair to the test
+        kernels it is given, so that predicting the training pairs gives its fitted
+        values
 
     Attributes
     ----------
-    A, inds_K1training, inds_K2training, weights
+    A, inds_K1training, inds_K2training, weights, repairs
 
     Notes
     -----
@@ -87,7 +101,8 @@ class KernelPairwisePredictor:
     of pairs is a complete grid.
     """
 
-    def __init__(self, A, inds_K1training=None, inds_K2training=None, weights=None):
+    def __init__(self, A, inds_K1training=None, inds_K2training=None, weights=None,
+                 repairs=None):
         A = np.asarray(A, dtype=np.float64)
         if A.ndim == 2 and 1 in A.shape:
             A = A.ravel()
@@ -97,9 +112,21 @@ class KernelPairwisePredictor:
         self.inds_K1training = inds_K1training
         self.inds_K2training = inds_K2training
         self.weights = weights
+        self.repairs = repairs
+
+    def _repaired(self, Ks, side, objects):
+        """The test kernels of one domain after the model's repairs (if any)."""
+        if self.repairs is None:
+            return Ks
+        reps = self.repairs[side]
+        if not isinstance(reps, (list, tuple)):
+            reps = [reps] * len(Ks)
+        own = None if objects is None else objects[side]
+        return [K if r is None else r(K) if own is None else r(K, own)
+                for K, r in zip(Ks, reps)]
 
     def predict(self, K1pred=None, K2pred=None, inds_K1pred=None, inds_K2pred=None,
-                pko=None):
+                pko=None, *, objects=None):
         """Predictions for test pairs.
 
         Parameters
@@ -110,7 +137,11 @@ class KernelPairwisePredictor:
         inds_K1pred, inds_K2pred : test pairs (inds_K1pred[h], inds_K2pred[h]); both
             None for all n1_test * n2_test pairs in column-major order
         pko : PairwiseKernelOperator; if given, the result is ``pko.matvec(A)`` and the
-            other arguments are ignored
+            other arguments are ignored (its kernels are taken as they are: ``repairs``
+            is not applied)
+        objects : None or (objects1, objects2), for each row of K1pred / K2pred the
+            training object it is (-1: a new object), for ``repairs`` that depend on
+            object identity (``indefinite="shift"``); None matches rows instead
 
         Returns
         -------
@@ -124,8 +155,8 @@ class KernelPairwisePredictor:
                              (self.inds_K2training, "inds_K2training")],
             self.weights, names=("K1pred", "K2pred"))
         T = len(K1s)
-        K1s = [_dense(K, "K1pred") for K in K1s]
-        K2s = [_dense(K, "K2pred") for K in K2s]
+        K1s = self._repaired([_dense(K, "K1pred") for K in K1s], 0, objects)
+        K2s = self._repaired([_dense(K, "K2pred") for K in K2s], 1, objects)
         i1 = term_indices(i1, [K.shape[0] for K in K1s], "inds_K1pred")
         i2 = term_indices(i2, [K.shape[0] for K in K2s], "inds_K2pred")
         for t in range(T):

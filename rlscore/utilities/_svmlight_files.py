@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 from rlscore._blocks import text_chunk_bytes
 from rlscore._ext import _svmlight
+from rlscore._memory import parser_bytes
 from rlscore._validation import as_2d_labels, check_positive_int
 from rlscore.utilities._text_files import index_dtype, open_binary, open_text, source_name
 
@@ -346,6 +347,9 @@ class SvmlightSource:
     Attributes
     ----------
     m, d, Y (m, p) labels, qids (m,) or None -- from the first (scanning) pass.
+    pass_bytes : bytes a pass holds besides the blocks it yields (the parser's text
+        and parsed chunk, :func:`rlscore._memory.parser_bytes`), counted by the
+        memory plans of the streamed learners.
 
     Notes
     -----
@@ -380,6 +384,10 @@ class SvmlightSource:
         self.qids = np.asarray(qids) if qids else None
         if self.qids is not None and self.qids.size != m:
             raise ValueError(f"{source_name(fname)}: some lines have qid: and others not")
+
+    @property
+    def pass_bytes(self):
+        return parser_bytes(self.chunk_bytes)
 
     def blocks(self, size):
         """(start, X_b CSR) blocks of ``size`` rows (the last may be shorter): one pass

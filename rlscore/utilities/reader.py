@@ -5,6 +5,7 @@
   several outputs separated by ``|``).
 * :func:`read_csv_data` / :func:`iter_csv_data` / :class:`CsvSource` -- CSV / TSV files
   with a header naming the label, qid, id and feature columns (:class:`CsvLayout`).
+* :func:`read_docids` -- the ``#docid = ...`` comments of a LETOR file, one per row.
 * :func:`read_sparse` -- feature-only files with 0-based ``idx:val`` pairs.
 * :func:`read_folds` -- one cross-validation fold (row indices) per line.
 * :func:`read_qids` -- one query id per line.
@@ -29,11 +30,12 @@ from rlscore.utilities._csv_files import (CsvLayout, CsvSource, csv_kind, dense_
 from rlscore.utilities._index_files import (loadtxtint, read_folds, read_preferences,
                                             read_qids)
 from rlscore.utilities._sparse_files import read_sparse
+from rlscore.utilities._svmlight_docids import read_docids
 from rlscore.utilities._svmlight_files import (SvmlightSource, ZeroIndexError, iter_svmlight,
                                                read_svmlight, write_svmlight)
 
 __all__ = [
     "read_svmlight", "iter_svmlight", "write_svmlight", "read_sparse", "read_folds", "read_qids",
-    "read_preferences", "loadtxtint", "ZeroIndexError", "SvmlightSource",
+    "read_preferences", "loadtxtint", "ZeroIndexError", "SvmlightSource", "read_docids",
     "CsvLayout", "CsvSource", "csv_kind", "read_csv_data", "iter_csv_data", "dense_to_csr",
 ]

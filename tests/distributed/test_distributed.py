@@ -259,6 +259,15 @@ def test_reduced_set_rankrls_equals_single_machine(client, kind):
                                    atol=1e-10)
 
 
+def _refit(kind, X, y, q, train, lam, kw):
+    """The single-machine learner of ``kind`` retrained on the rows ``train``."""
+    if kind == "rls":
+        return RLS(X[train], y[train], regparam=lam, **kw)
+    if kind == "query":
+        return QueryRankRLS(X[train], y[train], q[train], regparam=lam, **kw)
+    return GlobalRankRLS(X[train], y[train], regparam=lam, **kw)
+
+
 @pytest.mark.parametrize("kind", ["rls", "query", "global"])
 @pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
 def test_kfold_over_partitions_equals_retraining(client, kind):
@@ -282,13 +291,7 @@ def test_kfold_over_partitions_equals_retraining(client, kind):
         test = np.concatenate([np.arange(bounds[p], bounds[p + 1]) for p in f])
         train = np.setdiff1d(np.arange(len(y)), test)
         for i, lam in enumerate(grid):
-            if kind == "rls":
-                ref = RLS(X[train], y[train], regparam=lam, **kw)
-            elif kind == "query":
-                ref = QueryRankRLS(X[train], y[train], q[train], regparam=lam, **kw)
-            else:
-                ref = GlobalRankRLS(X[train], y[train], regparam=lam, **kw)
-            P = ref.predict(X[test])
+            P = _refit(kind, X, y, q, train, lam, kw).predict(X[test])
             np.testing.assert_allclose(out["predictions"][k][:, i, 0], P, rtol=1e-8,
                                        atol=1e-10)
             perf = measure(y[test], P, q[test]) if kind == "query" else \
@@ -298,6 +301,75 @@ def test_kfold_over_partitions_equals_retraining(client, kind):
     assert model.regparam == best
     with pytest.raises(ValueError, match="each exactly once"):
         model.kfold(grid, folds=[[0, 1], [1, 2, 3, 4, 5]])
+
+
+@pytest.mark.parametrize("keep", [False, True])
+@pytest.mark.parametrize("kind", ["rls", "query", "global"])
+@pytest.mark.filterwarnings("ignore::rlscore.core.selection.EdgeOfGridWarning")
+def test_kfold_basis_rule_is_the_learners(client, kind, keep):
+    """One K-fold rule in every face (issue 44 item 16): with a basis drawn from the
+    data, the Dask K-fold removes the held-out partitions' basis rows from each fold's
+    model (keep_basis_in_cv=True keeps them), equal to refitting on the training rows
+    with the basis restricted to the training rows' centres, and (RLS) to KfoldRLS on
+    the same folds; cv_predictions has KfoldRLS's layout (per regparam, per fold)."""
+    from rlscore.learner import KfoldRLS
+    X, y, q = _ranking_data(12, n_queries=30)
+    Xd, yd, qd = _dask(X, y, q, 6)
+    bounds = np.cumsum((0,) + Xd.chunks[0])
+    nb, state = 24, 5
+    kw = dict(kernel="GaussianKernel", gamma=0.2)
+    cls = {"rls": rd.RLS, "query": rd.QueryRankRLS, "global": rd.GlobalRankRLS}[kind]
+    args = (Xd, yd, qd) if kind == "query" else (Xd, yd)
+    model = cls(*args, n_basis=nb, random_state=state, keep_basis_in_cv=keep,
+                client=client, **kw)
+    basis = np.sort(np.random.default_rng(state).choice(len(y), nb, replace=False))
+    np.testing.assert_array_equal(model.basis_vectors, X[basis])
+    grid = [1e-3, 0.1, 10.0]
+    folds = [[0, 3], [1, 5], [2, 4]]
+    out = model.kfold(grid, folds=folds)
+    row_folds = [np.concatenate([np.arange(bounds[p], bounds[p + 1]) for p in f])
+                 for f in folds]
+    held = 0
+    for k, test in enumerate(row_folds):
+        train = np.setdiff1d(np.arange(len(y)), test)
+        kept = basis if keep else np.intersect1d(basis, train)
+        held += np.intersect1d(basis, test).size
+        for i, lam in enumerate(grid):
+            P = _refit(kind, X, y, q, train, lam,
+                       dict(kw, basis_vectors=X[kept])).predict(X[test])
+            np.testing.assert_allclose(out["cv_predictions"][i][k], P, rtol=1e-7,
+                                       atol=1e-9)
+            np.testing.assert_allclose(out["predictions"][k][:, i, 0], P, rtol=1e-7,
+                                       atol=1e-9)
+    assert held > 0                         # the folds hold basis rows
+    if kind == "rls":
+        single = KfoldRLS(X, y, [f.tolist() for f in row_folds], regparams=grid,
+                          n_basis=nb, random_state=state, keep_basis_in_cv=keep, **kw)
+        for i in range(len(grid)):
+            for k in range(len(folds)):
+                np.testing.assert_allclose(out["cv_predictions"][i][k],
+                                           single.cv_predictions[i][k], rtol=1e-7,
+                                           atol=1e-9)
+        np.testing.assert_allclose(out["cv_performances"], single.cv_performances,
+                                   rtol=1e-7)
+        assert out["best_regparam"] == single.regparam
+
+
+@pytest.mark.parametrize("kind", ["rls", "query", "global"])
+def test_reduced_set_basis_is_never_implicit(client, kind):
+    """rd.RLS(Xd, y, kernel="GaussianKernel") used to train a 100-row Nystrom model
+    drawn anew at each call where learner.RLS with the same words trains the full
+    kernel (issue 44 item 17): without n_basis or basis_vectors it is refused, naming
+    both; both at once too."""
+    X, y, q = _ranking_data(13, n_queries=10)
+    Xd, yd, qd = _dask(X, y, q, 2)
+    cls = {"rls": rd.RLS, "query": rd.QueryRankRLS, "global": rd.GlobalRankRLS}[kind]
+    args = (Xd, yd, qd) if kind == "query" else (Xd, yd)
+    for kernel in ("GaussianKernel", "LinearKernel"):
+        with pytest.raises(ValueError, match="n_basis.*basis_vectors"):
+            cls(*args, kernel=kernel, client=client)
+    with pytest.raises(ValueError, match="basis_vectors or n_basis, not both"):
+        cls(*args, basis_vectors=X[:3], n_basis=3, client=client)
 
 
 # ---------------------------------------------------------------------------------------

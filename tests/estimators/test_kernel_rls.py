@@ -345,7 +345,7 @@ def test_pipeline_and_grid_search():
 
 def test_clone_and_get_params():
     est = KernelRLS(alpha=2.0, kernel="rbf", gamma=0.1)
-    assert est.get_params() == {"alpha": 2.0, "kernel": "rbf", "gamma": 0.1, "degree": 3,
+    assert est.get_params() == {"alpha": 2.0, "kernel": "rbf", "gamma": 0.1, "degree": None,
                                 "coef0": 1, "bias": 1.0, "basis_vectors": None,
                                 "n_basis": None, "basis_indices": None,
                                 "random_state": None, "keep_basis_in_cv": False,

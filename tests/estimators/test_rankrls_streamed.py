@@ -8,6 +8,10 @@ from sklearn.base import clone
 
 from rlscore.estimators import RankRLS
 
+# budgets placed between estimates of the arrays: the process's own memory is
+# taken as 0 here (the whole-process budget: tests/test_memory_rss.py)
+pytestmark = pytest.mark.usefixtures("arrays_only_budget")
+
 
 def _data(m=200, seed=0):
     rng = np.random.default_rng(seed)

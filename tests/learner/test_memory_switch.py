@@ -11,6 +11,10 @@ from rlscore._memory import reduced_set_peak_bytes
 from rlscore.core.rls import StreamedRLSModel
 from rlscore.learner import RLS, KfoldRLS, LeaveOneOutRLS, LeavePairOutRLS
 
+# budgets placed between estimates of the arrays: the process's own memory is
+# taken as 0 here (the whole-process budget: tests/test_memory_rss.py)
+pytestmark = pytest.mark.usefixtures("arrays_only_budget")
+
 M, D, B = 90, 4, 12
 rng = np.random.default_rng(5)
 X = rng.standard_normal((M, D))

@@ -28,10 +28,9 @@ def test_loo_selection_equals_in_memory(block):
                      basis_indices=idx, block_size=block)
     np.testing.assert_allclose(st.cv_performances, ref.cv_performances, rtol=1e-9)
     assert st.regparam == ref.regparam
-    np.testing.assert_allclose(st.cv_predictions, np.asarray(ref.cv_predictions).T
-                               if np.ndim(ref.cv_predictions) == 2 and
-                               np.shape(ref.cv_predictions)[0] == len(GRID) else
-                               ref.cv_predictions, rtol=1e-9, atol=1e-10)
+    assert st.cv_predictions.shape == ref.cv_predictions.shape == (len(GRID), 60)
+    np.testing.assert_allclose(st.cv_predictions, ref.cv_predictions, rtol=1e-9,
+                               atol=1e-10)
     Xt = _data(5, seed=1)[0]
     np.testing.assert_allclose(st.predict(Xt), ref.predict(Xt), rtol=1e-9, atol=1e-10)
 
@@ -47,6 +46,39 @@ def test_kfold_selection_equals_in_memory():
                      basis_indices=idx, cv=fold_of, block_size=7)
     np.testing.assert_allclose(st.cv_performances, ref.cv_performances, rtol=1e-9)
     assert st.regparam == ref.regparam
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_cv_predictions_orientation_is_leave_one_outs(p):
+    """cv_predictions is grid first in every face (issue 44 item 17): StreamedRLS's
+    (L, m[, p]) equals LeaveOneOutRLS's for leave-one-out, and for K-fold holds, row
+    by row, KfoldRLS's per-fold arrays and the refit without the fold (the held-out
+    basis rows removed)."""
+    from rlscore.learner import RLS
+    X, y = _data()
+    Y = y if p == 1 else np.column_stack([y, X[:, 1] ** 2])
+    idx = np.arange(0, 60, 5)                   # basis rows in every fold
+    kw = dict(kernel="GaussianKernel", gamma=0.3, regparams=GRID, basis_indices=idx)
+    ref = LeaveOneOutRLS(X, Y, **kw)
+    st = StreamedRLS(X, Y, **kw, block_size=7)
+    shape = (len(GRID), 60) + ((p,) if p > 1 else ())
+    assert np.shape(ref.cv_predictions) == st.cv_predictions.shape == shape
+    np.testing.assert_allclose(st.cv_predictions, ref.cv_predictions, rtol=1e-9,
+                               atol=1e-10)
+    fold_of = np.arange(60) % 3
+    folds = [np.flatnonzero(fold_of == k) for k in range(3)]
+    st = StreamedRLS(X, Y, **kw, cv=fold_of, block_size=7)
+    kf = KfoldRLS(X, Y, folds, **kw)
+    assert st.cv_predictions.shape == shape
+    for i, lam in enumerate(GRID):
+        for k, f in enumerate(folds):
+            train = np.setdiff1d(np.arange(60), f)
+            brute = RLS(X[train], Y[train], regparam=lam, kernel="GaussianKernel",
+                        gamma=0.3, basis_vectors=X[np.intersect1d(idx, train)])
+            np.testing.assert_allclose(st.cv_predictions[i][f], brute.predict(X[f]),
+                                       rtol=1e-8, atol=1e-10)
+            np.testing.assert_allclose(kf.cv_predictions[i][k], st.cv_predictions[i][f],
+                                       rtol=1e-8, atol=1e-10)
 
 
 def test_svmlight_file_equals_arrays(tmp_path):

@@ -8,8 +8,10 @@ What lives here
     et al. (2018) in O(n1 n2 (n1 + n2)); :class:`SampledKronRLSModel` (MINRES on sampled
     pairs through the generalized vec trick, O(t q (n1 + n2)) for t iterations);
     :class:`SampledKronSVMModel` (the squared-hinge Kronecker SVM of RLScore's KronSVM,
-    Newton steps of CG through the vec trick); :class:`PairwiseMKLModel`; :func:`repair_kernel` and the policy for indefinite
-    kernels; pairwise kernels and label checks (``_data``). Kernel learning: the exact
+    Newton steps of CG through the vec trick); :class:`PairwiseMKLModel`;
+    :func:`repair_kernel` and the policy for indefinite kernels, with
+    :class:`KernelRepair`, the rule a model applies to test kernels; pairwise kernels
+    and label checks (``_data``). Kernel learning: the exact
     in-sample leave-one-pair-out error of complete-data KronRLS with its gradient for
     the kernel parameters of both domains (:func:`kron_loo_error_gradient`, O(n1^3 n2 +
     n1 n2^3) per step through the two eigendecompositions) and
@@ -29,7 +31,8 @@ Module order
 from rlscore.core.kronecker._indefinite import (INDEFINITE, check_indefinite,
                                                 extreme_eigenvalues, kron_min_eigenvalue,
                                                 check_kron_regparam, check_factor_regparam,
-                                                repair_spectrum, repair_kernel)
+                                                repair_spectrum, repair_kernel, KernelRepair,
+                                                repaired_factor)
 from rlscore.core.kronecker._data import (vec_f, check_square_kernel, check_pairwise_labels,
                                           check_complete_size, resolve_domains,
                                           centred_domain, symmetrize_labels,
@@ -61,6 +64,8 @@ __all__ = [
     "check_factor_regparam",
     "repair_spectrum",
     "repair_kernel",
+    "KernelRepair",
+    "repaired_factor",
     "vec_f",
     "check_square_kernel",
     "check_pairwise_labels",

@@ -34,8 +34,13 @@ def check_square_kernel(K, name, n=None):
     if n is not None and K.shape[0] != n:
         raise ValueError(f"{name} must be {n} x {n}, got {K.shape}")
     scale = max(np.abs(K).max(), 1e-300)
-    if np.abs(K - K.T).max() > 1e-8 * scale:
-        raise ValueError(f"{name} must be a symmetric kernel matrix")
+    gap = np.abs(K - K.T).max()
+    if gap > 1e-8 * scale:
+        raise ValueError(
+            f"{name} must be a symmetric kernel matrix (largest |{name} - {name}^T| is "
+            f"{gap:.3g}); symmetrize the similarity matrix of all objects, "
+            f"({name} + {name}.T) / 2, and take the training and the test kernels from "
+            f"it")
     return K
 
 
@@ -63,6 +68,13 @@ def check_pairwise_labels(Y, n1, n2, name="Y"):
     else:
         raise ValueError(f"{name} must be 1-D or 2-D, got {Y.ndim} dimensions")
     Ym = np.array(Ym, dtype=np.float64, order="C")
+    if np.any(np.isnan(Ym)):
+        raise ValueError(
+            f"{name} contains NaN: the complete-data solvers need every one of the "
+            f"{n1} x {n2} pairs labelled. For incomplete data (NaN marking unlabelled "
+            f"pairs) train rlscore.learner.CGKronRLS on the labelled pairs: rows, cols = "
+            f"np.where(~np.isnan(Y)); CGKronRLS(K1=..., K2=..., Y=Y[rows, cols], "
+            f"label_row_inds=rows, label_col_inds=cols, regparam=...)")
     if not np.all(np.isfinite(Ym)):
         raise ValueError(f"{name} contains NaN or infinity")
     return Ym

@@ -12,7 +12,7 @@ See :mod:`rlscore.core.kronecker` for the conventions.
 import numpy as np
 
 from rlscore.core.kronecker._indefinite import (check_factor_regparam, check_indefinite,
-                                                repair_spectrum)
+                                                repaired_factor)
 from rlscore.core.optim import psd_eigh
 from rlscore.core.rls import HoldoutShortcuts
 
@@ -34,6 +34,8 @@ class DomainFactor:
     name, regname : names used in messages ("K1", "regparam1", ...)
     data : the kernel or feature matrix the factor was made from (after an
         indefinite-kernel repair, the repaired kernel), or None
+    repair : :class:`~rlscore.core.kronecker.KernelRepair` or None, the rule that
+        carries an indefinite-kernel repair to test kernel rows
 
     Notes
     -----
@@ -44,6 +46,7 @@ class DomainFactor:
     def __init__(self, V, e, XtV=None, null=None, name="K", regname="regparam",
                  data=None):
         self.name, self.regname, self.data = name, regname, data
+        self.repair = None
         self.V = np.ascontiguousarray(V)
         self.e = np.ascontiguousarray(e, dtype=np.float64)
         self.n = self.V.shape[0]
@@ -135,22 +138,18 @@ def make_factor(mode, D, name="K", regname="regparam", indefinite="raise"):
     A kernel with negative eigenvalues is kept as it is (``indefinite="raise"``: the
     solvers refuse regparams that leave the system indefinite) or repaired
     (``"clip"``, ``"shift"``; see :mod:`rlscore.core.kronecker`), with a warning;
-    ``factor.data`` is then the repaired kernel. O(n^3) (plus O(n^2) for a repair)."""
+    ``factor.data`` is then the repaired kernel and ``factor.repair`` the rule for test
+    rows. O(n^3) (plus O(n^2) for a repair, O(n^3) for "clip")."""
     check_indefinite(indefinite)
     if mode != "kernel":
         f = DomainFactor.from_features(D)
         f.name, f.regname, f.data = name, regname, D
         return f
     e, V = psd_eigh(D)
-    e2 = repair_spectrum(e, indefinite, name)
-    if e2 is not e:
-        if indefinite == "shift":
-            D = D.copy()
-            D.flat[:: D.shape[0] + 1] += e2[0] - e[0]
-        else:
-            D = (V * e2) @ V.T
-            D = 0.5 * (D + D.T)
-    return DomainFactor(V, e2, name=name, regname=regname, data=D)
+    e2, D, rule = repaired_factor(D, e, V, indefinite, name)
+    f = DomainFactor(V, e2, name=name, regname=regname, data=D)
+    f.repair = rule
+    return f
 
 
 class DomainRLS(HoldoutShortcuts):

@@ -43,7 +43,8 @@ class KronKernelLearningResult:
         (``gamma`` a float, or an ndarray with ``ard=True``; empty for a linear side)
     criterion : float, the leave-one-pair-out mean squared error (penalty excluded)
     history : list of dict per optimizer step: ``restart``, ``step``, ``criterion``,
-        ``grad_norm``, ``regparam``, ``kernel_params1``, ``kernel_params2``
+        ``grad_norm``, ``regparam``, ``kernel_params1``, ``kernel_params2``, ``best``
+        (True for the one entry at the learned point, which the last step need not be)
     search : CriterionSearchResult
     family1, family2 : the kernel families; theta1, theta2 : their log parameters
     """
@@ -206,7 +207,7 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
         history.append(dict(restart=h["restart"], step=h["step"],
                             criterion=h["criterion"], grad_norm=h["grad_norm"],
                             regparam=float(np.exp(h["x"][0])), kernel_params1=k1,
-                            kernel_params2=k2))
+                            kernel_params2=k2, best=h["best"]))
     _, a, b = objective.split(search.x)
     k1, k2 = params(search.x)
     return KronKernelLearningResult(

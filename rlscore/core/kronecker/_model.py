@@ -59,10 +59,11 @@ class KronRLSModel(PairwisePredictorInterface):
         smallest regparam that works; "clip" sets each factor's negative eigenvalues
         to 0, "shift" adds abs(smallest eigenvalue) I to each indefinite factor (both
         with a UserWarning). See :mod:`rlscore.core.kronecker`.
-        The repair changes the kernel between the training objects ("shift": each
-        object's similarity with itself); to predict pairs of training objects
-        (setting A) predict with the repaired matrices,
-        :func:`rlscore.core.kronecker.repair_kernel` gives them.
+        The model keeps the repair and applies it to the test kernels at
+        prediction ("shift": a row equal to a training object's row of K gets the
+        shift on that object's own column; "clip": every row is projected as K was),
+        so ``predict(K1, K2)`` gives the fitted values of the repaired model
+        (attribute ``repairs``; the rule is in :mod:`rlscore.core.kronecker`).
 
     Attributes
     ----------
@@ -120,6 +121,14 @@ class KronRLSModel(PairwisePredictorInterface):
     def kernelmode(self):
         return self._mode == "kernel"
 
+    @property
+    def repairs(self):
+        """(domain 1, domain 2) :class:`~rlscore.core.kronecker.KernelRepair` (None for
+        a factor left as it is), or None when neither factor was repaired; ``predict``
+        applies them to the test kernels."""
+        r = (self._f1.repair, self._f2.repair)
+        return None if r == (None, None) else r
+
     def _current_regparam(self):
         if self.regparam is None:
             raise ValueError("the model was constructed with regparam=None: call "
@@ -133,7 +142,7 @@ class KronRLSModel(PairwisePredictorInterface):
             k = np.arange(n1 * n2, dtype=np.int64)
             self.predictor = KernelPairwisePredictor(
                 self.A.ravel(), np.ascontiguousarray(k // n2, dtype=np.int32),
-                np.ascontiguousarray(k % n2, dtype=np.int32))
+                np.ascontiguousarray(k % n2, dtype=np.int32), repairs=self.repairs)
         else:
             self.W = solver.primal(regparam)
             self.predictor = LinearPairwisePredictor(vec_f(self.W))

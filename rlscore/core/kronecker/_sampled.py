@@ -105,10 +105,11 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         (one eigendecomposition per factor), "shift" adds abs(smallest eigenvalue) I.
         The same policy as KronRLS and TwoStepRLS (:mod:`rlscore.core.kronecker`).
         Not applied to a given ``pko``.
-        The repair changes the kernel between the training objects ("shift": each
-        object's similarity with itself); to predict pairs of training objects
-        (setting A) predict with the repaired matrices,
-        :func:`rlscore.core.kronecker.repair_kernel` gives them.
+        The model keeps the repair and applies it to the test kernels at
+        prediction ("shift": a row equal to a training object's row of K gets the
+        shift on that object's own column; "clip": every row is projected as K was),
+        so ``predict(K1, K2, rows, cols)`` gives the fitted values of the repaired model
+        (attribute ``repairs``; the rule is in :mod:`rlscore.core.kronecker`).
     callback : object with ``callback(learner)`` (called after each iteration, with
         ``learner.A`` / ``learner.W`` and ``learner.predictor`` set to the current
         iterate) and optionally ``finished(learner)`` (called once at the end).
@@ -130,6 +131,8 @@ class SampledKronRLSModel(PairwisePredictorInterface):
     Attributes
     ----------
     predictor : KernelPairwisePredictor or LinearPairwisePredictor
+    repairs : the indefinite-kernel repairs ``predict`` applies to test kernels (see
+        ``indefinite``), or None
     A : (q,) dual coefficients (kernel mode), W : (d1 * d2,) vec_F weights (linear)
     regparam, Y, input1_inds, input2_inds (int32; 2-D, one row per term, for several
     terms), convergence_info (0 = converged to tol, > 0 = stopped by maxiter),
@@ -150,6 +153,7 @@ class SampledKronRLSModel(PairwisePredictorInterface):
                  indefinite="raise"):
         self.indefinite = check_indefinite(indefinite)
         self._spectra = None
+        self._repairs = None
         self.regparam = check_regparam(regparam)
         self.maxiter = maxiter
         if self.maxiter is not None:
@@ -246,8 +250,9 @@ class SampledKronRLSModel(PairwisePredictorInterface):
             r = as_index_vector(rows, K.shape[0], "label_row_inds")
             c = as_index_vector(cols, K.shape[0], "label_col_inds")
             self._check_q(r, c, q)
-            K, ext = repair_kernel(K, self.indefinite, "K1")
+            K, ext, rule = repair_kernel(K, self.indefinite, "K1", rule=True)
             self._spectra = [((ext, ext), ("K1", "K1"), 1.0)]
+            self._repairs = None if rule is None else ([rule, rule], [rule, rule])
             sign = 1.0 if self.pairwise_kernel == "symmetric" else -1.0
             w = [0.5, 0.5 * sign]
             self.pko = PairwiseKernelOperator([K, K], [K, K], [r, r], [c, c], [r, c],
@@ -272,12 +277,18 @@ class SampledKronRLSModel(PairwisePredictorInterface):
             self._check_q(r[t], c[t], q)
         w = None if weights is None else list(np.asarray(weights, dtype=np.float64))
         self._spectra = []
+        rules = ([], [])
         for t in range(T):
             sfx = f"[{t}]" if multi else ""
-            K1s[t], e1 = repair_kernel(K1s[t], self.indefinite, "K1" + sfx)
-            K2s[t], e2 = repair_kernel(K2s[t], self.indefinite, "K2" + sfx)
+            K1s[t], e1, r1 = repair_kernel(K1s[t], self.indefinite, "K1" + sfx, rule=True)
+            K2s[t], e2, r2 = repair_kernel(K2s[t], self.indefinite, "K2" + sfx, rule=True)
+            rules[0].append(r1)
+            rules[1].append(r2)
             self._spectra.append(((e1, e2), ("K1" + sfx, "K2" + sfx),
                                   1.0 if w is None else float(w[t])))
+        self._repairs = None
+        if any(r is not None for side in rules for r in side):
+            self._repairs = rules if multi else (rules[0][0], rules[1][0])
         if multi:
             self.pko = PairwiseKernelOperator(K1s, K2s, r, c, r, c, w)
             self.input1_inds, self.input2_inds = np.array(r), np.array(c)
@@ -348,7 +359,7 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         if self.kernelmode:
             self.A = x
             c1, c2, w = self._pred_args
-            self.predictor = KernelPairwisePredictor(x, c1, c2, w)
+            self.predictor = KernelPairwisePredictor(x, c1, c2, w, repairs=self._repairs)
         else:
             self.W = x
             self.predictor = LinearPairwisePredictor(x, weights=self._pred_args[0])
@@ -433,12 +444,18 @@ class SampledKronRLSModel(PairwisePredictorInterface):
             cb_obj.finished(self)
 
     # -- prediction ---------------------------------------------------------------------
-    def predict(self, X1=None, X2=None, inds_X1pred=None, inds_X2pred=None, pko=None):
+    @property
+    def repairs(self):
+        return self._repairs
+
+    def predict(self, X1=None, X2=None, inds_X1pred=None, inds_X2pred=None, pko=None, *,
+                objects=None):
         """Predictions for test pairs: feature matrices (linear mode) or test-by-training
         kernels (kernel mode), full grid in vec_F order or the pairs
         (inds_X1pred[h], inds_X2pred[h]); lists for several kernel terms. With the
         symmetric / reciprocal kernel, ``predict(K1pred)`` (or with K1pred twice)
-        predicts for pairs of the test objects."""
+        predicts for pairs of the test objects. ``objects``: see
+        :meth:`rlscore.predictor.KernelPairwisePredictor.predict`."""
         if pko is None and self.kernelmode and self.pairwise_kernel != "kronecker" \
                 and not _is_list(X1):
             Kt = X1 if X2 is None else X2
@@ -449,5 +466,7 @@ class SampledKronRLSModel(PairwisePredictorInterface):
                                      "kernels must be the same (one domain)")
             i = None if inds_X1pred is None else [inds_X1pred, inds_X1pred]
             j = None if inds_X2pred is None else [inds_X2pred, inds_X2pred]
-            return self.predictor.predict([Kt, Kt], [Kt, Kt], i, j)
-        return self.predictor.predict(X1, X2, inds_X1pred, inds_X2pred, pko)
+            if objects is not None:
+                objects = (objects[0], objects[0])
+            return super().predict([Kt, Kt], [Kt, Kt], i, j, objects=objects)
+        return super().predict(X1, X2, inds_X1pred, inds_X2pred, pko, objects=objects)

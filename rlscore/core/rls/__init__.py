@@ -67,7 +67,7 @@ from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscove
                                          folds_from_groups)
 from rlscore.core.rls._streamed import (StreamedReducedSet, block_statistics,
                                         add_statistics, gram_and_rhs, effective_regparam,
-                                        fold_numbers)
+                                        fold_numbers, fold_weights_from_statistics)
 from rlscore.core.rls._pcg_factors import NystromFactors
 from rlscore.core.rls._pcg import (NystromPreconditioner, StreamedGramOperator,
                                    pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL,
@@ -76,7 +76,7 @@ from rlscore.core.rls._pcg_select import PCGSelection, pcg_select, validation_fo
 from rlscore.core.rls._streamed_fit import (StreamedFit, streamed_fit,
                                             plan_streamed_fit)
 from rlscore.core.rls._memory_plan import (plan_reduced_set, check_memory_options,
-                                           block_working_memory,
+                                           block_working_memory, process_bytes,
                                            MEMORY_BUDGET_DEFAULT, SOLVERS,
                                            STREAMABLE_KERNELS, PCG_TOL, PCG_NAMES,
                                            check_pcg_options)
@@ -130,6 +130,7 @@ __all__ = [
     "add_statistics",
     "gram_and_rhs",
     "effective_regparam",
+    "fold_weights_from_statistics",
     "NystromPreconditioner",
     "StreamedGramOperator",
     "pcg_reduced_set",
@@ -146,6 +147,7 @@ __all__ = [
     "plan_reduced_set",
     "check_memory_options",
     "block_working_memory",
+    "process_bytes",
     "MEMORY_BUDGET_DEFAULT",
     "SOLVERS",
     "STREAMABLE_KERNELS",

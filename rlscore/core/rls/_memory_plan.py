@@ -10,17 +10,18 @@ import numpy as np
 
 from rlscore._blocks import (block_threads, cache_block_rows, get_working_memory,
                              working_memory)
-from rlscore._memory import reduced_set_peak_bytes
+from rlscore._memory import reduced_set_peak_bytes, resident_memory
 from rlscore._progress import stage
 from rlscore._validation import (available_memory, check_positive_int, check_real,
                                  check_tol, format_bytes)
 from rlscore.kernel import block_size_for
 
 __all__ = ["plan_reduced_set", "MEMORY_BUDGET_DEFAULT", "SOLVERS", "STREAMABLE_KERNELS",
-           "check_memory_options", "block_working_memory", "PCG_TOL", "PCG_NAMES",
-           "check_pcg_options"]
+           "check_memory_options", "block_working_memory", "process_bytes", "PCG_TOL",
+           "PCG_NAMES", "check_pcg_options"]
 
-#: The default ``memory_budget`` of the faces: half the memory available at fit time.
+#: The default ``memory_budget`` of the faces: what the process holds plus half the
+#: memory available at fit time.
 MEMORY_BUDGET_DEFAULT = "auto"
 #: The ``solver`` values: "auto" (direct, in memory or streamed; PCG when only PCG fits
 #: and no cross-validation is asked), "direct", "pcg".
@@ -36,8 +37,9 @@ STREAMABLE_KERNELS = ("GaussianKernel", "PolynomialKernel", "LinearKernel")
 
 def check_memory_options(memory_budget, solver, block_size):
     """Check the three keywords of the faces (ValueError / TypeError naming them);
-    returns the budget in bytes (inf for None, half the available memory for "auto").
-    O(1)."""
+    returns the budget in bytes: the bound on the peak resident set of the whole
+    process (inf for None; for "auto" what the process holds now plus half the
+    available memory). O(1)."""
     if not isinstance(solver, str) or solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
     if block_size is not None and (isinstance(block_size, bool) or not isinstance(
@@ -50,7 +52,7 @@ def check_memory_options(memory_budget, solver, block_size):
             raise ValueError(f"memory_budget must be 'auto', a number of MiB > 0 or None, "
                              f"got {memory_budget!r}")
         avail = available_memory()
-        return np.inf if avail is None else avail / 2
+        return np.inf if avail is None else process_bytes() + avail / 2
     return check_real(memory_budget, "memory_budget", minimum=0,
                       open_minimum=True) * 2**20
 
@@ -63,14 +65,22 @@ def check_pcg_options(tol, maxiter, names=PCG_NAMES):
             check_positive_int(maxiter, names[1], allow_none=True))
 
 
+def process_bytes():
+    """Bytes the process holds now (:func:`rlscore._memory.resident_memory`; 0 when the
+    platform does not tell): the part of every budget that is spent before a run
+    starts. O(1)."""
+    return float(resident_memory() or 0)
+
+
 def block_working_memory(limit):
-    """MiB of temporaries per block under a whole-run budget of ``limit`` bytes (from
-    :func:`check_memory_options`): the working memory of :mod:`rlscore._blocks`, at
-    most a quarter of the budget (at least 1 MiB; the plan's estimate, which counts
-    the block, then decides whether the run fits). O(1)."""
+    """MiB of temporaries per block under a whole-process budget of ``limit`` bytes
+    (from :func:`check_memory_options`): the working memory of :mod:`rlscore._blocks`,
+    at most a quarter of what the budget leaves beside the memory the process already
+    holds (at least 1 MiB; the plan's estimate, which counts the block, then decides
+    whether the run fits). O(1)."""
     wm = get_working_memory()
     if np.isfinite(limit):
-        wm = min(wm, max(limit / 4 / 2**20, 1.0))
+        wm = min(wm, max((limit - process_bytes()) / 4 / 2**20, 1.0))
     return wm
 
 
@@ -108,17 +118,20 @@ def _ways_out(n, limit, solver, cv, block_size, streamed, pcg):
 def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
                      solver="auto", block_size=None, cv=None, n_lambdas=1, n_folds=0,
                      kernel="GaussianKernel", streamable=True, stream=False, names=None,
-                     verbose=None, kind="rls"):
+                     verbose=None, kind="rls", pass_bytes=0.0):
     """Decide the path of a reduced-set fit and say so once.
 
     Parameters
     ----------
     m, n_basis, d, p : rows, basis vectors, input features, outputs
-    memory_budget : "auto" (half the available memory), MiB, or None (no limit): the
-        budget of the whole run -- the peak estimate of the chosen path
-        (:mod:`rlscore._memory`: every array of the fit, the blocks included) must
-        fit it -- in every face (the learners, the estimators, ``StreamedRLS``,
-        ``rlscore fit --memory-budget``)
+    memory_budget : "auto" (what the process holds plus half the available memory),
+        MiB, or None (no limit): the bound on the peak resident set of the whole
+        process, in every face (the learners, the estimators, ``StreamedRLS``,
+        ``rlscore fit --memory-budget``). The estimate that must fit it is what the
+        process holds when the plan is made (:func:`process_bytes`: the
+        interpreter, the imported modules, the data already loaded) plus the peak of
+        the chosen path's arrays (:mod:`rlscore._memory`: every array of the fit,
+        the blocks included) plus ``pass_bytes``
     solver : "auto", "direct" or "pcg" (:data:`SOLVERS`)
     block_size : rows per block when streaming (default: from the budget: the
         working memory of :mod:`rlscore._blocks`, at most a quarter of the budget,
@@ -135,12 +148,18 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     names : how the refusal names the options, e.g. ``{"block_size": "--block-size"}``
         (keys ``memory_budget``, ``block_size``, ``solver``, ``n_basis``,
         ``more_memory``)
+    pass_bytes : bytes a pass over the data source holds besides the blocks (a
+        file's parser buffers, :func:`rlscore._memory.parser_bytes`), added to the
+        streamed and PCG estimates
 
     Returns
     -------
     SimpleNamespace with ``path`` ("memory", "streamed" or "pcg"), ``peak_bytes`` (the
-    estimate of that path, :func:`rlscore._memory.reduced_set_peak_bytes`),
-    ``memory_bytes`` (of the in-memory path), ``budget_bytes``, ``block_size`` and
+    estimated peak resident set of the process on that path: ``baseline_bytes`` plus
+    :func:`rlscore._memory.reduced_set_peak_bytes` plus ``pass_bytes`` when
+    streamed), ``baseline_bytes`` (what the process held when planned),
+    ``memory_bytes`` (of the in-memory path, baseline included), ``budget_bytes``,
+    ``block_size`` and
     ``working_memory`` (MiB for the streamed blocks, or None), ``pcg_cache`` (PCG
     keeps the m x b kernel blocks: they fit the budget).
 
@@ -149,18 +168,31 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     ValueError
         Naming ``memory_budget`` and the ways out (a smaller ``block_size``,
         ``solver="pcg"``, fewer basis vectors, a larger budget) when no allowed path
-        fits; before any work is done.
+        fits; naming what the process already holds when that alone exceeds the
+        budget; before any work is done.
 
     Notes
     -----
     O(1).
     """
     limit = check_memory_options(memory_budget, solver, block_size)
+    base = process_bytes()
+    n = {"memory_budget": "memory_budget", "block_size": "block_size",
+         "solver": "solver='pcg'", "n_basis": "n_basis / basis_vectors",
+         "more_memory": "a larger memory_budget", **(names or {})}
+    budget = f"{n['memory_budget']}={limit / 2**20:.6g} MiB"
+    if base >= limit:
+        raise ValueError(
+            f"{budget} is too small for this process: it already holds "
+            f"{format_bytes(base)} resident (the interpreter, the imported modules and "
+            f"the data in memory) before the fit allocates anything. The budget bounds "
+            f"the peak resident set of the whole process; give "
+            f"{n['more_memory']} (None for no limit)")
     mem_path = "memory" if cv is None else "memory_cv"
-    mem = reduced_set_peak_bytes(mem_path, m, n_basis, d, p, n_lambdas=n_lambdas)
+    mem = base + reduced_set_peak_bytes(mem_path, m, n_basis, d, p, n_lambdas=n_lambdas)
     plan = SimpleNamespace(path="memory", peak_bytes=mem, memory_bytes=mem,
-                           budget_bytes=limit, block_size=None, working_memory=None,
-                           pcg_cache=False)
+                           baseline_bytes=base, budget_bytes=limit, block_size=None,
+                           working_memory=None, pcg_cache=False)
     can_stream = streamable and kernel in STREAMABLE_KERNELS and cv in (None, "loo",
                                                                         "kfold")
     if solver == "pcg" and not can_stream:
@@ -180,7 +212,8 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     K = n_folds if cv == "kfold" else 0
 
     def streamed_at(b):
-        return reduced_set_peak_bytes(spath, m, n_basis, d, p, b, L, K, kind=kind)
+        return base + pass_bytes + reduced_set_peak_bytes(spath, m, n_basis, d, p, b,
+                                                          L, K, kind=kind)
 
     # PCG keeps the kernel blocks between iterations when they fit: within the budget,
     # or (no budget) in a quarter of the available memory, as StreamedGramOperator's
@@ -192,7 +225,7 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
         return b if cache else min(b, cache_block_rows(8 * n_basis, m))
     pcg_plain = reduced_set_peak_bytes("pcg", m, n_basis, d, p, pcg_rows(rows),
                                        threads=threads)
-    cache_limit = limit if np.isfinite(limit) else \
+    cache_limit = limit - base - pass_bytes if np.isfinite(limit) else \
         (available_memory() or 0) / 4 + pcg_plain
     plan.pcg_cache = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows,
                                             cache=True) <= cache_limit
@@ -200,9 +233,9 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     held_out = 8.0 * m * p * max(int(n_lambdas), 1) if cv is not None else 0.0
 
     def pcg_at(b):
-        return reduced_set_peak_bytes("pcg", m, n_basis, d, p,
-                                      pcg_rows(b, plan.pcg_cache), cache=plan.pcg_cache,
-                                      threads=threads) + held_out
+        return base + pass_bytes + held_out + reduced_set_peak_bytes(
+            "pcg", m, n_basis, d, p, pcg_rows(b, plan.pcg_cache), cache=plan.pcg_cache,
+            threads=threads)
 
     # the blocks are sized from the whole budget: the rows of the working memory, or
     # fewer when the run's estimate (linear in the rows) would exceed the budget
@@ -220,13 +253,11 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
         plan.path, plan.peak_bytes, plan.block_size = "pcg", pcg, rows_pcg
     else:
         statistics = streamed_at(1)
-        n = {"memory_budget": "memory_budget", "block_size": "block_size",
-             "solver": "solver='pcg'", "n_basis": "n_basis / basis_vectors",
-             "more_memory": "a larger memory_budget", **(names or {})}
-        budget = f"{n['memory_budget']}={limit / 2**20:.6g} MiB"
         raise ValueError(
             f"{budget} is too small for this reduced-set model (m={m}, {n_basis} basis "
-            f"vectors, {p} output(s)): in memory it needs about {format_bytes(mem)}, "
+            f"vectors, {p} output(s)); the budget bounds the peak resident set of the "
+            f"whole process, which already holds {format_bytes(base)}: "
+            f"in memory it needs about {format_bytes(mem)}, "
             f"streamed in blocks of {rows_streamed} rows about {format_bytes(streamed)} "
             f"(at least {format_bytes(statistics)} with blocks of one row), by "
             f"preconditioned CG "
@@ -236,10 +267,11 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
     what = "by preconditioned CG (solver='pcg')" if plan.path == "pcg" else \
         "in blocks of rows"
     reason = "solver='pcg'" if solver == "pcg" else "the data are read in passes" \
-        if stream else (f"the in-memory features would take {format_bytes(mem)}, above "
-                        f"the memory budget of {format_bytes(limit)}")
+        if stream else (f"the in-memory features would bring the process to "
+                        f"{format_bytes(mem)}, above the memory budget of "
+                        f"{format_bytes(limit)}")
     with stage(f"streaming {what}: {reason}; blocks of {plan.block_size} rows, "
-               f"estimated peak "
-               f"{format_bytes(plan.peak_bytes)}", verbose):
+               f"estimated peak {format_bytes(plan.peak_bytes)} of the process "
+               f"({format_bytes(base)} held before the run)", verbose):
         pass
     return plan

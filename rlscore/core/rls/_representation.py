@@ -19,7 +19,8 @@ import scipy.sparse as sp
 
 from rlscore._progress import stage
 from rlscore._validation import as_data_matrix, check_bias, check_peak_memory
-from rlscore.kernel import KERNELS, kernel_block, kernel_parameter_names
+from rlscore.kernel import (KERNELS, canonical_kernel_name, kernel_block,
+                            kernel_parameter_names)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["Representation", "build_representation", "kernel_param_names",
@@ -30,6 +31,7 @@ _EPS = np.finfo(np.float64).eps
 
 def kernel_param_names(kernel):
     """Keyword names a learner forwards to the kernel ``kernel``."""
+    kernel = canonical_kernel_name(kernel)
     if kernel == "PrecomputedKernel":
         return []
     return kernel_parameter_names(kernel)
@@ -81,6 +83,7 @@ def basis_kernel(kernel, B, kernel_params):
     linear kernel, bias or None, B with the sqrt(bias) column or None) of a
     reduced-set map (:class:`NystromFeatureMap`,
     :class:`rlscore.core.rls.NystromFactors`)."""
+    kernel = canonical_kernel_name(kernel)
     if kernel not in KERNELS or kernel == "RsetKernel":
         raise ValueError(f"a reduced-set map needs one of "
                          f"{sorted(set(KERNELS) - {'RsetKernel'})}, got kernel={kernel!r}")
@@ -217,7 +220,7 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     X : data (m, d), or the kernel matrix when ``kernel="PrecomputedKernel"`` (m x m, or
         m x b training-versus-basis with ``basis_vectors`` = the b x b basis kernel).
     kernel : "LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
-        "PrecomputedKernel", or a structured-input kernel ("AllPathsGraphKernel",
+        "PrecomputedKernel" (alias "precomputed"), or a structured-input kernel ("AllPathsGraphKernel",
         "ContextWeightedBowKernel"; X is then a list of graphs or documents).
     basis_vectors : basis rows (reduced-set model), or the basis kernel matrix; for a
         structured-input kernel a list of basis graphs or documents.
@@ -237,6 +240,7 @@ def build_representation(X, kernel="LinearKernel", basis_vectors=None, m=None,
     -----
     Reported as the stage "kernel matrix" (:mod:`rlscore._progress`).
     """
+    kernel = canonical_kernel_name(kernel)
     with stage("kernel matrix") as report:
         rep = _build(X, kernel, basis_vectors, prefer, basis_indices, n_basis,
                      random_state, kernel_params)

@@ -53,7 +53,7 @@ from rlscore.core.structure import (QueryGroups, as_source, contiguous_queries,
 from rlscore.kernel import block_size_for
 
 __all__ = ["block_statistics", "add_statistics", "gram_and_rhs", "effective_regparam",
-           "StreamedReducedSet", "KINDS", "fold_numbers"]
+           "fold_weights_from_statistics", "StreamedReducedSet", "KINDS", "fold_numbers"]
 
 KINDS = ("rls", "query", "global")
 
@@ -140,6 +140,59 @@ def effective_regparam(regparam, kind, m):
     """mu of the r x r problem: lambda / m for the global centering (the Laplacian
     m I - 1 1^T is m times the centering projection), lambda otherwise."""
     return regparam / m if kind == "global" else regparam
+
+
+def fold_weights_from_statistics(train, kind, regparams, fmap, held_basis=None):
+    """The weights (k, L p) of the model trained on the summed statistics ``train``
+    (of the rows outside a fold) for every lambda of ``regparams``, with the basis
+    vectors at positions ``held_basis`` (into the basis; the held-out fold's) removed:
+    the constraint N^T w = 0 of :meth:`rlscore.core.rls.NystromMap.removal_directions`
+    solved by :func:`rlscore.core.rls.constrained_solve` -- the K-fold rule of every
+    face (the learners' ``keep_basis_in_cv=False``): the streamed learners per fold of
+    rows, :mod:`rlscore.distributed` per fold of partitions.
+
+    Parameters
+    ----------
+    train : statistics tuple (:func:`block_statistics` summed by
+        :func:`add_statistics`)
+    kind : "rls", "query" or "global"
+    regparams : list of lambdas
+    fmap : the :class:`rlscore.core.rls.NystromFeatureMap` of the statistics
+    held_basis : (h,) int positions of the held-out basis vectors, or None / empty
+        (the basis is kept: explicit basis vectors, or ``keep_basis_in_cv=True``)
+
+    Returns
+    -------
+    ndarray (k, L p): the columns of lambda j are ``[:, j p:(j + 1) p]``.
+
+    Raises
+    ------
+    ValueError
+        The fold holds every basis vector (no basis would be left).
+
+    Notes
+    -----
+    One eigendecomposition, O(k^3), then O(k^2 (p + h)) per lambda plus O(h^3).
+    """
+    G, b, mtrain = gram_and_rhs(train, kind)
+    eig = _Eigen(G, b)
+    N = None
+    if held_basis is not None and np.size(held_basis):
+        N = fmap.nmap.removal_directions(np.asarray(held_basis, dtype=np.intp))
+        if N.shape[1] >= fmap.n_features:
+            raise ValueError("a fold contains every basis vector: removing them leaves "
+                             "no basis; use more basis vectors, other folds, or "
+                             "keep_basis_in_cv=True")
+        if N.shape[1] == 0:
+            N = None
+    cols = []
+    for lam in regparams:
+        mu = effective_regparam(check_regparam(lam, name="regparams"), kind, mtrain)
+        if N is None:
+            cols.append(eig.solve(mu))
+        else:
+            cols.append(constrained_solve(lambda x, mu=mu: eig.solve(mu, x), N, b))
+    return np.hstack(cols)
 
 
 class _Eigen:
@@ -416,27 +469,12 @@ class StreamedReducedSet:
             for i in range(self.n_folds):
                 if i != j and self.fold_stats[i] is not None:
                     train = add_statistics(train, self.fold_stats[i])
-            G, b, mtrain = gram_and_rhs(train, self.kind)
-            eig = _Eigen(G, b)
-            N = None
+            held = None
             if remove_basis and self.basis_indices is not None:
-                held = np.flatnonzero(self.fold_of == j)
-                N = self.fmap.nmap.removal_directions(
-                    basis_positions(self.basis_indices, held))
-                if N.shape[1] >= self.n_features:
-                    raise ValueError("a fold contains every basis vector: removing them "
-                                     "leaves no basis; use more basis vectors or other "
-                                     "folds")
-                if N.shape[1] == 0:
-                    N = None
-            cols = []
-            for lam in grid:
-                mu = self._mu(lam, mtrain)
-                if N is None:
-                    cols.append(eig.solve(mu))
-                else:
-                    cols.append(constrained_solve(lambda x, mu=mu: eig.solve(mu, x), N, b))
-            Ws.append(np.hstack(cols))
+                held = basis_positions(self.basis_indices,
+                                       np.flatnonzero(self.fold_of == j))
+            Ws.append(fold_weights_from_statistics(train, self.kind, grid, self.fmap,
+                                                   held))
         return Ws
 
     def kfold_path(self, regparams, remove_basis=True, folds=None):
@@ -464,7 +502,8 @@ class StreamedReducedSet:
 
     def describe(self):
         return (f"streamed {self.kind} (m={self.m}, basis {self.fmap.n_basis}, blocks of "
-                f"{self.block_size} rows, estimated peak {format_bytes(self.peak_bytes)})")
+                f"{self.block_size} rows, its arrays estimated at "
+                f"{format_bytes(self.peak_bytes)})")
 
 
 def fold_numbers(cv, source, kind, seed):

@@ -50,8 +50,10 @@ def plan_streamed_fit(source, n_basis, kernel="GaussianKernel", *, kind="rls",
     n_basis : the number of basis vectors
     kernel, kind, regparams, cv, validation, solver, block_size : as for
         :func:`streamed_fit`
-    memory_budget : "auto" (half the available memory), MiB for the whole run, or
-        None (no limit)
+    memory_budget : "auto" (the process's memory plus half the available memory),
+        MiB bounding the peak resident set of the whole process, or None (no limit);
+        the estimate counts what the process holds when planned and the source's
+        ``pass_bytes`` (a file's parser buffers), if it has that attribute
     names, verbose : of :func:`plan_reduced_set` (how a refusal names the options;
         the report)
 
@@ -88,7 +90,8 @@ def plan_streamed_fit(source, n_basis, kernel="GaussianKernel", *, kind="rls",
                             memory_budget=memory_budget, solver=solver,
                             block_size=block_size, cv=cv_name, n_lambdas=n_lambdas,
                             n_folds=n_folds, kernel=kernel, stream=True, names=names,
-                            verbose=verbose, kind=kind)
+                            verbose=verbose, kind=kind,
+                            pass_bytes=float(getattr(source, "pass_bytes", 0.0)))
 
 
 def _n_folds(cv):
@@ -147,10 +150,11 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
         dtype, cache)`` -> the operator; default RLS's
         :class:`rlscore.core.rls.StreamedGramOperator` (the centred ones:
         :func:`rlscore.core.rankrls.streamed_rank_fit`)
-    memory_budget : "auto" (default: half the available memory), MiB for the whole
-        run, or None (no limit): the peak estimate of the path must fit it, and the
-        blocks are sized from it (:func:`plan_streamed_fit`); refused before any pass
-        otherwise
+    memory_budget : "auto" (default: the process's memory plus half the available
+        memory), MiB bounding the peak resident set of the whole process, or None (no
+        limit): the estimate (what the process holds, the path's arrays, a file's
+        parser buffers) must fit it, and the blocks are sized from it
+        (:func:`plan_streamed_fit`); refused before any pass otherwise
     plan : a plan already made for this fit (:func:`plan_streamed_fit` or
         :func:`rlscore.core.rls.plan_reduced_set`); then ``memory_budget``,
         ``solver`` and ``block_size`` are the plan's

@@ -6,11 +6,13 @@ criterion and its gradient (for RLS, :class:`rlscore.core.rls.LOOObjective`), so
 stays below the learner families.
 """
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import minimize
 
+from rlscore._lapack_threads import blas_threads as _blas_threads
 from rlscore._progress import progress
 from rlscore._validation import check_positive_int, check_real, check_tol
 
@@ -28,7 +30,9 @@ class CriterionSearchResult:
     fun : float, the criterion there (penalty excluded)
     objective : float, the penalized objective there (what was minimized)
     history : list of dict, one per optimizer step of every restart: ``restart``,
-        ``step``, ``criterion``, ``objective``, ``grad_norm``, ``x``
+        ``step``, ``criterion``, ``objective``, ``grad_norm``, ``x`` and ``best``
+        (True for exactly one entry: the returned point ``x``; the last entry is the
+        last step of the last start, not the optimum)
     restarts : list of dict, per start: ``x0``, ``x``, ``fun``, ``objective``,
         ``steps``, ``evaluations``, ``message``
     n_evaluations : int, criterion+gradient evaluations over all restarts
@@ -157,9 +161,25 @@ def restart_points(theta0, width, scale, lo, hi, restarts):
     return np.clip(np.array(starts), lo, hi)
 
 
+def _mark_best(history, trace, r, best, grad_norm):
+    """Flag the step of ``history`` at the returned point ``best`` (``"best": True``):
+    the last step of the winning start, or, when that start ended elsewhere (no step
+    taken, or L-BFGS-B returned another point), a record of the point inserted after
+    that start's steps (``grad_norm(x)`` gives its projected gradient norm).
+    O(len(history))."""
+    if trace and np.array_equal(trace[-1]["x"], best["x"]):
+        trace[-1]["best"] = True
+        return
+    rec = {"restart": r, "step": len(trace) + 1, "criterion": best["fun"],
+           "objective": best["objective"], "grad_norm": grad_norm(best["x"]),
+           "x": best["x"].copy(), "best": True}
+    after = max([i for i, h in enumerate(history) if h["restart"] <= r], default=-1)
+    history.insert(after + 1, rec)
+
+
 def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
                        penalty_center=None, penalty_kind="scale", n_residuals=None,
-                       maxiter=100, rtol=1e-6, patience=5,
+                       maxiter=100, rtol=1e-6, patience=5, blas_threads=None,
                        describe=None, desc="kernel learning", verbose=None):
     """Minimize ``fun(x) -> (value, gradient)`` over a box, from several starts.
 
@@ -200,6 +220,11 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
         negative log-likelihood, the objective is on a log scale and its absolute
         decrease is compared with rtol.)
     patience : int, default 5
+    blas_threads : int or None, default None
+        BLAS threads while ``fun`` is evaluated (None: leave them as they are). A
+        search is a loop of short dense factorizations, where several threads on busy
+        cores cost more than they gain (:func:`rlscore._lapack_threads.loop_threads`
+        gives the callers' choice).
     describe : callable or None
         ``describe(x) -> dict`` of named values (e.g. ``regparam``, ``gamma``) shown in
         the progress report of each step.
@@ -247,16 +272,19 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
             cache[key] = (value, obj, grad)
         return cache[key]
 
+    def projected_norm(x, grad):
+        # the projected gradient: zero where a bound is active and the descent
+        # direction leaves the box
+        pg = np.where(((x <= lo) & (grad > 0)) | ((x >= hi) & (grad < 0)), 0.0, grad)
+        return float(np.linalg.norm(pg))
+
     def make_callback(r, trace):
         def callback(intermediate_result):
             x = np.asarray(intermediate_result.x, dtype=np.float64)
             value, obj, grad = objective(x)
-            # the projected gradient: zero where a bound is active and the descent
-            # direction leaves the box
-            pg = np.where(((x <= lo) & (grad > 0)) | ((x >= hi) & (grad < 0)), 0.0, grad)
-            gnorm = float(np.linalg.norm(pg))
+            gnorm = projected_norm(x, grad)
             rec = {"restart": r, "step": len(trace) + 1, "criterion": value,
-                   "objective": obj, "grad_norm": gnorm, "x": x.copy()}
+                   "objective": obj, "grad_norm": gnorm, "x": x.copy(), "best": False}
             trace.append(rec)
             history.append(rec)
             prog.step(criterion=value, grad_norm=gnorm,
@@ -267,9 +295,11 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
                     raise StopIteration
         return callback
 
-    history, runs = [], []
+    history, runs, traces = [], [], []
     best = None
-    with progress(desc, total=None, verbose=verbose) as prog:
+    threads = (contextlib.nullcontext() if blas_threads is None else
+               _blas_threads(check_positive_int(blas_threads, "blas_threads")))
+    with threads, progress(desc, total=None, verbose=verbose) as prog:
         for r, x0 in enumerate(starts):
             x0 = np.clip(x0, lo, hi)
             trace = []
@@ -283,8 +313,11 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
                    "steps": len(trace), "evaluations": counter[0] - n0,
                    "message": str(res.message)}
             runs.append(run)
+            traces.append(trace)
             if best is None or obj < best["objective"]:
-                best = run
+                best, ib = run, r
+        _mark_best(history, traces[ib], ib, best,
+                   lambda x: projected_norm(x, objective(x)[2]))
         prog.close(f"criterion {best['fun']:.6g}")
     return CriterionSearchResult(x=best["x"], fun=best["fun"], objective=best["objective"],
                                  history=history, restarts=runs,

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore._blocks import batches
-from rlscore._validation import as_2d_labels
+from rlscore._validation import as_2d_labels, as_row_blocks
 from rlscore.kernel import read_block
 
 __all__ = ["ArraySource", "as_source", "query_blocks", "contiguous_queries"]
@@ -48,12 +48,8 @@ class ArraySource:
     """
 
     def __init__(self, X, Y, qids=None):
-        if sp.issparse(X) and not sp.isspmatrix_csr(X):
-            X = sp.csr_matrix(X)
-        shape = getattr(X, "shape", None)
-        if shape is None:
-            X = np.asarray(X)
-            shape = X.shape
+        X = as_row_blocks(X)
+        shape = X.shape
         if len(shape) != 2:
             raise ValueError(f"X must be 2-D, got shape {shape}")
         self.X = X

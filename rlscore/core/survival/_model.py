@@ -264,7 +264,9 @@ class SurvivalRankRLSModel:
         See the module docstring: stream O(ng r^2 + sum_H (|H| r^2 + r^3)), subgraph
         O(sum_H (|R| r^2 + r^3)), refit that plus O(|R|^3) per fold in the dual.
         """
-        folds = check_index_folds(folds, self.m)
+        # each fold is its own hold-out set with its own predictions: folds may
+        # overlap (holdout_cindex's pooled C refuses overlap)
+        folds = check_index_folds(folds, self.m, disjoint=False)
         single = regparams is None
         lams = [self.regparam] if single else check_regparam_grid(regparams)
         lams = [float(v) for v in lams]

@@ -142,7 +142,7 @@ def test_irrelevant_features_get_length_scales_at_the_upper_bound(seed, at_bound
     m = 200
     X = rng.normal(size=(m, 5))
     Y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] ** 2 + 0.05 * rng.normal(size=m)
-    res = learn_kernel(X, Y, ard=True)
+    res = learn_kernel(X, Y, ard=True, criterion="loo")
     start = GaussianFamily(X, ard=True).start()
     ls = res.length_scales
     upper = 1.0 / np.sqrt(2 * np.exp(start) * 1e-4)      # default width_range low end
@@ -152,7 +152,7 @@ def test_irrelevant_features_get_length_scales_at_the_upper_bound(seed, at_bound
 
 def test_penalties():
     X, Y = data(m=40, d=4, seed=2)
-    free = learn_kernel(X, Y, ard=True, restarts=0)
+    free = learn_kernel(X, Y, ard=True, restarts=0, criterion="loo")
     start = GaussianFamily(X, ard=True).start()
     # log kind: widths pulled towards the start
     tied = learn_kernel(X, Y, ard=True, restarts=0, penalty=10.0, penalty_kind="log")
