@@ -372,3 +372,28 @@ def test_intervals_with_ids(tmp_path, run_cli):
         outs.append(out.splitlines())
     assert [ln.split("\t", 1) for ln in outs[1]] == \
         [[f"row{i}", ln] for i, ln in enumerate(outs[0])]
+
+
+def test_query_norm_and_trec(tmp_path, run_cli):
+    """--query-norm on a CSV file gives the svmlight model and predictions; predict
+    --format trec and --id-column with a --query-norm model are refused with a usage
+    error (not yet supported), not silently wrong."""
+    X, y, q = _data()
+    svm = tmp_path / "t.txt"
+    write_svmlight(svm, X, y, q)
+    tab = _write_table(tmp_path / "t.csv", X, y, q)
+    preds = []
+    for path, extra in ((svm, []), (tab, ["--id-column", "rid"])):
+        model = tmp_path / f"{path.name}.npz"
+        code, _, err = run_cli(["fit", path, "-o", model, "--learner", "query-rankrls",
+                                "--query-norm", "zscore", "-q", *extra])
+        assert code == 0, err
+        code, out, err = run_cli(["predict", model, path])
+        assert code == 0, err
+        preds.append(out)
+    _same_model(tmp_path / "t.txt.npz", tmp_path / "t.csv.npz")
+    assert preds[0] == preds[1]
+    code, _, err = run_cli(["predict", tmp_path / "t.csv.npz", tab, "--id-column", "rid"])
+    assert code == 2 and "--id-column with a --query-norm model" in err
+    code, _, err = run_cli(["predict", tmp_path / "t.csv.npz", tab, "--format", "trec"])
+    assert code == 2 and "--format trec" in err and "CSV/TSV" in err

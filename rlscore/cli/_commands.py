@@ -578,11 +578,13 @@ def _load_model(args):
     zero_based = bool((meta.get("info") or {}).get("zero_based", False))
     # a CSV/TSV model reads its data files' columns by name (False: an svmlight model)
     model_input = (meta.get("info") or {}).get("input", False)
+    query_norm = _query_norm(args, meta)
     table = input_table(args, args.data, model_input,
-                        labelled=args.command != "predict")
+                        labelled=args.command != "predict",
+                        need_qids=query_norm is not None)
     if table is not None:
         table.feature_names = list(model_input["feature_names"])
-    return pred, meta, (fi, n_model, zero_based, _query_norm(args, meta), table)
+    return pred, meta, (fi, n_model, zero_based, query_norm, table)
 
 
 def _query_norm(args, meta):

@@ -310,13 +310,14 @@ def _names(text, option):
     return tuple(items)
 
 
-def input_table(args, path, model_input=None, labelled=True):
+def input_table(args, path, model_input=None, labelled=True, need_qids=False):
     """The :class:`TableInput` of the data file ``path`` (None: svmlight), from
     ``--input-format`` or the file name's ending (``.csv``, ``.tsv``, also ``.gz`` /
     ``.bz2`` / ``.xz``; every other name is svmlight) and the column options; the
     defaults of ``predict`` / ``evaluate`` are the model's (``model_input``, the
     ``info["input"]`` of its file: its feature columns by name, its label and qid
-    columns). ``labelled`` False: the labels are not read (predict). UsageError for
+    columns). ``labelled`` False: the labels (and, unless ``need_qids``, the qids)
+    are not read (predict). UsageError for
     column options on an svmlight file, DataError for a model of the other format."""
     from rlscore.utilities.reader import CsvLayout, csv_kind
     kind = getattr(args, "input_format", None) or csv_kind(path) or "svmlight"
@@ -345,8 +346,8 @@ def input_table(args, path, model_input=None, labelled=True):
     labels = (_names(label, "--label-column") if label else
               tuple(model.get("label_columns") or ()) or (("label",) if header else
                                                           ("0",)))
-    qid = getattr(args, "qid_column", None) or (model.get("qid_column") if labelled
-                                                else None)
+    qid = getattr(args, "qid_column", None) or (model.get("qid_column")
+                                                if labelled or need_qids else None)
     feats = getattr(args, "feature_columns", None)
     if feats and model_input:
         raise UsageError("--feature-columns is an option of fit and cv; predict and "
