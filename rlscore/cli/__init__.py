@@ -16,6 +16,13 @@ Subcommands
 ``rlscore demo``
     The main job on the Statlog heart sample shipped with the package.
 
+Data files are svmlight/LETOR, or CSV/TSV with a header line (``.csv``, ``.tsv``, also
+``.gz``/``.bz2``/``.xz``, or ``--input-format``): ``--label-column`` (default ``label``),
+a ``qid`` column or ``--qid-column``, ``--id-column`` (kept for predict's output),
+``--feature-columns`` (default every other column), ``--no-header``; the model file
+records the feature columns and predict/evaluate map their file's columns by name
+(:func:`rlscore.cli._data.input_table`).
+
 Exit codes: 0 success, 1 bad data or model file, unreadable path, out of memory (a
 one-line message on stderr, never a traceback), 2 usage error (bad options), 130
 interrupted (Ctrl-C). Models and predictions are written atomically: an interrupted or
@@ -161,9 +168,37 @@ def _add_zero_based(p):
                         "Stored in the model file; predict and evaluate follow it")
 
 
+def _add_input_options(p, training):
+    """The options of CSV/TSV data files (every command that reads data)."""
+    g = p.add_argument_group("CSV/TSV data files (a header line names the columns)")
+    g.add_argument("--input-format", choices=["svmlight", "csv", "tsv"], default=None,
+                   help="format of the data files (default: csv for names ending .csv "
+                        "or .csv.gz, tsv for .tsv or .tsv.gz, else svmlight)")
+    g.add_argument("--label-column", metavar="NAME", help="the label column (several: "
+                   "NAME,NAME for several outputs; default 'label', with --no-header "
+                   "column 0%s)" % ("" if training else "; predict/evaluate: the "
+                                     "model's"))
+    g.add_argument("--qid-column", metavar="NAME", help="the query id column (default: "
+                   "the column named 'qid' if there is one%s)" % (
+                       "" if training else "; evaluate: the model's"))
+    g.add_argument("--id-column", metavar="NAME", help="a row id column, not a feature"
+                   + ("" if training else "; predict writes 'ID<TAB>prediction' lines"))
+    if training:
+        g.add_argument("--feature-columns", metavar="NAMES", help="the feature columns, "
+                       "comma-separated (default: every other column); stored in the "
+                       "model file, predict maps its file's columns by name")
+    g.add_argument("--no-header", action="store_true", help="the file has no header "
+                   "line: columns are named by their 0-based position (0, 1, ...)")
+    g.add_argument("--time-column", metavar="NAME", help="survival time column "
+                   "(reserved: no survival learner in the CLI yet, refused)")
+    g.add_argument("--event-column", metavar="NAME", help="survival event column "
+                   "(reserved: no survival learner in the CLI yet, refused)")
+
+
 def _add_training_options(p, need_output):
     p.add_argument("train", metavar="TRAIN_FILE",
-                   help="svmlight/LETOR file: 'label [qid:ID] index:value ...'")
+                   help="svmlight/LETOR file: 'label [qid:ID] index:value ...', or a "
+                        "CSV/TSV file with a header (see the CSV/TSV options)")
     if need_output:
         p.add_argument("-o", "--output", required=True, metavar="MODEL_FILE",
                        help="where to write the model (.npz)")
@@ -238,6 +273,7 @@ def _add_training_options(p, need_output):
                         "QueryLevelNorm; zscore (x - mean) / std; sum x / sum |x| "
                         "(RankLib's -norm). Stored in the model file: predict and "
                         "evaluate normalize each file by its own queries")
+    _add_input_options(p, training=True)
     if need_output:
         p.add_argument("--intervals", choices=["jackknife", "cv"],
                        help="rls: store the hold-out models for 'predict --interval' "
@@ -254,7 +290,7 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="rlscore",
         description="Regularized least-squares learners with exact fast cross-validation, "
-                    "on svmlight/LETOR files.",
+                    "on svmlight/LETOR or CSV/TSV files.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     from rlscore import __version__
     parser.add_argument("--version", action="version", version=__version__)
@@ -309,8 +345,8 @@ def build_parser():
     pr = sub.add_parser("predict", help="predict with a saved model", epilog=_EPILOG,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     pr.add_argument("model", metavar="MODEL_FILE")
-    pr.add_argument("data", metavar="DATA_FILE", help="svmlight file (labels and qids "
-                    "are read and ignored)")
+    pr.add_argument("data", metavar="DATA_FILE", help="svmlight or CSV/TSV file (labels "
+                    "and qids are ignored)")
     pr.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
     pr.add_argument("--format", choices=["scores", "trec"], default="scores",
                     help="scores (default): one prediction per line, in the file's "
@@ -332,6 +368,7 @@ def build_parser():
                                                   "jackknife-minmax", "cv+", "cv",
                                                   "cv-minmax"],
                     help="default: jackknife+ (--intervals jackknife) or cv+ (--intervals cv)")
+    _add_input_options(pr, training=False)
     _add_progress(pr)
     pr.set_defaults(func=_cmd_predict)
 
@@ -340,7 +377,7 @@ def build_parser():
     ev.add_argument("model", metavar="MODEL_FILE", help="saved model (or, with "
                     "--predictions, the labelled DATA_FILE)")
     ev.add_argument("data", metavar="DATA_FILE", nargs="?", help="labelled svmlight/"
-                    "LETOR file (read with the model's index base)")
+                    "LETOR file (read with the model's index base) or CSV/TSV file")
     ev.add_argument("--predictions", metavar="FILE", help="evaluate the scores in FILE "
                     "(one number per line, in the rows' order: another program's "
                     "predictions) instead of a model: rlscore evaluate DATA_FILE "
@@ -358,6 +395,7 @@ def build_parser():
     ev.add_argument("--ignore-extra-features", action="store_true",
                     help="allow non-zero features beyond the training file's largest "
                          "index (they are treated as unseen features)")
+    _add_input_options(ev, training=False)
     _add_progress(ev)
     ev.set_defaults(func=_cmd_evaluate)
 

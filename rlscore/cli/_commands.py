@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from rlscore.cli._base import KERNELS, LEARNERS, Basis, DataError, Progress, UsageError
-from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, iter_file,
+from rlscore.cli._data import (ZERO_BASED_CHOICES, ModelRows, input_table, iter_file,
                                load_training_data, predict_projected, project_features,
                                read_file, read_for_model, unseen_factor)
 from rlscore.cli._options import (OptionError, parse_grid, parse_measures, parse_regparam,
@@ -226,6 +226,7 @@ def _cmd_fit(args):
         raise UsageError(f"--query-norm normalizes each query with all its rows, which "
                          f"a streamed fit never holds together: drop "
                          f"{' and '.join(_streaming_options(args))} (fit in memory)")
+    args.table = input_table(args, args.train)
     if args.query_norm is None and wants_stream(args):
         learner, info, width = fit_streamed(
             args, _kernel_args(args, spec),
@@ -241,13 +242,16 @@ def _cmd_fit(args):
                   f"{info['n_examples']} examples, regparam {learner.regparam:g}; model "
                   f"saved to {args.output}")
         return 0
-    data = load_training_data(args.train, _zero_based(args), args.query_norm)
+    data = load_training_data(args.train, _zero_based(args), args.query_norm,
+                              args.table)
     check_qids(args, data.qids is not None, spec)
     info = {"train_file": os.path.basename(args.train), "n_examples": int(data.X.shape[0]),
             "n_used_features": int(data.feature_indices.size),
             "n_queries": None if data.groups is None else int(data.groups.n_groups),
             "learner_option": spec.name, "kernel_option": args.kernel,
             "zero_based": bool(data.zero_based)}
+    if data.table is not None:
+        info["input"] = data.table.to_info()
     if args.query_norm is not None:
         info["query_norm"] = args.query_norm
     selecting = (args.regparams is not None or args.cv is not None
@@ -431,15 +435,16 @@ def _interval_lines(args, pred, meta, chunks):
     step = im.chunk_rows()
 
     def blocks():
-        for Xc, unseen in chunks:
+        for Xc, unseen, ids in chunks:
             factor = unseen_factor(unseen, kernel.get("name"), gamma)
             for s in range(0, Xc.shape[0], step):
                 P = im.outputs(Xc[s:s + step])
                 if factor is not None:
                     P *= factor[s:s + step, None]
                 res = im.intervals_from_outputs(P, alpha, method)
-                yield "".join("\t".join(_fmt(a[t, j]) for j in range(im.n_outputs)
-                                        for a in res) + "\n"
+                yield "".join(_id_prefix(ids, s + t)
+                              + "\t".join(_fmt(a[t, j]) for j in range(im.n_outputs)
+                                          for a in res) + "\n"
                               for t in range(P.shape[0]))
     return blocks()
 
@@ -452,7 +457,8 @@ def _cmd_cv(args):
     _check_training_options(args)
     _check_plot(args, None if args.regparams is None else
                 _usage(parse_grid, args.regparams))
-    data = load_training_data(args.train, _zero_based(args), args.query_norm)
+    data = load_training_data(args.train, _zero_based(args), args.query_norm,
+                              input_table(args, args.train))
     check_qids(args, data.qids is not None, spec)
     sel, grid, perfs, measure, _ = _run_selection(args, data, spec)
     how = ("validation-file" if sel.cv_name == "valid"
@@ -515,6 +521,11 @@ def _fmt(v):
     return repr(float(v))
 
 
+def _id_prefix(ids, i):
+    """'ID<TAB>' of row i of a chunk read with ``--id-column``, else ''."""
+    return "" if ids is None else ids[i] + "\t"
+
+
 def _model_and_rows(args):
     """The model's predictions for the data file read the way the model was trained,
     and the rows."""
@@ -534,7 +545,7 @@ def _prediction_file_and_rows(args):
         raise UsageError("evaluate takes MODEL_FILE DATA_FILE or DATA_FILE --predictions "
                          "FILE, not both a model and --predictions")
     args.data = args.model
-    _, y, qids, _ = read_file(args.data)
+    _, y, qids, _ = read_file(args.data, table=input_table(args, args.data))
     n_cols = 1 if y.ndim == 1 else y.shape[1]
     try:
         with open(args.predictions) as fh:
@@ -565,7 +576,15 @@ def _load_model(args):
     n_model = int(meta.get("n_file_features") or meta["n_features"])
     # models written before the zero_based key read 1-based files only
     zero_based = bool((meta.get("info") or {}).get("zero_based", False))
-    return pred, meta, (fi, n_model, zero_based, _query_norm(args, meta))
+    # a CSV/TSV model reads its data files' columns by name (False: an svmlight model)
+    model_input = (meta.get("info") or {}).get("input", False)
+    query_norm = _query_norm(args, meta)
+    table = input_table(args, args.data, model_input,
+                        labelled=args.command != "predict",
+                        need_qids=query_norm is not None)
+    if table is not None:
+        table.feature_names = list(model_input["feature_names"])
+    return pred, meta, (fi, n_model, zero_based, query_norm, table)
 
 
 def _query_norm(args, meta):
@@ -582,9 +601,9 @@ def _query_norm(args, meta):
 
 def _read_model_rows(args, model_columns):
     """The data file read the way the model was trained (:func:`read_for_model`)."""
-    fi, n_model, zero_based, query_norm = model_columns
+    fi, n_model, zero_based, query_norm, table = model_columns
     return read_for_model(args.data, fi, n_model, zero_based, args.ignore_extra_features,
-                          query_norm)
+                          query_norm, table)
 
 
 def _load_for_data(args):
@@ -598,14 +617,17 @@ def _projected_chunks(args, model_columns):
     file (:func:`iter_file`): peak memory independent of the file's length, the same
     rows as reading the whole file. A model trained with ``--query-norm`` needs every
     row of a query together: one chunk, the whole file."""
-    fi, n_model, zero_based, query_norm = model_columns
+    fi, n_model, zero_based, query_norm, table = model_columns
     if query_norm is not None:
+        if table is not None and table.layout.id_column is not None:
+            raise UsageError("--id-column with a --query-norm model is not supported "
+                             "yet (the file is read whole, without its ids)")
         rows = _read_model_rows(args, model_columns)
-        yield rows.X, rows.unseen
+        yield rows.X, rows.unseen, None
         return
-    for X, _ in iter_file(args.data, zero_based):
+    for X, _, ids in iter_file(args.data, zero_based, table):
         yield project_features(X, fi, n_model, args.data, args.ignore_extra_features,
-                               zero_based)
+                               zero_based) + (ids,)
 
 
 def _cmd_predict(args):
@@ -621,13 +643,15 @@ def _cmd_predict(args):
     def lines():
         # streamed: one chunk of the file at a time (peak memory independent of its
         # length); the same predictions as reading the whole file
-        for Xc, unseen in _projected_chunks(args, model_columns):
+        for Xc, unseen, ids in _projected_chunks(args, model_columns):
             P = predict_projected(pred, Xc, unseen, kernel.get("name"), gamma,
                                   meta.get("n_outputs", 1))
             if P.ndim == 1:
-                yield "".join(_fmt(v) + "\n" for v in P)
+                yield "".join(_id_prefix(ids, i) + _fmt(v) + "\n"
+                              for i, v in enumerate(P))
             else:
-                yield "".join("\t".join(_fmt(v) for v in row) + "\n" for row in P)
+                yield "".join(_id_prefix(ids, i) + "\t".join(_fmt(v) for v in row)
+                              + "\n" for i, row in enumerate(P))
     return _emit(args, lines())
 
 
@@ -648,6 +672,9 @@ def _trec_lines(args, pred, meta, model_columns):
     if not (0 < len(tag) <= 64 and all(33 <= ord(c) <= 126 for c in tag)):
         raise UsageError(f"--run-tag {tag!r}: 1 to 64 printable ASCII characters, no "
                          f"blanks")
+    if model_columns[4] is not None:
+        raise UsageError("--format trec reads the '#docid = ...' comments of svmlight/"
+                         "LETOR files; it does not take CSV/TSV files yet")
     rows = _read_model_rows(args, model_columns)
     if rows.groups is None:
         raise DataError(f"{args.data}: --format trec ranks the documents of each query, "

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from rlscore._blocks import text_chunk_bytes
-from rlscore.cli._base import DataError
+from rlscore.cli._base import DataError, UsageError
 
 ZERO_BASED_CHOICES = {"auto": "auto", "yes": True, "no": False}
 
@@ -21,6 +21,7 @@ class TrainingData:
     n_file_features: int
     zero_based: bool   # how the file's indices were read
     groups: object = None         # QueryGroups of qids, or None
+    table: object = None          # TableInput of a CSV/TSV file, None for svmlight
 
 
 def _check_finite(path, X, Y):
@@ -61,11 +62,79 @@ def _file_errors(path, for_model=False):
         raise DataError(f"{path}: corrupt or truncated compressed file ({exc})") from None
 
 
-def iter_file(path, zero_based):
+@dataclasses.dataclass
+class TableInput:
+    """How a CSV/TSV data file of the command is read (``--input-format``, the column
+    options), and, once a file is read, its feature columns. Stored in a model file
+    (:meth:`to_info`) so that ``predict`` and ``evaluate`` map their file's columns by
+    name."""
+    layout: object                 # rlscore.utilities.reader.CsvLayout
+    kind: str                      # "csv" or "tsv"
+    feature_names: list = None
+    qid_column: str = None         # the qid column found in the file, if any
+
+    def for_model_file(self, labelled=True, id_column=None):
+        """The input of another file read the way this (training) file was: its
+        feature columns by name, the same label and qid columns. O(1)."""
+        lay = dataclasses.replace(
+            self.layout, feature_columns=tuple(self.feature_names), auto_qid=False,
+            qid_column=self.qid_column if labelled else None, id_column=id_column,
+            label_columns=self.layout.label_columns if labelled else None)
+        return TableInput(lay, self.kind, list(self.feature_names), lay.qid_column)
+
+    def to_info(self):
+        lay = self.layout
+        return {"format": self.kind, "header": bool(lay.header),
+                "label_columns": list(lay.label_columns or ()),
+                "qid_column": self.qid_column, "feature_names": list(self.feature_names)}
+
+
+def read_table(path, table, chunked=False):
+    """(X CSR without zeros, y, qids, ids, feature names) of a CSV/TSV file, whole or
+    (``chunked``) as an iterator of such tuples, one per chunk of lines; DataError
+    naming the line and column for bad fields. O(file size); memory O(chunk) per
+    chunk."""
+    from rlscore.utilities.reader import iter_csv_data, dense_to_csr
+
+    def chunks():
+        with _file_errors(path):
+            it = iter_csv_data(path, table.layout,
+                               text_chunk_bytes() if chunked else None)
+            while True:
+                try:
+                    names, c = next(it)
+                except StopIteration:
+                    return
+                except ValueError as exc:
+                    raise DataError(str(exc)) from None
+                Y = c["Y"]
+                y = Y[:, 0].copy() if Y.shape[1] == 1 else Y
+                X = dense_to_csr(c["X"])
+                from rlscore._validation import check_no_overflow
+                check_no_overflow(X, name=str(path))
+                yield X, y, c["qids"], c["ids"], names
+    if chunked:
+        return chunks()
+    import scipy.sparse as sp
+    from rlscore.cli._base import Progress
+    with Progress(f"reading {path}"):
+        parts = list(chunks())
+    X = sp.vstack([p[0] for p in parts], format="csr") if len(parts) > 1 else parts[0][0]
+    y = np.concatenate([p[1] for p in parts])
+    qids = None if parts[0][2] is None else [q for p in parts for q in p[2]]
+    ids = None if parts[0][3] is None else [q for p in parts for q in p[3]]
+    return X, y, qids, ids, parts[0][4]
+
+
+def iter_file(path, zero_based, table=None):
     """(X, y) chunks of an svmlight/LETOR file (:func:`rlscore._blocks.text_chunk_bytes`
     each), read with a
     fixed index base; DataError for bad files. Peak memory O(chunk), whatever the
     file's length."""
+    if table is not None:
+        for X, y, _, ids, _ in read_table(path, table, chunked=True):
+            yield X, y, ids
+        return
     from rlscore.cli._base import Progress
     from rlscore.utilities.reader import iter_svmlight
     with _file_errors(path, for_model=True), \
@@ -75,15 +144,21 @@ def iter_file(path, zero_based):
             _check_finite(path, X, Y)
             X.sum_duplicates()
             X.eliminate_zeros()
-            yield X, (Y[:, 0].copy() if Y.shape[1] == 1 else Y)
+            yield X, (Y[:, 0].copy() if Y.shape[1] == 1 else Y), None
 
 
-def read_file(path, zero_based="auto", for_model=False):
-    """(X, y, qids, zero_based) of an svmlight/LETOR file; DataError for bad files.
+def read_file(path, zero_based="auto", for_model=False, table=None):
+    """(X, y, qids, zero_based) of an svmlight/LETOR file (or, with ``table``, a
+    CSV/TSV file: :func:`read_table`, zero_based False); DataError for bad files.
 
     ``zero_based``: "auto", True or False (see :func:`rlscore.utilities.reader.
     read_svmlight`); the resolved choice is returned. O(file size).
     """
+    if table is not None:
+        X, y, qids, _, names = read_table(path, table)
+        table.feature_names = names
+        table.qid_column = None if qids is None else (table.layout.qid_column or "qid")
+        return X, y, qids, False
     from rlscore.utilities.reader import read_svmlight
     from rlscore.cli._base import Progress
     with _file_errors(path, for_model), Progress(f"reading {path}"):
@@ -123,8 +198,9 @@ def normalize_queries(X, groups, method, path):
     return sp.csr_matrix((N.data, used[N.indices], N.indptr), shape=X.shape)
 
 
-def load_training_data(path, zero_based="auto", query_norm=None):
-    """Read a training file and keep the feature columns that occur in it; with
+def load_training_data(path, zero_based="auto", query_norm=None, table=None):
+    """Read a training file (svmlight, or CSV/TSV with ``table``: a
+    :class:`TableInput`) and keep the feature columns that occur in it; with
     ``query_norm`` ("linear", "zscore" or "sum") normalize them within each query
     (:func:`normalize_queries`).
 
@@ -132,13 +208,13 @@ def load_training_data(path, zero_based="auto", query_norm=None):
     feature index (O(m x used features) with ``query_norm``).
     """
     from rlscore._groups import QueryGroups
-    X, y, qids, zb = read_file(path, zero_based)
+    X, y, qids, zb = read_file(path, zero_based, table=table)
     used, Xc = _compact_columns(X)
     if used.size == 0:
         raise DataError(f"{path}: every feature value is zero")
     groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
     Xc = normalize_queries(Xc, groups, query_norm, path)
-    return TrainingData(Xc, y, qids, used, int(X.shape[1]), zb, groups)
+    return TrainingData(Xc, y, qids, used, int(X.shape[1]), zb, groups, table)
 
 
 def project_features(X, feature_indices, n_model_features, path, ignore_extra,
@@ -202,16 +278,85 @@ class ModelRows:
 
 
 def read_for_model(path, feature_indices, n_model_features, zero_based, ignore_extra,
-                   query_norm=None):
+                   query_norm=None, table=None):
     """Read ``path`` with the model's ``zero_based``, normalize its features within its
     own queries when the model was trained so (``query_norm``, the model's
     ``--query-norm``; :func:`normalize_queries`) and project it onto the model's
     columns. O(file size + nnz log d) (O(m x features of the file) with
-    ``query_norm``)."""
+    ``query_norm``); a CSV/TSV file is read by ``table``, whose feature columns are the
+    model's, by name."""
     from rlscore._groups import QueryGroups
-    X, y, qids, _ = read_file(path, zero_based, for_model=True)
+    X, y, qids, _ = read_file(path, zero_based, for_model=True, table=table)
     groups = None if qids is None else QueryGroups.from_qids(qids, name="qid")
     X = normalize_queries(X, groups, query_norm, path)
     Xc, unseen = project_features(X, feature_indices, n_model_features, path,
                                   ignore_extra, zero_based)
     return ModelRows(Xc, unseen, y, qids, groups)
+
+
+#: the options that only a CSV/TSV file takes, and their argparse names
+_TABLE_OPTIONS = (("--label-column", "label_column"), ("--qid-column", "qid_column"),
+                  ("--id-column", "id_column"), ("--feature-columns", "feature_columns"),
+                  ("--no-header", "no_header"), ("--time-column", "time_column"),
+                  ("--event-column", "event_column"))
+
+
+def _names(text, option):
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or any(not t for t in items):
+        raise UsageError(f"{option} {text!r}: expected column names separated by commas")
+    if len(set(items)) != len(items):
+        raise UsageError(f"{option} {text!r}: a column is named twice")
+    return tuple(items)
+
+
+def input_table(args, path, model_input=None, labelled=True, need_qids=False):
+    """The :class:`TableInput` of the data file ``path`` (None: svmlight), from
+    ``--input-format`` or the file name's ending (``.csv``, ``.tsv``, also ``.gz`` /
+    ``.bz2`` / ``.xz``; every other name is svmlight) and the column options; the
+    defaults of ``predict`` / ``evaluate`` are the model's (``model_input``, the
+    ``info["input"]`` of its file: its feature columns by name, its label and qid
+    columns). ``labelled`` False: the labels (and, unless ``need_qids``, the qids)
+    are not read (predict). UsageError for
+    column options on an svmlight file, DataError for a model of the other format."""
+    from rlscore.utilities.reader import CsvLayout, csv_kind
+    kind = getattr(args, "input_format", None) or csv_kind(path) or "svmlight"
+    given = [opt for opt, attr in _TABLE_OPTIONS if getattr(args, attr, None)]
+    if kind == "svmlight":
+        if given:
+            raise UsageError(f"{' / '.join(given)} applies to CSV/TSV files, and "
+                             f"{path} is read as svmlight (name it .csv or .tsv, or "
+                             f"give --input-format csv)")
+        if model_input:
+            raise DataError(f"{path}: the model was trained on a "
+                            f"{model_input['format'].upper()} file (its features are "
+                            f"named columns); give a CSV/TSV file (--input-format)")
+        return None
+    if model_input is False:
+        raise DataError(f"{path}: the model was trained on an svmlight file (numbered "
+                        f"features); give it svmlight data, or train on this format")
+    for opt, attr in (("--time-column", "time_column"), ("--event-column",
+                                                         "event_column")):
+        if getattr(args, attr, None):
+            raise UsageError(f"{opt}: no survival learner in the CLI yet (use "
+                             f"rlscore.learner from Python for censored data)")
+    header = not getattr(args, "no_header", False)
+    model = model_input or {}
+    label = getattr(args, "label_column", None)
+    labels = (_names(label, "--label-column") if label else
+              tuple(model.get("label_columns") or ()) or (("label",) if header else
+                                                          ("0",)))
+    qid = getattr(args, "qid_column", None) or (model.get("qid_column")
+                                                if labelled or need_qids else None)
+    feats = getattr(args, "feature_columns", None)
+    if feats and model_input:
+        raise UsageError("--feature-columns is an option of fit and cv; predict and "
+                         "evaluate read the model's feature columns by name")
+    feats = _names(feats, "--feature-columns") if feats else \
+        (tuple(model["feature_names"]) if model_input else None)
+    layout = CsvLayout(delimiter="\t" if kind == "tsv" else ",", header=header,
+                       label_columns=labels if labelled else None, qid_column=qid,
+                       id_column=getattr(args, "id_column", None),
+                       feature_columns=feats,
+                       auto_qid=header and not model_input and labelled)
+    return TableInput(layout, kind)

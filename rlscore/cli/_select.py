@@ -91,7 +91,8 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
         from rlscore.core.selection import ValidationCV
         rows = read_for_model(valid, data.feature_indices, data.n_file_features,
                               data.zero_based, getattr(args, "ignore_extra_features", False),
-                              getattr(args, "query_norm", None))
+                              getattr(args, "query_norm", None),
+                              None if data.table is None else data.table.for_model_file())
         model = _model(spec, data, grid, kernel, kp, basis, "solve")
 
         def predict(predictor, X):

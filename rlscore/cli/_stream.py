@@ -72,7 +72,7 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     from rlscore.core.rls import (block_working_memory, check_memory_options,
                                   check_pcg_options, pcg_tolerance, plan_streamed_fit)
     from rlscore.learner import StreamedRLS
-    from rlscore.utilities.reader import SvmlightSource
+    from rlscore.utilities.reader import CsvSource, SvmlightSource
     if args.learner not in STREAM_KINDS:
         asked = " / ".join(_streaming_options(args)) or "--stream"
         raise UsageError(f"{asked} (a streamed fit) trains --learner "
@@ -105,7 +105,9 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
                                                                   None))):
         try:
             with _file_errors(args.train):
-                src = SvmlightSource(args.train, zero_based=zero_based)
+                table = getattr(args, "table", None)
+                src = (SvmlightSource(args.train, zero_based=zero_based) if table is None
+                       else CsvSource(args.train, table.layout))
         except ValueError as exc:
             raise DataError(str(exc)) from None
         zb = src.zero_based
@@ -176,6 +178,11 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),
             "keep_basis_in_cv": bool(getattr(args, "keep_basis_in_cv", False)),
             "regparam": float(learner.regparam)}
+    if getattr(args, "table", None) is not None:
+        args.table.feature_names = list(src.feature_names)
+        args.table.qid_column = None if src.qids is None else \
+            (args.table.layout.qid_column or "qid")
+        info["input"] = args.table.to_info()
     if grid is not None:
         info.update({"cv": args.cv or "loo", "measure": "sqerror",
                      "regparams": [float(g) for g in grid],

@@ -1,6 +1,7 @@
 """Data sources for streamed learning: one block iterator over arrays, memmaps, CSR
 matrices and dask arrays (:class:`ArraySource`); readers of files
-(:class:`rlscore.utilities.SvmlightSource`) follow the same protocol:
+(:class:`rlscore.utilities.SvmlightSource`, :class:`rlscore.utilities.reader.CsvSource`
+for CSV/TSV) follow the same protocol:
 
 * ``m`` rows, ``d`` columns, ``Y`` (m, p) float64 labels in memory (O(m p)), ``qids``
   (m,) or None;
