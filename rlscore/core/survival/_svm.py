@@ -58,8 +58,8 @@ def train_survival_ranksvm(X, time, event, regparam=1.0, loss="hinge", solver=No
     Returns
     -------
     SolverResult
-        ``w`` the weights (risk scores X w), plus the extras of
-        :func:`rlscore.core.ranksvm.ranksvm_result`; ``risk`` is the loss part of J.
+        ``w`` the weights (risk scores X w), ``n_pairs`` the number of comparable
+        pairs, plus the extras of :func:`rlscore.core.ranksvm.ranksvm_result`.
 
     Raises
     ------
@@ -74,5 +74,7 @@ def train_survival_ranksvm(X, time, event, regparam=1.0, loss="hinge", solver=No
     regparam = ranksvm_regparam(regparam)
     loss, solver = check_loss_solver(loss, solver)
     risk = make_survival_risk(X, time, event, loss, normalize)
-    return train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose, w0=w0,
-                         warm_start=warm_start)
+    sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose, w0=w0,
+                        warm_start=warm_start)
+    sol.n_pairs = risk.n_pairs
+    return sol
