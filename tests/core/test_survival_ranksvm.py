@@ -172,3 +172,20 @@ def test_bad_input():
         train_survival_ranksvm(X, time, event, normalize="query")
     with pytest.raises(ValueError, match="NaN"):
         train_survival_ranksvm(np.full((20, 2), np.nan), time, event)
+
+
+def test_warm_start_on_a_subsample_gives_the_same_model():
+    """From 5000 rows on, Newton starts from the model of a random tenth of the rows
+    (SurvivalRankingRisk.subsample); the stopping test is on all rows, so the model is
+    the cold start's."""
+    X, time, event = data(m=6000, d=5, seed=6, ties=False)
+    for normalize, lam in (("pairs", 1e-3), ("none", 1e3)):
+        warm = train_survival_ranksvm(X, time, event, lam, loss="squared_hinge",
+                                      normalize=normalize)
+        cold = train_survival_ranksvm(X, time, event, lam, loss="squared_hinge",
+                                      normalize=normalize, warm_start=None)
+        assert warm.warm_start_iterations > 0 and cold.warm_start_iterations == 0
+        np.testing.assert_allclose(warm.w, cold.w, atol=1e-7 * np.abs(cold.w).max())
+    risk = SurvivalRankingRisk(X, time, event, normalize="none")
+    sub, factor = risk.subsample(0.1)
+    assert sub.m == 600 and factor == pytest.approx(sub.n_pairs / risk.n_pairs)
