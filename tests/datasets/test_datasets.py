@@ -273,7 +273,7 @@ def test_make_irrelevant_pairs_example():
 
 def test_public_names():
     assert set(datasets.__all__) == {
-        "load_heart", "load_letor", "make_regression", "make_classification",
+        "load_heart", "load_gbsg2", "load_letor", "make_regression", "make_classification",
         "make_ranking_queries", "make_irrelevant_pairs_example", "make_relation_extraction",
         "load_davis", "load_metz", "load_yamanishi", "make_drug_target",
         "make_grouped_regression", "make_relevance_regression", "load_beijing_air_quality"}
