@@ -6,6 +6,7 @@ from rlscore.learner.query_rankrls import (QueryRankRLS, LeaveQueryOutRankRLS,
                                           KfoldQueryRankRLS)
 from rlscore.learner.rankrls_with_pairwise_preferences import PPRankRLS
 from rlscore.learner.survival_rankrls import SurvivalRankRLS
+from rlscore.learner.survival_ranksvm import SurvivalRankSVM
 from rlscore.learner.cg_rls import CGRLS
 from rlscore.learner.cg_rankrls import CGRankRLS, PCGRankRLS
 from rlscore.learner.greedy_rls import GreedyRLS, GreedyRankRLS
@@ -24,4 +25,4 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRL
            "PPRankRLS", "CGRLS", "CGRankRLS", "PCGRankRLS", "GreedyRLS", "GreedyRankRLS",
            "KronRLS", "TwoStepRLS", "CGKronRLS", "KronSVM", "LinearRankSVM",
            "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL",
-           "StreamedRLS", "SurvivalRankRLS"]
+           "StreamedRLS", "SurvivalRankRLS", "SurvivalRankSVM"]

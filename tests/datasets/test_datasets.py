@@ -47,6 +47,49 @@ def test_load_heart():
     assert load_heart()[0][0, 0] != 99
 
 
+# ------------------------------------------------------------------------------- GBSG2
+
+def test_gbsg2_file_is_a_package_resource():
+    res = resources.files("rlscore.datasets").joinpath("data", "gbsg2.csv")
+    assert res.is_file()
+    lines = res.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "horTh,age,menostat,tsize,tgrade,pnodes,progrec,estrec,time,cens"
+    assert len(lines) == 687
+    readme = resources.files("rlscore.datasets").joinpath("data", "README.md")
+    text = readme.read_text(encoding="utf-8")
+    assert "gbsg2.csv" in text and "Cameron Davidson-Pilon" in text
+
+
+def test_load_gbsg2_against_an_independent_parse():
+    columns, time, event = datasets.load_gbsg2()
+    assert list(columns) == list(datasets.loaders.GBSG2_COLUMNS)
+    res = resources.files("rlscore.datasets").joinpath("data", "gbsg2.csv")
+    with res.open("r", encoding="utf-8") as fh:
+        ref = np.genfromtxt(fh, delimiter=",", names=True, dtype=None, encoding="utf-8")
+    for name, col in columns.items():
+        assert col.shape == (686,)
+        if name in ("horTh", "menostat", "tgrade"):
+            assert_array_equal(col, ref[name].astype(str))
+        else:
+            assert col.dtype == np.float64
+            assert_array_equal(col, ref[name].astype(float))
+    assert time.dtype == np.float64 and event.dtype == bool
+    assert_array_equal(time, ref["time"].astype(float))
+    assert_array_equal(event, ref["cens"] == 1)
+    assert event.sum() == 299            # the documented number of events
+    assert set(columns["tgrade"]) == {"I", "II", "III"}
+
+
+def test_load_gbsg2_is_lifelines_data():
+    lifelines_datasets = pytest.importorskip("lifelines.datasets")
+    df = lifelines_datasets.load_gbsg2()
+    columns, time, event = datasets.load_gbsg2()
+    assert_array_equal(time, df["time"].to_numpy(dtype=float))
+    assert_array_equal(event, df["cens"].to_numpy() == 1)
+    assert_array_equal(columns["age"], df["age"].to_numpy(dtype=float))
+    assert_array_equal(columns["tgrade"], df["tgrade"].astype(str).to_numpy())
+
+
 # ------------------------------------------------------------------------------- LETOR
 
 def _letor_text():
@@ -230,7 +273,7 @@ def test_make_irrelevant_pairs_example():
 
 def test_public_names():
     assert set(datasets.__all__) == {
-        "load_heart", "load_letor", "make_regression", "make_classification",
+        "load_heart", "load_gbsg2", "load_letor", "make_regression", "make_classification",
         "make_ranking_queries", "make_irrelevant_pairs_example", "make_relation_extraction",
         "load_davis", "load_metz", "load_yamanishi", "make_drug_target",
         "make_grouped_regression", "make_relevance_regression", "load_beijing_air_quality"}

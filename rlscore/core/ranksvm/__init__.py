@@ -4,6 +4,8 @@ evaluation, minimized by the bundle method or truncated Newton.
 What lives here
     :class:`RankingRisk` / :class:`SquaredRankingRisk` / :class:`PairRisk` (loss and
     subgradient from order-statistic trees or Fenwick counts, Airola et al. 2011),
+    :class:`SurvivalRankingRisk` / :class:`SquaredSurvivalRankingRisk` (the same
+    losses over Harrell's comparable pairs of censored outcomes, O(m log m)),
     :func:`solve_ranksvm` (bundle method) and :func:`solve_ranksvm_newton` (TRON),
     :func:`kfold_ranksvm` (selection by refits), :func:`solution_attributes` (the one copy
     of a result onto learner attributes), the explicit-pair losses and
@@ -14,7 +16,7 @@ Builds on
     (representations). It never imports ``rankrls`` or ``kronecker``.
 
 Module order
-    ``_risk`` -> ``_ranksvm`` -> ``_pairwise_loss``, ``_lambda_max``.
+    ``_risk`` -> ``_survival_risk``, ``_ranksvm`` -> ``_pairwise_loss``, ``_lambda_max``.
 """
 
 from rlscore.core.ranksvm._risk import (NORMALIZATIONS, LOSSES, check_utilities,
@@ -29,6 +31,9 @@ from rlscore.core.ranksvm._ranksvm import (ConvergenceWarning, RankSVMSolution,
                                            solve_ranksvm_newton, check_loss_solver,
                                            make_risk, train_ranksvm, run_newton,
                                            DEFAULT_TOL, ranksvm_tol)
+from rlscore.core.ranksvm._survival_risk import (SURVIVAL_NORMALIZATIONS,
+                                                 SurvivalRankingRisk,
+                                                 SquaredSurvivalRankingRisk)
 from rlscore.core.ranksvm._pairwise_loss import PairwiseRankingLoss
 from rlscore.core.ranksvm._lambda_max import (ranksvm_lambda_max, grid_below)
 
@@ -61,6 +66,9 @@ __all__ = [
     "run_newton",
     "DEFAULT_TOL",
     "ranksvm_tol",
+    "SURVIVAL_NORMALIZATIONS",
+    "SurvivalRankingRisk",
+    "SquaredSurvivalRankingRisk",
     "PairwiseRankingLoss",
     "ranksvm_lambda_max",
     "grid_below",

@@ -241,7 +241,7 @@ def solve_ranksvm(risk, regparam, tol=None, max_iter=1000, callback=None, verbos
                                                  "bundle")
     sub_iterations = 0
     if warm_start == "auto" and w0 is None and bundle is None and \
-            isinstance(risk, RankingRisk) and risk.m >= WARM_START_MIN:
+            hasattr(risk, "subsample") and risk.m >= WARM_START_MIN:
         sub = risk.subsample(0.1)
         if sub is not None:
             sub_risk, factor = sub
@@ -256,8 +256,8 @@ def solve_ranksvm(risk, regparam, tol=None, max_iter=1000, callback=None, verbos
             f"RankSVM did not converge in max_iter={max_iter} iterations: duality gap "
             f"{result.gap:.3g} > tol {tol:g} (relative to R(0)); increase max_iter or "
             f"regparam", ConvergenceWarning, stacklevel=3)
-    sol = ranksvm_result(result, regparam, "squared_hinge" if isinstance(
-        risk, SquaredRankingRisk) else "hinge")
+    sol = ranksvm_result(result, regparam, "squared_hinge" if hasattr(
+        risk, "newton_oracle") else "hinge")
     sol.warm_start_iterations = sub_iterations
     return sol
 
@@ -273,7 +273,9 @@ def solve_ranksvm_newton(risk, regparam, tol=None, max_iter=100, w0=None,
 
     Parameters
     ----------
-    risk : SquaredRankingRisk
+    risk : SquaredRankingRisk (or any squared-hinge risk with ``newton_oracle``,
+        ``zero_gradient``, ``subsample``, ``m`` and ``dim``, e.g.
+        :class:`SquaredSurvivalRankingRisk`)
     regparam : float > 0
     tol : float in (0, 1) or None, default None: 1e-10 (:data:`DEFAULT_TOL`), tight
         enough that the model does not depend on the start, on dense or sparse input
@@ -303,9 +305,10 @@ def solve_ranksvm_newton(risk, regparam, tol=None, max_iter=100, w0=None,
     O(m log m + nnz)); 5-30 Newton steps to the default tol are typical (more at
     small regparam, where the Hessian is ill-conditioned).
     """
-    if not isinstance(risk, SquaredRankingRisk):
-        raise TypeError("solve_ranksvm_newton needs a SquaredRankingRisk (the Newton "
-                        "method needs the squared hinge)")
+    if not hasattr(risk, "newton_oracle"):
+        raise TypeError("solve_ranksvm_newton needs a squared-hinge risk with a "
+                        "newton_oracle (SquaredRankingRisk, SquaredSurvivalRankingRisk): "
+                        "the Newton method needs the squared hinge")
     regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start,
                                                  "newton")
     sub_iterations = 0

@@ -14,11 +14,13 @@ What lives here
     predictions by Harrell's C per fold and pooled; for 10^5 - 10^6 rows,
     :func:`pcg_survival_rankrls` -- Nystrom centres, CG (optionally Falkon's
     preconditioner) on the streamed kernel blocks (:class:`ComparabilityGramOperator`: two passes per
-    product, O(r^2 + m) memory).
+    product, O(r^2 + m) memory); :func:`train_survival_ranksvm` -- the linear RankSVM
+    (hinge: bundle method, squared hinge: TRON) on the comparable pairs, O(m log m +
+    nnz) per solver iteration (the risks live in ``ranksvm``).
 
 Builds on
-    ``rls`` (representations, :class:`KernelSolver`) and ``rankrls``
-    (:func:`laplacian_system`); the measures of :mod:`rlscore.measure`.
+    ``rls`` (representations, :class:`KernelSolver`), ``rankrls``
+    (:func:`laplacian_system`) and ``ranksvm`` (risks, solvers); the measures of :mod:`rlscore.measure`.
 """
 
 import numpy as np
@@ -26,10 +28,12 @@ import numpy as np
 from rlscore.core.survival._graph import ComparabilityGraph
 from rlscore.core.survival._model import SurvivalRankRLSModel, holdout_cost
 from rlscore.core.survival._pcg import ComparabilityGramOperator, pcg_survival_rankrls
+from rlscore.core.survival._svm import make_survival_risk, train_survival_ranksvm
 from rlscore.measure import concordance_index_censored
 
 __all__ = ["ComparabilityGraph", "SurvivalRankRLSModel", "holdout_cost", "holdout_cindex",
-           "ComparabilityGramOperator", "pcg_survival_rankrls"]
+           "ComparabilityGramOperator", "pcg_survival_rankrls", "make_survival_risk",
+           "train_survival_ranksvm"]
 
 
 def holdout_cindex(event, time, folds, predictions):
