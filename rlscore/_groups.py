@@ -373,7 +373,7 @@ class QueryGroups:
           query;
         * ``"zscore"`` (RankLib ``zscore``): (x - mean) / std over the query's rows
           (population std, ddof = 0), 0 where the feature is constant in the query;
-        * ``"sum"`` (RankLib ``sum``): x / sum |x| over the query's rows, 0 where that
+        * ``"sum"`` (RankLib ``sum``): x / sum abs(x) over the query's rows, 0 where that
           sum is 0.
 
         Parameters

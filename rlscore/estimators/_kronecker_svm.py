@@ -67,7 +67,7 @@ class PairwiseSVM(PairDomainsMixin, PairsRegressorMixin, ClassifierMixin, BaseEs
     Notes
     -----
     Per Newton step: conjugate gradients on the support pairs, each iteration
-    O(|S| (n1 + n2)) (kernel) or O(|S| (d1 + d2) + d1 d2) (linear), plus one product
+    O(size(S) (n1 + n2)) (kernel) or O(size(S) (d1 + d2) + d1 d2) (linear), plus one product
     over all q pairs for the line search; the kernels between training objects cost
     O(n^2 d). ``decision_function`` for u pairs: O(u (n1 + n2)) plus the test
     kernels.

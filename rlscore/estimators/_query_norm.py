@@ -27,7 +27,7 @@ class QueryNormalizer(TransformerMixin, BaseEstimator):
     ----------
     method : {"linear", "zscore", "sum"}, default="linear"
         "linear": (x - min) / (max - min) over the query (LETOR's QueryLevelNorm);
-        "zscore": (x - mean) / std (ddof = 0); "sum": x / sum |x|; a feature constant in
+        "zscore": (x - mean) / std (ddof = 0); "sum": x / sum abs(x); a feature constant in
         a query (sum 0 for "sum") becomes 0 there.
 
     Notes

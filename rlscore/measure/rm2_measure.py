@@ -25,7 +25,7 @@ def _rm2_column(y, p, variant):
 
 
 def rm2(Y, P, variant="roy"):
-    """The modified squared correlation r_m^2 = r^2 (1 - sqrt(|r^2 - r0^2|)) of the
+    """The modified squared correlation r_m^2 = r^2 (1 - sqrt(abs(r^2 - r0^2))) of the
     drug-target affinity tables (DeepDTA, GraphDTA and their successors report it beside
     the c-index and the MSE).
 
@@ -42,9 +42,9 @@ def rm2(Y, P, variant="roy"):
     P : array-like, same shape as Y
         Predictions.
     variant : {"roy", "deepdta"}, default "roy"
-        "roy" is the published definition, sqrt(|r^2 - r0^2|). "deepdta" is what
+        "roy" is the published definition, sqrt(abs(r^2 - r0^2)). "deepdta" is what
         DeepDTA's evaluation code (``emetrics.get_rm2``, copied by GraphDTA and many
-        later papers) computes: sqrt(|r^2 * r^2 - r0^2 * r0^2|), the difference of the
+        later papers) computes: sqrt(abs(r^2 r^2 - r0^2 r0^2)), the difference of the
         *squares* of r^2 and r0^2, which is (r^2 + r0^2) times the published gap: its
         values are smaller when r^2 + r0^2 > 1 and larger when it is < 1 (for
         r^2 = 0.8, r0^2 = 0.7: 0.8 (1 - sqrt(0.15)) = 0.490 against

@@ -17,7 +17,7 @@ lifelines: ``lifelines.utils.concordance_index(event_times, predicted_scores,
 event_observed)`` scores "higher = longer survival" -- pass ``-risk``. It has the same
 comparable pairs (an event and a censoring at one time included) but ties risks only
 when they are exactly equal: it equals this module with ``tied_tol=0`` (and with the
-default whenever no two risks differ by 0 < |d| <= 1e-8).
+default whenever no two risks differ by 0 < abs(d) <= 1e-8).
 """
 
 import numpy as np

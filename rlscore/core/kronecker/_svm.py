@@ -18,7 +18,7 @@ solution on the pairs of S alone:
 
 (the dual step of RLScore's KronSVM, (D Kq + lambda I) x = D (f - y) + lambda a with
 D the indicator of S, reduces to this). Each Newton step solves that system by
-conjugate gradients (one vec-trick product per iteration, O(|S| (n1 + n2)) in the
+conjugate gradients (one vec-trick product per iteration, O(size(S) (n1 + n2)) in the
 dual), warm-started from the current point, and is followed by an exact line search
 on the convex piecewise-quadratic J along the step (O(q) per trial). The iteration
 stops when the gradient (the K-scaled gradient D (f - y) + lambda a in the dual) is at
@@ -132,8 +132,8 @@ class SampledKronSVMModel(PairwisePredictorInterface):
 
     Notes
     -----
-    Per Newton step: CG on the system of the |S| support pairs, each CG iteration one
-    vec-trick product O(|S| (n1 + n2)) (kernel) or O(|S| (d1 + d2) + d1 d2 ...) with Z
+    Per Newton step: CG on the system of the size(S) support pairs, each CG iteration one
+    vec-trick product O(size(S) (n1 + n2)) (kernel) or O(size(S) (d1 + d2) + d1 d2 ...) with Z
     and Z^T (linear), plus one product over all q pairs for the line search. Memory
     O(q + n1^2 + n2^2) (kernel) or O(q + d1 d2) (linear).
     """

@@ -42,7 +42,7 @@ def holdout_cindex(event, time, folds, predictions):
     Parameters
     ----------
     event, time : (m,) outcomes of all rows.
-    folds : list of index arrays; predictions : list of (|H|,) risk scores, one per fold
+    folds : list of index arrays; predictions : list of (size(H),) risk scores, one per fold
         (as :meth:`SurvivalRankRLSModel.holdout` returns them).
 
     Returns

@@ -50,17 +50,17 @@ sums of them), the s_h and d_h in O(m r). Three exact methods, r the number of
 coordinates F (d + 1 linear, the basis size with Nystrom, rank(K) dual):
 
 * ``"stream"`` -- the one pass above: a few r x r updates per group of tied times
-  (memory-bound), then O(|H| r^2 + r^3) per fold (a Cholesky per lambda, or one
+  (memory-bound), then O(size(H) r^2 + r^3) per fold (a Cholesky per lambda, or one
   eigendecomposition when there are more than 27). Leave-one-out: O(r^3) per row
   instead of O(m r^2) per refit, O(m r^3) in all.
 * ``"subgraph"`` -- Lemma 2 directly: the comparability graph of the remaining rows
-  applied to F_R in O(|R| r), C_R = F_R^T L_R F_R by one GEMM, 2 |R| r^2 flops per fold,
+  applied to F_R in O(size(R) r), C_R = F_R^T L_R F_R by one GEMM, 2 size(R) r^2 flops per fold,
   the same in the primal, dual and Nystrom forms (the dual never refactors K_RR).
   K-fold: about K GEMMs of the training (2 m r^2 each), cheaper than the stream pass
   in practice (a GEMM against memory-bound updates; measured in
   benchmarks/bench_survival_rankrls.py).
 * ``"refit"`` -- a plain new model on the remaining rows: the subgraph cost plus, in
-  the dual, the eigendecomposition of K_RR (about 9 |R|^3).
+  the dual, the eigendecomposition of K_RR (about 9 size(R)^3).
 
 ``method="auto"`` takes the cheapest by :func:`holdout_cost` (GEMM-flop equivalents:
 the stream pass costs 96 ng r^2 for ng groups of tied times, 12 r x r updates each
@@ -236,7 +236,7 @@ class SurvivalRankRLSModel:
             yield acc
 
     def _exact_parts(self, h, S, D):
-        """sum_{h in H} M_h without the G_h and sum_{h in H} d_h, O(|H| r^2)."""
+        """sum_{h in H} M_h without the G_h and sum_{h in H} d_h, O(size(H) r^2)."""
         F = self.system.F[h]
         deg = self.graph.degree[h].astype(np.float64)
         FS = F.T @ S[h]
@@ -256,13 +256,13 @@ class SurvivalRankRLSModel:
 
         Returns
         -------
-        list of ndarrays, one per fold: (|H|,) for the default regparam, else
-        (len(regparams), |H|).
+        list of ndarrays, one per fold: (size(H),) for the default regparam, else
+        (len(regparams), size(H)).
 
         Notes
         -----
-        See the module docstring: stream O(ng r^2 + sum_H (|H| r^2 + r^3)), subgraph
-        O(sum_H (|R| r^2 + r^3)), refit that plus O(|R|^3) per fold in the dual.
+        See the module docstring: stream O(ng r^2 + sum_H (size(H) r^2 + r^3)), subgraph
+        O(sum_H (size(R) r^2 + r^3)), refit that plus O(size(R)^3) per fold in the dual.
         """
         # each fold is its own hold-out set with its own predictions: folds may
         # overlap (holdout_cindex's pooled C refuses overlap)
