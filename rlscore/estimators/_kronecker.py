@@ -249,7 +249,8 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         model uses them.
     solver_ : "closed_form" or "iterative", the solver used
     n_iter_ : int or None, iterations of the iterative solver
-    coef_ : ndarray of shape (d1, d2), linear kernel: prediction X1[i] @ coef_ @ X2[j]
+    coef_ : ndarray of shape (d1, d2), linear kernel: the prediction of a pair is
+        ``X1[i] @ coef_ @ X2[j]``
     dual_coef_ : ndarray, other kernels: coefficients of the training pairs
         (n1_train x n2_train for the closed form, one per training pair otherwise)
     n_features_in_ : 2
