@@ -25,7 +25,7 @@ import numpy as np
 
 from rlscore._blocks import text_chunk_bytes
 from rlscore._validation import as_2d_labels, check_positive_int
-from rlscore.utilities._text_files import open_binary, source_name
+from rlscore.utilities._text_files import open_binary, source_name, whole_line_blocks
 
 __all__ = ["CsvLayout", "csv_kind", "read_csv_data", "iter_csv_data", "CsvSource"]
 
@@ -234,27 +234,7 @@ def _raw_chunks(fname, layout, chunk_bytes=None):
     plan = None
     line = 1
     with open_binary(fname) as fh:
-        rest = b""
-        first = True
-        while True:
-            block = fh.read(chunk_bytes)
-            data = rest + block
-            if first and (block or not data):
-                first = False
-                if data.startswith(b"\xef\xbb\xbf"):
-                    data = data[3:]
-            if not block:
-                if not data:
-                    break
-                if not data.endswith(b"\n"):
-                    data += b"\n"
-                rest = b""
-            else:
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    rest = data
-                    continue
-                data, rest = data[:cut + 1], data[cut + 1:]
+        for data in whole_line_blocks(fh, chunk_bytes):
             if b"\r" in data:
                 data = data.replace(b"\r\n", b"\n")
             if b"\0" in data:
@@ -292,8 +272,6 @@ def _raw_chunks(fname, layout, chunk_bytes=None):
                 line += lines
                 if out is not None:
                     yield plan, out
-            if not block:
-                break
     if plan is None:
         raise ValueError(f"{src}: the file is empty (expected a header line)")
 

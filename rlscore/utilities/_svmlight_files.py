@@ -14,7 +14,8 @@ from rlscore._blocks import text_chunk_bytes
 from rlscore._ext import _svmlight
 from rlscore._memory import parser_bytes
 from rlscore._validation import as_2d_labels, check_positive_int
-from rlscore.utilities._text_files import index_dtype, open_binary, open_text, source_name
+from rlscore.utilities._text_files import (index_dtype, open_binary, open_text, source_name,
+                                          whole_line_blocks)
 
 __all__ = ["read_svmlight", "iter_svmlight", "write_svmlight", "ZeroIndexError",
            "SvmlightSource"]
@@ -54,27 +55,7 @@ def _raw_chunks(fname, zero_based, chunk_bytes=None):
     mode = {False: 0, True: 1, "auto": 2}[zero_based]
     n_labels, has_qid, line = 0, -1, 1
     with open_binary(fname) as fh:
-        rest = b""
-        first = True
-        while True:
-            block = fh.read(chunk_bytes)
-            data = rest + block
-            if first:
-                first = False
-                if data.startswith(b"\xef\xbb\xbf"):      # UTF-8 byte order mark
-                    data = data[3:]
-            if not block:
-                if not data:
-                    break
-                if not data.endswith(b"\n"):
-                    data += b"\n"
-                rest = b""
-            else:
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    rest = data
-                    continue
-                data, rest = data[:cut + 1], data[cut + 1:]
+        for data in whole_line_blocks(fh, chunk_bytes):
             lines = data.count(b"\n")
             labels = np.empty(lines + data.count(b"|"))
             indptr = np.zeros(lines + 1, dtype=np.int64)
@@ -97,8 +78,6 @@ def _raw_chunks(fname, zero_based, chunk_bytes=None):
                        "indptr": indptr[:rows + 1], "indices": indices[:nnz],
                        "values": values[:nnz], "min_first": min_first,
                        "max_index": max_index}
-            if not block:
-                break
 
 
 def _to_csr(chunk, shift, ncols):

@@ -89,6 +89,31 @@ def open_binary(fname):
         yield fname
 
 
+def whole_line_blocks(fh, chunk_bytes):
+    """Blocks of whole lines (each ending with b"\\n") of the binary file object ``fh``,
+    read ``chunk_bytes`` at a time: a UTF-8 byte order mark at the start is dropped and
+    a last line without its newline gets one. The one chunked reader of the text data
+    files (svmlight and CSV). O(file size); memory O(chunk_bytes + the longest line)."""
+    rest, first = b"", True
+    while True:
+        block = fh.read(chunk_bytes)
+        data = rest + block
+        if first:
+            first = False
+            if data.startswith(b"\xef\xbb\xbf"):      # UTF-8 byte order mark
+                data = data[3:]
+        if not block:
+            if data:
+                yield data if data.endswith(b"\n") else data + b"\n"
+            return
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            rest = data
+            continue
+        data, rest = data[:cut + 1], data[cut + 1:]
+        yield data
+
+
 def index_dtype(n):
     """The index dtype of a CSR matrix with n stored entries or columns: int32 while
     it fits, else int64."""
