@@ -25,7 +25,8 @@ The rows (faces: L learner, E estimator, C command line, G GridSearchCV, D Dask)
 * per query on data with query ids: RLS LOO and LPO (C, E), global RankRLS LPO
   (C), query RankRLS LPO (E);
 * linear RankSVM K-fold, by query and without query ids -- L, C, G;
-* Kronecker RLS settings A-D -- KronRLS's shortcuts and G over PairwiseRLS;
+* Kronecker RLS settings A-D -- KronRLS's shortcuts and G over PairwiseRLS; A-C --
+  PairwiseRLSCV (E);
 * kernel learning (gamma="learn"): RLS and query RankRLS -- L, E, C; Kronecker -- L, E.
 """
 
@@ -853,11 +854,25 @@ def _kron_gridsearch(setting):
             search.predict(test))
 
 
-KRON_FACES = {"learner": _kron_learner, "gridsearch": _kron_gridsearch}
+def _kron_estimator(setting):
+    """PairwiseRLSCV with the setting's leave-one-out (A pairs, B drugs, C targets)."""
+    from rlscore.estimators import PairwiseRLSCV
+    X1, X2, Y, pairs = _dyadic()
+    cv = {"A": "pairs", "B": "drugs", "C": "targets"}[setting]
+    est = PairwiseRLSCV(X1, X2, alphas=GRID, cv=cv, scoring="sqerror").fit(pairs, Y)
+    test = np.array([(i, j) for j in range(N2, N2 + 2) for i in range(N1, N1 + 3)])
+    return est.alpha_, est.cv_results_["cv_performances"], est.predict(test)
 
 
-@pytest.mark.parametrize("setting", ["A", "B", "C", "D"])
-@pytest.mark.parametrize("face", list(KRON_FACES))
+KRON_FACES = {"learner": _kron_learner, "gridsearch": _kron_gridsearch,
+              "estimator": _kron_estimator}
+
+
+# PairwiseRLSCV's setting D holds out GroupKFold's blocks, not this row's ROW_FOLDS x
+# COL_FOLDS (tests/estimators/test_pairwise_rls_cv.py holds it against refits)
+@pytest.mark.parametrize("face, setting", [
+    (face, setting) for face in KRON_FACES for setting in "ABCD"
+    if not (face == "estimator" and setting == "D")])
 def test_kronecker(face, setting):
     perfs, lam, pred = _kron_reference(setting)
     _check(KRON_FACES[face](setting), perfs, lam, pred)
