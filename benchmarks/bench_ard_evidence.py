@@ -16,7 +16,7 @@ part; test MSE in units of var(y_train)):
   searches on busy cores);
 * test MSE of the default criterion, ``criterion="loo"``, ``criterion="evidence"``,
   the GP and the isotropic 10 x 13 exact-LOO grid
-  (:func:`rlscore.core.rls.gaussian_grid_loo`), over ``--seeds`` splits.
+  (:func:`rlscore.core.hyper.gaussian_grid_loo`), over ``--seeds`` splits.
 
     nice -n 10 python benchmarks/bench_ard_evidence.py [--repeats 3] [--seeds 3]
 
@@ -39,7 +39,7 @@ limit_threads(2)
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from rlscore.core.rls import gaussian_grid_loo, learn_kernel  # noqa: E402
+from rlscore.core.hyper import gaussian_grid_loo, learn_kernel
 from rlscore.datasets import load_beijing_air_quality  # noqa: E402
 from rlscore.learner import RLS  # noqa: E402
 
@@ -121,7 +121,7 @@ def timing(sets, repeats):
 def step_threads(sets, repeats):
     """The cause of the slow searches: one evidence step (criterion and gradient) with
     the BLAS at two threads against one, interleaved in this process."""
-    from rlscore.core.rls import EvidenceObjective
+    from rlscore.core.hyper import EvidenceObjective
     from rlscore.kernel import GaussianFamily
     print("\n## One ARD evidence step: BLAS two threads / one thread (median of "
           f"{7 * repeats}, interleaved)\n")

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 import scipy.linalg as la  # noqa: E402
 
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel  # noqa: E402
-from rlscore.core.rls import RLSModel  # noqa: E402
+from rlscore.core.nystrom import RLSModel
 from rlscore.core.structure import as_query_groups  # noqa: E402
 
 GAMMA_SCALE = 1.0

@@ -4,11 +4,11 @@ processes, in one run.
 On each data set (same split, inputs standardized and targets centred/scaled on the
 training part), test MSE (in units of the training variance of y) and wall time of
 
-  (a)  rlscore.core.rls.learn_kernel: L-BFGS-B on the exact LOO error, ARD (one width
+  (a)  rlscore.core.hyper.learn_kernel: L-BFGS-B on the exact LOO error, ARD (one width
        per feature); (a-bayes) the same with Cawley & Talbot's penalty, weight
        integrated out (penalty="bayes"); (a-ev) ARD by the Gaussian-process evidence of
        the same model (criterion="evidence"); and one isotropic width by LOO (a-iso);
-  (b)  a 10 gamma x 13 lambda grid with the exact LOO (rlscore.core.rls.gaussian_grid_loo:
+  (b)  a 10 gamma x 13 lambda grid with the exact LOO (rlscore.core.hyper.gaussian_grid_loo:
        one eigendecomposition per gamma);
   (c)  scikit-learn GridSearchCV(KernelRidge(rbf)) over the same grid, 5-fold;
   (d)  scikit-learn GaussianProcessRegressor, ConstantKernel * RBF(ARD) + WhiteKernel,
@@ -41,8 +41,7 @@ limit_threads()
 import numpy as np  # noqa: E402
 import scipy.linalg as la  # noqa: E402
 
-from rlscore.core.rls import (GRID_GAMMA_FACTORS, GRID_REGPARAMS, EvidenceObjective,  # noqa
-                              LOOObjective, gaussian_grid_loo, learn_kernel)
+from rlscore.core.hyper import GRID_GAMMA_FACTORS, GRID_REGPARAMS, EvidenceObjective, LOOObjective, gaussian_grid_loo, learn_kernel
 from rlscore.datasets import load_beijing_air_quality, make_relevance_regression  # noqa
 from rlscore.kernel import GaussianFamily, GaussianKernel, median_heuristic_gamma  # noqa
 from rlscore.learner import LeaveOneOutRLS  # noqa: E402

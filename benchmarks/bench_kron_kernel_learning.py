@@ -1,5 +1,5 @@
 """KronRLS with one Gaussian gamma per domain learned by the exact in-sample
-leave-one-pair-out gradient (rlscore.core.kronecker.learn_kron_kernel), in one run.
+leave-one-pair-out gradient (rlscore.core.hyper.learn_kron_kernel), in one run.
 
 Data: the Davis kinase set (68 drugs x 442 targets, every pair measured, pKd) when
 ``RLSCORE_DAVIS`` or ../shared/data/davis holds it, else rlscore's make_drug_target at
@@ -28,8 +28,8 @@ limit_threads()
 
 import numpy as np  # noqa: E402
 
-from rlscore.core.kronecker import (KronLOOObjective, KronRLSModel,  # noqa: E402
-                                    kron_loo_error_gradient, learn_kron_kernel)
+from rlscore.core.hyper import KronLOOObjective, kron_loo_error_gradient, learn_kron_kernel
+from rlscore.core.kronecker import KronRLSModel
 from rlscore.datasets import load_davis, make_drug_target  # noqa: E402
 from rlscore.kernel import GaussianFamily  # noqa: E402
 

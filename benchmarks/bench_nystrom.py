@@ -24,7 +24,7 @@ limit_threads()
 import numpy as np  # noqa: E402
 import scipy.linalg as la  # noqa: E402
 
-from rlscore.core.rls import RLSModel  # noqa: F401
+from rlscore.core.nystrom import RLSModel
 from rlscore.datasets import make_grouped_regression  # noqa: E402
 from rlscore.kernel import GaussianKernel  # noqa: E402
 from rlscore.learner import LeaveOneOutRLS  # noqa: E402

@@ -13,7 +13,7 @@ of one run (the iteration counts are exact; the machine is shared).
 
 ``--factor-memory R...``: peak RSS of a child process that builds the factors of R
 Gaussian centres (d = 20), factors the preconditioner and applies T, T^T and M^{-1}
-once (:class:`rlscore.core.rls.NystromFactors`: one R x R float64 array).
+once (:class:`rlscore.core.nystrom.NystromFactors`: one R x R float64 array).
 
 Measured on the shared 2-core machine (load 13-16; peak RSS of the child, the Python
 process with numpy/scipy/rlscore alone is about 95 MB). "Before": the explicit layout
@@ -78,7 +78,7 @@ def _data(m, d=10, qsize=20, seed=0):
 
 def _factor_child(r):
     import numpy as np
-    from rlscore.core.rls import NystromFactors
+    from rlscore.core.nystrom import NystromFactors
     B = np.random.default_rng(0).standard_normal((r, 20))
     c0 = time.process_time()
     f = NystromFactors("GaussianKernel", B, gamma=0.05)
@@ -104,8 +104,7 @@ def factor_memory(rs):
 def main():
     import numpy as np
     from rlscore.core.rankrls import CenteredGramOperator, pcg_select_rankrls
-    from rlscore.core.rls import (NystromFactors, StreamedGramOperator, pcg_select,
-                                  pcg_solve)
+    from rlscore.core.nystrom import NystromFactors, StreamedGramOperator, pcg_select, pcg_solve
     from rlscore.core.structure import ArraySource
     ap = argparse.ArgumentParser()
     ap.add_argument("--m", type=int, default=20000)

@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 import rlscore._blocks as blocks  # noqa: E402
 from rlscore._blocks import rows_per_block  # noqa: E402
-from rlscore.core.rls import NystromFactors, StreamedGramOperator  # noqa: E402
+from rlscore.core.nystrom import NystromFactors, StreamedGramOperator
 from rlscore.core.structure import ArraySource  # noqa: E402
 from rlscore.kernel import kernel_block, kernel_blocks  # noqa: E402
 from rlscore.predictor import KernelPredictor  # noqa: E402

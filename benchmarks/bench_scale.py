@@ -223,7 +223,7 @@ def _rmse(pred, y):
 def _direct(out, src, fmap, idx, Xt, yt, y, loo=True, verbose=None):
     """Fit (statistics pass + one lambda), test RMSE, and the LOO path over GRID."""
     import numpy as np
-    from rlscore.core.rls import StreamedReducedSet
+    from rlscore.core.nystrom import StreamedReducedSet
     clock = _Clock()
     st = StreamedReducedSet(src, fmap, basis_indices=idx, verbose=verbose)
     W = st.solve(LAMBDA)
@@ -247,7 +247,7 @@ def _child(job):
     rate = _gemm_rate()
     out["gflops"] = rate / 1e9
     if method == "file":
-        from rlscore.core.rls import NystromFeatureMap
+        from rlscore.core.nystrom import NystromFeatureMap
         from rlscore.utilities.reader import SvmlightSource, read_svmlight
         train, test = _file_paths(job["file_dir"], name)
         clock = _Clock()
@@ -276,7 +276,7 @@ def _child(job):
             np.savez(job["npz"], X=X, y=y, Xt=Xt, yt=yt, idx=idx, gamma=gamma)
             return print(json.dumps(dict(m=m, d=d)))
         if method in ("direct", "pcg"):
-            from rlscore.core.rls import NystromFactors, NystromFeatureMap, pcg_reduced_set
+            from rlscore.core.nystrom import NystromFactors, NystromFeatureMap, pcg_reduced_set
             from rlscore.core.structure import ArraySource
             clock = _Clock()
             # PCG: the one-array factors (C and A in one r x r array, T by solves)
@@ -345,7 +345,7 @@ def _parts(out, job, rate):
     working-memory budget. O(m r (d + r))."""
     import numpy as np
     from rlscore._blocks import rows_per_block
-    from rlscore.core.rls import NystromFeatureMap
+    from rlscore.core.nystrom import NystromFeatureMap
     from rlscore.utilities.reader import SvmlightSource
     from scipy.linalg import blas
     train, _ = _file_paths(job["file_dir"], job["data"])
@@ -447,7 +447,7 @@ def check_falkon(a, m=3000, r=300):
     """Falkon's predictions against ours on a small synthetic problem at convergence
     (many CG iterations, tight tolerance): the lambda mapping penalty = lambda / m."""
     import numpy as np
-    from rlscore.core.rls import NystromFeatureMap, StreamedReducedSet
+    from rlscore.core.nystrom import NystromFeatureMap, StreamedReducedSet
     from rlscore.core.structure import ArraySource
     with tempfile.TemporaryDirectory(dir=a.scratch) as tmp:
         npz, pred = os.path.join(tmp, "data.npz"), os.path.join(tmp, "pred.npy")

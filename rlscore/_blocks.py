@@ -18,9 +18,9 @@ in the manner of scikit-learn's ``working_memory``:
 
 This is the per-block setting. The faces' ``memory_budget`` (``--memory-budget`` on
 the command line) is the budget of a whole run: the memory plan of
-:func:`rlscore.core.rls.plan_reduced_set` checks the run's estimate against it and
+:func:`rlscore.core.nystrom.plan_reduced_set` checks the run's estimate against it and
 runs the blocks with at most a quarter of it as working memory
-(:func:`rlscore.core.rls.block_working_memory`).
+(:func:`rlscore.core.nystrom.block_working_memory`).
 
 Constants that stay fixed, with their reason: the archive reader's 1 MiB reads and
 its limits (``rlscore._archive``: safety bounds of untrusted files, not working

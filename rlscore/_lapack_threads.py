@@ -8,7 +8,7 @@ segfaults, of 17 000 x 512 runs; with one thread all of them run. The threshold 
 where 8 n^2 bytes pass 2^31, a 32-bit offset overflowing in the threaded drivers
 (OpenBLAS issues #352, #1413, #2821 report the same crash class in the threaded
 potrf/syrk). scipy has no ILP64 LAPACK to switch to (``HAS_ILP64`` is False), so the
-factorizations of :class:`rlscore.core.rls.NystromFactors` and the like run under
+factorizations of :class:`rlscore.core.nystrom.NystromFactors` and the like run under
 :func:`lapack_threads` with one BLAS thread when n is at least :data:`SAFE_N`: the
 same flops at half the speed on two cores, instead of a dead process.
 """

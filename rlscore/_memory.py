@@ -8,7 +8,7 @@ Reduced-set (Nystrom) paths with b basis vectors
     :func:`reduced_set_peak_bytes`: ``"memory"`` (the m x b kernel block and features
     in memory, :data:`PEAK_REDUCED_SET`), ``"memory_cv"`` (the same plus the
     leave-one-out / hold-out arrays), ``"streamed"``
-    (:class:`rlscore.core.rls.StreamedReducedSet` with its cross-validation pass:
+    (:class:`rlscore.core.nystrom.StreamedReducedSet` with its cross-validation pass:
     b x b statistics, one block, the m x L x p held-out predictions),
     ``"streamed_fit"`` (its statistics pass alone: one kernel block) and ``"pcg"`` (Falkon's preconditioned CG without
     its optional kernel-block cache).
@@ -82,7 +82,7 @@ def estimate_peak_bytes(path, m, n2=None):
 #: Block-sized temporaries of the RankRLS statistics beyond RLS's, in block x k
 #: arrays: the per-query centring of a block (its expanded means and the centred
 #: copy) and the global shift's centred copy
-#: (:func:`rlscore.core.rls.block_statistics`). Measured at (m, b) = (4e4, 400),
+#: (:func:`rlscore.core.nystrom.block_statistics`). Measured at (m, b) = (4e4, 400),
 #: blocks of 200 to 3200 rows: the excess over the "rls" estimate was 1.1-3.9 (query)
 #: and 0.9-1.0 (global) such arrays plus about 2 MiB.
 CENTRING_BLOCKS = {"rls": 0, "query": 2, "global": 1}
@@ -122,7 +122,7 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
     :data:`STREAM_OVERHEAD` and, for RankRLS, 8 c block k (c of
     :data:`CENTRING_BLOCKS`);
     pcg: 8 (4 b^2 + t block (d + 8 + b) + 6 m p) plus :data:`STREAM_OVERHEAD` for t
-    threads, with 8 m b (the kernel blocks :class:`rlscore.core.rls.StreamedGramOperator`
+    threads, with 8 m b (the kernel blocks :class:`rlscore.core.nystrom.StreamedGramOperator`
     keeps) in place of the reused block buffers when ``cache`` (float64; float32 blocks
     take half). Measured at (m, b) = (4e4, 400), 48 products: 0.98
     (cached) and 0.99 (recomputed; 1.06 at (1e5, 300)) of the peak RSS.

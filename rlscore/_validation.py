@@ -276,6 +276,15 @@ def as_index_array(indices, m, name="indices", unique=True, *, allow_empty=False
     return arr
 
 
+
+def check_holdout_rows(indices, m):
+    """The rows held out of a training set of ``m`` rows as a checked index array: in
+    range, unique, and leaving at least one row to train on (O(h))."""
+    H = as_index_array(indices, m, name="indices")
+    if H.size >= m:
+        raise ValueError("indices hold out every example; nothing is left to train on")
+    return H
+
 def check_index_folds(folds, n, name="folds", disjoint=True):
     """The one checker of folds of object indices (a K-fold over the n objects of one
     domain): a list of 1-D index arrays.

@@ -278,13 +278,13 @@ def _patch_small_text_chunks(mp):
 @pytest.fixture
 def arrays_only_budget(monkeypatch):
     """Plans that count the run's arrays alone: what the process holds
-    (:func:`rlscore.core.rls.process_bytes`) and a file's parser buffers
+    (:func:`rlscore.core.nystrom.process_bytes`) and a file's parser buffers
     (:func:`rlscore._memory.parser_bytes`) are taken as 0. For the tests that place a
     budget between two estimates of the arrays (bytes apart, far below the test
     process's own memory) and compare faces on arrays with the command line on a
     file; the whole-process budget (the peak resident set of a child process against
     its budget) is tested in tests/test_memory_rss.py."""
     import rlscore._memory
-    import rlscore.core.rls._memory_plan as plan
+    import rlscore.core.nystrom._memory_plan as plan
     monkeypatch.setattr(plan, "process_bytes", lambda: 0.0)
     monkeypatch.setattr(rlscore._memory, "PARSER_CHUNKS", 0)

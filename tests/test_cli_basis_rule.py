@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from rlscore.core.rls import select_basis
+from rlscore.core.nystrom import select_basis
 from rlscore.learner import KfoldRLS, LeaveOneOutRLS
 from rlscore.measure import sqerror
 from rlscore.utilities.reader import write_svmlight

@@ -69,7 +69,7 @@ def query_file(tmp_path):
 @pytest.mark.parametrize("learner", ["query-rankrls", "rankrls"])
 def test_fit_gamma_learn_ranking_writes_the_core_result(query_file, tmp_path, capsys,
                                                         learner):
-    from rlscore.core.rankrls import learn_kernel_global, learn_kernel_lqo
+    from rlscore.core.hyper import learn_kernel_global, learn_kernel_lqo
     from rlscore.learner import GlobalRankRLS, QueryRankRLS
     path, X = query_file
     out = tmp_path / "m.npz"

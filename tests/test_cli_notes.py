@@ -172,7 +172,7 @@ def test_lqo_by_refitting_says_the_cost_and_counts_the_queries(qid_file, run_cli
 @pytest.mark.usefixtures("arrays_only_budget")
 def test_budget_refusal_suggests_smaller_blocks_only_when_they_fit():
     from rlscore._memory import reduced_set_peak_bytes
-    from rlscore.core.rls import plan_reduced_set
+    from rlscore.core.nystrom import plan_reduced_set
     m, b, d = 300, 20, 4
     kw = dict(solver="direct", cv="loo", n_lambdas=2, stream=True)
     one_row = reduced_set_peak_bytes("streamed", m, b, d, 1, 1, 2, 0) / 2**20

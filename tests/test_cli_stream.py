@@ -150,7 +150,7 @@ def test_stream_states_its_estimate_before_the_run(tmp_path, capsys):
 def test_stream_refuses_a_run_that_cannot_fit(tmp_path, capsys, monkeypatch):
     """Too little free memory even for streaming: exit code 2 before training, the
     estimate and the command's own ways out in the message, no model file."""
-    import rlscore.core.rls._memory_plan as plan
+    import rlscore.core.nystrom._memory_plan as plan
     monkeypatch.setattr(plan, "available_memory", lambda: 2**16)
     path, _ = _file(tmp_path)
     out = tmp_path / "m.npz"

@@ -258,7 +258,7 @@ N_BASIS, BASIS_SEED = 18, 5
 
 def _rls_basis(m):
     """The rows ``--basis N --basis-seed S`` draws (the draw every face shares)."""
-    from rlscore.core.rls import select_basis
+    from rlscore.core.nystrom import select_basis
     return np.sort(select_basis(m, n_basis=N_BASIS, random_state=BASIS_SEED))
 
 

@@ -36,8 +36,8 @@ def test_large_n_runs_with_one_blas_thread_and_restores():
 def test_factors_call_lapack_under_the_guard(monkeypatch):
     """NystromFactors' dense factorizations all go through the guard with their
     order (a spy records n), and give the same factors as before."""
-    import rlscore.core.rls._pcg_factors as pf
-    from rlscore.core.rls import NystromFactors
+    import rlscore.core.nystrom._pcg_factors as pf
+    from rlscore.core.nystrom import NystromFactors
     seen = []
     real = pf.lapack_threads
 

@@ -46,8 +46,8 @@ LAYER = {
     "plot": 3, "cli": 4, "": 5, "__main__": 5,
 }
 # the families of rlscore.core, bottom first (equal ranks never import each other)
-FAMILY = {"structure": 0, "optim": 1, "selection": 2, "rls": 3,
-          "rankrls": 4, "ranksvm": 4, "kronecker": 4, "survival": 5}
+FAMILY = {"structure": 0, "optim": 1, "selection": 2, "rls": 3, "nystrom": 4,
+          "rankrls": 5, "ranksvm": 5, "kronecker": 5, "survival": 6, "hyper": 6}
 # sideways imports allowed within one layer: (importer, imported)
 ALLOWED_SIDEWAYS = {("predictor", "kernel"), ("datasets", "utilities")}
 

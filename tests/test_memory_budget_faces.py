@@ -447,7 +447,7 @@ def test_rank_learners_stream_explicit_basis_vectors(kind):
 
 
 def test_streamed_fit_checks_explicit_basis_vectors():
-    from rlscore.core.rls import streamed_fit
+    from rlscore.core.nystrom import streamed_fit
     from rlscore.core.structure import ArraySource
     src = ArraySource(X, Y)
     with pytest.raises(ValueError, match="not both"):

@@ -111,7 +111,7 @@ def test_rank_streamed_estimates_count_the_centring_blocks():
     the centred copy; the global shift's copy): the estimate counts those block x k
     arrays, for the plan and for StreamedReducedSet alike."""
     from rlscore._memory import CENTRING_BLOCKS, reduced_set_peak_bytes
-    from rlscore.core.rls import plan_reduced_set
+    from rlscore.core.nystrom import plan_reduced_set
     rls = reduced_set_peak_bytes("streamed_fit", 1000, 50, 5, 1, 100)
     for kind, c in CENTRING_BLOCKS.items():
         est = reduced_set_peak_bytes("streamed_fit", 1000, 50, 5, 1, 100, kind=kind)
@@ -172,9 +172,9 @@ def test_the_plan_counts_what_the_process_holds(monkeypatch):
     alone would fit but the process would not; the streamed plan's estimate is the
     100 MiB plus its arrays and fits the budget; 90 MiB is refused as below the
     process."""
-    import rlscore.core.rls._memory_plan as plan_mod
+    import rlscore.core.nystrom._memory_plan as plan_mod
     from rlscore._memory import reduced_set_peak_bytes
-    from rlscore.core.rls import plan_reduced_set
+    from rlscore.core.nystrom import plan_reduced_set
     held = 100 * 2**20
     monkeypatch.setattr(plan_mod, "process_bytes", lambda: float(held))
     m, b, d = 20000, 200, 10

@@ -102,7 +102,7 @@ def test_prediction_intervals_refuse_overlapping_folds(data):
 
 def test_pooled_query_folds_refuse_overlap(data):
     from rlscore._groups import QueryGroups
-    from rlscore.core.rls import RLSModel
+    from rlscore.core.nystrom import RLSModel
     from rlscore.core.selection import PooledQueryCV
     from rlscore.measure import cindex
     X, y = data

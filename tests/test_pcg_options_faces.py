@@ -10,7 +10,7 @@ import pytest
 
 from rlscore.core.optim import ConvergenceWarning
 from rlscore.core.rankrls import fit_rank_model
-from rlscore.core.rls import fit_rls_model
+from rlscore.core.nystrom import fit_rls_model
 from rlscore.estimators import KernelRLS, RankRLS
 from rlscore.learner import (GlobalRankRLS, LeaveOneOutRLS, QueryRankRLS, RLS,
                              StreamedRLS)

@@ -15,7 +15,7 @@ from sklearn.model_selection import GridSearchCV
 
 from rlscore.cli import main
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.rls import select_basis
+from rlscore.core.nystrom import select_basis
 from rlscore.core.selection import (NfoldCV, PooledQueryCV, RefitModel, TrainTestCV,
                                     grid_search, holdout_of)
 from rlscore.core.structure import QueryGroups

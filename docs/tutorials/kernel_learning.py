@@ -6,7 +6,7 @@ set where only 2 of 10 features matter (rlscore.datasets.make_relevance_regressi
 For each: the LOO-gradient search with one gamma and with one gamma per feature (ARD;
 unpenalized and with penalty="bayes"), ARD widths by the Gaussian-process evidence of
 the same model (criterion="evidence"), the 10 x 13 grid with the exact LOO
-(rlscore.core.rls.gaussian_grid_loo), and GaussianProcessRegressor with
+(rlscore.core.hyper.gaussian_grid_loo), and GaussianProcessRegressor with
 ConstantKernel * RBF(ARD) + WhiteKernel (3 restarts). Inputs standardized, targets
 centred and scaled on the training part; test MSE in units of var(y_train).
 """
@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from rlscore.core.rls import LOOObjective, gaussian_grid_loo, learn_kernel
+from rlscore.core.hyper import LOOObjective, gaussian_grid_loo, learn_kernel
 from rlscore.datasets import make_relevance_regression
 from rlscore.kernel import GaussianFamily
 from rlscore.learner import LeaveOneOutRLS

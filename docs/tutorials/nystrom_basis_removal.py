@@ -12,7 +12,7 @@ deploy, which an independent test set confirms.
 
 import numpy as np
 
-from rlscore.core.rls import RLSModel
+from rlscore.core.nystrom import RLSModel
 from rlscore.datasets import make_grouped_regression
 
 

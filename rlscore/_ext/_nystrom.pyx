@@ -7,7 +7,7 @@ map of the reduced basis is a rank-|H| update of the kept columns,
 
     Phi_L = Phi[:, L] + (Phi[:, L] P D + Phi[:, H] S) P^T,
 
-(P: |L| x |H|, D, S: |H| x |H|; see :func:`rlscore.core.rls.NystromMap.remove`).
+(P: |L| x |H|, D, S: |H| x |H|; see :func:`rlscore.core.nystrom.NystromMap.remove`).
 The kernel makes one pass over the rows of Phi in blocks: gather the block's kept
 columns into ``out``, form the block's |H| correction columns with two DGEMMs and add
 them back with a third. O(m |L| |H|) time, O(block |H|) extra memory.

@@ -61,7 +61,7 @@ def _basis(args, data, kernel):
     m = data.X.shape[0]
     if not 1 <= n <= m:
         raise UsageError(f"--basis {n}: choose between 1 and the {m} training examples")
-    from rlscore.core.rls import select_basis
+    from rlscore.core.nystrom import select_basis
     # the draw of every face (rlscore.learner.RLS(n_basis=N, random_state=S) takes the
     # same rows); the command's default seed is 0, so that a command line is repeatable
     seed = 0 if args.basis_seed is None else args.basis_seed
@@ -370,7 +370,7 @@ def _learn_kernel(args, data, spec):
                 learner = LeaveQueryOutRankRLS(data.X, data.y, data.qids, kernel=kernel,
                                                gamma="learn", **search, **kp)
             else:
-                from rlscore.core.rankrls import learn_kernel_global
+                from rlscore.core.hyper import learn_kernel_global
                 res = learn_kernel_global(data.X, data.y, kernel,
                                           degree=kp.get("degree", 2), **search)
                 kp = {**kp, **{k: v for k, v in res.kernel_params.items()

@@ -18,10 +18,10 @@ from rlscore.cli._select import check_qids, note
 #: files at least this large are streamed without --stream when --basis is given
 AUTO_STREAM_BYTES = 256 << 20
 
-#: the learners --stream trains, and their kind (rlscore.core.rls.StreamedReducedSet)
+#: the learners --stream trains, and their kind (rlscore.core.nystrom.StreamedReducedSet)
 STREAM_KINDS = {"rls": "rls", "rankrls": "global", "query-rankrls": "query"}
 
-#: how a refusal of rlscore.core.rls.plan_reduced_set names the command's options
+#: how a refusal of rlscore.core.nystrom.plan_reduced_set names the command's options
 _OPTION_NAMES = {"memory_budget": "--memory-budget",
                  "block_size": "--block-size", "solver": "--solver pcg",
                  "n_basis": "--basis", "more_memory": "a larger --memory-budget"}
@@ -63,14 +63,13 @@ def wants_stream(args):
 
 def fit_streamed(args, kernel_args, grid_of, zero_based):
     """Train and return (learner, info) for ``rlscore fit --stream``: the memory plan
-    of :func:`rlscore.core.rls.plan_streamed_fit` from ``--memory-budget`` (the
+    of :func:`rlscore.core.nystrom.plan_streamed_fit` from ``--memory-budget`` (the
     budget of the whole run, as in every face; a refusal is a usage error), then
     :class:`rlscore.learner.StreamedRLS` under that plan."""
     from rlscore._blocks import working_memory
     from rlscore._validation import format_bytes
     from rlscore.cli._options import OptionError, parse_memory_budget
-    from rlscore.core.rls import (block_working_memory, check_memory_options,
-                                  check_pcg_options, pcg_tolerance, plan_streamed_fit)
+    from rlscore.core.nystrom import block_working_memory, check_memory_options, check_pcg_options, pcg_tolerance, plan_streamed_fit
     from rlscore.learner import StreamedRLS
     from rlscore.utilities.reader import CsvSource, SvmlightSource
     if args.learner not in STREAM_KINDS:

@@ -23,7 +23,7 @@ a fold are the sums over the other folds (no subtraction, no retraining pass), a
 held-out predictions take one more pass over the data. The rule of every face (the
 learners' ``KfoldRLS``, ``StreamedRLS``, the estimators): the basis rows drawn from the
 held-out partitions leave the fold's model (the constraint N^T w = 0 on the r x r
-system, :func:`rlscore.core.rls.fold_weights_from_statistics`), so each fold's
+system, :func:`rlscore.core.nystrom.fold_weights_from_statistics`), so each fold's
 estimate is that of the model retrained on the other partitions alone;
 ``keep_basis_in_cv=True`` keeps them (a Nystrom model with a fixed dictionary), as do
 explicit ``basis_vectors`` (not known to be rows of the data).
@@ -34,9 +34,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from rlscore.core.rls import (KernelSolver, NystromFeatureMap, select_basis,
-                              add_statistics, block_statistics, effective_regparam,
-                              fold_weights_from_statistics, gram_and_rhs)
+from rlscore.core.rls import KernelSolver
+from rlscore.core.nystrom import NystromFeatureMap, select_basis, add_statistics, block_statistics, effective_regparam, fold_weights_from_statistics, gram_and_rhs
 from rlscore.core.selection import grid_search, query_score
 from rlscore._progress import Progress, verbosity
 from rlscore._validation import check_regparam
@@ -60,7 +59,7 @@ def _take_rows(part, _state, idx):
 
 
 def _stats(part, nmap, kind, shift):
-    """The partition's statistics (:func:`rlscore.core.rls.block_statistics`, the code
+    """The partition's statistics (:func:`rlscore.core.nystrom.block_statistics`, the code
     the single-machine streamed learners run per block; summed over partitions) and
     its distinct query ids."""
     X, Y, q = part
@@ -149,7 +148,7 @@ class _ReducedSetModel(PredictorInterface):
     # -- data passes -------------------------------------------------------------
     def _sample_basis(self, n_basis, random_state):
         """n_basis rows drawn uniformly without replacement from all the data, by the
-        draw of every face (:func:`rlscore.core.rls.select_basis`): the same
+        draw of every face (:func:`rlscore.core.nystrom.select_basis`): the same
         rows as ``rlscore.learner.RLS(X, Y, n_basis=..., random_state=...)``."""
         sizes = np.array(self.data.map_gather(_rows), dtype=np.int64)
         m = int(sizes.sum())

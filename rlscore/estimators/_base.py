@@ -1,7 +1,7 @@
 """Shared machinery of the scikit-learn estimators: storing and checking parameters,
 validating the training data, the kernel names and parameters, the coefficients in the
 layout of the training ``y``, the adapter from (X, y, kernel parameters) to
-:class:`rlscore.core.rls.RLSModel`, prediction, tags and pickling.
+:class:`rlscore.core.nystrom.RLSModel`, prediction, tags and pickling.
 
 Nothing here computes a model: the algebra lives in :mod:`rlscore.core`.
 """
@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.structure import QueryGroups
-from rlscore.core.rls import fit_rls_model
+from rlscore.core.nystrom import fit_rls_model
 from rlscore.core.selection import defined_queries, query_score
 from rlscore.measure import UndefinedPerformance
 from rlscore._progress import verbosity
@@ -427,7 +427,7 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         """Train the core model (``X``, ``y`` already validated) and set the fitted
         attributes. ``path=True`` eigendecomposes at once (cross-validation follows:
         ``cv`` "loo", "kfold" or another name, over ``n_lambdas`` alphas). A reduced-set
-        model streams when :func:`rlscore.core.rls.fit_rls_model` finds its in-memory
+        model streams when :func:`rlscore.core.nystrom.fit_rls_model` finds its in-memory
         arrays above ``memory_budget`` (said once; refused before any work when
         nothing fits)."""
         name, params = self._kernel_spec(X.shape[1])

@@ -23,8 +23,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker import KronRLSModel, check_square_kernel
-from rlscore.core.kronecker import (SampledKronRLSModel, learn_kron_kernel,
-                                    similarity_features)
+from rlscore.core.kronecker import SampledKronRLSModel
+from rlscore.core.hyper import learn_kron_kernel, similarity_features
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
                                       learning_degree, reports_progress, resolve_kernel,
@@ -186,14 +186,14 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         rbf / poly parameter; None means 1 / n_features of each domain. ``"learn"``
         learns one gamma per domain (poly: and each domain's coef0 > 0) together with
         alpha by minimizing the exact in-sample leave-one-pair-out squared error with
-        its gradient (:func:`rlscore.core.kronecker.learn_kron_kernel`): the training
+        its gradient (:func:`rlscore.core.hyper.learn_kron_kernel`): the training
         pairs must form a complete grid (the closed-form solver), with two domains,
         the Kronecker pairwise kernel and the squared loss; ``alpha`` is then only
         ignored (the learned one is ``alpha_``). With ``kernel="precomputed"``
         ``X1`` / ``X2`` are similarity matrices S and each domain's learned kernel is
         the Gaussian of the similarity-induced distance,
         exp(-gamma (S_ii + S_jj - 2 S_ij)), one gamma per domain
-        (:func:`rlscore.core.kronecker.similarity_features`: features phi with
+        (:func:`rlscore.core.hyper.similarity_features`: features phi with
         phi phi^T = S, negative eigenvalues clipped; one O(n^3) eigendecomposition
         of each matrix of all objects). The criterion scores new pairs of
         known objects (setting A); for new drugs or targets it is optimistic.
@@ -204,7 +204,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         With ``gamma="learn"``: the criterion minimized, the in-sample
         leave-one-pair-out squared error or the Gaussian-process evidence (negative
         log marginal likelihood per pair with the covariance K2 kron K1, amplitude
-        profiled out; :func:`rlscore.core.kronecker.kron_evidence_gradient`).
+        profiled out; :func:`rlscore.core.hyper.kron_evidence_gradient`).
     degree : int >= 1 or None, default=None
         Degree of the poly kernel. None means 3 for a fixed poly kernel
         (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``

@@ -17,7 +17,8 @@ import numpy as np
 
 from rlscore import measure as _measures
 from rlscore.core.rankrls import fit_rank_model
-from rlscore.core.rankrls import RankLPOCV, learn_kernel_global, learn_kernel_lqo
+from rlscore.core.rankrls import RankLPOCV
+from rlscore.core.hyper import learn_kernel_global, learn_kernel_lqo
 from rlscore.core.selection import LQOCV, NfoldCV, QueryLPOCV
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
@@ -82,15 +83,15 @@ _LEARN_PARAMS_DOC = """\
         alpha grid: ``alphas`` must be None) learns gamma -- for poly also coef0 > 0 --
         and alpha together by minimizing an exact cross-validation squared ranking
         error with its gradient: with query ids the leave-query-out error of query
-        RankRLS (:func:`rlscore.core.rankrls.learn_kernel_lqo`), without them the
+        RankRLS (:func:`rlscore.core.hyper.learn_kernel_lqo`), without them the
         leave-one-out error of global RankRLS with the intercept refit
-        (:func:`rlscore.core.rankrls.learn_kernel_global`).
+        (:func:`rlscore.core.hyper.learn_kernel_global`).
         ``cv`` and ``scoring`` then only score the learned model (``best_score_``).
         ``ard=True`` (rbf): one gamma per feature.
     penalty : float >= 0 or "bayes", default=0.0
         With ``gamma="learn"``: weight of Cawley & Talbot's penalty on the widths, or
         ``"bayes"``: their regularization with the weight integrated out (see
-        :func:`rlscore.core.rls.learn_kernel`)."""
+        :func:`rlscore.core.hyper.learn_kernel`)."""
 
 _LEARN_ATTRS_DOC = learned_attrs_doc(
     "the mean squared ranking error of the leave-query-out or leave-one-out models") + "\n"

@@ -3,7 +3,7 @@
 import numpy as np
 
 from rlscore._validation import check_regparam_grid
-from rlscore.core.rls import LEARNABLE_KERNELS, learn_kernel
+from rlscore.core.hyper import LEARNABLE_KERNELS, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, clear_fitted, fit_data_doc,
@@ -46,15 +46,15 @@ _KERNEL_PARAMS_DOC = """\
 _STREAM_PARAMS_DOC = """\
     memory_budget : "auto", float (MiB) or None, default="auto"
         A reduced-set model (``n_basis`` / ``basis_indices`` / ``basis_vectors``) is
-        fitted by streaming blocks of rows (:class:`rlscore.core.rls.StreamedRLSModel`
-        over :class:`rlscore.core.rls.StreamedReducedSet`: the same model and
+        fitted by streaming blocks of rows (:class:`rlscore.core.nystrom.StreamedRLSModel`
+        over :class:`rlscore.core.nystrom.StreamedReducedSet`: the same model and
         cross-validation to rounding, O(b^2 + block b + m p) memory instead of the
         m x b arrays) when its in-memory arrays -- with cross-validation, also the
         leave-one-out / hold-out arrays -- would exceed this budget; "auto" is half the
         available memory, None never streams. The switch is reported once through
         :mod:`rlscore._progress`; when even streaming cannot fit, ``fit`` raises a
         ValueError naming the estimate and the ways out, before any work. The decision
-        and the estimates: :func:`rlscore.core.rls.plan_reduced_set`.
+        and the estimates: :func:`rlscore.core.nystrom.plan_reduced_set`.
     block_size : int or None, default=None
         Rows per block when streaming (default: from the budget).
     solver : {"auto", "direct", "pcg"}, default="auto"
@@ -102,7 +102,7 @@ default=None
 _KERNEL_PARAMS_DOC += _BASIS_PARAMS_DOC
 
 _FITTED_ATTRS_DOC = """\
-    model_ : rlscore.core.rls.RLSModel or None
+    model_ : rlscore.core.nystrom.RLSModel or None
         The core model after ``fit``, with its exact shortcuts (``solve(alpha)``,
         ``holdout(indices)``, ``leave_one_out()``, ``leave_pair_out(starts, ends)``;
         2-D outputs). It keeps the training-time factorization, so it is not pickled:
@@ -126,7 +126,7 @@ class KernelRLS(RLSEstimatorBase):
 
     Minimizes ``||y - K a||^2 + alpha a^T K a`` over the dual coefficients ``a``
     (equivalently ``||y - X w||^2 + alpha ||w||^2`` for the linear kernel), for one or
-    several outputs at once. A thin adapter over :class:`rlscore.core.rls.RLSModel`.
+    several outputs at once. A thin adapter over :class:`rlscore.core.nystrom.RLSModel`.
 
     Parameters
     ----------
@@ -211,7 +211,7 @@ _LEARN_PARAMS_DOC = """
         reduced set) learns gamma -- for poly also coef0 > 0 -- and alpha with it by
         minimizing a selection criterion with its gradient (``criterion``: by default
         the exact leave-one-out mean squared error, with ``ard=True`` the evidence;
-        :func:`rlscore.core.rls.learn_kernel`; no grid, ``alphas`` must be None).
+        :func:`rlscore.core.hyper.learn_kernel`; no grid, ``alphas`` must be None).
         ``ard=True`` (rbf): one gamma per feature (automatic relevance
         determination); ``gamma_`` is then an array and ``length_scales_`` shows
         which features matter (an irrelevant one goes to the upper bound).
@@ -219,7 +219,7 @@ _LEARN_PARAMS_DOC = """
         With ``gamma="learn"``: weight of Cawley & Talbot's penalty on the widths
         (against over-fitting the criterion with many ARD widths), or ``"bayes"``:
         their regularization with the weight integrated out (no weight to choose; see
-        :func:`rlscore.core.rls.learn_kernel`).
+        :func:`rlscore.core.hyper.learn_kernel`).
     criterion : {"auto", "loo", "evidence"}, default="auto"
         With ``gamma="learn"``: what the gradient search minimizes, the exact
         leave-one-out error or the Gaussian-process evidence (marginal likelihood) of
@@ -229,7 +229,7 @@ _LEARN_PARAMS_DOC = """
         expectation and the widths over-fit it (on 80 rows of Friedman #1 with 10
         widths its test error was 1.5-2.1 times a Gaussian process's); the evidence charges
         the model's complexity through log det(K + alpha I) and stays with the
-        Gaussian process (:func:`rlscore.core.rls.learn_kernel`).
+        Gaussian process (:func:`rlscore.core.hyper.learn_kernel`).
         ``best_score_`` is the leave-one-out score at the learned point either way."""
 
 
@@ -258,7 +258,7 @@ def fit_learned_kernel(est, search, check=None):
     """``gamma="learn"`` of a CV estimator (KernelRLSCV, RankRLSCV): refuse the
     combinations it excludes (other kernels, an ``alphas`` grid, reduced-set models;
     ``check()`` for the estimator's own), run the core ``search(name, ard=, degree=,
-    penalty=[, criterion=])`` (a :class:`rlscore.core.rls.KernelLearningResult`;
+    penalty=[, criterion=])`` (a :class:`rlscore.core.hyper.KernelLearningResult`;
     ``criterion`` when the estimator has one), set
     ``gamma_``, ``length_scales_`` or ``coef0_``, ``learning_history_`` and
     ``criterion_``, and return the learned alpha. O(1) beyond the search."""
@@ -322,7 +322,7 @@ class KernelRLSCV(RLSEstimatorBase):
 
     The model is decomposed once; every alpha of the grid then costs a fraction of a
     training and every cross-validation estimate is computed with the exact hold-out
-    shortcuts of :class:`rlscore.core.rls.RLSModel` -- no model is ever retrained. The
+    shortcuts of :class:`rlscore.core.nystrom.RLSModel` -- no model is ever retrained. The
     result equals retraining on every split (up to rounding). The final model is the
     one trained on all the data with the best alpha.
 

@@ -23,6 +23,7 @@ from rlscore.kernel.polynomial_kernel import PolynomialKernel
 from rlscore.kernel.rset_kernel import RsetKernel
 from rlscore.kernel.graph_kernel import AllPathsGraphKernel, Graph, relation_graph
 from rlscore.kernel.text_kernel import ContextWeightedBowKernel, ContextWeightedBowVectorizer
+from rlscore.kernel._base import as_kernel_input
 from rlscore.kernel._families import (GaussianFamily, PolynomialFamily, FixedFamily, SumFamily,
                                       median_heuristic_gamma)
 from rlscore.kernel._blocked import (kernel_block, kernel_blocks, map_kernel_blocks,
@@ -33,7 +34,8 @@ __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
            "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS",
            "GaussianFamily", "PolynomialFamily", "FixedFamily", "SumFamily",
            "median_heuristic_gamma", "kernel_block", "kernel_blocks", "map_kernel_blocks",
-           "ThreadBuffers", "block_size_for", "read_block", "canonical_kernel_name"]
+           "ThreadBuffers", "block_size_for", "read_block", "canonical_kernel_name",
+           "as_kernel_input"]
 
 KERNELS = {
     "LinearKernel": LinearKernel,

@@ -9,7 +9,7 @@ the derivatives is never dK/dtheta_j itself but the contractions
     c_j = <dK/dtheta_j, M> = sum_{a,b} (dK/dtheta_j)_{ab} M_{ab}
 
 with one symmetric m x m matrix M per step (the adjoint of the criterion, see
-:func:`rlscore.core.rls.loo_error_gradient`). ``contract`` returns all of them at once,
+:func:`rlscore.core.hyper.loo_error_gradient`). ``contract`` returns all of them at once,
 usually without forming any dK/dtheta_j: for per-feature Gaussian widths the d
 contractions are one O(m^2 d) matrix product. ``derivatives`` forms the matrices
 explicitly (O(p m^2) memory), for tests.

@@ -16,7 +16,7 @@ class GaussianKernel(KernelBase):
         Basis data, stored as ``train_X``.
     gamma : float > 0 or ndarray (d,) of them, default 1.0
         One value: the isotropic kernel. One value per feature (automatic relevance
-        determination, what :func:`rlscore.core.rls.learn_kernel` fits):
+        determination, what :func:`rlscore.core.hyper.learn_kernel` fits):
         k(x, z) = exp(-sum_k gamma_k (x_k - z_k)^2), the length-scale of feature k being
         1 / sqrt(2 gamma_k).
 

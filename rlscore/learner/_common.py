@@ -7,7 +7,7 @@ import weakref
 
 import numpy as np
 
-from rlscore.core.rls import kernel_param_names
+from rlscore.core.nystrom import kernel_param_names
 from rlscore._progress import as_verbose_flag, verbosity
 from rlscore._validation import check_regparam_grid, warn_unused_kwargs
 
@@ -43,7 +43,7 @@ def regparam_grid(regparams, default):
     return check_regparam_grid(regparams, "regparams")
 
 
-#: The memory keywords of the RLS learners (:func:`rlscore.core.rls.fit_rls_model`).
+#: The memory keywords of the RLS learners (:func:`rlscore.core.nystrom.fit_rls_model`).
 MEMORY_KEYWORDS = ("memory_budget", "block_size", "solver", "pcg_tol", "pcg_maxiter")
 
 _PCG_DOC = """
@@ -61,7 +61,7 @@ MEMORY_DOC = """\
         A reduced-set model (basis_vectors, basis_indices or n_basis) whose in-memory
         arrays (the m x b features, and the leave-one-out / hold-out arrays of the
         selection wrappers) would exceed this budget is trained by streaming blocks of
-        rows (:class:`rlscore.core.rls.StreamedRLSModel`: the same model, memory
+        rows (:class:`rlscore.core.nystrom.StreamedRLSModel`: the same model, memory
         O(b^2 + block b + m p)); "auto" is half the available memory, None never
         streams. The switch is reported once (:mod:`rlscore._progress`); when even
         streaming cannot fit, a ValueError names the estimate and the ways out. A
@@ -179,13 +179,13 @@ def learns_kernel(kwargs):
 
 def learn_kernel_parameters(learner, kernel, basis_vectors, regparams, kwargs, fit):
     """``gamma="learn"`` of a selection learner: check the combination, run ``fit``
-    (a core search such as :func:`rlscore.core.rls.learn_kernel`, called with ``ard``,
+    (a core search such as :func:`rlscore.core.hyper.learn_kernel`, called with ``ard``,
     ``degree``, ``penalty`` and, when given, ``criterion``, ``basis_vectors``
     (Gaussian kernel: the criterion of the Nystrom model on them), ``restarts`` and
     ``maxiter``), keep its result on ``learner`` (``kernel_learning``,
     ``cv_history``, ``gamma``, ``length_scales`` or ``coef0``) and return the kernel
     keywords at the learned values and the one-element regparam grid."""
-    from rlscore.core.rls import LEARNABLE_KERNELS
+    from rlscore.core.hyper import LEARNABLE_KERNELS
     if kernel not in LEARNABLE_KERNELS:
         raise ValueError(f"gamma='learn' needs kernel='GaussianKernel' or "
                          f"'PolynomialKernel', got kernel={kernel!r}")

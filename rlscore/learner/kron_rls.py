@@ -1,7 +1,8 @@
 """Kronecker RLS on complete pairwise data (every pair of the two domains labelled):
 RLScore's keyword interface over :class:`rlscore.core.kronecker.KronRLSModel`."""
 
-from rlscore.core.kronecker import KronRLSModel, check_pairwise_labels, learn_kron_kernel
+from rlscore.core.kronecker import KronRLSModel, check_pairwise_labels
+from rlscore.core.hyper import learn_kron_kernel
 from rlscore._validation import warn_unused_kwargs
 from rlscore.learner._common import adapted_doc, exclusive, learns_kernel, reports_progress
 
@@ -16,7 +17,7 @@ _LEARN_DOC = """
     learns one Gaussian gamma per domain (``kernel="PolynomialKernel"``: gamma and
     coef0 of each domain; ``ard=True``: one gamma per feature) together with regparam
     by minimizing the exact in-sample leave-one-pair-out squared error with its
-    gradient (:func:`rlscore.core.kronecker.learn_kron_kernel`; ``criterion="evidence"``
+    gradient (:func:`rlscore.core.hyper.learn_kron_kernel`; ``criterion="evidence"``
     minimizes the Gaussian-process evidence instead; ``penalty`` as in
     features (not linear-kernel data), ``regparam`` must not be given, and the model is
     trained on the kernel matrices at the learned values. Attributes: ``regparam``,

@@ -143,11 +143,11 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     gamma : float or ``"learn"``
         ``gamma="learn"`` (Gaussian or polynomial kernel) learns gamma (polynomial: and
         coef0) and regparam by minimizing the exact leave-query-out squared ranking
-        error with its gradient (:func:`rlscore.core.rankrls.learn_kernel_lqo`);
+        error with its gradient (:func:`rlscore.core.hyper.learn_kernel_lqo`);
         ``regparams`` must be None; keywords ``ard=True`` (one gamma per feature),
         ``penalty``, ``restarts`` and ``maxiter``. With ``basis_vectors`` (Gaussian
         kernel) the criterion is that of the Nystrom model on those rows
-        (:class:`rlscore.core.rankrls.NystromLQOObjective`, O(m r^2) per step). The learned values are the attributes ``gamma``,
+        (:class:`rlscore.core.hyper.NystromLQOObjective`, O(m r^2) per step). The learned values are the attributes ``gamma``,
         ``length_scales`` / ``coef0``, ``cv_history`` (per optimizer step) and
         ``kernel_learning``.
 {VERBOSE_DOC}
@@ -174,7 +174,7 @@ class LeaveQueryOutRankRLS(PredictorInterface):
             from rlscore.measure import cindex as measure
         self.measure = measure
         if learns_kernel(kwargs):
-            from rlscore.core.rankrls import learn_kernel_lqo
+            from rlscore.core.hyper import learn_kernel_lqo
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
                 lambda **kw: learn_kernel_lqo(X, Y, qids, kernel, **kw))

@@ -3,7 +3,8 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 
 import numpy as np
 
-from rlscore.core.rls import fit_rls_model, learn_kernel
+from rlscore.core.nystrom import fit_rls_model
+from rlscore.core.hyper import learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
     BASIS_KEYWORDS, MEMORY_DOC, MEMORY_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive,
@@ -200,7 +201,7 @@ class LeaveOneOutRLS(_SelectionWrapper):
         With ``kernel="GaussianKernel"`` or ``"PolynomialKernel"``, ``gamma="learn"``
         learns gamma (the polynomial kernel's coef0 > 0 too) and regparam together by
         minimizing the exact leave-one-out mean squared error with its gradient
-        (:func:`rlscore.core.rls.learn_kernel`; no grid: ``regparams`` must be None;
+        (:func:`rlscore.core.hyper.learn_kernel`; no grid: ``regparams`` must be None;
         with ``basis_vectors`` (Gaussian) the error of the Nystrom model on them, O(m
         r^2) per step). Keywords of that search: ``ard=True`` (Gaussian: one gamma per
         feature), ``penalty`` (Cawley & Talbot's penalty on the widths: a weight >= 0,
@@ -224,7 +225,7 @@ class LeaveOneOutRLS(_SelectionWrapper):
         ``regparam``, ``kernel_params`` and ``best`` (True for the one entry at the
         learned point; the last entry is the last step of the last start)
     kernel_learning : with ``gamma="learn"``, the whole
-        :class:`rlscore.core.rls.KernelLearningResult` (``kernel_learning.criterion``:
+        :class:`rlscore.core.hyper.KernelLearningResult` (``kernel_learning.criterion``:
         the minimized criterion at the learned point, ``criterion_name`` which)
 
     Notes

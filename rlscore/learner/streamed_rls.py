@@ -15,7 +15,7 @@ __all__ = ["StreamedRLS"]
 class StreamedRLS(PredictorInterface):
     """Reduced-set (Nystrom) RLS / RankRLS whose memory does not grow with the number
     of rows beyond O(m p): the data are read block by block
-    (:class:`rlscore.core.rls.StreamedReducedSet`), the regularization is chosen by
+    (:class:`rlscore.core.nystrom.StreamedReducedSet`), the regularization is chosen by
     exact leave-one-out or K-fold cross-validation over a grid (held-out basis vectors
     removed), or the model is trained by Falkon's preconditioned CG (``solver="pcg"``).
     Equals :class:`rlscore.learner.RLS` / :class:`rlscore.learner.LeaveOneOutRLS` /
@@ -49,8 +49,8 @@ class StreamedRLS(PredictorInterface):
         plus half the available memory, None no limit. When nothing fits, a
         ValueError names the estimates and the ways out (a smaller ``block_size``,
         ``solver="pcg"``, fewer basis vectors), before any pass. The decision:
-        :func:`rlscore.core.rls.plan_streamed_fit`.
-    plan : a plan of :func:`rlscore.core.rls.plan_streamed_fit` already made for
+        :func:`rlscore.core.nystrom.plan_streamed_fit`.
+    plan : a plan of :func:`rlscore.core.nystrom.plan_streamed_fit` already made for
         this source (then ``memory_budget``, ``solver`` and ``block_size`` are the
         plan's), optional
     block_size : rows per block (default: from the budget)

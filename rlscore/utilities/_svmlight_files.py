@@ -308,7 +308,7 @@ def write_svmlight(fname, X, Y, qids=None):
 
 class SvmlightSource:
     """An svmlight / LETOR file as a data source of the streamed learners
-    (:class:`rlscore.core.rls.StreamedReducedSet`; the protocol is in
+    (:class:`rlscore.core.nystrom.StreamedReducedSet`; the protocol is in
     :mod:`rlscore.core.structure`): every pass re-reads the file in chunks with the
     compiled parser, so the rows are never all in memory.
 

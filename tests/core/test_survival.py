@@ -226,7 +226,7 @@ def test_model_bad_input():
 @pytest.mark.parametrize("magnitudes", [False, True])
 @pytest.mark.parametrize("block_size", [7, None])
 def test_pcg_matches_direct_nystrom_model(magnitudes, block_size):
-    from rlscore.core.rls import NystromFeatureMap
+    from rlscore.core.nystrom import NystromFeatureMap
     from rlscore.core.survival import pcg_survival_rankrls
     X, time, event = _data(13, m=120)
     idx = np.arange(0, 120, 6)
@@ -244,7 +244,7 @@ def test_pcg_matches_direct_nystrom_model(magnitudes, block_size):
 
 
 def test_pcg_nystrom_preconditioner_reaches_the_same_solution():
-    from rlscore.core.rls import NystromFeatureMap
+    from rlscore.core.nystrom import NystromFeatureMap
     from rlscore.core.survival import pcg_survival_rankrls
     X, time, event = _data(17, m=90)
     idx = np.arange(0, 90, 5)

@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
-from rlscore.core.rls import learn_kernel  # noqa: E402
+from rlscore.core.hyper import learn_kernel
 from rlscore.estimators import KernelRLS, KernelRLSCV  # noqa: E402
 
 
@@ -40,7 +40,7 @@ def test_evidence_criterion_matches_core():
     np.testing.assert_allclose(est.length_scales_, core.length_scales)
     assert len(est.learning_history_) == len(core.history)
     # best_score_: the exact LOO error at the learned point, not the evidence
-    from rlscore.core.rls import LOOObjective
+    from rlscore.core.hyper import LOOObjective
     from rlscore.kernel import GaussianFamily
     loo = LOOObjective(GaussianFamily(X, ard=True), y).value(core.search.x)
     np.testing.assert_allclose(-est.best_score_, loo, rtol=1e-6)
@@ -53,7 +53,7 @@ def _check_against_core(est, core, kernel, ard, penalty, X, y):
     # with ard=True the default criterion is the evidence: the LOO error recomputed
     loo = core.criterion
     if core.criterion_name != "loo":
-        from rlscore.core.rls import LOOObjective
+        from rlscore.core.hyper import LOOObjective
         loo = LOOObjective(core.family, y).value(core.search.x)
     np.testing.assert_allclose(-est.best_score_, loo, rtol=1e-6)
     assert est.criterion_ == core.criterion

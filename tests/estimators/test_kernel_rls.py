@@ -22,7 +22,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
-from rlscore.core.rls import RLSModel  # noqa: F401
+from rlscore.core.nystrom import RLSModel
 from rlscore.estimators import KernelRLS, KernelRLSCV  # noqa: E402
 
 RTOL = 1e-7

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from rlscore.core.kronecker import learn_kron_kernel  # noqa: E402
+from rlscore.core.hyper import learn_kron_kernel
 from rlscore.estimators._kronecker import PairwiseRLS  # noqa: E402
 
 

@@ -9,9 +9,8 @@ import pytest
 sklearn = pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
-from rlscore.core.rankrls import (GlobalLOOObjective, LQOObjective,  # noqa: E402
-                                  learn_kernel_global, learn_kernel_lqo)
-from rlscore.core.rls import learn_kernel  # noqa: E402
+from rlscore.core.hyper import GlobalLOOObjective, LQOObjective, learn_kernel_global, learn_kernel_lqo
+from rlscore.core.hyper import learn_kernel
 from rlscore.estimators import RankRLS, RankRLSCV  # noqa: E402
 from rlscore.kernel import GaussianFamily  # noqa: E402
 

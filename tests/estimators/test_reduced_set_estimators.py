@@ -56,7 +56,7 @@ def test_rank_estimators_with_basis():
     # leave-query-out with held-out basis rows removed equals refits without each query
     # (on the remaining basis rows), scored by the per-query c-index
     from rlscore.measure import cindex
-    from rlscore.core.rls import select_basis
+    from rlscore.core.nystrom import select_basis
     basis = select_basis(X.shape[0], None, 10, 0)       # the rows n_basis=10 draws
     for i, alpha in enumerate([0.1, 1.0]):
         scores = []

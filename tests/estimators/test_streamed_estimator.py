@@ -10,7 +10,7 @@ from sklearn.model_selection import GroupKFold
 
 import rlscore._memory
 from rlscore._memory import reduced_set_peak_bytes
-from rlscore.core.rls import StreamedRLSModel
+from rlscore.core.nystrom import StreamedRLSModel
 from rlscore.estimators import KernelRLS, KernelRLSCV
 
 # budgets placed between estimates of the arrays: the process's own memory is

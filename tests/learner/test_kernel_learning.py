@@ -5,7 +5,7 @@ the criterion the gradient search minimized, and the predictor must be RLS at th
 import numpy as np
 import pytest
 
-from rlscore.core.rls import learn_kernel
+from rlscore.core.hyper import learn_kernel
 from rlscore.kernel import GaussianKernel
 from rlscore.learner import RLS, LeaveOneOutRLS
 
@@ -38,7 +38,7 @@ def test_learned_parameters_and_loo_agree_with_core(kernel, kw):
     rtol = max(1e-6, 10 * np.finfo(float).eps * cond)
     loo = res.criterion          # with ard=True the default criterion is the evidence
     if res.criterion_name != "loo":
-        from rlscore.core.rls import LOOObjective
+        from rlscore.core.hyper import LOOObjective
         loo = LOOObjective(res.family, y).value(res.search.x)
     np.testing.assert_allclose(learner.cv_performances[0], loo, rtol=rtol)
     Xt = X[:7] + 0.1
@@ -84,7 +84,7 @@ def test_ard_model_file_round_trip(tmp_path):
 
 
 def test_leave_query_out_rankrls_learns_kernel():
-    from rlscore.core.rankrls import learn_kernel_lqo
+    from rlscore.core.hyper import learn_kernel_lqo
     from rlscore.learner import LeaveQueryOutRankRLS, QueryRankRLS
     X, y = data(m=60)
     qids = np.repeat(np.arange(12), 5)
@@ -130,7 +130,7 @@ def test_leave_query_out_rankrls_learns_kernel_on_nystrom_basis(ard):
     """gamma="learn" with basis_vectors: the Nystrom leave-query-out criterion; the
     learner's own leave-query-out at the learned values equals it, and its predictor is
     the Nystrom QueryRankRLS there."""
-    from rlscore.core.rankrls import learn_kernel_lqo
+    from rlscore.core.hyper import learn_kernel_lqo
     from rlscore.learner import LeaveQueryOutRankRLS, QueryRankRLS
     X, y = data(m=60)
     qids = np.repeat(np.arange(12), 5)
@@ -170,7 +170,7 @@ def _pairs(seed=0):
 
 
 def test_kronrls_learns_one_gamma_per_domain_like_the_core():
-    from rlscore.core.kronecker import learn_kron_kernel
+    from rlscore.core.hyper import learn_kron_kernel
     from rlscore.learner import KronRLS
     X1, X2, Y = _pairs()
     learner = KronRLS(X1=X1, X2=X2, Y=Y.ravel(order="F"), gamma="learn")

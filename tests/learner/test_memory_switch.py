@@ -8,7 +8,7 @@ import pytest
 
 import rlscore._memory
 from rlscore._memory import reduced_set_peak_bytes
-from rlscore.core.rls import StreamedRLSModel
+from rlscore.core.nystrom import StreamedRLSModel
 from rlscore.learner import RLS, KfoldRLS, LeaveOneOutRLS, LeavePairOutRLS
 
 # budgets placed between estimates of the arrays: the process's own memory is

@@ -11,11 +11,8 @@ What lives here
     Newton steps of CG through the vec trick); :class:`PairwiseMKLModel`;
     :func:`repair_kernel` and the policy for indefinite kernels, with
     :class:`KernelRepair`, the rule a model applies to test kernels; pairwise kernels
-    and label checks (``_data``). Kernel learning: the exact
-    in-sample leave-one-pair-out error of complete-data KronRLS with its gradient for
-    the kernel parameters of both domains (:func:`kron_loo_error_gradient`, O(n1^3 n2 +
-    n1 n2^3) per step through the two eigendecompositions) and
-    :func:`learn_kron_kernel` (L-BFGS-B over both gammas and regparam).
+    and label checks (``_data``). Kernel learning on
+    complete data is :mod:`rlscore.core.hyper` (:func:`rlscore.core.hyper.learn_kron_kernel`).
 
 Builds on
     ``structure`` (pairs, vec trick), ``optim`` (MINRES, dense algebra), ``selection``,
@@ -24,8 +21,7 @@ Builds on
 
 Module order
     ``_indefinite`` -> ``_data`` -> ``_factor`` -> ``_two_step`` -> ``_kronecker`` ->
-    ``_holdout`` -> ``_model`` -> ``_settings``, ``_intervals``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``; ``_loo_gradient`` ->
-    ``_kernel_learning``.
+    ``_holdout`` -> ``_model`` -> ``_settings``, ``_intervals``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``.
 """
 
 from rlscore.core.kronecker._indefinite import (INDEFINITE, check_indefinite,
@@ -51,20 +47,10 @@ from rlscore.core.kronecker._svm import SampledKronSVMModel, exact_line_search, 
 from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights,
                                          centered_alignment, PairwiseMKLModel,
                                          fit_pairwise_mkl)
-from rlscore.core.kronecker._loo_gradient import (kron_loo_error_gradient, KronLOOGradient,
-                                                  KronLOOObjective, kron_evidence_gradient,
-                                                  KronEvidenceObjective)
-from rlscore.core.kronecker._kernel_learning import (learn_kron_kernel,
-                                                     KronKernelLearningResult,
-                                                     KRON_LEARNABLE_KERNELS,
-                                                     similarity_features)
 
 __all__ = [
     "KRON_SETTINGS",
     "KronSettingHoldout",
-    "kron_evidence_gradient",
-    "KronEvidenceObjective",
-    "similarity_features",
     "kron_interval_model",
     "KronIntervalPredictor",
     "INDEFINITE",
@@ -108,10 +94,4 @@ __all__ = [
     "centered_alignment",
     "PairwiseMKLModel",
     "fit_pairwise_mkl",
-    "kron_loo_error_gradient",
-    "KronLOOGradient",
-    "KronLOOObjective",
-    "learn_kron_kernel",
-    "KronKernelLearningResult",
-    "KRON_LEARNABLE_KERNELS",
 ]

@@ -16,24 +16,17 @@ What lives here
     blocks with the query or global centring (:func:`pcg_rankrls`,
     :class:`CenteredGramOperator`: O(m r (d + l)) per iteration, 8 r^2 bytes for the
     factors); :func:`fit_rank_model` builds the model of the faces in memory or
-    streamed (:class:`StreamedRankModel`) from one memory decision. Kernel-parameter
-    learning: the exact leave-query-out error of query
-    RankRLS (:func:`lqo_error_gradient`, :func:`learn_kernel_lqo`) and the leave-one-out
-    error of global RankRLS (:func:`global_loo_error_gradient`,
-    :func:`learn_kernel_global`) with their adjoint gradients, O(m^3) per step and
-    O(m^2) per kernel parameter; on fixed Nystrom basis rows the leave-query-out error
-    in O(m r^2) per step (:class:`NystromLQOObjective`).
+    streamed (:class:`StreamedRankModel`) from one memory decision. Kernel-parameter learning for RankRLS is :mod:`rlscore.core.hyper`.
 
 Builds on
-    ``structure``, ``optim``, ``selection``, ``rls`` (solvers, Nystrom maps,
-    representations). It never imports ``ranksvm`` or ``kronecker``.
+    ``structure``, ``optim``, ``selection``, ``rls`` (solvers), ``nystrom`` (Nystrom maps,
+    representations, the memory plan). It never imports ``ranksvm`` or ``kronecker``.
 
 Module order
     ``_solver`` -> ``_centered`` -> ``_models`` -> ``_pairs``;
     ``_cg``; ``_pcg`` (on ``rls``'s streamed operator) -> ``_streamed_model`` (on
     ``_models``: :func:`fit_rank_model`, the memory decision of the RankRLS faces,
-    :class:`StreamedRankModel`); ``_lqo_gradient``, ``_global_loo_gradient`` (on
-    ``rls``'s inverse and ``learn_kernel``).
+    :class:`StreamedRankModel`).
 """
 
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
@@ -43,15 +36,10 @@ from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_p
                                          LaplacianSystem, laplacian_system)
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
-from rlscore.core.rankrls._lqo_gradient import (lqo_error_gradient, LQOObjective,
-                                                NystromLQOObjective, learn_kernel_lqo)
 from rlscore.core.rankrls._pcg import (CenteredGramOperator, pcg_rankrls,
                                        pcg_select_rankrls, streamed_rank_fit,
                                        CENTRED_KINDS)
 from rlscore.core.rankrls._streamed_model import StreamedRankModel, fit_rank_model
-from rlscore.core.rankrls._global_loo_gradient import (global_loo_error_gradient,
-                                                       GlobalLOOObjective,
-                                                       learn_kernel_global)
 
 __all__ = [
     "StreamedRankModel",
@@ -61,12 +49,6 @@ __all__ = [
     "pcg_select_rankrls",
     "streamed_rank_fit",
     "CENTRED_KINDS",
-    "lqo_error_gradient",
-    "LQOObjective",
-    "NystromLQOObjective",
-    "learn_kernel_lqo",
-    "global_loo_error_gradient",
-    "GlobalLOOObjective",
     "RotatedSolver",
     "gram_matrix",
     "symmetrize",

@@ -71,7 +71,7 @@ touched blocks, or formed from the remaining rows when they are fewer. The refit
 (:func:`rlscore.core.rls.primal_fold_parts`, cached per hold-out set in a
 :class:`rlscore.core.rls.FoldCache`) then costs O(h r p) per lambda; removing held-out
 basis vectors is the constraint N^T w = 0 in the same coordinates
-(:func:`rlscore.core.rls.held_out_directions`). :meth:`CenteredRankModel._holdout`
+(:func:`rlscore.core.nystrom.held_out_directions`). :meth:`CenteredRankModel._holdout`
 chooses between the two sides.
 """
 
@@ -82,10 +82,10 @@ import scipy.sparse as sp
 
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix, symmetrize
 from rlscore.core.structure import QueryGroups
-from rlscore.core.rls import build_representation
-from rlscore.core.rls import n_rows
-from rlscore.core.rls import (CheckedRows, FoldCache, KernelSolver, held_out_directions,
-                              primal_fold_parts, primal_fold_predictions)
+from rlscore.core.nystrom import build_representation
+from rlscore.core.nystrom import n_rows
+from rlscore.core.rls import CheckedRows, FoldCache, KernelSolver, primal_fold_parts, primal_fold_predictions
+from rlscore.core.nystrom import held_out_directions
 from rlscore._validation import (
     as_2d_labels, as_index_array, check_peak_memory, check_regparam)
 
@@ -404,8 +404,8 @@ class CenteredRankModel:
         them and without the basis vectors among them (None when H holds no basis
         vector whose removal changes the model). The removal is the constraint
         N^T w = 0 in the full map's coordinates (N of
-        :meth:`rlscore.core.rls.NystromMap.removal_directions`, cached per hold-out
-        set, :func:`rlscore.core.rls.held_out_directions`), applied by
+        :meth:`rlscore.core.nystrom.NystromMap.removal_directions`, cached per hold-out
+        set, :func:`rlscore.core.nystrom.held_out_directions`), applied by
         :meth:`_primal_holdout`: O((h + t) r^2 + r^3) once per hold-out
         set, then O(r^2 k + h r p) per lambda (k removed directions)."""
         rep = self.representation

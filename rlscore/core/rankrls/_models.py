@@ -31,8 +31,8 @@ from rlscore._ext import _lpo
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
-from rlscore.core.rls import (CheckedRows, n_rows,
-                              remove_basis_from_pairs)
+from rlscore.core.rls import CheckedRows
+from rlscore.core.nystrom import n_rows, remove_basis_from_pairs
 from rlscore._validation import as_index_array, check_index_pairs
 from rlscore._validation import check_peak_memory
 
@@ -47,7 +47,7 @@ class GlobalRankRLSModel(CenteredRankModel):
     Parameters
     ----------
     X, kernel, basis_vectors, kernel_params : see
-        :func:`rlscore.core.rls.build_representation` (pass bias=0 for the
+        :func:`rlscore.core.nystrom.build_representation` (pass bias=0 for the
         RLScore convention; a bias feature has no effect on a ranking anyway).
     Y : labels (m,) or (m, p); each column is ranked separately.
     regparam : float >= 0

@@ -19,8 +19,8 @@ import scipy.sparse as sp
 from rlscore._ext import _lpo
 from rlscore.core.structure import as_query_groups
 from rlscore.core.rankrls._solver import symmetrize
-from rlscore.core.rls import build_representation
-from rlscore.core.rls import n_rows
+from rlscore.core.nystrom import build_representation
+from rlscore.core.nystrom import n_rows
 from rlscore.core.optim import psd_eigh
 from rlscore.core.rls import KernelSolver
 from rlscore._validation import check_index_pairs
@@ -91,7 +91,7 @@ def laplacian_system(rep, apply_L, b):
 
     Parameters
     ----------
-    rep : Representation (:func:`rlscore.core.rls.build_representation`), dense
+    rep : Representation (:func:`rlscore.core.nystrom.build_representation`), dense
         features or a kernel matrix (which is released).
     apply_L : function M -> L M for a dense (m, k) float64 M.
     b : (m, p) float64.

@@ -1,10 +1,10 @@
 """Reduced-set RankRLS with many centres by preconditioned CG: the centred operators of
 global and query RankRLS on the streamed kernel blocks of
-:class:`rlscore.core.rls.StreamedGramOperator` (Falkon's solver, Rudi, Carratino &
+:class:`rlscore.core.nystrom.StreamedGramOperator` (Falkon's solver, Rudi, Carratino &
 Rosasco, NeurIPS 2017, Algorithm 1, with the Laplacian of RankRLS between the two kernel
 products).
 
-The problems are those of :class:`rlscore.core.rls.StreamedReducedSet` ("query",
+The problems are those of :class:`rlscore.core.nystrom.StreamedReducedSet` ("query",
 "global"):
 
 * query: (Phi^T P Phi + lambda I) w = Phi^T P Y, P = I - sum_q 1_q 1_q^T / n_q the
@@ -55,15 +55,14 @@ residual of 1e-6 at lambda = 1e-3 / 0.1 / 10):
   means carry little of the variance (without ``basis_indices`` it falls back to the
   uncentred one).
 
-Costs: as :class:`rlscore.core.rls.StreamedGramOperator` plus O(b l) per block for the
+Costs: as :class:`rlscore.core.nystrom.StreamedGramOperator` plus O(b l) per block for the
 centring; the preconditioner O(2 k^3 / 3 + k^2 q_R).
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.rls import (StreamedGramOperator, pcg_select, pcg_solve, select_basis,
-                              streamed_fit)
+from rlscore.core.nystrom import StreamedGramOperator, pcg_select, pcg_solve, select_basis, streamed_fit
 from rlscore.core.structure import (ArraySource, QueryGroups, as_source,
                                     contiguous_queries)
 
@@ -81,7 +80,7 @@ class CenteredGramOperator(StreamedGramOperator):
     Parameters
     ----------
     source, fmap, block_size, cache, dtype, rows, threads : of
-        :class:`rlscore.core.rls.StreamedGramOperator` (``rows`` must hold whole
+        :class:`rlscore.core.nystrom.StreamedGramOperator` (``rows`` must hold whole
         queries for "query")
     kind : "query" (default) or "global"
     basis_indices : (r,) the source rows of the basis vectors (the centred
@@ -217,12 +216,12 @@ def pcg_rankrls(source, fmap, regparam, kind="query", *, basis_indices=None, tol
     Parameters
     ----------
     source : data source with qids for "query" (contiguous queries)
-    fmap : :class:`rlscore.core.rls.NystromFactors` (or ``NystromFeatureMap``)
+    fmap : :class:`rlscore.core.nystrom.NystromFactors` (or ``NystromFeatureMap``)
     regparam : float > 0 (lambda; the global kind solves with lambda / m)
     kind : "query" or "global"
     basis_indices : the basis rows in the source (for the centred preconditioner)
     tol, maxiter, x0, precondition, callback, verbose : of
-        :func:`rlscore.core.rls.pcg_solve` ("auto": the centred Nystrom preconditioner
+        :func:`rlscore.core.nystrom.pcg_solve` ("auto": the centred Nystrom preconditioner
         for "global", none for "query")
     operator : a :class:`CenteredGramOperator` to reuse across lambdas; else one is
         built from ``operator_options`` (block_size, cache, dtype, rows, threads)
@@ -246,22 +245,22 @@ def pcg_select_rankrls(source, fmap, regparams, kind="query", *, basis_indices=N
                        block_size=None, cache="auto", dtype=np.float64, **options):
     """lambda of PCG query / global RankRLS chosen on a validation split (whole queries
     for "query") or K-fold, warm-started along the decreasing grid:
-    :func:`rlscore.core.rls.pcg_select` with the centred operators.
+    :func:`rlscore.core.nystrom.pcg_select` with the centred operators.
 
     Parameters
     ----------
     source, fmap, regparams, kind, basis_indices : of :func:`pcg_rankrls`
     block_size, cache, dtype : of the operators
     options : validation, cv, measure, random_state, tol, maxiter, precondition,
-        refit, verbose of :func:`rlscore.core.rls.pcg_select`
+        refit, verbose of :func:`rlscore.core.nystrom.pcg_select`
 
     Returns
     -------
-    :class:`rlscore.core.rls.PCGSelection`
+    :class:`rlscore.core.nystrom.PCGSelection`
 
     Notes
     -----
-    Cost as :func:`rlscore.core.rls.pcg_select`.
+    Cost as :func:`rlscore.core.nystrom.pcg_select`.
     """
     if kind not in CENTRED_KINDS:
         raise ValueError(f"kind must be one of {CENTRED_KINDS}, got {kind!r}")
@@ -285,7 +284,7 @@ def _centred_factory(kind):
 
 def streamed_rank_fit(source, kernel="GaussianKernel", kernel_params=None, kind="query",
                       **options):
-    """:func:`rlscore.core.rls.streamed_fit` for every kind, with the centred PCG
+    """:func:`rlscore.core.nystrom.streamed_fit` for every kind, with the centred PCG
     operators of this module for ``solver="pcg"`` and kind "query" / "global" (the
     driver the faces call; ``options`` those of ``streamed_fit``). In-memory rows
     (ndarray, CSR) whose queries are not contiguous are grouped by query first (the
@@ -294,11 +293,11 @@ def streamed_rank_fit(source, kernel="GaussianKernel", kernel_params=None, kind=
 
     Returns
     -------
-    :class:`rlscore.core.rls.StreamedFit`
+    :class:`rlscore.core.nystrom.StreamedFit`
 
     Notes
     -----
-    Costs of :func:`rlscore.core.rls.streamed_fit`; PCG per iteration
+    Costs of :func:`rlscore.core.nystrom.streamed_fit`; PCG per iteration
     O(m r (d + l)) recomputed, plus O(2 k^3 / 3 + k^2 q_R) per lambda for the
     preconditioner.
     """

@@ -1,7 +1,7 @@
-"""The RankRLS counterpart of :func:`rlscore.core.rls.fit_rls_model`: the model of the
+"""The RankRLS counterpart of :func:`rlscore.core.nystrom.fit_rls_model`: the model of the
 RankRLS faces (the learners ``GlobalRankRLS`` / ``QueryRankRLS`` and the estimator
 ``RankRLS``) in memory (:class:`GlobalRankRLSModel`, :class:`QueryRankRLSModel`) or,
-when :func:`rlscore.core.rls.plan_reduced_set` says so (a reduced set whose in-memory
+when :func:`rlscore.core.nystrom.plan_reduced_set` says so (a reduced set whose in-memory
 arrays exceed ``memory_budget``, or ``solver="pcg"``), streamed
 (:class:`StreamedRankModel` over :func:`streamed_rank_fit`): one decision for every
 face, reported once and refused before any work when nothing fits."""
@@ -13,8 +13,7 @@ from rlscore._validation import as_2d_labels, check_regparam
 from rlscore.core.rankrls._centered import check_pairs_exist
 from rlscore.core.rankrls._models import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls._pcg import streamed_rank_fit
-from rlscore.core.rls import (MEMORY_BUDGET_DEFAULT, PCG_NAMES, StreamedHoldoutPath,
-                              check_pcg_options, n_rows, plan_model, select_basis)
+from rlscore.core.nystrom import MEMORY_BUDGET_DEFAULT, PCG_NAMES, StreamedHoldoutPath, check_pcg_options, n_rows, plan_model, select_basis
 from rlscore.core.structure import ArraySource, QueryGroups, as_query_groups
 
 __all__ = ["StreamedRankModel", "fit_rank_model"]
@@ -37,20 +36,20 @@ class StreamedRankModel(StreamedHoldoutPath):
     qids : query ids (m,) for query RankRLS, None for global RankRLS; rows of a query
         need not be contiguous (they are streamed grouped by query, a stable order)
     regparam, kernel : as for the in-memory models
-    plan : the memory plan (:func:`rlscore.core.rls.plan_reduced_set`; path "streamed"
+    plan : the memory plan (:func:`rlscore.core.nystrom.plan_reduced_set`; path "streamed"
         or "pcg", block size, working memory, PCG cache)
     basis_indices / n_basis, random_state : the basis rows (drawn once)
     basis_vectors : (r, d) explicit basis rows instead (the hold-out then keeps them,
         as the in-memory models do)
     keep_basis_in_cv : bool, default False: the hold-out keeps held-out basis vectors
     tol, maxiter : PCG's stopping tolerance on the relative residual (None:
-        :data:`rlscore.core.rls.PCG_TOL`) and iteration cap (None: none)
+        :data:`rlscore.core.nystrom.PCG_TOL`) and iteration cap (None: none)
     **kernel_params : gamma, degree, coef0, bias
 
     Attributes
     ----------
     Y (m, p), regparam, coef (k, p), predictor, basis_indices, plan, streamed (the
-    :class:`rlscore.core.rls.StreamedFit` of the last training)
+    :class:`rlscore.core.nystrom.StreamedFit` of the last training)
 
     Notes
     -----
@@ -166,7 +165,7 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     :class:`StreamedRankModel` when the model is a reduced set (``basis_indices`` /
     ``n_basis`` or ``basis_vectors``) whose in-memory arrays would exceed
     ``memory_budget``, or ``solver="pcg"`` -- the decision of
-    :func:`rlscore.core.rls.plan_model` (the same as the RLS faces': reported once,
+    :func:`rlscore.core.nystrom.plan_model` (the same as the RLS faces': reported once,
     refused before any work when nothing fits).
 
     Parameters
@@ -174,10 +173,10 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
     X, Y, qids, regparam, kernel, basis_vectors, path, **params : of the in-memory
         models (``basis_indices``, ``n_basis``, ``random_state``,
         ``keep_basis_in_cv``, kernel parameters)
-    memory_budget, block_size, solver : of :func:`rlscore.core.rls.plan_reduced_set`
+    memory_budget, block_size, solver : of :func:`rlscore.core.nystrom.plan_reduced_set`
     pcg_tol, pcg_maxiter, pcg_names : PCG's stopping tolerance and iteration cap
-        (None: :data:`rlscore.core.rls.PCG_TOL`, no cap), refused when the plan is not
-        PCG (of :func:`rlscore.core.rls.plan_model`)
+        (None: :data:`rlscore.core.nystrom.PCG_TOL`, no cap), refused when the plan is not
+        PCG (of :func:`rlscore.core.nystrom.plan_model`)
     query : True (query RankRLS), False (global) or None (query when ``qids`` is
         given)
     cv, n_lambdas, n_folds : the cross-validation that will follow: None, "kfold"

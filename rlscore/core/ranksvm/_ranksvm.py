@@ -75,7 +75,7 @@ import numpy as np
 import scipy.linalg as la
 
 from rlscore.core.optim import bmrm
-from rlscore.core.rls import build_representation
+from rlscore.core.nystrom import build_representation
 from rlscore.core.optim import ConvergenceWarning, SolverResult
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.ranksvm._risk import (LOSSES, NORMALIZATIONS, PairRisk, RankingRisk,
@@ -416,7 +416,7 @@ def empirical_kernel_map(X, kernel="GaussianKernel", basis_vectors=None, **kerne
     * Linear kernel without basis vectors: Phi = X (a bias has no effect on pairwise
       losses and is dropped), a :class:`~rlscore.predictor.LinearPredictor`.
     * Reduced set (``basis_vectors``): the Nystrom features of
-      :func:`rlscore.core.rls.build_representation`, O(m b^2 + b^3).
+      :func:`rlscore.core.nystrom.build_representation`, O(m b^2 + b^3).
     * Otherwise the full map: K = L L^T (Cholesky, O(m^3 / 3), O(m^2) memory), Phi = L
       and dual coefficients A = L^{-T} w; when K is singular, K = E diag(nu) E^T with
       Phi = E diag(nu^1/2) and A = E diag(nu^-1/2) w over the nonzero eigenvalues.

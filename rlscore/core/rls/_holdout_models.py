@@ -126,7 +126,7 @@ def _apply_P(model, N):
 
 def loo_models(model):
     """The m leave-one-out models of ``model`` (a trained
-    :class:`rlscore.core.rls.RLSModel`) as :class:`HoldoutModels` of kind "loo".
+    :class:`rlscore.core.nystrom.RLSModel`) as :class:`HoldoutModels` of kind "loo".
 
     Notes
     -----
@@ -186,7 +186,7 @@ def fold_models(model, folds):
 
     Parameters
     ----------
-    model : trained :class:`rlscore.core.rls.RLSModel`
+    model : trained :class:`rlscore.core.nystrom.RLSModel`
     folds : list of index arrays partitioning the m training rows
 
     Notes

@@ -134,7 +134,7 @@ class IntervalModel:
 
     @classmethod
     def from_rls(cls, model, folds=None):
-        """From a trained :class:`rlscore.core.rls.RLSModel`: the leave-one-out models
+        """From a trained :class:`rlscore.core.nystrom.RLSModel`: the leave-one-out models
         (``folds=None``) or the models without each fold (a partition of the rows)."""
         hm = loo_models(model) if folds is None else fold_models(model, folds)
         predictor = model.representation.predictor(np.hstack([hm.coef, hm.extra]))
@@ -304,7 +304,7 @@ def _rows(X, rows):
 def interval_model(model, method="jackknife+", folds=None, groups=None, n_folds=None,
                    seed=0):
     """The :class:`IntervalModel` a method needs from a trained
-    :class:`rlscore.core.rls.RLSModel`.
+    :class:`rlscore.core.nystrom.RLSModel`.
 
     Parameters
     ----------

@@ -34,7 +34,8 @@ from scipy.linalg import blas, lapack
 from rlscore._ext import _lpo
 from rlscore._blocks import batches, get_working_memory
 from rlscore._progress import stage
-from rlscore._validation import check_index_pairs, check_peak_memory, check_regparam
+from rlscore._validation import (check_holdout_rows, check_index_pairs, check_peak_memory,
+                                 check_regparam)
 from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
 
 __all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver", "FoldCache", "CheckedRows",
@@ -171,14 +172,6 @@ class FoldCache:
         return item
 
 
-def _check_holdout(indices, m):
-    from rlscore._validation import as_index_array
-    H = as_index_array(indices, m, name="indices")
-    if H.size >= m:
-        raise ValueError("indices hold out every example; nothing is left to train on")
-    return H
-
-
 class CheckedRows:
     """``check(indices)`` remembered for intp index arrays: a fold asked for again at
     the next lambda of a grid is not checked again (O(h) for the key instead of the
@@ -270,7 +263,7 @@ class HoldoutShortcuts:
     def _holdout_rows(self, indices):
         rows = self.__dict__.get("_rows")
         if rows is None:
-            rows = self._rows = CheckedRows(lambda ind: _check_holdout(ind, self.m))
+            rows = self._rows = CheckedRows(lambda ind: check_holdout_rows(ind, self.m))
         return rows(indices)
 
     def _check_peak(self, path):

@@ -2,7 +2,7 @@
 over log-scale parameters (regparam, kernel widths, weights) with L-BFGS-B.
 
 The driver knows nothing of kernels or solvers: it takes a callable returning the
-criterion and its gradient (for RLS, :class:`rlscore.core.rls.LOOObjective`), so it
+criterion and its gradient (for RLS, :class:`rlscore.core.hyper.LOOObjective`), so it
 stays below the learner families.
 """
 

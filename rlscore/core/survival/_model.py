@@ -73,7 +73,8 @@ import scipy.linalg as sla
 
 from rlscore._validation import check_index_folds, check_regparam, check_regparam_grid
 from rlscore.core.rankrls import LaplacianSystem, laplacian_system
-from rlscore.core.rls import KernelSolver, build_representation, n_rows
+from rlscore.core.rls import KernelSolver
+from rlscore.core.nystrom import build_representation, n_rows
 from rlscore.core.survival._graph import ComparabilityGraph
 
 __all__ = ["SurvivalRankRLSModel", "holdout_cost"]
@@ -122,7 +123,7 @@ class SurvivalRankRLSModel:
     event : (m,) bool or 0/1, True when the event was observed.
     regparam : float >= 0
     kernel, basis_vectors, prefer, kernel_params : as for
-        :func:`rlscore.core.rls.build_representation` (linear primal, kernel dual, or
+        :func:`rlscore.core.nystrom.build_representation` (linear primal, kernel dual, or
         the primal form on Nystrom basis vectors).
     magnitudes : bool, default False
         False: every comparable pair wants a risk difference of 1 (unit magnitudes);

@@ -26,7 +26,7 @@ with the time order).
 
 import numpy as np
 
-from rlscore.core.rls import StreamedGramOperator, pcg_solve
+from rlscore.core.nystrom import StreamedGramOperator, pcg_solve
 from rlscore.core.structure import as_source
 from rlscore.core.survival._graph import ComparabilityGraph
 
@@ -41,10 +41,10 @@ class ComparabilityGramOperator(StreamedGramOperator):
     ----------
     X : data (m, d) or a data source without labels
     time, event : (m,) outcomes (event True = observed)
-    fmap : :class:`rlscore.core.rls.NystromFactors` or ``NystromFeatureMap``
+    fmap : :class:`rlscore.core.nystrom.NystromFactors` or ``NystromFeatureMap``
     magnitudes : bool, unit (default) or time-difference pair targets
     options : block_size, cache, dtype, threads of
-        :class:`rlscore.core.rls.StreamedGramOperator` (not ``rows``)
+        :class:`rlscore.core.nystrom.StreamedGramOperator` (not ``rows``)
 
     Notes
     -----
@@ -99,7 +99,7 @@ def pcg_survival_rankrls(X, time, event, fmap, regparam, *, magnitudes=False, to
     X, time, event, fmap, magnitudes : of :class:`ComparabilityGramOperator`
     regparam : float > 0
     tol, maxiter, x0, precondition, callback, verbose : of
-        :func:`rlscore.core.rls.pcg_solve`
+        :func:`rlscore.core.nystrom.pcg_solve`
     operator : a :class:`ComparabilityGramOperator` to reuse across lambdas (X, time
         and event are then ignored and may be None)
 

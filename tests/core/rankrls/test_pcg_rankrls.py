@@ -1,14 +1,13 @@
 """Preconditioned CG for reduced-set query and global RankRLS (rlscore.core.rankrls._pcg)
 converges to the direct (statistics + solve) solution of the streamed path; the centred
 preconditioner is the explicit (m / k) (C - G)^T (C - G) + mu I; the one-array factors
-(rlscore.core.rls.NystromFactors) equal the explicit map."""
+(rlscore.core.nystrom.NystromFactors) equal the explicit map."""
 
 import numpy as np
 import pytest
 
 from rlscore.core.rankrls import CenteredGramOperator, pcg_rankrls
-from rlscore.core.rls import (NystromFactors, NystromFeatureMap, StreamedReducedSet,
-                              pcg_reduced_set)
+from rlscore.core.nystrom import NystromFactors, NystromFeatureMap, StreamedReducedSet, pcg_reduced_set
 from rlscore.core.structure import ArraySource
 from rlscore.kernel import kernel_block
 

@@ -1,4 +1,4 @@
-"""lambda selection for PCG reduced-set models (rlscore.core.rls.pcg_select and
+"""lambda selection for PCG reduced-set models (rlscore.core.nystrom.pcg_select and
 rlscore.core.rankrls.pcg_select_rankrls): the per-lambda validation measures and the
 choice equal those of refits with the direct streamed solver on the training rows of
 each fold; warm starts along the decreasing grid."""
@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from rlscore.core.rankrls import pcg_select_rankrls
-from rlscore.core.rls import (NystromFeatureMap, StreamedReducedSet, pcg_select,
-                              validation_folds)
+from rlscore.core.nystrom import NystromFeatureMap, StreamedReducedSet, pcg_select, validation_folds
 from rlscore.core.selection import EdgeOfGridWarning
 from rlscore.core.structure import ArraySource
 from rlscore.measure import cindex, sqerror
@@ -87,7 +86,7 @@ def test_warm_starts_save_iterations():
         warnings.simplefilter("ignore", EdgeOfGridWarning)
         sel = pcg_select(ArraySource(X, Y), fmap, grid, validation=0.25, tol=1e-8,
                          maxiter=3000, refit=False, random_state=0)
-    from rlscore.core.rls import StreamedGramOperator, pcg_solve
+    from rlscore.core.nystrom import StreamedGramOperator, pcg_solve
     op = StreamedGramOperator(ArraySource(X, Y), fmap, rows=sel.fold_of != 0)
     cold = sum(pcg_solve(op, lam, tol=1e-8, maxiter=3000).iterations for lam in grid)
     assert sel.iterations.sum() < cold

@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.rls import FoldCache, select_basis
+from rlscore.core.rls import FoldCache
+from rlscore.core.nystrom import select_basis
 from rlscore.core.selection import NfoldCV, PooledQueryCV, RefitModel, grid_search
 from rlscore.core.structure import QueryGroups
 from rlscore.measure import cindex

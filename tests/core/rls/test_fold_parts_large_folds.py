@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.rls import RLSModel, primal_fold_parts, primal_fold_predictions
+from rlscore.core.nystrom import RLSModel
+from rlscore.core.rls import primal_fold_parts, primal_fold_predictions
 
 LAMS = [1e-6, 1.0, 1e4]
 

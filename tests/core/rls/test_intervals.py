@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rlscore.core.rls import IntervalModel, conformal_ranks
-from rlscore.core.rls import RLSModel
+from rlscore.core.nystrom import RLSModel
 from rlscore.learner import RLS, KfoldRLS, LeaveOneOutRLS
 
 RTOL = 1e-8

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
-from rlscore.core.rls import RLSModel
+from rlscore.core.nystrom import RLSModel
 
 M, D = 60, 4
 LAMS = [1e-6, 1.0, 1e6]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from rlscore.core.rls import RLSModel
+from rlscore.core.nystrom import RLSModel
 from rlscore.kernel import GaussianKernel
 
 pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)

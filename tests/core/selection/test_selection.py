@@ -10,7 +10,7 @@ import pytest
 from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
 from rlscore.core.ranksvm import fit_linear_ranksvm, kfold_ranksvm
-from rlscore.core.rls import RLSModel
+from rlscore.core.nystrom import RLSModel
 from rlscore.core.selection import EdgeOfGridWarning, LQOCV, NfoldCV, grid_search, query_score
 from rlscore.core.selection import RefitCV
 from rlscore.measure import UndefinedPerformance, cindex, sqerror

@@ -12,7 +12,7 @@ import pytest
 
 from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.rls import RLSModel
+from rlscore.core.nystrom import RLSModel
 from rlscore.core.selection import EdgeOfGridWarning, NfoldCV, grid_search
 from rlscore.core.selection import PooledQueryCV, RefitModel, ValidationCV
 from rlscore.learner import LinearRankSVM

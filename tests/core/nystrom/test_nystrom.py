@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rlscore._ext import _nystrom
-from rlscore.core.rls import NystromMap, select_basis
+from rlscore.core.nystrom import NystromMap, select_basis
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
-from rlscore.core.rls import RLSModel
+from rlscore.core.nystrom import RLSModel
 from rlscore.kernel import GaussianKernel
 
 pytestmark = pytest.mark.quick  # run against every built wheel (.ci/release_check.py)

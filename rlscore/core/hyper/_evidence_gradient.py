@@ -38,7 +38,7 @@ which is why it over-fits less with many kernel parameters on few examples (Rasm
 
 import numpy as np
 
-from rlscore.core.rls._loo_gradient import (LOOObjective, check_criterion_inputs,
+from rlscore.core.hyper._loo_gradient import (LOOObjective, check_criterion_inputs,
                                             regularized_inverse)
 
 __all__ = ["evidence_gradient", "EvidenceObjective", "EvidenceGradient"]
@@ -94,7 +94,7 @@ def evidence_gradient(K, Y, regparam, gradient=True):
 
 class EvidenceObjective(LOOObjective):
     """The evidence criterion (1) as a function of z = [log regparam, theta], with its
-    gradient: a drop-in for :class:`rlscore.core.rls.LOOObjective` in
+    gradient: a drop-in for :class:`rlscore.core.hyper.LOOObjective` in
     :func:`rlscore.core.selection.minimize_criterion`.
 
     Parameters

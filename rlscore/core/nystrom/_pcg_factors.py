@@ -19,7 +19,7 @@ solve:
 T = C^{-T} is never formed: T V and T^T V are triangular solves (``trtrs``), O(r^2 p)
 for p columns. The peak is one r x r array, 8 r^2 bytes (3.2 GB at r = 20 000), plus
 the kernel blocks of the CG. Only when K_RR is singular to working precision is it
-refactored by pivoted Cholesky (:class:`rlscore.core.rls.NystromMap`, a warning names
+refactored by pivoted Cholesky (:class:`rlscore.core.nystrom.NystromMap`, a warning names
 the effective rank k), which briefly holds three more r x r arrays.
 
 The float64 layout is kept on purpose: C *is* the model's feature map, and a float32
@@ -89,7 +89,7 @@ class NystromFactors:
     """
 
     def __init__(self, kernel, basis_vectors, **kernel_params):
-        from rlscore.core.rls._representation import basis_kernel
+        from rlscore.core.nystrom._representation import basis_kernel
         B = as_data_matrix(basis_vectors, name="basis_vectors")
         self.n_basis, self.dim = B.shape
         self.kernel, self._kobj, self.bias, self._Ba = basis_kernel(kernel, B,
@@ -114,7 +114,7 @@ class NystromFactors:
     def _pivoted(self):
         """K_RR singular to working precision: the pivoted factor of NystromMap (k of r
         basis vectors), copied into a k x k array."""
-        from rlscore.core.rls._nystrom import _factor_basis
+        from rlscore.core.nystrom._nystrom import _factor_basis
         K = kernel_block(self.kernel, self.kernel.train_X)
         C, order, k, _ = _factor_basis(K)
         del K
@@ -136,7 +136,7 @@ class NystromFactors:
 
     @classmethod
     def from_feature_map(cls, fmap):
-        """The factors of a :class:`rlscore.core.rls.NystromFeatureMap` (its C copied;
+        """The factors of a :class:`rlscore.core.nystrom.NystromFeatureMap` (its C copied;
         O(k^2))."""
         new = object.__new__(cls)
         new.n_basis, new.dim = fmap.n_basis, fmap.dim
@@ -269,7 +269,7 @@ class NystromFactors:
     # -- models ------------------------------------------------------------------------
     def predictor(self, W):
         """The predictor of the weights W (k,) or (k, p) of the features. O(k^2 p)."""
-        from rlscore.core.rls._representation import _PredictorMap
+        from rlscore.core.nystrom._representation import _PredictorMap
         b = self.apply_T(W)
         if self._kobj is None:
             return _PredictorMap(transform=np.asarray(self._Ba.T), bias=self.bias)(b)

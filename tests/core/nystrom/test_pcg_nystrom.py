@@ -1,4 +1,4 @@
-"""Preconditioned CG with Falkon's Nystrom preconditioner (rlscore.core.rls._pcg)
+"""Preconditioned CG with Falkon's Nystrom preconditioner (rlscore.core.nystrom._pcg)
 converges to the direct reduced-set solution; the preconditioner protocol of
 conjugate_gradient."""
 
@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from rlscore.core.optim import JacobiPreconditioner, conjugate_gradient
-from rlscore.core.rls import (NystromFeatureMap, NystromPreconditioner,
-                              StreamedGramOperator, StreamedReducedSet, pcg_reduced_set)
+from rlscore.core.nystrom import NystromFeatureMap, NystromPreconditioner, StreamedGramOperator, StreamedReducedSet, pcg_reduced_set
 from rlscore.core.structure import ArraySource
 
 

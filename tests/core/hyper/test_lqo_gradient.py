@@ -5,7 +5,7 @@ finite differences."""
 import numpy as np
 import pytest
 
-from rlscore.core.rankrls import LQOObjective, learn_kernel_lqo, lqo_error_gradient
+from rlscore.core.hyper import LQOObjective, learn_kernel_lqo, lqo_error_gradient
 from rlscore.kernel import GaussianFamily, GaussianKernel, PolynomialFamily, SumFamily
 from rlscore.learner import QueryRankRLS
 

@@ -11,14 +11,14 @@ import numpy as np
 from rlscore._blocks import working_memory
 from rlscore._progress import stage
 from rlscore._validation import as_data_matrix, check_float_dtype, check_regparam
-from rlscore.core.rls._nystrom import select_basis
-from rlscore.core.rls._memory_plan import (MEMORY_BUDGET_DEFAULT, block_working_memory,
+from rlscore.core.nystrom._nystrom import select_basis
+from rlscore.core.nystrom._memory_plan import (MEMORY_BUDGET_DEFAULT, block_working_memory,
                                            check_memory_options, plan_reduced_set)
-from rlscore.core.rls._pcg import StreamedGramOperator, pcg_solve
-from rlscore.core.rls._pcg_factors import NystromFactors
-from rlscore.core.rls._pcg_select import pcg_select
-from rlscore.core.rls._representation import NystromFeatureMap
-from rlscore.core.rls._streamed import StreamedReducedSet, fold_numbers
+from rlscore.core.nystrom._pcg import StreamedGramOperator, pcg_solve
+from rlscore.core.nystrom._pcg_factors import NystromFactors
+from rlscore.core.nystrom._pcg_select import pcg_select
+from rlscore.core.nystrom._representation import NystromFeatureMap
+from rlscore.core.nystrom._streamed import StreamedReducedSet, fold_numbers
 from rlscore.core.selection import grid_search
 from rlscore.core.structure import as_source
 
@@ -30,7 +30,7 @@ class StreamedFit:
     ``regparams`` and ``cv_performances`` (when a grid was searched),
     ``cv_predictions`` (m, L, p) or None, ``basis_indices``, ``model`` (the
     :class:`StreamedReducedSet`, or None for PCG), ``solver_result`` (PCG),
-    ``selection`` (PCG with a grid: the :class:`rlscore.core.rls.PCGSelection`, with
+    ``selection`` (PCG with a grid: the :class:`rlscore.core.nystrom.PCGSelection`, with
     the CG iterations per lambda)."""
 
 
@@ -39,7 +39,7 @@ def plan_streamed_fit(source, n_basis, kernel="GaussianKernel", *, kind="rls",
                       memory_budget=MEMORY_BUDGET_DEFAULT, solver="auto",
                       block_size=None, names=None, verbose=None):
     """The memory plan of :func:`streamed_fit` on ``source``: the one decision of
-    every face, :func:`rlscore.core.rls.plan_reduced_set` with ``stream=True`` (the
+    every face, :func:`rlscore.core.nystrom.plan_reduced_set` with ``stream=True`` (the
     data are read in blocks whatever the budget), sized by this source (m, d, p) and
     the cross-validation asked (``regparams`` and ``cv``: leave-one-out, or K-fold
     with the b x b statistics of each fold kept).
@@ -136,19 +136,19 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
         no grid is searched; :func:`plan_streamed_fit`), "direct" (statistics +
         eigendecomposition; exact CV) or "pcg" (Falkon's preconditioned CG for many
         centres, the factors in one r x r array,
-        :class:`rlscore.core.rls.NystromFactors`; a grid is searched on a validation
-        split or K-fold with warm starts, :func:`rlscore.core.rls.pcg_select`; the
+        :class:`rlscore.core.nystrom.NystromFactors`; a grid is searched on a validation
+        split or K-fold with warm starts, :func:`rlscore.core.nystrom.pcg_select`; the
         held-out basis vectors are kept)
     tol, maxiter : of PCG
     validation : PCG with a grid: the fraction of rows (whole queries for "query")
         held out once, instead of ``cv`` folds
     dtype : PCG: np.float64 (default) or np.float32, the precision of the kernel
-        blocks (:class:`rlscore.core.rls.StreamedGramOperator`: float32 about 4x
+        blocks (:class:`rlscore.core.nystrom.StreamedGramOperator`: float32 about 4x
         faster, kernel values within about 1e-6 relative, so ``tol`` at most ~1e-5
         is attainable); the direct solver is always float64
     operator_factory : PCG: ``f(source, factors, basis_indices, block_size, rows,
         dtype, cache)`` -> the operator; default RLS's
-        :class:`rlscore.core.rls.StreamedGramOperator` (the centred ones:
+        :class:`rlscore.core.nystrom.StreamedGramOperator` (the centred ones:
         :func:`rlscore.core.rankrls.streamed_rank_fit`)
     memory_budget : "auto" (default: the process's memory plus half the available
         memory), MiB bounding the peak resident set of the whole process, or None (no
@@ -156,7 +156,7 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
         parser buffers) must fit it, and the blocks are sized from it
         (:func:`plan_streamed_fit`); refused before any pass otherwise
     plan : a plan already made for this fit (:func:`plan_streamed_fit` or
-        :func:`rlscore.core.rls.plan_reduced_set`); then ``memory_budget``,
+        :func:`rlscore.core.nystrom.plan_reduced_set`); then ``memory_budget``,
         ``solver`` and ``block_size`` are the plan's
 
     Returns

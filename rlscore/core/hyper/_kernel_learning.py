@@ -8,14 +8,13 @@ import numpy as np
 
 from rlscore._lapack_threads import loop_threads
 from rlscore._validation import as_2d_labels, check_positive_int, check_real
-from rlscore.core.rls._evidence_gradient import EvidenceObjective
-from rlscore.core.rls._loo_gradient import LOOObjective
-from rlscore.core.rls._nystrom_gradient import NystromLOOObjective
-from rlscore.core.rls._model import RLSModel
+from rlscore.core.hyper._evidence_gradient import EvidenceObjective
+from rlscore.core.hyper._loo_gradient import LOOObjective
+from rlscore.core.hyper._nystrom_gradient import NystromLOOObjective
+from rlscore.core.nystrom import RLSModel
 from rlscore.core.selection import (LOOCV, grid_search_params, minimize_criterion,
                                     restart_points)
-from rlscore.kernel import GaussianFamily, PolynomialFamily
-from rlscore.kernel._base import as_kernel_input
+from rlscore.kernel import as_kernel_input, GaussianFamily, PolynomialFamily
 
 __all__ = ["learn_kernel", "KernelLearningResult", "LEARNABLE_KERNELS", "gaussian_grid_loo",
            "GRID_GAMMA_FACTORS", "GRID_REGPARAMS"]
@@ -165,12 +164,12 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         ``objective(family, Y)`` returning the criterion to minimize (a callable of
         z = [log regparam, theta] giving value and gradient); None: the RLS
         leave-one-out error (:class:`LOOObjective`). The ranking families pass their
-        own (e.g. :class:`rlscore.core.rankrls.LQOObjective`).
+        own (e.g. :class:`rlscore.core.hyper.LQOObjective`).
     basis_vectors : array-like (r, d) or None
         Gaussian kernel only: learn for the reduced-set (Nystrom) model on these fixed
         basis rows (:class:`NystromLOOObjective`, O(m r^2) per step, no m x m array);
         a given ``objective`` is then called as ``objective(family, Y,
-        basis_family=...)`` (e.g. :class:`rlscore.core.rankrls.NystromLQOObjective`).
+        basis_family=...)`` (e.g. :class:`rlscore.core.hyper.NystromLQOObjective`).
     criterion : {"auto", "loo", "evidence"}, default "auto"
         What is minimized (with ``objective=None``): ``"loo"``, the exact
         leave-one-out mean squared error, or ``"evidence"``, the Gaussian-process

@@ -39,7 +39,8 @@ import dataclasses
 import numpy as np
 
 from rlscore._validation import as_2d_labels
-from rlscore.core.rls import check_criterion_inputs, learn_kernel, regularized_inverse
+from rlscore.core.hyper._kernel_learning import learn_kernel
+from rlscore.core.hyper._loo_gradient import check_criterion_inputs, regularized_inverse
 
 __all__ = ["global_loo_error_gradient", "GlobalLOOObjective", "learn_kernel_global"]
 

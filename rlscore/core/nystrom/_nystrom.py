@@ -60,9 +60,8 @@ from scipy.linalg import lapack
 
 from rlscore._lapack_threads import lapack_threads
 from rlscore._ext import _nystrom
-from rlscore.core.rls._solvers import (LinearSolver, _check_holdout,
-                                       primal_fold_predictions)
-from rlscore._validation import as_index_array, check_positive_int
+from rlscore.core.rls import LinearSolver, primal_fold_predictions
+from rlscore._validation import as_index_array, check_holdout_rows, check_positive_int
 
 __all__ = ["NystromMap", "ReducedMap", "NystromSolver", "select_basis", "basis_positions",
            "held_out_directions", "remove_basis_from_pairs", "constrained_solve",
@@ -437,7 +436,7 @@ class NystromSolver(LinearSolver):
     def holdout_removing(self, regparam, indices):
         """Predictions (|U|, p) for the rows ``indices`` from the model retrained
         without them and without the basis vectors among them."""
-        U_rows = _check_holdout(indices, self.m)
+        U_rows = check_holdout_rows(indices, self.m)
         N, = self._folds.get(U_rows, lambda: (self._removed_directions(U_rows),), b"N")
         if N.shape[1] == 0:
             return self.holdout(regparam, U_rows)

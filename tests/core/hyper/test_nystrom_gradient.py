@@ -4,7 +4,7 @@ each example (basis unchanged) and its O(m r^2) gradient against central differe
 import numpy as np
 import pytest
 
-from rlscore.core.rls import NystromLOOObjective, nystrom_loo_error_gradient
+from rlscore.core.hyper import NystromLOOObjective, nystrom_loo_error_gradient
 from rlscore.kernel import GaussianFamily, GaussianKernel
 
 
@@ -51,7 +51,7 @@ def test_gradient_is_central_differences(ard, lam, t, check_gradient):
 
 
 def test_learn_kernel_with_basis_vectors():
-    from rlscore.core.rls import learn_kernel
+    from rlscore.core.hyper import learn_kernel
     from rlscore.learner import RLS
     X, y = data(m=80)
     B = X[::8]

@@ -12,8 +12,8 @@ leave-row-out or leave-column-out criterion would; this module does not learn fr
 those criteria (their gradients are not built).
 
 ``criterion="evidence"`` minimizes instead the Gaussian-process evidence of the
-Kronecker model (:func:`rlscore.core.kronecker.kron_evidence_gradient`), as
-:func:`rlscore.core.rls.learn_kernel` does for RLS.
+Kronecker model (:func:`rlscore.core.hyper.kron_evidence_gradient`), as
+:func:`rlscore.core.hyper.learn_kernel` does for RLS.
 """
 
 from dataclasses import dataclass
@@ -21,10 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlscore._validation import check_positive_int, check_real
-from rlscore.core.kronecker._loo_gradient import KronEvidenceObjective, KronLOOObjective
+from rlscore.core.hyper._kron_loo_gradient import KronEvidenceObjective, KronLOOObjective
 from rlscore.core.selection import minimize_criterion, restart_points
-from rlscore.kernel import FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily
-from rlscore.kernel._base import as_kernel_input
+from rlscore.kernel import as_kernel_input, FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily
 
 __all__ = ["learn_kron_kernel", "KronKernelLearningResult", "KRON_LEARNABLE_KERNELS",
            "similarity_features"]
@@ -51,7 +50,7 @@ def similarity_features(S, name="S"):
     -------
     ndarray (n, r), r the number of positive eigenvalues. O(n^3).
     """
-    from rlscore.core.kronecker._data import check_square_kernel
+    from rlscore.core.kronecker import check_square_kernel
     S = check_square_kernel(S, name)
     e, V = np.linalg.eigh(0.5 * (S + S.T))
     keep = e > e.max() * 1e-12 if e.max() > 0 else e > 0
@@ -150,7 +149,7 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
         Box of each gamma as factors of its median-heuristic start; default
         (1e-4, 1e3).
     restarts, penalty, penalty_kind, maxiter, rtol, verbose
-        As in :func:`rlscore.core.rls.learn_kernel` (the penalty applies to the log
+        As in :func:`rlscore.core.hyper.learn_kernel` (the penalty applies to the log
         gammas of both sides).
     criterion : {"loo", "evidence"}, default "loo"
         The in-sample leave-one-pair-out mean squared error, or the negative log

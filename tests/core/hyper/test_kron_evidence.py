@@ -6,7 +6,7 @@ search against the explicit criterion."""
 import numpy as np
 import pytest
 
-from rlscore.core.kronecker import kron_evidence_gradient, learn_kron_kernel
+from rlscore.core.hyper import kron_evidence_gradient, learn_kron_kernel
 
 
 def _rbf(X, g):

@@ -2,14 +2,14 @@
 streamed by blocks: Falkon's Nystrom preconditioner (Rudi, Carratino & Rosasco,
 "FALKON: An optimal large scale kernel method", NeurIPS 2017, Algorithm 1).
 
-The problem is the one of :class:`rlscore.core.rls.StreamedReducedSet` ("rls"),
+The problem is the one of :class:`rlscore.core.nystrom.StreamedReducedSet` ("rls"),
 
     (Phi^T Phi + lambda I) w = Phi^T Y,   Phi = K(X, R) T,  T = C^{-T},  C C^T = K_RR,
 
 but Phi^T Phi (r x r) is never formed: each CG iteration streams
 Phi^T (Phi V) = T^T sum_b K_b^T (K_b (T V)) over blocks K_b = K(X_b, R) (recomputed by
 :func:`rlscore.kernel.kernel_block`, or cached when m r values fit the budget), T and
-T^T applied by triangular solves (:class:`rlscore.core.rls.NystromFactors`, one r x r
+T^T applied by triangular solves (:class:`rlscore.core.nystrom.NystromFactors`, one r x r
 array in all). O(m r (d + 2 t)) for t iterations when recomputed, O(2 m r t) when
 cached; memory 8 r^2 bytes + O(threads block r) (plus m r when cached). The blocks are
 computed side by side, one thread each, cut to the CPU cache (``threads``,
@@ -41,7 +41,7 @@ from rlscore._blocks import block_threads, cache_block_rows, map_blocks
 from rlscore._lapack_threads import blas_threads
 from rlscore._validation import available_memory, check_float_dtype, check_regparam
 from rlscore.core.optim import ConvergenceWarning, Preconditioner, conjugate_gradient
-from rlscore.core.rls._pcg_factors import NystromFactors
+from rlscore.core.nystrom._pcg_factors import NystromFactors
 from rlscore.core.structure import as_source, query_blocks
 from rlscore.kernel import ThreadBuffers, block_size_for
 
@@ -51,7 +51,7 @@ __all__ = ["NystromPreconditioner", "StreamedGramOperator", "pcg_solve",
 
 def as_factors(fmap):
     """:class:`NystromFactors` of a map: itself, or those of a
-    :class:`rlscore.core.rls.NystromFeatureMap` (its C copied, O(k^2))."""
+    :class:`rlscore.core.nystrom.NystromFeatureMap` (its C copied, O(k^2))."""
     if isinstance(fmap, NystromFactors):
         return fmap
     if hasattr(fmap, "nmap") and hasattr(fmap, "kernel"):
@@ -106,7 +106,7 @@ class StreamedGramOperator:
     Parameters
     ----------
     source : data source (:func:`rlscore.core.structure.as_source`)
-    fmap : :class:`rlscore.core.rls.NystromFactors` (or a ``NystromFeatureMap``,
+    fmap : :class:`rlscore.core.nystrom.NystromFactors` (or a ``NystromFeatureMap``,
         converted by :func:`as_factors`)
     block_size : at most this many rows per block (default: the working-memory
         budget); recomputed blocks are further cut to about
@@ -369,7 +369,7 @@ def pcg_reduced_set(source, fmap, regparam, *, tol=1e-6, maxiter=None, x0=None,
 
     Parameters
     ----------
-    source, fmap : the data and the map (:class:`rlscore.core.rls.NystromFactors` or
+    source, fmap : the data and the map (:class:`rlscore.core.nystrom.NystromFactors` or
         ``NystromFeatureMap``; basis drawn uniformly from the rows for the
         preconditioner's approximation to hold)
     regparam : float > 0

@@ -5,7 +5,7 @@ differences."""
 import numpy as np
 import pytest
 
-from rlscore.core.rankrls import GlobalLOOObjective, global_loo_error_gradient
+from rlscore.core.hyper import GlobalLOOObjective, global_loo_error_gradient
 from rlscore.kernel import GaussianFamily, GaussianKernel, PolynomialFamily
 from rlscore.learner import GlobalRankRLS
 

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from rlscore.core.rls import EvidenceObjective, LOOObjective, learn_kernel
+from rlscore.core.hyper import EvidenceObjective, LOOObjective, learn_kernel
 from rlscore.core.selection import minimize_criterion
 from rlscore.kernel import GaussianFamily, GaussianKernel
 

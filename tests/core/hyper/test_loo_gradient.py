@@ -6,7 +6,7 @@ grid and on irrelevant features."""
 import numpy as np
 import pytest
 
-from rlscore.core.rls import LOOObjective, learn_kernel, loo_error_gradient
+from rlscore.core.hyper import LOOObjective, learn_kernel, loo_error_gradient
 from rlscore.kernel import (FixedFamily, GaussianFamily, GaussianKernel, LinearKernel,
                             PolynomialFamily, SumFamily, PolynomialKernel)
 
@@ -268,7 +268,7 @@ def test_bayes_penalty_learning():
 def test_gaussian_grid_loo_against_refits():
     """The gamma x lambda grid: every cell equals m refits, the best cell is chosen and
     the returned model predicts as RLS at it (explicit solve)."""
-    from rlscore.core.rls import gaussian_grid_loo
+    from rlscore.core.hyper import gaussian_grid_loo
     X, Y = data(m=20, d=3, seed=6)
     gammas, lams = [0.05, 0.3, 2.0], [1e-3, 1e-1, 1.0, 10.0]
     res = gaussian_grid_loo(X, Y, gammas, lams)

@@ -45,7 +45,7 @@ Nystrom model with a fixed basis. With Phi = K(X, B) the model f = Phi beta mini
 ||P (y - Phi beta)||^2 + lambda beta' K_BB beta: reduced-set RLS on (P Phi, P y). Held-out
 query q leaves the centring of the other queries unchanged, so its centred residual is
 the block hold-out residual of that reduced-set model, (I - H_qq)^-1 e_q
-(:func:`rlscore.core.rls.nystrom_loo_error_gradient` with ``blocks`` = the queries,
+(:func:`rlscore.core.hyper.nystrom_loo_error_gradient` with ``blocks`` = the queries,
 O(m r^2) per step). Its adjoint M~_Phi pulls back through dPhi~ = P dPhi to
 M_Phi = P M~_Phi.
 """
@@ -53,8 +53,9 @@ M_Phi = P M~_Phi.
 import numpy as np
 
 from rlscore._validation import as_2d_labels
-from rlscore.core.rls import (check_criterion_inputs, learn_kernel,
-                              nystrom_loo_error_gradient, regularized_inverse)
+from rlscore.core.hyper._kernel_learning import learn_kernel
+from rlscore.core.hyper._loo_gradient import check_criterion_inputs, regularized_inverse
+from rlscore.core.hyper._nystrom_gradient import nystrom_loo_error_gradient
 from rlscore.core.structure import as_query_groups
 
 __all__ = ["lqo_error_gradient", "LQOObjective", "NystromLQOObjective", "learn_kernel_lqo"]
@@ -206,7 +207,7 @@ class NystromLQOObjective:
 
 def learn_kernel_lqo(X, Y, qids, kernel="GaussianKernel", **kwargs):
     """Regparam and kernel parameters of query RankRLS minimizing the exact
-    leave-query-out squared ranking error: :func:`rlscore.core.rls.learn_kernel` with
+    leave-query-out squared ranking error: :func:`rlscore.core.hyper.learn_kernel` with
     :class:`LQOObjective`, or with ``basis_vectors`` (Gaussian kernel)
     :class:`NystromLQOObjective` (same keywords: ``ard``, ``degree``, ranges,
     ``restarts``, ``penalty``, ``basis_vectors``, ...).

@@ -229,7 +229,7 @@ def plan_reduced_set(m, n_basis, d, p=1, *, memory_budget=MEMORY_BUDGET_DEFAULT,
         (available_memory() or 0) / 4 + pcg_plain
     plan.pcg_cache = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows,
                                             cache=True) <= cache_limit
-    # PCG's selection (rlscore.core.rls.pcg_select) keeps the held-out predictions
+    # PCG's selection (rlscore.core.nystrom.pcg_select) keeps the held-out predictions
     held_out = 8.0 * m * p * max(int(n_lambdas), 1) if cv is not None else 0.0
 
     def pcg_at(b):

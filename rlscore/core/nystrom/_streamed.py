@@ -24,11 +24,11 @@ Passes
    block onto the eigenvectors, U_b = Phi_b V diag(s)^{-1}, and applies the in-memory
    formulas row by row (:func:`rlscore.core.rls.loo_rows`); the basis examples' rows
    are then replaced by those of the model without them as basis vectors
-   (:func:`rlscore.core.rls.loo_removal_rows`; only the r basis rows are needed).
+   (:func:`rlscore.core.nystrom.loo_removal_rows`; only the r basis rows are needed).
    K-fold (and leave-query-out with folds = queries): the training statistics of a
    fold are the sums over the other folds (no subtraction), one eigendecomposition
    per fold, the held-out basis vectors removed by the constraint N^T w = 0
-   (:func:`rlscore.core.rls.constrained_solve`), and the second pass predicts the
+   (:func:`rlscore.core.nystrom.constrained_solve`), and the second pass predicts the
    held-out rows.
 
 Memory O(r^2 (2 + K) + block (r + d + L p) + m L p) for K folds and L lambdas: the
@@ -45,9 +45,9 @@ from rlscore._progress import Progress, stage
 from rlscore._memory import reduced_set_peak_bytes
 from rlscore._validation import check_memory, check_regparam, format_bytes
 from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
-from rlscore.core.rls._nystrom import (basis_positions, constrained_solve,
+from rlscore.core.nystrom._nystrom import (basis_positions, constrained_solve,
                                        loo_removal_rows, removal_directions_eigen)
-from rlscore.core.rls._solvers import loo_rows
+from rlscore.core.rls import loo_rows
 from rlscore.core.structure import (QueryGroups, as_source, contiguous_queries,
                                     query_blocks)
 from rlscore.kernel import block_size_for
@@ -146,8 +146,8 @@ def fold_weights_from_statistics(train, kind, regparams, fmap, held_basis=None):
     """The weights (k, L p) of the model trained on the summed statistics ``train``
     (of the rows outside a fold) for every lambda of ``regparams``, with the basis
     vectors at positions ``held_basis`` (into the basis; the held-out fold's) removed:
-    the constraint N^T w = 0 of :meth:`rlscore.core.rls.NystromMap.removal_directions`
-    solved by :func:`rlscore.core.rls.constrained_solve` -- the K-fold rule of every
+    the constraint N^T w = 0 of :meth:`rlscore.core.nystrom.NystromMap.removal_directions`
+    solved by :func:`rlscore.core.nystrom.constrained_solve` -- the K-fold rule of every
     face (the learners' ``keep_basis_in_cv=False``): the streamed learners per fold of
     rows, :mod:`rlscore.distributed` per fold of partitions.
 
@@ -157,7 +157,7 @@ def fold_weights_from_statistics(train, kind, regparams, fmap, held_basis=None):
         :func:`add_statistics`)
     kind : "rls", "query" or "global"
     regparams : list of lambdas
-    fmap : the :class:`rlscore.core.rls.NystromFeatureMap` of the statistics
+    fmap : the :class:`rlscore.core.nystrom.NystromFeatureMap` of the statistics
     held_basis : (h,) int positions of the held-out basis vectors, or None / empty
         (the basis is kept: explicit basis vectors, or ``keep_basis_in_cv=True``)
 
@@ -223,7 +223,7 @@ class StreamedReducedSet:
     ----------
     source : a data source (:func:`rlscore.core.structure.as_source`): ``m``, ``Y``,
         ``qids``, ``blocks(size)``, ``rows(indices)``
-    fmap : :class:`rlscore.core.rls.NystromFeatureMap` of the basis
+    fmap : :class:`rlscore.core.nystrom.NystromFeatureMap` of the basis
     kind : "rls" (default), "query" or "global"
     basis_indices : (r,) rows of the source that are the basis vectors, optional; cross-
         validation then removes the held-out basis vectors (``remove_basis``)

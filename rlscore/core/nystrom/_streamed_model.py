@@ -1,22 +1,22 @@
 """The streamed reduced-set model behind the faces' automatic switch:
-:class:`StreamedRLSModel` has the interface of :class:`rlscore.core.rls.RLSModel`
+:class:`StreamedRLSModel` has the interface of :class:`rlscore.core.nystrom.RLSModel`
 that training and selection use (``Y``, ``regparam``, ``predictor``, ``solve``,
 ``leave_one_out(_path)``, ``holdout(_path)``), over
-:class:`rlscore.core.rls.StreamedReducedSet` (or Falkon's PCG), and
+:class:`rlscore.core.nystrom.StreamedReducedSet` (or Falkon's PCG), and
 :func:`fit_rls_model` builds whichever of the two :func:`plan_reduced_set` chose."""
 
 import numpy as np
 
 from rlscore._blocks import working_memory
 from rlscore._validation import as_2d_labels, check_regparam, fold_membership
-from rlscore.core.rls._memory_plan import (MEMORY_BUDGET_DEFAULT, PCG_NAMES,
+from rlscore.core.nystrom._memory_plan import (MEMORY_BUDGET_DEFAULT, PCG_NAMES,
                                            check_memory_options, check_pcg_options,
                                            plan_reduced_set)
-from rlscore.core.rls._model import RLSModel, n_rows
-from rlscore.core.rls._nystrom import select_basis
-from rlscore.core.rls._pcg import pcg_reduced_set
-from rlscore.core.rls._representation import NystromFeatureMap
-from rlscore.core.rls._streamed import StreamedReducedSet
+from rlscore.core.nystrom._model import RLSModel, n_rows
+from rlscore.core.nystrom._nystrom import select_basis
+from rlscore.core.nystrom._pcg import pcg_reduced_set
+from rlscore.core.nystrom._representation import NystromFeatureMap
+from rlscore.core.nystrom._streamed import StreamedReducedSet
 from rlscore.core.structure import ArraySource
 
 __all__ = ["StreamedRLSModel", "fit_rls_model", "plan_model", "StreamedHoldoutPath"]
@@ -27,7 +27,7 @@ class StreamedHoldoutPath:
     (:class:`StreamedRLSModel`, :class:`rlscore.core.rankrls.StreamedRankModel`): one
     pass accumulates each fold's b x b statistics (kept for the next call with the
     same folds), one more predicts the held-out rows
-    (:meth:`rlscore.core.rls.StreamedReducedSet.kfold_path`). The model provides
+    (:meth:`rlscore.core.nystrom.StreamedReducedSet.kfold_path`). The model provides
     ``source`` (the rows as streamed), ``fmap``, ``basis_indices`` (in the streamed
     order), ``block_size``, ``remove_basis``, ``_budget()``, ``_kind`` ("rls",
     "query", "global") and ``_order`` (the streamed order of the caller's rows, or
@@ -73,7 +73,7 @@ class StreamedHoldoutPath:
 
 class StreamedRLSModel(StreamedHoldoutPath):
     """Reduced-set RLS trained from blocks of rows, with the training and selection
-    interface of :class:`rlscore.core.rls.RLSModel` (the same model to rounding).
+    interface of :class:`rlscore.core.nystrom.RLSModel` (the same model to rounding).
 
     Parameters
     ----------
@@ -85,9 +85,9 @@ class StreamedRLSModel(StreamedHoldoutPath):
     lambda_count : regparams of the cross-validation to come (sizes the estimate)
     working_memory : MiB of temporaries per block (None: the current setting)
     cache : PCG keeps the kernel blocks between iterations ("auto", True, False; see
-        :class:`rlscore.core.rls.StreamedGramOperator`)
+        :class:`rlscore.core.nystrom.StreamedGramOperator`)
     tol, maxiter : PCG's stopping tolerance on the relative residual (None:
-        :data:`rlscore.core.rls.PCG_TOL`) and iteration cap (None: none)
+        :data:`rlscore.core.nystrom.PCG_TOL`) and iteration cap (None: none)
 
     Attributes
     ----------

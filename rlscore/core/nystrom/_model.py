@@ -7,8 +7,8 @@ returns are 2-D (m, p).
 
 import numpy as np
 
-from rlscore.core.rls._representation import build_representation
-from rlscore.core.rls._solvers import KernelSolver, LinearSolver
+from rlscore.core.nystrom._representation import build_representation
+from rlscore.core.rls import KernelSolver, LinearSolver
 from rlscore._validation import as_2d_labels, check_regparam
 
 __all__ = ["RLSModel", "make_solver", "n_rows"]
@@ -18,7 +18,7 @@ def make_solver(rep, Y):
     """The RLS solver for a representation: primal, primal with a known Nystrom basis
     (cross-validation can remove basis vectors), or dual."""
     if rep.kind == "primal" and rep.basis_indices is not None:
-        from rlscore.core.rls._nystrom import NystromSolver
+        from rlscore.core.nystrom._nystrom import NystromSolver
         return NystromSolver(rep.nystrom, Y, rep.basis_indices)
     return LinearSolver(rep.matrix, Y) if rep.kind == "primal" else KernelSolver(rep.matrix, Y)
 
@@ -42,7 +42,7 @@ class RLSModel:
     Parameters
     ----------
     X, kernel, basis_vectors, kernel_params : see
-        :func:`rlscore.core.rls.build_representation`.
+        :func:`rlscore.core.nystrom.build_representation`.
     Y : labels (m,) or (m, p)
     regparam : float >= 0
     path : bool
@@ -137,7 +137,7 @@ class RLSModel:
         leave-one-out models, cached per lambda, or the models without each fold);
         see :func:`rlscore.core.rls.interval_model`. O(m^3) dual, O(m d^2) primal
         once."""
-        from rlscore.core.rls._intervals import METHODS, interval_model
+        from rlscore.core.rls import METHODS, interval_model
         if (METHODS.get(method) == "loo" and folds is None and groups is None
                 and n_folds is None):
             cached = getattr(self, "_loo_intervals", None)

@@ -1,4 +1,4 @@
-"""Streamed reduced-set learning (rlscore.core.rls.StreamedReducedSet) equals the
+"""Streamed reduced-set learning (rlscore.core.nystrom.StreamedReducedSet) equals the
 in-memory path: fit, lambda path, leave-one-out (with basis removal), K-fold (with
 basis removal), for block sizes 1, 7 and m, and for arrays, memmaps and CSR input."""
 
@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from rlscore._blocks import working_memory
-from rlscore.core.rls import NystromFeatureMap, RLSModel, StreamedReducedSet
+from rlscore.core.nystrom import NystromFeatureMap, RLSModel, StreamedReducedSet
 from rlscore.core.structure import ArraySource
 
 GRID = [1e-4, 1e-2, 1.0, 1e2]

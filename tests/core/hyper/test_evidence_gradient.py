@@ -6,7 +6,7 @@ differences, and learn_kernel(criterion="evidence")."""
 import numpy as np
 import pytest
 
-from rlscore.core.rls import EvidenceObjective, evidence_gradient, learn_kernel
+from rlscore.core.hyper import EvidenceObjective, evidence_gradient, learn_kernel
 from rlscore.kernel import GaussianFamily, PolynomialFamily, SumFamily
 
 
@@ -96,7 +96,7 @@ def test_learn_kernel_evidence():
 def test_regularized_inverse_logdet_both_branches():
     """(G, log det) from the Cholesky branch and from the eigendecomposition fallback
     (an indefinite K whose negative eigenvalue is clipped) against numpy."""
-    from rlscore.core.rls import regularized_inverse
+    from rlscore.core.hyper import regularized_inverse
     rng = np.random.default_rng(0)
     B = rng.normal(size=(6, 6))
     K = B @ B.T

@@ -8,7 +8,7 @@ import pytest
 
 from rlscore._blocks import CACHE_BLOCK_BYTES, block_threads, cache_block_rows, map_blocks
 from rlscore.core.rankrls import CenteredGramOperator
-from rlscore.core.rls import NystromFactors, StreamedGramOperator
+from rlscore.core.nystrom import NystromFactors, StreamedGramOperator
 from rlscore.core.structure import ArraySource
 from rlscore.kernel import kernel_block
 

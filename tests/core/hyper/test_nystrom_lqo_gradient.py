@@ -6,8 +6,8 @@ blocks against its leave-one-out."""
 import numpy as np
 import pytest
 
-from rlscore.core.rankrls import NystromLQOObjective, learn_kernel_lqo
-from rlscore.core.rls import nystrom_loo_error_gradient
+from rlscore.core.hyper import NystromLQOObjective, learn_kernel_lqo
+from rlscore.core.hyper import nystrom_loo_error_gradient
 from rlscore.kernel import GaussianFamily, GaussianKernel
 from rlscore.learner import QueryRankRLS
 

@@ -68,12 +68,12 @@ def _check_kernel_matrix(K, name, square=True):
 
 def nystrom_features(K_r, K_rr):
     """Decomposed Nystrom map Phi = K_r C^{-T} (C C^T = K_rr) and the back map
-    T = C^{-T} (A_B = T W), through :class:`rlscore.core.rls.NystromMap`.
+    T = C^{-T} (A_B = T W), through :class:`rlscore.core.nystrom.NystromMap`.
 
     A K_rr that is not positive definite is factored by pivoted Cholesky, with a
     warning stating the effective rank. O(b^3/3 + m b^2).
     """
-    from rlscore.core.rls._nystrom import NystromMap
+    from rlscore.core.nystrom._nystrom import NystromMap
     nmap = NystromMap(K_r, K_rr)
     return nmap.Phi, nmap.back_matrix(), nmap
 
@@ -82,7 +82,7 @@ def basis_kernel(kernel, B, kernel_params):
     """(kernel object on the basis B, the predictor's kernel object or None for the
     linear kernel, bias or None, B with the sqrt(bias) column or None) of a
     reduced-set map (:class:`NystromFeatureMap`,
-    :class:`rlscore.core.rls.NystromFactors`)."""
+    :class:`rlscore.core.nystrom.NystromFactors`)."""
     kernel = canonical_kernel_name(kernel)
     if kernel not in KERNELS or kernel == "RsetKernel":
         raise ValueError(f"a reduced-set map needs one of "
@@ -111,7 +111,7 @@ class NystromFeatureMap:
 
     Attributes
     ----------
-    T : ndarray (b, r), the back map C^{-T} of :class:`rlscore.core.rls.NystromMap`
+    T : ndarray (b, r), the back map C^{-T} of :class:`rlscore.core.nystrom.NystromMap`
         (zero rows for dependent basis vectors); r = b unless K_rr is singular
     n_features : r
     predictor_map : callable W -> predictor
@@ -127,7 +127,7 @@ class NystromFeatureMap:
         self.kernel, self._kobj, self.bias, self._Ba = basis_kernel(kernel, B,
                                                                     kernel_params)
         K_rr = kernel_block(self.kernel, self.kernel.train_X)
-        from rlscore.core.rls._nystrom import NystromMap
+        from rlscore.core.nystrom._nystrom import NystromMap
         self.nmap = NystromMap(K_rr, K_rr)
         self.T = self.nmap.back_matrix()
         self.n_features = self.T.shape[1]
@@ -354,7 +354,7 @@ def _basis_rows_representation(X, B, kernel, kernel_params, basis_indices=None):
 
 def _indexed_basis(X, kernel, basis_indices, n_basis, random_state, kernel_params):
     """Reduced-set representation with the basis given as indices into X (or drawn)."""
-    from rlscore.core.rls._nystrom import select_basis
+    from rlscore.core.nystrom._nystrom import select_basis
     if kernel == "PrecomputedKernel":
         K = _check_kernel_matrix(X, "X (precomputed kernel)")
         idx = select_basis(K.shape[0], basis_indices, n_basis, random_state)

@@ -4,7 +4,7 @@ the starting point of the next, smaller lambda), the choice by
 :func:`rlscore.core.selection.grid_search` (with its EdgeOfGridWarning).
 
 The training rows of a fold are a boolean mask of the operator
-(:class:`rlscore.core.rls.StreamedGramOperator`, or the centred operators of
+(:class:`rlscore.core.nystrom.StreamedGramOperator`, or the centred operators of
 :mod:`rlscore.core.rankrls`, through ``make_operator``); the basis vectors are kept
 (the held-out rows may include basis vectors: this is the validation of the fixed-basis
 model, not the basis-removing cross-validation of the direct streamed path). The
@@ -16,8 +16,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from rlscore._validation import check_regparam
-from rlscore.core.rls._pcg import StreamedGramOperator, pcg_solve
-from rlscore.core.rls._streamed import fold_numbers
+from rlscore.core.nystrom._pcg import StreamedGramOperator, pcg_solve
+from rlscore.core.nystrom._streamed import fold_numbers
 from rlscore.core.selection import grid_search
 
 __all__ = ["PCGSelection", "pcg_select", "validation_folds"]
@@ -35,7 +35,7 @@ class PCGSelection:
 def validation_folds(source, kind, validation=None, cv=None, random_state=None):
     """(fold_of (m,), evaluated folds): a validation split (a fraction of the rows,
     of whole queries for "query") as fold 0 of two, or K-fold (``cv`` an int or fold
-    numbers, :func:`rlscore.core.rls.fold_numbers`). O(m)."""
+    numbers, :func:`rlscore.core.nystrom.fold_numbers`). O(m)."""
     if (validation is None) == (cv is None):
         raise ValueError("give validation (a fraction) or cv (folds), not both or neither")
     if cv is not None:
@@ -71,17 +71,17 @@ def pcg_select(source, fmap, regparams, *, make_operator=None, kind="rls",
     Parameters
     ----------
     source : data source (:func:`rlscore.core.structure.as_source`)
-    fmap : :class:`rlscore.core.rls.NystromFactors` (or ``NystromFeatureMap``)
+    fmap : :class:`rlscore.core.nystrom.NystromFactors` (or ``NystromFeatureMap``)
     regparams : the lambda grid (any order; solved from the largest down)
     make_operator : callable ``rows -> operator`` (rows a boolean mask of the training
-        rows, or None for all); default :class:`rlscore.core.rls.StreamedGramOperator`
+        rows, or None for all); default :class:`rlscore.core.nystrom.StreamedGramOperator`
         on ``source`` and ``fmap`` (RLS). :func:`rlscore.core.rankrls.pcg_select_rankrls`
         gives the centred ones.
     kind : "rls", "query" (the split and folds hold whole queries) or "global"
     validation : fraction of the rows (whole queries for "query") held out once
     cv : K (folds of rows, of whole queries for "query") or (m,) fold numbers
     measure : f(Y, P) with ``iserror``; default sqerror
-    tol, maxiter, precondition : of :func:`rlscore.core.rls.pcg_solve`
+    tol, maxiter, precondition : of :func:`rlscore.core.nystrom.pcg_solve`
     refit : train on every row at the chosen lambda (warm-started from the chosen
         fold solution)
     operator_options : block_size, cache, dtype of the default operator

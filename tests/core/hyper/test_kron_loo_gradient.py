@@ -6,8 +6,8 @@ central finite differences; learn_kron_kernel against a grid over both gammas.""
 import numpy as np
 import pytest
 
-from rlscore.core.kronecker import (KronLOOObjective, KronRLSModel, kron_loo_error_gradient,
-                                    learn_kron_kernel)
+from rlscore.core.hyper import KronLOOObjective, kron_loo_error_gradient, learn_kron_kernel
+from rlscore.core.kronecker import KronRLSModel
 from rlscore.kernel import (FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily,
                             SumFamily)
 
@@ -71,7 +71,7 @@ def test_criterion_is_refit_loo_and_gradient_is_finite_differences(kinds, regpar
 def test_adjoints_are_the_partial_traces_of_the_dual_rls_adjoint():
     # S1 and S2 are the partial traces of the (n1 n2) x (n1 n2) adjoint of dual RLS with
     # the kernel K2 kron K1: <dK2 kron K1 + K2 kron dK1, M> for random symmetric dK
-    from rlscore.core.rls import loo_error_gradient
+    from rlscore.core.hyper import loo_error_gradient
     X1, X2, Y = pairs(n1=6, n2=4, seed=2)
     K1 = GaussianFamily(X1).evaluate(np.log([0.4]))[0]
     K2 = GaussianFamily(X2).evaluate(np.log([0.7]))[0]
