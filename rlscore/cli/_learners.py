@@ -74,12 +74,17 @@ def _rls_loo(data, grid, kernel, kp, basis, measure, args):
     return LOOCV(model, _plain_measure(measure))
 
 
-def _rls_kfold(data, grid, kernel, kp, basis, measure, args):
+def _kfold_cv(fit_model, data, grid, kernel, kp, basis, measure, args):
+    """K-fold of examples (a file without qids) on the model ``fit_model`` builds,
+    decomposed for the path and planned for the folds' hold-outs."""
     from rlscore.core.selection import NfoldCV
     folds = _kfold(data, args)
-    model = _rls_model(data, grid[0], kernel, kp, basis, True,
-                       ("kfold", len(grid), len(folds) + 1))
+    model = fit_model(data, grid[0], kernel, kp, basis, True,
+                      ("kfold", len(grid), len(folds) + 1))
     return NfoldCV(model, _plain_measure(measure), folds, disjoint=True)
+
+
+_rls_kfold = functools.partial(_kfold_cv, _rls_model)
 
 
 def _rls_lpo(data, grid, kernel, kp, basis, measure, args):
@@ -92,12 +97,7 @@ def _grank_train(data, regparam, kernel, kp, basis):
     return _rank_model(data, regparam, kernel, kp, basis)
 
 
-def _grank_kfold(data, grid, kernel, kp, basis, measure, args):
-    from rlscore.core.selection import NfoldCV
-    folds = _kfold(data, args)
-    model = _rank_model(data, grid[0], kernel, kp, basis, True,
-                        ("kfold", len(grid), len(folds) + 1))
-    return NfoldCV(model, _plain_measure(measure), folds, disjoint=True)
+_grank_kfold = functools.partial(_kfold_cv, _rank_model)
 
 
 def _grank_lpo(data, grid, kernel, kp, basis, measure, args):

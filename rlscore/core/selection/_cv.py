@@ -42,6 +42,7 @@ per query: a fold's performance is :func:`query_score`, the mean over its querie
 
 import numpy as np
 
+from rlscore.core.selection._protocols import capabilities
 from rlscore.core.selection._scores import (_mean_of_defined, _score, _undefined,
                                             groups_of, query_score, subset_groups)
 
@@ -55,7 +56,7 @@ def holdout_of(rls):
     model has one (query RankRLS, whose ``holdout`` takes rows of one query only: its
     ``holdout_rows`` holds out several queries at once, a fold of K-fold by query), else
     ``rls.holdout``."""
-    return getattr(rls, "holdout_rows", None) or rls.holdout
+    return rls.holdout_rows if "holdout_rows" in capabilities(rls) else rls.holdout
 
 
 class LOOCV:
@@ -76,7 +77,7 @@ class LOOCV:
         self._path = {}
 
     def prepare(self, grid):
-        if hasattr(self.rls, "leave_one_out_path"):
+        if "leave_one_out_path" in capabilities(self.rls):
             grid = list(grid)
             self._path = dict(zip(map(float, grid), self.rls.leave_one_out_path(grid)))
 
@@ -111,13 +112,14 @@ class NfoldCV:
         if len(self.folds) == 0:
             raise ValueError("folds is empty")
         self._fold_groups = subset_groups(groups_of(groups, np.shape(rls.Y)[0]), self.folds)
+        self._path = {}
 
     def prepare(self, grid):
         """When the model batches the hold-outs of a whole grid (``holdout_path(folds,
         grid)``, the streamed reduced set: one pass over the data for every fold and
         lambda), compute them at once; :meth:`cv` then reads them."""
         self._path = {}
-        if hasattr(self.rls, "holdout_path"):
+        if "holdout_path" in capabilities(self.rls):
             grid = list(grid)
             self._path = dict(zip(map(float, grid),
                                   self.rls.holdout_path(self.folds, grid)))
@@ -130,7 +132,7 @@ class NfoldCV:
 
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
-        preds = getattr(self, "_path", {}).pop(float(regparam), None)
+        preds = self._path.pop(float(regparam), None)
         perfs, preds = [], self.predictions() if preds is None else preds
         for fold, P, fold_groups in zip(self.folds, preds, self._fold_groups):
             try:
@@ -320,6 +322,7 @@ class LQOCV:
         self.rls = rls
         self.model = rls
         self.measure = measure
+        self._path = {}
 
     def prepare(self, grid):
         """When the model batches the hold-outs of a whole grid (``holdout_path``, the
@@ -327,16 +330,16 @@ class LQOCV:
         compute them at once, one fold per query; :meth:`cv` then reads them."""
         self._path = {}
         model = self.model
-        if hasattr(model, "holdout_path"):
+        if "holdout_path" in capabilities(model):
             grid = list(grid)
             self._path = dict(zip(map(float, grid),
                                   model.holdout_path(model.groups.split(), grid)))
 
     def cv(self, regparam):
         model = self.model
-        preds = getattr(self, "_path", {}).pop(float(regparam), None)
+        preds = self._path.pop(float(regparam), None)
         Y = model.Y
-        if preds is None and hasattr(model, "leave_query_out_rows"):
+        if preds is None and "leave_query_out_rows" in capabilities(model):
             # the predictions in row order at once (no loop over the queries)
             P = model.leave_query_out_rows()
             preds = model.groups.per_query(P)
