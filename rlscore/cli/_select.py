@@ -135,29 +135,30 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
             raise DataError(f"{args.train}: the {cv} estimate of {measure.name} is "
                             f"undefined ({exc.value}; e.g. folds or queries of a single "
                             f"example, or all labels equal)") from None
-    crossvalidator = _query_cv(cv, args, spec, data, grid, kernel, kp, basis, measure)
+    crossvalidator = _query_cv(cv, args, spec, data, grid, (kernel, kp, basis), measure)
     try:
         return _grid_search(crossvalidator, grid, cv)
     except UndefinedPerformance:       # no fold has a query with a defined measure
         raise DataError(_UNDEFINED) from None
 
 
-def _query_cv(cv, args, spec, data, grid, kernel, kp, basis, measure):
+def _query_cv(cv, args, spec, data, grid, setup, measure):
     """``--cv kfold`` or ``lqo`` on a file with qids: K-fold by query as every face
     computes it (:class:`rlscore.core.selection.NfoldCV` over
     ``QueryGroups.folds(--folds, --seed)``: the mean over the folds of each fold's
     per-query mean, a fold without a scored query skipped), or one fold per query
-    (:class:`rlscore.core.selection.PooledQueryCV`: the mean over the queries)."""
+    (:class:`rlscore.core.selection.PooledQueryCV`: the mean over the queries).
+    ``setup`` is the (kernel, kernel parameters, basis) of the command."""
     from rlscore.core.selection import NfoldCV, PooledQueryCV
     if cv == "lqo":
-        model = _model(spec, data, grid, kernel, kp, basis, "holdout")
+        model = _model(spec, data, grid, *setup, "holdout")
         _report_refits(model, spec, cv, data.groups.n_groups, grid)
         return PooledQueryCV(model, measure, data.groups, None, data.y)
     try:
         folds = data.groups.folds(args.folds, args.seed)
     except ValueError as exc:
         raise UsageError(f"--folds {args.folds}: {exc}") from None
-    model = _model(spec, data, grid, kernel, kp, basis, "holdout")
+    model = _model(spec, data, grid, *setup, "holdout")
     _report_refits(model, spec, cv, len(folds), grid)
     return NfoldCV(model, measure, folds, data.groups)
 
