@@ -43,7 +43,8 @@ from rlscore.core.kronecker._settings import KRON_SETTINGS, KronSettingHoldout
 from rlscore.core.kronecker._intervals import kron_interval_model, KronIntervalPredictor
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
 from rlscore.core.kronecker._sampled import SampledKronRLSModel
-from rlscore.core.kronecker._svm import SampledKronSVMModel, exact_line_search, svm_labels
+from rlscore.core.kronecker._svm import (KronSVMOptions, SampledKronSVMModel,
+                                        exact_line_search, svm_labels)
 from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights,
                                          centered_alignment, PairwiseMKLModel,
                                          fit_pairwise_mkl)
@@ -87,6 +88,7 @@ __all__ = [
     "KronMinres",
     "SampledKronRLSModel",
     "SampledKronSVMModel",
+    "KronSVMOptions",
     "exact_line_search",
     "svm_labels",
     "alignment_statistics",
