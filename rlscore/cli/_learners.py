@@ -128,7 +128,7 @@ def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge", tol=None):
 
 def _ranksvm_tol(tol, loss="hinge"):
     """The tolerance the RankSVM solver of ``loss`` runs with (``--tol`` or its
-    default, :data:`rlscore.core.ranksvm.DEFAULT_TOL`)."""
+    default, :data:`rlscore.core.ranksvm.DEFAULT_RTOL`)."""
     from rlscore.core.ranksvm import check_loss_solver, ranksvm_tol
     return ranksvm_tol(tol, check_loss_solver(loss)[1], "--tol")
 
