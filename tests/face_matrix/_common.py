@@ -299,6 +299,31 @@ def _same_as_dense(got, dense):
     assert_allclose(np.ravel(got[2]), np.ravel(dense[2]), rtol=SPARSE_RTOL, atol=1e-13)
 
 
+def _slow_if(rows, slow):
+    """pytest params of ``rows``, those with ``slow(row)`` marked slow (their twins,
+    the same face and CV kind on the cheaper kernel or basis, run by default)."""
+    return [pytest.param(*row, marks=pytest.mark.slow) if slow(row) else
+            pytest.param(*row) for row in rows]
+
+
+def _memo(runner):
+    """A face runner that writes no files, run once per row: its result depends only
+    on its row's values and input format (the file and cluster fixtures are left out
+    of the key), so the dense rows and the sparse column's dense comparison share one
+    run. The results are only read."""
+    cache = {}
+    plain = (str, int, float, type(None), list, tuple)
+
+    @functools.wraps(runner)
+    def run(*args, **kw):
+        key = repr(([a for a in args if isinstance(a, plain)],
+                    sorted((k, v) for k, v in kw.items() if isinstance(v, plain))))
+        if key not in cache:
+            cache[key] = runner(*args, **kw)
+        return cache[key]
+    return run
+
+
 # ----------------------------------------------------------------- RLS (and Nystrom)
 
 N_BASIS, BASIS_SEED = 18, 5

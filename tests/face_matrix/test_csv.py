@@ -11,9 +11,9 @@ from numpy.testing import assert_array_equal
 from rlscore.utilities.cross_validation import random_folds
 from rlscore.utilities.reader import write_svmlight
 
-from ._common import (_cli_files, EDGE_OK, GRID, K_FOLDS, SEED, _check, _choose, _cindex, _final,
-                      _kernel_options, _kfold_estimates, _queries, _query_cindex,
-                      _query_folds, _regression, _sqerror)
+from ._common import (EDGE_OK, GRID, K_FOLDS, SEED, _check, _choose, _cindex,
+                      _cli_files, _final, _kernel_options, _kfold_estimates, _queries,
+                      _query_cindex, _query_folds, _regression, _sqerror)
 
 pytestmark = EDGE_OK
 

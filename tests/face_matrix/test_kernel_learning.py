@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose
 
 from rlscore.utilities.reader import write_svmlight
 
-from ._common import (SPARSE_RTOL, _formats, EDGE_OK, RTOL, _refit)
+from ._common import (EDGE_OK, RTOL, SPARSE_RTOL, _formats, _memo, _refit)
 
 pytestmark = EDGE_OK
 
@@ -94,7 +94,7 @@ def _learn_cli(family, run_cli, tmp_path):
             np.loadtxt(tmp_path / "p.txt"))
 
 
-LEARN_FACES = {"learner": _learn_learner, "estimator": _learn_estimator,
+LEARN_FACES = {"learner": _learn_learner, "estimator": _memo(_learn_estimator),
                "cli": _learn_cli}
 LEARN_RTOL = 1e-7           # the gradient search stops at its own tolerance
 

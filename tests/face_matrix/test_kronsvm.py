@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from ._common import EDGE_OK, GAMMA, _cindex, _kernel, _squared_hinge_fit
+from ._common import (EDGE_OK, GAMMA, _cindex, _kernel, _squared_hinge_fit)
 
 pytestmark = EDGE_OK
 

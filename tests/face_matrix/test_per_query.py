@@ -6,8 +6,9 @@ import functools
 
 import pytest
 
-from ._common import (_formats, _same_as_dense, EDGE_OK, GRID, _check, _choose, _cli_run, _final, _kernel_options,
-                      _loo_estimates, _lpo_estimates, _queries, _query_cindex)
+from ._common import (EDGE_OK, GRID, _check, _choose, _cli_run, _final, _formats,
+                      _kernel_options, _loo_estimates, _lpo_estimates, _memo, _queries,
+                      _query_cindex, _same_as_dense)
 
 pytestmark = EDGE_OK
 
@@ -47,7 +48,7 @@ def _per_query_estimator(family, cv, run_cli=None, tmp_path=None, fmt=None):
     return est.alpha_, est.cv_results_["cv_performances"], est.predict(Xt)
 
 
-PER_QUERY_FACES = {"cli": _per_query_cli, "estimator": _per_query_estimator}
+PER_QUERY_FACES = {"cli": _per_query_cli, "estimator": _memo(_per_query_estimator)}
 #: KernelRLSCV takes qid/groups for a splitter only ("regression forms no pairs", its
 #: fit docstring): cv="loo" / "lpo" ignore them and score the pooled rows, where the
 #: command line on the same file (``--learner rls --cv loo|lpo``, LOOCV / QueryLPOCV
@@ -71,6 +72,6 @@ def test_per_query_loo_lpo(family, cv, face, run_cli, tmp_path):
                                        if face == "estimator"])
 def test_per_query_loo_lpo_csr(family, cv):
     perfs, lam, pred = _per_query_reference(family, cv)
-    got = _per_query_estimator(family, cv, fmt="csr")
+    got = PER_QUERY_FACES["estimator"](family, cv, fmt="csr")
     _check(got, perfs, lam, pred)
-    _same_as_dense(got, _per_query_estimator(family, cv))
+    _same_as_dense(got, PER_QUERY_FACES["estimator"](family, cv))

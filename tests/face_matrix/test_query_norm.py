@@ -10,8 +10,8 @@ import pytest
 
 from rlscore.utilities.reader import write_svmlight
 
-from ._common import (_cli_files, EDGE_OK, GRID, _check, _choose, _final, _kfold_estimates,
-                      _queries, _query_cindex, _query_folds)
+from ._common import (EDGE_OK, GRID, _check, _choose, _cli_files, _final,
+                      _kfold_estimates, _queries, _query_cindex, _query_folds)
 
 pytestmark = EDGE_OK
 

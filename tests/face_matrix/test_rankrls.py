@@ -9,10 +9,11 @@ import pytest
 
 from rlscore.utilities.cross_validation import random_folds
 
-from ._common import (_tied_queries, PREDICT_FORMATS, _formats, _same_as_dense, BASIS_SEED, EDGE_OK, GAMMA, GRID, K_FOLDS, N_BASIS, SEED, _check,
-                      _choose, _cindex, _cli_run, _final, _kernel_options,
-                      _kfold_estimates, _learner_result, _lpo_estimates, _queries,
-                      _query_cindex, _query_folds, _rls_basis)
+from ._common import (BASIS_SEED, EDGE_OK, GAMMA, GRID, K_FOLDS, N_BASIS, SEED, _check,
+                      _choose, _cindex, _cli_run, _final, _formats, _kernel_options,
+                      _kfold_estimates, _learner_result, _lpo_estimates, _memo,
+                      _queries, _query_cindex, _query_folds, _rls_basis, _same_as_dense,
+                      _slow_if, _tied_queries)
 
 pytestmark = EDGE_OK
 
@@ -116,8 +117,8 @@ def _rank_cli(family, kernel, cv, run_cli, tmp_path, nystrom=None, data=None, **
     return _cli_run(run_cli, tmp_path, X, y, q if family == "query" else None, Xt, opts)
 
 
-RANK_FACES = {"learner": _rank_learner, "estimator": _rank_estimator, "cli": _rank_cli,
-              "gridsearch": _rank_gridsearch}
+RANK_FACES = {"learner": _memo(_rank_learner), "estimator": _memo(_rank_estimator),
+              "cli": _rank_cli, "gridsearch": _memo(_rank_gridsearch)}
 RANK_ROWS = [(fam, k, cv, face)
              for k in ("linear", "gaussian")
              for fam, cvs, faces in (("global", ("kfold", "lpo"),
@@ -176,7 +177,10 @@ def test_rankrls_nystrom_kfold(family, nystrom, face, run_cli, tmp_path, request
 RANK_SPARSE_ROWS = [row for row in RANK_ROWS if row[3] != "cli"]
 
 
-@pytest.mark.parametrize("family,kernel,cv,face", RANK_SPARSE_ROWS)
+#: global leave-pair-out is the slow kind: its Gaussian CSR rows run with -m slow,
+#: the linear ones are their twins
+@pytest.mark.parametrize("family,kernel,cv,face", _slow_if(
+    RANK_SPARSE_ROWS, lambda row: row[2] == "lpo" and row[1] == "gaussian"))
 def test_rankrls_csr(family, kernel, cv, face):
     perfs, lam, pred = _rank_reference(family, kernel, cv)
     got = RANK_FACES[face](family, kernel, cv, fmt="csr")
@@ -194,11 +198,11 @@ def test_rankrls_nystrom_kfold_csr(family, nystrom, face):
     _same_as_dense(got, RANK_FACES[face](family, "gaussian", "kfold", nystrom=nystrom))
 
 
-@pytest.mark.parametrize("face,fmt", [
-    (face, fmt) for face in ("learner", "estimator", "gridsearch") for fmt in PREDICT_FORMATS])
+@pytest.mark.parametrize("face,fmt", [("learner", "csc"), ("estimator", "coo"),
+                                      ("gridsearch", "matrix"), ("estimator", "csr_array")])
 def test_rankrls_predict_formats(face, fmt):
     """Query RankRLS LQO trained on dense input, the test rows as CSC, COO, np.matrix or
-    a sparse array."""
+    a sparse array (one face each)."""
     perfs, lam, pred = _rank_reference("query", "linear", "lqo")
     got = RANK_FACES[face]("query", "linear", "lqo", fmt=fmt)
     _check(got, perfs, lam, pred)

@@ -6,13 +6,15 @@ import functools
 
 import numpy as np
 import pytest
+from numpy.testing import assert_allclose
 
 from rlscore.utilities.cross_validation import random_folds
 
-from ._common import (PREDICT_FORMATS, _formats, _same_as_dense, BASIS_SEED, EDGE_OK, GAMMA, GRID, K_FOLDS, N_BASIS, SEED,
-                      _block_folds, _check, _choose, _cli_run, _final, _kernel_options,
-                      _kfold_estimates, _learner_result, _loo_estimates, _lpo_estimates,
-                      _regression, _rls_basis, _sqerror)
+from ._common import (BASIS_SEED, EDGE_OK, GAMMA, GRID, K_FOLDS, N_BASIS,
+                      PREDICT_FORMATS, RTOL, SEED, _block_folds, _check, _choose,
+                      _cli_run, _final, _formats, _kernel_options, _kfold_estimates,
+                      _learner_result, _loo_estimates, _lpo_estimates, _memo,
+                      _regression, _rls_basis, _same_as_dense, _slow_if, _sqerror)
 
 pytestmark = EDGE_OK
 
@@ -46,7 +48,7 @@ def _rls_reference(kernel, cv, nystrom):
 _rls_reference = functools.lru_cache(maxsize=None)(_rls_reference)
 
 
-def _rls_learner(kernel, cv, nystrom, fmt=None, **_):
+def _rls_learner(kernel, cv, nystrom, fmt=None, grid=GRID, **_):
     from rlscore.learner import KfoldRLS, LeaveOneOutRLS, LeavePairOutRLS
     from rlscore.measure import sqerror
     X, y, Xt = _regression()
@@ -62,10 +64,10 @@ def _rls_learner(kernel, cv, nystrom, fmt=None, **_):
                  "kfold": (KfoldRLS, (random_folds(len(y), K_FOLDS, seed=SEED),))}[cv]
     if cv != "lpo":                       # LeavePairOutRLS has no measure: the AUC
         kw["measure"] = sqerror
-    return _learner_result(cls(X, y, *args, regparams=GRID, **kw), Xt)
+    return _learner_result(cls(X, y, *args, regparams=grid, **kw), Xt)
 
 
-def _rls_estimator(kernel, cv, nystrom, fmt=None, **_):
+def _rls_estimator(kernel, cv, nystrom, fmt=None, grid=GRID, **_):
     from rlscore.estimators import KernelRLSCV
     X, y, Xt = _regression()
     X, Xt = _formats(X, Xt, fmt)
@@ -78,17 +80,17 @@ def _rls_estimator(kernel, cv, nystrom, fmt=None, **_):
     if cv == "kfold":
         splits = [(np.setdiff1d(np.arange(m), f), np.sort(f))
                   for f in random_folds(m, K_FOLDS, seed=SEED)]
-        est = KernelRLSCV(alphas=GRID, cv=splits, scoring="sqerror", **kw)
+        est = KernelRLSCV(alphas=grid, cv=splits, scoring="sqerror", **kw)
     else:
-        est = KernelRLSCV(alphas=GRID, cv=cv, scoring="cindex" if cv == "lpo" else
+        est = KernelRLSCV(alphas=grid, cv=cv, scoring="cindex" if cv == "lpo" else
                           "sqerror", **kw)
     est.fit(X, y)
     return est.alpha_, est.cv_results_["cv_performances"], est.predict(Xt)
 
 
-def _rls_cli(kernel, cv, nystrom, run_cli, tmp_path, **_):
+def _rls_cli(kernel, cv, nystrom, run_cli, tmp_path, grid=GRID, **_):
     X, y, Xt = _regression()
-    opts = ["--learner", "rls", "--regparams", ",".join(map(str, GRID)), "--cv", cv,
+    opts = ["--learner", "rls", "--regparams", ",".join(map(str, grid)), "--cv", cv,
             "--measure", "cindex" if cv == "lpo" else "sqerror"]
     opts += _kernel_options(kernel, "cli")
     if cv == "kfold":
@@ -121,7 +123,8 @@ def _rls_dask(kernel, cv, nystrom, client, **_):
     return out["best_regparam"], out["cv_performances"], model.predict(Xt)
 
 
-RLS_FACES = {"learner": _rls_learner, "estimator": _rls_estimator, "cli": _rls_cli,
+RLS_FACES = {"learner": _memo(_rls_learner), "estimator": _memo(_rls_estimator),
+             "cli": _rls_cli,
              "dask": _rls_dask}
 
 RLS_ROWS = []
@@ -164,7 +167,10 @@ def test_rls_nystrom_kfold_dask(client, cv, nystrom):
 RLS_SPARSE_ROWS = [row for row in RLS_ROWS if row[3] in ("learner", "estimator")]
 
 
-@pytest.mark.parametrize("kernel,cv,nystrom,face", RLS_SPARSE_ROWS)
+#: Gaussian leave-pair-out of a Nystrom model is the slow kind (one model per pair):
+#: its CSR rows run with -m slow, the plain LPO rows are their twins
+@pytest.mark.parametrize("kernel,cv,nystrom,face", _slow_if(
+    RLS_SPARSE_ROWS, lambda row: row[1] == "lpo" and row[2] is not None))
 def test_rls_csr(kernel, cv, nystrom, face):
     perfs, lam, pred = _rls_reference(kernel, cv, nystrom)
     got = RLS_FACES[face](kernel, cv, nystrom, fmt="csr")
@@ -180,3 +186,29 @@ def test_rls_predict_formats(face, fmt):
     got = RLS_FACES[face]("gaussian", "kfold", None, fmt=fmt)
     _check(got, perfs, lam, pred)
     _same_as_dense(got, RLS_FACES[face]("gaussian", "kfold", None))
+
+
+# ---------------------------------------- outside findings (issue 35: a grid with 0)
+
+ZERO_GRID = [0.0, 0.1, 10.0]
+
+
+@pytest.mark.parametrize("face", ["learner", "estimator", "cli"])
+def test_rls_grid_with_zero(face, run_cli, tmp_path):
+    """regparam 0 is accepted in a grid by every face: linear RLS K-fold with 0 in the
+    grid is least squares on each fold's training rows (the primal normal equations,
+    X^T X invertible here)."""
+    X, y, Xt = _regression()
+    m, d = X.shape
+    folds = random_folds(m, K_FOLDS, seed=SEED)
+
+    def ridge(rows, lam):
+        return np.linalg.solve(X[rows].T @ X[rows] + lam * np.eye(d), X[rows].T @ y[rows])
+    perfs = [np.mean([_sqerror(y[f], X[f] @ ridge(np.setdiff1d(np.arange(m), f), lam))
+                      for f in folds]) for lam in ZERO_GRID]
+    lam = ZERO_GRID[int(np.argmin(perfs))]
+    got = RLS_FACES[face]("linear", "kfold", None, run_cli=run_cli, tmp_path=tmp_path,
+                          grid=ZERO_GRID)
+    assert_allclose(np.ravel(got[1]), perfs, rtol=RTOL, atol=0)
+    assert got[0] == lam
+    assert_allclose(np.ravel(got[2]), Xt @ ridge(np.arange(m), lam), rtol=RTOL, atol=1e-10)

@@ -21,7 +21,7 @@ from numpy.testing import assert_allclose
 
 from rlscore.utilities.cross_validation import random_folds
 
-from ._common import (_cli_files, EDGE_OK, GAMMA, GRID, K_FOLDS, RTOL, SEED, _kernel,
+from ._common import (EDGE_OK, GAMMA, GRID, K_FOLDS, RTOL, SEED, _cli_files, _kernel,
                       _squared_hinge_fit)
 
 pytestmark = EDGE_OK
@@ -44,22 +44,22 @@ def _censored(seed=4, m=36, d=3):
 # ------------------------------------------------------------------ brute force
 
 def _comparable(time, event):
-    """Harrell's comparable pairs (i, j) as a list: i an observed event, and t_i < t_j
-    or t_i == t_j with j censored (i is the earlier, higher-risk member)."""
-    m = len(time)
-    return [(i, j) for i in range(m) for j in range(m) if i != j and event[i]
-            and (time[i] < time[j] or (time[i] == time[j] and not event[j]))]
+    """Harrell's comparable pairs (i, j) as an explicit (n_pairs, 2) list: i an
+    observed event, and t_i < t_j or t_i == t_j with j censored (i is the earlier,
+    higher-risk member)."""
+    ti, tj = time[:, None], time[None, :]
+    C = event[:, None] & ((ti < tj) | ((ti == tj) & ~event[None, :]))
+    np.fill_diagonal(C, False)
+    return np.argwhere(C)
 
 
 def _harrell_c(time, event, risk, tied_tol=1e-8):
     """Harrell's C by its definition, O(m^2): over the comparable pairs, 1 when the
     earlier member has the higher risk, 1/2 within tied_tol; None without a pair."""
-    pairs = _comparable(time, event)
-    if not pairs:
-        return None
     score = [0.5 if abs(risk[i] - risk[j]) <= tied_tol else float(risk[i] > risk[j])
-             for i, j in pairs]
-    return float(np.mean(score))
+             for i in range(len(time)) for j in range(len(time)) if event[i] and
+             (time[i] < time[j] or (time[i] == time[j] and not event[j]))]
+    return float(np.mean(score)) if score else None
 
 
 def _censored_c(time, event, risk):
@@ -80,10 +80,7 @@ def _rankrls_refit(Phi, time, event, rows, lam):
     conditioned far worse); returns predict(indices into Phi)."""
     tr, ev = time[rows], event[rows]
     pairs = _comparable(tr, ev)
-    D = np.zeros((len(pairs), len(rows)))
-    for k, (i, j) in enumerate(pairs):
-        D[k, i], D[k, j] = 1.0, -1.0
-    F = D @ Phi[rows]
+    F = Phi[rows][pairs[:, 0]] - Phi[rows][pairs[:, 1]]     # D Phi_R, D the incidence
     w = np.linalg.solve(F.T @ F + lam * np.eye(Phi.shape[1]), F.T @ np.ones(len(pairs)))
     return lambda idx: Phi[idx] @ w
 
@@ -174,7 +171,7 @@ def _svm_refit(X, time, event, lam):
     lam/2 ||w||^2 + (1/N) sum_{comparable (i, j)} max(0, 1 - w.(x_i - x_j))^2 over the
     explicit pair differences."""
     pairs = _comparable(time, event)
-    Z = np.array([X[i] - X[j] for i, j in pairs])
+    Z = X[pairs[:, 0]] - X[pairs[:, 1]]
     return _squared_hinge_fit(Z, np.ones(len(pairs)), lam * len(pairs) / 2)
 
 
