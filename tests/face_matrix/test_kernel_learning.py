@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose
 
 from rlscore.utilities.reader import write_svmlight
 
-from ._common import (EDGE_OK, RTOL, SPARSE_RTOL, _formats, _memo, _refit)
+from ._common import (_as_format, EDGE_OK, RTOL, SPARSE_RTOL, _formats, _memo, _refit)
 
 pytestmark = EDGE_OK
 
@@ -171,9 +171,10 @@ def _kron_loo_error(g1, g2, lam):
 
 
 @functools.lru_cache(maxsize=None)
-def _kron_learn_learner():
+def _kron_learn_learner(fmt=None):
     from rlscore.learner import KronRLS
     X1, X2, Y = _kron_wave()
+    X1, X2 = _as_format(X1, fmt), _as_format(X2, fmt)
     L = KronRLS(X1=X1, X2=X2, Y=Y, gamma="learn", kernel="GaussianKernel")
     # with gamma="learn" the model holds the learned kernels: predict takes the
     # test-by-training kernels of the objects
@@ -181,10 +182,11 @@ def _kron_learn_learner():
         np.ravel(L.predict(L.kernel1.getKM(X1), L.kernel2.getKM(X2)))
 
 
-def _kron_learn_estimator():
+def _kron_learn_estimator(fmt=None):
     from rlscore.estimators import PairwiseRLS
     X1, X2, Y = _kron_wave()
-    pairs = np.array([(i, j) for j in range(len(X2)) for i in range(len(X1))])
+    pairs = np.array([(i, j) for j in range(X2.shape[0]) for i in range(X1.shape[0])])
+    X1, X2 = _as_format(X1, fmt), _as_format(X2, fmt)
     est = PairwiseRLS(X1, X2, kernel="rbf", gamma="learn").fit(pairs, Y)
     return (est.gamma1_, est.gamma2_, est.alpha_), None, est.predict(pairs)
 
@@ -208,3 +210,15 @@ def test_kronecker_kernel_learning(face):
     G = _kron_gram(got[0], got[1])
     ref = _refit("rls", G, Y, None, np.arange(len(Y)), got[2])(np.arange(len(Y)))
     assert_allclose(pred, ref, rtol=RTOL, atol=1e-10)
+
+
+@pytest.mark.parametrize("face", ["learner", "estimator"])
+def test_kronecker_kernel_learning_csr(face):
+    """CSR objects: the same learned point and model as dense objects."""
+    point = _kron_learn_learner()[0]
+    run = {"learner": _kron_learn_learner, "estimator": _kron_learn_estimator}[face]
+    got, _, pred = run("csr")
+    dense, _, dense_pred = run()
+    assert_allclose(got, point, rtol=LEARN_RTOL)
+    assert_allclose(got, dense, rtol=SPARSE_RTOL)
+    assert_allclose(pred, dense_pred, rtol=SPARSE_RTOL, atol=1e-13)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from ._common import (EDGE_OK, GAMMA, _cindex, _kernel, _squared_hinge_fit)
+from ._common import (_as_format, EDGE_OK, GAMMA, _cindex, _kernel, _squared_hinge_fit)
 
 pytestmark = EDGE_OK
 
@@ -82,13 +82,14 @@ def _svm_reference(kernel):
 
 # ------------------------------------------------------------------------ faces
 
-def _learner_fit(kernel, rows, lam):
+def _learner_fit(kernel, rows, lam, fmt=None):
     """KronSVM on the labelled pairs ``rows`` at ``lam``; its decision values of the
     pairs ``(i, j)`` given as an index array, through the learner's predict."""
     from rlscore.learner import KronSVM
     X1, X2, pairs, y, _, _ = _sampled_pairs()
     p = pairs[rows]
     if kernel == "linear":
+        X1, X2 = _as_format(X1, fmt), _as_format(X2, fmt)
         L = KronSVM(X1=X1[:N1], X2=X2[:N2], Y=y[rows], label_row_inds=p[:, 0],
                     label_col_inds=p[:, 1], regparam=lam, tol=TOL)
         return lambda q: L.predict(X1, X2, q[:, 0], q[:, 1])
@@ -99,9 +100,10 @@ def _learner_fit(kernel, rows, lam):
     return lambda q: L.predict(K1, K2, q[:, 0], q[:, 1])
 
 
-def _estimator(kernel, lam):
+def _estimator(kernel, lam, fmt=None):
     from rlscore.estimators import PairwiseSVM
     X1, X2 = _sampled_pairs()[:2]
+    X1, X2 = _as_format(X1, fmt), _as_format(X2, fmt)
     kw = {"kernel": "linear"} if kernel == "linear" else {"kernel": "rbf", "gamma": GAMMA}
     return PairwiseSVM(X1, X2, alpha=lam, tol=TOL, **kw)
 
@@ -126,16 +128,19 @@ def _kronsvm_gridsearch(kernel):
             search.best_estimator_.decision_function(test))
 
 
+@pytest.mark.parametrize("fmt", [None, "csr"])
 @pytest.mark.parametrize("kernel", ["linear", "gaussian"])
-def test_kronsvm_one_lambda(kernel):
+def test_kronsvm_one_lambda(kernel, fmt):
     """At one lambda the learner and the estimator are one model: the brute force's
-    test decision values (and the estimator's classes follow their sign)."""
+    test decision values (and the estimator's classes follow their sign); with
+    ``fmt="csr"`` the objects' features as CSR matrices (the learner's kernel mode
+    takes kernel matrices: its Gaussian row is dense)."""
     _, _, pairs, y, test, _ = _sampled_pairs()
     Phi = _features(kernel)
     lam = 0.3
     ref = Phi[_pair_rows(test)] @ _squared_hinge_fit(Phi[_pair_rows(pairs)], y, lam)
-    learner = _learner_fit(kernel, np.arange(len(y)), lam)(test)
-    est = _estimator(kernel, lam).fit(pairs, np.where(y > 0, "yes", "no"))
+    learner = _learner_fit(kernel, np.arange(len(y)), lam, fmt)(test)
+    est = _estimator(kernel, lam, fmt).fit(pairs, np.where(y > 0, "yes", "no"))
     assert_allclose(learner, ref, rtol=SVM_RTOL, atol=SVM_ATOL)
     assert_allclose(est.decision_function(test), ref, rtol=SVM_RTOL, atol=SVM_ATOL)
     assert_allclose(est.decision_function(test), learner, rtol=SVM_RTOL, atol=SVM_ATOL)

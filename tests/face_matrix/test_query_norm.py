@@ -10,7 +10,7 @@ import pytest
 
 from rlscore.utilities.reader import write_svmlight
 
-from ._common import (EDGE_OK, GRID, _check, _choose, _cli_files, _final,
+from ._common import (_formats, _same_as_dense, EDGE_OK, GRID, _check, _choose, _cli_files, _final,
                       _kfold_estimates, _queries, _query_cindex, _query_folds)
 
 pytestmark = EDGE_OK
@@ -51,18 +51,19 @@ def _reference(method):
     return perfs, lam, _final("query", "linear", Xn, y, q, Xtn, lam)
 
 
-def _pipeline(method, **_):
+def _pipeline(method, fmt=None, **_):
     import sklearn
     from sklearn.pipeline import make_pipeline
     from rlscore.estimators import QueryNormalizer, RankRLSCV
     X, y, q, Xt = _queries()
+    X, Xt = _formats(X, Xt, fmt)
     with sklearn.config_context(enable_metadata_routing=True):
         pipe = make_pipeline(
             QueryNormalizer(method).set_transform_request(qid=True),
             RankRLSCV(alphas=GRID, cv="lqo", scoring="cindex",
                       kernel="linear").set_fit_request(qid=True))
         pipe.fit(X, y, qid=q)
-        pred = pipe.predict(Xt, qid=_test_qids(len(Xt)))
+        pred = pipe.predict(Xt, qid=_test_qids(Xt.shape[0]))
     est = pipe[-1]
     return est.alpha_, est.cv_results_["cv_performances"], pred
 
@@ -85,3 +86,13 @@ def test_query_norm(face, method, run_cli, tmp_path):
     got = {"pipeline": _pipeline, "cli": _cli}[face](method, run_cli=run_cli,
                                                      tmp_path=tmp_path)
     _check(got, perfs, lam, pred)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_query_norm_pipeline_csr(method):
+    """CSR input to the pipeline (the normalizer densifies it): the dense pipeline's
+    choice, estimates and predictions, and the brute force's."""
+    perfs, lam, pred = _reference(method)
+    got = _pipeline(method, fmt="csr")
+    _check(got, perfs, lam, pred)
+    _same_as_dense(got, _pipeline(method))

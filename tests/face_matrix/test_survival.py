@@ -21,7 +21,7 @@ from numpy.testing import assert_allclose
 
 from rlscore.utilities.cross_validation import random_folds
 
-from ._common import (EDGE_OK, GAMMA, GRID, K_FOLDS, RTOL, SEED, _cli_files, _kernel,
+from ._common import (_formats, EDGE_OK, GAMMA, GRID, K_FOLDS, RTOL, SEED, _cli_files, _kernel,
                       _squared_hinge_fit)
 
 pytestmark = EDGE_OK
@@ -124,12 +124,13 @@ def _rankrls_reference(kernel, cv):
     return np.array(perfs), lam, pred, held
 
 
-def _rankrls_learner(kernel, cv):
+def _rankrls_learner(kernel, cv, fmt=None):
     """SurvivalRankRLS's exact hold-outs over the grid (the learner has no selection:
     the fold's C by concordance_index_censored, the first best value chosen here)."""
     from rlscore.learner import SurvivalRankRLS
     from rlscore.measure import concordance_index_censored
     X, time, event, Xt = _censored()
+    X, Xt = _formats(X, Xt, fmt)
     kw = {"kernel": "LinearKernel"} if kernel == "linear" else \
         {"kernel": "GaussianKernel", "gamma": GAMMA}
     L = SurvivalRankRLS(X, time, event, regparam=GRID[0], **kw)
@@ -147,11 +148,13 @@ def _rankrls_learner(kernel, cv):
     return lam, perfs, SurvivalRankRLS(X, time, event, regparam=lam, **kw).predict(Xt), held
 
 
+@pytest.mark.parametrize("fmt", [None, "csr"])
 @pytest.mark.parametrize("cv", ["kfold", "loo"])
 @pytest.mark.parametrize("kernel", ["linear", "gaussian"])
-def test_survival_rankrls_learner(kernel, cv):
+def test_survival_rankrls_learner(kernel, cv, fmt):
+    """Dense and (``fmt="csr"``) CSR input."""
     perfs, lam, pred, held = _rankrls_reference(kernel, cv)
-    got_lam, got_perfs, got_pred, got_held = _rankrls_learner(kernel, cv)
+    got_lam, got_perfs, got_pred, got_held = _rankrls_learner(kernel, cv, fmt)
     for a, b in zip(got_held, held):            # the hold-out risks, grid value by value
         assert_allclose(np.concatenate([np.ravel(x) for x in np.atleast_1d(a)])
                         if cv == "kfold" else a,
@@ -192,13 +195,15 @@ def _svm_reference():
     return np.array(perfs), lam, Xt @ _svm_refit(X, time, event, lam)
 
 
-def test_survival_ranksvm_learner_kfold():
+@pytest.mark.parametrize("fmt", [None, "csr"])
+def test_survival_ranksvm_learner_kfold(fmt):
     """SurvivalRankSVM(loss="squared_hinge") refit on every fold's training rows (the
-    learner has no grid search), scored and chosen here."""
+    learner has no grid search), scored and chosen here; dense and CSR input."""
     from rlscore.learner import SurvivalRankSVM
     from rlscore.measure import concordance_index_censored
     perfs, lam, pred = _svm_reference()
     X, time, event, Xt = _censored()
+    X, Xt = _formats(X, Xt, fmt)
     m = len(time)
     got = []
     for g in SVM_GRID:
