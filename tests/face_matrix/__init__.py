@@ -34,11 +34,12 @@ The rows (faces: L learner, E estimator, C command line, G GridSearchCV, D Dask)
   (``rlscore.learner.KronSVM``) and E (``PairwiseSVM``); K-fold over pairs by AUC -- L,
   G; against the minimizer in the explicit np.kron feature space (test_kronsvm);
 * survival (test_survival): ``SurvivalRankRLS`` linear and Gaussian, K-fold and LOO by
-  its exact hold-outs -- L; ``SurvivalRankSVM`` (squared hinge) K-fold -- L; against
-  RankRLS on the explicit comparable-pair list / the squared hinge over the explicit
-  pair differences, Harrell's C by an O(m^2) loop and
-  ``concordance_index_censored``; E (GridSearchCV) and C written and skipped until
-  issue 43's faces exist;
+  its exact hold-outs -- L, E (``SurvivalRankRLSCV``), C (``survival-rankrls`` on a
+  CSV file), G (K-fold); ``SurvivalRankSVM`` (squared hinge) K-fold -- L, G; against
+  RankRLS on the explicit comparable-pair list in an explicit feature space / the
+  squared hinge over the explicit pair differences, Harrell's C by an O(m^2) loop and
+  ``concordance_index_censored``; the E, G and C rows skip, naming issue 43, while
+  those faces are not in the tree;
 * per-query normalization (test_query_norm): query RankRLS LQO after ``QueryNormalizer``
   in a Pipeline (E) and ``--query-norm`` (C), linear / zscore / sum, against
   normalization by hand;
