@@ -50,6 +50,7 @@ from rlscore._validation._scalars import (INDEFINITE, MAX_DEGREE, MAX_REGPARAM, 
                                           check_gamma, check_gaussian_gamma,
                                           check_indefinite, check_kernel_params,
                                           check_miscoverage, check_positive_int, check_real,
+                                          miscoverage_argument, NOT_GIVEN,
                                           check_regparam, check_regparam_grid, check_tol)
 from rlscore._validation._resources import (available_memory, check_memory,
                                             check_peak_memory, format_bytes,
@@ -68,5 +69,5 @@ __all__ = [
     "check_survival", "as_row_blocks", "check_holdout_rows", "check_index_pairs",
     "check_gaussian_gamma", "check_float_dtype", "format_bytes", "check_miscoverage",
     "INDEFINITE", "check_indefinite", "check_square_kernel", "check_pairwise_labels",
-    "check_complete_size", "check_utilities",
+    "check_complete_size", "check_utilities", "miscoverage_argument", "NOT_GIVEN",
 ]

@@ -3,10 +3,12 @@ counts and dtypes."""
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
 from rlscore._validation._arrays import MAX_ABS_VALUE, _is_numeric_dtype
+from rlscore._validation._resources import user_stacklevel
 
 #: Largest polynomial degree accepted. A degree-d kernel spans the ratio (b_max/b_min)^d
 #: between its entries for bases b = gamma <x, z> + coef0; float64 carries 53 bits of
@@ -211,3 +213,33 @@ def check_indefinite(value):
     if not isinstance(value, str) or value not in INDEFINITE:
         raise ValueError(f"indefinite must be one of {INDEFINITE}, got {value!r}")
     return value
+
+
+class _NotGiven:
+    """The default of a deprecated keyword alias: tells "not given" apart from every
+    value a caller may pass (None included, which is refused like any bad value)."""
+
+    def __repr__(self):
+        return "<deprecated>"
+
+
+#: default of a deprecated keyword alias (``alpha=`` of the interval methods)
+NOT_GIVEN = _NotGiven()
+
+
+def miscoverage_argument(miscoverage, alpha=NOT_GIVEN, default=0.1,
+                         owner="predict_interval"):
+    """The miscoverage rate of an interval method, checked with
+    :func:`check_miscoverage`: ``miscoverage``, or ``alpha``, its deprecated alias
+    (a FutureWarning; the errors then name ``alpha``). Both (``miscoverage`` other
+    than its ``default``) is a TypeError. O(1).
+    """
+    if alpha is NOT_GIVEN:
+        return check_miscoverage(miscoverage, "miscoverage")
+    if not (isinstance(miscoverage, float) and miscoverage == default):
+        raise TypeError(f"{owner} got the miscoverage rate twice: give miscoverage= "
+                        f"only (alpha= is its deprecated alias)")
+    warnings.warn(f"{owner}(alpha=...) is deprecated and will be removed in the next "
+                  f"release; use miscoverage=... (alpha means the regularization in the "
+                  f"estimators' constructors)", FutureWarning, stacklevel=user_stacklevel())
+    return check_miscoverage(alpha, "alpha")
