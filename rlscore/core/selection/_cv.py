@@ -53,6 +53,7 @@ __all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_scor
            "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "lpo_pairs",
            "lpo_ranking_accuracy", "EdgeOfGridWarning", "holdout_of"]
 
+#: the regparam grid the learners search when none is given: 2^-15 ... 2^15
 DEFAULT_REGPARAMS = [2 ** x for x in range(-15, 16)]
 
 
