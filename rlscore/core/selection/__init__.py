@@ -69,13 +69,11 @@ __all__ = [
     "lpo_pairs",
     "lpo_ranking_accuracy",
     "EdgeOfGridWarning",
-    "holdout_of",
     "PooledQueryCV",
     "ValidationCV",
     "RefitModel",
     "RefitCV",
     "minimize_criterion",
-    "restart_points",
     "PenalizedCriterion",
     "CriterionSearchResult",
 ]
