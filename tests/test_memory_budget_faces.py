@@ -222,9 +222,11 @@ def test_rank_learners_pcg_equals_the_direct_model(kind):
     ref = _rank(kind, memory_budget=None)
     pcg = _rank(kind, solver="pcg", block_size=7)
     assert pcg._model.plan.path == "pcg"
+    from rlscore.core.nystrom import ComputePlan, PCGOptions
     from rlscore.core.rankrls import fit_rank_model
     tight = fit_rank_model(X, Y, QIDS if kind == "query" else None, 0.5,
-                           solver="pcg", block_size=7, pcg_tol=1e-12, **RANK_KW)
+                           plan=ComputePlan(solver="pcg", block_size=7,
+                                            pcg=PCGOptions(rtol=1e-12)), **RANK_KW)
     P = ref.predict(X)
     scale = np.abs(P).max()
     # PCG's default tolerance is 1e-6 on the relative residual; tight: 1e-6 relative
@@ -451,13 +453,13 @@ def test_streamed_fit_checks_explicit_basis_vectors():
     from rlscore.core.structure import ArraySource
     src = ArraySource(X, Y)
     with pytest.raises(ValueError, match="not both"):
-        streamed_fit(src, basis_vectors=BASIS, n_basis=5, regparams=None)
+        streamed_fit(src, basis_vectors=BASIS, n_basis=5)
     with pytest.raises(ValueError, match="3 features but the data have 4"):
-        streamed_fit(src, basis_vectors=BASIS[:, :3], regparams=None)
+        streamed_fit(src, basis_vectors=BASIS[:, :3])
     with pytest.raises(ValueError, match="NaN|finite"):
         bad = BASIS.copy()
         bad[2, 1] = np.nan
-        streamed_fit(src, basis_vectors=bad, regparams=None)
+        streamed_fit(src, basis_vectors=bad)
 
 
 def test_rank_estimator_streams_explicit_basis_vectors():

@@ -26,7 +26,8 @@ Builds on
     build on it from above.
 
 Module order
-    ``_nystrom`` -> ``_representation`` -> ``_model``; ``_streamed`` and ``_pcg_factors``
+    ``_plan`` (the plan objects, :class:`ComputePlan`, :class:`PCGOptions`,
+    :class:`CVIntent`: below every other module); ``_nystrom`` -> ``_representation`` -> ``_model``; ``_streamed`` and ``_pcg_factors``
     -> ``_pcg`` -> ``_pcg_select``; ``_memory_plan`` -> ``_streamed_fit`` (the plan of a
     streamed fit, :func:`plan_streamed_fit`) and ``_streamed_model`` (on ``_model``,
     ``_streamed``, ``_pcg``).
@@ -37,11 +38,12 @@ from rlscore.core.nystrom._representation import (Representation, build_represen
 from rlscore.core.nystrom._model import (RLSModel, make_solver, n_rows)
 from rlscore.core.nystrom._streamed import (StreamedReducedSet, block_statistics, add_statistics, gram_and_rhs, effective_regparam, fold_numbers, fold_weights_from_statistics)
 from rlscore.core.nystrom._streamed_fit import (StreamedFit, streamed_fit, plan_streamed_fit)
-from rlscore.core.nystrom._streamed_model import (StreamedRLSModel, fit_rls_model, plan_model, StreamedHoldoutPath)
-from rlscore.core.nystrom._pcg import (NystromPreconditioner, StreamedGramOperator, pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL, pcg_tolerance)
+from rlscore.core.nystrom._streamed_model import (StreamedRLSModel, fit_rls_model, plan_model, StreamedHoldoutPath, split_basis_params)
+from rlscore.core.nystrom._pcg import (NystromPreconditioner, StreamedGramOperator, pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL, pcg_tolerance, run_pcg)
 from rlscore.core.nystrom._pcg_factors import (NystromFactors)
 from rlscore.core.nystrom._pcg_select import (PCGSelection, pcg_select, validation_folds)
-from rlscore.core.nystrom._memory_plan import (plan_reduced_set, check_memory_options, block_working_memory, process_bytes, MEMORY_BUDGET_DEFAULT, SOLVERS, STREAMABLE_KERNELS, PCG_TOL, PCG_NAMES, check_pcg_options)
+from rlscore.core.nystrom._memory_plan import (plan_reduced_set, block_working_memory, process_bytes, MEMORY_BUDGET_DEFAULT, SOLVERS, STREAMABLE_KERNELS, PCG_TOL, budget_bytes)
+from rlscore.core.nystrom._plan import (ComputePlan, PCGOptions, CVIntent, Workload, StreamedSelection, PlanError, PlanTypeError)
 
 __all__ = [
     "NystromMap",
@@ -76,6 +78,7 @@ __all__ = [
     "fit_rls_model",
     "plan_model",
     "StreamedHoldoutPath",
+    "split_basis_params",
     "NystromPreconditioner",
     "StreamedGramOperator",
     "pcg_solve",
@@ -83,18 +86,24 @@ __all__ = [
     "as_factors",
     "FLOAT32_TOL",
     "pcg_tolerance",
+    "run_pcg",
     "NystromFactors",
     "PCGSelection",
     "pcg_select",
     "validation_folds",
     "plan_reduced_set",
-    "check_memory_options",
     "block_working_memory",
     "process_bytes",
     "MEMORY_BUDGET_DEFAULT",
     "SOLVERS",
     "STREAMABLE_KERNELS",
     "PCG_TOL",
-    "PCG_NAMES",
-    "check_pcg_options",
+    "budget_bytes",
+    "ComputePlan",
+    "PCGOptions",
+    "CVIntent",
+    "Workload",
+    "StreamedSelection",
+    "PlanError",
+    "PlanTypeError",
 ]

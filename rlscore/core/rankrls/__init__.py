@@ -31,7 +31,8 @@ Module order
 
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
 from rlscore.core.rankrls._centered import CenteredRankModel
-from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel)
+from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel,
+                                          query_groups)
 from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS,
                                          LaplacianSystem, laplacian_system)
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
@@ -55,6 +56,7 @@ __all__ = [
     "CenteredRankModel",
     "GlobalRankRLSModel",
     "QueryRankRLSModel",
+    "query_groups",
     "PPRankRLSModel",
     "RankLPOCV",
     "preference_pairs",
