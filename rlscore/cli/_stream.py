@@ -153,9 +153,9 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         # gives the same decision)
         try:
             with PlanError.reworded(_OPTION_NAMES):
+                select = StreamedSelection(regparams=grid, cv=cv)
                 plan = plan_streamed_fit(src, args.basis, kernel, kind=kind,
-                                         select=StreamedSelection(regparams=grid, cv=cv),
-                                         plan=compute)
+                                         select=select, plan=compute)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         solver = "pcg" if plan.path == "pcg" else "direct"

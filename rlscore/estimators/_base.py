@@ -423,7 +423,8 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         :class:`rlscore.core.nystrom.ComputePlan`, validated once (errors name the
         estimator's parameters); ``default`` (a ComputePlan, or None: the core's
         default plan) for an estimator without them."""
-        names = [k for k in ("memory_budget", "block_size", "solver") if hasattr(self, k)]
+        names = [k for k in ("memory_budget", "block_size", "solver")
+                 if hasattr(self, k)]
         if not names and not hasattr(self, "pcg_max_iter"):
             return default
         options = {k: getattr(self, k) for k in names}

@@ -27,10 +27,11 @@ Builds on
 
 Module order
     ``_plan`` (the plan objects, :class:`ComputePlan`, :class:`PCGOptions`,
-    :class:`CVIntent`: below every other module); ``_nystrom`` -> ``_representation`` -> ``_model``; ``_streamed`` and ``_pcg_factors``
-    -> ``_pcg`` -> ``_pcg_select``; ``_memory_plan`` -> ``_streamed_fit`` (the plan of a
-    streamed fit, :func:`plan_streamed_fit`) and ``_streamed_model`` (on ``_model``,
-    ``_streamed``, ``_pcg``).
+    :class:`CVIntent`: below every other module); ``_nystrom`` -> ``_representation``
+    -> ``_model``; ``_streamed`` and ``_pcg_factors`` -> ``_pcg`` -> ``_pcg_select``;
+    ``_memory_plan`` -> ``_streamed_fit`` (the plan of a streamed fit,
+    :func:`plan_streamed_fit`) and ``_streamed_model`` (on ``_model``, ``_streamed``,
+    ``_pcg``).
 """
 
 from rlscore.core.nystrom._nystrom import (NystromMap, ReducedMap, NystromSolver, select_basis, basis_positions, held_out_directions, remove_basis_from_pairs, constrained_solve, removal_directions_eigen, loo_removal_rows)

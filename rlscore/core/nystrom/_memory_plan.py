@@ -197,8 +197,8 @@ def plan_reduced_set(work, plan=None, cv=None, verbose=None):
 
     def pcg_at(b):
         return base + pass_bytes + held_out + reduced_set_peak_bytes(
-            "pcg", m, n_basis, d, p, pcg_rows(b, route.pcg_cache), cache=route.pcg_cache,
-            threads=threads)
+            "pcg", m, n_basis, d, p, pcg_rows(b, route.pcg_cache),
+            cache=route.pcg_cache, threads=threads)
 
     # the blocks are sized from the whole budget: the rows of the working memory, or
     # fewer when the run's estimate (linear in the rows) would exceed the budget

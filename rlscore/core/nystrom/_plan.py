@@ -59,6 +59,9 @@ class PlanError(ValueError):
         self.names = {**PLAN_FIELD_NAMES, **(names or {})}
         super().__init__(template.format_map(self.names))
 
+    def __reduce__(self):
+        return type(self), (self.template, self.names)
+
     def reword(self, names):
         """The same error (same type) naming the fields as ``names`` says. O(1)."""
         return type(self)(self.template, {**self.names, **names})
@@ -176,8 +179,8 @@ class ComputePlan:
         mb = self.memory_budget
         if isinstance(mb, str):
             if mb != "auto":
-                raise PlanError(f"{{memory_budget}} must be 'auto', a number of MiB > 0 "
-                                f"or None, got {_escaped(mb)}")
+                raise PlanError(f"{{memory_budget}} must be 'auto', a number of MiB "
+                                f"> 0 or None, got {_escaped(mb)}")
         elif mb is not None:
             object.__setattr__(self, "memory_budget", _checked(
                 check_real, mb, "memory_budget", minimum=0, open_minimum=True))

@@ -10,7 +10,8 @@ import numpy as np
 from rlscore._blocks import working_memory
 from rlscore._validation import as_2d_labels, check_regparam, fold_membership
 from rlscore.core.nystrom._memory_plan import STREAMABLE_KERNELS, plan_reduced_set
-from rlscore.core.nystrom._plan import NO_CV, ComputePlan, PCGOptions, PlanError, Workload
+from rlscore.core.nystrom._plan import (NO_CV, ComputePlan, PCGOptions, PlanError,
+                                        Workload)
 from rlscore.core.nystrom._model import RLSModel, n_rows
 from rlscore.core.nystrom._nystrom import select_basis
 from rlscore.core.nystrom._pcg import pcg_reduced_set

@@ -94,6 +94,12 @@ def test_a_face_rewords_the_fields_and_keeps_the_type():
     assert str(err) == "rtol and maxiter apply; drop rtol"
     assert str(err.reword({"rtol": "--pcg-tol"})) == \
         "--pcg-tol and maxiter apply; drop --pcg-tol"
+    # a refusal crosses process boundaries intact (a value with braces in its text)
+    import pickle
+    with pytest.raises(PlanError) as exc:
+        ComputePlan(solver={"a": 1})
+    back = pickle.loads(pickle.dumps(exc.value.reword({"solver": "--solver"})))
+    assert str(back) == "--solver must be one of ('auto', 'direct', 'pcg'), got {'a': 1}"
 
 
 @pytest.mark.parametrize("field, value, names", [
@@ -115,8 +121,8 @@ def test_every_face_names_its_own_keyword(field, value, names):
     with pytest.raises(ValueError, match=f"^{names['streamed']} must be"):
         StreamedRLS(X, Y, solver="pcg", **{streamed_kw: value}, **kw)
     option = {"maxiter": "--pcg-maxiter", "rtol": "--pcg-tol"}[field]
-    args = build_parser().parse_args(["fit", "t.txt", "-o", "m.npz", "--solver", "pcg", option,
-                                      str(value)])
+    args = build_parser().parse_args(["fit", "t.txt", "-o", "m.npz", "--solver", "pcg",
+                                      option, str(value)])
     with pytest.raises(UsageError, match=f"^{names['cli']} must be"):
         cli_plan(args)
 
@@ -129,7 +135,7 @@ def test_cv_intent_counts_the_fold_statistics():
     assert CVIntent() == CVIntent(None, 1, 0)
 
 
-# -- every face, the same plan and the same model ---------------------------------------
+# -- every face, the same plan and the same model ------------------------------------
 
 def _reduced_set_predictions(Xt):
     """Reduced-set RLS on the basis rows that n_basis=B, random_state=0 draws:
@@ -232,6 +238,7 @@ def test_query_rankrls_groups_the_qids_once(monkeypatch):
     assert len(calls) == 1 and model.groups.n_groups == 9
     monkeypatch.undo()
     from rlscore.core.rankrls import QueryRankRLSModel
-    for make in (lambda: QueryRankRLS(X, Y, None), lambda: QueryRankRLSModel(X, Y, None)):
+    for make in (lambda: QueryRankRLS(X, Y, None),
+                 lambda: QueryRankRLSModel(X, Y, None)):
         with pytest.raises(ValueError, match="^qids is None: ranking within queries"):
             make()

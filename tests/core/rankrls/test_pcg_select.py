@@ -104,7 +104,8 @@ def test_edge_of_grid_warning_and_bad_arguments():
     src = ArraySource(X, Y, qids=q)
     with pytest.warns(EdgeOfGridWarning):
         pcg_select(src, fmap, [1e4, 1e5, 1e6],
-                   select=StreamedSelection(validation=0.3), pcg=PCGOptions(maxiter=500))
+                   select=StreamedSelection(validation=0.3),
+                   pcg=PCGOptions(maxiter=500))
     with pytest.raises(ValueError, match="not both"):
         pcg_select(src, fmap, GRID, select=StreamedSelection(validation=0.2, cv=3))
     with pytest.raises(ValueError, match="fraction"):
