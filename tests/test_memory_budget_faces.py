@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import rlscore._memory
-from rlscore._memory import reduced_set_peak_bytes
+from rlscore._memory import ReducedSetSizes, reduced_set_peak_bytes
 from rlscore.cli import main
 from rlscore.learner import (GlobalRankRLS, KfoldRankRLS, LeavePairOutRankRLS,
                              LeaveQueryOutRankRLS, QueryRankRLS, RLS, StreamedRLS)
@@ -36,7 +36,8 @@ def _no_fixed_overhead(monkeypatch):
 
 
 def _mib(path, block=None, **kw):
-    return reduced_set_peak_bytes(path, M, B, D, 1, block or 0, **kw) / 2**20
+    return reduced_set_peak_bytes(path, ReducedSetSizes(M, B, D, 1), block or 0,
+                                  **kw) / 2**20
 
 
 def _budgets():
@@ -177,8 +178,8 @@ VEC_KW = dict(kernel="GaussianKernel", gamma=GAMMA, basis_vectors=BASIS)
 
 
 def _rank_budget():
-    mem = reduced_set_peak_bytes("memory", M, B_RANK, D, 1)
-    st1 = reduced_set_peak_bytes("streamed_fit", M, B_RANK, D, 1, 1)
+    mem = reduced_set_peak_bytes("memory", ReducedSetSizes(M, B_RANK, D, 1))
+    st1 = reduced_set_peak_bytes("streamed_fit", ReducedSetSizes(M, B_RANK, D, 1), 1)
     return (st1 + mem) / 2 / 2**20
 
 
@@ -238,8 +239,8 @@ def test_rank_learners_pcg_equals_the_direct_model(kind):
 def test_rank_estimator_and_learner_make_the_same_decision(kind):
     from rlscore.estimators import RankRLS
     Y2 = np.column_stack([Y, X[:, 0]])              # two outputs: p enters the estimate
-    mem = reduced_set_peak_bytes("memory", M, B_RANK, D, 2)
-    st1 = reduced_set_peak_bytes("streamed_fit", M, B_RANK, D, 2, 1)
+    mem = reduced_set_peak_bytes("memory", ReducedSetSizes(M, B_RANK, D, 2))
+    st1 = reduced_set_peak_bytes("streamed_fit", ReducedSetSizes(M, B_RANK, D, 2), 1)
     for budget in ((st1 + mem) / 2 / 2**20, None):
         est = RankRLS(alpha=0.5, kernel="rbf", gamma=GAMMA,
                       basis_indices=RANK_KW["basis_indices"], memory_budget=budget,
@@ -319,8 +320,9 @@ def test_leave_query_out_rank_rls_streams_the_in_memory_selection(scattered, kee
 
 
 def _kfold_budget(n_lambdas, n_folds):
-    mem = reduced_set_peak_bytes("memory_cv", M, B_RANK, D, 1, n_lambdas=n_lambdas)
-    st1 = reduced_set_peak_bytes("streamed", M, B_RANK, D, 1, 1, n_lambdas, n_folds)
+    sizes = ReducedSetSizes(M, B_RANK, D, 1)
+    mem = reduced_set_peak_bytes("memory_cv", sizes, n_lambdas=n_lambdas)
+    st1 = reduced_set_peak_bytes("streamed", sizes, 1, n_lambdas, n_folds)
     assert st1 < mem
     return (st1 + mem) / 2 / 2**20
 

@@ -139,7 +139,7 @@ def plan_reduced_set(work, plan=None, cv=None, verbose=None):
     """
     plan = ComputePlan() if plan is None else plan
     cv = NO_CV if cv is None else cv
-    m, n_basis, d, p, kind = work.m, work.n_basis, work.d, work.p, work.kind
+    m, n_basis, d, p = work.m, work.n_basis, work.d, work.p
     solver, block_size, stream = plan.solver, plan.block_size, work.stream
     pass_bytes, n_lambdas = work.pass_bytes, cv.n_values
     limit = budget_bytes(plan)
@@ -153,7 +153,8 @@ def plan_reduced_set(work, plan=None, cv=None, verbose=None):
             f"the peak resident set of the whole process; give "
             f"{{more_memory}} (None for no limit)")
     mem_path = "memory" if cv.kind is None else "memory_cv"
-    mem = base + reduced_set_peak_bytes(mem_path, m, n_basis, d, p, n_lambdas=n_lambdas)
+    sizes = work.sizes
+    mem = base + reduced_set_peak_bytes(mem_path, sizes, n_lambdas=n_lambdas)
     route = SimpleNamespace(path="memory", peak_bytes=mem, memory_bytes=mem,
                            baseline_bytes=base, budget_bytes=limit, block_size=None,
                            working_memory=None, pcg_cache=False)
@@ -175,8 +176,7 @@ def plan_reduced_set(work, plan=None, cv=None, verbose=None):
     K = cv.n_fold_statistics if cv.kind == "kfold" else 0
 
     def streamed_at(b):
-        return base + pass_bytes + reduced_set_peak_bytes(spath, m, n_basis, d, p, b,
-                                                          L, K, kind=kind)
+        return base + pass_bytes + reduced_set_peak_bytes(spath, sizes, b, L, K)
 
     # PCG keeps the kernel blocks between iterations when they fit: within the budget,
     # or (no budget) in a quarter of the available memory, as StreamedGramOperator's
@@ -186,19 +186,18 @@ def plan_reduced_set(work, plan=None, cv=None, verbose=None):
     def pcg_rows(b, cache=False):
         # StreamedGramOperator cuts recomputed blocks to the cache size, one a thread
         return b if cache else min(b, cache_block_rows(8 * n_basis, m))
-    pcg_plain = reduced_set_peak_bytes("pcg", m, n_basis, d, p, pcg_rows(rows),
-                                       threads=threads)
+    pcg_plain = reduced_set_peak_bytes("pcg", sizes, pcg_rows(rows), threads=threads)
     cache_limit = limit - base - pass_bytes if np.isfinite(limit) else \
         (available_memory() or 0) / 4 + pcg_plain
-    route.pcg_cache = reduced_set_peak_bytes("pcg", m, n_basis, d, p, rows,
-                                            cache=True) <= cache_limit
+    route.pcg_cache = reduced_set_peak_bytes("pcg", sizes, rows,
+                                             cache=True) <= cache_limit
     # PCG's selection (rlscore.core.nystrom.pcg_select) keeps the held-out predictions
     held_out = 8.0 * m * p * max(int(n_lambdas), 1) if cv.kind is not None else 0.0
 
     def pcg_at(b):
         return base + pass_bytes + held_out + reduced_set_peak_bytes(
-            "pcg", m, n_basis, d, p, pcg_rows(b, route.pcg_cache),
-            cache=route.pcg_cache, threads=threads)
+            "pcg", sizes, pcg_rows(b, route.pcg_cache), cache=route.pcg_cache,
+            threads=threads)
 
     # the blocks are sized from the whole budget: the rows of the working memory, or
     # fewer when the run's estimate (linear in the rows) would exceed the budget

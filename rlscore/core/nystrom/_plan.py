@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from rlscore._memory import ReducedSetSizes
 from rlscore._validation import (check_float_dtype,
                                  check_positive_int, check_real, check_tol)
 
@@ -283,6 +284,11 @@ class Workload:
     streamable: bool = True
     stream: bool = False
     pass_bytes: float = 0.0
+
+    @property
+    def sizes(self):
+        """The sizes the estimates weigh: :class:`rlscore._memory.ReducedSetSizes`."""
+        return ReducedSetSizes(self.m, self.n_basis, self.d, self.p, self.kind)
 
 
 @dataclass(frozen=True)

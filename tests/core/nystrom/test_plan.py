@@ -194,7 +194,8 @@ def _faces(tmp_path, budget, solver, pcg):
     ("pcg", (1e-13, 5000), "pcg"),
 ])
 def test_every_face_builds_the_same_plan_and_model(tmp_path, solver, pcg, path):
-    mem = rlscore._memory.reduced_set_peak_bytes("memory", M, B, D, 1)
+    mem = rlscore._memory.reduced_set_peak_bytes(
+        "memory", rlscore._memory.ReducedSetSizes(M, B, D, 1))
     budget = 0.9 * mem / 2**20                  # streams: the in-memory arrays exceed it
     faces, route = _faces(tmp_path, budget, solver, pcg)
     assert route == path
