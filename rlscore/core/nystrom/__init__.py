@@ -36,10 +36,10 @@ Module order
 
 from rlscore.core.nystrom._nystrom import (NystromMap, ReducedMap, NystromSolver, select_basis, basis_positions, held_out_directions, remove_basis_from_pairs, constrained_solve, removal_directions_eigen, loo_removal_rows)
 from rlscore.core.nystrom._representation import (Representation, build_representation, kernel_param_names, NystromFeatureMap, nystrom_features)
-from rlscore.core.nystrom._model import (RLSModel, make_solver, n_rows)
+from rlscore.core.nystrom._model import (RLSModel, make_solver, n_rows, split_basis_params)
 from rlscore.core.nystrom._streamed import (StreamedReducedSet, block_statistics, add_statistics, gram_and_rhs, effective_regparam, fold_numbers, fold_weights_from_statistics)
 from rlscore.core.nystrom._streamed_fit import (StreamedFit, streamed_fit, plan_streamed_fit)
-from rlscore.core.nystrom._streamed_model import (StreamedRLSModel, fit_rls_model, plan_model, StreamedHoldoutPath, split_basis_params)
+from rlscore.core.nystrom._streamed_model import (StreamedRLSModel, fit_rls_model, plan_model, StreamedHoldoutPath)
 from rlscore.core.nystrom._pcg import (NystromPreconditioner, StreamedGramOperator, pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL, pcg_tolerance, run_pcg)
 from rlscore.core.nystrom._pcg_factors import (NystromFactors)
 from rlscore.core.nystrom._pcg_select import (PCGSelection, pcg_select, validation_folds)

@@ -12,26 +12,14 @@ from rlscore._validation import as_2d_labels, check_regparam, fold_membership
 from rlscore.core.nystrom._memory_plan import STREAMABLE_KERNELS, plan_reduced_set
 from rlscore.core.nystrom._plan import (NO_CV, ComputePlan, PCGOptions, PlanError,
                                         Workload)
-from rlscore.core.nystrom._model import RLSModel, n_rows
+from rlscore.core.nystrom._model import RLSModel, n_rows, split_basis_params
 from rlscore.core.nystrom._nystrom import select_basis
 from rlscore.core.nystrom._pcg import pcg_reduced_set
 from rlscore.core.nystrom._representation import NystromFeatureMap
 from rlscore.core.nystrom._streamed import StreamedReducedSet
 from rlscore.core.structure import ArraySource
 
-__all__ = ["StreamedRLSModel", "fit_rls_model", "plan_model", "StreamedHoldoutPath",
-           "split_basis_params"]
-
-#: The reduced-set keywords of the models (beside ``basis_vectors``), with defaults.
-BASIS_PARAMS = {"basis_indices": None, "n_basis": None, "random_state": None,
-                "keep_basis_in_cv": False}
-
-
-def split_basis_params(params):
-    """(the reduced-set keywords of :data:`BASIS_PARAMS`, defaults filled in; the
-    other keywords -- the kernel's) of a streamed model's ``**params``. O(1)."""
-    rest = dict(params)
-    return {k: rest.pop(k, v) for k, v in BASIS_PARAMS.items()}, rest
+__all__ = ["StreamedRLSModel", "fit_rls_model", "plan_model", "StreamedHoldoutPath"]
 
 
 class StreamedHoldoutPath:
