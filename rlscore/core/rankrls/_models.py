@@ -81,8 +81,8 @@ class GlobalRankRLSModel(CenteredRankModel):
                  path=False, prefer="auto", **kernel_params):
         m = n_rows(X)
         groups = QueryGroups.single(m)
-        self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
-                    kernel_params)
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, path,
+                    dict(kernel_params, prefer=prefer))
 
     def leave_one_out(self):
         """Leave-one-out predictions (m, p), each from the model trained on the other
@@ -221,8 +221,8 @@ class QueryRankRLSModel(CenteredRankModel):
                  path=False, prefer="auto", **kernel_params):
         groups = query_groups(qids, n_rows(X))
         self.qids = groups.codes
-        self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
-                    kernel_params)
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, path,
+                    dict(kernel_params, prefer=prefer))
 
     @property
     def qidlist(self):
