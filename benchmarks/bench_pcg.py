@@ -152,14 +152,19 @@ def main():
     print("| kind | warm | cold | chosen lambda |")
     print("|---|---|---|---|")
     for kind in ("rls", "query", "global"):
-        kw = dict(validation=0.2, random_state=0, tol=1e-6, maxiter=3000, refit=False)
+        from rlscore.core.nystrom import PCGOptions, StreamedSelection
+        pcg = PCGOptions(rtol=1e-6, maxiter=3000)
+        kw = dict(select=StreamedSelection(validation=0.2, random_state=0), pcg=pcg,
+                  refit=False)
         if kind == "rls":
             sel = pcg_select(src, fac, grid, cache=True, **kw)
             op = StreamedGramOperator(src, fac, cache=True, rows=sel.fold_of != 0)
         else:
             from rlscore.measure import cindex
+            kw["select"] = StreamedSelection(validation=0.2, random_state=0,
+                                             measure=cindex)
             sel = pcg_select_rankrls(src, fac, grid, kind, basis_indices=idx,
-                                     cache=True, measure=cindex, **kw)
+                                     cache=True, **kw)
             op = CenteredGramOperator(src, fac, kind, basis_indices=idx, cache=True,
                                       rows=sel.fold_of != 0)
         cold = sum(pcg_solve(op, lam, tol=1e-6, maxiter=3000).iterations

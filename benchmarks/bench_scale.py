@@ -291,10 +291,11 @@ def _child(job):
             else:
                 opts = {} if job["pcg_dtype"] == "float64" else {"dtype": np.float32}
                 laps = []
-                res = pcg_reduced_set(src, fmap, LAMBDA, tol=job.get("pcg_tol", 1e-12),
-                                      maxiter=job["iters"],
+                from rlscore.core.nystrom import PCGOptions
+                pcg = PCGOptions(rtol=job.get("pcg_tol", 1e-12), maxiter=job["iters"],
+                                 callback=lambda k, W, rel: laps.append(clock.lap()))
+                res = pcg_reduced_set(src, fmap, LAMBDA, pcg=pcg,
                                       cache={"auto": "auto", "no": False}[job["pcg_cache"]],
-                                      callback=lambda k, W, rel: laps.append(clock.lap()),
                                       **opts)
                 out["fit"], out["fit_cpu"] = clock.lap()
                 # the fit is: the basis factor, the preconditioner + right-hand side

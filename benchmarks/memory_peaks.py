@@ -65,7 +65,8 @@ REDUCED_CHILD = textwrap.dedent(r"""
     import json, resource, sys
     import numpy as np
     from rlscore import learner as L
-    from rlscore._memory import (peak_resident_memory, reduced_set_peak_bytes,
+    from rlscore._memory import (ReducedSetSizes, peak_resident_memory,
+                                 reduced_set_peak_bytes,
                                  resident_memory)
     path, m, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rng = np.random.default_rng(0)
@@ -77,8 +78,9 @@ REDUCED_CHILD = textwrap.dedent(r"""
     # the budget bounds the whole process: what it holds + a third of the in-memory
     # arrays
     held = resident_memory()
-    budget = (held + reduced_set_peak_bytes("memory_cv" if cv else "memory", m, b, 20,
-                                            1, n_lambdas=13) / 3) / 2**20
+    budget = (held + reduced_set_peak_bytes("memory_cv" if cv else "memory",
+                                            ReducedSetSizes(m, b, 20, 1),
+                                            n_lambdas=13) / 3) / 2**20
     kw = dict(memory_budget=None if path.startswith("memory") else budget)
     if path == "pcg_fit":
         kw["solver"] = "pcg"

@@ -27,12 +27,13 @@ The process
 
 import os
 import sys
+from typing import NamedTuple
 
 __all__ = ["PEAK_MATRICES", "PEAK_KRONECKER", "PEAK_REDUCED_SET", "STREAM_OVERHEAD",
            "CENTRING_BLOCKS", "resident_memory", "peak_resident_memory", "parser_bytes",
            "PARSER_CHUNKS",
            "estimate_peak_bytes",
-           "reduced_set_peak_bytes", "REDUCED_SET_PATHS"]
+           "reduced_set_peak_bytes", "REDUCED_SET_PATHS", "ReducedSetSizes"]
 
 #: Peak memory of each dense path, in m x m float64 matrices, measured with
 #: benchmarks/memory_peaks.py (peak RSS growth, Gaussian kernel, m = 2000 and 3000):
@@ -88,22 +89,40 @@ def estimate_peak_bytes(path, m, n2=None):
 CENTRING_BLOCKS = {"rls": 0, "query": 2, "global": 1}
 
 
-def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_folds=0,
-                           n_features=None, cache=False, kind="rls", threads=1):
+class ReducedSetSizes(NamedTuple):
+    """The sizes of a reduced-set model that its memory estimate weighs
+    (:func:`reduced_set_peak_bytes`).
+
+    Parameters
+    ----------
+    m, b, d, p : rows, basis vectors, input features (default 0), outputs (default 1)
+    kind : "rls" (default), "query" or "global": the streamed paths of RankRLS add
+        :data:`CENTRING_BLOCKS` block x k arrays
+    n_features : the Nystrom rank k <= b (default b)
+    """
+
+    m: int
+    b: int
+    d: int = 0
+    p: int = 1
+    kind: str = "rls"
+    n_features: int = None
+
+
+def reduced_set_peak_bytes(path, sizes, block_size=0, n_lambdas=1, n_folds=0,
+                           cache=False, threads=1):
     """Estimated peak bytes of a reduced-set path (see :data:`REDUCED_SET_PATHS`).
 
     Parameters
     ----------
     path : "memory", "memory_cv", "streamed_fit", "streamed" or "pcg"
-    m, b, d, p : rows, basis vectors, input features, outputs
+    sizes : :class:`ReducedSetSizes` (m rows, b basis vectors, d input features, p
+        outputs, the model's kind and its Nystrom rank)
     block_size : rows per block (streamed and PCG paths)
     n_lambdas : regparams of the cross-validation pass (streamed: the m x L x p
         held-out predictions)
     n_folds : folds whose b x b statistics the streamed path keeps (0: none)
-    n_features : the Nystrom rank k <= b (default b)
     cache : PCG keeps every kernel block (m x b float64) between iterations
-    kind : "rls" (default), "query" or "global": the streamed paths of RankRLS add
-        :data:`CENTRING_BLOCKS` block x k arrays
     threads : PCG's blocks in flight at once, each with its own buffers (the block
         rows as the operator cuts them, ``block_size``)
 
@@ -127,6 +146,7 @@ def reduced_set_peak_bytes(path, m, b, d=0, p=1, block_size=0, n_lambdas=1, n_fo
     take half). Measured at (m, b) = (4e4, 400), 48 products: 0.98
     (cached) and 0.99 (recomputed; 1.06 at (1e5, 300)) of the peak RSS.
     """
+    m, b, d, p, kind, n_features = sizes
     k = b if n_features is None else n_features
     L = max(int(n_lambdas), 1)
     if path in PEAK_REDUCED_SET:

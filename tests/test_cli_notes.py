@@ -171,11 +171,18 @@ def test_lqo_by_refitting_says_the_cost_and_counts_the_queries(qid_file, run_cli
 
 @pytest.mark.usefixtures("arrays_only_budget")
 def test_budget_refusal_suggests_smaller_blocks_only_when_they_fit():
-    from rlscore._memory import reduced_set_peak_bytes
-    from rlscore.core.nystrom import plan_reduced_set
+    from rlscore._memory import ReducedSetSizes, reduced_set_peak_bytes
+    from rlscore.core.nystrom import ComputePlan, CVIntent, Workload
+    from rlscore.core.nystrom import plan_reduced_set as plan_work
     m, b, d = 300, 20, 4
-    kw = dict(solver="direct", cv="loo", n_lambdas=2, stream=True)
-    one_row = reduced_set_peak_bytes("streamed", m, b, d, 1, 1, 2, 0) / 2**20
+
+    def plan_reduced_set(m, b, d, p, memory_budget, block_size):
+        return plan_work(Workload(m, b, d, p, stream=True),
+                         ComputePlan(memory_budget, block_size, solver="direct"),
+                         CVIntent("loo", 2))
+    kw = {}
+    one_row = reduced_set_peak_bytes("streamed", ReducedSetSizes(m, b, d, 1), 1, 2,
+                                     0) / 2**20
     # below the one-row estimate no block size helps: none is suggested
     with pytest.raises(ValueError, match="Ways out") as exc:
         plan_reduced_set(m, b, d, 1, memory_budget=one_row * 0.99, block_size=300, **kw)

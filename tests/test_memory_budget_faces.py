@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import rlscore._memory
-from rlscore._memory import reduced_set_peak_bytes
+from rlscore._memory import ReducedSetSizes, reduced_set_peak_bytes
 from rlscore.cli import main
 from rlscore.learner import (GlobalRankRLS, KfoldRankRLS, LeavePairOutRankRLS,
                              LeaveQueryOutRankRLS, QueryRankRLS, RLS, StreamedRLS)
@@ -36,7 +36,8 @@ def _no_fixed_overhead(monkeypatch):
 
 
 def _mib(path, block=None, **kw):
-    return reduced_set_peak_bytes(path, M, B, D, 1, block or 0, **kw) / 2**20
+    return reduced_set_peak_bytes(path, ReducedSetSizes(M, B, D, 1), block or 0,
+                                  **kw) / 2**20
 
 
 def _budgets():
@@ -177,8 +178,8 @@ VEC_KW = dict(kernel="GaussianKernel", gamma=GAMMA, basis_vectors=BASIS)
 
 
 def _rank_budget():
-    mem = reduced_set_peak_bytes("memory", M, B_RANK, D, 1)
-    st1 = reduced_set_peak_bytes("streamed_fit", M, B_RANK, D, 1, 1)
+    mem = reduced_set_peak_bytes("memory", ReducedSetSizes(M, B_RANK, D, 1))
+    st1 = reduced_set_peak_bytes("streamed_fit", ReducedSetSizes(M, B_RANK, D, 1), 1)
     return (st1 + mem) / 2 / 2**20
 
 
@@ -222,9 +223,11 @@ def test_rank_learners_pcg_equals_the_direct_model(kind):
     ref = _rank(kind, memory_budget=None)
     pcg = _rank(kind, solver="pcg", block_size=7)
     assert pcg._model.plan.path == "pcg"
+    from rlscore.core.nystrom import ComputePlan, PCGOptions
     from rlscore.core.rankrls import fit_rank_model
     tight = fit_rank_model(X, Y, QIDS if kind == "query" else None, 0.5,
-                           solver="pcg", block_size=7, pcg_tol=1e-12, **RANK_KW)
+                           plan=ComputePlan(solver="pcg", block_size=7,
+                                            pcg=PCGOptions(rtol=1e-12)), **RANK_KW)
     P = ref.predict(X)
     scale = np.abs(P).max()
     # PCG's default tolerance is 1e-6 on the relative residual; tight: 1e-6 relative
@@ -236,8 +239,8 @@ def test_rank_learners_pcg_equals_the_direct_model(kind):
 def test_rank_estimator_and_learner_make_the_same_decision(kind):
     from rlscore.estimators import RankRLS
     Y2 = np.column_stack([Y, X[:, 0]])              # two outputs: p enters the estimate
-    mem = reduced_set_peak_bytes("memory", M, B_RANK, D, 2)
-    st1 = reduced_set_peak_bytes("streamed_fit", M, B_RANK, D, 2, 1)
+    mem = reduced_set_peak_bytes("memory", ReducedSetSizes(M, B_RANK, D, 2))
+    st1 = reduced_set_peak_bytes("streamed_fit", ReducedSetSizes(M, B_RANK, D, 2), 1)
     for budget in ((st1 + mem) / 2 / 2**20, None):
         est = RankRLS(alpha=0.5, kernel="rbf", gamma=GAMMA,
                       basis_indices=RANK_KW["basis_indices"], memory_budget=budget,
@@ -317,8 +320,9 @@ def test_leave_query_out_rank_rls_streams_the_in_memory_selection(scattered, kee
 
 
 def _kfold_budget(n_lambdas, n_folds):
-    mem = reduced_set_peak_bytes("memory_cv", M, B_RANK, D, 1, n_lambdas=n_lambdas)
-    st1 = reduced_set_peak_bytes("streamed", M, B_RANK, D, 1, 1, n_lambdas, n_folds)
+    sizes = ReducedSetSizes(M, B_RANK, D, 1)
+    mem = reduced_set_peak_bytes("memory_cv", sizes, n_lambdas=n_lambdas)
+    st1 = reduced_set_peak_bytes("streamed", sizes, 1, n_lambdas, n_folds)
     assert st1 < mem
     return (st1 + mem) / 2 / 2**20
 
@@ -451,13 +455,13 @@ def test_streamed_fit_checks_explicit_basis_vectors():
     from rlscore.core.structure import ArraySource
     src = ArraySource(X, Y)
     with pytest.raises(ValueError, match="not both"):
-        streamed_fit(src, basis_vectors=BASIS, n_basis=5, regparams=None)
+        streamed_fit(src, basis_vectors=BASIS, n_basis=5)
     with pytest.raises(ValueError, match="3 features but the data have 4"):
-        streamed_fit(src, basis_vectors=BASIS[:, :3], regparams=None)
+        streamed_fit(src, basis_vectors=BASIS[:, :3])
     with pytest.raises(ValueError, match="NaN|finite"):
         bad = BASIS.copy()
         bad[2, 1] = np.nan
-        streamed_fit(src, basis_vectors=bad, regparams=None)
+        streamed_fit(src, basis_vectors=bad)
 
 
 def test_rank_estimator_streams_explicit_basis_vectors():

@@ -110,18 +110,19 @@ def test_rank_streamed_estimates_count_the_centring_blocks():
     """RankRLS's streamed statistics centre each block (a query's means expanded and
     the centred copy; the global shift's copy): the estimate counts those block x k
     arrays, for the plan and for StreamedReducedSet alike."""
-    from rlscore._memory import CENTRING_BLOCKS, reduced_set_peak_bytes
-    from rlscore.core.nystrom import plan_reduced_set
-    rls = reduced_set_peak_bytes("streamed_fit", 1000, 50, 5, 1, 100)
+    from rlscore._memory import CENTRING_BLOCKS, ReducedSetSizes, reduced_set_peak_bytes
+    from rlscore.core.nystrom import ComputePlan, Workload, plan_reduced_set
+    rls = reduced_set_peak_bytes("streamed_fit", ReducedSetSizes(1000, 50, 5, 1), 100)
     for kind, c in CENTRING_BLOCKS.items():
-        est = reduced_set_peak_bytes("streamed_fit", 1000, 50, 5, 1, 100, kind=kind)
+        est = reduced_set_peak_bytes("streamed_fit",
+                                     ReducedSetSizes(1000, 50, 5, 1, kind), 100)
         assert est - rls == 8.0 * c * 100 * 50
-        plan = plan_reduced_set(1000, 50, 5, memory_budget=None, block_size=100,
-                                stream=True, kind=kind)
+        plan = plan_reduced_set(Workload(1000, 50, 5, stream=True, kind=kind),
+                                ComputePlan(memory_budget=None, block_size=100))
         # the plan's estimate is of the process: what it held, plus the arrays
         assert plan.peak_bytes - plan.baseline_bytes == est
     with pytest.raises(ValueError, match="kind"):
-        reduced_set_peak_bytes("streamed", 10, 2, kind="pairs")
+        reduced_set_peak_bytes("streamed", ReducedSetSizes(10, 2, kind="pairs"))
 
 
 RANK_CHILD = r"""
@@ -142,9 +143,11 @@ rng = np.random.default_rng(0)
 X = rng.standard_normal((m, 20)); y = rng.standard_normal(m)
 src = ArraySource(X, y, qids=np.repeat(np.arange(m // 20), 20) if kind == "query" else None)
 base = hwm()
+from rlscore.core.nystrom import ComputePlan
 fit = streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.05}, kind, n_basis=b,
-                        random_state=0, memory_budget=None, block_size=block,
-                        solver="direct")
+                        random_state=0, plan=ComputePlan(memory_budget=None,
+                                                         block_size=block,
+                                                         solver="direct"))
 print(json.dumps({"est": fit.plan.peak_bytes - fit.plan.baseline_bytes,
                   "rss": hwm() - base}))
 """
@@ -173,16 +176,21 @@ def test_the_plan_counts_what_the_process_holds(monkeypatch):
     100 MiB plus its arrays and fits the budget; 90 MiB is refused as below the
     process."""
     import rlscore.core.nystrom._memory_plan as plan_mod
-    from rlscore._memory import reduced_set_peak_bytes
-    from rlscore.core.nystrom import plan_reduced_set
+    from rlscore._memory import ReducedSetSizes, reduced_set_peak_bytes
+    from rlscore.core.nystrom import ComputePlan, Workload
+    from rlscore.core.nystrom import plan_reduced_set as plan_work
+
+    def plan_reduced_set(m, b, d, memory_budget):
+        return plan_work(Workload(m, b, d), ComputePlan(memory_budget=memory_budget))
     held = 100 * 2**20
     monkeypatch.setattr(plan_mod, "process_bytes", lambda: float(held))
     m, b, d = 20000, 200, 10
-    mem = reduced_set_peak_bytes("memory", m, b, d)
+    mem = reduced_set_peak_bytes("memory", ReducedSetSizes(m, b, d))
     budget = (held + mem / 2) / 2**20             # the arrays alone fit, not the process
     plan = plan_reduced_set(m, b, d, memory_budget=budget)
     assert plan.baseline_bytes == held and plan.path == "streamed"
-    arrays = reduced_set_peak_bytes("streamed_fit", m, b, d, 1, plan.block_size)
+    arrays = reduced_set_peak_bytes("streamed_fit", ReducedSetSizes(m, b, d, 1),
+                                    plan.block_size)
     assert plan.peak_bytes == held + arrays <= budget * 2**20
     roomy = plan_reduced_set(m, b, d, memory_budget=(held + 2 * mem) / 2**20)
     assert roomy.path == "memory" and roomy.peak_bytes == held + mem

@@ -10,7 +10,7 @@ import pytest
 
 from rlscore.core.optim import ConvergenceWarning
 from rlscore.core.rankrls import fit_rank_model
-from rlscore.core.nystrom import fit_rls_model
+from rlscore.core.nystrom import ComputePlan, fit_rls_model
 from rlscore.estimators import KernelRLS, RankRLS
 from rlscore.learner import (GlobalRankRLS, LeaveOneOutRLS, QueryRankRLS, RLS,
                              StreamedRLS)
@@ -49,11 +49,11 @@ def _estimator(kind, **kw):
     return RankRLS(**est_kw).fit(X, Y, qid=QIDS if kind == "query" else None)
 
 
-def _core(kind, **kw):
+def _core(kind, pcg_tol=None, pcg_maxiter=None):
+    plan = ComputePlan.from_options(solver="pcg", rtol=pcg_tol, maxiter=pcg_maxiter)
     if kind == "rls":
-        return fit_rls_model(X, Y, LAM, solver="pcg", **KW, **kw)
-    return fit_rank_model(X, Y, QIDS if kind == "query" else None, LAM, solver="pcg",
-                          **KW, **kw)
+        return fit_rls_model(X, Y, LAM, plan=plan, **KW)
+    return fit_rank_model(X, Y, QIDS if kind == "query" else None, LAM, plan=plan, **KW)
 
 
 def _iterations(model):

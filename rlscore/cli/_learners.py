@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from rlscore.core.nystrom import CVIntent
 from rlscore.cli._base import (KernelSpec, LearnerSpec, UsageError, basis_keywords,
                                basis_vectors, register_kernel, register_learner)
 
@@ -41,27 +42,23 @@ def _query_groups(data):
 # The models are the core's (rlscore.core.nystrom.fit_rls_model,
 # rlscore.core.rankrls.fit_rank_model: the calls the learners make), the
 # cross-validators core.selection's; the command runs them through the one grid search.
-# ``cv`` says which cross-validation follows, for the memory plan: (kind, number of
-# regparams, number of fits per regparam), as each learner sets it.
+# ``cv`` (a rlscore.core.nystrom.CVIntent) says which cross-validation follows, for the
+# memory plan, as each learner's selection wrapper says it.
 
 
-def _rls_model(data, regparam, kernel, kp, basis, path=False, cv=(None, 1, 0)):
+def _rls_model(data, regparam, kernel, kp, basis, path=False, cv=None):
     from rlscore.core.nystrom import fit_rls_model
-    kind, n_lambdas, n_folds = cv
-    return fit_rls_model(data.X, data.y, regparam, kernel, path=path, cv=kind,
-                         n_lambdas=n_lambdas, n_folds=n_folds, **basis_keywords(basis),
-                         **kp)
+    return fit_rls_model(data.X, data.y, regparam, kernel, path=path, cv=cv,
+                         **basis_keywords(basis), **kp)
 
 
-def _rank_model(data, regparam, kernel, kp, basis, path=False, cv=(None, 1, 0),
-                query=False):
-    from rlscore.core.rankrls import fit_rank_model
-    kind, n_lambdas, n_folds = cv
+def _rank_model(data, regparam, kernel, kp, basis, path=False, cv=None, query=False):
+    from rlscore.core.rankrls import fit_rank_model, query_groups
     if "bias" in kp:
         kp = {**kp, "bias": 0.0}            # RankRLS has no bias (the learners' rule)
-    return fit_rank_model(data.X, data.y, _query_groups(data) if query else None,
-                          regparam, kernel, path=path, cv=kind, n_lambdas=n_lambdas,
-                          n_folds=n_folds, query=query, **basis_keywords(basis), **kp)
+    groups = query_groups(_query_groups(data), data.X.shape[0]) if query else None
+    return fit_rank_model(data.X, data.y, groups, regparam, kernel, path, cv=cv,
+                          **basis_keywords(basis), **kp)
 
 
 def _rls_train(data, regparam, kernel, kp, basis):
@@ -70,7 +67,7 @@ def _rls_train(data, regparam, kernel, kp, basis):
 
 def _rls_loo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.selection import LOOCV
-    model = _rls_model(data, grid[0], kernel, kp, basis, True, ("loo", len(grid), 0))
+    model = _rls_model(data, grid[0], kernel, kp, basis, True, CVIntent("loo", len(grid)))
     return LOOCV(model, _plain_measure(measure))
 
 
@@ -80,7 +77,7 @@ def _kfold_cv(fit_model, data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.selection import NfoldCV
     folds = _kfold(data, args)
     model = fit_model(data, grid[0], kernel, kp, basis, True,
-                      ("kfold", len(grid), len(folds) + 1))
+                      CVIntent.kfold(len(grid), len(folds)))
     return NfoldCV(model, _plain_measure(measure), folds, disjoint=True)
 
 
@@ -89,7 +86,7 @@ _rls_kfold = functools.partial(_kfold_cv, _rls_model)
 
 def _rls_lpo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.selection import LPOCV
-    model = _rls_model(data, grid[0], kernel, kp, basis, True, ("lpo", 1, 0))
+    model = _rls_model(data, grid[0], kernel, kp, basis, True, CVIntent("lpo"))
     return LPOCV(model)
 
 
@@ -102,7 +99,7 @@ _grank_kfold = functools.partial(_kfold_cv, _rank_model)
 
 def _grank_lpo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.rankrls import RankLPOCV
-    model = _rank_model(data, grid[0], kernel, kp, basis, True, ("rank", 1, 0))
+    model = _rank_model(data, grid[0], kernel, kp, basis, True, CVIntent("rank"))
     return RankLPOCV(model)
 
 
@@ -112,8 +109,8 @@ def _qrank_train(data, regparam, kernel, kp, basis):
 
 def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.selection import LQOCV
-    model = _rank_model(data, grid[0], kernel, kp, basis, True, ("lqo", len(grid), 0),
-                        query=True)
+    model = _rank_model(data, grid[0], kernel, kp, basis, True,
+                        CVIntent("lqo", len(grid)), query=True)
     return LQOCV(model, _plain_measure(measure))
 
 

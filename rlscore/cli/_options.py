@@ -153,7 +153,7 @@ def parse_memory_budget(text, option="--memory-budget"):
     whole process, ``auto`` (the process's memory plus half the available memory;
     also when the option is not given, ``text`` None) or ``none``
     (no limit) -> the ``memory_budget`` of the library's faces, checked by their one
-    check (:func:`rlscore.core.nystrom.check_memory_options`)."""
+    check (:class:`rlscore.core.nystrom.ComputePlan`)."""
     if text is None:
         return "auto"
     t = text.strip().lower()
@@ -162,9 +162,9 @@ def parse_memory_budget(text, option="--memory-budget"):
     if not _PLAIN.fullmatch(t):
         raise OptionError(f"{option} {text!r}: expected a number of MiB for the whole "
                           f"process (e.g. 2048), auto or none")
-    from rlscore.core.nystrom import check_memory_options
+    from rlscore.core.nystrom import ComputePlan
     try:
-        check_memory_options(float(t), "auto", None)
+        ComputePlan(memory_budget=float(t))
     except ValueError as exc:
         raise OptionError(f"{option} {text!r}: {exc}") from None
     return float(t)

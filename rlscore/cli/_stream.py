@@ -21,10 +21,37 @@ AUTO_STREAM_BYTES = 256 << 20
 #: the learners --stream trains, and their kind (rlscore.core.nystrom.StreamedReducedSet)
 STREAM_KINDS = {"rls": "rls", "rankrls": "global", "query-rankrls": "query"}
 
-#: how a refusal of rlscore.core.nystrom.plan_reduced_set names the command's options
+#: how a refusal of the core (a rlscore.core.nystrom.PlanError) names the command's
+#: options
 _OPTION_NAMES = {"memory_budget": "--memory-budget",
-                 "block_size": "--block-size", "solver": "--solver pcg",
-                 "n_basis": "--basis", "more_memory": "a larger --memory-budget"}
+                 "block_size": "--block-size", "use_pcg": "--solver pcg",
+                 "n_basis": "--basis", "more_memory": "a larger --memory-budget",
+                 "rtol": "--pcg-tol", "maxiter": "--pcg-maxiter"}
+
+
+def compute_plan(args):
+    """The command's memory and solver options as one
+    :class:`rlscore.core.nystrom.ComputePlan` (``--memory-budget``, ``--block-size``,
+    ``--solver``, ``--float32``, ``--pcg-tol``, ``--pcg-maxiter``), validated once; a
+    refusal is a usage error naming the option. O(1)."""
+    from rlscore.cli._options import OptionError, parse_memory_budget
+    from rlscore.core.nystrom import ComputePlan, PlanError
+    try:
+        budget = parse_memory_budget(args.memory_budget)
+    except OptionError as exc:
+        raise UsageError(str(exc)) from None
+    if args.block_size is not None and args.block_size < 1:
+        raise UsageError(f"--block-size must be a positive number of rows, got "
+                         f"{args.block_size}")
+    try:
+        with PlanError.reworded(_OPTION_NAMES):
+            return ComputePlan.from_options(
+                budget, args.block_size, args.solver,
+                np.float32 if getattr(args, "float32", False) else np.float64,
+                rtol=getattr(args, "pcg_tol", None),
+                maxiter=getattr(args, "pcg_maxiter", None))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _streaming_options(args):
@@ -68,8 +95,9 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     :class:`rlscore.learner.StreamedRLS` under that plan."""
     from rlscore._blocks import working_memory
     from rlscore._validation import format_bytes
-    from rlscore.cli._options import OptionError, parse_memory_budget
-    from rlscore.core.nystrom import block_working_memory, check_memory_options, check_pcg_options, pcg_tolerance, plan_streamed_fit
+    from rlscore.core.nystrom import (PlanError, StreamedSelection, budget_bytes,
+                                      block_working_memory, pcg_tolerance,
+                                      plan_streamed_fit)
     from rlscore.learner import StreamedRLS
     from rlscore.utilities.reader import CsvSource, SvmlightSource
     if args.learner not in STREAM_KINDS:
@@ -92,16 +120,9 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     if args.measure not in (None, "sqerror"):
         raise UsageError("--stream selects by --measure sqerror")
     kernel, kp = kernel_args
-    try:
-        budget = parse_memory_budget(args.memory_budget)
-    except OptionError as exc:
-        raise UsageError(str(exc)) from None
-    if args.block_size is not None and args.block_size < 1:
-        raise UsageError(f"--block-size must be a positive number of rows, got "
-                         f"{args.block_size}")
+    compute = compute_plan(args)
     # the scan of the file reads chunks of the blocks' working memory too
-    with working_memory(block_working_memory(check_memory_options(budget, "auto",
-                                                                  None))):
+    with working_memory(block_working_memory(budget_bytes(compute))):
         try:
             with _file_errors(args.train):
                 table = getattr(args, "table", None)
@@ -131,10 +152,10 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
         # plan StreamedRLS makes from the same budget (resolved once, so that "auto"
         # gives the same decision)
         try:
-            plan = plan_streamed_fit(src, args.basis, kernel, kind=kind,
-                                     regparams=grid, cv=cv,
-                                     memory_budget=budget, solver=args.solver,
-                                     block_size=args.block_size, names=_OPTION_NAMES)
+            with PlanError.reworded(_OPTION_NAMES):
+                select = StreamedSelection(regparams=grid, cv=cv)
+                plan = plan_streamed_fit(src, args.basis, kernel, kind=kind,
+                                         select=select, plan=compute)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         solver = "pcg" if plan.path == "pcg" else "direct"
@@ -144,19 +165,14 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             given = " / ".join(pcg_only)
             raise UsageError(f"{given} applies to the PCG solver, and this fit uses the "
                              f"direct one: add --solver pcg, or drop {given}")
-        try:
-            tol, maxiter = check_pcg_options(getattr(args, "pcg_tol", None),
-                                             getattr(args, "pcg_maxiter", None),
-                                             ("--pcg-tol", "--pcg-maxiter"))
-        except (TypeError, ValueError) as exc:
-            raise UsageError(str(exc)) from None
+        tol, maxiter = compute.pcg_options.tol, compute.pcg_options.maxiter
         limit = "no budget" if not np.isfinite(plan.budget_bytes) else \
             f"budget {format_bytes(plan.budget_bytes)}"
         note(f"streaming {src.m} rows in blocks of {plan.block_size}; estimated peak "
              f"{format_bytes(plan.peak_bytes)} of the process, "
              f"{format_bytes(plan.baseline_bytes)} of it held before the run ({limit}; "
              f"solver {solver})")
-        dtype = np.float32 if getattr(args, "float32", False) else np.float64
+        dtype = compute.dtype
         try:
             learner = StreamedRLS(
                 src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
@@ -164,7 +180,7 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
                 regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
                 solver=solver, plan=plan,
                 keep_basis_in_cv=bool(getattr(args, "keep_basis_in_cv", False)),
-                tol=tol, maxiter=maxiter, dtype=dtype, **kp)
+                tol=compute.pcg_options.rtol, maxiter=maxiter, dtype=dtype, **kp)
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.structure import QueryGroups
-from rlscore.core.nystrom import fit_rls_model
+from rlscore.core.nystrom import ComputePlan, PlanError, fit_rls_model
 from rlscore.core.selection import defined_queries, query_score
 from rlscore.measure import UndefinedPerformance
 from rlscore._progress import verbosity
@@ -413,29 +413,39 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
     def _validate_fit_data(self, X, y):
         return validate_fit_data(self, X, y, self._accept_sparse())
 
-    def _memory_options(self):
-        """The memory keywords this estimator takes (``memory_budget``,
-        ``block_size``, ``solver``, and PCG's ``pcg_tol`` and ``pcg_max_iter`` under
-        the core's names), for the one decision of the core."""
-        options = {k: getattr(self, k) for k in ("memory_budget", "block_size", "solver")
-                   if hasattr(self, k)}
-        if hasattr(self, "pcg_max_iter"):
-            options.update(pcg_tol=self.pcg_tol, pcg_maxiter=self.pcg_max_iter,
-                           pcg_names=("pcg_tol", "pcg_max_iter"))
-        return options
+    #: How the estimators spell the fields of :class:`rlscore.core.nystrom.ComputePlan`
+    #: that they name differently (a refusal of the core names the estimator's
+    #: parameter; ``pcg_max_iter`` after scikit-learn's ``max_iter``).
+    _plan_names = {"rtol": "pcg_tol", "maxiter": "pcg_max_iter"}
 
-    def _fit_model(self, X, y, alpha, path, cv=None, n_lambdas=1, n_folds=0):
+    def _compute_plan(self, default=None):
+        """The memory parameters this estimator takes (``memory_budget``,
+        ``block_size``, ``solver``, PCG's ``pcg_tol`` and ``pcg_max_iter``) as one
+        :class:`rlscore.core.nystrom.ComputePlan`, validated once (errors name the
+        estimator's parameters); ``default`` (a ComputePlan, or None: the core's
+        default plan) for an estimator without them."""
+        names = [k for k in ("memory_budget", "block_size", "solver")
+                 if hasattr(self, k)]
+        if not names and not hasattr(self, "pcg_max_iter"):
+            return default
+        options = {k: getattr(self, k) for k in names}
+        if hasattr(self, "pcg_max_iter"):
+            options.update(rtol=self.pcg_tol, maxiter=self.pcg_max_iter)
+        with PlanError.reworded(self._plan_names):
+            return ComputePlan.from_options(**options)
+
+    def _fit_model(self, X, y, alpha, path, cv=None):
         """Train the core model (``X``, ``y`` already validated) and set the fitted
         attributes. ``path=True`` eigendecomposes at once (cross-validation follows:
-        ``cv`` "loo", "kfold" or another name, over ``n_lambdas`` alphas). A reduced-set
-        model streams when :func:`rlscore.core.nystrom.fit_rls_model` finds its in-memory
-        arrays above ``memory_budget`` (said once; refused before any work when
-        nothing fits)."""
+        ``cv``, a :class:`rlscore.core.nystrom.CVIntent`). A reduced-set model streams
+        when :func:`rlscore.core.nystrom.fit_rls_model` finds its in-memory arrays
+        above ``memory_budget`` (said once; refused before any work when nothing
+        fits)."""
         name, params = self._kernel_spec(X.shape[1])
-        memory = self._memory_options()
-        model = fit_rls_model(X, y, alpha, name, self.basis_vectors, path=path, cv=cv,
-                              n_lambdas=n_lambdas, n_folds=n_folds, **memory,
-                              **self._basis_params(), **params)
+        plan = self._compute_plan()
+        with PlanError.reworded(self._plan_names):
+            model = fit_rls_model(X, y, alpha, name, self.basis_vectors, path=path,
+                                  plan=plan, cv=cv, **self._basis_params(), **params)
         self._y_1d = y.ndim == 1
         self.model_ = model
         self._set_fitted_attributes()

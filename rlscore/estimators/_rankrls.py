@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from rlscore import measure as _measures
+from rlscore.core.nystrom import ComputePlan, CVIntent, PlanError
 from rlscore.core.rankrls import fit_rank_model
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.hyper import learn_kernel_global, learn_kernel_lqo
@@ -152,9 +153,11 @@ class _RankRLSBase(RLSEstimatorBase):
         formulas."""
         name, params = self._kernel_spec(X.shape[1])
         params.update(self._basis_params())
-        memory = self._memory_options() or {"memory_budget": None}
-        return fit_rank_model(X, Y, groups, alpha, name, self.basis_vectors, path=path,
-                              cv="rank" if path else None, **memory, **params)
+        plan = self._compute_plan(default=ComputePlan(memory_budget=None))
+        with PlanError.reworded(self._plan_names):
+            return fit_rank_model(X, Y, groups, alpha, name, path, plan=plan,
+                                  cv=CVIntent("rank") if path else None,
+                                  basis_vectors=self.basis_vectors, **params)
 
     def _fit_model(self, X, y, alpha, path, groups=None):
         """Train the core model (global without ``groups``, query-structured with) and

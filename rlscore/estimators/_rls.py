@@ -3,6 +3,7 @@
 import numpy as np
 
 from rlscore._validation import check_regparam_grid
+from rlscore.core.nystrom import CVIntent
 from rlscore.core.hyper import LEARNABLE_KERNELS, learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
@@ -502,8 +503,8 @@ class KernelRLSCV(RLSEstimatorBase):
             alphas = [self._fit_learned(X, y)]
         if query_groups(qid, groups, X.shape[0]) is not None and groups is None:
             groups = qid
-        self._fit_model(X, y, alphas[0], path=True, cv=_cv_kind(self.cv),
-                        n_lambdas=len(alphas), n_folds=_n_folds(self.cv, X, y, groups))
+        self._fit_model(X, y, alphas[0], path=True,
+                        cv=_cv_intent(self.cv, len(alphas), X, y, groups))
         return search_alphas(
             self, lambda: make_crossvalidator(self.cv, self.model_, measure, X, y, groups),
             alphas)
@@ -511,21 +512,18 @@ class KernelRLSCV(RLSEstimatorBase):
     fit.__doc__ = fit.__doc__.format(data=fit_data_doc("Targets."))
 
 
-def _cv_kind(cv):
-    """The cross-validation of ``cv`` for the memory plan: "loo", "lpo" (kept in
-    memory) or "kfold" (an int, a splitter or splits)."""
-    return cv if isinstance(cv, str) else "kfold"
-
-
-def _n_folds(cv, X, y, groups):
-    """The folds whose statistics a streamed K-fold keeps (sizes the memory plan; 0
-    when unknown before splitting, e.g. a generator of splits)."""
+def _cv_intent(cv, n_values, X, y, groups):
+    """The cross-validation of ``cv`` over ``n_values`` alphas for the memory plan
+    (:class:`rlscore.core.nystrom.CVIntent`): "loo", "lpo" (kept in memory) or
+    "kfold" (an int, a splitter or splits: its folds, unknown before splitting for
+    e.g. a generator of splits)."""
     if isinstance(cv, str):
-        return 0
+        return CVIntent(cv, n_values)
     if isinstance(cv, (int, np.integer)):
-        return int(cv) + 1
+        return CVIntent.kfold(n_values, int(cv))
     n = getattr(cv, "get_n_splits", None)
     try:
-        return int(n(X, y, groups)) + 1 if n is not None else len(cv) + 1
+        k = int(n(X, y, groups)) if n is not None else len(cv)
     except (TypeError, ValueError):
-        return 0
+        return CVIntent("kfold", n_values)
+    return CVIntent.kfold(n_values, k)

@@ -45,6 +45,36 @@ def regparam_grid(regparams, default):
 
 #: The memory keywords of the RLS learners (:func:`rlscore.core.nystrom.fit_rls_model`).
 MEMORY_KEYWORDS = ("memory_budget", "block_size", "solver", "pcg_tol", "pcg_maxiter")
+#: How the learners spell the fields of :class:`rlscore.core.nystrom.ComputePlan` that
+#: they name differently (a refusal of the core names the learner's keyword).
+PLAN_NAMES = {"rtol": "pcg_tol", "maxiter": "pcg_maxiter"}
+
+
+def compute_plan(kwargs):
+    """The learner's memory keywords (:data:`MEMORY_KEYWORDS`, those given in
+    ``kwargs``) as one :class:`rlscore.core.nystrom.ComputePlan`, validated once
+    (a ValueError / TypeError naming the learner's keyword). O(1)."""
+    from rlscore.core.nystrom import ComputePlan, PlanError
+    memory = {k: kwargs[k] for k in MEMORY_KEYWORDS if k in kwargs}
+    with PlanError.reworded(PLAN_NAMES):
+        return ComputePlan.from_options(
+            **{k: memory[k] for k in ("memory_budget", "block_size", "solver")
+               if k in memory},
+            rtol=memory.get("pcg_tol"), maxiter=memory.get("pcg_maxiter"))
+
+
+def fit_core_model(fit, learner, kwargs, *args, **options):
+    """``learner._model = fit(*args, plan=, cv=, **options)`` (a core model builder:
+    :func:`rlscore.core.nystrom.fit_rls_model`,
+    :func:`rlscore.core.rankrls.fit_rank_model`) under the learner's plan
+    (:func:`compute_plan`) and the cross-validation its selection wrapper set
+    (``_cv_intent``, a :class:`rlscore.core.nystrom.CVIntent`), the core's refusals
+    naming the learner's keywords."""
+    from rlscore.core.nystrom import PlanError
+    plan = compute_plan(kwargs)
+    with PlanError.reworded(PLAN_NAMES):
+        learner._model = fit(*args, plan=plan, cv=getattr(learner, "_cv_intent", None),
+                             **options)
 
 _PCG_DOC = """
     pcg_tol : keyword, float in (0, 1) or None (default)
@@ -109,16 +139,15 @@ def fit_rank_learner(learner, X, Y, qids, regparam, kernel, basis_vectors, kwarg
     """The ``_setup`` of the RankRLS learners (``query``: QueryRankRLS): the kernel,
     reduced-set and memory keywords picked from ``kwargs`` (bias forced to 0), the
     model from :func:`rlscore.core.rankrls.fit_rank_model` (the one memory decision;
-    the learner's ``_cv_plan`` says which cross-validation follows)."""
-    from rlscore.core.rankrls import fit_rank_model
+    the learner's ``_cv_intent`` says which cross-validation follows)."""
+    from rlscore.core.nystrom import n_rows
+    from rlscore.core.rankrls import fit_rank_model, query_groups
     params = split_kernel_kwargs(kwargs, kernel, type(learner).__name__,
                                  extra=MEMORY_KEYWORDS, force={"bias": 0.0},
                                  basis=BASIS_KEYWORDS)
-    memory = {k: kwargs[k] for k in MEMORY_KEYWORDS if k in kwargs}
-    cv, n_lambdas, n_folds = getattr(learner, "_cv_plan", (None, 1, 0))
-    learner._model = fit_rank_model(X, Y, qids, regparam, kernel, basis_vectors,
-                                    path=path, cv=cv, n_lambdas=n_lambdas,
-                                    n_folds=n_folds, query=query, **memory, **params)
+    groups = query_groups(qids, n_rows(X)) if query else None
+    fit_core_model(fit_rank_model, learner, kwargs, X, Y, groups, regparam, kernel,
+                   path, basis_vectors=basis_vectors, **params)
     learner._sync()
 
 
@@ -161,7 +190,7 @@ def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, 
     learner = base.__new__(base)
     learner._verbose = getattr(wrapper, "_verbose", False)
     # the cross-validation that follows sizes the memory plan (fit_rls_model)
-    learner._cv_plan = getattr(wrapper, "_cv_plan", (None, 1, 0))
+    learner._cv_intent = getattr(wrapper, "_cv_intent", None)
     learner._setup(*setup_args, grid[0], *kwargs, path=True)
     perfs, preds, best = grid_search(make_cv(learner._model), grid)
     learner.solve(best)

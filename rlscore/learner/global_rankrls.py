@@ -1,6 +1,7 @@
 """GlobalRankRLS (one ranking over all examples) with RLScore's interface, and its
 model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
+from rlscore.core.nystrom import CVIntent
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.learner._common import (RANK_MEMORY_DOC, VERBOSE_DOC, CoreModelAdapter,
                                      exclusive, fit_rank_learner, regparam_grid,
@@ -112,7 +113,7 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
 class _RankSelectionWrapper(_SelectionWrapper):
     _base = GlobalRankRLS
     # leave-pair-out needs the in-memory hold-out formulas (KfoldRankRLS streams)
-    _cv_plan = ("rank", 1, 0)
+    _cv_intent = CVIntent("rank")
 
 
 class KfoldRankRLS(_RankSelectionWrapper):
@@ -144,8 +145,9 @@ class KfoldRankRLS(_RankSelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
-        self._cv_plan = ("kfold", len(regparam_grid(regparams, self._default_grid)),
-                         len(folds) + 1)
+        self._cv_intent = CVIntent.kfold(len(regparam_grid(regparams,
+                                                           self._default_grid)),
+                                         len(folds))
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
                     "cindex")
 

@@ -4,6 +4,7 @@ KfoldQueryRankRLS (new), the cross-validator LQOCV and map_qids."""
 
 import numbers
 
+from rlscore.core.nystrom import CVIntent
 from rlscore.core.structure import QueryGroups
 from rlscore.core.selection import LQOCV as _CoreLQOCV, NfoldCV
 from rlscore.learner._common import (
@@ -179,7 +180,7 @@ class LeaveQueryOutRankRLS(PredictorInterface):
                 self, kernel, basis_vectors, regparams, kwargs,
                 lambda **kw: learn_kernel_lqo(X, Y, qids, kernel, **kw))
         # streams when the model does (memory_budget): one fold per query
-        self._cv_plan = ("lqo", len(regparam_grid(regparams, RANK_REGPARAMS)), 0)
+        self._cv_intent = CVIntent("lqo", len(regparam_grid(regparams, RANK_REGPARAMS)))
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
                                 (kernel, basis_vectors, kwargs), regparams,
                                 RANK_REGPARAMS, lambda model: _CoreLQOCV(model, measure))
@@ -247,8 +248,8 @@ class KfoldQueryRankRLS(PredictorInterface):
         # K-fold streams when the model does (memory_budget): the folds' statistics
         n_folds = folds if isinstance(folds, numbers.Integral) and not isinstance(
             folds, bool) else len(folds) if isinstance(folds, (list, tuple)) else 0
-        self._cv_plan = ("kfold", len(regparam_grid(regparams, RANK_REGPARAMS)),
-                         int(n_folds) + 1)
+        self._cv_intent = CVIntent.kfold(len(regparam_grid(regparams, RANK_REGPARAMS)),
+                                         int(n_folds))
 
         def make_cv(model):
             groups = model.groups

@@ -4,11 +4,12 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 import numpy as np
 
 from rlscore._validation import NOT_GIVEN, miscoverage_argument
-from rlscore.core.nystrom import fit_rls_model
+from rlscore.core.nystrom import CVIntent, fit_rls_model
 from rlscore.core.hyper import learn_kernel
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
     BASIS_KEYWORDS, MEMORY_DOC, MEMORY_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive,
+    fit_core_model,
     learn_kernel_parameters, learns_kernel, regparam_grid, reports_progress,
     select_regparam, split_kernel_kwargs, squeeze)
 from rlscore.predictor import PredictorInterface
@@ -77,11 +78,8 @@ class RLS(CoreModelAdapter, PredictorInterface):
     def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
                                      extra=MEMORY_KEYWORDS, basis=BASIS_KEYWORDS)
-        memory = {k: kwargs[k] for k in MEMORY_KEYWORDS if k in kwargs}
-        cv, n_lambdas, n_folds = getattr(self, "_cv_plan", (None, 1, 0))
-        self._model = fit_rls_model(X, Y, regparam, kernel, basis_vectors, path=path,
-                                    cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
-                                    **memory, **params)
+        fit_core_model(fit_rls_model, self, kwargs, X, Y, regparam, kernel,
+                       basis_vectors, path, **params)
         self._sync()
 
     @exclusive
@@ -252,7 +250,8 @@ class LeaveOneOutRLS(_SelectionWrapper):
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
                 lambda **kw: learn_kernel(X, Y, kernel, **kw))
-        self._cv_plan = ("loo", len(regparam_grid(regparams, self._default_grid)), 0)
+        self._cv_intent = CVIntent("loo", len(regparam_grid(regparams,
+                                                            self._default_grid)))
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: LOOCV(model, measure))
         self.cv_predictions = np.array([squeeze(p) for p in preds])
@@ -277,8 +276,9 @@ class KfoldRLS(_SelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
-        self._cv_plan = ("kfold", len(regparam_grid(regparams, self._default_grid)),
-                         len(folds) + 1)
+        self._cv_intent = CVIntent.kfold(len(regparam_grid(regparams,
+                                                           self._default_grid)),
+                                         len(folds))
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
                     "sqerror")
         self.folds = folds
@@ -315,5 +315,6 @@ class LeavePairOutRLS(_SelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None,
                  **kwargs):
-        self._cv_plan = ("lpo", 1, 0)       # leave-pair-out keeps the model in memory
+        # leave-pair-out keeps the model in memory
+        self._cv_intent = CVIntent("lpo")
         self._leave_pair_out(X, Y, kernel, basis_vectors, regparams, kwargs, LPOCV)

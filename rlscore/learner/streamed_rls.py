@@ -4,12 +4,17 @@ CSR, dask arrays or an svmlight file), RLScore-style: the constructor trains."""
 import numpy as np
 
 from rlscore._progress import verbosity
+from rlscore.core.nystrom import ComputePlan, PlanError, StreamedSelection
 from rlscore.core.rankrls import streamed_rank_fit
 from rlscore.core.structure import as_source
 from rlscore.learner._common import squeeze
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["StreamedRLS"]
+
+#: How StreamedRLS spells the fields of :class:`rlscore.core.nystrom.ComputePlan` that
+#: it names differently (PCG's tolerance is its ``tol``).
+_PLAN_NAMES = {"rtol": "tol"}
 
 
 class StreamedRLS(PredictorInterface):
@@ -50,9 +55,9 @@ class StreamedRLS(PredictorInterface):
         ValueError names the estimates and the ways out (a smaller ``block_size``,
         ``solver="pcg"``, fewer basis vectors), before any pass. The decision:
         :func:`rlscore.core.nystrom.plan_streamed_fit`.
-    plan : a plan of :func:`rlscore.core.nystrom.plan_streamed_fit` already made for
-        this source (then ``memory_budget``, ``solver`` and ``block_size`` are the
-        plan's), optional
+    plan : a route of :func:`rlscore.core.nystrom.plan_streamed_fit` already decided for
+        this source (then ``memory_budget``, ``solver`` and ``block_size`` are not
+        weighed again), optional
     block_size : rows per block (default: from the budget)
     solver : "auto" (default), "direct" or "pcg"
         "direct": r x r statistics, exact CV; "pcg": many centres, Falkon's
@@ -63,6 +68,8 @@ class StreamedRLS(PredictorInterface):
     validation : with solver="pcg" and a grid, the fraction of the rows (whole
         queries for "query") held out once; else ``cv`` must be K or fold numbers
     keep_basis_in_cv : bool, default False
+    tol, maxiter : PCG's stopping tolerance on the relative residual (None: 1e-6) and
+        iteration cap (None: none)
     dtype : np.float64 (default) or "float32": with PCG, the precision of the kernel
         blocks of its iterations (one SGEMM and a vectorized exponential, about 4x
         faster, kernel values within about 1e-6 relative: keep ``tol`` >= 1e-5);
@@ -82,7 +89,8 @@ class StreamedRLS(PredictorInterface):
     set, checked before the run: ``plan.baseline_bytes`` held before it plus the
     run's arrays and buffers), solver_result and
     cg_iterations (PCG: the CG iterations of the final fit, and per fold and lambda
-    when a grid was searched)
+    when a grid was searched), compute_plan (the
+    :class:`rlscore.core.nystrom.ComputePlan` of the keywords)
 
     Notes
     -----
@@ -96,18 +104,21 @@ class StreamedRLS(PredictorInterface):
     def __init__(self, X, Y=None, regparam=1.0, kernel="GaussianKernel",
                  basis_indices=None, n_basis=None, random_state=None, regparams=None,
                  cv="loo", measure=None, kind="rls", qids=None, memory_budget="auto",
-                 block_size=None, solver="auto", keep_basis_in_cv=False, tol=1e-6,
+                 block_size=None, solver="auto", keep_basis_in_cv=False, tol=None,
                  maxiter=None, verbose=False, validation=None, dtype=np.float64,
                  plan=None, **kernel_params):
         source = as_source(X, Y, qids)
-        with verbosity(verbose):
+        with PlanError.reworded(_PLAN_NAMES):
+            compute = ComputePlan.from_options(memory_budget, block_size, solver, dtype,
+                                               rtol=tol, maxiter=maxiter)
+        select = StreamedSelection(regparam, regparams, cv, measure, validation,
+                                   random_state)
+        with verbosity(verbose), PlanError.reworded(_PLAN_NAMES):
             fit = streamed_rank_fit(
-                source, kernel, kernel_params, kind, regparam=regparam,
-                regparams=regparams, cv=cv, measure=measure, basis_indices=basis_indices,
-                n_basis=n_basis, random_state=random_state,
-                remove_basis=not keep_basis_in_cv, block_size=block_size, solver=solver,
-                tol=tol, maxiter=maxiter, validation=validation,
-                memory_budget=memory_budget, dtype=dtype, plan=plan)
+                source, kernel, kernel_params, kind, select=select, plan=compute,
+                route=plan, basis_indices=basis_indices, n_basis=n_basis,
+                random_state=random_state, remove_basis=not keep_basis_in_cv)
+        self.compute_plan = compute
         self.predictor = fit.predictor
         self.regparam = fit.regparam
         self.regparams = fit.regparams

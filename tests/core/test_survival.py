@@ -234,9 +234,10 @@ def test_pcg_matches_direct_nystrom_model(magnitudes, block_size):
     direct = SurvivalRankRLSModel(X, time, event, regparam=lam, kernel="GaussianKernel",
                                   gamma=0.3, basis_vectors=X[idx], magnitudes=magnitudes)
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
+    from rlscore.core.nystrom import PCGOptions
     res = pcg_survival_rankrls(X, time, event, fmap, lam, magnitudes=magnitudes,
-                               tol=1e-12, maxiter=3000, block_size=block_size,
-                               cache=False)
+                               pcg=PCGOptions(rtol=1e-12, maxiter=3000),
+                               block_size=block_size, cache=False)
     assert res.converged
     P = res.extras["operator"].factors.predictor(res.solution).predict(X)
     ref = direct.predictor.predict(X)
@@ -251,8 +252,9 @@ def test_pcg_nystrom_preconditioner_reaches_the_same_solution():
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
     direct = SurvivalRankRLSModel(X, time, event, regparam=0.3, kernel="GaussianKernel",
                                   gamma=0.3, basis_vectors=X[idx])
-    res = pcg_survival_rankrls(X, time, event, fmap, 0.3, tol=1e-12, maxiter=3000,
-                               precondition="nystrom")
+    from rlscore.core.nystrom import PCGOptions
+    res = pcg_survival_rankrls(X, time, event, fmap, 0.3, pcg=PCGOptions(
+        rtol=1e-12, maxiter=3000, precondition="nystrom"))
     assert res.converged
     P = np.ravel(res.extras["operator"].factors.predictor(res.solution).predict(X))
     ref = np.ravel(direct.predictor.predict(X))

@@ -9,7 +9,7 @@ import pytest
 from sklearn.model_selection import GroupKFold
 
 import rlscore._memory
-from rlscore._memory import reduced_set_peak_bytes
+from rlscore._memory import ReducedSetSizes, reduced_set_peak_bytes
 from rlscore.core.nystrom import StreamedRLSModel
 from rlscore.estimators import KernelRLS, KernelRLSCV
 
@@ -37,9 +37,10 @@ def _no_fixed_overhead(monkeypatch):
 def _budget(block, path="memory", n_lambdas=1, n_folds=0, p=1):
     """MiB between the streamed estimate (blocks of ``block`` rows) and the in-memory
     one: the fit must stream."""
-    mem = reduced_set_peak_bytes(path, M, B, D, p, n_lambdas=n_lambdas)
+    mem = reduced_set_peak_bytes(path, ReducedSetSizes(M, B, D, p), n_lambdas=n_lambdas)
     cv = path == "memory_cv"
-    st = reduced_set_peak_bytes("streamed" if cv else "streamed_fit", M, B, D, p, block,
+    st = reduced_set_peak_bytes("streamed" if cv else "streamed_fit",
+                                ReducedSetSizes(M, B, D, p), block,
                                 n_lambdas if cv else 1, n_folds)
     assert st < mem
     return (st + mem) / 2 / 2**20

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rlscore._memory
-from rlscore._memory import reduced_set_peak_bytes
+from rlscore._memory import ReducedSetSizes, reduced_set_peak_bytes
 from rlscore.core.nystrom import StreamedRLSModel
 from rlscore.learner import RLS, KfoldRLS, LeaveOneOutRLS, LeavePairOutRLS
 
@@ -31,8 +31,8 @@ def _no_fixed_overhead(monkeypatch):
 
 
 def _budget(block, path="memory", n_lambdas=1, n_folds=0, p=2):
-    mem = reduced_set_peak_bytes(path, M, B, D, p, n_lambdas=n_lambdas)
-    st = reduced_set_peak_bytes("streamed", M, B, D, p, block,
+    mem = reduced_set_peak_bytes(path, ReducedSetSizes(M, B, D, p), n_lambdas=n_lambdas)
+    st = reduced_set_peak_bytes("streamed", ReducedSetSizes(M, B, D, p), block,
                                 n_lambdas if path == "memory_cv" else 1, n_folds)
     assert st < mem
     return (st + mem) / 2 / 2**20

@@ -26,22 +26,25 @@ Builds on
     build on it from above.
 
 Module order
-    ``_nystrom`` -> ``_representation`` -> ``_model``; ``_streamed`` and ``_pcg_factors``
-    -> ``_pcg`` -> ``_pcg_select``; ``_memory_plan`` -> ``_streamed_fit`` (the plan of a
-    streamed fit, :func:`plan_streamed_fit`) and ``_streamed_model`` (on ``_model``,
-    ``_streamed``, ``_pcg``).
+    ``_plan`` (the plan objects, :class:`ComputePlan`, :class:`PCGOptions`,
+    :class:`CVIntent`: below every other module); ``_nystrom`` -> ``_representation``
+    -> ``_model``; ``_streamed`` and ``_pcg_factors`` -> ``_pcg`` -> ``_pcg_select``;
+    ``_memory_plan`` -> ``_streamed_fit`` (the plan of a streamed fit,
+    :func:`plan_streamed_fit`) and ``_streamed_model`` (on ``_model``, ``_streamed``,
+    ``_pcg``).
 """
 
 from rlscore.core.nystrom._nystrom import (NystromMap, ReducedMap, NystromSolver, select_basis, basis_positions, held_out_directions, remove_basis_from_pairs, constrained_solve, removal_directions_eigen, loo_removal_rows)
 from rlscore.core.nystrom._representation import (Representation, build_representation, kernel_param_names, NystromFeatureMap, nystrom_features)
-from rlscore.core.nystrom._model import (RLSModel, make_solver, n_rows)
+from rlscore.core.nystrom._model import (RLSModel, make_solver, n_rows, split_basis_params)
 from rlscore.core.nystrom._streamed import (StreamedReducedSet, block_statistics, add_statistics, gram_and_rhs, effective_regparam, fold_numbers, fold_weights_from_statistics)
 from rlscore.core.nystrom._streamed_fit import (StreamedFit, streamed_fit, plan_streamed_fit)
 from rlscore.core.nystrom._streamed_model import (StreamedRLSModel, fit_rls_model, plan_model, StreamedHoldoutPath)
-from rlscore.core.nystrom._pcg import (NystromPreconditioner, StreamedGramOperator, pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL, pcg_tolerance)
+from rlscore.core.nystrom._pcg import (NystromPreconditioner, StreamedGramOperator, pcg_solve, pcg_reduced_set, as_factors, FLOAT32_TOL, pcg_tolerance, run_pcg)
 from rlscore.core.nystrom._pcg_factors import (NystromFactors)
 from rlscore.core.nystrom._pcg_select import (PCGSelection, pcg_select, validation_folds)
-from rlscore.core.nystrom._memory_plan import (plan_reduced_set, check_memory_options, block_working_memory, process_bytes, MEMORY_BUDGET_DEFAULT, SOLVERS, STREAMABLE_KERNELS, PCG_TOL, PCG_NAMES, check_pcg_options)
+from rlscore.core.nystrom._memory_plan import (plan_reduced_set, block_working_memory, process_bytes, MEMORY_BUDGET_DEFAULT, SOLVERS, STREAMABLE_KERNELS, PCG_TOL, budget_bytes)
+from rlscore.core.nystrom._plan import (ComputePlan, PCGOptions, CVIntent, Workload, StreamedSelection, PlanError, PlanTypeError)
 
 __all__ = [
     "NystromMap",
@@ -66,7 +69,13 @@ __all__ = [
     "pcg_reduced_set",
     "pcg_tolerance",
     "pcg_select",
-    "check_memory_options",
     "block_working_memory",
-    "check_pcg_options",
+    "plan_reduced_set",
+    "budget_bytes",
+    "n_rows",
+    "ComputePlan",
+    "PCGOptions",
+    "CVIntent",
+    "StreamedSelection",
+    "PlanError",
 ]

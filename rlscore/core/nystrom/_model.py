@@ -11,7 +11,18 @@ from rlscore.core.nystrom._representation import build_representation
 from rlscore.core.rls import KernelSolver, LinearSolver
 from rlscore._validation import as_2d_labels, check_regparam
 
-__all__ = ["RLSModel", "make_solver", "n_rows"]
+__all__ = ["RLSModel", "make_solver", "n_rows", "split_basis_params", "BASIS_PARAMS"]
+
+#: The reduced-set keywords of the models (beside ``basis_vectors``), with defaults.
+BASIS_PARAMS = {"basis_indices": None, "n_basis": None, "random_state": None,
+                "keep_basis_in_cv": False}
+
+
+def split_basis_params(params):
+    """(the reduced-set keywords of :data:`BASIS_PARAMS`, defaults filled in; the
+    other keywords -- the kernel's) of a model's ``**params``. O(1)."""
+    rest = dict(params)
+    return {k: rest.pop(k, v) for k, v in BASIS_PARAMS.items()}, rest
 
 
 def make_solver(rep, Y):
@@ -47,6 +58,9 @@ class RLSModel:
     regparam : float >= 0
     path : bool
         Eigendecompose at once (a lambda path or cross-validation will follow).
+    prefer : "auto", "primal" or "dual" (of ``build_representation``)
+    **params : the kernel's parameters and the reduced-set keywords
+        (:data:`BASIS_PARAMS`):
     basis_indices, n_basis, random_state : a reduced-set model whose basis is given as
         indices into X (or drawn); see ``build_representation``.
     keep_basis_in_cv : bool, default False
@@ -65,18 +79,19 @@ class RLSModel:
     """
 
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 path=False, prefer="auto", basis_indices=None, n_basis=None,
-                 random_state=None, keep_basis_in_cv=False, **kernel_params):
+                 path=False, prefer="auto", **params):
+        basis, kernel_params = split_basis_params(params)
         self.Y = as_2d_labels(Y)
         m = n_rows(X)
         if m != self.Y.shape[0]:
             raise ValueError(f"X has {m} rows but Y has {self.Y.shape[0]}: lengths must match")
         self.representation = build_representation(
-            X, kernel, basis_vectors, prefer=prefer, basis_indices=basis_indices,
-            n_basis=n_basis, random_state=random_state, **kernel_params)
+            X, kernel, basis_vectors, prefer=prefer,
+            basis_indices=basis["basis_indices"], n_basis=basis["n_basis"],
+            random_state=basis["random_state"], **kernel_params)
         self.solver = make_solver(self.representation, self.Y)
         self.remove_basis = (self.representation.basis_indices is not None
-                             and not keep_basis_in_cv)
+                             and not basis["keep_basis_in_cv"])
         if path:
             self.solver.decompose()
         self.solve(regparam)

@@ -43,11 +43,12 @@ from rlscore._validation import available_memory, check_float_dtype, check_regpa
 from rlscore.core.optim import (CGOptions, ConvergenceWarning, Preconditioner,
                                 conjugate_gradient)
 from rlscore.core.nystrom._pcg_factors import NystromFactors
+from rlscore.core.nystrom._plan import PCGOptions
 from rlscore.core.structure import as_source, query_blocks
 from rlscore.kernel import ThreadBuffers, block_size_for
 
 __all__ = ["NystromPreconditioner", "StreamedGramOperator", "pcg_solve",
-           "pcg_reduced_set", "as_factors"]
+           "pcg_reduced_set", "as_factors", "run_pcg"]
 
 
 def as_factors(fmap):
@@ -364,8 +365,7 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="au
     return res
 
 
-def pcg_reduced_set(source, fmap, regparam, *, tol=1e-6, maxiter=None, x0=None,
-                    precondition="nystrom", operator=None, callback=None, verbose=None,
+def pcg_reduced_set(source, fmap, regparam, *, pcg=None, x0=None, operator=None,
                     **operator_options):
     """Weights W (k, p) of reduced-set RLS by preconditioned CG (module docstring).
 
@@ -375,7 +375,10 @@ def pcg_reduced_set(source, fmap, regparam, *, tol=1e-6, maxiter=None, x0=None,
         ``NystromFeatureMap``; basis drawn uniformly from the rows for the
         preconditioner's approximation to hold)
     regparam : float > 0
-    tol, maxiter, x0, callback, verbose, precondition : of :func:`pcg_solve`
+    pcg : :class:`rlscore.core.nystrom.PCGOptions` (``rtol``, ``maxiter``,
+        ``precondition``, ``callback`` of :func:`pcg_solve`; default: PCG's defaults,
+        the Nystrom preconditioner)
+    x0 : the starting point (warm start), optional
     operator : a :class:`StreamedGramOperator` to reuse (its kernel cache, and its
         right-hand side) across lambdas; else one is built from ``operator_options``
         (block_size, cache, dtype, rows, threads)
@@ -392,5 +395,13 @@ def pcg_reduced_set(source, fmap, regparam, *, tol=1e-6, maxiter=None, x0=None,
     """
     op = operator if operator is not None else StreamedGramOperator(
         source, fmap, **operator_options)
-    return pcg_solve(op, regparam, tol=tol, maxiter=maxiter, x0=x0,
-                     precondition=precondition, callback=callback, verbose=verbose)
+    return run_pcg(op, regparam, pcg, x0)
+
+
+def run_pcg(op, regparam, pcg=None, x0=None):
+    """:func:`pcg_solve` on ``op`` with the options ``pcg``
+    (:class:`rlscore.core.nystrom.PCGOptions`; None: the defaults): the one call of
+    the PCG drivers (RLS, RankRLS, survival). Cost of :func:`pcg_solve`."""
+    pcg = PCGOptions() if pcg is None else pcg
+    return pcg_solve(op, regparam, tol=pcg.tol, maxiter=pcg.maxiter, x0=x0,
+                     precondition=pcg.precondition, callback=pcg.callback)

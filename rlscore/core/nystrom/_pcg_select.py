@@ -16,7 +16,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from rlscore._validation import check_regparam
-from rlscore.core.nystrom._pcg import StreamedGramOperator, pcg_solve
+from rlscore.core.nystrom._pcg import StreamedGramOperator, run_pcg
+from rlscore.core.nystrom._plan import StreamedSelection
 from rlscore.core.nystrom._streamed import fold_numbers
 from rlscore.core.selection import grid_search
 
@@ -62,9 +63,7 @@ def validation_folds(source, kind, validation=None, cv=None, random_state=None):
 
 
 def pcg_select(source, fmap, regparams, *, make_operator=None, kind="rls",
-               validation=None, cv=None, measure=None, random_state=None, tol=1e-6,
-               maxiter=None, precondition="auto", refit=True, verbose=None,
-               **operator_options):
+               select=None, pcg=None, refit=True, **operator_options):
     """Choose lambda for a PCG reduced-set model on a validation split or K-fold, with
     warm starts along the decreasing grid.
 
@@ -78,10 +77,12 @@ def pcg_select(source, fmap, regparams, *, make_operator=None, kind="rls",
         on ``source`` and ``fmap`` (RLS). :func:`rlscore.core.rankrls.pcg_select_rankrls`
         gives the centred ones.
     kind : "rls", "query" (the split and folds hold whole queries) or "global"
-    validation : fraction of the rows (whole queries for "query") held out once
-    cv : K (folds of rows, of whole queries for "query") or (m,) fold numbers
-    measure : f(Y, P) with ``iserror``; default sqerror
-    tol, maxiter, precondition : of :func:`rlscore.core.nystrom.pcg_solve`
+    select : :class:`rlscore.core.nystrom.StreamedSelection`: ``validation`` (the
+        fraction of the rows, whole queries for "query", held out once) or ``cv`` (K
+        folds of rows, of whole queries for "query", or (m,) fold numbers), not both;
+        ``measure`` (f(Y, P) with ``iserror``; default sqerror), ``random_state``
+    pcg : :class:`rlscore.core.nystrom.PCGOptions` of every CG run (default: PCG's
+        defaults)
     refit : train on every row at the chosen lambda (warm-started from the chosen
         fold solution)
     operator_options : block_size, cache, dtype of the default operator
@@ -98,6 +99,8 @@ def pcg_select(source, fmap, regparams, *, make_operator=None, kind="rls",
     Memory: one set of factors (8 r^2 bytes), L weight matrices (k, p), the m x L x p
     held-out predictions, the kernel cache when enabled.
     """
+    select = StreamedSelection() if select is None else select
+    measure = select.measure
     from rlscore.core.structure import as_source
     source = as_source(source)
     grid = [check_regparam(lam, name="regparams") for lam in regparams]
@@ -108,7 +111,8 @@ def pcg_select(source, fmap, regparams, *, make_operator=None, kind="rls",
             return StreamedGramOperator(source, fmap, rows=rows, **operator_options)
     if measure is None:
         from rlscore.measure import sqerror as measure
-    fold_of, evaluated = validation_folds(source, kind, validation, cv, random_state)
+    fold_of, evaluated = validation_folds(source, kind, select.validation, select.cv,
+                                          select.random_state)
     Y = source.Y
     order = np.argsort(grid, kind="stable")[::-1]            # largest lambda first
     P = np.full((source.m, len(grid), Y.shape[1]), np.nan)
@@ -122,8 +126,7 @@ def pcg_select(source, fmap, regparams, *, make_operator=None, kind="rls",
             op._cache = cache
         W, Ws = None, [None] * len(grid)
         for i in order:
-            res = pcg_solve(op, grid[i], tol=tol, maxiter=maxiter, x0=W,
-                            precondition=precondition, verbose=verbose)
+            res = run_pcg(op, grid[i], pcg, x0=W)
             W = Ws[i] = res.solution
             iterations[f, i] = res.iterations
         if op._cache is not None:
@@ -148,9 +151,7 @@ def pcg_select(source, fmap, regparams, *, make_operator=None, kind="rls",
         op = make_operator(None)
         if cache is not None:
             op._cache = cache
-        res = pcg_solve(op, out.regparam, tol=tol, maxiter=maxiter,
-                        x0=fold_W[evaluated[0]][best], precondition=precondition,
-                        verbose=verbose)
+        res = run_pcg(op, out.regparam, pcg, x0=fold_W[evaluated[0]][best])
         out.W, out.solver_result, out.operator = res.solution, res, op
         out.predictor = op.factors.predictor(res.solution)
     return out

@@ -42,7 +42,7 @@ import scipy.linalg as la
 from scipy.linalg import blas
 
 from rlscore._progress import Progress, stage
-from rlscore._memory import reduced_set_peak_bytes
+from rlscore._memory import ReducedSetSizes, reduced_set_peak_bytes
 from rlscore._validation import check_memory, check_regparam, format_bytes
 from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
 from rlscore.core.nystrom._nystrom import (basis_positions, constrained_solve,
@@ -302,9 +302,10 @@ class StreamedReducedSet:
         """Estimated peak bytes: the r x r statistics, their eigendecomposition and the
         per-fold sums, one block's buffers, and the m x L x p held-out predictions
         (:func:`rlscore._memory.reduced_set_peak_bytes`, path "streamed"). O(1)."""
-        return reduced_set_peak_bytes("streamed", self.m, self.fmap.n_basis,
-                                      self.source.d, self.p, self.block_size, n_lambdas,
-                                      self.n_folds, self.n_features, kind=self.kind)
+        sizes = ReducedSetSizes(self.m, self.fmap.n_basis, self.source.d, self.p,
+                                self.kind, self.n_features)
+        return reduced_set_peak_bytes("streamed", sizes, self.block_size, n_lambdas,
+                                      self.n_folds)
 
     # -- pass 1 ------------------------------------------------------------------
     def _fold_array(self, folds):

@@ -9,10 +9,10 @@ import numpy as np
 
 from rlscore._blocks import working_memory
 from rlscore._validation import as_2d_labels, check_regparam, fold_membership
-from rlscore.core.nystrom._memory_plan import (MEMORY_BUDGET_DEFAULT, PCG_NAMES,
-                                           check_memory_options, check_pcg_options,
-                                           plan_reduced_set)
-from rlscore.core.nystrom._model import RLSModel, n_rows
+from rlscore.core.nystrom._memory_plan import STREAMABLE_KERNELS, plan_reduced_set
+from rlscore.core.nystrom._plan import (NO_CV, ComputePlan, PCGOptions, PlanError,
+                                        Workload)
+from rlscore.core.nystrom._model import RLSModel, n_rows, split_basis_params
 from rlscore.core.nystrom._nystrom import select_basis
 from rlscore.core.nystrom._pcg import pcg_reduced_set
 from rlscore.core.nystrom._representation import NystromFeatureMap
@@ -78,17 +78,14 @@ class StreamedRLSModel(StreamedHoldoutPath):
     Parameters
     ----------
     X, Y, regparam, kernel, basis_vectors : as for :class:`RLSModel`
-    basis_indices, n_basis, random_state, keep_basis_in_cv : as for :class:`RLSModel`
-    kernel_params : keywords, as for :class:`RLSModel`
-    block_size : rows per block
-    solver : "direct" (b x b statistics, exact cross-validation) or "pcg" (one
-        regparam at a time, no cross-validation)
-    lambda_count : regparams of the cross-validation to come (sizes the estimate)
-    working_memory : MiB of temporaries per block (None: the current setting)
-    cache : PCG keeps the kernel blocks between iterations ("auto", True, False; see
-        :class:`rlscore.core.nystrom.StreamedGramOperator`)
-    tol, maxiter : PCG's stopping tolerance on the relative residual (None:
-        :data:`rlscore.core.nystrom.PCG_TOL`) and iteration cap (None: none)
+    route : the decision of :func:`plan_reduced_set` (path "streamed": the b x b
+        statistics, exact cross-validation; "pcg": one regparam at a time, no
+        cross-validation), its block size, working memory and PCG cache
+    pcg : :class:`rlscore.core.nystrom.PCGOptions` (PCG's tolerance and cap; None:
+        the defaults)
+    n_lambdas : regparams of the cross-validation to come (sizes the estimate)
+    **params : ``basis_indices``, ``n_basis``, ``random_state``,
+        ``keep_basis_in_cv`` (:data:`BASIS_PARAMS`) and the kernel's parameters
 
     Attributes
     ----------
@@ -103,30 +100,30 @@ class StreamedRLSModel(StreamedHoldoutPath):
     O(b^2 (2 + K) + block b + m L p). PCG: see :func:`pcg_reduced_set`.
     """
 
-    def __init__(self, X, Y, regparam=1.0, kernel="GaussianKernel", basis_vectors=None,
-                 basis_indices=None, n_basis=None, random_state=None,
-                 keep_basis_in_cv=False, block_size=None, solver="direct",
-                 lambda_count=1, working_memory=None, cache="auto", tol=None,
-                 maxiter=None, **kernel_params):
+    def __init__(self, X, Y, regparam, kernel, basis_vectors, route, *, pcg=None,
+                 n_lambdas=1, **params):
+        basis, kernel_params = split_basis_params(params)
         self.Y = as_2d_labels(Y)
         self.source = ArraySource(X, self.Y)
-        idx = select_basis(self.source.m, basis_indices, n_basis, random_state)
+        idx = select_basis(self.source.m, basis["basis_indices"], basis["n_basis"],
+                           basis["random_state"])
         if idx is not None and basis_vectors is not None:
             raise ValueError("give basis_vectors or basis_indices/n_basis, not both")
         self.basis_indices = idx
         rows = basis_vectors if idx is None else self.source.rows(idx)
         self.fmap = NystromFeatureMap(kernel, rows, **kernel_params)
-        self.remove_basis = idx is not None and not keep_basis_in_cv
-        self.block_size, self.solver_name = block_size, solver
-        self._wm, self._cache = working_memory, cache
-        self._tol, self._maxiter = check_pcg_options(tol, maxiter, ("tol", "maxiter"))
+        self.remove_basis = idx is not None and not basis["keep_basis_in_cv"]
+        self.block_size = route.block_size
+        self.solver_name = "pcg" if route.path == "pcg" else "direct"
+        self._wm, self._cache = route.working_memory, route.pcg_cache
+        self._pcg = PCGOptions() if pcg is None else pcg
         with self._budget():
-            if solver == "pcg":
+            if self.solver_name == "pcg":
                 self.streamed = None
             else:
                 self.streamed = StreamedReducedSet(
-                    self.source, self.fmap, basis_indices=idx, block_size=block_size,
-                    lambda_count=lambda_count)
+                    self.source, self.fmap, basis_indices=idx,
+                    block_size=self.block_size, lambda_count=n_lambdas)
         self.solve(regparam)
 
     def _budget(self):
@@ -140,8 +137,8 @@ class StreamedRLSModel(StreamedHoldoutPath):
         if self.solver_name == "pcg":
             with self._budget():
                 res = pcg_reduced_set(self.source, self.fmap, self.regparam,
-                                      block_size=self.block_size, cache=self._cache,
-                                      tol=self._tol, maxiter=self._maxiter)
+                                      pcg=self._pcg, block_size=self.block_size,
+                                      cache=self._cache)
             self.streamed, self.coef = res, res.solution
         else:
             self.coef = self.streamed.solve(self.regparam)
@@ -190,101 +187,95 @@ class StreamedRLSModel(StreamedHoldoutPath):
 
 
 def plan_model(X, Y, basis_vectors=None, params=None, *, kernel="LinearKernel",
-               memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None, solver="auto",
-               cv=None, n_lambdas=1, n_folds=0, streamable=True, verbose=None,
-               kind="rls", pcg_tol=None, pcg_maxiter=None, pcg_names=PCG_NAMES):
-    """The memory plan of a face's model on in-memory data (RLS here, RankRLS in
+               plan=None, cv=None, kind="rls"):
+    """The memory route of a face's model on in-memory data (RLS here, RankRLS in
     :func:`rlscore.core.rankrls.fit_rank_model`): None when the model is not a reduced
     set (no ``basis_vectors``, ``basis_indices`` or ``n_basis`` in ``params``), else
     :func:`plan_reduced_set` for its sizes -- reported once, refused before any work
-    when nothing fits. ``streamable=False``: the model cannot stream (it stays in
-    memory whatever the budget). ``kind``: "rls", or "query" / "global" for RankRLS
-    (its streamed estimate). Checks the three keywords (and refuses
-    ``solver="pcg"`` with cross-validation or without a reduced set) and PCG's two,
-    ``pcg_tol`` and ``pcg_maxiter`` (named ``pcg_names`` in the face's messages):
-    given (not None) when the plan is not PCG -- ``solver="direct"``, or ``"auto"``
-    choosing the direct solver -- they are refused rather than ignored. O(1)."""
-    check_memory_options(memory_budget, solver, block_size)
-    check_pcg_options(pcg_tol, pcg_maxiter, pcg_names)
-    plan = _plan_model(X, Y, basis_vectors, params, kernel, memory_budget, block_size,
-                       solver, cv, n_lambdas, n_folds, streamable, verbose, kind)
-    given = [n for n, v in zip(pcg_names, (pcg_tol, pcg_maxiter)) if v is not None]
-    if given and (plan is None or plan.path != "pcg"):
-        why = ("the model is not a reduced set" if plan is None else
+    when nothing fits.
+
+    ``plan`` (:class:`rlscore.core.nystrom.ComputePlan`, validated when made) gives the
+    budget, the blocks, the solver and PCG's options; ``cv``
+    (:class:`rlscore.core.nystrom.CVIntent`) the cross-validation that follows;
+    ``kind``: "rls", or "query" / "global" for RankRLS (its streamed estimate).
+    Refuses ``solver="pcg"`` with cross-validation or without a reduced set, and PCG's
+    options given (``plan.pcg.rtol``, ``plan.pcg.maxiter``) when the route is not PCG
+    -- ``solver="direct"``, or ``"auto"`` choosing the direct solver: refused rather
+    than ignored. Every refusal is a :class:`PlanError` naming the plan's fields,
+    which a face rewords. O(1)."""
+    plan = ComputePlan() if plan is None else plan
+    cv = NO_CV if cv is None else cv
+    route = _route(X, Y, basis_vectors, params, kernel, plan, cv, kind)
+    given = [] if plan.pcg is None else plan.pcg.given()
+    if given and (route is None or route.path != "pcg"):
+        solver = plan.solver
+        why = ("the model is not a reduced set" if route is None else
                "solver='direct'" if solver == "direct" else
-               "the exact cross-validation that follows needs it" if cv is not None else
-               "solver='auto' chose it: the direct solver fits the memory budget")
-        names = " and ".join(given)
-        raise ValueError(f"{names} {'apply' if len(given) > 1 else 'applies'} to the "
-                         f"PCG solver, but this model is trained by the direct solver "
-                         f"({why}); give solver='pcg' or drop {names}")
-    return plan
+               "the exact cross-validation that follows needs it" if cv.kind is not None
+               else "solver='auto' chose it: the direct solver fits the memory budget")
+        names = " and ".join("{" + f + "}" for f in given)
+        raise PlanError(f"{names} {'apply' if len(given) > 1 else 'applies'} to the "
+                        f"PCG solver, but this model is trained by the direct solver "
+                        f"({why}); give solver='pcg' or drop {names}")
+    return route
 
 
-def _plan_model(X, Y, basis_vectors, params, kernel, memory_budget, block_size, solver,
-                cv, n_lambdas, n_folds, streamable, verbose, kind):
-    """:func:`plan_model` without PCG's two keywords."""
-    if solver == "pcg" and cv is not None:
-        raise ValueError("solver='pcg' trains one regparam here, without the exact "
-                         "cross-validation; use solver='direct' or 'auto' to select it "
-                         "(or rlscore.learner.StreamedRLS, whose PCG selects on a "
-                         "validation split or K-fold)")
+def _route(X, Y, basis_vectors, params, kernel, plan, cv, kind):
+    """:func:`plan_model` without the refusal of PCG's options."""
+    if plan.solver == "pcg" and cv.kind is not None:
+        raise PlanError("solver='pcg' trains one regparam here, without the exact "
+                        "cross-validation; use solver='direct' or 'auto' to select it "
+                        "(or rlscore.learner.StreamedRLS, whose PCG selects on a "
+                        "validation split or K-fold)")
     b = _n_basis(basis_vectors, params or {})
     if b is None:
-        if solver == "pcg":
-            raise ValueError("solver='pcg' needs a reduced-set model (basis_vectors, "
-                             "n_basis or basis_indices)")
+        if plan.solver == "pcg":
+            raise PlanError("solver='pcg' needs a reduced-set model (basis_vectors, "
+                            "n_basis or basis_indices)")
         return None
     dense = isinstance(X, np.ndarray) or hasattr(X, "tocsr") or hasattr(X, "compute")
     d = X.shape[1] if dense and len(getattr(X, "shape", ())) == 2 else 0
     p = as_2d_labels(Y).shape[1]
-    return plan_reduced_set(n_rows(X), b, d, p, memory_budget=memory_budget,
-                            solver=solver, block_size=block_size, cv=cv,
-                            n_lambdas=n_lambdas, n_folds=n_folds, kernel=kernel,
-                            streamable=bool(d) and streamable, verbose=verbose,
-                            kind=kind)
+    work = Workload(n_rows(X), b, d, p, kind=kind,
+                    streamable=bool(d) and kernel in STREAMABLE_KERNELS)
+    return plan_reduced_set(work, plan, cv)
 
 
 def fit_rls_model(X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                  path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT, block_size=None,
-                  solver="auto", cv=None, n_lambdas=1, n_folds=0, verbose=None,
-                  pcg_tol=None, pcg_maxiter=None, pcg_names=PCG_NAMES, **params):
+                  path=False, *, plan=None, cv=None, **params):
     """The RLS model of a face: :class:`RLSModel`, or :class:`StreamedRLSModel` when
-    the model is a reduced set whose in-memory arrays would exceed ``memory_budget``
-    (or ``solver="pcg"``), as :func:`plan_reduced_set` decides (and reports, and
-    refuses before any work when nothing fits; :func:`plan_model`).
+    the model is a reduced set whose in-memory arrays would exceed the plan's
+    ``memory_budget`` (or ``solver="pcg"``), as :func:`plan_reduced_set` decides (and
+    reports, and refuses before any work when nothing fits; :func:`plan_model`).
 
     Parameters
     ----------
     X, Y, regparam, kernel, basis_vectors, path, **params : of :class:`RLSModel`
         (``basis_indices``, ``n_basis``, ``random_state``, ``keep_basis_in_cv``,
         kernel parameters)
-    memory_budget, block_size, solver : of :func:`plan_reduced_set`
-    cv, n_lambdas, n_folds : the cross-validation that will follow (None, "loo",
-        "kfold", or another name that keeps the model in memory)
-    pcg_tol, pcg_maxiter, pcg_names : PCG's stopping tolerance and iteration cap
-        (None: :data:`PCG_TOL`, no cap), refused when the plan is not PCG (of
-        :func:`plan_model`)
+    plan : :class:`rlscore.core.nystrom.ComputePlan` (default ``ComputePlan()``): the
+        budget, blocks, solver and PCG's options (refused when the route is not PCG)
+    cv : :class:`rlscore.core.nystrom.CVIntent` or None: the cross-validation that will
+        follow ("loo", "kfold", or another kind that keeps the model in memory)
 
     Returns
     -------
-    RLSModel or StreamedRLSModel (attribute ``plan``: the decision, or None when the
-    model is not a reduced set)
+    RLSModel or StreamedRLSModel (attribute ``plan``: the route, or None when the
+    model is not a reduced set; ``compute_plan``: the ComputePlan it ran under)
+
+    Raises
+    ------
+    PlanError (a ValueError) naming the plan's fields, before any work.
     """
-    plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
-                      memory_budget=memory_budget, block_size=block_size, solver=solver,
-                      cv=cv, n_lambdas=n_lambdas, n_folds=n_folds, verbose=verbose,
-                      pcg_tol=pcg_tol, pcg_maxiter=pcg_maxiter, pcg_names=pcg_names)
-    if plan is None or plan.path == "memory":
+    plan = ComputePlan() if plan is None else plan
+    cv = NO_CV if cv is None else cv
+    route = plan_model(X, Y, basis_vectors, params, kernel=kernel, plan=plan, cv=cv)
+    if route is None or route.path == "memory":
         model = RLSModel(X, Y, regparam, kernel, basis_vectors, path=path, **params)
     else:
         model = StreamedRLSModel(X, as_2d_labels(Y), regparam, kernel, basis_vectors,
-                                 block_size=plan.block_size,
-                                 solver="pcg" if plan.path == "pcg" else "direct",
-                                 lambda_count=n_lambdas, working_memory=plan.working_memory,
-                                 cache=plan.pcg_cache, tol=pcg_tol,
-                                 maxiter=pcg_maxiter, **params)
-    model.plan = plan
+                                 route, pcg=plan.pcg, n_lambdas=cv.n_values, **params)
+    model.plan, model.compute_plan = route, plan
     return model
 
 

@@ -31,7 +31,8 @@ Module order
 
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
 from rlscore.core.rankrls._centered import CenteredRankModel
-from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel)
+from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel,
+                                          query_groups)
 from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS,
                                          LaplacianSystem, laplacian_system)
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
@@ -46,6 +47,7 @@ __all__ = [
     "streamed_rank_fit",
     "GlobalRankRLSModel",
     "QueryRankRLSModel",
+    "query_groups",
     "PPRankRLSModel",
     "RankLPOCV",
     "LaplacianSystem",

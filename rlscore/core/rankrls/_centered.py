@@ -124,10 +124,12 @@ class CenteredRankModel:
 
     _global = False
 
-    def _build(self, X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
-               kernel_params):
-        kernel_params = dict(kernel_params)
+    def _build(self, X, Y, regparam, kernel, basis_vectors, groups, path, options):
+        # options: the representation's keywords (kernel parameters, the reduced-set
+        # ones, prefer) and keep_basis_in_cv
+        kernel_params = dict(options)
         keep_basis = kernel_params.pop("keep_basis_in_cv", False)
+        prefer = kernel_params.pop("prefer", "auto")
         self.Y = as_2d_labels(Y)
         m = n_rows(X)
         if m != self.Y.shape[0]:

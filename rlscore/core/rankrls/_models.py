@@ -36,7 +36,19 @@ from rlscore.core.nystrom import n_rows, remove_basis_from_pairs
 from rlscore._validation import as_index_array, check_index_pairs
 from rlscore._validation import check_peak_memory
 
-__all__ = ["GlobalRankRLSModel", "QueryRankRLSModel", "gram_matrix"]
+__all__ = ["GlobalRankRLSModel", "QueryRankRLSModel", "gram_matrix", "query_groups"]
+
+
+def query_groups(qids, m):
+    """The queries of a query-structured RankRLS model: a
+    :class:`rlscore.core.structure.QueryGroups` from the ids (or the one given, checked
+    against ``m``); refused when ``qids`` is None -- the one check of every query
+    RankRLS face and model. O(m log m)."""
+    if qids is None:
+        raise ValueError("qids is None: ranking within queries needs one query id "
+                         "per example (for one ranking over all examples use "
+                         "GlobalRankRLS)")
+    return as_query_groups(qids, m)
 
 _CACHE = 1 << 24          # elements of lambda-independent blocks kept between calls
 
@@ -69,8 +81,8 @@ class GlobalRankRLSModel(CenteredRankModel):
                  path=False, prefer="auto", **kernel_params):
         m = n_rows(X)
         groups = QueryGroups.single(m)
-        self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
-                    kernel_params)
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, path,
+                    dict(kernel_params, prefer=prefer))
 
     def leave_one_out(self):
         """Leave-one-out predictions (m, p), each from the model trained on the other
@@ -207,15 +219,10 @@ class QueryRankRLSModel(CenteredRankModel):
 
     def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  path=False, prefer="auto", **kernel_params):
-        m = n_rows(X)
-        if qids is None:
-            raise ValueError("qids is None: ranking within queries needs one query id "
-                             "per example (for one ranking over all examples use "
-                             "GlobalRankRLS)")
-        groups = as_query_groups(qids, m)
+        groups = query_groups(qids, n_rows(X))
         self.qids = groups.codes
-        self._build(X, Y, regparam, kernel, basis_vectors, groups, path, prefer,
-                    kernel_params)
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, path,
+                    dict(kernel_params, prefer=prefer))
 
     @property
     def qidlist(self):

@@ -59,10 +59,13 @@ Costs: as :class:`rlscore.core.nystrom.StreamedGramOperator` plus O(b l) per blo
 centring; the preconditioner O(2 k^3 / 3 + k^2 q_R).
 """
 
+from dataclasses import replace
+
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.nystrom import StreamedGramOperator, pcg_select, pcg_solve, select_basis, streamed_fit
+from rlscore.core.nystrom import (StreamedGramOperator, pcg_select, run_pcg, select_basis,
+                                  streamed_fit)
 from rlscore.core.structure import (ArraySource, QueryGroups, as_source,
                                     contiguous_queries)
 
@@ -207,9 +210,8 @@ class CenteredGramOperator(StreamedGramOperator):
             yield np.hstack([H, Ft]), D
 
 
-def pcg_rankrls(source, fmap, regparam, kind="query", *, basis_indices=None, tol=1e-6,
-                maxiter=None, x0=None, precondition="auto", operator=None,
-                callback=None, verbose=None, **operator_options):
+def pcg_rankrls(source, fmap, regparam, kind="query", *, pcg=None, x0=None,
+                operator=None, **operator_options):
     """Weights W (k, p) of reduced-set query or global RankRLS by preconditioned CG
     (module docstring; Rudi et al. 2017, Alg. 1).
 
@@ -219,12 +221,13 @@ def pcg_rankrls(source, fmap, regparam, kind="query", *, basis_indices=None, tol
     fmap : :class:`rlscore.core.nystrom.NystromFactors` (or ``NystromFeatureMap``)
     regparam : float > 0 (lambda; the global kind solves with lambda / m)
     kind : "query" or "global"
-    basis_indices : the basis rows in the source (for the centred preconditioner)
-    tol, maxiter, x0, precondition, callback, verbose : of
-        :func:`rlscore.core.nystrom.pcg_solve` ("auto": the centred Nystrom preconditioner
-        for "global", none for "query")
+    pcg : :class:`rlscore.core.nystrom.PCGOptions` (``rtol``, ``maxiter``,
+        ``precondition`` -- "auto": the centred Nystrom preconditioner for "global",
+        none for "query" -- and ``callback``; default: PCG's defaults)
+    x0 : the starting point (warm start), optional
     operator : a :class:`CenteredGramOperator` to reuse across lambdas; else one is
-        built from ``operator_options`` (block_size, cache, dtype, rows, threads)
+        built from ``operator_options`` (basis_indices: the basis rows in the source,
+        for the centred preconditioner; block_size, cache, dtype, rows, threads)
 
     Returns
     -------
@@ -236,9 +239,8 @@ def pcg_rankrls(source, fmap, regparam, kind="query", *, basis_indices=None, tol
     product, O(m r l) cached or O(m r (d + l)) recomputed.
     """
     op = operator if operator is not None else CenteredGramOperator(
-        source, fmap, kind, basis_indices=basis_indices, **operator_options)
-    return pcg_solve(op, regparam, tol=tol, maxiter=maxiter, x0=x0,
-                     precondition=precondition, callback=callback, verbose=verbose)
+        source, fmap, kind, **operator_options)
+    return run_pcg(op, regparam, pcg, x0)
 
 
 def pcg_select_rankrls(source, fmap, regparams, kind="query", *, basis_indices=None,
@@ -251,8 +253,7 @@ def pcg_select_rankrls(source, fmap, regparams, kind="query", *, basis_indices=N
     ----------
     source, fmap, regparams, kind, basis_indices : of :func:`pcg_rankrls`
     block_size, cache, dtype : of the operators
-    options : validation, cv, measure, random_state, tol, maxiter, precondition,
-        refit, verbose of :func:`rlscore.core.nystrom.pcg_select`
+    options : select, pcg, refit of :func:`rlscore.core.nystrom.pcg_select`
 
     Returns
     -------
@@ -335,11 +336,12 @@ def _grouped_fit(source, kernel, kernel_params, factory, options):
     opts = dict(options)
     idx = select_basis(source.m, opts.pop("basis_indices", None),
                        opts.pop("n_basis", None), opts.get("random_state"))
-    cv = opts.get("cv")
+    select = opts.get("select")
+    cv = None if select is None else select.cv
     if cv is not None and not isinstance(cv, (str, int, np.integer)):
         cv = np.asarray(cv).ravel()
         if cv.size == source.m:
-            opts["cv"] = cv[o]
+            opts["select"] = replace(select, cv=cv[o])
     grouped = ArraySource(source.X[o], source.Y[o], qids=groups.codes[o])
     fit = streamed_fit(grouped, kernel, kernel_params, "query",
                        basis_indices=None if idx is None else np.sort(inv[idx]),

@@ -11,10 +11,13 @@ import numpy as np
 from rlscore._blocks import working_memory
 from rlscore._validation import as_2d_labels, check_regparam
 from rlscore.core.rankrls._centered import _check_pairs_exist
-from rlscore.core.rankrls._models import GlobalRankRLSModel, QueryRankRLSModel
+from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel,
+                                          query_groups)
 from rlscore.core.rankrls._pcg import streamed_rank_fit
-from rlscore.core.nystrom import MEMORY_BUDGET_DEFAULT, PCG_NAMES, StreamedHoldoutPath, check_pcg_options, n_rows, plan_model, select_basis
-from rlscore.core.structure import ArraySource, QueryGroups, as_query_groups
+from rlscore.core.nystrom import (CVIntent, ComputePlan, StreamedHoldoutPath,
+                                  StreamedSelection, n_rows, plan_model, select_basis,
+                                  split_basis_params)
+from rlscore.core.structure import ArraySource, QueryGroups
 
 __all__ = ["StreamedRankModel", "fit_rank_model"]
 
@@ -33,23 +36,23 @@ class StreamedRankModel(StreamedHoldoutPath):
     ----------
     X : array-like or CSR (m, d)
     Y : (m,) or (m, p)
-    qids : query ids (m,) for query RankRLS, None for global RankRLS; rows of a query
-        need not be contiguous (they are streamed grouped by query, a stable order)
+    qids : query ids (m,) or :class:`rlscore.core.structure.QueryGroups` for query
+        RankRLS, None for global RankRLS; rows of a query need not be contiguous (they
+        are streamed grouped by query, a stable order)
     regparam, kernel : as for the in-memory models
-    plan : the memory plan (:func:`rlscore.core.nystrom.plan_reduced_set`; path "streamed"
-        or "pcg", block size, working memory, PCG cache)
-    basis_indices / n_basis, random_state : the basis rows (drawn once)
-    basis_vectors : (r, d) explicit basis rows instead (the hold-out then keeps them,
-        as the in-memory models do)
-    keep_basis_in_cv : bool, default False: the hold-out keeps held-out basis vectors
-    tol, maxiter : PCG's stopping tolerance on the relative residual (None:
-        :data:`rlscore.core.nystrom.PCG_TOL`) and iteration cap (None: none)
-    **kernel_params : gamma, degree, coef0, bias
+    route : the memory route (:func:`rlscore.core.nystrom.plan_reduced_set`; path
+        "streamed" or "pcg", block size, working memory, PCG cache)
+    plan : the :class:`rlscore.core.nystrom.ComputePlan` (PCG's options and precision)
+    **params : ``basis_indices`` / ``n_basis``, ``random_state`` (the basis rows, drawn
+        once), ``basis_vectors`` ((r, d) explicit basis rows instead: the hold-out then
+        keeps them, as the in-memory models do), ``keep_basis_in_cv`` (default False:
+        the hold-out removes held-out basis vectors) and the kernel's parameters
+        (gamma, degree, coef0, bias)
 
     Attributes
     ----------
-    Y (m, p), regparam, coef (k, p), predictor, basis_indices, plan, streamed (the
-    :class:`rlscore.core.nystrom.StreamedFit` of the last training)
+    Y (m, p), regparam, coef (k, p), predictor, basis_indices, plan (the route),
+    streamed (the :class:`rlscore.core.nystrom.StreamedFit` of the last training)
 
     Notes
     -----
@@ -62,13 +65,13 @@ class StreamedRankModel(StreamedHoldoutPath):
     ``leave_pair_out`` are not available on a streamed model.
     """
 
-    def __init__(self, X, Y, qids, regparam, kernel, plan, basis_indices=None,
-                 n_basis=None, random_state=None, keep_basis_in_cv=False, tol=None,
-                 maxiter=None, basis_vectors=None, **kernel_params):
+    def __init__(self, X, Y, qids, regparam, kernel, route, plan=None, **params):
+        basis_vectors = params.pop("basis_vectors", None)
+        basis, kernel_params = split_basis_params(params)
         self.Y = as_2d_labels(Y)
         self.m = m = self.Y.shape[0]
         self._kind = "global" if qids is None else "query"
-        self.groups = QueryGroups.single(m) if qids is None else as_query_groups(qids, m)
+        self.groups = QueryGroups.single(m) if qids is None else query_groups(qids, m)
         _check_pairs_exist(self.groups, self.Y, qids is None, stacklevel=5)
         codes = None
         if qids is not None:
@@ -77,18 +80,19 @@ class StreamedRankModel(StreamedHoldoutPath):
             if np.any(codes[1:] < codes[:-1]):
                 # streamed grouped by query: the model does not depend on the order
                 self._order = self.groups.order
-        self.plan = plan
-        self.basis_indices = select_basis(m, basis_indices, n_basis, random_state)
+        self.plan = route
+        self.basis_indices = select_basis(m, basis["basis_indices"], basis["n_basis"],
+                                          basis["random_state"])
         if self.basis_indices is not None and basis_vectors is not None:
             raise ValueError("give basis_vectors or basis_indices/n_basis, not both")
         self.basis_vectors = basis_vectors
         o = self._order
         self.source = ArraySource(X if o is None else X[o], self.Y if o is None else
                                   self.Y[o], qids=codes if o is None else codes[o])
-        self.block_size = plan.block_size
-        self.remove_basis = not keep_basis_in_cv
+        self.block_size = route.block_size
+        self.remove_basis = not basis["keep_basis_in_cv"]
         self._kernel, self._kernel_params = kernel, kernel_params
-        self._tol, self._maxiter = check_pcg_options(tol, maxiter, ("tol", "maxiter"))
+        self._compute = ComputePlan() if plan is None else plan
         self.streamed = None
         self.solve(regparam)
 
@@ -115,8 +119,8 @@ class StreamedRankModel(StreamedHoldoutPath):
         if self.streamed is None or self.plan.path == "pcg":
             self.streamed = streamed_rank_fit(
                 self.source, self._kernel, self._kernel_params, self._kind,
-                regparam=self.regparam, plan=self.plan, tol=self._tol,
-                maxiter=self._maxiter, basis_indices=self._streamed_basis(),
+                select=StreamedSelection(regparam=self.regparam), plan=self._compute,
+                route=self.plan, basis_indices=self._streamed_basis(),
                 basis_vectors=self.basis_vectors)
             self.coef, self.predictor = self.streamed.W, self.streamed.predictor
             if self.streamed.model is not None:
@@ -153,74 +157,63 @@ class StreamedRankModel(StreamedHoldoutPath):
         return self.holdout_path(self.groups.split(), [self.regparam])[0]
 
 
-def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
-                   basis_vectors=None, path=False, *, memory_budget=MEMORY_BUDGET_DEFAULT,
-                   block_size=None, solver="auto", cv=None, n_lambdas=1, n_folds=0,
-                   verbose=None, query=None, pcg_tol=None, pcg_maxiter=None,
-                   pcg_names=PCG_NAMES, **params):
+def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel", path=False,
+                   *, plan=None, cv=None, **params):
     """The RankRLS model of a face: global without ``qids``, query-structured with
-    (``query=True``: query-structured whatever ``qids`` is -- None is then refused).
+    (``qids`` the query ids or a :class:`rlscore.core.structure.QueryGroups`; a face
+    whose model needs queries checks they are given by
+    :func:`rlscore.core.rankrls.query_groups`).
 
     :class:`GlobalRankRLSModel` / :class:`QueryRankRLSModel` in memory, or
     :class:`StreamedRankModel` when the model is a reduced set (``basis_indices`` /
-    ``n_basis`` or ``basis_vectors``) whose in-memory arrays would exceed
+    ``n_basis`` or ``basis_vectors``) whose in-memory arrays would exceed the plan's
     ``memory_budget``, or ``solver="pcg"`` -- the decision of
     :func:`rlscore.core.nystrom.plan_model` (the same as the RLS faces': reported once,
     refused before any work when nothing fits).
 
     Parameters
     ----------
-    X, Y, qids, regparam, kernel, basis_vectors, path, **params : of the in-memory
-        models (``basis_indices``, ``n_basis``, ``random_state``,
+    X, Y, qids, regparam, kernel, path, **params : of the in-memory models
+        (``basis_vectors``, ``basis_indices``, ``n_basis``, ``random_state``,
         ``keep_basis_in_cv``, kernel parameters)
-    memory_budget, block_size, solver : of :func:`rlscore.core.nystrom.plan_reduced_set`
-    pcg_tol, pcg_maxiter, pcg_names : PCG's stopping tolerance and iteration cap
-        (None: :data:`rlscore.core.nystrom.PCG_TOL`, no cap), refused when the plan is not
-        PCG (of :func:`rlscore.core.nystrom.plan_model`)
-    query : True (query RankRLS), False (global) or None (query when ``qids`` is
-        given)
-    cv, n_lambdas, n_folds : the cross-validation that will follow: None, "kfold"
-        (:meth:`StreamedRankModel.holdout_path` streams it), "lqo" (query RankRLS:
-        K-fold with one fold per query, ``n_folds`` counted here) or another name
-        that keeps the model in memory (leave-pair-out needs the in-memory
-        formulas)
+    plan : :class:`rlscore.core.nystrom.ComputePlan` (default ``ComputePlan()``): the
+        budget, blocks, solver and PCG's options (refused when the route is not PCG)
+    cv : :class:`rlscore.core.nystrom.CVIntent` or None: the cross-validation that will
+        follow: "kfold" (:meth:`StreamedRankModel.holdout_path` streams it), "lqo"
+        (query RankRLS: K-fold with one fold per query, :meth:`CVIntent.per_query`)
+        or another kind that keeps the model in memory (leave-pair-out needs the
+        in-memory formulas)
 
     Returns
     -------
     GlobalRankRLSModel, QueryRankRLSModel or StreamedRankModel (attribute ``plan``:
-    the decision, or None when the model is not a reduced set)
+    the route, or None when the model is not a reduced set; ``compute_plan``: the
+    ComputePlan)
 
     Notes
     -----
-    O(1) for the decision; the cost of the chosen model.
+    O(1) for the decision (O(m) to group the queries once); the cost of the chosen
+    model.
     """
-    if query is None:
-        query = qids is not None
-    if query and qids is None:
-        raise ValueError("qids is None: ranking within queries needs one query id per "
-                         "example (for one ranking over all examples use "
-                         "GlobalRankRLS)")
-    if not query:
-        qids = None
-    if cv == "lqo":
+    plan = ComputePlan() if plan is None else plan
+    cv = CVIntent() if cv is None else cv
+    groups = None if qids is None else query_groups(qids, n_rows(X))
+    if cv.kind == "lqo":
         # leave-query-out streams as K-fold with one fold per query
-        cv, n_folds = ("kfold", as_query_groups(qids, n_rows(X)).n_groups + 1) if query \
-            else ("rank", 0)
-    plan = plan_model(X, Y, basis_vectors, params, kernel=kernel,
-                      memory_budget=memory_budget, block_size=block_size, solver=solver,
-                      cv=cv, n_lambdas=n_lambdas, n_folds=n_folds,
-                      verbose=verbose, kind="query" if query else "global",
-                      pcg_tol=pcg_tol, pcg_maxiter=pcg_maxiter, pcg_names=pcg_names)
-    if plan is None or plan.path == "memory":
-        if qids is None:
+        cv = cv.per_query(groups.n_groups) if groups is not None else \
+            CVIntent("rank", cv.n_values)
+    basis_vectors = params.pop("basis_vectors", None)
+    route = plan_model(X, Y, basis_vectors, params, kernel=kernel, plan=plan, cv=cv,
+                       kind="global" if groups is None else "query")
+    if route is None or route.path == "memory":
+        if groups is None:
             model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
                                        **params)
         else:
-            model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
+            model = QueryRankRLSModel(X, Y, groups, regparam, kernel, basis_vectors,
                                       path=path, **params)
     else:
-        model = StreamedRankModel(X, Y, qids, regparam, kernel, plan,
-                                  basis_vectors=basis_vectors, tol=pcg_tol,
-                                  maxiter=pcg_maxiter, **params)
-    model.plan = plan
+        model = StreamedRankModel(X, Y, groups, regparam, kernel, route, plan,
+                                  basis_vectors=basis_vectors, **params)
+    model.plan, model.compute_plan = route, plan
     return model

@@ -26,7 +26,7 @@ with the time order).
 
 import numpy as np
 
-from rlscore.core.nystrom import StreamedGramOperator, pcg_solve
+from rlscore.core.nystrom import StreamedGramOperator, run_pcg
 from rlscore.core.structure import as_source
 from rlscore.core.survival._graph import ComparabilityGraph
 
@@ -89,19 +89,21 @@ class ComparabilityGramOperator(StreamedGramOperator):
         return self.factors.apply_Tt(acc) + self.regparam * V
 
 
-def pcg_survival_rankrls(X, time, event, fmap, regparam, *, magnitudes=False, tol=1e-6,
-                         maxiter=None, x0=None, precondition="auto", operator=None,
-                         callback=None, verbose=None, **operator_options):
+def pcg_survival_rankrls(X, time, event, fmap, regparam, *, pcg=None, x0=None,
+                         operator=None, **operator_options):
     """Weights W (r, 1) of reduced-set survival RankRLS by preconditioned CG.
 
     Parameters
     ----------
-    X, time, event, fmap, magnitudes : of :class:`ComparabilityGramOperator`
+    X, time, event, fmap : of :class:`ComparabilityGramOperator`
     regparam : float > 0
-    tol, maxiter, x0, precondition, callback, verbose : of
-        :func:`rlscore.core.nystrom.pcg_solve`
+    pcg : :class:`rlscore.core.nystrom.PCGOptions` (``rtol``, ``maxiter``,
+        ``precondition``, ``callback`` of :func:`rlscore.core.nystrom.pcg_solve`;
+        default: PCG's defaults, unpreconditioned)
+    x0 : the starting point (warm start), optional
     operator : a :class:`ComparabilityGramOperator` to reuse across lambdas (X, time
-        and event are then ignored and may be None)
+        and event are then ignored and may be None); else one is built from
+        ``operator_options`` (``magnitudes``, block_size, dtype...)
 
     Returns
     -------
@@ -114,6 +116,5 @@ def pcg_survival_rankrls(X, time, event, fmap, regparam, *, magnitudes=False, to
     passes per iteration, O(m r (d + 1)) recomputed; memory O(r^2 + m + block r).
     """
     op = operator if operator is not None else ComparabilityGramOperator(
-        X, time, event, fmap, magnitudes=magnitudes, **operator_options)
-    return pcg_solve(op, regparam, tol=tol, maxiter=maxiter, x0=x0,
-                     precondition=precondition, callback=callback, verbose=verbose)
+        X, time, event, fmap, **operator_options)
+    return run_pcg(op, regparam, pcg, x0)

@@ -7,6 +7,7 @@ import pytest
 
 from rlscore.core.optim import JacobiPreconditioner, conjugate_gradient
 from rlscore.core.nystrom import NystromFeatureMap, NystromPreconditioner, StreamedGramOperator, StreamedReducedSet, pcg_reduced_set
+from rlscore.core.nystrom import ComputePlan, PCGOptions, StreamedSelection
 from rlscore.core.structure import ArraySource
 
 
@@ -24,7 +25,8 @@ def test_pcg_matches_direct(cache, lam):
     X, Y, idx = _problem()
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.2)
     direct = StreamedReducedSet(ArraySource(X, Y), fmap, block_size=64).solve(lam)
-    res = pcg_reduced_set(ArraySource(X, Y), fmap, lam, tol=1e-10, maxiter=500,
+    res = pcg_reduced_set(ArraySource(X, Y), fmap, lam,
+                          pcg=PCGOptions(rtol=1e-10, maxiter=500),
                           block_size=37, cache=cache)
     assert res.converged
     W = res.solution
@@ -36,14 +38,14 @@ def test_preconditioner_cuts_iterations_and_warm_start():
     X, Y, idx = _problem(m=2000, r=200)
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.1)
     op = StreamedGramOperator(ArraySource(X, Y), fmap, cache=True)
-    plain = pcg_reduced_set(None, fmap, 1.0, tol=1e-8, maxiter=2000, operator=op,
-                            precondition=None)
-    pre = pcg_reduced_set(None, fmap, 1.0, tol=1e-8, maxiter=2000, operator=op)
+    pcg = PCGOptions(rtol=1e-8, maxiter=2000)
+    plain = pcg_reduced_set(None, fmap, 1.0, operator=op,
+                            pcg=PCGOptions(rtol=1e-8, maxiter=2000, precondition=None))
+    pre = pcg_reduced_set(None, fmap, 1.0, pcg=pcg, operator=op)
     assert pre.converged and plain.converged
     assert pre.iterations < 0.8 * plain.iterations
-    warm = pcg_reduced_set(None, fmap, 1.2, tol=1e-8, maxiter=2000, operator=op,
-                           x0=pre.solution)
-    cold = pcg_reduced_set(None, fmap, 1.2, tol=1e-8, maxiter=2000, operator=op)
+    warm = pcg_reduced_set(None, fmap, 1.2, pcg=pcg, operator=op, x0=pre.solution)
+    cold = pcg_reduced_set(None, fmap, 1.2, pcg=pcg, operator=op)
     assert warm.iterations <= cold.iterations
 
 
@@ -84,8 +86,9 @@ def test_float32_kernel_blocks():
     X, Y, idx = _problem()
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.2)
     direct = StreamedReducedSet(ArraySource(X, Y), fmap).solve(1.0)
-    res = pcg_reduced_set(ArraySource(X, Y), fmap, 1.0, tol=1e-5, maxiter=200,
-                          dtype=np.float32, cache=True)
+    res = pcg_reduced_set(ArraySource(X, Y), fmap, 1.0,
+                          pcg=PCGOptions(rtol=1e-5, maxiter=200), dtype=np.float32,
+                          cache=True)
     assert np.linalg.norm(res.solution - direct) <= 1e-4 * np.linalg.norm(direct)
 
 
@@ -101,21 +104,22 @@ def test_streamed_fit_float32_blocks_near_float64(kind):
     Y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(300)
     qids = np.repeat(np.arange(30), 10)
     src = ArraySource(X, Y, qids if kind == "query" else None)
-    opts = dict(kind=kind, n_basis=40, random_state=0, solver="pcg", tol=1e-5,
-                maxiter=300, block_size=17, regparam=0.5)
-    fits = [streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype=dt, **opts)
-            for dt in (np.float64, np.float32)]
+    def fit(dtype, solver="pcg", tol=1e-5, maxiter=300):
+        plan = ComputePlan(solver=solver, block_size=17, dtype=dtype,
+                           pcg=PCGOptions(rtol=tol, maxiter=maxiter))
+        return streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, kind,
+                                 select=StreamedSelection(regparam=0.5), plan=plan,
+                                 n_basis=40, random_state=0)
+    fits = [fit(dt) for dt in (np.float64, np.float32)]
     p64, p32 = (f.predictor.predict(X) for f in fits)
     assert np.linalg.norm(p32 - p64) <= 1e-4 * np.linalg.norm(p64)
     assert np.any(p32 != p64)       # the single-precision blocks were used
     # a tol below float32's reach is raised to FLOAT32_TOL (below it CG drifted:
     # query RankRLS at tol 1e-6 reached predictions of 1e10)
-    tight = streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype=np.float32,
-                              **dict(opts, tol=1e-12, maxiter=2000))
+    tight = fit(np.float32, tol=1e-12, maxiter=2000)
     p_tight = tight.predictor.predict(X)
     assert np.linalg.norm(p_tight - p64) <= 1e-4 * np.linalg.norm(p64)
     with pytest.raises(ValueError, match="applies to solver='pcg'"):
-        streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype=np.float32,
-                          **dict(opts, solver="direct"))
+        fit(np.float32, solver="direct")
     with pytest.raises(ValueError, match="dtype must be"):
-        streamed_rank_fit(src, "GaussianKernel", {"gamma": 0.3}, dtype="int8", **opts)
+        fit("int8")

@@ -8,6 +8,7 @@ import pytest
 
 from rlscore.core.rankrls import CenteredGramOperator, pcg_rankrls
 from rlscore.core.nystrom import NystromFactors, NystromFeatureMap, StreamedReducedSet, pcg_reduced_set
+from rlscore.core.nystrom import PCGOptions
 from rlscore.core.structure import ArraySource
 from rlscore.kernel import kernel_block
 
@@ -33,8 +34,9 @@ def test_pcg_rankrls_matches_direct(kind, block_size, lam, precondition):
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
     src = ArraySource(X, Y, qids=q)
     direct = StreamedReducedSet(src, fmap, kind=kind, block_size=13).solve(lam)
-    res = pcg_rankrls(src, fmap, lam, kind, basis_indices=idx, tol=1e-12, maxiter=2000,
-                      block_size=bs, cache=False, precondition=precondition)
+    res = pcg_rankrls(src, fmap, lam, kind, basis_indices=idx, block_size=bs,
+                      cache=False, pcg=PCGOptions(rtol=1e-12, maxiter=2000,
+                                                  precondition=precondition))
     assert res.converged
     err = np.linalg.norm(res.solution - direct) / np.linalg.norm(direct)
     assert err <= 1e-6
@@ -62,8 +64,8 @@ def test_centred_preconditioner_is_the_explicit_matrix(kind):
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
     op = CenteredGramOperator(ArraySource(X, Y, qids=q), fmap, kind, basis_indices=idx,
                               block_size=9)
-    res = pcg_rankrls(None, fmap, 0.7, operator=op, tol=1e-3, maxiter=5,
-                      precondition="nystrom")
+    res = pcg_rankrls(None, fmap, 0.7, operator=op,
+                      pcg=PCGOptions(rtol=1e-3, maxiter=5, precondition="nystrom"))
     Phi = kernel_block(fmap.kernel, X) @ fmap.T
     if kind == "global":
         G = np.tile(Phi.mean(axis=0), (idx.size, 1))
@@ -86,8 +88,9 @@ def test_rows_mask_equals_subset():
     for kind in ("query", "global"):
         sub = StreamedReducedSet(ArraySource(X[keep], Y[keep], qids=q[keep]), fmap,
                                  kind=kind).solve(0.5)
-        res = pcg_rankrls(ArraySource(X, Y, qids=q), fmap, 0.5, kind, tol=1e-12,
-                          maxiter=2000, block_size=11, rows=keep)
+        res = pcg_rankrls(ArraySource(X, Y, qids=q), fmap, 0.5, kind,
+                          pcg=PCGOptions(rtol=1e-12, maxiter=2000), block_size=11,
+                          rows=keep)
         assert np.linalg.norm(res.solution - sub) <= 1e-6 * np.linalg.norm(sub)
     with pytest.raises(ValueError, match="whole queries"):
         CenteredGramOperator(ArraySource(X, Y, qids=q), fmap, "query",
@@ -100,11 +103,12 @@ def test_auto_preconditioner():
     X, Y, q, idx = _ranking(m=60, r=10, n_queries=6)
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
     src = ArraySource(X, Y, qids=q)
-    pre = {kind: pcg_rankrls(src, fmap, 1.0, kind, basis_indices=idx, maxiter=3)
+    pre = {kind: pcg_rankrls(src, fmap, 1.0, kind, basis_indices=idx,
+                             pcg=PCGOptions(maxiter=3))
            .extras["preconditioner"] for kind in ("query", "global")}
     assert pre["query"] is None and pre["global"] is not None
     with pytest.raises(ValueError, match="precondition"):
-        pcg_rankrls(src, fmap, 1.0, "query", precondition="jacobi")
+        pcg_rankrls(src, fmap, 1.0, "query", pcg=PCGOptions(precondition="jacobi"))
 
 
 def test_bad_arguments():
@@ -142,7 +146,8 @@ def test_factors_equal_explicit_map_and_predictor():
         A = rng.standard_normal((idx.size, 2))
         np.testing.assert_allclose(fac.apply_Tt(A), fmap.T.T @ A, rtol=1e-9, atol=1e-12)
         direct = StreamedReducedSet(ArraySource(X, Y), fmap).solve(0.3)
-        res = pcg_reduced_set(ArraySource(X, Y), fac, 0.3, tol=1e-12, maxiter=1000)
+        res = pcg_reduced_set(ArraySource(X, Y), fac, 0.3,
+                              pcg=PCGOptions(rtol=1e-12, maxiter=1000))
         Xt = rng.standard_normal((20, 3))
         np.testing.assert_allclose(np.ravel(fac.predictor(res.solution).predict(Xt)),
                                    np.ravel(fmap.predictor(direct).predict(Xt)),

@@ -10,6 +10,7 @@ import pytest
 
 from rlscore.core.rankrls import pcg_select_rankrls
 from rlscore.core.nystrom import NystromFeatureMap, StreamedReducedSet, pcg_select, validation_folds
+from rlscore.core.nystrom import PCGOptions, StreamedSelection
 from rlscore.core.selection import EdgeOfGridWarning
 from rlscore.core.structure import ArraySource
 from rlscore.measure import cindex, sqerror
@@ -46,8 +47,9 @@ def test_rls_selection_equals_direct_refits(split):
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EdgeOfGridWarning)
-        sel = pcg_select(ArraySource(X, Y), fmap, GRID, random_state=1, tol=1e-12,
-                         maxiter=3000, block_size=17, **split)
+        sel = pcg_select(ArraySource(X, Y), fmap, GRID,
+                         select=StreamedSelection(random_state=1, **split),
+                         pcg=PCGOptions(rtol=1e-12, maxiter=3000), block_size=17)
     ref = _refit_measures(X, Y, q, fmap, "rls", sel.fold_of, sel.evaluated, sqerror)
     np.testing.assert_allclose(sel.performances, ref, rtol=1e-7)
     assert sel.regparam == GRID[int(np.argmin(ref))]
@@ -64,8 +66,10 @@ def test_rankrls_selection_equals_direct_refits(kind):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EdgeOfGridWarning)
         sel = pcg_select_rankrls(ArraySource(X, Y, qids=q), fmap, GRID, kind,
-                                 basis_indices=idx, cv=3, measure=cindex,
-                                 random_state=2, tol=1e-12, maxiter=3000, block_size=7)
+                                 basis_indices=idx, block_size=7,
+                                 select=StreamedSelection(cv=3, measure=cindex,
+                                                          random_state=2),
+                                 pcg=PCGOptions(rtol=1e-12, maxiter=3000))
     if kind == "query":
         # folds of whole queries
         for g in np.unique(q):
@@ -84,8 +88,9 @@ def test_warm_starts_save_iterations():
     grid = list(np.geomspace(1e-2, 1e2, 9))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EdgeOfGridWarning)
-        sel = pcg_select(ArraySource(X, Y), fmap, grid, validation=0.25, tol=1e-8,
-                         maxiter=3000, refit=False, random_state=0)
+        sel = pcg_select(ArraySource(X, Y), fmap, grid,
+                         select=StreamedSelection(validation=0.25, random_state=0),
+                         pcg=PCGOptions(rtol=1e-8, maxiter=3000), refit=False)
     from rlscore.core.nystrom import StreamedGramOperator, pcg_solve
     op = StreamedGramOperator(ArraySource(X, Y), fmap, rows=sel.fold_of != 0)
     cold = sum(pcg_solve(op, lam, tol=1e-8, maxiter=3000).iterations for lam in grid)
@@ -98,13 +103,15 @@ def test_edge_of_grid_warning_and_bad_arguments():
     fmap = NystromFeatureMap("GaussianKernel", X[idx], gamma=0.3)
     src = ArraySource(X, Y, qids=q)
     with pytest.warns(EdgeOfGridWarning):
-        pcg_select(src, fmap, [1e4, 1e5, 1e6], validation=0.3, maxiter=500)
+        pcg_select(src, fmap, [1e4, 1e5, 1e6],
+                   select=StreamedSelection(validation=0.3),
+                   pcg=PCGOptions(maxiter=500))
     with pytest.raises(ValueError, match="not both"):
-        pcg_select(src, fmap, GRID, validation=0.2, cv=3)
+        pcg_select(src, fmap, GRID, select=StreamedSelection(validation=0.2, cv=3))
     with pytest.raises(ValueError, match="fraction"):
-        pcg_select(src, fmap, GRID, validation=1.5)
+        pcg_select(src, fmap, GRID, select=StreamedSelection(validation=1.5))
     with pytest.raises(ValueError, match="regparams"):
-        pcg_select(src, fmap, [1.0, -2.0], validation=0.2)
+        pcg_select(src, fmap, [1.0, -2.0], select=StreamedSelection(validation=0.2))
     fold_of, ev = validation_folds(src, "query", validation=0.3, random_state=0)
     assert ev == [0]
     for g in np.unique(q):
