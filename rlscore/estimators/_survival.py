@@ -135,6 +135,26 @@ _Y_DOC = """\
             numpy alone: ``np.array(list(zip(event, time)), dtype=[("event", bool),
             ("time", float)])``), or the columns (event, time)."""
 
+def _fit_doc(summary):
+    """The docstring of a survival estimator's ``fit``."""
+    return f"""{summary}
+
+        Parameters
+        ----------
+{_Y_DOC}
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Bad parameters or data: NaN or negative times, events other than 0/1, no
+            comparable pair (all censored).
+        """
+
+
 _RLS_PARAMS_DOC = """\
     kernel : {"linear", "rbf", "poly", "precomputed"}, default="linear"
         The kernel (RLScore's names accepted too); the linear kernel has no bias: a
@@ -246,26 +266,10 @@ class SurvivalRankRLS(_SurvivalRankRLSBase):
 
     @reports_progress
     def fit(self, X, y):
-        """Fit the model.
-
-        Parameters
-        ----------
-{_Y_DOC}
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        ValueError
-            Bad parameters or data: NaN or negative times, events other than 0/1, no
-            comparable pair (all censored).
-        """
         X, event, time = _fit_data(self, X, y)
         return self._fit_model(X, event, time, check_alpha(self.alpha))
 
-    fit.__doc__ = fit.__doc__.format(_Y_DOC=_Y_DOC)
+    fit.__doc__ = _fit_doc("Fit the model.")
 
 
 class SurvivalRankRLSCV(_SurvivalRankRLSBase):
@@ -333,16 +337,6 @@ class SurvivalRankRLSCV(_SurvivalRankRLSBase):
 
     @reports_progress
     def fit(self, X, y):
-        """Select alpha by exact cross-validation and fit the model with it.
-
-        Parameters
-        ----------
-{_Y_DOC}
-
-        Returns
-        -------
-        self
-        """
         X, event, time = _fit_data(self, X, y)
         alphas = KernelRLSCV._check_alphas(self)
         folds = self._folds(X, event, X.shape[0])
@@ -350,7 +344,8 @@ class SurvivalRankRLSCV(_SurvivalRankRLSBase):
         return search_alphas(self, lambda: SurvivalCV(self.model_, folds, self.scoring),
                              alphas)
 
-    fit.__doc__ = fit.__doc__.format(_Y_DOC=_Y_DOC)
+    fit.__doc__ = _fit_doc("Select alpha by exact cross-validation and fit the model "
+                           "with it.")
 
 
 class SurvivalRankSVM(_SurvivalEstimator):
@@ -397,16 +392,6 @@ class SurvivalRankSVM(_SurvivalEstimator):
 
     @reports_progress
     def fit(self, X, y):
-        """Fit the model.
-
-        Parameters
-        ----------
-{_Y_DOC}
-
-        Returns
-        -------
-        self
-        """
         if resolve_kernel(self.kernel) != "LinearKernel":
             raise ValueError(f"SurvivalRankSVM is linear: kernel must be 'linear', got "
                              f"{self.kernel!r}")
@@ -429,4 +414,4 @@ class SurvivalRankSVM(_SurvivalEstimator):
         self.n_pairs_ = int(sol.n_pairs)
         return self
 
-    fit.__doc__ = fit.__doc__.format(_Y_DOC=_Y_DOC)
+    fit.__doc__ = _fit_doc("Fit the model.")

@@ -69,14 +69,13 @@ class _SurvivalSelection(PredictorInterface):
     """Train on the grid's first regparam, select by :class:`rlscore.core.survival.
     SurvivalCV` through the one grid search, keep the best model."""
 
-    def _select(self, X, time, event, folds, regparams, measure, kernel, basis_vectors,
-                magnitudes, kwargs):
+    def _select(self, X, time, event, folds, regparams, measure, kwargs):
+        """``kwargs``: the keywords of :class:`SurvivalRankRLS` (kernel, ...)."""
         grid = regparam_grid(regparams, DEFAULT_REGPARAMS)
         if not grid:
             raise ValueError("regparams is empty")
-        learner = SurvivalRankRLS(X, time, event, grid[0], kernel, basis_vectors,
-                                  magnitudes, verbose=getattr(self, "_verbose", False),
-                                  **kwargs)
+        learner = SurvivalRankRLS(X, time, event, grid[0],
+                                  verbose=getattr(self, "_verbose", False), **kwargs)
         cv = SurvivalCV(learner._model, folds, measure)
         result = grid_search(cv, grid, cv_name="loo" if folds == "loo" else "kfold")
         learner._sync()                    # the grid search re-solved at the best value
@@ -96,10 +95,11 @@ class LeaveOneOutSurvivalRankRLS(_SurvivalSelection):
 
     Parameters
     ----------
-    X, time, event, kernel, basis_vectors, magnitudes, **kwargs : as for
-        :class:`SurvivalRankRLS`
+    X, time, event, kernel : as for :class:`SurvivalRankRLS`
     regparams : sequence of floats, default 2^-15 ... 2^15
     measure : "cindex" (default, Harrell's C) or "uno" (Uno's IPCW C)
+    **kwargs : ``basis_vectors``, ``magnitudes`` and the kernel parameters of
+        :class:`SurvivalRankRLS`
 {VERBOSE_DOC}
 
     Attributes
@@ -116,9 +116,9 @@ class LeaveOneOutSurvivalRankRLS(_SurvivalSelection):
 
     @reports_progress
     def __init__(self, X, time, event, regparams=None, measure="cindex",
-                 kernel="LinearKernel", basis_vectors=None, magnitudes=False, **kwargs):
-        self._select(X, time, event, "loo", regparams, measure, kernel, basis_vectors,
-                     magnitudes, kwargs)
+                 kernel="LinearKernel", **kwargs):
+        self._select(X, time, event, "loo", regparams, measure,
+                     dict(kwargs, kernel=kernel))
 
 
 class KfoldSurvivalRankRLS(_SurvivalSelection):
@@ -130,8 +130,7 @@ class KfoldSurvivalRankRLS(_SurvivalSelection):
 
     Parameters
     ----------
-    X, time, event, kernel, basis_vectors, magnitudes, **kwargs : as for
-        :class:`SurvivalRankRLS`
+    X, time, event, kernel, **kwargs : as for :class:`LeaveOneOutSurvivalRankRLS`
     folds : list of index lists
     regparams : sequence of floats, default 2^-15 ... 2^15
     measure : "cindex" (default) or "uno"
@@ -150,7 +149,7 @@ class KfoldSurvivalRankRLS(_SurvivalSelection):
 
     @reports_progress
     def __init__(self, X, time, event, folds, regparams=None, measure="cindex",
-                 kernel="LinearKernel", basis_vectors=None, magnitudes=False, **kwargs):
-        self._select(X, time, event, folds, regparams, measure, kernel, basis_vectors,
-                     magnitudes, kwargs)
+                 kernel="LinearKernel", **kwargs):
+        self._select(X, time, event, folds, regparams, measure,
+                     dict(kwargs, kernel=kernel))
         self.folds = folds
