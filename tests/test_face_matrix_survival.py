@@ -1,6 +1,6 @@
 """The face-equivalence matrix of the survival learners (issue 43): survival RankRLS
 (linear, Gaussian) x {K-fold, leave-one-out} x {core SurvivalCV, learner, estimator,
-command line}, and the survival RankSVM's K-fold x {learner refits, estimator refits,
+command line; K-fold also GridSearchCV's refits}, and the survival RankSVM's K-fold x {learner refits, estimator refits,
 command line}, against brute force computed here from scratch.
 
 The reference enumerates Harrell's comparable pairs of the training rows of every split
@@ -104,15 +104,17 @@ def _folds(cv, m):
 
 @functools.lru_cache(maxsize=None)
 def _reference(kernel, cv):
-    """(estimates per grid value, chosen regparam, test risk scores) by refits."""
+    """(estimates per grid value, chosen regparam, test risk scores, hold-out risk
+    scores in row order per grid value) by refits."""
     X, time, event, Xt = _data()
     m = len(time)
-    perfs = []
-    for lam in GRID:
+    perfs, holdout = [], np.empty((len(GRID), m))
+    for k, lam in enumerate(GRID):
         preds = []
         for h in _folds(cv, m):
             rest = np.setdiff1d(np.arange(m), h)
             preds.append(_fit(X[rest], time[rest], event[rest], lam, kernel)(X[h]))
+            holdout[k, h] = preds[-1]
         if cv == "loo":
             perfs.append(_harrell(event, time, np.concatenate(preds)))
         else:
@@ -120,15 +122,33 @@ def _reference(kernel, cv):
             perfs.append(np.mean([c for c in fold_c if c is not None]))
     perfs = np.array(perfs)
     lam = GRID[int(np.argmax(perfs))]
-    return perfs, lam, _fit(X, time, event, lam, kernel)(Xt)
+    return perfs, lam, _fit(X, time, event, lam, kernel)(Xt), holdout
+
+
+def _rows(cv, preds, m):
+    """A face's hold-out risk scores of one grid value (per fold, or (m,) for
+    leave-one-out) in row order."""
+    if cv == "loo":
+        return np.ravel(preds)
+    out = np.empty(m)
+    for h, p in zip(random_folds(m, K_FOLDS, seed=SEED), preds):   # the faces' order
+        out[h] = np.ravel(p)
+    return out
 
 
 def _check(got, ref, pred_rtol=RTOL, pred_atol=1e-12):
-    lam, perfs, pred = got
-    ref_perfs, ref_lam, ref_pred = ref
+    """Estimates, choice and test predictions; with a 4th item (the face's hold-out
+    risk scores per grid value) those too, against the refits'."""
+    lam, perfs, pred = got[:3]
+    ref_perfs, ref_lam, ref_pred = ref[:3]
     assert_allclose(np.ravel(perfs), ref_perfs, rtol=RTOL, atol=0)
     assert lam == ref_lam
     assert_allclose(np.ravel(pred), ref_pred, rtol=pred_rtol, atol=pred_atol)
+    if len(got) > 3:
+        cv, holdout = got[3]
+        for k, preds in enumerate(holdout):
+            assert_allclose(_rows(cv, preds, ref[3].shape[1]), ref[3][k], rtol=RTOL,
+                            atol=1e-12)
 
 
 def test_brute_force_sees_the_grid():
@@ -136,7 +156,7 @@ def test_brute_force_sees_the_grid():
     regparam, or scored another rule, would not match them)."""
     for kernel in ("linear", "gaussian"):
         for cv in ("kfold", "loo"):
-            perfs, lam, _ = _reference(kernel, cv)
+            perfs = _reference(kernel, cv)[0]
             assert np.unique(np.round(perfs, 12)).size >= 3, (kernel, cv, perfs)
 
 
@@ -161,7 +181,7 @@ def _core(kernel, cv, **_):
     model = SurvivalRankRLSModel(X, time, event, GRID[0], **_kernel_kw(kernel, "core"))
     folds = "loo" if cv == "loo" else random_folds(len(time), K_FOLDS, seed=SEED)
     res = grid_search(SurvivalCV(model, folds, "cindex"), GRID)
-    return res.best, res.performances, model.predictor.predict(Xt)
+    return res.best, res.performances, model.predictor.predict(Xt), (cv, res.predictions)
 
 
 def _learner(kernel, cv, **_):
@@ -173,7 +193,7 @@ def _learner(kernel, cv, **_):
     else:
         lrn = KfoldSurvivalRankRLS(X, time, event, random_folds(len(time), K_FOLDS,
                                                                 seed=SEED), **kw)
-    return lrn.regparam, lrn.cv_performances, lrn.predict(Xt)
+    return lrn.regparam, lrn.cv_performances, lrn.predict(Xt), (cv, lrn.cv_predictions)
 
 
 def _estimator(kernel, cv, **_):
@@ -230,12 +250,26 @@ def _cli(kernel, cv, run_cli, tmp_path, learner="survival-rankrls", grid=GRID):
         np.loadtxt(tmp_path / "p.txt")
 
 
-FACES = {"core": _core, "learner": _learner, "estimator": _estimator, "cli": _cli}
+def _gridsearch(kernel, cv, **_):
+    """scikit-learn's GridSearchCV over SurvivalRankRLS: a refit per split and alpha,
+    the mean of the splits' ``score`` (Harrell's C) -- the K-fold rule."""
+    from sklearn.model_selection import GridSearchCV
+    from rlscore.estimators import SurvivalRankRLS
+    X, time, event, Xt = _data()
+    m = len(time)
+    splits = [(np.setdiff1d(np.arange(m), f), f) for f in _folds(cv, m)]
+    g = GridSearchCV(SurvivalRankRLS(**_kernel_kw(kernel, "estimator")), {"alpha": GRID},
+                     cv=splits).fit(X, _surv_y(event, time))
+    return g.best_params_["alpha"], g.cv_results_["mean_test_score"], g.predict(Xt)
 
 
-@pytest.mark.parametrize("face", sorted(FACES))
-@pytest.mark.parametrize("cv", ["kfold", "loo"])
-@pytest.mark.parametrize("kernel", ["linear", "gaussian"])
+FACES = {"core": _core, "learner": _learner, "estimator": _estimator, "cli": _cli,
+         "gridsearch": _gridsearch}
+ROWS = [(k, cv, face) for k in ("linear", "gaussian") for cv in ("kfold", "loo")
+        for face in sorted(FACES) if not (face == "gridsearch" and cv == "loo")]
+
+
+@pytest.mark.parametrize("kernel,cv,face", ROWS)
 def test_survival_rankrls(kernel, cv, face, run_cli, tmp_path):
     got = FACES[face](kernel, cv, run_cli=run_cli, tmp_path=tmp_path)
     _check(got, _reference(kernel, cv))
