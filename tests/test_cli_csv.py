@@ -246,7 +246,7 @@ def test_hostile_gzip_and_options(tmp_path, run_cli):
     assert code == 2 and "--label-column applies to CSV/TSV files" in err
     tab = _write_table(tmp_path / "t.csv", X, y)
     code, _, err = run_cli(["fit", tab, "-o", tmp_path / "m.npz", "--time-column", "t"])
-    assert code == 2 and "no survival learner in the CLI yet" in err
+    assert code == 2 and "both --time-column and --event-column" in err
     code, _, err = run_cli(["cv", tab, "--feature-columns", "f0,,f1"])
     assert code == 2 and "--feature-columns" in err
     # a model of one format refuses data of the other

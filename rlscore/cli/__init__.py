@@ -72,6 +72,7 @@ import os
 import sys
 
 from rlscore.cli import _learners  # noqa: F401  (registers the built-in learners)
+from rlscore.cli import _survival  # noqa: F401  (registers the survival learners)
 from rlscore.cli._base import (KERNELS, LEARNERS, DataError, KernelSpec, LearnerSpec,
                                Progress, UsageError, register_kernel, register_learner)
 from rlscore.cli._commands import (_cmd_cv, _cmd_evaluate, _cmd_fit, _cmd_predict,
@@ -187,10 +188,12 @@ def _add_input_options(p, training):
                        "model file, predict maps its file's columns by name")
     g.add_argument("--no-header", action="store_true", help="the file has no header "
                    "line: columns are named by their 0-based position (0, 1, ...)")
-    g.add_argument("--time-column", metavar="NAME", help="survival time column "
-                   "(reserved: no survival learner in the CLI yet, refused)")
-    g.add_argument("--event-column", metavar="NAME", help="survival event column "
-                   "(reserved: no survival learner in the CLI yet, refused)")
+    g.add_argument("--time-column", metavar="NAME", help="censored survival data: "
+                   "the column of event or censoring times (>= 0), with "
+                   "--event-column; for --learner survival-rankrls / survival-ranksvm"
+                   + ("" if training else "; evaluate: the model's"))
+    g.add_argument("--event-column", metavar="NAME", help="censored survival data: "
+                   "the column holding 1 for an observed event, 0 for a censoring")
 
 
 def _add_training_options(p, need_output):
@@ -263,7 +266,8 @@ def _add_training_options(p, need_output):
     p.add_argument("--seed", type=_seed, default=0, help="seed of the K-fold split")
     p.add_argument("--measure", metavar="MEASURE",
                    help=f"selection measure: {MEASURE_HELP} (default: sqerror for rls, "
-                        f"cindex for ranking; auc for rls --cv lpo)")
+                        f"cindex for ranking; auc for rls --cv lpo; survival learners: "
+                        f"cindex, Harrell's C (default), or uno, Uno's IPCW C)")
     _add_zero_based(p)
     p.add_argument("--query-norm", choices=["linear", "zscore", "sum"], default=None,
                    help="normalize every feature within each query (needs qid: "
@@ -327,7 +331,7 @@ def build_parser():
     fit.add_argument("--pcg-maxiter", type=int, metavar="N",
                      help="with --solver pcg: at most N iterations (default: no cap; "
                           "a warning when it stops there)")
-    fit.set_defaults(func=_cmd_fit)
+    fit.set_defaults(func=_survival.cmd_fit)      # _cmd_fit unless censored data
 
     cv = sub.add_parser("cv", help="cross-validated measure per regparam",
                         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -338,7 +342,7 @@ def build_parser():
     cv.add_argument("--format", choices=["text", "json"], default="text",
                     help="text: a table (6 decimals); json: one object with the grid, "
                          "the measure per regparam at full precision and the choice")
-    cv.set_defaults(func=_cmd_cv)
+    cv.set_defaults(func=_survival.cmd_cv)      # _cmd_cv unless censored data
 
     pr = sub.add_parser("predict", help="predict with a saved model", epilog=_EPILOG,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -385,7 +389,8 @@ def build_parser():
                          "(default) or LETOR 3.0's, which scores P@K of a query with "
                          "fewer than K documents 0 (the published OHSUMED tables)")
     ev.add_argument("--measure", metavar="LIST", help=f"comma-separated: {MEASURE_HELP} "
-                    f"(default ndcg@10,map,cindex); per query when the file has qids")
+                    f"(default ndcg@10,map,cindex); per query when the file has qids; "
+                    f"survival models: cindex (Harrell's C, default), uno (Uno's IPCW C)")
     ev.add_argument("--per-query", action="store_true", help="also the value of every "
                     "query (a table; nan where a measure is undefined for the query)")
     ev.add_argument("--format", choices=["text", "json"], default="text",
@@ -395,7 +400,7 @@ def build_parser():
                          "index (they are treated as unseen features)")
     _add_input_options(ev, training=False)
     _add_progress(ev)
-    ev.set_defaults(func=_cmd_evaluate)
+    ev.set_defaults(func=_survival.cmd_evaluate)      # _cmd_evaluate unless censored data
 
     demo = sub.add_parser("demo", help="run the main job on the bundled heart sample")
     demo.add_argument("--seed", type=_seed, default=0, help="seed of the 10-fold split")

@@ -122,6 +122,8 @@ class LearnerSpec:
         learner has no iterative solver: ``--tol`` is then refused; otherwise ``train``
         and the ``cv`` callables take the keyword ``tol`` (see :meth:`with_tol`)
     given_tol : the ``--tol`` bound by :meth:`with_tol`, or None
+    censored : a survival learner: the command runs it on right-censored data
+        (``--time-column`` / ``--event-column``, :mod:`rlscore.cli._survival`)
     """
 
     name: str
@@ -137,6 +139,7 @@ class LearnerSpec:
     lambda_max: object = None
     tol: object = None
     given_tol: object = None
+    censored: bool = False
 
     def with_tol(self, tol):
         """This learner with ``tol`` passed to ``train`` and every ``cv`` callable

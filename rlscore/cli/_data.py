@@ -310,6 +310,26 @@ def _names(text, option):
     return tuple(items)
 
 
+def survival_columns(args):
+    """``(time column, event column)`` of ``--time-column`` / ``--event-column`` (the
+    label columns of censored data, :mod:`rlscore.cli._survival`), or None when neither
+    is given; UsageError for one without the other, with ``--label-column``, or one
+    column named twice."""
+    t, e = getattr(args, "time_column", None), getattr(args, "event_column", None)
+    if t is None and e is None:
+        return None
+    if t is None or e is None:
+        raise UsageError("censored data need both --time-column and --event-column")
+    if getattr(args, "label_column", None):
+        raise UsageError("--label-column with --time-column / --event-column: the "
+                         "survival outcome is the time and event columns, there is no "
+                         "label column")
+    if t.strip() == e.strip() or not t.strip() or not e.strip():
+        raise UsageError(f"--time-column {t!r} and --event-column {e!r} must name two "
+                         f"different columns")
+    return (t.strip(), e.strip())
+
+
 def input_table(args, path, model_input=None, labelled=True, need_qids=False):
     """The :class:`TableInput` of the data file ``path`` (None: svmlight), from
     ``--input-format`` or the file name's ending (``.csv``, ``.tsv``, also ``.gz`` /
@@ -335,15 +355,11 @@ def input_table(args, path, model_input=None, labelled=True, need_qids=False):
     if model_input is False:
         raise DataError(f"{path}: the model was trained on an svmlight file (numbered "
                         f"features); give it svmlight data, or train on this format")
-    for opt, attr in (("--time-column", "time_column"), ("--event-column",
-                                                         "event_column")):
-        if getattr(args, attr, None):
-            raise UsageError(f"{opt}: no survival learner in the CLI yet (use "
-                             f"rlscore.learner from Python for censored data)")
     header = not getattr(args, "no_header", False)
     model = model_input or {}
     label = getattr(args, "label_column", None)
-    labels = (_names(label, "--label-column") if label else
+    censored = survival_columns(args)    # (time, event): the label columns, or None
+    labels = (censored if censored else _names(label, "--label-column") if label else
               tuple(model.get("label_columns") or ()) or (("label",) if header else
                                                           ("0",)))
     qid = getattr(args, "qid_column", None) or (model.get("qid_column")

@@ -6,7 +6,10 @@ cross-validation computed with the hold-out shortcuts of :mod:`rlscore.core` (no
 retraining). :class:`RankRLS` fits RankRLS (global or query-structured ranking, ``qid``
 passed to ``fit``) and :class:`RankRLSCV` chooses its alpha by exact leave-pair-out,
 leave-query-out or K-fold cross-validation. :class:`QuerySplitter` gives scikit-learn's
-own search the library's splits of whole queries. All are thin adapters over
+own search the library's splits of whole queries. :class:`SurvivalRankRLS`,
+:class:`SurvivalRankRLSCV` and :class:`SurvivalRankSVM` rank right-censored survival
+data (``y`` scikit-survival's structured array, ``predict`` risk scores, ``score``
+Harrell's C). All are thin adapters over
 :mod:`rlscore.core` and pass ``sklearn.utils.estimator_checks.check_estimator``.
 
 This module needs scikit-learn >= 1.6 (``pip install "rlscore[sklearn]"``); the rest of
@@ -32,8 +35,11 @@ from rlscore.estimators._ranksvm import RankSVM  # noqa: E402
 from rlscore.estimators._pairwise_mkl import MultiKernelPairwiseRLS  # noqa: E402
 from rlscore.estimators._query_norm import QueryNormalizer  # noqa: E402
 from rlscore.estimators._cv import QuerySplitter  # noqa: E402
+from rlscore.estimators._survival import (SurvivalRankRLS, SurvivalRankRLSCV,  # noqa: E402
+                                          SurvivalRankSVM)
 
 __all__ = ["KernelRLS", "KernelRLSCV", "RankRLS", "RankRLSCV", "CGRLSRegressor",
            "CGRankRLSRanker", "GreedyRLSSelector", "PairwiseRLS", "PairwiseRLSCV",
            "PairwiseSVM", "RankSVM",
-           "MultiKernelPairwiseRLS", "QueryNormalizer", "QuerySplitter"]
+           "MultiKernelPairwiseRLS", "QueryNormalizer", "QuerySplitter",
+           "SurvivalRankRLS", "SurvivalRankRLSCV", "SurvivalRankSVM"]

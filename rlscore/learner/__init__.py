@@ -5,7 +5,8 @@ from rlscore.learner.global_rankrls import GlobalRankRLS, KfoldRankRLS, LeavePai
 from rlscore.learner.query_rankrls import (QueryRankRLS, LeaveQueryOutRankRLS,
                                           KfoldQueryRankRLS)
 from rlscore.learner.rankrls_with_pairwise_preferences import PPRankRLS
-from rlscore.learner.survival_rankrls import SurvivalRankRLS
+from rlscore.learner.survival_rankrls import (SurvivalRankRLS, LeaveOneOutSurvivalRankRLS,
+                                              KfoldSurvivalRankRLS)
 from rlscore.learner.survival_ranksvm import SurvivalRankSVM
 from rlscore.learner.cg_rls import CGRLS
 from rlscore.learner.cg_rankrls import CGRankRLS, PCGRankRLS
@@ -25,4 +26,5 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRL
            "PPRankRLS", "CGRLS", "CGRankRLS", "PCGRankRLS", "GreedyRLS", "GreedyRankRLS",
            "KronRLS", "TwoStepRLS", "CGKronRLS", "KronSVM", "LinearRankSVM",
            "PPLinearRankSVM", "KernelRankSVM", "KfoldLinearRankSVM", "PairwiseMKL",
-           "StreamedRLS", "SurvivalRankRLS", "SurvivalRankSVM"]
+           "StreamedRLS", "SurvivalRankRLS", "SurvivalRankSVM",
+           "LeaveOneOutSurvivalRankRLS", "KfoldSurvivalRankRLS"]

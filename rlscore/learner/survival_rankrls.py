@@ -1,12 +1,13 @@
 """SurvivalRankRLS: RankRLS on right-censored outcomes, with RLScore's interface (a thin
 adapter over :class:`rlscore.core.survival.SurvivalRankRLSModel`)."""
 
-from rlscore.core.survival import SurvivalRankRLSModel
-from rlscore.learner._common import (VERBOSE_DOC, SolveAdapter, exclusive,
+from rlscore.core.selection import DEFAULT_REGPARAMS, grid_search
+from rlscore.core.survival import SurvivalCV, SurvivalRankRLSModel
+from rlscore.learner._common import (VERBOSE_DOC, SolveAdapter, exclusive, regparam_grid,
                                      reports_progress, split_kernel_kwargs)
 from rlscore.predictor import PredictorInterface
 
-__all__ = ["SurvivalRankRLS"]
+__all__ = ["SurvivalRankRLS", "LeaveOneOutSurvivalRankRLS", "KfoldSurvivalRankRLS"]
 
 
 class SurvivalRankRLS(SolveAdapter, PredictorInterface):
@@ -62,3 +63,93 @@ class SurvivalRankRLS(SolveAdapter, PredictorInterface):
     def leave_one_out(self, regparams=None):
         """Exact leave-one-out risk scores, (m,) or (len(regparams), m)."""
         return self._model.leave_one_out(regparams)
+
+
+class _SurvivalSelection(PredictorInterface):
+    """Train on the grid's first regparam, select by :class:`rlscore.core.survival.
+    SurvivalCV` through the one grid search, keep the best model."""
+
+    def _select(self, X, time, event, folds, regparams, measure, kwargs):
+        """``kwargs``: the keywords of :class:`SurvivalRankRLS` (kernel, ...)."""
+        grid = regparam_grid(regparams, DEFAULT_REGPARAMS)
+        if not grid:
+            raise ValueError("regparams is empty")
+        learner = SurvivalRankRLS(X, time, event, grid[0],
+                                  verbose=getattr(self, "_verbose", False), **kwargs)
+        cv = SurvivalCV(learner._model, folds, measure)
+        result = grid_search(cv, grid, cv_name="loo" if folds == "loo" else "kfold")
+        learner._sync()                    # the grid search re-solved at the best value
+        self.learner = learner
+        self.measure = cv.measure
+        self.cv_performances = result.performances
+        self.cv_predictions = result.predictions
+        self.regparam = result.best
+        self.predictor = learner.predictor
+
+
+class LeaveOneOutSurvivalRankRLS(_SurvivalSelection):
+    __doc__ = f"""Survival RankRLS with regparam chosen by exact leave-one-out (each row
+    held out with its pairs, no refit): the estimate is the Harrell's C (or Uno's C) of
+    the pooled leave-one-out risk scores (:class:`rlscore.core.survival.SurvivalCV`,
+    the rule of every face).
+
+    Parameters
+    ----------
+    X, time, event, kernel : as for :class:`SurvivalRankRLS`
+    regparams : sequence of floats, default 2^-15 ... 2^15
+    measure : "cindex" (default, Harrell's C) or "uno" (Uno's IPCW C)
+    **kwargs : ``basis_vectors``, ``magnitudes`` and the kernel parameters of
+        :class:`SurvivalRankRLS`
+{VERBOSE_DOC}
+
+    Attributes
+    ----------
+    learner : the SurvivalRankRLS at the chosen regparam; regparam, predictor;
+    cv_performances : (len(regparams),); cv_predictions : one (m,) array per regparam
+
+    Notes
+    -----
+    One training, one leave-one-out pass for the whole grid
+    (:meth:`rlscore.core.survival.SurvivalRankRLSModel.leave_one_out`), O(m log m)
+    per regparam for the measure.
+    """
+
+    @reports_progress
+    def __init__(self, X, time, event, regparams=None, measure="cindex",
+                 kernel="LinearKernel", **kwargs):
+        self._select(X, time, event, "loo", regparams, measure,
+                     dict(kwargs, kernel=kernel))
+
+
+class KfoldSurvivalRankRLS(_SurvivalSelection):
+    __doc__ = f"""Survival RankRLS with regparam chosen by exact K-fold cross-validation
+    with the given folds (each fold held out with its pairs, no refit): the estimate is
+    the mean over the folds of each fold's Harrell's C (or Uno's C) on its own
+    comparable pairs, folds without one skipped (:class:`rlscore.core.survival.
+    SurvivalCV`, the rule of every face).
+
+    Parameters
+    ----------
+    X, time, event, kernel, **kwargs : as for :class:`LeaveOneOutSurvivalRankRLS`
+    folds : list of index lists
+    regparams : sequence of floats, default 2^-15 ... 2^15
+    measure : "cindex" (default) or "uno"
+{VERBOSE_DOC}
+
+    Attributes
+    ----------
+    learner, regparam, predictor, cv_performances; cv_predictions : per regparam, one
+    array per fold; folds
+
+    Notes
+    -----
+    One training, then the hold-out of every fold and regparam at once
+    (:meth:`rlscore.core.survival.SurvivalRankRLSModel.holdout`).
+    """
+
+    @reports_progress
+    def __init__(self, X, time, event, folds, regparams=None, measure="cindex",
+                 kernel="LinearKernel", **kwargs):
+        self._select(X, time, event, folds, regparams, measure,
+                     dict(kwargs, kernel=kernel))
+        self.folds = folds

@@ -11,7 +11,10 @@ What lives here
     (K-fold, leave-one-out) in which held-out rows take their edges with them
     (:meth:`SurvivalRankRLSModel.holdout`, derivation in
     :mod:`rlscore.core.survival._model`); :func:`holdout_cindex` scores hold-out
-    predictions by Harrell's C per fold and pooled; for 10^5 - 10^6 rows,
+    predictions by Harrell's C per fold and pooled; :class:`SurvivalCV` -- the
+    :class:`rlscore.core.selection.CrossValidator` every face selects regparam with
+    (K-fold: the mean of each fold's own C; leave-one-out: the C of the pooled
+    scores), the whole grid from one hold-out; for 10^5 - 10^6 rows,
     :func:`pcg_survival_rankrls` -- Nystrom centres, CG (optionally Falkon's
     preconditioner) on the streamed kernel blocks (:class:`ComparabilityGramOperator`: two passes per
     product, O(r^2 + m) memory); :func:`train_survival_ranksvm` -- the linear RankSVM
@@ -29,11 +32,12 @@ from rlscore.core.survival._graph import ComparabilityGraph
 from rlscore.core.survival._model import SurvivalRankRLSModel, holdout_cost
 from rlscore.core.survival._pcg import ComparabilityGramOperator, pcg_survival_rankrls
 from rlscore.core.survival._svm import make_survival_risk, train_survival_ranksvm
+from rlscore.core.survival._cv import SurvivalCV, survival_measure
 from rlscore.measure import concordance_index_censored
 
 __all__ = ["ComparabilityGraph", "SurvivalRankRLSModel", "holdout_cost", "holdout_cindex",
            "ComparabilityGramOperator", "pcg_survival_rankrls", "make_survival_risk",
-           "train_survival_ranksvm"]
+           "train_survival_ranksvm", "SurvivalCV", "survival_measure"]
 
 
 def holdout_cindex(event, time, folds, predictions):

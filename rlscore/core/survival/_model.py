@@ -134,6 +134,9 @@ class SurvivalRankRLSModel:
     graph : ComparabilityGraph
     system : LaplacianSystem (the coordinates F, C = F^T L F, rhs = F^T b)
     coef, predictor : the model for the current regparam.
+    Y : (m,) structured array with the fields ``event`` (bool) and ``time`` (float):
+        the outcomes the hold-out risk scores are scored against
+        (:class:`rlscore.core.survival.SurvivalCV`).
 
     Notes
     -----
@@ -175,7 +178,33 @@ class SurvivalRankRLSModel:
         self.predictor = self.representation.predictor(self.coef)
         return self
 
+    @property
+    def Y(self):
+        """The training outcomes as a structured array (event, time), scikit-survival's
+        layout. O(m)."""
+        Y = np.empty(self.m, dtype=[("event", bool), ("time", np.float64)])
+        Y["event"], Y["time"] = self.graph.event, self.graph.time
+        return Y
+
     # -- hold-out ----------------------------------------------------------------
+    def holdout_rows(self, rows):
+        """The risk scores of ``rows`` by the model trained without them and their
+        pairs, at the current regparam: (len(rows), 1) (the
+        :class:`rlscore.core.selection.HoldoutModel` hold-out). The cost of one fold
+        of :meth:`holdout`."""
+        return self.holdout([rows])[0][:, None]
+
+    def holdout_path(self, folds, regparams):
+        """The hold-out risk scores of every fold at every regparam, grouped by
+        regparam: a list (one entry per regparam) of lists (one (size(H),) array per
+        fold). One :meth:`holdout` call."""
+        per_fold = self.holdout(folds, regparams)
+        return [[p[i] for p in per_fold] for i in range(len(regparams))]
+
+    def leave_one_out_path(self, regparams):
+        """:meth:`leave_one_out` of every regparam: (len(regparams), m)."""
+        return self.leave_one_out(regparams)
+
     def _predict_rows(self, rows, x):
         """Predictions of the training rows ``rows`` for coordinates x (n_l, r, 1)."""
         F = self.system.F[rows]
