@@ -14,11 +14,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.ranksvm import NORMALIZATIONS, check_loss_solver, ranksvm_tol
+from rlscore.core.ranksvm import NORMALIZATIONS, RankSVMOptions
 from rlscore.core.survival import SurvivalCV, SurvivalRankRLSModel, train_survival_ranksvm
 from rlscore.measure import concordance_index_censored
 from rlscore.measure.survival_measures import survival_outcomes
-from rlscore._validation import check_positive_int
 from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
                                       kernel_params, reports_progress, resolve_kernel,
                                       store_params, validate_predict_data, verbose_doc)
@@ -397,15 +396,14 @@ class SurvivalRankSVM(_SurvivalEstimator):
                              f"{self.kernel!r}")
         X, event, time = _fit_data(self, X, y)
         alpha = check_alpha(self.alpha, positive=True)
-        loss, solver = check_loss_solver(self.loss, self.solver)
-        tol = ranksvm_tol(self.tol, solver)
-        max_iter = check_positive_int(self.max_iter, "max_iter", allow_none=True)
         if self.normalize not in NORMALIZATIONS or self.normalize == "query":
             raise ValueError(f"normalize must be 'pairs' or 'none', got "
                              f"{self.normalize!r}")
-        sol = train_survival_ranksvm(X, time, event, regparam=alpha, loss=loss,
-                                     solver=solver, tol=tol, max_iter=max_iter,
-                                     normalize=self.normalize, verbose=self.verbose)
+        # the loss, optimizer and stopping rule checked once, in the estimator's words
+        options = RankSVMOptions(loss=self.loss, optimizer=self.solver, rtol=self.tol,
+                                 maxiter=self.max_iter, normalize=self.normalize,
+                                 verbose=self.verbose)
+        sol = train_survival_ranksvm(X, time, event, alpha, options=options)
         self.coef_ = np.asarray(sol.w, dtype=np.float64).ravel().copy()
         self.predictor_ = LinearPredictor(sol.w, 0.0)
         self.n_iter_ = sol.iterations
