@@ -63,18 +63,17 @@ def compute_plan(kwargs):
             rtol=memory.get("pcg_tol"), maxiter=memory.get("pcg_maxiter"))
 
 
-def fit_core_model(fit, learner, kwargs, *args, **options):
-    """``learner._model = fit(*args, plan=, cv=, **options)`` (a core model builder:
+def fit_core_model(fit, kwargs, cv, *args, **options):
+    """The core model ``fit(*args, plan=, cv=, **options)`` (a core model builder:
     :func:`rlscore.core.nystrom.fit_rls_model`,
     :func:`rlscore.core.rankrls.fit_rank_model`) under the learner's plan
-    (:func:`compute_plan`) and the cross-validation its selection wrapper set
-    (``_cv_intent``, a :class:`rlscore.core.nystrom.CVIntent`), the core's refusals
-    naming the learner's keywords."""
+    (:func:`compute_plan`) and the cross-validation that follows (``cv``, a
+    :class:`rlscore.core.nystrom.CVIntent` or None), the core's refusals naming the
+    learner's keywords."""
     from rlscore.core.nystrom import PlanError
     plan = compute_plan(kwargs)
     with PlanError.reworded(PLAN_NAMES):
-        learner._model = fit(*args, plan=plan, cv=getattr(learner, "_cv_intent", None),
-                             **options)
+        return fit(*args, plan=plan, cv=cv, **options)
 
 _PCG_DOC = """
     pcg_tol : keyword, float in (0, 1) or None (default)
@@ -134,21 +133,20 @@ RANK_MEMORY_DOC = """\
 BASIS_KEYWORDS = ("basis_indices", "n_basis", "random_state", "keep_basis_in_cv")
 
 
-def fit_rank_learner(learner, X, Y, qids, regparam, kernel, basis_vectors, kwargs,
-                     path, query):
-    """The ``_setup`` of the RankRLS learners (``query``: QueryRankRLS): the kernel,
-    reduced-set and memory keywords picked from ``kwargs`` (bias forced to 0), the
-    model from :func:`rlscore.core.rankrls.fit_rank_model` (the one memory decision;
-    the learner's ``_cv_intent`` says which cross-validation follows)."""
+def fit_rank_learner(owner, data, regparam, kernel, basis_vectors, kwargs, path, cv):
+    """The core model of the RankRLS learners: ``data`` is ``(X, Y)`` (GlobalRankRLS)
+    or ``(X, Y, qids)`` (QueryRankRLS: qids checked); the kernel, reduced-set and memory keywords picked from
+    ``kwargs`` (bias forced to 0; ``owner`` names the learner in warnings), the model
+    from :func:`rlscore.core.rankrls.fit_rank_model` (the one memory decision; ``cv``
+    the cross-validation that follows)."""
     from rlscore.core.nystrom import n_rows
     from rlscore.core.rankrls import fit_rank_model, query_groups
-    params = split_kernel_kwargs(kwargs, kernel, type(learner).__name__,
-                                 extra=MEMORY_KEYWORDS, force={"bias": 0.0},
-                                 basis=BASIS_KEYWORDS)
-    groups = query_groups(qids, n_rows(X)) if query else None
-    fit_core_model(fit_rank_model, learner, kwargs, X, Y, groups, regparam, kernel,
-                   path, basis_vectors=basis_vectors, **params)
-    learner._sync()
+    X, Y = data[:2]
+    params = split_kernel_kwargs(kwargs, kernel, owner, extra=MEMORY_KEYWORDS,
+                                 force={"bias": 0.0}, basis=BASIS_KEYWORDS)
+    groups = None if len(data) == 2 else query_groups(data[2], n_rows(X))
+    return fit_core_model(fit_rank_model, kwargs, cv, X, Y, groups, regparam, kernel,
+                          path, basis_vectors=basis_vectors, **params)
 
 
 def adapted_doc(core_doc, core_intro, face_intro):
@@ -164,7 +162,26 @@ def adapted_doc(core_doc, core_intro, face_intro):
 
 class CoreModelAdapter:
     """Base of the learners that adapt one core model ``self._model``: the learner's
-    ``Y``, ``regparam``, ``predictor`` and ``A`` are the model's current ones."""
+    ``Y``, ``regparam``, ``predictor`` and ``A`` are the model's current ones.
+
+    A subclass builds its core model in the classmethod ``_fit_model(data, regparam,
+    kernel, basis_vectors, kwargs, path, cv)`` (``data`` the tuple of its data
+    arguments); its constructor trains through it, and the selection wrappers adopt the
+    model they chose with :meth:`from_model`."""
+
+    def _adopt(self, model):
+        """Take ``model`` as this learner's core model. O(1)."""
+        self._model = model
+        self._sync()
+
+    @classmethod
+    def from_model(cls, model, *, verbose=False):
+        """The learner around an already trained core model (e.g. the one a selection
+        wrapper chose), without training again. O(1)."""
+        learner = object.__new__(cls)
+        learner._verbose = verbose
+        learner._adopt(model)
+        return learner
 
     def _sync(self):
         self.Y = self._model.Y
@@ -176,29 +193,29 @@ class CoreModelAdapter:
         return self._model.A
 
 
-def select_regparam(wrapper, base, setup_args, kwargs, regparams, default_grid, make_cv):
-    """The body of every RLScore selection wrapper: train ``base`` on the grid's first
-    regparam with a decomposition (``path=True``), run
-    :func:`rlscore.core.selection.grid_search` with the cross-validator
-    ``make_cv(model)`` and keep the best model on ``wrapper`` (attributes ``learner``,
-    ``cv_performances``, ``regparam``, ``predictor``). Returns the per-regparam
-    predictions of the cross-validator."""
+def select_regparam(wrapper, base, data, model_args, regparams, default_grid, make_cv):
+    """The body of every RLScore selection wrapper, on the one road: the core model of
+    ``base`` (``base._fit_model(data, grid[0], *model_args, path=True, cv=)``, decomposed
+    for the path; ``model_args`` = (kernel, basis_vectors, kwargs); the wrapper's
+    ``_cv_intent`` sizes the memory plan), :func:`rlscore.core.selection.grid_search` with
+    the cross-validator ``make_cv(model)``, and the
+    :class:`~rlscore.core.selection.SelectionResult` renamed onto ``wrapper``
+    (``learner`` -- ``base`` around the chosen model --, ``cv_performances``,
+    ``regparam``, ``predictor``). Returns the per-regparam predictions of the
+    cross-validator."""
     from rlscore.core.selection import grid_search
     grid = regparam_grid(regparams, default_grid)
     if not grid:
         raise ValueError("regparams is empty")
-    learner = base.__new__(base)
-    learner._verbose = getattr(wrapper, "_verbose", False)
-    # the cross-validation that follows sizes the memory plan (fit_rls_model)
-    learner._cv_intent = getattr(wrapper, "_cv_intent", None)
-    learner._setup(*setup_args, grid[0], *kwargs, path=True)
-    perfs, preds, best = grid_search(make_cv(learner._model), grid)
-    learner.solve(best)
-    wrapper.learner = learner
-    wrapper.cv_performances = perfs
-    wrapper.regparam = best
-    wrapper.predictor = learner.predictor
-    return preds
+    model = base._fit_model(data, grid[0], *model_args, path=True,
+                            cv=getattr(wrapper, "_cv_intent", None))
+    result = grid_search(make_cv(model), grid)
+    wrapper.learner = base.from_model(result.model,
+                                      verbose=getattr(wrapper, "_verbose", False))
+    wrapper.cv_performances = result.performances
+    wrapper.regparam = result.best
+    wrapper.predictor = wrapper.learner.predictor
+    return result.predictions
 
 
 def learns_kernel(kwargs):

@@ -71,11 +71,15 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
     @reports_progress
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
-        self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
+        self._adopt(self._fit_model((X, Y), regparam, kernel, basis_vectors, kwargs,
+                                    path=False, cv=None))
 
-    def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
-        fit_rank_learner(self, X, Y, None, regparam, kernel, basis_vectors, kwargs, path,
-                         False)
+    @classmethod
+    def _fit_model(cls, data, regparam, kernel, basis_vectors, kwargs, path, cv):
+        """The core model (:func:`rlscore.core.rankrls.fit_rank_model`, global) of
+        ``data`` = (X, Y)."""
+        return fit_rank_learner(cls.__name__, data, regparam, kernel, basis_vectors,
+                                kwargs, path, cv)
 
     @exclusive
     def solve(self, regparam=1.0):

@@ -91,13 +91,20 @@ class QueryRankRLS(CoreModelAdapter, PredictorInterface):
     @reports_progress
     def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
-        self._setup(X, Y, qids, regparam, kernel, basis_vectors, kwargs, path=False)
+        self._adopt(self._fit_model((X, Y, qids), regparam, kernel, basis_vectors,
+                                    kwargs, path=False, cv=None))
 
-    def _setup(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path):
-        fit_rank_learner(self, X, Y, qids, regparam, kernel, basis_vectors, kwargs, path,
-                         True)
-        self.qids = self._model.qids.tolist()
-        self.qidlist = self._model.qidlist
+    @classmethod
+    def _fit_model(cls, data, regparam, kernel, basis_vectors, kwargs, path, cv):
+        """The core model (:func:`rlscore.core.rankrls.fit_rank_model`, per query) of
+        ``data`` = (X, Y, qids)."""
+        return fit_rank_learner(cls.__name__, data, regparam, kernel, basis_vectors,
+                                kwargs, path, cv)
+
+    def _adopt(self, model):
+        self._model = model
+        self.qids = model.qids.tolist()
+        self.qidlist = model.qidlist
         self._sync()
 
     @exclusive

@@ -73,14 +73,18 @@ class RLS(CoreModelAdapter, PredictorInterface):
     @reports_progress
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  **kwargs):
-        self._setup(X, Y, regparam, kernel, basis_vectors, kwargs, path=False)
+        self._adopt(self._fit_model((X, Y), regparam, kernel, basis_vectors, kwargs,
+                                    path=False, cv=None))
 
-    def _setup(self, X, Y, regparam, kernel, basis_vectors, kwargs, path):
-        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
+    @classmethod
+    def _fit_model(cls, data, regparam, kernel, basis_vectors, kwargs, path, cv):
+        """The core model (:func:`rlscore.core.nystrom.fit_rls_model`) of ``data`` =
+        (X, Y)."""
+        X, Y = data
+        params = split_kernel_kwargs(kwargs, kernel, cls.__name__,
                                      extra=MEMORY_KEYWORDS, basis=BASIS_KEYWORDS)
-        fit_core_model(fit_rls_model, self, kwargs, X, Y, regparam, kernel,
-                       basis_vectors, path, **params)
-        self._sync()
+        return fit_core_model(fit_rls_model, kwargs, cv, X, Y, regparam, kernel,
+                              basis_vectors, path, **params)
 
     @exclusive
     def solve(self, regparam=1.0):

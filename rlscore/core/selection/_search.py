@@ -79,7 +79,8 @@ class SelectionResult:
         Which cross-validation produced the estimates ("loo", "kfold", "lqo", ...), as
         the face named it.
 
-    Iterating gives RLScore's ``(performances, predictions, best)``.
+    It reads as RLScore's tuple ``(performances, predictions, best)`` (unpacking,
+    indexing, ``len``).
     """
 
     grid: tuple
@@ -117,8 +118,17 @@ class SelectionResult:
         """The same result with ``cv_name`` set."""
         return dataclasses.replace(self, cv_name=cv_name)
 
+    def _rlscore_tuple(self):
+        return (self.performances, self.predictions, self.best)
+
     def __iter__(self):
-        return iter((self.performances, self.predictions, self.best))
+        return iter(self._rlscore_tuple())
+
+    def __getitem__(self, index):
+        return self._rlscore_tuple()[index]
+
+    def __len__(self):
+        return 3
 
 
 def grid_search(crossvalidator, grid, name="regparam", cv_name=None):
