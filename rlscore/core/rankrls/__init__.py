@@ -32,7 +32,7 @@ Module order
 from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize)
 from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel)
-from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS,
+from rlscore.core.rankrls._pairs import (PPRankRLSModel, PairCosts, RankLPOCV, preference_pairs, COSTS,
                                          LaplacianSystem, laplacian_system)
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
@@ -56,6 +56,7 @@ __all__ = [
     "GlobalRankRLSModel",
     "QueryRankRLSModel",
     "PPRankRLSModel",
+    "PairCosts",
     "RankLPOCV",
     "preference_pairs",
     "COSTS",

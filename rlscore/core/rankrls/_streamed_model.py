@@ -213,11 +213,11 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel",
                       pcg_tol=pcg_tol, pcg_maxiter=pcg_maxiter, pcg_names=pcg_names)
     if plan is None or plan.path == "memory":
         if qids is None:
-            model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
-                                       **params)
+            model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors,
+                                       decompose_now=path, **params)
         else:
             model = QueryRankRLSModel(X, Y, qids, regparam, kernel, basis_vectors,
-                                      path=path, **params)
+                                      decompose_now=path, **params)
     else:
         model = StreamedRankModel(X, Y, qids, regparam, kernel, plan,
                                   basis_vectors=basis_vectors, tol=pcg_tol,
