@@ -4,7 +4,7 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 import numpy as np
 
 from rlscore.core.nystrom import fit_rls_model
-from rlscore.core.hyper import learn_kernel
+from rlscore.core.hyper import learn_kernel, learning_options
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
     BASIS_KEYWORDS, MEMORY_DOC, MEMORY_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive,
@@ -245,7 +245,7 @@ class LeaveOneOutRLS(_SelectionWrapper):
         if learns_kernel(kwargs):
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
-                lambda **kw: learn_kernel(X, Y, kernel, **kw))
+                lambda **kw: learn_kernel(X, Y, **learning_options(kernel, **kw)))
         self._cv_plan = ("loo", len(regparam_grid(regparams, self._default_grid)), 0)
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: LOOCV(model, measure))

@@ -40,9 +40,11 @@ from rlscore.core.kronecker._holdout import (kron_rows_holdout, kron_leave_row_o
                                              kron_both_holdout, kron_pairs_holdout)
 from rlscore.core.kronecker._model import KronRLSModel
 from rlscore.core.kronecker._settings import KRON_SETTINGS, KronSettingHoldout
-from rlscore.core.kronecker._intervals import kron_interval_model, KronIntervalPredictor
+from rlscore.core.kronecker._intervals import (kron_interval_model, KronIntervalPredictor,
+                                               IntervalScheme)
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
-from rlscore.core.kronecker._sampled import SampledKronRLSModel
+from rlscore.core.kronecker._sampled import (SampledKronRLSModel, PairwiseData, MinresOptions,
+                                             PairwiseLoss, sampled_kron_arguments)
 from rlscore.core.kronecker._svm import SampledKronSVMModel, exact_line_search, svm_labels
 from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights,
                                          centered_alignment, PairwiseMKLModel,
@@ -52,6 +54,7 @@ __all__ = [
     "KRON_SETTINGS",
     "KronSettingHoldout",
     "kron_interval_model",
+    "IntervalScheme",
     "KronIntervalPredictor",
     "INDEFINITE",
     "check_indefinite",
@@ -86,6 +89,10 @@ __all__ = [
     "GroupCentering",
     "KronMinres",
     "SampledKronRLSModel",
+    "PairwiseData",
+    "MinresOptions",
+    "PairwiseLoss",
+    "sampled_kron_arguments",
     "SampledKronSVMModel",
     "exact_line_search",
     "svm_labels",

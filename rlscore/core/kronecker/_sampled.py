@@ -10,6 +10,7 @@ combining several pairwise kernels builds on.
 """
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,7 +26,61 @@ from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
 
-__all__ = ["SampledKronRLSModel"]
+__all__ = ["SampledKronRLSModel", "PairwiseData", "MinresOptions", "PairwiseLoss",
+           "sampled_kron_arguments"]
+
+#: the flat keywords of RLScore's CGKronRLS, grouped by :func:`sampled_kron_arguments`
+_DATA_KEYS = ("K1", "K2", "X1", "X2", "pko", "weights")
+_SOLVER_KEYS = ("maxiter", "tol", "compute_risk")
+_LOSS_KEYS = ("conditional_ranking", "pairwise_kernel", "indefinite")
+
+
+@dataclass(frozen=True)
+class PairwiseData:
+    """The training objects of a pairwise model, given one way: kernels ``K1``, ``K2``
+    (kernel mode; lists for a weighted sum of Kronecker terms), features ``X1``,
+    ``X2`` (linear mode), or a ready ``pko``; ``weights`` of the terms."""
+    K1: object = None
+    K2: object = None
+    X1: object = None
+    X2: object = None
+    pko: object = None
+    weights: object = None
+
+
+@dataclass(frozen=True)
+class MinresOptions:
+    """MINRES of :class:`SampledKronRLSModel`: ``maxiter`` (None: 5 q or 5 d1 d2),
+    ``tol`` and ``compute_risk`` (the training objective at every iteration)."""
+    maxiter: object = None
+    tol: float = 1e-10
+    compute_risk: bool = False
+
+
+@dataclass(frozen=True)
+class PairwiseLoss:
+    """What :class:`SampledKronRLSModel` fits: the squared loss or, with
+    ``conditional_ranking``, the query-centred one; the ``pairwise_kernel`` and the
+    ``indefinite``-kernel policy."""
+    conditional_ranking: bool = False
+    pairwise_kernel: str = "kronecker"
+    indefinite: str = "raise"
+
+
+def sampled_kron_arguments(**keywords):
+    """The arguments of :class:`SampledKronRLSModel` from RLScore's flat keywords (``Y``,
+    ``label_row_inds``, ``label_col_inds``, ``K1``, ..., ``maxiter``, ``tol``,
+    ``conditional_ranking``, ...): the data, solver and loss keywords grouped into
+    :class:`PairwiseData`, :class:`MinresOptions` and :class:`PairwiseLoss`. O(1)."""
+    kw = dict(keywords)
+    out = {k: kw.pop(k) for k in ("Y", "label_row_inds", "label_col_inds", "regparam",
+                                  "callback") if k in kw}
+    out["data"] = PairwiseData(**{k: kw.pop(k) for k in _DATA_KEYS if k in kw})
+    out["solver"] = MinresOptions(**{k: kw.pop(k) for k in _SOLVER_KEYS if k in kw})
+    out["loss"] = PairwiseLoss(**{k: kw.pop(k) for k in _LOSS_KEYS if k in kw})
+    if kw:
+        raise TypeError(f"unexpected keyword(s) {sorted(kw)}")
+    return out
 
 
 
@@ -74,29 +129,39 @@ class SampledKronRLSModel(PairwisePredictorInterface):
 
     Parameters
     ----------
+    (RLScore's flat keywords -- ``K1=``, ``maxiter=``, ``indefinite=``, ... -- are
+    grouped by :func:`sampled_kron_arguments`.)
+
     Y : (q,) labels of the labelled pairs
     label_row_inds, label_col_inds : (q,) label k belongs to the pair (domain-1 object
         label_row_inds[k], domain-2 object label_col_inds[k]); repeated pairs are
         allowed. For a sum of kernels, lists of per-term index vectors (or one vector
         pair shared by all terms).
-    K1, K2 : (n1, n1), (n2, n2) symmetric training kernels (kernel mode), or lists of
+    data : PairwiseData
+        The training objects, one of:
+    data.K1, data.K2 : (n1, n1), (n2, n2) symmetric training kernels (kernel mode), or lists of
         them for a weighted sum of Kronecker kernels sum_t w_t K1_t kron K2_t, or
-    X1, X2 : (n1, d1), (n2, d2) feature matrices (linear mode; lists share one
+    data.X1, data.X2 : (n1, d1), (n2, d2) feature matrices (linear mode; lists share one
         weight matrix of size d1 x d2), or
-    pko : a PairwiseKernelOperator over the training pairs (kernel mode with any sum
+    data.pko : a PairwiseKernelOperator over the training pairs (kernel mode with any sum
         of Kronecker terms; its column index vectors are the training indices)
     regparam : float >= 0, default 0.0
         0 relies on early stopping (``maxiter``) for regularization, as in the
         paper; with regparam 0 and no maxiter a UserWarning says the system may be
         singular. Negative or NaN is a ValueError.
-    weights : term weights for lists of kernels (default all ones)
-    maxiter : int or None (MINRES default, 5 q or 5 d1 d2)
-    tol : float, default 1e-10
+    data.weights : term weights for lists of kernels (default all ones)
+    solver : MinresOptions or None
+        ``maxiter``, ``tol`` and ``compute_risk`` (None: their defaults):
+    solver.maxiter : int or None (MINRES default, 5 q or 5 d1 d2)
+    solver.tol : float, default 1e-10
         MINRES stops when its relative residual falls below ``tol`` (``convergence_info``
         is then 0) or after ``maxiter`` iterations (> 0). Stopping at ``maxiter``
         emits a :class:`ConvergenceWarning`, except with regparam 0, where ``maxiter``
         is the regularizer (early stopping).
-    indefinite : "raise" (default), "clip" or "shift"
+    loss : PairwiseLoss or None
+        ``conditional_ranking``, ``pairwise_kernel`` and ``indefinite`` (None: their
+        defaults):
+    loss.indefinite : "raise" (default), "clip" or "shift"
         Kernel mode: factor kernels with negative eigenvalues (estimated by Lanczos,
         ``scipy.sparse.linalg.eigsh``, exactly for factors up to 1000 objects) are
         refused when regparam does not make K2 kron K1 + regparam I positive definite
@@ -113,15 +178,15 @@ class SampledKronRLSModel(PairwisePredictorInterface):
     callback : object with ``callback(learner)`` (called after each iteration, with
         ``learner.A`` / ``learner.W`` and ``learner.predictor`` set to the current
         iterate) and optionally ``finished(learner)`` (called once at the end).
-    compute_risk : bool, default False
+    solver.compute_risk : bool, default False
         Show the training objective at every iteration on stderr (one extra operator
         product each; see :mod:`rlscore._progress`) and return the iterate with the
         smallest objective.
-    conditional_ranking : bool, default False
+    loss.conditional_ranking : bool, default False
         Minimize the conditional ranking loss instead of the squared loss: the labelled
         pairs that share their domain-1 object form a query, and the loss is the
         squared error after centring each query (Pahikkala et al. 2013, Sect. 4.4).
-    pairwise_kernel : "kronecker" (default), "symmetric" or "reciprocal"
+    loss.pairwise_kernel : "kronecker" (default), "symmetric" or "reciprocal"
         Kernel mode, one domain (K1 only): the symmetric kernel
         1/2 [k(a,c) k(b,d) + k(a,d) k(b,c)] or the reciprocal kernel (minus sign), as
         a two-term operator. ``predict(K1pred)`` or ``predict(K1pred, K1pred, ...)``
@@ -146,12 +211,13 @@ class SampledKronRLSModel(PairwisePredictorInterface):
     n2^2).
     """
 
-    def __init__(self, Y=None, label_row_inds=None, label_col_inds=None, K1=None,
-                 K2=None, X1=None, X2=None, pko=None, regparam=0.0, weights=None,
-                 maxiter=None, tol=1e-10, callback=None, compute_risk=False,
-                 conditional_ranking=False, pairwise_kernel="kronecker",
-                 indefinite="raise"):
-        self.indefinite = check_indefinite(indefinite)
+    def __init__(self, Y=None, label_row_inds=None, label_col_inds=None, data=None,
+                 regparam=0.0, solver=None, callback=None, loss=None):
+        data = PairwiseData() if data is None else data
+        solver = MinresOptions() if solver is None else solver
+        loss = PairwiseLoss() if loss is None else loss
+        maxiter, tol = solver.maxiter, solver.tol
+        self.indefinite = check_indefinite(loss.indefinite)
         self._spectra = None
         self._repairs = None
         self.regparam = check_regparam(regparam)
@@ -165,9 +231,9 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         if not np.isfinite(self.tol) or self.tol <= 0:
             raise ValueError(f"tol must be a positive number, got {tol!r}")
         self.callbackfun = callback
-        self.compute_risk = bool(compute_risk)
-        self.conditional_ranking = bool(conditional_ranking)
-        self.pairwise_kernel = check_pairwise_kernel(pairwise_kernel)
+        self.compute_risk = bool(solver.compute_risk)
+        self.conditional_ranking = bool(loss.conditional_ranking)
+        self.pairwise_kernel = check_pairwise_kernel(loss.pairwise_kernel)
         if Y is None:
             raise TypeError(f"{type(self).__name__} needs the labels Y")
         self.Y = _labels(Y)
@@ -177,9 +243,9 @@ class SampledKronRLSModel(PairwisePredictorInterface):
                           "singular; regularize with regparam > 0 or stop early with "
                           "maxiter", UserWarning, stacklevel=2)
 
-        pko = pko
-        K1, K2 = K1, K2
-        X1, X2 = X1, X2
+        pko, weights = data.pko, data.weights
+        K1, K2 = data.K1, data.K2
+        X1, X2 = data.X1, data.X2
         rows, cols = label_row_inds, label_col_inds
         if pko is not None:
             self._setup_pko(pko, q)

@@ -47,9 +47,12 @@ class RLSModel:
     regparam : float >= 0
     path : bool
         Eigendecompose at once (a lambda path or cross-validation will follow).
-    basis_indices, n_basis, random_state : a reduced-set model whose basis is given as
-        indices into X (or drawn); see ``build_representation``.
-    keep_basis_in_cv : bool, default False
+    prefer : {"auto", "primal", "dual"}, see ``build_representation``.
+    options : keywords
+        The kernel's parameters, and: ``basis_indices``, ``n_basis``,
+        ``random_state``, a reduced-set model whose basis is given as indices into X
+        (or drawn), see ``build_representation``; ``keep_basis_in_cv`` (below).
+    keep_basis_in_cv : bool, default False (in ``options``)
         With a known basis, ``holdout``, ``leave_one_out`` and ``leave_pair_out``
         remove the held-out basis vectors (Airola et al. 2011, Theorem 1), i.e. they
         equal retraining with the reduced basis. True keeps them (the model then uses test examples as basis
@@ -65,15 +68,15 @@ class RLSModel:
     """
 
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 path=False, prefer="auto", basis_indices=None, n_basis=None,
-                 random_state=None, keep_basis_in_cv=False, **kernel_params):
+                 path=False, prefer="auto", **options):
+        options = dict(options)
+        keep_basis_in_cv = options.pop("keep_basis_in_cv", False)
         self.Y = as_2d_labels(Y)
         m = n_rows(X)
         if m != self.Y.shape[0]:
             raise ValueError(f"X has {m} rows but Y has {self.Y.shape[0]}: lengths must match")
-        self.representation = build_representation(
-            X, kernel, basis_vectors, prefer=prefer, basis_indices=basis_indices,
-            n_basis=n_basis, random_state=random_state, **kernel_params)
+        self.representation = build_representation(X, kernel, basis_vectors, prefer=prefer,
+                                                   **options)
         self.solver = make_solver(self.representation, self.Y)
         self.remove_basis = (self.representation.basis_indices is not None
                              and not keep_basis_in_cv)

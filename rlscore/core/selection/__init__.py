@@ -37,7 +37,8 @@ from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_sea
 from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
                                              RefitCV)
 from rlscore.core.selection._kernel_search import (minimize_criterion, CriterionSearchResult,
-                                                   PenalizedCriterion, restart_points)
+                                                   PenalizedCriterion, Penalty,
+                                                   SearchOptions, restart_points)
 
 __all__ = [
     "lpo_cindex",
@@ -63,5 +64,7 @@ __all__ = [
     "minimize_criterion",
     "restart_points",
     "PenalizedCriterion",
+    "Penalty",
+    "SearchOptions",
     "CriterionSearchResult",
 ]
