@@ -184,7 +184,6 @@ class CenteredRankModel:
                 K = K.copy()
             rep.matrix = None          # rotated in place below; the model owns it now
             self._init_dual(K)
-            del K                      # the solver holds the rotated block
         self._cv = None
         self._states = {}
         self._lpo_cache = None
@@ -289,7 +288,7 @@ class CenteredRankModel:
             self._R0 = self.PY - U @ c          # (P - U U^T) Y, lambda-independent
             self._cv = EigenParts(U, s2[keep], c, Yf, qdiag, bool(np.all(keep)))
         else:
-            U = np.ascontiguousarray(gr.basis(V))
+            U = np.ascontiguousarray(gr.basis(V[gr.rest]))   # V is 0 in the rows first
             del V
             Yf = self._Kbar @ U
             Yf[:, s2 == 0] = 0.0

@@ -187,7 +187,7 @@ class GlobalRankRLSModel(CenteredRankModel):
             A = gr.reflect_rows(x.copy())
             Pr = np.ascontiguousarray(mu * A)            # P(Y - F) = mu P G_c P Y
             F = (self.PY - Pr) + self._Kbar @ A
-            G = self.solver.inverse(mu)
+            G = self.solver.inverse(mu, keep=False)
             u = gr.reflect_rows(np.array(self._Kbar.T))
             u[gr.first] = 0.0
             v = G @ u

@@ -8,15 +8,15 @@ block-centering projection, one Householder reflection per block; see
 :meth:`rlscore._groups.QueryGroups.rotate_kernel`) is the (m - g) x (m - g) block
 ``rest`` of an m x m array whose rows and columns ``first`` (one per block) are
 decoupled. :class:`RotatedSolver` is :class:`rlscore.core.rls.KernelSolver` on that
-block (one Cholesky per lambda, O(m^3/3), until a second lambda is asked for; then one
-eigendecomposition, O(m^3), and O(m^2 p) per lambda) with its results embedded in the
-m rows.
+array -- its caches, its lambda-path policy (one Cholesky per lambda, O(m^3/3), until
+a second lambda is asked for; then one eigendecomposition and O(m^2 p) per lambda),
+its inverse and its errors -- with the eigendecomposition restricted to the block.
 """
 
 import numpy as np
 from scipy.linalg import blas
 
-from rlscore.core.optim import symmetric_from_triangle
+from rlscore.core.optim import psd_eigh, symmetric_from_triangle
 from rlscore.core.rls import KernelSolver
 
 __all__ = ["RotatedSolver", "gram_matrix", "symmetrize"]
@@ -35,66 +35,36 @@ def gram_matrix(Phi):
     return symmetric_from_triangle(blas.dsyrk(1.0, Phi.T, trans=0, lower=0), lower=False)
 
 
-class RotatedSolver:
+class RotatedSolver(KernelSolver):
     """(K' + mu I)^{-1} Y' for the rotated kernel K' = B^T K B given embedded in an
-    m x m array K whose rows and columns ``first`` are decoupled (the right-hand side
-    is 0 there, so the solution is 0 there).
+    m x m array K whose rows and columns ``first`` are decoupled (1 on the diagonal,
+    0 off it; the right-hand side is 0 there, so the solution is 0 there).
 
-    A :class:`rlscore.core.rls.KernelSolver` on the block K[rest, rest] (``block``:
-    its caches, its lambda-path policy and its errors, which name "the centred kernel
-    matrix" and the scaled regparam mu), with the solutions embedded in m rows.
+    :class:`rlscore.core.rls.KernelSolver` on K (the errors name "the centred kernel
+    matrix" and the scaled regparam mu), except that the eigendecomposition is that
+    of the block K[rest, rest], its eigenvectors embedded in m rows (0 in the rows
+    ``first``): the decoupled directions carry no eigenvalue.
 
     Parameters
     ----------
-    K : ndarray (m, m)
-        The rotated kernel; only the block ``rest`` is read (and copied: the caller
-        may free K).
-    Y : ndarray (m, p)
-        The rotated labels (0 in the rows ``first``).
-    rest : ndarray of int (m - g,)
-        The rows of the block.
+    K : ndarray (m, m), the embedded rotated kernel (held, not copied)
+    Y : ndarray (m, p), the rotated labels (0 in the rows ``first``)
+    rest : ndarray of int (m - g,), the rows of the block
 
     Notes
     -----
-    Memory: the (m - g)^2 block (plus V after ``decompose``). Costs those of
-    KernelSolver at size m - g; the embedding adds O(m p) per solution.
+    The costs of KernelSolver at size m, the eigendecomposition O((m - g)^3).
+    ``inverse`` after a decomposition is 0 in the decoupled rows and columns.
     """
 
     def __init__(self, K, Y, rest):
-        self.m = K.shape[0]
+        super().__init__(K, Y, what="the centred kernel matrix", scaled=True)
         self.rest = rest
-        self.block = KernelSolver(K[np.ix_(rest, rest)], np.asarray(Y)[rest],
-                                  what="the centred kernel matrix", scaled=True)
 
-    @property
-    def decomposed(self):
-        return self.block.decomposed
-
-    def decompose(self):
-        """(s2, V, V^T Y[rest]) of the block, computed once: O(m^3)."""
-        return self.block.decompose()
-
-    def _embed(self, x):
-        out = np.zeros((self.m, x.shape[1]))
-        out[self.rest] = x
-        return out
-
-    def solve(self, mu):
-        """The solution (m, p) at mu, 0 in the rows ``first``."""
-        return self._embed(self.block.solve(mu))
-
-    def fitted(self, mu):
-        """K' times the solution at mu (m, p), 0 in the rows ``first``."""
-        return self._embed(self.block.fitted(mu))
-
-    def solve_cholesky(self, mu):
-        """The solution at mu from a Cholesky factorization, whatever the path state
-        (no eigendecomposition is started)."""
-        return self._embed(self.block.solve_cholesky(mu))
-
-    def inverse(self, mu):
-        """(K' + mu I)^{-1} embedded in m x m (0 in the decoupled rows and columns):
-        O(m^3)."""
-        G = np.zeros((self.m, self.m))
-        G[np.ix_(self.rest, self.rest)] = self.block.inverse(mu, keep=False)
-        return G
+    def _eigh(self):
+        sub = self.K[np.ix_(self.rest, self.rest)]
+        s2, Vb = psd_eigh(sub)
+        del sub
+        V = np.zeros((self.m, Vb.shape[1]))
+        V[self.rest] = Vb
+        return s2, V

@@ -93,10 +93,15 @@ class KernelSolver(HoldoutShortcuts):
         """Eigendecompose K once (O(m^3)); afterwards every lambda costs O(m^2 p)."""
         if self._eig is None:
             self._check_peak("lambda_path")
-            mu, V = psd_eigh(self.K)
+            mu, V = self._eigh()
             self._eig = (mu, V, V.T @ self.Y)
             self._chol = None
         return self._eig
+
+    def _eigh(self):
+        """(mu, V) of K (psd_eigh); a subclass may restrict it to an invariant block
+        (:class:`rlscore.core.rankrls.RotatedSolver`)."""
+        return psd_eigh(self.K)
 
     def _weights(self, regparam):
         mu = self._eig[0]

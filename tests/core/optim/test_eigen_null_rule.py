@@ -16,6 +16,7 @@ import pytest
 import scipy.linalg as la
 
 import rlscore.core.kronecker._factor as kron_mod
+import rlscore.core.rankrls._solver as rank_mod
 import rlscore.core.rls._solvers as rls_mod
 from rlscore.core.rls import KernelSolver, LinearSolver
 from rlscore.core.optim import psd_eigh
@@ -40,7 +41,7 @@ def m_eps_rule(M):
 
 
 def use(monkeypatch, fn):
-    for mod in (rls_mod, kron_mod):     # RankRLS's rotated solver is rls_mod's KernelSolver
+    for mod in (rls_mod, rank_mod, kron_mod):
         monkeypatch.setattr(mod, "psd_eigh", fn)
 
 

@@ -60,8 +60,8 @@ def _rotated(K, Y, qids):
 @pytest.mark.parametrize("lams", [(0.3,), (0.3, 2.0, 0.3)])
 def test_rotated_solver_is_the_kernel_solver_of_the_block(lams):
     """Solutions, fits and the inverse of the rotated solver equal np.linalg.solve on
-    B^T K B, on the Cholesky path (one lambda) and the eigen path (a second one), and
-    equal the KernelSolver of the block."""
+    B^T K B, on the Cholesky path (one lambda) and the eigen path (a second one, the
+    eigendecomposition of the block only), and equal the KernelSolver of the block."""
     X, Y, K = _problem()
     gr, Kr, YB, B = _rotated(K, Y, QIDS)
     block = B.T @ K @ B
@@ -77,16 +77,21 @@ def test_rotated_solver_is_the_kernel_solver_of_the_block(lams):
         np.testing.assert_allclose(rot.fitted(lam)[gr.rest], Kr[np.ix_(gr.rest, gr.rest)]
                                    @ x[gr.rest], rtol=1e-10, atol=1e-12)
     assert rot.decomposed == (len(lams) > 1)
+    if rot.decomposed:
+        s2, V, _ = rot.decompose()
+        assert V.shape == (QIDS.size, gr.rest.size) and not V[gr.first].any()
+        np.testing.assert_allclose(np.sort(s2), np.linalg.eigvalsh(block), rtol=1e-9,
+                                   atol=1e-12)
     G = rot.inverse(lams[-1])
     Gref = np.linalg.inv(Kr[np.ix_(gr.rest, gr.rest)] + lams[-1] * np.eye(gr.rest.size))
     np.testing.assert_allclose(G[np.ix_(gr.rest, gr.rest)], Gref, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(G[gr.first], 0.0, atol=0)
-    # the block solver's own hold-out equals a refit of the block without the rows
+    np.testing.assert_allclose(G[np.ix_(gr.first, gr.rest)], 0.0, atol=0)
+    # its (RLS) hold-out of rows of the block equals a refit of the block without them
     H = np.array([1, 4, 7])
     keep = np.setdiff1d(np.arange(gr.rest.size), H)
     Kb, Yb = Kr[np.ix_(gr.rest, gr.rest)], YB[gr.rest]
     a = np.linalg.solve(Kb[np.ix_(keep, keep)] + 0.3 * np.eye(keep.size), Yb[keep])
-    np.testing.assert_allclose(rot.block.holdout(0.3, H), Kb[np.ix_(H, keep)] @ a,
+    np.testing.assert_allclose(rot.holdout(0.3, gr.rest[H]), Kb[np.ix_(H, keep)] @ a,
                                rtol=1e-9, atol=1e-12)
 
 
