@@ -31,7 +31,7 @@ from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscove
                                          IntervalModel, interval_model,
                                          folds_from_groups)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
-                                  cg_rls, CGOptions)
+                                  cg_rls)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
                                       check_subsetsize)
 
@@ -62,7 +62,6 @@ __all__ = [
     "as_cg_data",
     "cg_data_and_labels",
     "cg_rls",
-    "CGOptions",
     "GreedyRLSState",
     "greedy_forward_selection",
     "check_subsetsize",

@@ -21,8 +21,6 @@ preference graphs", Machine Learning 75 (2009), Sect. 4.3 (CG RankRLS in O(t m n
 Airola (2011), thesis Sect. 4.1.2.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -30,26 +28,7 @@ from rlscore.core.optim import conjugate_gradient, jacobi_preconditioner
 from rlscore._validation import (
     as_2d_labels, as_data_matrix, check_bias, check_regparam)
 
-__all__ = ["DataOperator", "RLSOperator", "as_cg_data", "cg_data_and_labels", "cg_rls",
-           "CGOptions"]
-
-
-@dataclass(frozen=True)
-class CGOptions:
-    """The stopping rule and preconditioner of :func:`cg_rls` (see
-    :func:`rlscore.core.optim.conjugate_gradient`).
-
-    Attributes
-    ----------
-    tol : float in (0, 1), default 1e-6
-        Relative residual norm at which a column stops.
-    maxiter : int > 0 or None
-        Iteration limit (None: 10 n for n unknowns).
-    precondition : None or "jacobi"
-    """
-    tol: float = 1e-6
-    maxiter: object = None
-    precondition: object = None
+__all__ = ["DataOperator", "RLSOperator", "as_cg_data", "cg_data_and_labels", "cg_rls"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -196,7 +175,8 @@ class RLSOperator(DataOperator):
 # driver
 
 
-def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", options=None, callback=None):
+def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
+           precondition=None, callback=None):
     """Linear RLS by matrix-free conjugate gradients.
 
     Solves ``min ||Y - X W - 1 b^T||^2 + lambda (||W||^2 + ||b||^2 / bias)``, i.e. RLS
@@ -213,9 +193,8 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", options=None, callback=Non
         The system solved: primal (d + 1 unknowns per output) or dual (m unknowns);
         "auto" takes the smaller. The solutions agree; the iterates (what a callback
         sees) differ.
-    options : CGOptions or None
-        ``tol``, ``maxiter`` and ``precondition`` (None: the defaults of
-        :class:`CGOptions`).
+    tol, maxiter, precondition : see :func:`conjugate_gradient` (``precondition``:
+        None or "jacobi").
     callback : callable or None
         ``callback(k, x, op, residuals)`` after each iteration with the current iterate
         in the chosen form and the relative residual norms; a true return value stops.
@@ -239,11 +218,10 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", options=None, callback=Non
     bias = check_bias(bias)
     if form == "auto":
         form = "dual" if m < d + (bias > 0) else "primal"
-    opts = CGOptions() if options is None else options
     op = RLSOperator(X, regparam, bias, form)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
-    res = conjugate_gradient(op.matvec, op.rhs(Y), tol=opts.tol, maxiter=opts.maxiter,
-                             precond=jacobi_preconditioner(op, opts.precondition),
-                             callback=cb, desc="CG (RLS)")
+    res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
+                             precond=jacobi_preconditioner(op, precondition), callback=cb,
+                             desc="CG (RLS)")
     W, b = op.primal_weights(res.solution)
     return W, b, res, op

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from rlscore.core.structure import QueryGroups
 from rlscore.core.optim import CGResult, conjugate_gradient
-from rlscore.core.rls import CGOptions, RLSOperator, cg_rls
+from rlscore.core.rls import RLSOperator, cg_rls
 from rlscore.core.rankrls import (RankRLSOperator, cg_preference_rankrls, cg_rankrls,
                                   preference_matrix)
 
@@ -105,7 +105,7 @@ def test_cg_rls_against_direct_solve(rng, regparam, bias, form, sparse):
     m, d = (60, 12) if form == "primal" else (12, 60)
     X = _sparse(rng, m, d, 0.5) if sparse else rng.normal(size=(m, d))
     Y = rng.normal(size=(m, 3))
-    W, b, res, op = cg_rls(X, Y, regparam, bias, form=form, options=CGOptions(tol=1e-13))
+    W, b, res, op = cg_rls(X, Y, regparam, bias, form=form, tol=1e-13)
     assert op.form == form and res.info == 0
     Xa = _augment(X, bias)
     # the reference solves the smaller, well-posed system (the other one is singular up
@@ -125,9 +125,9 @@ def test_cg_rls_against_direct_solve(rng, regparam, bias, form, sparse):
 def test_cg_rls_auto_form_and_one_output(rng):
     X = rng.normal(size=(20, 50))
     y = rng.normal(size=20)
-    W, b, res, op = cg_rls(X, y, 1.0, 1.0, options=CGOptions(tol=1e-12))
+    W, b, res, op = cg_rls(X, y, 1.0, 1.0, tol=1e-12)
     assert op.form == "dual" and W.shape == (50, 1)
-    W2, b2, res2, op2 = cg_rls(X, y, 1.0, 1.0, form="primal", options=CGOptions(tol=1e-12))
+    W2, b2, res2, op2 = cg_rls(X, y, 1.0, 1.0, form="primal", tol=1e-12)
     assert op2.form == "primal" and op2.n == 51
     np.testing.assert_allclose(W, W2, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(b, b2, rtol=1e-8)
@@ -166,8 +166,8 @@ def test_cg_rls_sparse_explicit_zeros_and_unsorted_indices(rng):
     Xd2 = X.toarray()
     assert not X.has_sorted_indices or X.nnz == 0
     y = rng.normal(size=30)
-    W, b, _, _ = cg_rls(X, y, 0.5, 1.0, options=CGOptions(tol=1e-13))
-    Wd, bd, _, _ = cg_rls(Xd2, y, 0.5, 1.0, options=CGOptions(tol=1e-13))
+    W, b, _, _ = cg_rls(X, y, 0.5, 1.0, tol=1e-13)
+    Wd, bd, _, _ = cg_rls(Xd2, y, 0.5, 1.0, tol=1e-13)
     np.testing.assert_allclose(W, Wd, rtol=1e-9, atol=1e-13)
     assert X.data[0] == 0.0       # the caller's matrix is left alone
 
@@ -180,7 +180,7 @@ def test_cg_rls_never_forms_the_gram_matrix(rng):
     X = sp.csr_matrix((rng.random(m * 20), cols.ravel(), np.arange(0, m * 20 + 1, 20)),
                       shape=(m, d))
     y = rng.normal(size=m)
-    W, b, res, op = cg_rls(X, y, 1.0, 1.0, options=CGOptions(tol=1e-10))
+    W, b, res, op = cg_rls(X, y, 1.0, 1.0, tol=1e-10)
     assert res.info == 0 and W.shape == (d, 1)
     P = np.asarray(X @ W).ravel() + b
     A = (y - P) / 1.0          # dual coefficients: a = (y - f) / lambda
@@ -194,7 +194,7 @@ def test_cg_rls_bad_input(rng):
     with pytest.raises(ValueError):
         cg_rls(X, np.ones(10), regparam=-1)
     with pytest.raises(ValueError):
-        cg_rls(X, np.ones(10), options=CGOptions(maxiter=0))
+        cg_rls(X, np.ones(10), maxiter=0)
     with pytest.raises(ValueError, match="form"):
         cg_rls(X, np.ones(10), form="both")
     Xn = X.copy()
