@@ -86,7 +86,7 @@ def overhead(client, m, d, q_size, iters):
     import dask.array as da
     import rlscore.distributed as rd
     from rlscore.core.rls import cg_rls
-    from rlscore.core.ranksvm import RankingRisk, solve_ranksvm
+    from rlscore.core.ranksvm import RankingRisk, RankSVMOptions, solve_ranksvm
     rng = np.random.default_rng(1)
     X = rng.standard_normal((m, d))
     y = np.round(X @ rng.standard_normal(d) + rng.standard_normal(m), 1)
@@ -94,7 +94,9 @@ def overhead(client, m, d, q_size, iters):
     rows = []
     # RankSVM: the bundle iterations, same number on both sides (no warm start)
     risk = RankingRisk(X, y, q)
-    s = solve_ranksvm(risk, 1e-4, tol=1e-12, max_iter=iters, warn=False, warm_start=None)
+    s = solve_ranksvm(risk, 1e-4,
+                      options=RankSVMOptions(rtol=1e-12, maxiter=iters, warn=False,
+                                             warm_start=None))
     t_single = per_iter(s.history)
     ch = rd.query_chunks(q, 2 * len(client.scheduler_info()['workers']))
     Xd = da.from_array(X, chunks=(ch, -1))
@@ -104,8 +106,8 @@ def overhead(client, m, d, q_size, iters):
     rows.append(("LinearRankSVM (bundle iteration)", m, d, t_single, t_dist))
     # CG RLS: seconds per CG iteration
     times = []
-    cg_rls(X, y, 1.0, 1.0, form="primal", tol=1e-15, maxiter=iters,
-           callback=lambda k, x, op, r: times.append(time.perf_counter()))
+    cg_rls(X, y, 1.0, 1.0, form="primal", rtol=1e-15, maxiter=iters, callback=lambda k, x,
+           op, r: times.append(time.perf_counter()))
     t_single = float(np.median(np.diff(times)))
     times = []
     rd.CGRLS(data, regparam=1.0, bias=1.0, tol=1e-15, maxiter=iters,
@@ -153,7 +155,8 @@ def global_overhead(client, m, d, iters):
     import dask.array as da
     from distributed import wait
     import rlscore.distributed as rd
-    from rlscore.core.ranksvm import (RankingRisk, SquaredRankingRisk, solve_ranksvm,
+    from rlscore.core.ranksvm import (RankingRisk, RankSVMOptions, SquaredRankingRisk,
+                                      solve_ranksvm,
                                       solve_ranksvm_newton)
     from rlscore.distributed.ranksvm import solve_newton
     rng = np.random.default_rng(2)
@@ -163,25 +166,30 @@ def global_overhead(client, m, d, iters):
     data = rd.PartitionedData(Xd, y, client=client, persist=True)
     wait(data._parts)
     rows = []
-    s = solve_ranksvm(RankingRisk(X, y), 1e-4, tol=1e-12, max_iter=iters, warn=False,
-                      warm_start=None)
+    s = solve_ranksvm(RankingRisk(X, y), 1e-4,
+                      options=RankSVMOptions(rtol=1e-12, maxiter=iters, warn=False,
+                                             warm_start=None))
     t_single = per_iter(s.history)
     risk = rd.DistributedRankingRisk(data)           # set-up: the utilities, once
     b0 = _served(client)
     with _ArgBytes() as ab:
-        dist = solve_ranksvm(risk, 1e-4, tol=1e-12, max_iter=iters, warn=False,
-                             warm_start=None)
+        dist = solve_ranksvm(risk, 1e-4,
+                             options=RankSVMOptions(rtol=1e-12, maxiter=iters, warn=False,
+                                                    warm_start=None))
     up, down = (_served(client) - b0) / dist.iterations, ab.total / dist.iterations
     rows.append(("global hinge, bundle (iteration)", m, d, t_single, per_iter(dist.history),
                  up, down))
     lam, steps = 1e-4, max(2, iters // 3)
-    s = solve_ranksvm_newton(SquaredRankingRisk(X, y), lam, tol=1e-12, max_iter=steps,
-                             warm_start=None, warn=False)
+    s = solve_ranksvm_newton(SquaredRankingRisk(X, y), lam,
+                             options=RankSVMOptions(loss="squared_hinge", rtol=1e-12,
+                                                    maxiter=steps, warm_start=None, warn=False))
     t_single = per_iter(s.history)
     risk = rd.DistributedRankingRisk(data, loss="squared_hinge")
     b0 = _served(client)
     with _ArgBytes() as ab:
-        sol = solve_newton(risk, lam, tol=1e-12, max_iter=steps, warn=False)
+        sol = solve_newton(risk, lam,
+                           options=RankSVMOptions(loss="squared_hinge", rtol=1e-12,
+                                                  maxiter=steps, warn=False))
     up, down = (_served(client) - b0) / sol.iterations, ab.total / sol.iterations
     assert sol.cg_iterations == s.cg_iterations, (sol.cg_iterations, s.cg_iterations)
     rows.append((f"global squared hinge, TRON (Newton step, "

@@ -60,14 +60,16 @@ def eval_ratio(risk, X, w, repeats, engine):
 
 
 def bench_a_d(repeats, quick, regparams):
-    from rlscore.core.ranksvm import RankingRisk, solve_ranksvm
+    from rlscore.core.ranksvm import RankingRisk, RankSVMOptions, solve_ranksvm
     m = 200_000 if quick else 1_000_000
     X, y = make_data(m)
     risk = RankingRisk(X, y)
     # (d) training
     trained = {}
     for lam in regparams:
-        t, sol = median_time(lambda: solve_ranksvm(risk, lam, tol=1e-3, max_iter=2000), 1)
+        t, sol = median_time(lambda: solve_ranksvm(risk, lam,
+                                                   options=RankSVMOptions(rtol=1e-3,
+                                                                          maxiter=2000)), 1)
         trained[lam] = sol
         row(f"(d) train m={m}, regparam={lam:g}, tol=1e-3", t, 60.0, "target", 1,
             note=f"{sol.iterations} iterations, gap {sol.duality_gap:.2e}, "
@@ -104,12 +106,13 @@ def bench_b(repeats, quick):
 def bench_c(repeats, regparam):
     from sklearn.svm import LinearSVC
 
-    from rlscore.core.ranksvm import RankingRisk, solve_ranksvm
+    from rlscore.core.ranksvm import RankingRisk, RankSVMOptions, solve_ranksvm
     m = 2000
     X, y = make_data(m, seed=3)
     risk = RankingRisk(X, y)
     N = risk.n_pairs
-    runs = {tol: median_time(lambda: solve_ranksvm(risk, regparam, tol=tol), repeats)
+    runs = {tol: median_time(lambda: solve_ranksvm(risk, regparam,
+                                                   options=RankSVMOptions(rtol=tol)), repeats)
             for tol in (1e-3, 1e-10)}
     u, l = np.nonzero(y[:, None] > y[None, :])
     sign = np.where(np.random.default_rng(0).random(N) < 0.5, 1.0, -1.0)
@@ -129,7 +132,7 @@ def bench_c(repeats, regparam):
 
 
 def bench_q(repeats, quick):
-    from rlscore.core.ranksvm import RankingRisk, solve_ranksvm
+    from rlscore.core.ranksvm import RankingRisk, RankSVMOptions, solve_ranksvm
     nq, size, n = (2000 if quick else 10_000), 20, 50
     rng = np.random.default_rng(4)
     m = nq * size
@@ -138,7 +141,8 @@ def bench_q(repeats, quick):
     y = np.digitize(s, np.quantile(s, [0.4, 0.7, 0.85, 0.95])).astype(float)
     q = np.repeat(np.arange(nq), size)
     risk = RankingRisk(X, y, q)
-    t, sol = median_time(lambda: solve_ranksvm(risk, 1e-3, tol=1e-3), 1)
+    t, sol = median_time(lambda: solve_ranksvm(risk, 1e-3,
+                                               options=RankSVMOptions(rtol=1e-3)), 1)
     row(f"(q) train {nq} queries x {size} docs, graded 0..4, regparam=1e-3", t,
         note=f"{sol.iterations} iterations, gap {sol.duality_gap:.1e}")
     for engine in ("fenwick", "rbtree"):

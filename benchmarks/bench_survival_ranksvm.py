@@ -42,6 +42,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--alpha", type=float, default=1.0)
     args = ap.parse_args()
+    from rlscore.core.ranksvm import RankSVMOptions
     from rlscore.core.survival import train_survival_ranksvm
     X, time, event = make_data(args.m)
     print(f"m = {args.m}, d = 20, events {event.mean():.2f}; {machine_line()}")
@@ -49,7 +50,8 @@ def main():
 
     def ours():
         return train_survival_ranksvm(X, time, event, 2.0 / args.alpha,
-                                      loss="squared_hinge", normalize="none")
+                                      options=RankSVMOptions(loss="squared_hinge",
+                                                             normalize="none"))
 
     w_ours, c_ours, sol = median_wall_cpu(ours, args.repeats)
     try:
@@ -74,7 +76,7 @@ def main():
 
     def hinge():
         return train_survival_ranksvm(X, time, event, 2.0 / args.alpha / sol.n_pairs,
-                                      loss="hinge")
+                                      options=RankSVMOptions(loss="hinge"))
 
     w_h, c_h, _ = median_wall_cpu(hinge, args.repeats)
     row("survival RankSVM hinge (bundle, tol 1e-3), CPU", c_h, c_sk, "FastSurvivalSVM",

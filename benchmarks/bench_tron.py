@@ -70,19 +70,24 @@ def accuracy(X, y, q, w):
 
 
 def run(label, data, repeats, n_threads, baseline, bundle_repeats):
-    from rlscore.core.ranksvm import (RankingRisk, SquaredRankingRisk, solve_ranksvm,
+    from rlscore.core.ranksvm import (RankingRisk, RankSVMOptions, SquaredRankingRisk,
+                                      solve_ranksvm,
                                       solve_ranksvm_newton)
     X, y, q, Xt, yt, qt = data
     t_setup, risk = median_time(lambda: SquaredRankingRisk(X, y, q, n_threads=n_threads),
                                 1)
-    t_newton, sol = median_time(lambda: solve_ranksvm_newton(risk, REGPARAM, TOL),
+    t_newton, sol = median_time(lambda: solve_ranksvm_newton(risk, REGPARAM,
+                                                             options=RankSVMOptions(loss="squared_hinge", rtol=TOL)),
                                 repeats)
     t_cold, cold = median_time(
-        lambda: solve_ranksvm_newton(risk, REGPARAM, TOL, warm_start=None), repeats)
+        lambda: solve_ranksvm_newton(risk, REGPARAM,
+                                     options=RankSVMOptions(loss="squared_hinge", rtol=TOL,
+                                                            warm_start=None)), repeats)
     acc = accuracy(Xt, yt, qt, sol.w)
     hinge_risk = RankingRisk(X, y, q, n_threads=n_threads)
     del risk
-    t_bundle, bsol = median_time(lambda: solve_ranksvm(hinge_risk, REGPARAM, TOL),
+    t_bundle, bsol = median_time(lambda: solve_ranksvm(hinge_risk, REGPARAM,
+                                                       options=RankSVMOptions(rtol=TOL)),
                                  bundle_repeats)
     acc_b = accuracy(Xt, yt, qt, bsol.w)
     if baseline is None:

@@ -182,6 +182,9 @@ def _table():
          "--cv", "loo"],
         ["cv", "{train}", "--regparams", "2^-3..2^3:0"],
         ["cv", "{train}", "--regparams", "a,b"],
+        ["cv", "{train}", "--regparams", "2^2000"],           # overflowed to a traceback
+        ["cv", "{train}", "--regparams", "2^1..2^2000"],
+        ["fit", "{train}", "-o", "{out}", "--regparam", "10^400"],
         ["cv", "{train}", "--regparams", ""],
         ["cv", "{train}", "--regparams", "-1"],
         ["cv", "{train}", "--regparams", "1,1"],

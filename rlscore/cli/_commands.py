@@ -97,11 +97,7 @@ def _measure(args, spec, cv, y):
     if args.measure is None:
         measure = parse_measures(spec.default_measure.get(cv, "sqerror"))[0]
     else:
-        specs = _usage(parse_measures, args.measure)
-        if len(specs) > 1:
-            raise UsageError("selection uses one --measure; give one (rlscore evaluate "
-                             "reports several)")
-        measure = specs[0]
+        measure = args.measure_specs[0]         # parsed by _check_training_options
     if measure.kind == "auc":
         try:
             measure(y, y)           # UndefinedPerformance unless binary labels
@@ -118,14 +114,18 @@ def _check_training_options(args):
     """Values of ``fit`` / ``cv`` options refused before the data is read, also when
     the command does not use them (``fit`` without a grid ignores ``--measure`` and
     ``--folds``): a typo is a usage error, never silently dropped."""
+    # parsed once here, read by the rest of the command
+    args.measure_specs = None
     if args.measure is not None:
-        if len(_usage(parse_measures, args.measure)) > 1:
+        args.measure_specs = _usage(parse_measures, args.measure)
+        if len(args.measure_specs) > 1:
             raise UsageError("selection uses one --measure; give one (rlscore evaluate "
                              "reports several)")
     if args.folds < 2:
         raise UsageError(f"--folds must be at least 2, got {args.folds}")
+    args.grid = None
     if args.regparams is not None:
-        _usage(parse_grid, args.regparams)
+        args.grid = _usage(parse_grid, args.regparams)
     if getattr(args, "regparam", None) is not None:
         _usage(parse_regparam, args.regparam)
 
@@ -140,8 +140,8 @@ def _lambda_max(spec, data, kernel, kp, basis):
 
 
 def _grid(args, spec, data, kernel, kp, basis):
-    if args.regparams is not None:
-        return _usage(parse_grid, args.regparams)
+    if args.grid is not None:
+        return args.grid                        # parsed by _check_training_options
     lmax = _lambda_max(spec, data, kernel, kp, basis)
     if lmax is not None and lmax > 0:
         from rlscore.core.ranksvm import grid_below
@@ -167,20 +167,16 @@ def _run_selection(args, data, spec):
             if cv == "lqo" and data.qids is None:
                 cv = default_cv = "kfold"
             args.cv = cv
-    if args.folds < 2:
-        raise UsageError(f"--folds must be at least 2, got {args.folds}")
     if cv == "lqo" and data.qids is None:
         raise UsageError(f"--cv lqo needs qid: fields in the training file {args.train}")
     measure = _measure(args, spec, cv, data.y)
-    if getattr(args, "regparams", None) is not None:
-        _usage(parse_grid, args.regparams)      # a bad grid is refused before any note
     if default_cv is not None:
         note(f"--cv not given: {CV_NAMES[cv]} ({cv}), the default of --learner "
              f"{spec.name}")
     grid = _grid(args, spec, data, kernel, kp, basis)
     with Progress(f"selecting among {len(grid)} regparams ({cv})"):
         sel = select(args, data, spec, measure, grid, kernel, kp, basis)
-    perfs = np.asarray(sel.cv_performances, dtype=np.float64)
+    perfs = np.asarray(sel.performances, dtype=np.float64)
     return sel, grid, perfs, measure, (kernel, kp, basis)
 
 
@@ -230,7 +226,7 @@ def _cmd_fit(args):
     if args.query_norm is None and wants_stream(args):
         learner, info, width = fit_streamed(
             args, _kernel_args(args, spec),
-            lambda: _usage(parse_grid, args.regparams or "2^-10..2^10"),
+            lambda: args.grid or _usage(parse_grid, "2^-10..2^10"),
             _zero_based(args))
         save_model(learner, args.output, info, feature_indices=np.arange(width),
                    n_file_features=width)
@@ -287,14 +283,14 @@ def _cmd_fit(args):
         if args.regparam is not None:
             raise UsageError("give --regparam or --regparams, not both")
         sel, grid, perfs, measure, kparams = _run_selection(args, data, spec)
-        learner = sel
+        learner = sel.model            # re-solved at the chosen regparam
         info.update({"cv": sel.cv_name, "measure": measure.name,
                      "regparams": [float(g) for g in grid],
                      "cv_performances": perfs.tolist()})
         if args.valid is not None:
             info["valid_file"] = os.path.basename(args.valid)
         if not args.quiet:
-            print(_table(grid, perfs, measure.name, sel.regparam))
+            print(_table(grid, perfs, measure.name, sel.best))
     else:
         kernel, kp = _kernel_args(args, spec)
         basis, _ = _basis(args, data, kernel)
@@ -391,7 +387,7 @@ def _interval_data(args, data, spec, learner):
         return None
     if spec.name != "rls":
         raise UsageError("--intervals needs --learner rls")
-    rls = getattr(learner, "learner", learner)      # the selected model of a grid search
+    rls = learner                # the core model (re-solved at the chosen regparam)
     with Progress(f"hold-out models for --intervals {args.intervals}"):
         if args.intervals == "jackknife":
             return rls.interval_model("jackknife+")
@@ -455,8 +451,7 @@ def _cmd_cv(args):
         raise UsageError("--gamma learn is an option of 'rlscore fit' (it learns gamma "
                          "and regparam together); 'rlscore cv' needs a number")
     _check_training_options(args)
-    _check_plot(args, None if args.regparams is None else
-                _usage(parse_grid, args.regparams))
+    _check_plot(args, args.grid)
     data = load_training_data(args.train, _zero_based(args), args.query_norm,
                               input_table(args, args.train))
     check_qids(args, data.qids is not None, spec)
@@ -470,17 +465,17 @@ def _cmd_cv(args):
                "higher_is_better": not measure.iserror,
                "regparams": [float(g) for g in grid],
                "cv_performances": [_json_value(v) for v in perfs],
-               "regparam": float(sel.regparam)}
+               "regparam": float(sel.best)}
         sys.stdout.write(json.dumps(out) + "\n")
         if getattr(args, "plot", None):
-            _plot(args.plot, grid, perfs, measure.name, sel.regparam)
+            _plot(args.plot, grid, perfs, measure.name, sel.best)
         return 0
     print(f"{spec.name}, {args.kernel} kernel, {how} on {data.X.shape[0]} examples, "
           f"{measure.name}{per_query} ({'lower' if measure.iserror else 'higher'} "
           f"is better)")
-    print(_table(grid, perfs, measure.name, sel.regparam))
+    print(_table(grid, perfs, measure.name, sel.best))
     if getattr(args, "plot", None):
-        _plot(args.plot, grid, perfs, measure.name, sel.regparam)
+        _plot(args.plot, grid, perfs, measure.name, sel.best)
     return 0
 
 

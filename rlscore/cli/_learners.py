@@ -1,9 +1,13 @@
 """The built-in learners and kernels of the command (registrations at the end).
 
 Each training function has the signature ``(data, regparam, kernel, kernel_params,
-basis)`` (``basis``: a :class:`rlscore.cli._base.Basis` or None); each selection function
-``(data, grid, kernel, kernel_params, basis, measure, args)`` calls the learner's own
-selection class of :mod:`rlscore.learner`.
+basis)`` (``basis``: a :class:`rlscore.cli._base.Basis` or None) and returns a trained
+model: for RLS and RankRLS the core model the learners adapt
+(:func:`rlscore.core.nystrom.fit_rls_model`, :func:`rlscore.core.rankrls.fit_rank_model`).
+Each selection function ``(data, grid, kernel, kernel_params, basis, measure, args)``
+returns a cross-validator of :mod:`rlscore.core.selection` over such a model, which the
+command runs through :func:`rlscore.core.selection.grid_search` (RankSVM's K-fold of
+examples still goes through ``KfoldLinearRankSVM``, whose result it adapts).
 """
 
 import functools
@@ -27,50 +31,6 @@ def _kfold(data, args):
     return example_folds(data.X.shape[0], args.folds, args.seed)
 
 
-def _rls_train(data, regparam, kernel, kp, basis):
-    from rlscore.learner import RLS
-    return RLS(data.X, data.y, regparam=regparam, kernel=kernel, **basis_keywords(basis),
-               **kp)
-
-
-def _rls_loo(data, grid, kernel, kp, basis, measure, args):
-    from rlscore.learner import LeaveOneOutRLS
-    return LeaveOneOutRLS(data.X, data.y, kernel=kernel, **basis_keywords(basis),
-                          regparams=grid, measure=_plain_measure(measure), **kp)
-
-
-def _rls_kfold(data, grid, kernel, kp, basis, measure, args):
-    from rlscore.learner import KfoldRLS
-    return KfoldRLS(data.X, data.y, _kfold(data, args), kernel=kernel,
-                    **basis_keywords(basis),
-                    regparams=grid, measure=_plain_measure(measure), **kp)
-
-
-def _rls_lpo(data, grid, kernel, kp, basis, measure, args):
-    from rlscore.learner import LeavePairOutRLS
-    return LeavePairOutRLS(data.X, data.y, kernel=kernel, **basis_keywords(basis),
-                           regparams=grid, **kp)
-
-
-def _grank_train(data, regparam, kernel, kp, basis):
-    from rlscore.learner import GlobalRankRLS
-    return GlobalRankRLS(data.X, data.y, regparam=regparam, kernel=kernel,
-                         **basis_keywords(basis), **kp)
-
-
-def _grank_kfold(data, grid, kernel, kp, basis, measure, args):
-    from rlscore.learner import KfoldRankRLS
-    return KfoldRankRLS(data.X, data.y, _kfold(data, args), kernel=kernel,
-                        **basis_keywords(basis), regparams=grid,
-                        measure=_plain_measure(measure), **kp)
-
-
-def _grank_lpo(data, grid, kernel, kp, basis, measure, args):
-    from rlscore.learner import LeavePairOutRankRLS
-    return LeavePairOutRankRLS(data.X, data.y, kernel=kernel, **basis_keywords(basis),
-                               regparams=grid, **kp)
-
-
 def _query_groups(data):
     """The file's QueryGroups when the command built them (encoded once, not again by
     every layer below), else its qids (a refit's rows)."""
@@ -78,17 +38,83 @@ def _query_groups(data):
     return data.qids if groups is None else groups
 
 
+# The models are the core's (rlscore.core.nystrom.fit_rls_model,
+# rlscore.core.rankrls.fit_rank_model: the calls the learners make), the
+# cross-validators core.selection's; the command runs them through the one grid search.
+# ``cv`` says which cross-validation follows, for the memory plan: (kind, number of
+# regparams, number of fits per regparam), as each learner sets it.
+
+
+def _rls_model(data, regparam, kernel, kp, basis, path=False, cv=(None, 1, 0)):
+    from rlscore.core.nystrom import fit_rls_model
+    kind, n_lambdas, n_folds = cv
+    return fit_rls_model(data.X, data.y, regparam, kernel, path=path, cv=kind,
+                         n_lambdas=n_lambdas, n_folds=n_folds, **basis_keywords(basis),
+                         **kp)
+
+
+def _rank_model(data, regparam, kernel, kp, basis, path=False, cv=(None, 1, 0),
+                query=False):
+    from rlscore.core.rankrls import fit_rank_model
+    kind, n_lambdas, n_folds = cv
+    if "bias" in kp:
+        kp = {**kp, "bias": 0.0}            # RankRLS has no bias (the learners' rule)
+    return fit_rank_model(data.X, data.y, _query_groups(data) if query else None,
+                          regparam, kernel, path=path, cv=kind, n_lambdas=n_lambdas,
+                          n_folds=n_folds, query=query, **basis_keywords(basis), **kp)
+
+
+def _rls_train(data, regparam, kernel, kp, basis):
+    return _rls_model(data, regparam, kernel, kp, basis)
+
+
+def _rls_loo(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.core.selection import LOOCV
+    model = _rls_model(data, grid[0], kernel, kp, basis, True, ("loo", len(grid), 0))
+    return LOOCV(model, _plain_measure(measure))
+
+
+def _kfold_cv(fit_model, data, grid, kernel, kp, basis, measure, args):
+    """K-fold of examples (a file without qids) on the model ``fit_model`` builds,
+    decomposed for the path and planned for the folds' hold-outs."""
+    from rlscore.core.selection import NfoldCV
+    folds = _kfold(data, args)
+    model = fit_model(data, grid[0], kernel, kp, basis, True,
+                      ("kfold", len(grid), len(folds) + 1))
+    return NfoldCV(model, _plain_measure(measure), folds, disjoint=True)
+
+
+_rls_kfold = functools.partial(_kfold_cv, _rls_model)
+
+
+def _rls_lpo(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.core.selection import LPOCV
+    model = _rls_model(data, grid[0], kernel, kp, basis, True, ("lpo", 1, 0))
+    return LPOCV(model)
+
+
+def _grank_train(data, regparam, kernel, kp, basis):
+    return _rank_model(data, regparam, kernel, kp, basis)
+
+
+_grank_kfold = functools.partial(_kfold_cv, _rank_model)
+
+
+def _grank_lpo(data, grid, kernel, kp, basis, measure, args):
+    from rlscore.core.rankrls import RankLPOCV
+    model = _rank_model(data, grid[0], kernel, kp, basis, True, ("rank", 1, 0))
+    return RankLPOCV(model)
+
+
 def _qrank_train(data, regparam, kernel, kp, basis):
-    from rlscore.learner import QueryRankRLS
-    return QueryRankRLS(data.X, data.y, _query_groups(data), regparam=regparam,
-                        kernel=kernel, **basis_keywords(basis), **kp)
+    return _rank_model(data, regparam, kernel, kp, basis, query=True)
 
 
 def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
-    from rlscore.learner import LeaveQueryOutRankRLS
-    return LeaveQueryOutRankRLS(data.X, data.y, _query_groups(data), kernel=kernel,
-                                **basis_keywords(basis), regparams=grid,
-                                measure=_plain_measure(measure), **kp)
+    from rlscore.core.selection import LQOCV
+    model = _rank_model(data, grid[0], kernel, kp, basis, True, ("lqo", len(grid), 0),
+                        query=True)
+    return LQOCV(model, _plain_measure(measure))
 
 
 def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge", tol=None):
@@ -102,7 +128,7 @@ def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge", tol=None):
 
 def _ranksvm_tol(tol, loss="hinge"):
     """The tolerance the RankSVM solver of ``loss`` runs with (``--tol`` or its
-    default, :data:`rlscore.core.ranksvm.DEFAULT_TOL`)."""
+    default, :data:`rlscore.core.ranksvm.DEFAULT_RTOL`)."""
     from rlscore.core.ranksvm import check_loss_solver, ranksvm_tol
     return ranksvm_tol(tol, check_loss_solver(loss)[1], "--tol")
 

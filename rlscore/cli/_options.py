@@ -66,16 +66,22 @@ _RANGE = re.compile(rf"({_NUM})\^({_NUM})\.\.({_NUM})\^({_NUM})(?::({_NUM}))?", 
 _PLAIN = re.compile(_NUM, re.ASCII)
 
 
-def _value(text, option):
+def _value(text, option, check=True):
     t = text.strip()
     m = _POWER.fullmatch(t)
     if m:
-        v = float(m.group(1)) ** float(m.group(2))
+        try:
+            v = float(m.group(1)) ** float(m.group(2))
+        except OverflowError:
+            raise OptionError(f"{option} {text!r}: the power overflows a float64 "
+                              f"(at most about 1.8e308)") from None
     elif _PLAIN.fullmatch(t):
         v = float(t)
     else:
         raise OptionError(f"{option} {text!r}: expected a number such as 0.01 or a power "
                           f"such as 2^-10")
+    if not check:               # a grid value: checked with its grid, once
+        return v
     from rlscore._validation import check_regparam
     try:        # the library's one regparam check: [0, MAX_REGPARAM], as every face
         check_regparam(v, name=f"{option} {text!r}")
@@ -101,7 +107,7 @@ def parse_grid(text, option="--regparams"):
             continue
         m = _RANGE.fullmatch(item)
         if m is None:
-            values.append(_value(item, option))
+            values.append(_value(item, option, check=False))
             continue
         b1, lo, b2, hi, step = m.groups()
         if float(b1) != float(b2):
@@ -119,7 +125,7 @@ def parse_grid(text, option="--regparams"):
         if n > 10000:
             raise OptionError(f"{option} {item!r}: more than 10000 values")
         for e in lo + step * np.arange(n):
-            values.append(_value(f"{base!r}^{float(e)!r}", option))
+            values.append(_value(f"{base!r}^{float(e)!r}", option, check=False))
     if not values:
         raise OptionError(f"{option} {text!r}: expected numbers separated by commas, "
                           f"e.g. 0.01,0.1,1 or 2^-10..2^10")

@@ -40,21 +40,32 @@ _UNDEFINED = ("the measure is undefined at every regparam (e.g. no query has two
               "different labels)")
 
 
-def _grid_search(cv, grid):
+def _grid_search(cv, grid, cv_name):
+    """The one grid search (:func:`rlscore.core.selection.grid_search`) on the
+    cross-validator ``cv``: its :class:`~rlscore.core.selection.SelectionResult`, named
+    ``cv_name``; every grid value undefined is a DataError."""
     import warnings
 
     from rlscore.core.selection import grid_search
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)       # NaN rows: shown as nan
         try:
-            perfs, _, best = grid_search(cv, grid)
+            return grid_search(cv, grid, cv_name=cv_name)
         except ValueError as exc:
             if "undefined (NaN)" not in str(exc):
                 raise
             raise DataError(_UNDEFINED) from None
-    model = cv.rls
-    return types.SimpleNamespace(regparam=best, cv_performances=np.asarray(perfs),
-                                 predictor=model.predictor, learner=model)
+
+
+def _adopted(selection, grid, cv_name, measure):
+    """A learner's finished selection (RankSVM's K-fold of examples) as a
+    SelectionResult."""
+    from rlscore.core.selection import SelectionResult
+    grid = tuple(grid)
+    perfs = np.asarray(selection.cv_performances, dtype=np.float64)
+    return SelectionResult(grid, perfs, [None] * len(grid),
+                           grid.index(selection.regparam), bool(measure.iserror),
+                           selection, measure, cv_name)
 
 
 def _model(spec, data, grid, kernel, kp, basis, need):
@@ -83,8 +94,9 @@ def supported_cvs(spec, has_qids):
 
 
 def select(args, data, spec, measure, grid, kernel, kp, basis):
-    """Run the selection ``args`` asks for; returns an object with ``regparam``,
-    ``cv_performances`` and ``predictor`` (and the chosen CV's name)."""
+    """Run the selection ``args`` asks for through the one grid search; returns its
+    :class:`rlscore.core.selection.SelectionResult` (``best``, ``performances``,
+    ``model`` re-solved at the best value, ``cv_name``)."""
     valid = getattr(args, "valid", None)
     if valid is not None:
         from rlscore.cli._data import predict_projected, read_for_model
@@ -97,14 +109,10 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
 
         def predict(predictor, X):
             return predict_projected(predictor, X, rows.unseen, kernel, kp.get("gamma"))
-        sel = _grid_search(ValidationCV(model, measure, rows.X, rows.y, rows.groups,
-                                        predict), grid)
-        sel.cv_name = "valid"
-        return sel
-    cv = args.cv
+        return _grid_search(ValidationCV(model, measure, rows.X, rows.y, rows.groups,
+                                         predict), grid, "valid")
+    cv = args.cv                 # checked by the command (lqo needs qids: a UsageError)
     has_qids = data.groups is not None
-    if cv == "lqo" and not has_qids:
-        raise DataError(f"{args.train}: --cv lqo needs qid: fields in the training file")
     if cv not in supported_cvs(spec, has_qids):
         extra = "" if has_qids else " (K-fold by query and lqo need qid: fields)"
         raise UsageError(f"--learner {spec.name} supports --cv "
@@ -116,40 +124,41 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
     if cv in spec.cv and not (cv == "kfold" and has_qids):
         try:
             if has_qids and cv in ("loo", "lpo"):
-                sel = _grid_search(_per_query_cv(cv, spec, data, grid, kernel, kp, basis,
-                                                 measure), grid)
+                crossvalidator = _per_query_cv(cv, spec, data, grid, kernel, kp, basis,
+                                               measure)
             else:
-                sel = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
+                crossvalidator = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
+            if not hasattr(crossvalidator, "cv"):      # a learner's finished selection
+                return _adopted(crossvalidator, grid, cv, measure)
+            return _grid_search(crossvalidator, grid, cv)
         except UndefinedPerformance as exc:
             raise DataError(f"{args.train}: the {cv} estimate of {measure.name} is "
                             f"undefined ({exc.value}; e.g. folds or queries of a single "
                             f"example, or all labels equal)") from None
-    else:
-        crossvalidator = _query_cv(cv, args, spec, data, grid, kernel, kp, basis, measure)
-        try:
-            sel = _grid_search(crossvalidator, grid)
-        except UndefinedPerformance:       # no fold has a query with a defined measure
-            raise DataError(_UNDEFINED) from None
-    sel.cv_name = cv
-    return sel
+    crossvalidator = _query_cv(cv, args, spec, data, grid, (kernel, kp, basis), measure)
+    try:
+        return _grid_search(crossvalidator, grid, cv)
+    except UndefinedPerformance:       # no fold has a query with a defined measure
+        raise DataError(_UNDEFINED) from None
 
 
-def _query_cv(cv, args, spec, data, grid, kernel, kp, basis, measure):
+def _query_cv(cv, args, spec, data, grid, setup, measure):
     """``--cv kfold`` or ``lqo`` on a file with qids: K-fold by query as every face
     computes it (:class:`rlscore.core.selection.NfoldCV` over
     ``QueryGroups.folds(--folds, --seed)``: the mean over the folds of each fold's
     per-query mean, a fold without a scored query skipped), or one fold per query
-    (:class:`rlscore.core.selection.PooledQueryCV`: the mean over the queries)."""
+    (:class:`rlscore.core.selection.PooledQueryCV`: the mean over the queries).
+    ``setup`` is the (kernel, kernel parameters, basis) of the command."""
     from rlscore.core.selection import NfoldCV, PooledQueryCV
     if cv == "lqo":
-        model = _model(spec, data, grid, kernel, kp, basis, "holdout")
+        model = _model(spec, data, grid, *setup, "holdout")
         _report_refits(model, spec, cv, data.groups.n_groups, grid)
         return PooledQueryCV(model, measure, data.groups, None, data.y)
     try:
         folds = data.groups.folds(args.folds, args.seed)
     except ValueError as exc:
         raise UsageError(f"--folds {args.folds}: {exc}") from None
-    model = _model(spec, data, grid, kernel, kp, basis, "holdout")
+    model = _model(spec, data, grid, *setup, "holdout")
     _report_refits(model, spec, cv, len(folds), grid)
     return NfoldCV(model, measure, folds, data.groups)
 

@@ -20,7 +20,7 @@ import numpy as np
 from rlscore._validation import check_positive_int, check_regparam, check_tol
 from rlscore.core.rankrls import RankRLSOperator
 from rlscore.core.rls import RLSOperator, DataOperator
-from rlscore.core.optim import conjugate_gradient
+from rlscore.core.optim import CGOptions, conjugate_gradient
 from rlscore.core.structure import QueryGroups
 from rlscore.distributed._data import check_whole_queries, ordered_sum
 from rlscore.distributed.ranksvm import as_partitioned
@@ -158,9 +158,10 @@ def _solve(op, tol, maxiter, precondition, callback, verbose, name):
     def cb(k, x, residuals):
         return bool(callback(dict(iteration=k, x=x, residuals=residuals)))
 
-    return conjugate_gradient(op.matvec, op.B, tol=tol, maxiter=maxiter, precond=precond,
+    return conjugate_gradient(op.matvec, op.B, rtol=tol, maxiter=maxiter, M=precond,
                               callback=None if callback is None else cb,
-                              verbose=verbose, desc=f"{name} (distributed CG)")
+                              options=CGOptions(verbose=verbose,
+                                                desc=f"{name} (distributed CG)"))
 
 
 class _CGLearner(PredictorInterface):

@@ -11,8 +11,8 @@ docs/distributed.rst).
 
 import numpy as np
 
-from rlscore.core.ranksvm import (check_loss_solver, ranksvm_regparam, ranksvm_tol,
-                                  run_newton, solution_attributes, solve_ranksvm)
+from rlscore.core.ranksvm import (RankSVMOptions, ranksvm_regparam, run_newton,
+                                  solution_attributes, solve_ranksvm)
 from rlscore.distributed._data import PartitionedData
 from rlscore.distributed._pairs import DistributedNewtonObjective, DistributedRankingRisk
 from rlscore.predictor import LinearPredictor, PredictorInterface
@@ -38,12 +38,13 @@ def as_partitioned(X, Y, qids, client, persist, need_labels=True):
     return data
 
 
-def solve_newton(risk, regparam, tol=None, max_iter=100, w0=None, callback=None,
-                 verbose=False, warn=True, eps_cg=0.1):
+def solve_newton(risk, regparam, *, options=None, x0=None, callback=None):
     """The squared-hinge RankSVM on partitioned data with TRON: the single machine's
     :func:`rlscore.core.ranksvm.solve_ranksvm_newton` (stopping rule of Lee & Lin,
-    ||grad J(w)|| <= tol ||grad J(0)||, tol None: the same default, 1e-10) without
-    its subsample warm start.
+    ||grad J(w)|| <= rtol ||grad J(0)||, rtol None: the same default, 1e-10) without
+    its subsample warm start. ``options``: a
+    :class:`rlscore.core.ranksvm.RankSVMOptions` for the Newton method (None: the
+    defaults of the squared hinge); ``x0`` the start (default 0).
 
     Notes
     -----
@@ -51,15 +52,15 @@ def solve_newton(risk, regparam, tol=None, max_iter=100, w0=None, callback=None,
     evaluation and one gradient, and one Hessian-vector product per CG iteration; their
     costs are those of :class:`DistributedNewtonObjective`.
     """
-    tol = ranksvm_tol(tol, "newton")
+    options = RankSVMOptions(loss="squared_hinge", warm_start=None) if options is None \
+        else options
     oracle = DistributedNewtonObjective(risk, regparam)
     zero = np.zeros(risk.dim)
-    if w0 is None:
-        w0 = zero
+    if x0 is None:
+        x0 = zero
     _, point0 = oracle.evaluate(zero)
     gnorm0 = float(np.linalg.norm(oracle.gradient(point0)))
-    return run_newton(oracle, w0, regparam, gnorm0, tol, max_iter, eps_cg, callback,
-                      verbose, warn)
+    return run_newton(oracle, x0, regparam, gnorm0, options=options, callback=callback)
 
 
 class LinearRankSVM(PredictorInterface):
@@ -121,16 +122,14 @@ class LinearRankSVM(PredictorInterface):
                  normalize="pairs", client=None, persist=False, callback=None,
                  verbose=False, n_threads=1, loss="hinge", solver=None):
         regparam = ranksvm_regparam(regparam)
-        loss, solver = check_loss_solver(loss, solver)
+        options = RankSVMOptions(loss=loss, optimizer=solver, rtol=tol, maxiter=max_iter,
+                                 normalize=normalize, warm_start=None, verbose=verbose)
         data = as_partitioned(X, Y, qids, client, persist)
         risk = DistributedRankingRisk(data, normalize, n_threads=n_threads, loss=loss)
-        if solver == "newton":
-            sol = solve_newton(risk, regparam, tol, 100 if max_iter is None else max_iter,
-                               callback=callback, verbose=verbose)
+        if options.optimizer == "newton":
+            sol = solve_newton(risk, regparam, options=options, callback=callback)
         else:
-            sol = solve_ranksvm(risk, regparam, tol,
-                                1000 if max_iter is None else max_iter, callback,
-                                verbose, warm_start=None)
+            sol = solve_ranksvm(risk, regparam, options=options, callback=callback)
             sol.loss = loss
         vars(self).update(solution_attributes(sol))
         self.n_pairs = risk.n_pairs

@@ -195,7 +195,7 @@ class CGRLSRegressor(_CGBase):
                                  lambda yv, P: float(np.mean((yv - P) ** 2)))
             callback = stopper
             X, Y = X[tr], Y[tr]
-        W, b, res, op = cg_rls(X, Y, alpha, bias, form=self.solver, tol=tol,
+        W, b, res, op = cg_rls(X, Y, alpha, bias, form=self.solver, rtol=tol,
                                maxiter=max_iter, precondition=self.precondition,
                                callback=callback)
         if stopper is not None and stopper.best_Wb is not None:
@@ -300,7 +300,7 @@ class CGRankRLSRanker(_CGBase):
             callback = stopper
             X, Y = X[tr], Y[tr]
             codes = None if gr is None else gr.codes[tr]
-        W, res, op, _ = cg_rankrls(X, Y, alpha, qids=codes, tol=tol, maxiter=max_iter,
+        W, res, op, _ = cg_rankrls(X, Y, alpha, qids=codes, rtol=tol, maxiter=max_iter,
                                    precondition=self.precondition, callback=callback)
         if stopper is not None and stopper.best_Wb is not None:
             W = stopper.best_Wb[0]

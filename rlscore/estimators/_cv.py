@@ -130,26 +130,20 @@ def search_alphas(estimator, build_crossvalidator, alphas):
     ``cv_results_`` (scores in scikit-learn's larger-is-better convention). An undefined
     measure becomes a ValueError. O(len(alphas)) cross-validations."""
     try:
-        crossvalidator = build_crossvalidator()
-        perfs, _, best = grid_search(crossvalidator, alphas)
+        result = grid_search(build_crossvalidator(), alphas)
     except _measures.UndefinedPerformance as exc:
         raise ValueError(f"the cross-validation measure is undefined on these "
                          f"data: {exc}") from exc
-    best_index = alphas.index(best)
     # grid_search re-solved the model at the best alpha
     estimator._set_fitted_attributes()
-    iserror = bool(getattr(crossvalidator.measure, "iserror", False))
-    scores = -perfs if iserror else perfs.copy()
-    order = np.where(np.isnan(scores), -np.inf, scores)
-    rank = 1 + np.array([np.sum(order > s) for s in order], dtype=np.int32)
-    estimator.alpha_ = float(best)
-    estimator.best_index_ = int(best_index)
-    estimator.best_score_ = float(scores[best_index])
+    estimator.alpha_ = float(result.best)
+    estimator.best_index_ = result.best_index
+    estimator.best_score_ = float(result.scores[result.best_index])
     estimator.cv_results_ = {
         "alphas": np.asarray(alphas, dtype=np.float64),
-        "cv_performances": np.asarray(perfs, dtype=np.float64),
-        "mean_test_score": scores,
-        "rank_test_score": rank,
+        "cv_performances": np.asarray(result.performances, dtype=np.float64),
+        "mean_test_score": result.scores,
+        "rank_test_score": result.ranks,
     }
     return estimator
 

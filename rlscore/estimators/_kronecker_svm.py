@@ -5,7 +5,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from rlscore.core.kronecker import SampledKronSVMModel
+from rlscore.core.kronecker import KronSVMOptions, SampledKronSVMModel
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, reports_progress,
                                       store_params)
@@ -126,13 +126,15 @@ class PairwiseSVM(PairDomainsMixin, PairsRegressorMixin, ClassifierMixin, BaseEs
         D1 = self._domain_data(name, X1, o1, o1)
         D2 = D1 if self._one_domain else self._domain_data(name, X2, o2, o2, side=1)
         if linear:
-            data = {"X1": D1, "X2": D2}
+            data = {"features": (D1, D2)}
         else:
             D1 = 0.5 * (D1 + D1.T)
             D2 = D1 if self._one_domain else 0.5 * (D2 + D2.T)
-            data = {"K1": D1, "K2": D2}
+            data = {"kernels": (D1, D2)}
         model = SampledKronSVMModel(Y=signs, label_row_inds=r, label_col_inds=c,
-                                    regparam=alpha, maxiter=max_iter, tol=tol, **data)
+                                    regparam=alpha,
+                                    options=KronSVMOptions(maxiter=max_iter, rtol=tol),
+                                    **data)
         self.classes_ = classes
         self._fitted_objects(model, o1, o2)
         self._linear = linear

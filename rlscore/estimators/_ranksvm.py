@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rlscore.core.ranksvm import (NORMALIZATIONS, check_loss_solver, fit_kernel_ranksvm,
-                                  fit_linear_ranksvm, ranksvm_tol)
+from rlscore.core.ranksvm import (NORMALIZATIONS, RankSVMOptions, fit_kernel_ranksvm,
+                                  fit_linear_ranksvm)
 from rlscore._validation import check_positive_int
 from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
                                       fit_data_doc, kernel_params, query_groups,
@@ -54,7 +54,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         unless ``normalize="none"``); None means 1e-3. Newton method
         (``solver="newton"``): stop when ||grad J(w)|| <= ``tol`` ||grad J(0)||; None
         means 1e-10, tight enough that the model does not depend on dense or sparse
-        input or on the start (``rlscore.core.ranksvm.DEFAULT_TOL``).
+        input or on the start (``rlscore.core.ranksvm.DEFAULT_RTOL``).
     max_iter : int >= 1, default=1000
         Maximum number of bundle iterations (loss evaluations) or Newton steps; a
         ``rlscore.core.ranksvm.ConvergenceWarning`` is emitted when it is reached.
@@ -145,12 +145,12 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         if self.normalize not in NORMALIZATIONS:
             raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got "
                              f"{self.normalize!r}")
-        loss, solver = check_loss_solver(self.loss, self.solver)
-        tol = ranksvm_tol(self.tol, solver)
+        options = RankSVMOptions(loss=self.loss, optimizer=self.solver, rtol=self.tol,
+                                 maxiter=int(self.max_iter), normalize=self.normalize,
+                                 verbose=self.verbose)
         name = resolve_kernel(self.kernel)
-        params = {"loss": loss, "solver": solver,
-                  **kernel_params(name, n_features, self.gamma, self.degree, self.coef0)}
-        return alpha, tol, int(self.max_iter), name, params
+        params = kernel_params(name, n_features, self.gamma, self.degree, self.coef0)
+        return alpha, options, name, params
 
     # -- fitting ------------------------------------------------------------------------
     @reports_progress
@@ -179,7 +179,7 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse(),
                              dtype=np.float64, y_numeric=True)
-        alpha, tol, max_iter, name, params = self._check_params(X.shape[1])
+        alpha, options, name, params = self._check_params(X.shape[1])
         if X.shape[0] < 2:
             raise ValueError(f"RankSVM needs at least 2 samples to form a pair, got "
                              f"{X.shape[0]} sample (n_samples = 1)")
@@ -190,14 +190,12 @@ class RankSVM(KernelInputMixin, BaseEstimator):
             params = dict(params, basis_indices=self.basis_indices, n_basis=self.n_basis,
                           random_state=self.random_state)
         if name == "LinearKernel" and self.basis_vectors is None and not indexed:
-            sol, _ = fit_linear_ranksvm(X, y, qid, alpha, tol, max_iter, self.normalize,
-                                        verbose=self.verbose, **params)
+            sol, _ = fit_linear_ranksvm(X, y, qid, alpha, options=options)
             self.coef_ = sol.w.copy()
             self.predictor_ = LinearPredictor(sol.w, 0.0)
         else:
             sol, predictor = fit_kernel_ranksvm(
-                X, y, qid, alpha, name, self.basis_vectors, tol, max_iter,
-                self.normalize, verbose=self.verbose, **params)
+                X, y, qid, alpha, name, self.basis_vectors, options=options, **params)
             self.predictor_ = predictor
             if isinstance(predictor, LinearPredictor):
                 if name == "LinearKernel":

@@ -157,7 +157,7 @@ class CGRankRLS(PredictorInterface):
         self.qids = None
 
         def solve(cb):
-            W, res, op, codes = cg_rankrls(X, Y2, regparam, qids=qids, tol=tol,
+            W, res, op, codes = cg_rankrls(X, Y2, regparam, qids=qids, rtol=tol,
                                            maxiter=maxiter, callback=cb)
             self.qids = None if codes is None else codes.tolist()
             self.regparam = op.regparam
@@ -211,7 +211,7 @@ class PCGRankRLS(PredictorInterface):
         self.pairs = np.asarray(train_preferences)
 
         def solve(cb):
-            W, res, op = cg_preference_rankrls(X, train_preferences, regparam, tol=tol,
+            W, res, op = cg_preference_rankrls(X, train_preferences, regparam, rtol=tol,
                                                maxiter=maxiter, callback=cb)
             self.regparam = op.regparam
             return W, res, op

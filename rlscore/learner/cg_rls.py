@@ -210,7 +210,7 @@ class CGRLS(PredictorInterface):
         self.callbackfun = callbackfun
 
         def solve(cb):
-            W, b, res, op = cg_rls(X, Y, regparam, bias, form="dual", tol=tol,
+            W, b, res, op = cg_rls(X, Y, regparam, bias, form="dual", rtol=tol,
                                    maxiter=user_maxiter, callback=cb)
             self.regparam = op.regparam
             self.bias = op.bias

@@ -5,7 +5,7 @@ KfoldQueryRankRLS (new), the cross-validator LQOCV and map_qids."""
 import numbers
 
 from rlscore.core.structure import QueryGroups
-from rlscore.core.selection import LQOCV, NfoldCV
+from rlscore.core.selection import LQOCV as _CoreLQOCV, NfoldCV
 from rlscore.learner._common import (
     RANK_MEMORY_DOC, VERBOSE_DOC, CoreModelAdapter, exclusive, fit_rank_learner,
     learn_kernel_parameters, learns_kernel, regparam_grid, reports_progress,
@@ -182,7 +182,7 @@ class LeaveQueryOutRankRLS(PredictorInterface):
         self._cv_plan = ("lqo", len(regparam_grid(regparams, RANK_REGPARAMS)), 0)
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
                                 (kernel, basis_vectors, kwargs), regparams,
-                                RANK_REGPARAMS, lambda model: LQOCV(model, measure))
+                                RANK_REGPARAMS, lambda model: _CoreLQOCV(model, measure))
         # ndarray.squeeze: RLScore's squeeze for the core's arrays, without its
         # per-call overhead (one call per query and regparam)
         self.cv_predictions = [[p.squeeze() for p in fold] for fold in preds]
@@ -267,3 +267,16 @@ class KfoldQueryRankRLS(PredictorInterface):
                                 RANK_REGPARAMS, make_cv)
         self.folds = state["folds"]
         self.cv_predictions = [[squeeze(p) for p in fold] for fold in preds]
+
+
+class LQOCV(_CoreLQOCV):
+    """RLScore's leave-query-out cross-validator of a :class:`QueryRankRLS` learner,
+    for :func:`rlscore.utilities.cross_validation.grid_search`: ``LQOCV(learner,
+    measure=None)``. The grid search re-solves the learner (``rls``); the hold-outs
+    are those of its core model (:class:`rlscore.core.selection.LQOCV`, whose
+    docstring states the cost). A core model is accepted as well."""
+
+    def __init__(self, learner, measure=None):
+        super().__init__(learner, measure)
+        if isinstance(learner, QueryRankRLS):
+            self.model = learner._model

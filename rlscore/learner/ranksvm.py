@@ -12,9 +12,9 @@ trust-region Newton method (``solver="newton"``, the default for that loss). See
 SVMrank's and LIBLINEAR's C.
 """
 
-from rlscore.core.ranksvm import (check_loss_solver, fit_kernel_ranksvm, fit_linear_ranksvm,
+from rlscore.core.ranksvm import (RankSVMOptions, fit_kernel_ranksvm, fit_linear_ranksvm,
                                   fit_pairwise_ranksvm, kfold_ranksvm, solution_attributes)
-from rlscore._validation import check_bias, warn_unused_kwargs
+from rlscore._validation import check_bias, check_positive_int, warn_unused_kwargs
 from rlscore.learner._common import VERBOSE_DOC, reports_progress, split_kernel_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
@@ -72,7 +72,7 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
         ||grad J(0)||; None means 1e-10, tight enough that the model does not depend
         on dense or sparse input, all-zero columns or the start (at small regparam the
         Hessian is ill-conditioned, and 1e-3 left models of one regparam that differ
-        visibly; see :data:`rlscore.core.ranksvm.DEFAULT_TOL`).
+        visibly; see :data:`rlscore.core.ranksvm.DEFAULT_RTOL`).
     max_iter : int, optional
         Maximum number of loss evaluations (bundle, default 1000) or Newton steps
         (default 100); a ``ConvergenceWarning`` is emitted when it is reached first.
@@ -139,10 +139,12 @@ class LinearRankSVM(PredictorInterface, _SolutionAttributes):
                  solver=None, n_threads=1, warm_start="auto", **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
         self.bias = check_bias(bias)
-        self.loss, self.solver = check_loss_solver(loss, solver)
-        solution, risk = fit_linear_ranksvm(X, Y, qids, regparam, tol, max_iter,
-                                            normalize, callback, verbose, n_threads,
-                                            self.loss, self.solver, warm_start)
+        options = RankSVMOptions(loss=loss, optimizer=solver, rtol=tol, maxiter=max_iter,
+                                 normalize=normalize, warm_start=warm_start,
+                                 verbose=verbose)
+        self.loss, self.solver = options.loss, options.optimizer
+        solution, risk = fit_linear_ranksvm(X, Y, qids, regparam, n_threads=n_threads,
+                                            callback=callback, options=options)
         self.n_pairs = risk.n_pairs
         self._store(solution)
         self.predictor = LinearPredictor(solution.w, 0.0)
@@ -191,9 +193,12 @@ class PPLinearRankSVM(PredictorInterface, _SolutionAttributes):
         if "bias" in kwargs:
             check_bias(kwargs.pop("bias"))
         warn_unused_kwargs(kwargs, (), type(self).__name__)
+        options = RankSVMOptions(rtol=tol, maxiter=max_iter,
+                                 normalize="pairs" if normalize else "none",
+                                 verbose=verbose)
         solution, risk = fit_pairwise_ranksvm(X, pairs_start_inds, pairs_end_inds,
-                                              regparam, tol, max_iter, weights,
-                                              bool(normalize), callback, verbose)
+                                              regparam, weights=weights, callback=callback,
+                                              options=options)
         self.n_pairs = risk.n_pairs
         self._store(solution)
         self.predictor = LinearPredictor(solution.w, 0.0)
@@ -245,10 +250,12 @@ class KernelRankSVM(PredictorInterface, _SolutionAttributes):
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
                                      force={"bias": 0.0},
                                      basis=("basis_indices", "n_basis", "random_state"))
-        self.loss, self.solver = check_loss_solver(loss, solver)
+        options = RankSVMOptions(loss=loss, optimizer=solver, rtol=tol, maxiter=max_iter,
+                                 normalize=normalize, verbose=verbose)
+        self.loss, self.solver = options.loss, options.optimizer
         solution, predictor = fit_kernel_ranksvm(
-            X, Y, qids, regparam, kernel, basis_vectors, tol, max_iter, normalize,
-            callback, verbose, self.loss, self.solver, **params)
+            X, Y, qids, regparam, kernel, basis_vectors, callback=callback,
+            options=options, **params)
         self._store(solution)
         self.predictor = predictor
 
@@ -304,10 +311,13 @@ class KfoldLinearRankSVM(PredictorInterface):
                  measure=None, tol=None, max_iter=None, normalize="pairs", seed=0,
                  loss="hinge", solver=None, **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
-        self.loss, self.solver = check_loss_solver(loss, solver)
-        out = kfold_ranksvm(X, Y, qids, folds, n_folds, regparams, measure, tol,
-                            max_iter, normalize, seed, loss=self.loss,
-                            solver=self.solver)
+        options = RankSVMOptions(loss=loss, optimizer=solver, rtol=tol, maxiter=max_iter,
+                                 normalize=normalize)
+        self.loss, self.solver = options.loss, options.optimizer
+        if folds is None:
+            folds = check_positive_int(n_folds, "n_folds")
+        out = kfold_ranksvm(X, Y, qids, folds=folds, regparams=regparams, measure=measure,
+                            seed=seed, options=options)
         self.regparams = out["regparams"]
         self.cv_performances = out["cv_performances"]
         self.fold_performances = out["fold_performances"]

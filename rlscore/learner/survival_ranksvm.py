@@ -1,7 +1,7 @@
 """SurvivalRankSVM: the linear RankSVM on right-censored outcomes, with RLScore's
 interface (a thin adapter over :func:`rlscore.core.survival.train_survival_ranksvm`)."""
 
-from rlscore.core.ranksvm import check_loss_solver, solution_attributes
+from rlscore.core.ranksvm import RankSVMOptions, solution_attributes
 from rlscore.core.survival import train_survival_ranksvm
 from rlscore._validation import warn_unused_kwargs
 from rlscore.learner._common import VERBOSE_DOC, reports_progress
@@ -61,10 +61,12 @@ class SurvivalRankSVM(PredictorInterface):
                  tol=None, max_iter=None, normalize="pairs", warm_start="auto",
                  callback=None, verbose=False, **kwargs):
         warn_unused_kwargs(kwargs, (), type(self).__name__)
-        self.loss, self.solver = check_loss_solver(loss, solver)
-        solution = train_survival_ranksvm(X, time, event, regparam, self.loss, self.solver,
-                                          tol, max_iter, normalize, warm_start=warm_start,
-                                          callback=callback, verbose=verbose)
+        options = RankSVMOptions(loss=loss, optimizer=solver, rtol=tol, maxiter=max_iter,
+                                 normalize=normalize, warm_start=warm_start,
+                                 verbose=verbose)
+        self.loss, self.solver = options.loss, options.optimizer
+        solution = train_survival_ranksvm(X, time, event, regparam, callback=callback,
+                                          options=options)
         self.n_pairs = solution.n_pairs
         vars(self).update(solution_attributes(solution))
         self.predictor = LinearPredictor(solution.w, 0.0)

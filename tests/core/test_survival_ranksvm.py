@@ -8,7 +8,8 @@ import pytest
 import scipy.optimize as so
 import scipy.sparse as sp
 
-from rlscore.core.ranksvm import SquaredSurvivalRankingRisk, SurvivalRankingRisk
+from rlscore.core.ranksvm import (RankSVMOptions, SquaredSurvivalRankingRisk,
+                                  SurvivalRankingRisk)
 from rlscore.core.survival import train_survival_ranksvm
 from rlscore.learner import SurvivalRankSVM
 
@@ -89,16 +90,18 @@ def test_squared_hinge_model_against_scipy_on_pair_list():
 
     ref = so.minimize(J_obj, np.zeros(3), jac=True, method="L-BFGS-B",
                       options=dict(gtol=1e-13, ftol=1e-16, maxiter=5000)).x
-    sol = train_survival_ranksvm(X, time, event, regparam, loss="squared_hinge")
+    sol = train_survival_ranksvm(X, time, event, regparam,
+                                 options=RankSVMOptions(loss="squared_hinge"))
     assert sol.converged and sol.n_pairs == I.size
     np.testing.assert_allclose(sol.w, ref, atol=1e-6)
     np.testing.assert_allclose(sol.objective, J_obj(ref)[0], rtol=1e-10)
     # sparse input, the bundle method on the same loss: the same model
     sol_sp = train_survival_ranksvm(sp.csr_matrix(X), time, event, regparam,
-                                    loss="squared_hinge")
+                                    options=RankSVMOptions(loss="squared_hinge"))
     np.testing.assert_allclose(sol_sp.w, ref, atol=1e-6)
-    sol_b = train_survival_ranksvm(X, time, event, regparam, loss="squared_hinge",
-                                   solver="bundle", tol=1e-9)
+    sol_b = train_survival_ranksvm(X, time, event, regparam,
+                                   options=RankSVMOptions(loss="squared_hinge",
+                                                          optimizer="bundle", rtol=1e-9))
     np.testing.assert_allclose(sol_b.w, ref, atol=1e-3)
 
 
@@ -120,7 +123,8 @@ def test_hinge_model_against_linearsvc_on_pair_differences():
     def J_obj(w):
         return 0.5 * regparam * w @ w + np.mean(np.maximum(0, 1 - D @ w))
 
-    sol = train_survival_ranksvm(X, time, event, regparam, loss="hinge", tol=1e-9)
+    sol = train_survival_ranksvm(X, time, event, regparam,
+                                 options=RankSVMOptions(loss="hinge", rtol=1e-9))
     assert sol.converged
     np.testing.assert_allclose(sol.objective, J_obj(sol.w), rtol=1e-12)
     assert J_obj(sol.w) <= J_obj(ref) + 1e-9
@@ -136,13 +140,14 @@ def test_fast_survival_svm_same_model():
     sk = FastSurvivalSVM(alpha=alpha, rank_ratio=1.0, fit_intercept=False,
                          optimizer="rbtree", tol=1e-10, max_iter=1000)
     sk.fit(X, Surv.from_arrays(event, time))
-    sol = train_survival_ranksvm(X, time, event, 2.0 / alpha, loss="squared_hinge",
-                                 normalize="none")
+    sol = train_survival_ranksvm(X, time, event, 2.0 / alpha,
+                                 options=RankSVMOptions(loss="squared_hinge",
+                                                        normalize="none"))
     np.testing.assert_allclose(sol.w, -sk.coef_, atol=1e-6)
     np.testing.assert_allclose(X @ sol.w, sk.predict(X), atol=1e-6)
     # the mean-pair normalization: regparam = 2 / (alpha N), the same model
     sol2 = train_survival_ranksvm(X, time, event, 2.0 / (alpha * sol.n_pairs),
-                                  loss="squared_hinge")
+                                  options=RankSVMOptions(loss="squared_hinge"))
     np.testing.assert_allclose(sol2.w, -sk.coef_, atol=1e-6)
 
 
@@ -150,7 +155,7 @@ def test_learner_is_the_core_model():
     X, time, event = data(m=60, d=3, seed=5)
     for loss in ("hinge", "squared_hinge"):
         lrn = SurvivalRankSVM(X, time, event, regparam=0.1, loss=loss)
-        sol = train_survival_ranksvm(X, time, event, 0.1, loss=loss)
+        sol = train_survival_ranksvm(X, time, event, 0.1, options=RankSVMOptions(loss=loss))
         np.testing.assert_array_equal(lrn.predictor.W.ravel(), sol.w)
         np.testing.assert_allclose(lrn.predict(X), X @ sol.w)
         assert lrn.n_pairs == comparable_pairs(time, event)[0].size
@@ -167,9 +172,9 @@ def test_bad_input():
     with pytest.raises(ValueError, match="regparam"):
         train_survival_ranksvm(X, time, event, regparam=0.0)
     with pytest.raises(ValueError, match="loss"):
-        train_survival_ranksvm(X, time, event, loss="logistic")
+        train_survival_ranksvm(X, time, event, options=RankSVMOptions(loss="logistic"))
     with pytest.raises(ValueError, match="normalize"):
-        train_survival_ranksvm(X, time, event, normalize="query")
+        train_survival_ranksvm(X, time, event, options=RankSVMOptions(normalize="query"))
     with pytest.raises(ValueError, match="NaN"):
         train_survival_ranksvm(np.full((20, 2), np.nan), time, event)
 
@@ -180,10 +185,12 @@ def test_warm_start_on_a_subsample_gives_the_same_model():
     the cold start's."""
     X, time, event = data(m=6000, d=5, seed=6, ties=False)
     for normalize, lam in (("pairs", 1e-3), ("none", 1e3)):
-        warm = train_survival_ranksvm(X, time, event, lam, loss="squared_hinge",
-                                      normalize=normalize)
-        cold = train_survival_ranksvm(X, time, event, lam, loss="squared_hinge",
-                                      normalize=normalize, warm_start=None)
+        warm = train_survival_ranksvm(X, time, event, lam,
+                                      options=RankSVMOptions(loss="squared_hinge",
+                                                             normalize=normalize))
+        cold = train_survival_ranksvm(X, time, event, lam,
+                                      options=RankSVMOptions(loss="squared_hinge",
+                                                             normalize=normalize, warm_start=None))
         assert warm.warm_start_iterations > 0 and cold.warm_start_iterations == 0
         np.testing.assert_allclose(warm.w, cold.w, atol=1e-7 * np.abs(cold.w).max())
     risk = SurvivalRankingRisk(X, time, event, normalize="none")

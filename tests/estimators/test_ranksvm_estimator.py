@@ -43,10 +43,10 @@ def _ranking_data(rng, m=120, n=4, nq=None):
 
 
 def test_fit_predict_score_with_qid(rng):
-    from rlscore.core.ranksvm import fit_linear_ranksvm
+    from rlscore.core.ranksvm import RankSVMOptions, fit_linear_ranksvm
     X, y, q = _ranking_data(rng, nq=8)
     est = RankSVM(alpha=1e-2, tol=1e-6).fit(X, y, qid=q)
-    sol, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-6)
+    sol, _ = fit_linear_ranksvm(X, y, q, 1e-2, options=RankSVMOptions(rtol=1e-6))
     np.testing.assert_allclose(est.coef_, sol.w)
     np.testing.assert_allclose(est.predict(X), X @ sol.w)
     assert 0.5 < est.score(X, y, qid=q) <= 1.0
@@ -100,10 +100,11 @@ def test_kernel_models(rng):
 def test_squared_hinge_estimator(rng):
     """loss="squared_hinge" trains the Newton method of the core on the same objective;
     the bundle method agrees; bad loss / solver values raise on fit."""
-    from rlscore.core.ranksvm import fit_linear_ranksvm
+    from rlscore.core.ranksvm import RankSVMOptions, fit_linear_ranksvm
     X, y, q = _ranking_data(rng, nq=8)
     est = RankSVM(alpha=1e-2, tol=1e-10, loss="squared_hinge").fit(X, y, qid=q)
-    sol, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-10, loss="squared_hinge")
+    sol, _ = fit_linear_ranksvm(X, y, q, 1e-2,
+                                options=RankSVMOptions(rtol=1e-10, loss="squared_hinge"))
     assert sol.solver == "newton"
     np.testing.assert_allclose(est.coef_, sol.w, rtol=1e-12, atol=1e-14)
     assert est.converged_ and np.isnan(est.duality_gap_)

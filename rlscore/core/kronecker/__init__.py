@@ -45,7 +45,8 @@ from rlscore.core.kronecker._intervals import (kron_interval_model, KronInterval
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
 from rlscore.core.kronecker._sampled import (SampledKronRLSModel, PairwiseData, MinresOptions,
                                              PairwiseLoss, sampled_kron_arguments)
-from rlscore.core.kronecker._svm import SampledKronSVMModel, exact_line_search, svm_labels
+from rlscore.core.kronecker._svm import (KronSVMOptions, SampledKronSVMModel,
+                                        exact_line_search, svm_labels)
 from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights,
                                          centered_alignment, PairwiseMKLModel,
                                          fit_pairwise_mkl)
@@ -94,6 +95,7 @@ __all__ = [
     "PairwiseLoss",
     "sampled_kron_arguments",
     "SampledKronSVMModel",
+    "KronSVMOptions",
     "exact_line_search",
     "svm_labels",
     "alignment_statistics",

@@ -132,7 +132,7 @@ class KronMinres:
         if not np.any(self.rhs):
             return SolverResult("minres", np.zeros(self.n), iterations=0, converged=True,
                                 message="zero right-hand side: the solution is 0", info=0)
-        x, info = minres(self.system.matvec, self.rhs, x0=x0, tol=tol, maxiter=maxiter,
+        x, info = minres(self.system.matvec, self.rhs, x0=x0, rtol=tol, maxiter=maxiter,
                          callback=cb, lstsq=self.regparam == 0)
         objective = float("nan")
         if keep_best and best["x"] is not None:

@@ -22,12 +22,13 @@ conjugate gradients (one vec-trick product per iteration, O(size(S) (n1 + n2)) i
 dual), warm-started from the current point, and is followed by an exact line search
 on the convex piecewise-quadratic J along the step (O(q) per trial). The iteration
 stops when the gradient (the K-scaled gradient D (f - y) + lambda a in the dual) is at
-most ``tol`` times its value at zero -- a stopping rule relative to the problem's scale
--- or after ``maxiter`` Newton steps. J is strictly convex in w (in f for the dual), so
+most ``rtol`` times its value at zero -- a stopping rule relative to the problem's scale
+-- or after ``maxiter`` Newton steps (:class:`KronSVMOptions`). J is strictly convex in w (in f for the dual), so
 the primal and dual forms reach the same predictions.
 """
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
 
-__all__ = ["SampledKronSVMModel", "svm_labels", "exact_line_search"]
+__all__ = ["SampledKronSVMModel", "KronSVMOptions", "svm_labels", "exact_line_search"]
 
 
 def svm_labels(Y):
@@ -92,6 +93,50 @@ def exact_line_search(margin, h, regparam, wd, dd, t=1.0, max_steps=100):
     return t
 
 
+@dataclass(frozen=True)
+class KronSVMOptions:
+    """How :class:`SampledKronSVMModel` trains, checked on construction.
+
+    Parameters
+    ----------
+    maxiter : int, default 100
+        Cap on the Newton steps (RLScore's ``maxiter``).
+    inneriter : int or None, default None
+        Cap on the conjugate-gradient iterations of one Newton step (RLScore's
+        ``inneriter``, there 50 QMR iterations); None runs CG to ``rtol / 10``. A capped
+        step is still a descent direction and the line search keeps J decreasing.
+    rtol : float in (0, 1), default 1e-8
+        Stop when the gradient norm is at most ``rtol`` times its norm at zero; CG runs
+        each step to ``rtol / 10`` relative residual. The faces' ``tol`` (the error
+        message names it so).
+    weights : sequence of floats or None
+        Term weights for lists of kernels (default all ones).
+    compute_risk : bool, default False
+        Record the objective of every Newton step in ``risks`` (J decreases
+        monotonically, so the last iterate is the best).
+
+    Raises
+    ------
+    ValueError
+        A maxiter or inneriter that is not a positive int, rtol outside (0, 1). O(1).
+    """
+
+    maxiter: int = 100
+    inneriter: int | None = None
+    rtol: float = 1e-8
+    weights: object = None
+    compute_risk: bool = False
+
+    def __post_init__(self):
+        checked = dict(maxiter=check_positive_int(self.maxiter, "maxiter"),
+                       inneriter=check_positive_int(self.inneriter, "inneriter",
+                                                    allow_none=True),
+                       rtol=check_tol(self.rtol, "tol"),
+                       compute_risk=bool(self.compute_risk))
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
 class SampledKronSVMModel(PairwisePredictorInterface):
     """Kronecker SVM (squared hinge) on a sample of labelled pairs, by Newton's method
     with the generalized vec trick; the pairwise kernel matrix is never formed.
@@ -103,26 +148,17 @@ class SampledKronSVMModel(PairwisePredictorInterface):
     Y : (q,) labels in {-1, +1}, one per labelled pair
     label_row_inds, label_col_inds : (q,) label k belongs to the pair (domain-1 object
         label_row_inds[k], domain-2 object label_col_inds[k]); repeats allowed
-    K1, K2 : (n1, n1), (n2, n2) training kernels (kernel mode; lists of them with
-        ``weights`` for a weighted sum of Kronecker kernels), or
-    X1, X2 : (n1, d1), (n2, d2) feature matrices (linear mode, weights W of size
-        d1 d2 in vec_F order, as :class:`rlscore.core.kronecker.SampledKronRLSModel`)
+    kernels : (K1, K2), (n1, n1) and (n2, n2) training kernels (kernel mode; lists of
+        them with ``options.weights`` for a weighted sum of Kronecker kernels), or
+    features : (X1, X2), (n1, d1) and (n2, d2) feature matrices (linear mode, weights W
+        of size d1 d2 in vec_F order, as :class:`rlscore.core.kronecker.SampledKronRLSModel`)
     regparam : float > 0, default 1.0
-    weights : term weights for lists of kernels (default all ones)
-    maxiter : int, default 100
-        Cap on the Newton steps (RLScore's ``maxiter``).
-    inneriter : int or None, default None
-        Cap on the conjugate-gradient iterations of one Newton step (RLScore's
-        ``inneriter``, there 50 QMR iterations); None runs CG to ``tol``. A capped
-        step is still a descent direction and the line search keeps J decreasing.
-    tol : float in (0, 1), default 1e-8
-        Stop when the gradient norm is at most ``tol`` times its norm at zero; CG runs
-        each step to ``tol`` relative residual.
     callback : object with ``callback(learner)`` called after each Newton step (with
         ``A`` / ``W`` and ``predictor`` set) and optionally ``finished(learner)``.
-    compute_risk : bool, default False
-        Record the objective of every Newton step in ``risks`` (J decreases
-        monotonically, so the last iterate is the best).
+    options : KronSVMOptions or None
+        ``maxiter``, ``inneriter``, ``rtol``, ``weights``, ``compute_risk``
+        (:class:`KronSVMOptions`; None: its defaults). Also readable as the attributes
+        ``maxiter``, ``inneriter``, ``tol`` and ``compute_risk``.
 
     Attributes
     ----------
@@ -138,9 +174,8 @@ class SampledKronSVMModel(PairwisePredictorInterface):
     O(q + n1^2 + n2^2) (kernel) or O(q + d1 d2) (linear).
     """
 
-    def __init__(self, Y=None, label_row_inds=None, label_col_inds=None, K1=None,
-                 K2=None, X1=None, X2=None, regparam=1.0, weights=None, maxiter=100,
-                 inneriter=None, tol=1e-8, callback=None, compute_risk=False):
+    def __init__(self, Y=None, label_row_inds=None, label_col_inds=None, *, kernels=None,
+                 features=None, regparam=1.0, callback=None, options=None):
         if Y is None:
             raise TypeError(f"{type(self).__name__} needs the labels Y")
         self.Y = svm_labels(Y)
@@ -149,11 +184,14 @@ class SampledKronSVMModel(PairwisePredictorInterface):
         if self.regparam == 0:
             raise ValueError("KronSVM needs regparam > 0 (the squared hinge alone has "
                              "no unique minimizer)")
-        self.maxiter = check_positive_int(maxiter, "maxiter")
-        self.inneriter = check_positive_int(inneriter, "inneriter", allow_none=True)
-        self.tol = check_tol(tol)
+        self.options = KronSVMOptions() if options is None else options
+        self.maxiter, self.inneriter = self.options.maxiter, self.options.inneriter
+        self.tol = self.options.rtol
         self.callbackfun = callback
-        self.compute_risk = bool(compute_risk)
+        self.compute_risk = self.options.compute_risk
+        weights = self.options.weights
+        K1, K2 = (None, None) if kernels is None else kernels
+        X1, X2 = (None, None) if features is None else features
         if (K1 is None) == (X1 is None) or (K2 is None) == (X2 is None) \
                 or (K1 is None) != (K2 is None):
             raise ValueError("pass K1 and K2 (kernel mode) or X1 and X2 (linear mode)")
@@ -313,7 +351,7 @@ class SampledKronSVMModel(PairwisePredictorInterface):
         if self.kernelmode:
             op = self._kernel_op(S, S)
             res = conjugate_gradient(lambda V: op.matvec(V[:, 0])[:, None] + lam * V,
-                                     y[S], tol=self.tol / 10, maxiter=self.inneriter,
+                                     y[S], rtol=self.tol / 10, maxiter=self.inneriter,
                                      x0=x[S])
             out = np.zeros_like(x)
             out[S] = np.ravel(res.solution)
@@ -321,7 +359,7 @@ class SampledKronSVMModel(PairwisePredictorInterface):
             Zs = self._z_op(S)
             res = conjugate_gradient(
                 lambda V: Zs.rmatvec(Zs.matvec(V[:, 0]))[:, None] + lam * V,
-                Zs.rmatvec(y[S]), tol=self.tol / 10, maxiter=self.inneriter, x0=x)
+                Zs.rmatvec(y[S]), rtol=self.tol / 10, maxiter=self.inneriter, x0=x)
             out = np.ravel(res.solution)
         self.cg_iterations += int(res.iterations)
         return out

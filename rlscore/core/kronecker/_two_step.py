@@ -127,7 +127,7 @@ class TwoStepSolver:
                 I1 = np.eye(n1)
                 t1 = SampledKronProduct(M2, I1, c, r, c, r)
                 t2 = SampledKronProduct(H2, M1, c, r, c, r)
-                x, info = minres(lambda z: t1.matvec(z) + t2.matvec(z), RS, tol=1e-12,
+                x, info = minres(lambda z: t1.matvec(z) + t2.matvec(z), RS, rtol=1e-12,
                                  maxiter=maxiter)
                 pred = yS - x
             out[r, c] = pred

@@ -40,7 +40,8 @@ import numpy as np
 from rlscore._blocks import block_threads, cache_block_rows, map_blocks
 from rlscore._lapack_threads import blas_threads
 from rlscore._validation import available_memory, check_float_dtype, check_regparam
-from rlscore.core.optim import ConvergenceWarning, Preconditioner, conjugate_gradient
+from rlscore.core.optim import (CGOptions, ConvergenceWarning, Preconditioner,
+                                conjugate_gradient)
 from rlscore.core.nystrom._pcg_factors import NystromFactors
 from rlscore.core.structure import as_source, query_blocks
 from rlscore.kernel import ThreadBuffers, block_size_for
@@ -348,9 +349,10 @@ def pcg_solve(op, regparam, *, tol=1e-6, maxiter=None, x0=None, precondition="au
     elif precondition not in (None, "none"):
         raise ValueError(f"precondition must be 'auto', 'nystrom' or None, got "
                          f"{precondition!r}")
-    res = conjugate_gradient(op.matvec, op._B, tol=tol, maxiter=maxiter, precond=M,
-                             callback=callback, x0=x0, verbose=verbose,
-                             desc="preconditioned CG (Nystrom)")
+    res = conjugate_gradient(op.matvec, op._B, rtol=tol, maxiter=maxiter, M=M,
+                             callback=callback, x0=x0,
+                             options=CGOptions(verbose=verbose,
+                                               desc="preconditioned CG (Nystrom)"))
     res.extras["operator"] = op
     res.extras["preconditioner"] = M
     if not res.converged and not res.stopped:

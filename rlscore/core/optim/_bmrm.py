@@ -16,7 +16,7 @@ its dual, a small QP over the simplex,
 solved exactly (sequential minimal optimization, then a Newton polish on the support)
 and warm-started from the previous alpha. The dual value D_t is a lower bound of
 min J, so ``gap = min_i J(w_i) - max_t D_t`` bounds the suboptimality of the returned
-(best) iterate: the stopping criterion ``gap <= tol`` is rigorous.
+(best) iterate: the stopping criterion ``gap <= atol`` is rigorous.
 
 The next oracle call is at (1 - mu) w_best + mu w_model, the cutting-plane point of
 the optimized cutting plane algorithm (OCA, Franc & Sonnenburg 2009) without its line
@@ -27,8 +27,8 @@ point cut the model where it matters. On RankSVM problems with regparam <= 1e-3 
 needed 4-15 times fewer oracle calls than plain BMRM in our tests, and the same number
 for large regparam.
 
-Memory stays bounded: at most ``max_planes`` planes are kept. Planes that have had a
-zero dual weight for ``inactive_limit`` consecutive iterations are removed, and when
+Memory stays bounded: at most ``max_planes`` planes are kept (:class:`BMRMOptions`).
+Planes that have had a zero dual weight for ``inactive_limit`` consecutive iterations are removed, and when
 the bundle is full the planes of smallest weight are aggregated into one (a convex
 combination of cutting planes is a cutting plane, and the current dual solution stays
 feasible, so the lower bound never decreases; Kiwiel's aggregation).
@@ -36,11 +36,12 @@ feasible, so the lower bound never decreases; Kiwiel's aggregation).
 The planes describe R only, not regparam: a bundle from one regparam is a valid
 warm start for another (regularization paths).
 
-Iterations: O(1 / (regparam tol)) in the worst case (Smola et al. 2007), each one
+Iterations: O(1 / (regparam atol)) in the worst case (Smola et al. 2007), each one
 oracle call plus O(dim t) for the plane algebra and the QP over t <= max_planes planes.
 """
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from rlscore._ext._simplex import simplex_qp, simplex_qp_active
 from rlscore._progress import Progress
 from rlscore.core.optim._result import SolverResult
 
-__all__ = ["bmrm", "BMRMResult", "Bundle"]
+__all__ = ["bmrm", "BMRMResult", "BMRMOptions", "Bundle"]
 
 
 #: The result of :func:`bmrm` is a :class:`rlscore.core.optim.SolverResult`
@@ -139,7 +140,7 @@ def _objective(Q, b, alpha):
     return 0.5 * float(alpha @ Q @ alpha) - float(b @ alpha)
 
 
-def simplex_qp_active_set(Q, b, alpha, max_iter=None):
+def simplex_qp_active_set(Q, b, alpha, maxiter=None):
     """Minimize 1/2 a^T Q a - b^T a over the simplex exactly (primal active set with
     bordered KKT solves, :func:`rlscore._ext._simplex.simplex_qp_active`), for a positive
     definite Q. ``alpha`` (feasible) is the warm start and is not modified. Returns the
@@ -152,16 +153,16 @@ def simplex_qp_active_set(Q, b, alpha, max_iter=None):
     a = np.array(alpha, dtype=np.float64)
     status = simplex_qp_active(np.ascontiguousarray(Q, dtype=np.float64),
                                np.ascontiguousarray(b, dtype=np.float64), a,
-                               10 * t + 20 if max_iter is None else int(max_iter))
+                               10 * t + 20 if maxiter is None else int(maxiter))
     return a if status == 0 else None
 
 
-def solve_bundle_qp(bundle, regparam, tol):
+def solve_bundle_qp(bundle, regparam, atol):
     """Solve the dual QP of the bundle in place (bundle.alpha).
 
     Exact primal active-set solver warm-started from the previous weights (O(k^3 / 3)
     per active-set step for k planes in the support); sequential minimal optimization
-    to ``tol`` (O(t) per step) is the fallback for degenerate cases. Returns the dual
+    to ``atol`` (O(t) per step) is the fallback for degenerate cases. Returns the dual
     objective value b^T alpha - ||A alpha||^2 / (2 regparam).
     """
     t = bundle.t
@@ -185,7 +186,7 @@ def solve_bundle_qp(bundle, regparam, tol):
             _objective(Q, b, sol) > _objective(Q, b, start) + 1e-12 * max(1.0, abs(
                 _objective(Q, b, start))):
         alpha = start
-        simplex_qp(Q, b, alpha, tol, 100000)
+        simplex_qp(Q, b, alpha, atol, 100000)
         sol = alpha
     bundle.alpha[:t] = sol
     return -_objective(Q, b, sol)
@@ -220,29 +221,15 @@ def _check_representable(regparam, value, grad, report):
             f"objective ({np.finfo(float).eps * abs(value):.3g}); use a larger regparam")
 
 
-def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
-         max_planes=None, inactive_limit=50, mu=1.0, adaptive=True, callback=None,
-         verbose=None):
-    """Minimize (regparam / 2) ||w||^2 + R(w) with the bundle method.
+@dataclass(frozen=True)
+class BMRMOptions:
+    """The rarely changed knobs of :func:`bmrm` (SciPy's ``options``).
 
     Parameters
     ----------
-    risk : callable
-        ``risk(w) -> (value, subgradient)``, value a float and subgradient an ndarray
-        of shape (dim,).
-    dim : int
-        Dimension of w.
-    regparam : float > 0
-    tol : float > 0, default 1e-3
-        Stop when the duality gap (objective of the best iterate minus the best lower
-        bound) is <= tol, in the units of J.
-    max_iter : int, default 1000
-        Maximum number of oracle calls.
-    w0 : ndarray (dim,), optional
-        Starting point (default 0).
     bundle : Bundle, optional
-        Cutting planes of the same risk from an earlier run (e.g. another regparam); it
-        is copied, not modified.
+        Cutting planes of the same risk from an earlier run (e.g. another regparam): the
+        warm-start state returned in ``result.bundle``; it is copied, not modified.
     max_planes : int, optional
         Bundle capacity; default min(100, max(8, 2**25 // dim)) so that the planes take
         at most about 256 MB.
@@ -259,22 +246,54 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
         Plain BMRM's iterates oscillate when regparam is small; this needed 4-15 times
         fewer risk evaluations for regparam <= 1e-3 in our RankSVM tests and the same
         number for large regparam. The stopping test is rigorous either way.
+    verbose : bool or None
+        Show one progress step per iteration (objective, best objective, gap) on
+        stderr; None follows :func:`rlscore._progress.verbosity` (default off). The
+        steps are logged either way (logger ``"rlscore"``, DEBUG).
+    """
+
+    bundle: object = None
+    max_planes: int | None = None
+    inactive_limit: int = 50
+    mu: float = 1.0
+    adaptive: bool = True
+    verbose: bool | None = None
+
+
+def bmrm(risk, dim, regparam, *, atol=1e-3, maxiter=1000, x0=None, callback=None,
+         options=None):
+    """Minimize (regparam / 2) ||w||^2 + R(w) with the bundle method.
+
+    Parameters
+    ----------
+    risk : callable
+        ``risk(w) -> (value, subgradient)``, value a float and subgradient an ndarray
+        of shape (dim,).
+    dim : int
+        Dimension of w.
+    regparam : float > 0
+    atol : float > 0, default 1e-3
+        Stop when the duality gap (objective of the best iterate minus the best lower
+        bound) is <= atol: an absolute tolerance, in the units of J.
+    maxiter : int, default 1000
+        Maximum number of oracle calls.
+    x0 : ndarray (dim,), optional
+        Starting point (default 0).
     callback : callable or object with a ``callback`` method, optional
         Called after every iteration with a dict (iteration, objective, best_objective,
         lower_bound, gap, n_planes, time, w: the best iterate); returning True stops
         the solver. An object's ``finished`` method, if any, is called once at the end
         with the same keys (w the returned solution) plus converged.
-    verbose : bool or None
-        Show one progress step per iteration (objective, best objective, gap) on
-        stderr; None follows :func:`rlscore._progress.verbosity` (default off). The
-        steps are logged either way (logger ``"rlscore"``, DEBUG).
+    options : BMRMOptions or None
+        The warm-start ``bundle``, ``max_planes``, ``inactive_limit``, ``mu``,
+        ``adaptive`` and ``verbose`` (:class:`BMRMOptions`).
 
     Returns
     -------
     SolverResult
         ``solver="bundle"``, ``solution`` (also ``w``) the best iterate (smallest J),
         ``objective`` J(w), ``iterations`` the oracle calls, ``converged`` whether
-        gap <= tol; extras ``risk`` R(w), ``lower_bound`` (the best dual value, a lower
+        gap <= atol; extras ``risk`` R(w), ``lower_bound`` (the best dual value, a lower
         bound of min J), ``gap`` = objective - lower_bound (>= the suboptimality of w),
         ``bundle`` (the cutting planes, a warm start for another regparam);
         ``history`` holds dicts (iteration, objective at the new point,
@@ -282,16 +301,19 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
 
     Notes
     -----
-    O(1 / (regparam tol)) iterations at worst; each costs one oracle call plus
+    O(1 / (regparam atol)) iterations at worst; each costs one oracle call plus
     O(dim t + t^2) with t planes (t <= max_planes) and the QP (O(t) per SMO step).
     """
+    options = BMRMOptions() if options is None else options
+    bundle, max_planes = options.bundle, options.max_planes
+    inactive_limit, mu, adaptive = options.inactive_limit, options.mu, options.adaptive
     regparam = float(regparam)
     if not regparam > 0 or not np.isfinite(regparam):
         raise ValueError(f"regparam must be > 0 for the bundle method, got {regparam!r}")
-    if not tol > 0:
-        raise ValueError(f"tol must be > 0, got {tol!r}")
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
+    if not atol > 0:
+        raise ValueError(f"atol must be > 0, got {atol!r}")
+    if maxiter < 1:
+        raise ValueError(f"maxiter must be >= 1, got {maxiter!r}")
     dim = int(dim)
     if max_planes is None:
         max_planes = min(100, max(8, (1 << 25) // max(dim, 1)))
@@ -311,15 +333,15 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
         bundle.t = t
     else:
         bundle = Bundle(dim, max_planes)
-    w = np.zeros(dim) if w0 is None else np.array(w0, dtype=np.float64).reshape(dim)
+    w = np.zeros(dim) if x0 is None else np.array(x0, dtype=np.float64).reshape(dim)
 
     mu = float(mu)
     if not 0 < mu <= 1:
         raise ValueError(f"mu must be in (0, 1], got {mu!r}")
     mu_min = min(mu, 0.05)
     # from a given start (already near the solution) cut close to it first
-    mu_cur = min(mu, 0.1) if (adaptive and w0 is not None) else mu
-    qp_tol = 1e-2 * tol
+    mu_cur = min(mu, 0.1) if (adaptive and x0 is not None) else mu
+    qp_tol = 1e-2 * atol
     best_J = np.inf
     best_w = w.copy()
     best_R = np.nan
@@ -328,7 +350,7 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
     converged = False
     start = time.perf_counter()
     it = 0
-    report = Progress("BMRM", max_iter, verbose)
+    report = Progress("BMRM", maxiter, options.verbose)
     while True:
         value, grad = risk(w)
         value = float(value)
@@ -381,17 +403,17 @@ def bmrm(risk, dim, regparam, tol=1e-3, max_iter=1000, w0=None, bundle=None,
                     gap=gap, n_planes=bundle.t, time=time.perf_counter() - start)
         history.append(info)
         report.step(objective=J, best=best_J, lower=lower, gap=gap, planes=bundle.t)
-        if gap <= tol:
+        if gap <= atol:
             converged = True
             break
         if _call_callback(callback, dict(info, w=best_w)):
             break
-        if it >= max_iter:
+        if it >= maxiter:
             break
         w = w_model if mu_cur == 1.0 else (1.0 - mu_cur) * best_w + mu_cur * w_model
     report.close(iterations=it, objective=best_J, gap=best_J - lower, converged=converged)
     message = ("converged: duality gap <= tol" if converged else
-               "max_iter reached" if it >= max_iter else "stopped by the callback")
+               "max_iter reached" if it >= maxiter else "stopped by the callback")
     result = SolverResult("bundle", best_w, objective=best_J, iterations=it,
                           converged=converged, message=message, history=history,
                           risk=best_R, lower_bound=lower, gap=best_J - lower,

@@ -8,13 +8,15 @@ References: Hestenes & Stiefel (1952); Pahikkala et al., Machine Learning 75 (20
 Sect. 4.3 (CG RankRLS).
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from rlscore._progress import Progress
 from rlscore.core.optim._result import SolverResult
 from rlscore._validation import check_positive_int, check_tol
 
-__all__ = ["CGStop", "CGResult", "conjugate_gradient", "jacobi_preconditioner",
+__all__ = ["CGStop", "CGResult", "CGOptions", "conjugate_gradient", "jacobi_preconditioner",
            "Preconditioner", "JacobiPreconditioner", "as_preconditioner"]
 
 
@@ -39,18 +41,18 @@ class JacobiPreconditioner(Preconditioner):
         return R * self.inv_diag[:, None]
 
 
-def as_preconditioner(precond, n):
+def as_preconditioner(M, n):
     """None, a Preconditioner-like object (with ``apply``), or an ndarray (n,) of Jacobi
     weights (:class:`JacobiPreconditioner`). TypeError/ValueError otherwise."""
-    if precond is None or hasattr(precond, "apply"):
-        return precond
-    if isinstance(precond, np.ndarray):
-        if precond.shape != (n,):
+    if M is None or hasattr(M, "apply"):
+        return M
+    if isinstance(M, np.ndarray):
+        if M.shape != (n,):
             raise ValueError(f"a Jacobi preconditioner must have shape ({n},), got "
-                             f"{precond.shape}")
-        return JacobiPreconditioner(precond)
-    raise TypeError(f"precond must be None, an ndarray of Jacobi weights or an object "
-                    f"with apply(R), got {type(precond).__name__}")
+                             f"{M.shape}")
+        return JacobiPreconditioner(M)
+    raise TypeError(f"M (the preconditioner) must be None, an ndarray of Jacobi weights "
+                    f"or an object with apply(R), got {type(M).__name__}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -68,8 +70,26 @@ class CGStop(Exception):
 CGResult = SolverResult
 
 
-def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback=None,
-                       x0=None, verbose=None, desc="conjugate gradient"):
+@dataclass(frozen=True)
+class CGOptions:
+    """The rarely changed knobs of :func:`conjugate_gradient` (SciPy's ``options``).
+
+    Parameters
+    ----------
+    verbose : bool or None, default None
+        Show one progress step per iteration (the largest relative residual) on stderr;
+        None follows :func:`rlscore._progress.verbosity` (default off). The steps are
+        logged either way (logger ``"rlscore"``, DEBUG).
+    desc : str, default "conjugate gradient"
+        The name of the run in the progress report.
+    """
+
+    verbose: bool | None = None
+    desc: str = "conjugate gradient"
+
+
+def conjugate_gradient(matvec, B, *, rtol=1e-6, maxiter=None, M=None, x0=None,
+                       callback=None, options=None):
     """Solve ``S X = B`` for a symmetric positive (semi)definite ``S`` by conjugate
     gradients, all columns of ``B`` at once.
 
@@ -79,13 +99,13 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
         ``matvec(V)`` returns ``S V`` for an (n, k) array ``V`` (k <= l).
     B : ndarray (n,) or (n, l)
         Right-hand sides.
-    tol : float in (0, 1), default 1e-6
-        A column stops when its residual norm is at most ``tol`` times that of its
+    rtol : float in (0, 1), default 1e-6
+        A column stops when its residual norm is at most ``rtol`` times that of its
         right-hand side.
     maxiter : int > 0 or None
         Iteration limit; None means ``10 n`` (CG terminates in at most n steps in exact
         arithmetic).
-    precond : Preconditioner, ndarray (n,) or None
+    M : Preconditioner, ndarray (n,) or None
         An object with ``apply(R)`` -> M^{-1} R (:class:`Preconditioner`, e.g. the
         Nystrom preconditioner of :mod:`rlscore.core.rls`), or the inverse diagonal
         (Jacobi) as positive weights multiplying the residual.
@@ -95,12 +115,8 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
         the iteration.
     x0 : ndarray or None
         Starting point (default 0).
-    verbose : bool or None
-        Show one progress step per iteration (the largest relative residual) on stderr;
-        None follows :func:`rlscore._progress.verbosity` (default off). The steps are
-        logged either way (logger ``"rlscore"``, DEBUG).
-    desc : str
-        The name of the run in the progress report.
+    options : CGOptions or None
+        Progress reporting (``verbose``, ``desc``); None: :class:`CGOptions()`.
 
     Returns
     -------
@@ -128,19 +144,20 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     one_d = B.ndim == 1
     if one_d:
         B = B[:, None]
-    tol = check_tol(tol)
+    rtol = check_tol(rtol, "rtol")
+    options = CGOptions() if options is None else options
     maxiter = user_maxiter = check_positive_int(maxiter, "maxiter", allow_none=True)
     n, l = B.shape
     if maxiter is None:
         maxiter = max(10 * n, 10)
-    M = as_preconditioner(precond, n)
+    M = as_preconditioner(M, n)
     X = np.zeros((n, l)) if x0 is None else np.array(
         np.reshape(x0, (n, l)), dtype=np.float64)
     bnorm = np.sqrt(np.einsum("ij,ij->j", B, B))
     R = B - matvec(X) if x0 is not None and np.any(X) else B.copy()
     rnorm = np.sqrt(np.einsum("ij,ij->j", R, R))
     safe_b = np.where(bnorm > 0, bnorm, 1.0)
-    converged = rnorm <= tol * bnorm
+    converged = rnorm <= rtol * bnorm
     active = np.flatnonzero(~converged)
     Z = R if M is None else np.asarray(M.apply(R))
     P = Z.copy()
@@ -148,7 +165,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
     rz = np.einsum("ij,ij->j", R, Z)
     k = 0
     stopped = False
-    report = Progress(desc, maxiter if user_maxiter else None, verbose)
+    report = Progress(options.desc, maxiter if user_maxiter else None, options.verbose)
     while active.size and k < maxiter:
         k += 1
         Pa = P[:, active] if active.size < l else P
@@ -166,7 +183,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
             Ra = R
         matvecs += 1
         rn = np.sqrt(np.einsum("ij,ij->j", Ra, Ra))
-        done = rn <= tol * bnorm[active]
+        done = rn <= rtol * bnorm[active]
         if np.any(done):
             # the recursion says converged: judge on the true residual b - S x, and
             # carry on from it (residual replacement) where it is not small enough
@@ -175,7 +192,7 @@ def conjugate_gradient(matvec, B, tol=1e-6, maxiter=None, precond=None, callback
             matvecs += 1
             R[:, cols] = Rt
             rn[done] = np.sqrt(np.einsum("ij,ij->j", Rt, Rt))
-            done = rn <= tol * bnorm[active]
+            done = rn <= rtol * bnorm[active]
             Ra = R[:, active] if active.size < l else R
         rnorm[active] = rn
         converged[active] = done

@@ -2,11 +2,30 @@
 the true relative residual ``||b - A x|| / ||b||`` (and, optionally, the least-squares
 measure); the Kronecker learners' solver (:class:`rlscore.core.kronecker.KronMinres`)."""
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from rlscore._progress import Progress
 
-__all__ = ["minres"]
+__all__ = ["minres", "MINRESOptions"]
+
+
+@dataclass(frozen=True)
+class MINRESOptions:
+    """The rarely changed knobs of :func:`minres` (SciPy's ``options``).
+
+    Parameters
+    ----------
+    verbose : bool or None, default None
+        Show one progress step per iteration on stderr; None follows
+        :func:`rlscore._progress.verbosity` (default off).
+    desc : str, default "MINRES"
+        The name of the run in the progress report.
+    """
+
+    verbose: bool | None = None
+    desc: str = "MINRES"
 
 
 # Why not scipy.sparse.linalg.minres (measured): scipy stops on the backward-error test
@@ -16,32 +35,34 @@ __all__ = ["minres"]
 # (lambda = 1), 2.2e-4 (lambda = 1e-2) and 1.1e-3 (lambda = 1e-4); this function, which
 # stops on ||b - A x|| / ||b|| itself, returned 9.7e-11, 1.4e-10 and 7.0e-9. It also
 # has the least-squares stop for singular systems (lambda = 0, early stopping).
-def minres(matvec, b, x0=None, tol=1e-10, maxiter=None, callback=None, lstsq=False,
-           verbose=None, desc="MINRES"):
+def minres(matvec, b, *, x0=None, rtol=1e-10, maxiter=None, callback=None, lstsq=False,
+           options=None):
     """MINRES (Paige & Saunders 1975) for a symmetric, possibly singular, system A x = b.
 
     Stops when the residual norm ||b - A x_k|| (which MINRES tracks for free) falls
-    below ``tol * ||b||`` (so a warm start ``x0`` near the solution saves
+    below ``rtol * ||b||`` (so a warm start ``x0`` near the solution saves
     iterations), or after ``maxiter`` iterations (default 5 n). With
     ``lstsq=True`` (a possibly singular, inconsistent system, whose residual cannot
-    reach ``tol``) it also stops when the least-squares measure
-    ||A r_k|| / (||A|| ||r_k||) falls below ``tol``; in any case it stops when the
+    reach ``rtol``) it also stops when the least-squares measure
+    ||A r_k|| / (||A|| ||r_k||) falls below ``rtol``; in any case it stops when the
     Krylov space runs into a null space (the next step would divide by ~0). Returns (x, info): info 0 on convergence, else the
     number of iterations done. ``callback(x_k)`` runs after every iteration.
 
     Progress: one step per iteration with the relative residual ||b - A x_k|| / ||b||,
-    logged (logger ``"rlscore"``, DEBUG) and, with ``verbose`` (None: as
-    :func:`rlscore._progress.verbosity`), shown on stderr under the name ``desc``.
+    logged (logger ``"rlscore"``, DEBUG) and, with ``options.verbose`` (None: as
+    :func:`rlscore._progress.verbosity`), shown on stderr under the name
+    ``options.desc`` (:class:`MINRESOptions`).
 
     Each iteration: one product with A and O(n) vector work.
     """
-    report = Progress(desc, maxiter, verbose)
-    x, info = _minres(matvec, b, x0, tol, maxiter, callback, lstsq, report)
+    options = MINRESOptions() if options is None else options
+    report = Progress(options.desc, maxiter, options.verbose)
+    x, info = _minres(matvec, b, x0, rtol, maxiter, callback, lstsq, report)
     report.close(iterations=report.count, converged=info == 0)
     return x, info
 
 
-def _minres(matvec, b, x0, tol, maxiter, callback, lstsq, report):
+def _minres(matvec, b, x0, rtol, maxiter, callback, lstsq, report):
     b = np.asarray(b, dtype=np.float64)
     n = b.size
     x = np.zeros(n) if x0 is None else np.array(x0, dtype=np.float64)
@@ -51,7 +72,7 @@ def _minres(matvec, b, x0, tol, maxiter, callback, lstsq, report):
     y = r1
     beta1 = float(np.sqrt(r1 @ r1))
     bnorm = float(np.sqrt(b @ b)) if x0 is not None else beta1
-    if beta1 <= tol * bnorm:
+    if beta1 <= rtol * bnorm:
         return x, 0
     eps = np.finfo(np.float64).eps
     oldb, beta, dbar, epsln, phibar = 0.0, beta1, 0.0, 0.0, beta1
@@ -95,8 +116,8 @@ def _minres(matvec, b, x0, tol, maxiter, callback, lstsq, report):
         if callback is not None:
             callback(x)
         report.step(residual=phibar / bnorm)
-        if phibar <= tol * bnorm or beta == 0.0:
+        if phibar <= rtol * bnorm or beta == 0.0:
             return x, 0
-        if lstsq and root <= tol * anorm:
+        if lstsq and root <= rtol * anorm:
             return x, 0          # ||A r|| / (||A|| ||r||) small: least-squares solution
     return x, maxiter

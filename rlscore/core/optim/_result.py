@@ -30,7 +30,9 @@ class SolverResult:
         (block conjugate gradients) or ``"minres"``.
     solution : ndarray
         The returned iterate (the weights ``w`` of TRON/BMRM/RankSVM, the block ``X``
-        of CG, the coefficients of MINRES). Also readable as ``w`` and ``x``.
+        of CG, the coefficients of MINRES), the counterpart of the ``x0`` every solver
+        starts from. Also readable as ``x`` (SciPy's ``OptimizeResult.x``) and ``w``
+        (the weights, as the RankSVM faces name them); these two are the only aliases.
     objective : float
         The objective at ``solution`` where the solver tracks one; ``nan`` otherwise
         (CG, and MINRES unless asked to keep the best iterate).
@@ -76,15 +78,16 @@ class SolverResult:
         object.__setattr__(self, "history", [] if history is None else history)
         object.__setattr__(self, "extras", dict(extras))
 
-    # the names the solvers used before this type existed
+    # two read-only aliases of ``solution``: SciPy's ``x`` and the weights ``w``
     @property
     def w(self):
-        """The solution (weights), the name TRON, BMRM and RankSVM used."""
+        """The solution as weights (the RankSVM faces' and RLScore's name)."""
         return self.solution
 
     @property
     def x(self):
-        """The solution, the name CG used."""
+        """The solution, SciPy's name (``OptimizeResult.x``; the solvers' start is
+        ``x0``)."""
         return self.solution
 
     def __getattr__(self, name):

@@ -31,13 +31,14 @@ per CG iteration; O(dim) of vector algebra per CG iteration besides.
 """
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from rlscore._progress import Progress
 from rlscore.core.optim._result import SolverResult
 
-__all__ = ["tron", "TRONResult"]
+__all__ = ["tron", "TRONResult", "TRONOptions"]
 
 # Lin & More (1999) constants, as in Lin, Weng & Keerthi (2008)
 _ETA0, _ETA1, _ETA2 = 1e-4, 0.25, 0.75
@@ -107,38 +108,58 @@ def _accumulate(zs, z, alpha):
     return zs
 
 
-def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg=None,
-         p0=None, callback=None, verbose=None):
+@dataclass(frozen=True)
+class TRONOptions:
+    """The rarely changed knobs of :func:`tron` (SciPy's ``options``).
+
+    Parameters
+    ----------
+    eps_cg : float, default 0.1
+        CG stops when ||r|| <= min(eps_cg, sqrt(||g|| / grad_norm0)) ||g|| (LIBLINEAR
+        uses the constant 0.1; the second term makes the local rate superlinear,
+        Eisenstat & Walker 1994).
+    max_cg : int or None, default None
+        CG iterations per step, None: 5 dim + 20. (In exact arithmetic CG ends within
+        dim iterations; in floating point an ill-conditioned Hessian needs more: capped
+        at dim + 20, the steps of a RankSVM with regparam 1e-6 on LETOR MQ2008 stayed
+        inexact and TRON stalled at ||g|| / ||g0|| ~ 1e-8.)
+    p0 : ndarray or None
+        The auxiliary vector of ``x0`` (X x0), if known.
+    verbose : bool or None, default None
+        Show one progress step per outer step (objective, gradient norm) on stderr;
+        None follows :func:`rlscore._progress.verbosity` (default off). The steps are
+        logged either way (logger ``"rlscore"``, DEBUG).
+    """
+
+    eps_cg: float = 0.1
+    max_cg: int | None = None
+    p0: object = None
+    verbose: bool | None = None
+
+
+def tron(oracle, x0, *, rtol=1e-3, maxiter=100, callback=None, grad_norm0=None,
+         options=None):
     """Minimize a smooth convex function with the trust-region Newton method.
 
     Parameters
     ----------
     oracle : object with ``evaluate``, ``gradient``, ``hessian_vector``, ``advance``
         (see the module docstring).
-    w0 : ndarray (dim,), the starting point (not modified).
-    tol : float, stop when ||grad f(w)|| <= tol * grad_norm0.
-    grad_norm0 : float, the reference gradient norm; default ||grad f(w0)||. For the
-        rule of Lee & Lin (2014), pass ||grad f(0)|| whatever the start.
-    max_iter : int, outer steps.
-    eps_cg : float, CG stops when ||r|| <= min(eps_cg, sqrt(||g|| / grad_norm0)) ||g||
-        (LIBLINEAR uses the constant 0.1; the second term makes the local rate
-        superlinear, Eisenstat & Walker 1994).
-    max_cg : int, CG iterations per step, default 5 dim + 20. (In exact arithmetic CG
-        ends within dim iterations; in floating point an ill-conditioned Hessian
-        needs more: capped at dim + 20, the steps of a RankSVM with regparam 1e-6 on
-        LETOR MQ2008 stayed inexact and TRON stalled at ||g|| / ||g0|| ~ 1e-8.)
-    p0 : the auxiliary vector of w0 (X w0), if known.
+    x0 : ndarray (dim,), the starting point (not modified).
+    rtol : float, stop when ||grad f(w)|| <= rtol * grad_norm0.
+    maxiter : int, outer steps.
     callback : f(info) called after every outer step; returning True stops.
-    verbose : bool or None, show one progress step per outer step (objective, gradient
-        norm) on stderr; None follows :func:`rlscore._progress.verbosity` (default
-        off). The steps are logged either way (logger ``"rlscore"``, DEBUG).
+    grad_norm0 : float, the reference gradient norm; default ||grad f(x0)||. For the
+        rule of Lee & Lin (2014), pass ||grad f(0)|| whatever the start.
+    options : TRONOptions or None
+        ``eps_cg``, ``max_cg``, ``p0``, ``verbose`` (:class:`TRONOptions`).
 
     Returns
     -------
     SolverResult
         ``solver="newton"``, ``solution`` (also ``w``) the final iterate, ``objective``
         f(w), ``iterations`` the outer steps (accepted or not), ``converged`` whether
-        ||grad f(w)|| <= tol * grad_norm0; extras ``grad_norm``, ``grad_norm0``,
+        ||grad f(w)|| <= rtol * grad_norm0; extras ``grad_norm``, ``grad_norm0``,
         ``cg_iterations`` (Hessian-vector products in total), ``evaluations``,
         ``point`` (the oracle's point at w, for warm starts); ``history`` holds dicts
         (iteration, objective, grad_norm, delta, cg_iterations, accepted, time).
@@ -150,16 +171,17 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
     the same. Each outer step costs one evaluation, one gradient and the CG iterations.
     """
     t0 = time.perf_counter()
-    w = np.array(w0, dtype=np.float64)
+    options = TRONOptions() if options is None else options
+    eps_cg = options.eps_cg
+    w = np.array(x0, dtype=np.float64)
     dim = w.shape[0]
-    if max_cg is None:
-        max_cg = 5 * dim + 20
-    f, point = oracle.evaluate(w, p0)
+    max_cg = 5 * dim + 20 if options.max_cg is None else options.max_cg
+    f, point = oracle.evaluate(w, options.p0)
     g = oracle.gradient(point)
     gnorm = float(np.linalg.norm(g))
     if grad_norm0 is None:
         grad_norm0 = gnorm
-    target = tol * grad_norm0
+    target = rtol * grad_norm0
     delta = gnorm
     evaluations = 1
     total_cg = 0
@@ -167,8 +189,8 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
     it = 0
     stalled = False
     converged = gnorm <= target
-    report = Progress("TRON", max_iter, verbose)
-    while not converged and it < max_iter:
+    report = Progress("TRON", maxiter, options.verbose)
+    while not converged and it < maxiter:
         it += 1
         # forcing term min(eps_cg, sqrt(||g|| / ||g0||)) (Eisenstat & Walker 1994):
         # LIBLINEAR's constant 0.1 far from the solution, a superlinear rate near it
@@ -231,7 +253,7 @@ def tron(oracle, w0, tol=1e-3, grad_norm0=None, max_iter=100, eps_cg=0.1, max_cg
                  converged=bool(converged))
     if converged:
         message = "converged: ||grad f|| <= tol * ||grad f(w0)||"
-    elif it >= max_iter:
+    elif it >= maxiter:
         message = "max_iter reached"
     elif stalled:
         message = "no further progress possible in floating point"

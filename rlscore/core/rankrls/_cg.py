@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore.core.rls import DataOperator, as_cg_data, cg_data_and_labels
-from rlscore.core.optim import conjugate_gradient, jacobi_preconditioner
+from rlscore.core.optim import CGOptions, conjugate_gradient, jacobi_preconditioner
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore._validation import as_index_array, check_regparam
 
@@ -125,7 +125,7 @@ class PreferenceRankRLSOperator(DataOperator):
 # drivers
 
 
-def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
+def cg_rankrls(X, Y, regparam=1.0, qids=None, rtol=1e-6, maxiter=None,
                precondition=None, callback=None):
     """Linear RankRLS by matrix-free conjugate gradients in the primal:
     ``W = (X^T L X + lambda I)^{-1} X^T L Y``.
@@ -140,7 +140,7 @@ def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
         ``I - sum_q 1_q 1_q^T / n_q``. None: the global centering ``I - 1 1^T / m``
         (GlobalRankRLS's Laplacian divided by m, so the solution equals GlobalRankRLS
         at ``m * regparam``).
-    tol, maxiter, precondition, callback : as for :func:`cg_rls` (the iterate is W).
+    rtol, maxiter, precondition, callback : as for :func:`cg_rls` (the iterate is W).
 
     Returns
     -------
@@ -160,13 +160,13 @@ def cg_rankrls(X, Y, regparam=1.0, qids=None, tol=1e-6, maxiter=None,
     codes = None if groups is None else groups.codes
     op = RankRLSOperator(X, regparam, groups)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
-    res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
-                             precond=jacobi_preconditioner(op, precondition), callback=cb,
-                             desc="CG (RankRLS)")
+    res = conjugate_gradient(op.matvec, op.rhs(Y), rtol=rtol, maxiter=maxiter,
+                             M=jacobi_preconditioner(op, precondition), callback=cb,
+                             options=CGOptions(desc="CG (RankRLS)"))
     return res.solution, res, op, codes
 
 
-def cg_preference_rankrls(X, pairs, regparam=1.0, tol=1e-6, maxiter=None,
+def cg_preference_rankrls(X, pairs, regparam=1.0, rtol=1e-6, maxiter=None,
                           precondition=None, callback=None):
     """Linear RankRLS from preference pairs by matrix-free conjugate gradients:
     ``w = (X^T C^T C X + lambda I)^{-1} X^T C^T 1`` (pair (a, b): a above b).
@@ -176,7 +176,7 @@ def cg_preference_rankrls(X, pairs, regparam=1.0, tol=1e-6, maxiter=None,
     X : array-like or sparse (m, d)
     pairs : integer array-like (n_pairs, 2)
     regparam : float >= 0
-    tol, maxiter, precondition, callback : as for :func:`cg_rls`.
+    rtol, maxiter, precondition, callback : as for :func:`cg_rls`.
 
     Returns
     -------
@@ -193,7 +193,7 @@ def cg_preference_rankrls(X, pairs, regparam=1.0, tol=1e-6, maxiter=None,
     C = preference_matrix(pairs, X.shape[0])
     op = PreferenceRankRLSOperator(X, regparam, C)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
-    res = conjugate_gradient(op.matvec, op.rhs(), tol=tol, maxiter=maxiter,
-                             precond=jacobi_preconditioner(op, precondition), callback=cb,
-                             desc="CG (preference RankRLS)")
+    res = conjugate_gradient(op.matvec, op.rhs(), rtol=rtol, maxiter=maxiter,
+                             M=jacobi_preconditioner(op, precondition), callback=cb,
+                             options=CGOptions(desc="CG (preference RankRLS)"))
     return res.solution, res, op

@@ -55,8 +55,8 @@ over the active pairs (:meth:`rlscore._ext._ranksvm.RankingPairs.squared_hinge`,
 O(m log m)), and a Hessian-vector product H v = regparam v + X^T (2 s Lap (X v)), Lap
 the Laplacian of the active-pair graph, the sums of X v over the same partners
 (O(m log m) replaying the windows of the evaluation, no sort). Stopping rule of Lee &
-Lin: ||grad J(w)|| <= tol ||grad J(0)||, relative to the problem's own scale (the
-gradient of the loss at w = 0), with a default tol of 1e-10 (:data:`DEFAULT_TOL`):
+Lin: ||grad J(w)|| <= rtol ||grad J(0)||, relative to the problem's own scale (the
+gradient of the loss at w = 0), with a default rtol of 1e-10 (:data:`DEFAULT_RTOL`):
 the distance to the minimizer is about ||H^-1|| ||grad J||, and at small regparam
 ||H^-1|| is up to 1 / regparam, so the 1e-3 customary for classifiers left models of
 the same regparam differing by a quarter of the prediction range (dense or sparse
@@ -69,20 +69,22 @@ Nystrom features of a reduced set, on which the linear solver runs; the weights 
 back to dual coefficients A = L^{-T} w.
 """
 
+import numbers
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import scipy.linalg as la
 
-from rlscore.core.optim import bmrm
+from rlscore.core.optim import BMRMOptions, TRONOptions, bmrm, tron
 from rlscore.core.nystrom import build_representation
 from rlscore.core.optim import ConvergenceWarning, SolverResult
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.ranksvm._risk import (LOSSES, NORMALIZATIONS, PairRisk, RankingRisk,
                                         SquaredRankingRisk, _as_features, _check_normalize,
                                         check_utilities, pair_structure, pair_weights)
-from rlscore._validation import (check_index_folds, check_positive_int, check_regparam,
-                                 check_tol)
+from rlscore.core.ranksvm._options import RankSVMOptions
+from rlscore._validation import check_index_folds, check_positive_int, check_regparam
 from rlscore.predictor import LinearPredictor
 
 __all__ = [
@@ -90,26 +92,13 @@ __all__ = [
     "ranksvm_result", "solution_attributes", "SOLUTION_ATTRIBUTES",
     "check_utilities", "ranksvm_regparam", "solve_ranksvm", "fit_linear_ranksvm",
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
-    "kfold_ranksvm", "NORMALIZATIONS", "LOSSES", "SOLVERS",
-    "SquaredRankingRisk", "solve_ranksvm_newton", "check_loss_solver", "make_risk",
-    "train_ranksvm", "pair_structure", "run_newton", "DEFAULT_TOL", "ranksvm_tol",
+    "kfold_ranksvm", "NORMALIZATIONS", "LOSSES",
+    "SquaredRankingRisk", "solve_ranksvm_newton", "make_risk",
+    "train_ranksvm", "pair_structure", "run_newton",
 ]
 
-SOLVERS = ("bundle", "newton")
-
-#: The default ``tol`` of each solver: the duality gap relative to R(0) (bundle
-#: method), ||grad J(w)|| / ||grad J(0)|| (Newton; see the module docstring).
-DEFAULT_TOL = {"bundle": 1e-3, "newton": 1e-10}
-
-
 # ---------------------------------------------------------------------------------------
-# input checking
-
-
-def ranksvm_tol(tol, solver, name="tol"):
-    """``tol`` checked (a finite number in (0, 1)), or the solver's default
-    (:data:`DEFAULT_TOL`) for None. O(1)."""
-    return DEFAULT_TOL[solver] if tol is None else check_tol(tol, name)
+# input checking (the options' own checks live in _options: RankSVMOptions)
 
 
 def ranksvm_regparam(regparam, name="regparam"):
@@ -118,24 +107,6 @@ def ranksvm_regparam(regparam, name="regparam"):
     if value <= 0:
         raise ValueError(f"{name} must be > 0 for RankSVM, got {regparam!r}")
     return value
-
-
-def check_loss_solver(loss, solver=None):
-    """(loss, solver) checked; solver None picks the default of the loss ("bundle" for
-    the hinge, "newton" for the squared hinge). ValueError for unknown names and for
-    the Newton method on the hinge loss (not differentiable: no Hessian)."""
-    if not isinstance(loss, str) or loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
-    if solver is None:
-        solver = "bundle" if loss == "hinge" else "newton"
-    if not isinstance(solver, str) or solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS} (or None for the loss's "
-                         f"default), got {solver!r}")
-    if loss == "hinge" and solver == "newton":
-        raise ValueError("solver='newton' needs a twice differentiable loss: the hinge "
-                         "loss has no Hessian; use loss='squared_hinge' with "
-                         "solver='newton', or solver='bundle' for the hinge")
-    return loss, solver
 
 
 # ---------------------------------------------------------------------------------------
@@ -154,8 +125,8 @@ def ranksvm_result(result, regparam, loss, risk=None):
     ``grad_norm0`` (nan for the bundle method) and ``cg_iterations`` (0 for it);
     ``warm_start_iterations`` (the iterations spent on random subsets first, see
     :func:`solve_ranksvm`; 0 here). ``iterations`` counts risk and subgradient
-    evaluations (bundle) or Newton steps; ``converged`` means duality_gap <= tol R(0)
-    (bundle) or grad_norm <= tol grad_norm0 (Newton). O(1).
+    evaluations (bundle) or Newton steps; ``converged`` means duality_gap <= rtol R(0)
+    (bundle) or grad_norm <= rtol grad_norm0 (Newton). O(1).
     """
     result.regparam = regparam
     result.loss = loss
@@ -201,30 +172,25 @@ NEWTON_WARM_START_MIN = 5000
 SUBSET_TOL = 1e-3
 
 
-def _check_solver_args(regparam, tol, max_iter, warm_start, solver):
-    if warm_start not in ("auto", None):
-        raise ValueError(f"warm_start must be 'auto' or None, got {warm_start!r}")
-    return (ranksvm_regparam(regparam), ranksvm_tol(tol, solver),
-            check_positive_int(max_iter, "max_iter"))
-
-
-def solve_ranksvm(risk, regparam, tol=None, max_iter=1000, callback=None, verbose=False,
-                  w0=None, bundle=None, warn=True, warm_start="auto"):
+def solve_ranksvm(risk, regparam, *, options=None, x0=None, bundle=None, callback=None):
     """Train a linear RankSVM on a risk oracle (:class:`RankingRisk` or
     :class:`PairRisk`) with the bundle method.
 
-    ``tol`` (None: 1e-3) is relative to R(0) = risk.scale (1 for the normalized losses,
-    so it is the absolute duality gap in the units of J; N for ``normalize="none"``).
-    Emits a
-    :class:`ConvergenceWarning` when ``max_iter`` is reached first (unless ``warn`` is
-    False).
+    ``options`` (:class:`RankSVMOptions` for ``optimizer="bundle"``; None: the defaults)
+    gives ``rtol`` (default 1e-3), relative to R(0) = risk.scale (1 for the normalized
+    losses, so it is the absolute duality gap in the units of J; N for
+    ``normalize="none"``), ``maxiter`` (default 1000 risk evaluations), ``verbose``,
+    ``warn`` (a :class:`ConvergenceWarning` when ``maxiter`` is reached first) and
+    ``warm_start``. ``x0`` is the start (default 0), ``bundle`` the cutting planes of an
+    earlier run (:class:`rlscore.core.optim.BMRMOptions`), ``callback`` as in
+    :func:`rlscore.core.optim.bmrm`.
 
     ``warm_start="auto"`` (scored data with at least ``WARM_START_MIN`` examples, no
-    ``w0`` or ``bundle`` given): first train on a random tenth of the examples (of the
+    ``x0`` or ``bundle`` given): first train on a random tenth of the examples (of the
     queries), recursively, and start from that solution. The subset's solution is
     already close to the full one, so the bundle method on all the data needs several
     times fewer iterations (e.g. 36 -> 5 at m = 2 10^5, regparam 1e-3) for a tenth of
-    their cost. The result is the solution of the full problem to ``tol`` either way
+    their cost. The result is the solution of the full problem to ``rtol`` either way
     (the stopping test does not depend on the start). None disables it.
 
     Returns
@@ -234,24 +200,26 @@ def solve_ranksvm(risk, regparam, tol=None, max_iter=1000, callback=None, verbos
 
     Notes
     -----
-    O(1 / (regparam tol)) iterations at worst, each O(m log m + nnz) (one evaluation of
+    O(1 / (regparam rtol)) iterations at worst, each O(m log m + nnz) (one evaluation of
     the risk) plus O(d t) for t <= 100 cutting planes.
     """
-    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start,
-                                                 "bundle")
+    options = RankSVMOptions() if options is None else options.using("bundle")
+    regparam = ranksvm_regparam(regparam)
+    tol, max_iter = options.rtol, options.maxiter
     sub_iterations = 0
-    if warm_start == "auto" and w0 is None and bundle is None and \
+    if options.warm_start == "auto" and x0 is None and bundle is None and \
             hasattr(risk, "subsample") and risk.m >= WARM_START_MIN:
         sub = risk.subsample(0.1)
         if sub is not None:
             sub_risk, factor = sub
-            sub_sol = solve_ranksvm(sub_risk, regparam * factor, tol, max_iter,
-                                    warn=False, warm_start="auto")
-            w0 = sub_sol.w
+            sub_sol = solve_ranksvm(sub_risk, regparam * factor,
+                                    options=replace(options, warn=False, verbose=False))
+            x0 = sub_sol.w
             sub_iterations = sub_sol.iterations + sub_sol.warm_start_iterations
-    result = bmrm(risk, risk.dim, regparam, tol=tol * risk.scale, max_iter=max_iter,
-                  w0=w0, bundle=bundle, callback=callback, verbose=verbose)
-    if warn and not result.converged and result.iterations >= max_iter:
+    result = bmrm(risk, risk.dim, regparam, atol=tol * risk.scale, maxiter=max_iter,
+                  x0=x0, callback=callback,
+                  options=BMRMOptions(bundle=bundle, verbose=options.verbose))
+    if options.warn and not result.converged and result.iterations >= max_iter:
         warnings.warn(
             f"RankSVM did not converge in max_iter={max_iter} iterations: duality gap "
             f"{result.gap:.3g} > tol {tol:g} (relative to R(0)); increase max_iter or "
@@ -262,13 +230,11 @@ def solve_ranksvm(risk, regparam, tol=None, max_iter=1000, callback=None, verbos
     return sol
 
 
-def solve_ranksvm_newton(risk, regparam, tol=None, max_iter=100, w0=None,
-                         warm_start="auto", callback=None, verbose=False, warn=True,
-                         eps_cg=0.1):
+def solve_ranksvm_newton(risk, regparam, *, options=None, x0=None, callback=None):
     """Train the squared-hinge linear RankSVM with the trust-region Newton method.
 
     Minimizes J(w) = regparam / 2 ||w||^2 + R(w) for a :class:`SquaredRankingRisk` R
-    until ||grad J(w)|| <= tol ||grad J(0)|| (the rule of Lee & Lin 2014; J = regparam
+    until ||grad J(w)|| <= rtol ||grad J(0)|| (the rule of Lee & Lin 2014; J = regparam
     J2, so the test is the same for J2).
 
     Parameters
@@ -277,76 +243,87 @@ def solve_ranksvm_newton(risk, regparam, tol=None, max_iter=100, w0=None,
         ``zero_gradient``, ``subsample``, ``m`` and ``dim``, e.g.
         :class:`SquaredSurvivalRankingRisk`)
     regparam : float > 0
-    tol : float in (0, 1) or None, default None: 1e-10 (:data:`DEFAULT_TOL`), tight
-        enough that the model does not depend on the start, on dense or sparse input
-        or on all-zero columns (predictions agree to ~1e-7 relative at regparam 1e-6
-        on LETOR MQ2008, where 1e-3 left differences of 0.3 on a range of 3.3)
-    max_iter : int, Newton steps, default 100 (a ConvergenceWarning when reached)
-    w0 : ndarray (dim,), optional start (e.g. the solution for a neighbouring
+    options : RankSVMOptions for ``optimizer="newton"``, or None (the defaults of
+        ``loss="squared_hinge"``):
+
+        - ``rtol`` default 1e-10 (:data:`DEFAULT_RTOL`), tight enough that the model
+          does not depend on the start, on dense or sparse input or on all-zero
+          columns (predictions agree to ~1e-7 relative at regparam 1e-6 on LETOR
+          MQ2008, where 1e-3 left differences of 0.3 on a range of 3.3);
+        - ``maxiter``: Newton steps, default 100 (a ConvergenceWarning when reached,
+          unless ``warn`` is False);
+        - ``warm_start``: "auto" or None. "auto" without ``x0``, for at least
+          ``NEWTON_WARM_START_MIN`` (5000) examples: start from the solution on a
+          random tenth of the examples (queries), recursively, solved to
+          ``max(rtol, SUBSET_TOL)`` (the stopping test on all the data does not depend
+          on the start);
+        - ``verbose``, ``eps_cg`` (CG stops at ||r|| <= eps_cg ||g||).
+    x0 : ndarray (dim,), optional start (e.g. the solution for a neighbouring
         regparam on a regularization path)
-    warm_start : "auto" or None. "auto" without ``w0``, for at least
-        ``NEWTON_WARM_START_MIN`` (5000) examples: start from the solution on a random
-        tenth of the examples (queries), recursively, solved to ``max(tol,
-        SUBSET_TOL)`` (the stopping test on all the data does not depend on the
-        start).
-    callback, verbose : see :func:`rlscore.core.optim.tron`
-    eps_cg : float, CG stops at ||r|| <= eps_cg ||g||
+    callback : see :func:`rlscore.core.optim.tron`
 
     Returns
     -------
-    SolverResult (``solver="newton"``, see :func:`ranksvm_result`; ``grad_norm``, ``grad_norm0``,
-    ``cg_iterations``; ``duality_gap`` is nan)
+    SolverResult (``solver="newton"``, see :func:`ranksvm_result`; ``grad_norm``,
+    ``grad_norm0``, ``cg_iterations``; ``duality_gap`` is nan)
 
     Notes
     -----
     Each Newton step costs one evaluation (X^T coef, a sort and the sweeps,
     O(m log m + nnz); the predictions X w come from the CG directions' X d) and one
     Hessian-vector product per CG iteration (X v, the replayed sweeps, X^T u:
-    O(m log m + nnz)); 5-30 Newton steps to the default tol are typical (more at
+    O(m log m + nnz)); 5-30 Newton steps to the default rtol are typical (more at
     small regparam, where the Hessian is ill-conditioned).
     """
     if not hasattr(risk, "newton_oracle"):
         raise TypeError("solve_ranksvm_newton needs a squared-hinge risk with a "
                         "newton_oracle (SquaredRankingRisk, SquaredSurvivalRankingRisk): "
                         "the Newton method needs the squared hinge")
-    regparam, tol, max_iter = _check_solver_args(regparam, tol, max_iter, warm_start,
-                                                 "newton")
+    options = RankSVMOptions(loss="squared_hinge") if options is None else \
+        options.using("newton")
+    regparam = ranksvm_regparam(regparam)
     sub_iterations = 0
-    if w0 is not None:
-        w0 = np.asarray(w0, dtype=np.float64).ravel()
-        if w0.shape != (risk.dim,) or not np.all(np.isfinite(w0)):
-            raise ValueError(f"w0 must be a finite vector of length {risk.dim}")
-    elif warm_start == "auto" and risk.m >= NEWTON_WARM_START_MIN:
+    if x0 is not None:
+        x0 = np.asarray(x0, dtype=np.float64).ravel()
+        if x0.shape != (risk.dim,) or not np.all(np.isfinite(x0)):
+            raise ValueError(f"x0 (the start w0 of the weights) must be a finite vector "
+                             f"of length {risk.dim}")
+    elif options.warm_start == "auto" and risk.m >= NEWTON_WARM_START_MIN:
         sub = risk.subsample(0.1)
         if sub is not None:
             sub_risk, factor = sub
             # the subset's solution is only a starting point: its own tolerance
             # need not be tighter than the default of the bundle method's start
-            sub_sol = solve_ranksvm_newton(sub_risk, regparam * factor,
-                                           max(tol, SUBSET_TOL), max_iter,
-                                           warn=False, eps_cg=eps_cg)
-            w0 = sub_sol.w
+            sub_sol = solve_ranksvm_newton(
+                sub_risk, regparam * factor,
+                options=replace(options, rtol=max(options.rtol, SUBSET_TOL), warn=False,
+                                verbose=False))
+            x0 = sub_sol.w
             sub_iterations = sub_sol.iterations + sub_sol.warm_start_iterations
-    if w0 is None:
-        w0 = np.zeros(risk.dim)
+    if x0 is None:
+        x0 = np.zeros(risk.dim)
     gnorm0 = float(np.linalg.norm(risk.zero_gradient()))
-    sol = run_newton(risk.newton_oracle(regparam), w0, regparam, gnorm0, tol, max_iter,
-                     eps_cg, callback, verbose, warn)
+    sol = run_newton(risk.newton_oracle(regparam), x0, regparam, gnorm0, options=options,
+                     callback=callback)
     sol.warm_start_iterations = sub_iterations
     return sol
 
 
-def run_newton(oracle, w0, regparam, grad_norm0, tol, max_iter, eps_cg=0.1, callback=None,
-               verbose=False, warn=True):
+def run_newton(oracle, x0, regparam, grad_norm0, *, options=None, callback=None):
     """TRON on a squared-hinge Newton oracle (one machine's or a distributed one) from
-    ``w0``, stopping at ||grad J(w)|| <= tol * grad_norm0; a ConvergenceWarning when
-    ``max_iter`` stops it first (``warn``). Returns a
+    ``x0``, stopping at ||grad J(w)|| <= options.rtol * grad_norm0; a
+    ConvergenceWarning when ``options.maxiter`` stops it first (``options.warn``).
+    ``options``: :class:`RankSVMOptions` for ``optimizer="newton"`` (None: the
+    defaults of the squared hinge). Returns a
     :class:`~rlscore.core.optim.SolverResult` (see :func:`ranksvm_result`).
     Cost: that of :func:`rlscore.core.optim.tron` with the oracle's products."""
-    from rlscore.core.optim import tron
-    result = tron(oracle, w0, tol=tol, grad_norm0=grad_norm0, max_iter=max_iter,
-                  eps_cg=eps_cg, callback=callback, verbose=verbose)
-    if warn and not result.converged and result.iterations >= max_iter:
+    options = RankSVMOptions(loss="squared_hinge") if options is None else \
+        options.using("newton")
+    tol, max_iter = options.rtol, options.maxiter
+    result = tron(oracle, x0, rtol=tol, maxiter=max_iter, callback=callback,
+                  grad_norm0=grad_norm0,
+                  options=TRONOptions(eps_cg=options.eps_cg, verbose=options.verbose))
+    if options.warn and not result.converged and result.iterations >= max_iter:
         warnings.warn(
             f"RankSVM (Newton) did not converge in max_iter={max_iter} steps: gradient "
             f"norm {result.grad_norm:.3g} > tol {tol:g} x {grad_norm0:.3g}; increase "
@@ -360,47 +337,48 @@ def make_risk(X, y, qids=None, loss="hinge", normalize="pairs", n_threads=1):
     return cls(X, y, qids, normalize=normalize, n_threads=n_threads)
 
 
-def train_ranksvm(risk, regparam, solver, tol=None, max_iter=None, callback=None,
-                  verbose=False, w0=None, bundle=None, warn=True, warm_start="auto"):
-    """Dispatch to :func:`solve_ranksvm` (``"bundle"``) or
-    :func:`solve_ranksvm_newton` (``"newton"``). max_iter None: 1000 bundle iterations
-    or 100 Newton steps; tol None: the solver's default (:data:`DEFAULT_TOL`).
-    ``bundle`` is only used by the bundle method; ``warm_start`` ("auto" or None) is
-    passed to either."""
-    if solver == "newton":
-        return solve_ranksvm_newton(risk, regparam, tol,
-                                    100 if max_iter is None else max_iter, w0=w0,
-                                    callback=callback, verbose=verbose, warn=warn,
-                                    warm_start=warm_start)
-    return solve_ranksvm(risk, regparam, tol, 1000 if max_iter is None else max_iter,
-                         callback, verbose, w0=w0, bundle=bundle, warn=warn,
-                         warm_start=warm_start)
+def train_ranksvm(risk, regparam, options, *, x0=None, bundle=None, callback=None):
+    """Dispatch on ``options.optimizer`` (:class:`RankSVMOptions`) to
+    :func:`solve_ranksvm` (``"bundle"``) or :func:`solve_ranksvm_newton`
+    (``"newton"``). ``bundle`` is only used by the bundle method; ``x0`` and
+    ``callback`` are passed to either."""
+    if options.optimizer == "newton":
+        return solve_ranksvm_newton(risk, regparam, options=options, x0=x0,
+                                    callback=callback)
+    return solve_ranksvm(risk, regparam, options=options, x0=x0, bundle=bundle,
+                         callback=callback)
 
 
-def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, tol=None, max_iter=None,
-                       normalize="pairs", callback=None, verbose=False, n_threads=1,
-                       loss="hinge", solver=None, warm_start="auto"):
+def fit_linear_ranksvm(X, y, qids=None, regparam=1.0, *, n_threads=1, callback=None,
+                       options=None):
     """Linear RankSVM on scored data: (solution, risk). See :class:`RankingRisk`,
     :class:`SquaredRankingRisk`, :func:`solve_ranksvm` and :func:`solve_ranksvm_newton`;
-    ``loss`` / ``solver`` as in :func:`check_loss_solver`. max_iter None: 1000 bundle
-    iterations or 100 Newton steps; tol None: the solver's default
-    (:data:`DEFAULT_TOL`: 1e-3 bundle, 1e-10 Newton). ``warm_start`` "auto" (the
-    subsample start of the solvers) or None (start at w = 0, as
-    :mod:`rlscore.distributed` does)."""
+    ``options`` (:class:`RankSVMOptions`, None: the defaults) holds the loss, its
+    normalization, the optimizer and its stopping rule (rtol None: the optimizer's
+    default, :data:`DEFAULT_RTOL`: 1e-3 bundle, 1e-10 Newton; maxiter None: 1000
+    bundle iterations or 100 Newton steps) and ``warm_start`` ("auto", the subsample
+    start of the solvers, or None: start at w = 0, as :mod:`rlscore.distributed`
+    does)."""
+    options = RankSVMOptions() if options is None else options
     regparam = ranksvm_regparam(regparam)
-    loss, solver = check_loss_solver(loss, solver)
-    risk = make_risk(X, y, qids, loss, normalize, n_threads)
-    return train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose,
-                         warm_start=warm_start), risk
+    risk = make_risk(X, y, qids, options.loss, options.normalize, n_threads)
+    return train_ranksvm(risk, regparam, options, callback=callback), risk
 
 
-def fit_pairwise_ranksvm(X, starts, ends, regparam=1.0, tol=1e-3, max_iter=1000,
-                         weights=None, normalize=True, callback=None, verbose=False):
+def fit_pairwise_ranksvm(X, starts, ends, regparam=1.0, *, weights=None, callback=None,
+                         options=None):
     """Linear RankSVM on explicit preference pairs: (solution, risk). See
-    :class:`PairRisk`."""
+    :class:`PairRisk`. ``options`` (:class:`RankSVMOptions`, hinge loss and bundle
+    method): ``options.normalize`` "pairs" (default) takes the (weighted) mean over the
+    pairs, "none" their sum."""
+    options = RankSVMOptions() if options is None else options
     regparam = ranksvm_regparam(regparam)
-    risk = PairRisk(X, starts, ends, weights=weights, normalize=normalize)
-    return solve_ranksvm(risk, regparam, tol, max_iter, callback, verbose), risk
+    if options.normalize not in ("pairs", "none"):
+        raise ValueError(f"normalize must be 'pairs' (the mean) or 'none' (the sum) for "
+                         f"explicit pairs, got {options.normalize!r}")
+    risk = PairRisk(X, starts, ends, weights=weights,
+                    normalize=options.normalize == "pairs")
+    return solve_ranksvm(risk, regparam, options=options, callback=callback), risk
 
 
 # ---------------------------------------------------------------------------------------
@@ -460,30 +438,29 @@ def empirical_kernel_map(X, kernel="GaussianKernel", basis_vectors=None, **kerne
 
 
 def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
-                       basis_vectors=None, tol=None, max_iter=None, normalize="pairs",
-                       callback=None, verbose=False, loss="hinge", solver=None,
+                       basis_vectors=None, *, callback=None, options=None,
                        **kernel_params):
     """Kernel RankSVM through :func:`empirical_kernel_map`: (solution, predictor).
 
-    The solution's ``w`` holds the weights of the map's features; ``loss`` and
-    ``solver`` as in :func:`fit_linear_ranksvm`.
+    The solution's ``w`` holds the weights of the map's features; ``options`` as in
+    :func:`fit_linear_ranksvm`.
 
     Notes
     -----
     The map costs O(m^2 d + m^3 / 3) (full kernel) or O(m b d + m b^2) (b basis
     vectors); each bundle iteration then O(m r + m log m) with r = m or b.
     """
+    options = RankSVMOptions() if options is None else options
     regparam = ranksvm_regparam(regparam)
-    _check_normalize(normalize)
-    loss, solver = check_loss_solver(loss, solver)
+    _check_normalize(options.normalize)
     shape = getattr(X, "shape", None)
     m = shape[0] if shape else np.asarray(X).shape[0]
     y = check_utilities(y, m)
     # the labels and the query structure are checked before the (expensive) kernel map
     pair_structure(y, qids, m)
     Phi, to_predictor = empirical_kernel_map(X, kernel, basis_vectors, **kernel_params)
-    risk = make_risk(Phi, y, qids, loss, normalize)
-    sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose)
+    risk = make_risk(Phi, y, qids, options.loss, options.normalize)
+    sol = train_ranksvm(risk, regparam, options, callback=callback)
     return sol, to_predictor(sol.w)
 
 
@@ -491,9 +468,8 @@ def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
 # model selection by K-fold cross-validation over queries
 
 
-def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measure=None,
-                  tol=None, max_iter=None, normalize="pairs", seed=0, callback=None,
-                  loss="hinge", solver=None):
+def kfold_ranksvm(X, y, qids=None, *, folds=5, regparams=None, measure=None, seed=0,
+                  options=None):
     """Choose regparam by K-fold cross-validation (folds of whole queries), then train
     on all the data: :class:`rlscore.core.selection.RefitCV` and
     :func:`rlscore.core.selection.grid_search` with one RankSVM path per fold.
@@ -503,16 +479,17 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     X, y : data and utilities.
     qids : query ids, a :class:`rlscore.core.structure.QueryGroups`, or None (one global
         ranking, folds of examples).
-    folds : list of index lists, optional; default ``n_folds`` random folds of queries
-        (:meth:`QueryGroups.folds`; of examples without qids).
+    folds : int or list of index lists, default 5
+        An int: that many random folds of whole queries drawn with ``seed``
+        (:meth:`QueryGroups.folds`; of examples without qids); a list: the folds.
     regparams : grid, default 10^-6 ... 10^2 (9 values). Every regparam of every fold
         is trained from a cold start (as :func:`fit_linear_ranksvm` on the fold's
         training rows would), so the estimate at a regparam does not depend on which
         other values the grid holds.
-    loss, solver : see :func:`check_loss_solver` ("squared_hinge" trains with the
-        trust-region Newton method by default).
-    tol, max_iter, normalize : as in :func:`fit_linear_ranksvm` (tol None: the solver's
-        default, :data:`DEFAULT_TOL`).
+    options : RankSVMOptions or None, as in :func:`fit_linear_ranksvm` (loss,
+        normalize, optimizer, rtol, maxiter; "squared_hinge" trains with the
+        trust-region Newton method by default). The fold trainings run without
+        ConvergenceWarning and progress lines.
     measure : f(Y, P) with ``iserror``; default the c-index. With qids every measure
         is evaluated per query (:func:`rlscore.core.selection.query_score`: the mean
         over the fold's queries, queries where it is undefined -- e.g. without a pair
@@ -533,7 +510,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     from rlscore.core.selection import RefitCV
     from rlscore.measure import cindex
 
-    loss, solver = check_loss_solver(loss, solver)
+    options = RankSVMOptions() if options is None else options
     Xf = _as_features(X)
     m = Xf.shape[0]
     y = check_utilities(y, m)
@@ -543,8 +520,8 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
     grid = [ranksvm_regparam(r, "regparams") for r in regparams]
     if not grid:
         raise ValueError("regparams is empty")
-    if folds is None:
-        n_folds = check_positive_int(n_folds, "n_folds")
+    if isinstance(folds, numbers.Integral) and not isinstance(folds, bool):
+        n_folds = check_positive_int(folds, "folds")
         folds = (groups or QueryGroups.singletons(m)).folds(n_folds, seed)
     else:
         folds = check_index_folds(folds, m, "folds")
@@ -559,7 +536,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
         try:
             risk = make_risk(Xf[train], y[train],
                              None if groups is None else groups.codes[train],
-                             loss, normalize)
+                             options.loss, options.normalize)
         except ValueError:
             return None            # no pairs in this training set
         Xte = Xf[test]
@@ -568,11 +545,12 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
             # a cold start at every regparam: the solvers stop within tol of the
             # minimizer, not at it, so a start from another regparam's solution would
             # make the estimate depend on the rest of the grid
-            sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback,
-                                warn=False)
+            sol = train_ranksvm(risk, regparam, fold_options)
             return np.asarray(Xte @ sol.w).ravel()
         return predict_at
 
+    final_options = replace(options, verbose=False)
+    fold_options = replace(final_options, warn=False)
     splits = [(np.setdiff1d(np.arange(m), f), f) for f in folds]
     cv = RefitCV(y, measure, splits, fit_split, groups=groups)
     try:
@@ -583,8 +561,7 @@ def kfold_ranksvm(X, y, qids=None, folds=None, n_folds=5, regparams=None, measur
         raise ValueError("the cross-validation measure is undefined on every fold") \
             from None
     perfs = np.array([cv.split_performances[float(r)] for r in grid])
-    sol, risk = fit_linear_ranksvm(Xf, y, groups, best, tol, max_iter, normalize,
-                                   loss=loss, solver=solver)
+    sol, risk = fit_linear_ranksvm(Xf, y, groups, best, options=final_options)
     return dict(regparams=np.asarray(grid), cv_performances=mean,
                 fold_performances=perfs, best_regparam=best, solution=sol,
                 risk=risk, folds=folds)

@@ -13,7 +13,7 @@ plus ``O(m l)`` (``O(n_pairs l)`` for preferences).
 
 :func:`conjugate_gradient` solves all ``l`` right-hand sides at once (one product with
 an ``n x l`` block per iteration; each column keeps its own step sizes, so the result
-equals ``l`` separate CG runs), stops each column at ``||b - S x|| <= tol ||b||``, and
+equals ``l`` separate CG runs), stops each column at ``||b - S x|| <= rtol ||b||``, and
 reports every iteration to an optional callback, which may stop the iteration.
 
 References: Pahikkala et al., "An efficient algorithm for learning to rank from
@@ -24,7 +24,7 @@ Airola (2011), thesis Sect. 4.1.2.
 import numpy as np
 import scipy.sparse as sp
 
-from rlscore.core.optim import conjugate_gradient, jacobi_preconditioner
+from rlscore.core.optim import CGOptions, conjugate_gradient, jacobi_preconditioner
 from rlscore._validation import (
     as_2d_labels, as_data_matrix, check_bias, check_regparam)
 
@@ -175,7 +175,7 @@ class RLSOperator(DataOperator):
 # driver
 
 
-def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
+def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", rtol=1e-6, maxiter=None,
            precondition=None, callback=None):
     """Linear RLS by matrix-free conjugate gradients.
 
@@ -193,8 +193,10 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
         The system solved: primal (d + 1 unknowns per output) or dual (m unknowns);
         "auto" takes the smaller. The solutions agree; the iterates (what a callback
         sees) differ.
-    tol, maxiter, precondition : see :func:`conjugate_gradient` (``precondition``:
-        None or "jacobi").
+    rtol, maxiter : see :func:`conjugate_gradient`.
+    precondition : None or "jacobi"
+        The preconditioner by name, resolved to the ``M`` of
+        :func:`conjugate_gradient` (:func:`rlscore.core.optim.jacobi_preconditioner`).
     callback : callable or None
         ``callback(k, x, op, residuals)`` after each iteration with the current iterate
         in the chosen form and the relative residual norms; a true return value stops.
@@ -210,7 +212,7 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
     -----
     Never forms X^T X or X X^T: O(t (nnz(X) + m + d) l) time for t iterations, O(nnz(X)
     + (m + d) l) memory. t depends on the conditioning: roughly
-    sqrt(sigma_max^2 / lambda) log(1 / tol) for a small lambda.
+    sqrt(sigma_max^2 / lambda) log(1 / rtol) for a small lambda.
     """
     X, Y = cg_data_and_labels(X, Y)
     m, d = X.shape
@@ -220,8 +222,8 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", tol=1e-6, maxiter=None,
         form = "dual" if m < d + (bias > 0) else "primal"
     op = RLSOperator(X, regparam, bias, form)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
-    res = conjugate_gradient(op.matvec, op.rhs(Y), tol=tol, maxiter=maxiter,
-                             precond=jacobi_preconditioner(op, precondition), callback=cb,
-                             desc="CG (RLS)")
+    res = conjugate_gradient(op.matvec, op.rhs(Y), rtol=rtol, maxiter=maxiter,
+                             M=jacobi_preconditioner(op, precondition), callback=cb,
+                             options=CGOptions(desc="CG (RLS)"))
     W, b = op.primal_weights(res.solution)
     return W, b, res, op

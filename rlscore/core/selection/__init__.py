@@ -1,7 +1,10 @@
 """Model selection: the one home of fold loops, grid search and hold-out selection.
 
 What lives here
-    :func:`grid_search` over a regularization path (edge-of-grid warning), the
+    The boundary every face crosses: :class:`HoldoutModel` (what a trained model
+    offers to selection) and :class:`CrossValidator` (protocols), :func:`grid_search`
+    (the one selection driver) over a regularization path (edge-of-grid warning),
+    returning one :class:`SelectionResult` that each face only renames; the
     cross-validators :class:`LOOCV`, :class:`NfoldCV` (the one fold loop: K-fold by
     sample or by query), :class:`LQOCV`, :class:`LPOCV` and the pooled/validation/refit
     selectors of ``_holdout`` (:class:`PooledQueryCV`, :class:`ValidationCV`,
@@ -14,7 +17,7 @@ What lives here
     O(n_grid * cost of the measure). :func:`minimize_criterion` (``_kernel_search``) is
     the gradient-based alternative to a grid: L-BFGS-B over log-scale parameters of any
     callable returning a CV criterion and its gradient (the learner families supply it,
-    e.g. :class:`rlscore.core.rls.LOOObjective`), with restarts, a stop rule in the
+    e.g. :class:`rlscore.core.hyper.LOOObjective`), with restarts, a stop rule in the
     criterion, an optional Cawley & Talbot penalty (fixed weight, or ``"bayes"`` with
     the weight integrated out: :class:`PenalizedCriterion`) and progress per step; O(p)
     per evaluation beyond the callable's cost.
@@ -26,14 +29,20 @@ Builds on
     ``model_selection``.
 
 Module order
-    ``_lpo`` -> ``_cv`` -> ``_holdout``; ``_kernel_search`` (standalone).
+    ``_protocols``, ``_scores``, ``_search`` (the grid search and its
+    :class:`SelectionResult`) -> ``_lpo`` -> ``_cv`` -> ``_holdout``; ``_kernel_search``
+    (standalone).
 """
 
 from rlscore.core.selection._lpo import lpo_cindex
-from rlscore.core.selection._cv import (DEFAULT_REGPARAMS, grid_search, grid_search_params,
-                                        query_score, defined_queries, LOOCV, NfoldCV, TrainTestCV, LPOCV,
-                                        QueryLPOCV, LQOCV, lpo_pairs, lpo_ranking_accuracy,
-                                        EdgeOfGridWarning, holdout_of)
+from rlscore.core.selection._protocols import (HoldoutModel, CrossValidator,
+                                               HOLDOUT_CAPABILITIES, capabilities)
+from rlscore.core.selection._scores import query_score, defined_queries
+from rlscore.core.selection._search import (DEFAULT_REGPARAMS, EdgeOfGridWarning,
+                                            SelectionResult, grid_search,
+                                            grid_search_params)
+from rlscore.core.selection._cv import (LOOCV, NfoldCV, TrainTestCV, LPOCV, QueryLPOCV,
+                                        LQOCV, lpo_pairs, lpo_ranking_accuracy, holdout_of)
 from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
                                              RefitCV)
 from rlscore.core.selection._kernel_search import (minimize_criterion, CriterionSearchResult,
@@ -41,6 +50,11 @@ from rlscore.core.selection._kernel_search import (minimize_criterion, Criterion
                                                    SearchOptions, restart_points)
 
 __all__ = [
+    "HoldoutModel",
+    "CrossValidator",
+    "HOLDOUT_CAPABILITIES",
+    "capabilities",
+    "SelectionResult",
     "lpo_cindex",
     "DEFAULT_REGPARAMS",
     "grid_search",

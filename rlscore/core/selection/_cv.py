@@ -40,332 +40,15 @@ With query groups (:class:`rlscore.core.structure.QueryGroups`) every estimate i
 per query: a fold's performance is :func:`query_score`, the mean over its queries.
 """
 
-import inspect
-import warnings
-
 import numpy as np
 
-from rlscore._progress import progress
-from rlscore._validation import user_stacklevel
+from rlscore.core.selection._protocols import capabilities
+from rlscore.core.selection._scores import (_mean_of_defined, _score, _undefined,
+                                            groups_of, query_score, subset_groups)
 
-__all__ = ["DEFAULT_REGPARAMS", "grid_search", "grid_search_params", "query_score",
-           "defined_queries", "LOOCV",
-           "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "lpo_pairs",
-           "lpo_ranking_accuracy", "EdgeOfGridWarning", "holdout_of"]
+__all__ = ["LOOCV", "NfoldCV", "TrainTestCV", "LPOCV", "QueryLPOCV", "LQOCV", "lpo_pairs",
+           "lpo_ranking_accuracy", "holdout_of"]
 
-DEFAULT_REGPARAMS = [2 ** x for x in range(-15, 16)]
-
-
-class EdgeOfGridWarning(UserWarning):
-    """The grid search chose a value on an edge of the grid while the performance was
-    still improving towards that edge: the optimum may lie outside the grid."""
-
-
-def _undefined():
-    from rlscore.measure.measure_utilities import UndefinedPerformance
-    return UndefinedPerformance
-
-
-# ---------------------------------------------------------------------------------------
-# the grid search
-
-
-def _edge_warning(values, perfs, best_index, iserror, name):
-    """Warn when the chosen value is the smallest or largest of >= 3 distinct values
-    and strictly better than the next value inwards (a plateau reaching the edge is no
-    sign that the optimum lies outside)."""
-    try:
-        keys = np.asarray([float(v) for v in values])
-    except (TypeError, ValueError):
-        return
-    distinct = np.unique(keys)
-    if distinct.size < 3:
-        return
-    chosen = keys[best_index]
-    if chosen == distinct[0]:
-        inner, side = distinct[1], "smallest"
-    elif chosen == distinct[-1]:
-        inner, side = distinct[-2], "largest"
-    else:
-        return
-    neighbour = perfs[keys == inner]
-    neighbour = neighbour[~np.isnan(neighbour)]
-    if neighbour.size == 0:
-        return
-    better = perfs[best_index] < neighbour.min() if iserror else \
-        perfs[best_index] > neighbour.max()
-    if better:
-        warnings.warn(
-            f"the selected {name} {values[best_index]!r} is the {side} value of the grid "
-            f"and performs better than its neighbour {inner:g}: the optimum may lie "
-            f"outside the grid; extend the grid past {values[best_index]!r}",
-            EdgeOfGridWarning, stacklevel=user_stacklevel())
-
-
-def grid_search(crossvalidator, grid, name="regparam"):
-    """Pick the grid value with the best cross-validated performance.
-
-    For each value in ``grid`` (in order), call ``crossvalidator.rls.solve(value)``
-    (unless ``rls`` is None) and then ``crossvalidator.cv(value)``, which returns
-    ``(performance, predictions)``. The best value is the first arg-min of the
-    performances when ``crossvalidator.measure.iserror`` is true, else the first
-    arg-max. The model is finally re-solved at the chosen value.
-
-    Parameters
-    ----------
-    crossvalidator : object
-        Duck-typed: attributes ``rls`` (a model with ``solve(value)``, or None) and
-        ``measure`` (a function with a boolean ``iserror`` attribute), and a method
-        ``cv(value) -> (performance, predictions)``; an optional ``prepare(grid)`` is
-        called first with the whole grid (LOOCV computes the whole path at once, the
-        refitting cross-validators visit it with warm starts).
-    grid : iterable
-        Candidate values (consumed once): regularization parameters, or any other
-        parameter the model's ``solve`` takes (e.g. a kernel width).
-    name : str
-        The parameter's name in the warning.
-
-    Returns
-    -------
-    performances : numpy.ndarray, shape (len(grid),)
-    predictions : list
-        The predictions returned by ``cv``, one entry per grid point.
-    best : object
-        The chosen grid element itself, type kept (e.g. the int ``16``).
-
-    Raises
-    ------
-    ValueError
-        If ``grid`` is empty, or every performance is NaN.
-
-    Warns
-    -----
-    EdgeOfGridWarning (a UserWarning)
-        When the chosen value is the smallest or the largest of at least three distinct
-        grid values and performs strictly better than the next value inwards.
-    RuntimeWarning
-        When some (not all) performances are NaN; they are never selected.
-    rlscore.measure.ShortQueryWarning
-        Once per search, when the measure is NDCG@k under the LETOR 4.0 rules and
-        queries shorter than k were scored 0.
-
-    Notes
-    -----
-    ``len(grid)`` calls of ``solve`` and ``cv``, plus one ``solve``.
-    """
-    values = list(grid)
-    if not values:
-        raise ValueError("the regularization parameter grid is empty")
-    learner = crossvalidator.rls
-    if hasattr(crossvalidator, "prepare"):
-        crossvalidator.prepare(values)
-    performances = []
-    predictions = []
-    measure_name = getattr(crossvalidator.measure, "__name__", "performance")
-    from rlscore.measure import short_query_warnings_once
-    # one note on NDCG@k's short queries for the whole search, not one per fold and value
-    with short_query_warnings_once(), \
-            progress(f"{name} grid", len(values)) as report:   # logged (rlscore._progress)
-        for value in values:
-            if learner is not None:
-                learner.solve(value)
-            perf, pred = crossvalidator.cv(value)
-            performances.append(perf)
-            predictions.append(pred)
-            report.step(**{name: value, measure_name: perf})
-    perfs = np.array(performances, dtype=np.float64)
-    if perfs.ndim != 1:
-        raise ValueError("cv() must return one scalar performance per grid point")
-    nan = np.isnan(perfs)
-    if nan.all():
-        raise ValueError("every grid point gave an undefined (NaN) performance")
-    if nan.any():
-        warnings.warn(f"{int(nan.sum())} grid point(s) gave a NaN performance and were "
-                      f"not considered", RuntimeWarning, stacklevel=2)
-    iserror = bool(getattr(crossvalidator.measure, "iserror", False))
-    best_index = int(np.nanargmin(perfs) if iserror else np.nanargmax(perfs))
-    best = values[best_index]
-    _edge_warning(values, perfs, best_index, iserror, name)
-    if learner is not None:
-        learner.solve(best)
-    return perfs, predictions, best
-
-
-def grid_search_params(build, param_grid, regparams, make_cv):
-    """Grid search over kernel (or other model) parameters and the regularization.
-
-    For each setting of ``param_grid`` a model is built once (``build(**setting)``,
-    decomposed for a regularization path) and :func:`grid_search` runs over
-    ``regparams`` on it with the cross-validator ``make_cv(model)``; the setting and
-    regparam with the best performance win (the first in grid order on ties).
-
-    Parameters
-    ----------
-    build : callable ``build(**setting) -> model`` (with ``solve(regparam)``)
-    param_grid : dict name -> list of values (every combination is tried, the last
-        name varying fastest), or a list of such settings as dicts
-    regparams : list of regularization values
-    make_cv : callable ``make_cv(model) -> cross-validator``
-
-    Returns
-    -------
-    dict with ``settings`` (list of dicts), ``performances`` (n_settings,
-    n_regparams), ``best_setting``, ``best_regparam``, ``model`` (the best setting's
-    model, solved at ``best_regparam``), ``measure``
-
-    Warns
-    -----
-    EdgeOfGridWarning
-        When the chosen regparam, or the chosen value of a parameter with at least
-        three values, lies on an edge of its grid and beats its neighbour.
-
-    Notes
-    -----
-    n_settings model constructions plus n_settings x n_regparams cross-validations.
-    """
-    if isinstance(param_grid, dict):
-        import itertools
-        names = list(param_grid)
-        settings = [dict(zip(names, combo))
-                    for combo in itertools.product(*(list(param_grid[k]) for k in names))]
-    else:
-        settings = [dict(s) for s in param_grid]
-    if not settings:
-        raise ValueError("the parameter grid is empty")
-    regparams = list(regparams)
-    table, models, measure = [], [], None
-    for setting in settings:
-        model = build(**setting)
-        cv = make_cv(model)
-        measure = cv.measure
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", EdgeOfGridWarning)
-            perfs, _, _ = grid_search(cv, regparams)
-        table.append(perfs)
-        models.append(model)
-    table = np.array(table)
-    if np.all(np.isnan(table)):
-        raise ValueError("every grid point gave an undefined (NaN) performance")
-    iserror = bool(getattr(measure, "iserror", False))
-    flat = np.where(np.isnan(table), np.inf if iserror else -np.inf, table)
-    best = int(np.argmin(flat) if iserror else np.argmax(flat))
-    i, j = divmod(best, len(regparams))
-    _edge_warning(regparams, table[i], j, iserror, "regparam")
-    for name in settings[i]:
-        # the best performance of each value of this parameter, the others as chosen
-        same = [k for k, st in enumerate(settings)
-                if all(st[o] == settings[i][o] for o in st if o != name)]
-        values = [settings[k][name] for k in same]
-        best_per_value = np.array([np.nanmin(table[k]) if iserror else np.nanmax(table[k])
-                                   for k in same])
-        _edge_warning(values, best_per_value, same.index(i), iserror, name)
-    models[i].solve(regparams[j])
-    return dict(settings=settings, performances=table, best_setting=settings[i],
-                best_regparam=regparams[j], model=models[i], measure=measure)
-
-
-# ---------------------------------------------------------------------------------------
-# per-query measures
-
-
-def _takes_qids(measure):
-    try:
-        params = inspect.signature(measure).parameters
-    except (TypeError, ValueError):
-        return False
-    return "qids" in params or "qid" in params
-
-
-def query_score(measure, Y, P, groups):
-    """``measure`` applied per query and averaged over queries.
-
-    The rule for every per-query estimate of the library: the c-index through
-    :func:`rlscore.measure.query_cindex` (one grouped O(m log m) pass); a measure that
-    takes query ids itself (a parameter ``qids``) is called with them and follows its
-    own documented convention; any other measure through
-    :func:`rlscore.measure.query_average` (each query scored on its own, queries where
-    the measure is undefined whatever the predictions -- e.g. without a pair --
-    skipped, every other query weighted equally).
-
-    Parameters
-    ----------
-    measure : f(Y, P) with ``iserror``
-    Y, P : (m,) or (m, p)
-    groups : QueryGroups, or query ids of length m
-
-    Raises
-    ------
-    UndefinedPerformance
-        The measure is undefined on every query.
-    """
-    from rlscore import measure as _measures
-    codes = getattr(groups, "codes", groups)
-    if measure is _measures.cindex:
-        return float(_measures.query_cindex(Y, P, codes))
-    if _takes_qids(measure):
-        return float(measure(Y, P, qids=codes))
-    return float(_measures.query_average(measure, Y, P, codes))
-
-
-def defined_queries(measure, Y, groups):
-    """Which queries :func:`query_score` scores: a boolean per query, False where it
-    skips the query because ``measure`` is undefined on it whatever the predictions
-    (one document, or all labels tied, for the c-index).
-
-    The rule is :func:`query_score`'s own: a query is defined when ``query_score``
-    gives it a value alone, with its labels as the predictions (a measure that is
-    undefined on a query with these predictions is undefined with any). Every face
-    that holds queries out skips the same queries: the cross-validators here through
-    ``query_score``, a scikit-learn search through
-    :class:`rlscore.estimators.QuerySplitter`.
-
-    Parameters
-    ----------
-    measure : f(Y, P) with ``iserror``, as for :func:`query_score`
-    Y : (m,) or (m, p) labels
-    groups : QueryGroups, or query ids of length m
-
-    Returns
-    -------
-    ndarray of bool, shape (n_groups,), in the order of the query codes
-
-    Notes
-    -----
-    One ``query_score`` call per query: O(m log m) in all for the c-index, plus a
-    Python call per query.
-    """
-    from rlscore._groups import as_query_groups
-    Y = np.asarray(Y)
-    groups = as_query_groups(groups, Y.shape[0], "groups")
-    UndefinedPerformance = _undefined()
-    defined = np.zeros(groups.n_groups, dtype=bool)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # a probe: e.g. NDCG@k's short-query note
-        for q, rows in enumerate(groups.split()):
-            try:
-                query_score(measure, Y[rows], Y[rows].astype(np.float64),
-                            np.zeros(rows.size, dtype=np.intp))
-            except UndefinedPerformance:
-                continue
-            defined[q] = True
-    return defined
-
-
-def _score(measure, Y, P, codes):
-    """Per query when ``codes`` is given, else the measure itself."""
-    if codes is None:
-        return measure(Y, P)
-    return query_score(measure, Y, P, codes)
-
-
-def _mean_of_defined(perfs, what):
-    if not perfs:
-        raise _undefined()(f"the measure is undefined on every {what}")
-    return float(np.mean(perfs))
-
-
-# ---------------------------------------------------------------------------------------
-# cross-validators on hold-out shortcuts
 
 
 def holdout_of(rls):
@@ -373,7 +56,7 @@ def holdout_of(rls):
     model has one (query RankRLS, whose ``holdout`` takes rows of one query only: its
     ``holdout_rows`` holds out several queries at once, a fold of K-fold by query), else
     ``rls.holdout``."""
-    return getattr(rls, "holdout_rows", None) or rls.holdout
+    return rls.holdout_rows if "holdout_rows" in capabilities(rls) else rls.holdout
 
 
 class LOOCV:
@@ -390,11 +73,11 @@ class LOOCV:
     def __init__(self, rls, measure, groups=None):
         self.rls = rls
         self.measure = measure
-        self.codes = None if groups is None else getattr(groups, "codes", groups)
+        self.groups = groups_of(groups, np.shape(rls.Y)[0])
         self._path = {}
 
     def prepare(self, grid):
-        if hasattr(self.rls, "leave_one_out_path"):
+        if "leave_one_out_path" in capabilities(self.rls):
             grid = list(grid)
             self._path = dict(zip(map(float, grid), self.rls.leave_one_out_path(grid)))
 
@@ -402,7 +85,7 @@ class LOOCV:
         P = self._path.pop(float(regparam), None)
         if P is None:
             P = self.rls.leave_one_out()
-        return _score(self.measure, self.rls.Y, P, self.codes), P
+        return _score(self.measure, self.rls.Y, P, self.groups), P
 
 
 class NfoldCV:
@@ -428,14 +111,15 @@ class NfoldCV:
         self.folds = [np.asarray(f) for f in folds]
         if len(self.folds) == 0:
             raise ValueError("folds is empty")
-        self.codes = None if groups is None else getattr(groups, "codes", groups)
+        self._fold_groups = subset_groups(groups_of(groups, np.shape(rls.Y)[0]), self.folds)
+        self._path = {}
 
     def prepare(self, grid):
         """When the model batches the hold-outs of a whole grid (``holdout_path(folds,
         grid)``, the streamed reduced set: one pass over the data for every fold and
         lambda), compute them at once; :meth:`cv` then reads them."""
         self._path = {}
-        if hasattr(self.rls, "holdout_path"):
+        if "holdout_path" in capabilities(self.rls):
             grid = list(grid)
             self._path = dict(zip(map(float, grid),
                                   self.rls.holdout_path(self.folds, grid)))
@@ -448,12 +132,11 @@ class NfoldCV:
 
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
-        preds = getattr(self, "_path", {}).pop(float(regparam), None)
+        preds = self._path.pop(float(regparam), None)
         perfs, preds = [], self.predictions() if preds is None else preds
-        for fold, P in zip(self.folds, preds):
+        for fold, P, fold_groups in zip(self.folds, preds, self._fold_groups):
             try:
-                perfs.append(_score(self.measure, self.rls.Y[fold], P,
-                                    None if self.codes is None else self.codes[fold]))
+                perfs.append(_score(self.measure, self.rls.Y[fold], P, fold_groups))
             except UndefinedPerformance:
                 pass
         return _mean_of_defined(perfs, "fold"), preds
@@ -480,18 +163,17 @@ class TrainTestCV:
         for train, test in splits:
             held = np.setdiff1d(np.arange(m), train)       # sorted, contains test
             self.parts.append((held, np.searchsorted(held, test), test))
-        self.codes = None if groups is None else getattr(groups, "codes", groups)
+        self._test_groups = subset_groups(groups_of(groups, m), [t for _, _, t in self.parts])
 
     def cv(self, regparam):
         UndefinedPerformance = _undefined()
         perfs, preds = [], []
         holdout = holdout_of(self.rls)
-        for held, pos, test in self.parts:
+        for (held, pos, test), test_groups in zip(self.parts, self._test_groups):
             P = holdout(held)[pos]
             preds.append(P)
             try:
-                perfs.append(_score(self.measure, self.rls.Y[test], P,
-                                    None if self.codes is None else self.codes[test]))
+                perfs.append(_score(self.measure, self.rls.Y[test], P, test_groups))
             except UndefinedPerformance:
                 pass
         return _mean_of_defined(perfs, "split"), preds
@@ -623,8 +305,10 @@ class LQOCV:
 
     Parameters
     ----------
-    rls : a query-structured model with ``Y``, ``groups`` and ``leave_query_out`` (or
-        an object holding one as ``_model``, e.g. :class:`rlscore.learner.QueryRankRLS`)
+    rls : a query-structured model with ``Y``, ``groups`` and ``leave_query_out``
+        (re-solved by the grid search; its hold-outs are read from ``self.model``,
+        the same object unless a face wraps its core model: RLScore's
+        ``rlscore.learner.query_rankrls.LQOCV`` sets it)
     measure : default ``cindex``
 
     Notes
@@ -636,24 +320,26 @@ class LQOCV:
         if measure is None:
             from rlscore.measure import cindex as measure
         self.rls = rls
+        self.model = rls
         self.measure = measure
+        self._path = {}
 
     def prepare(self, grid):
         """When the model batches the hold-outs of a whole grid (``holdout_path``, the
         streamed RankRLS model: one pass over the data for every query and lambda),
         compute them at once, one fold per query; :meth:`cv` then reads them."""
         self._path = {}
-        model = getattr(self.rls, "_model", self.rls)
-        if hasattr(model, "holdout_path"):
+        model = self.model
+        if "holdout_path" in capabilities(model):
             grid = list(grid)
             self._path = dict(zip(map(float, grid),
                                   model.holdout_path(model.groups.split(), grid)))
 
     def cv(self, regparam):
-        model = getattr(self.rls, "_model", self.rls)
-        preds = getattr(self, "_path", {}).pop(float(regparam), None)
+        model = self.model
+        preds = self._path.pop(float(regparam), None)
         Y = model.Y
-        if preds is None and hasattr(model, "leave_query_out_rows"):
+        if preds is None and "leave_query_out_rows" in capabilities(model):
             # the predictions in row order at once (no loop over the queries)
             P = model.leave_query_out_rows()
             preds = model.groups.per_query(P)

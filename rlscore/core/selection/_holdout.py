@@ -54,7 +54,8 @@ import numpy as np
 from rlscore._groups import as_query_groups
 from rlscore._validation import as_index_array, fold_membership
 from rlscore.measure import UndefinedPerformance
-from rlscore.core.selection._cv import NfoldCV, _score, query_score
+from rlscore.core.selection._cv import NfoldCV
+from rlscore.core.selection._scores import _score, groups_of, query_score, subset_groups
 
 __all__ = ["PooledQueryCV", "ValidationCV", "RefitModel", "RefitCV"]
 
@@ -364,7 +365,8 @@ class RefitCV:
         self.splits = [(np.asarray(tr), np.asarray(te)) for tr, te in splits]
         if not self.splits:
             raise ValueError("cross-validation needs at least one split")
-        self.codes = None if groups is None else getattr(groups, "codes", groups)
+        self._test_groups = subset_groups(groups_of(groups, np.shape(Y)[0]),
+                                          [te for _, te in self.splits])
         self.order = order
         self.rls = rls
         self._fitted = [fit_split(tr, te) for tr, te in self.splits]
@@ -388,8 +390,7 @@ class RefitCV:
             if P is None:
                 continue
             try:
-                perfs[k] = _score(self.measure, self.Y[test], P,
-                                  None if self.codes is None else self.codes[test])
+                perfs[k] = _score(self.measure, self.Y[test], P, self._test_groups[k])
             except UndefinedPerformance:
                 pass
         self.split_performances[float(value)] = perfs

@@ -20,8 +20,8 @@ predictions (risk scores) agree. scikit-survival breaks tied times at random, so
 pair sets (and the models) coincide when the times are distinct.
 """
 
-from rlscore.core.ranksvm import (SquaredSurvivalRankingRisk, SurvivalRankingRisk,
-                                  check_loss_solver, ranksvm_regparam, train_ranksvm)
+from rlscore.core.ranksvm import (RankSVMOptions, SquaredSurvivalRankingRisk,
+                                  SurvivalRankingRisk, ranksvm_regparam, train_ranksvm)
 
 __all__ = ["make_survival_risk", "train_survival_ranksvm"]
 
@@ -34,9 +34,8 @@ def make_survival_risk(X, time, event, loss="hinge", normalize="pairs"):
     return cls(X, time, event, normalize=normalize)
 
 
-def train_survival_ranksvm(X, time, event, regparam=1.0, loss="hinge", solver=None,
-                           tol=None, max_iter=None, normalize="pairs", w0=None,
-                           warm_start="auto", callback=None, verbose=False):
+def train_survival_ranksvm(X, time, event, regparam=1.0, *, x0=None, callback=None,
+                           options=None):
     """Train the linear survival RankSVM (module docstring).
 
     Parameters
@@ -45,15 +44,16 @@ def train_survival_ranksvm(X, time, event, regparam=1.0, loss="hinge", solver=No
     time : (m,) event or censoring times (>= 0)
     event : (m,) bool or 0/1, True when the event was observed
     regparam : float > 0, default 1.0
-    loss : "hinge" (default) or "squared_hinge"
-    solver : "bundle", "newton" or None (the loss's default: bundle for the hinge,
-        Newton for the squared hinge), see :func:`rlscore.core.ranksvm.check_loss_solver`
-    tol, max_iter : the solver's (None: :data:`rlscore.core.ranksvm.DEFAULT_TOL`, 1000
-        bundle iterations or 100 Newton steps)
-    normalize : "pairs" (default, the mean pair loss) or "none" (the sum)
-    w0 : optional start; warm_start : "auto" (start from the solution on a random
-        tenth of the rows for large m) or None
-    callback, verbose : passed to the solver
+    x0 : optional start
+    callback : passed to the optimizer
+    options : :class:`rlscore.core.ranksvm.RankSVMOptions` or None (the defaults):
+        ``loss`` "hinge" (default) or "squared_hinge"; ``optimizer`` "bundle",
+        "newton" or None (the loss's default: bundle for the hinge, Newton for the
+        squared hinge); ``rtol``, ``maxiter`` (None:
+        :data:`rlscore.core.ranksvm.DEFAULT_RTOL`, 1000 bundle iterations or 100 Newton
+        steps); ``normalize`` "pairs" (default, the mean pair loss) or "none" (the
+        sum); ``warm_start`` "auto" (start from the solution on a random tenth of the
+        rows for large m) or None; ``verbose``.
 
     Returns
     -------
@@ -71,10 +71,9 @@ def train_survival_ranksvm(X, time, event, regparam=1.0, loss="hinge", solver=No
     O(m log m) to sort the times; each solver iteration O(m log m + nnz) (the bundle
     method's evaluations, or Newton's evaluation and Hessian-vector products).
     """
+    options = RankSVMOptions() if options is None else options
     regparam = ranksvm_regparam(regparam)
-    loss, solver = check_loss_solver(loss, solver)
-    risk = make_survival_risk(X, time, event, loss, normalize)
-    sol = train_ranksvm(risk, regparam, solver, tol, max_iter, callback, verbose, w0=w0,
-                        warm_start=warm_start)
+    risk = make_survival_risk(X, time, event, options.loss, options.normalize)
+    sol = train_ranksvm(risk, regparam, options, x0=x0, callback=callback)
     sol.n_pairs = risk.n_pairs
     return sol

@@ -81,13 +81,13 @@ def test_minres_stops_at_the_relative_residual(rng):
     A = B @ B.T + 0.1 * np.eye(60)
     b = rng.standard_normal(60)
     for tol in (1e-3, 1e-8, 1e-12):
-        x, info = minres(lambda v: A @ v, b, tol=tol)
+        x, info = minres(lambda v: A @ v, b, rtol=tol)
         assert info == 0
         assert nla.norm(A @ x - b) <= 10 * tol * nla.norm(b)
-    x, info = minres(lambda v: A @ v, b, tol=1e-14, maxiter=4)
+    x, info = minres(lambda v: A @ v, b, rtol=1e-14, maxiter=4)
     assert info == 4
     seen = []
-    minres(lambda v: A @ v, b, tol=1e-6, callback=lambda x: seen.append(x.copy()))
+    minres(lambda v: A @ v, b, rtol=1e-6, callback=lambda x: seen.append(x.copy()))
     assert len(seen) > 1
 
 
@@ -98,7 +98,7 @@ def test_minres_singular_inconsistent_system_stops(rng):
     b = rng.standard_normal(30)           # not in the range of A
     # the residual cannot reach tol; the least-squares test ||A r|| / (||A|| ||r||)
     # stops it (MINRES without QLP can drift afterwards, so the test matters)
-    x, info = minres(lambda v: A @ v, b, tol=1e-6, maxiter=500, lstsq=True)
+    x, info = minres(lambda v: A @ v, b, rtol=1e-6, maxiter=500, lstsq=True)
     assert info == 0
     x_ls = nla.lstsq(A, b, rcond=1e-10)[0]
     np.testing.assert_allclose(A @ x, A @ x_ls, atol=1e-5)

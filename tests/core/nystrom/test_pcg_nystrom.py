@@ -70,13 +70,13 @@ def test_cg_true_residual_and_protocol():
     B = rng.standard_normal((30, 2))
     d = 1.0 / np.diag(S)
     for pre in (None, d, JacobiPreconditioner(d)):
-        res = conjugate_gradient(lambda V: S @ V, B, tol=1e-10, maxiter=500, precond=pre)
+        res = conjugate_gradient(lambda V: S @ V, B, rtol=1e-10, maxiter=500, M=pre)
         assert res.converged
         true = np.linalg.norm(B - S @ res.solution, axis=0) / np.linalg.norm(B, axis=0)
         np.testing.assert_allclose(res.residuals, true, rtol=1e-3)
         assert np.all(true <= 1e-10)
     with pytest.raises(TypeError, match="precond"):
-        conjugate_gradient(lambda V: S @ V, B, precond="jacobi")
+        conjugate_gradient(lambda V: S @ V, B, M="jacobi")
 
 
 def test_float32_kernel_blocks():

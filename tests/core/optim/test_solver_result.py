@@ -1,6 +1,8 @@
 """Every iterative solver of rlscore.core returns the one SolverResult with the same
 shared fields, each checked against what the solver actually computed."""
 
+import dataclasses
+import inspect
 import math
 import pickle
 
@@ -11,10 +13,13 @@ from scipy.sparse.linalg import aslinearoperator
 from rlscore.core.optim import BMRMResult, bmrm
 from rlscore.core.optim import CGResult, conjugate_gradient
 from rlscore.core.kronecker import KronMinres
-from rlscore.core.ranksvm import (RankSVMSolution, RankingRisk, SquaredRankingRisk,
+from rlscore.core.ranksvm import (RankSVMOptions, RankSVMSolution, RankingRisk,
+                                  SquaredRankingRisk,
                                   solve_ranksvm, solve_ranksvm_newton)
 from rlscore.core.optim import SolverResult
 from rlscore.core.optim import TRONResult, tron
+from rlscore.core.optim import (BMRMOptions, CGOptions, MINRESOptions, TRONOptions,
+                                minres)
 
 SHARED = ("solver", "solution", "objective", "iterations", "converged", "message",
           "history", "extras")
@@ -46,7 +51,7 @@ def _spd(rng, n):
 
 def _tron(rng):
     S, b = _spd(rng, 5), rng.standard_normal(5)
-    return tron(Quadratic(S, b), np.zeros(5), tol=1e-10), np.linalg.solve(S, b)
+    return tron(Quadratic(S, b), np.zeros(5), rtol=1e-10), np.linalg.solve(S, b)
 
 
 def _bmrm(rng):
@@ -56,12 +61,12 @@ def _bmrm(rng):
     def risk(w):
         return np.sum(np.abs(w - c)), np.sign(w - c)
 
-    return bmrm(risk, 4, 1.0, tol=1e-10), np.clip(c, -1, 1)
+    return bmrm(risk, 4, 1.0, atol=1e-10), np.clip(c, -1, 1)
 
 
 def _cg(rng):
     S, B = _spd(rng, 6), rng.standard_normal((6, 2))
-    return conjugate_gradient(lambda V: S @ V, B, tol=1e-12), np.linalg.solve(S, B)
+    return conjugate_gradient(lambda V: S @ V, B, rtol=1e-12), np.linalg.solve(S, B)
 
 
 def _minres(rng):
@@ -79,12 +84,14 @@ def _ranksvm_data(rng):
 
 def _ranksvm_bundle(rng):
     X, y = _ranksvm_data(rng)
-    return solve_ranksvm(RankingRisk(X, y), 0.1, tol=1e-6), None
+    return solve_ranksvm(RankingRisk(X, y), 0.1, options=RankSVMOptions(rtol=1e-6)), None
 
 
 def _ranksvm_newton(rng):
     X, y = _ranksvm_data(rng)
-    return solve_ranksvm_newton(SquaredRankingRisk(X, y), 0.1, tol=1e-8), None
+    return solve_ranksvm_newton(SquaredRankingRisk(X, y), 0.1,
+                                options=RankSVMOptions(loss="squared_hinge",
+                                                       rtol=1e-8)), None
 
 
 SOLVERS = {"tron": (_tron, "newton"), "bmrm": (_bmrm, "bundle"), "cg": (_cg, "cg"),
@@ -137,7 +144,7 @@ def test_every_solver_returns_the_one_result_type(rng, name):
 
 def test_objective_values_are_the_objective_at_the_solution(rng):
     S, b = _spd(rng, 5), rng.standard_normal(5)
-    res = tron(Quadratic(S, b), np.zeros(5), tol=1e-10)
+    res = tron(Quadratic(S, b), np.zeros(5), rtol=1e-10)
     assert res.objective == pytest.approx(0.5 * res.w @ S @ res.w - b @ res.w, rel=1e-12)
     K = _spd(rng, 4)
     y = rng.standard_normal(4)
@@ -149,20 +156,20 @@ def test_objective_values_are_the_objective_at_the_solution(rng):
 
 def test_stopping_reasons_are_reported(rng):
     S, B = _spd(rng, 8), rng.standard_normal((8, 1))
-    capped = conjugate_gradient(lambda V: S @ V, B, tol=1e-14, maxiter=2)
+    capped = conjugate_gradient(lambda V: S @ V, B, rtol=1e-14, maxiter=2)
     assert not capped.converged and capped.message == "max_iter reached"
     assert capped.info == 2 and capped.iterations == 2
-    stopped = conjugate_gradient(lambda V: S @ V, B, tol=1e-14, callback=lambda *a: True)
+    stopped = conjugate_gradient(lambda V: S @ V, B, rtol=1e-14, callback=lambda *a: True)
     assert stopped.stopped and stopped.message == "stopped by the callback"
     oracle = Quadratic(S, B[:, 0])
-    assert tron(oracle, np.zeros(8), tol=1e-14, max_iter=1).message == "max_iter reached"
-    assert tron(oracle, np.zeros(8), tol=1e-14,
+    assert tron(oracle, np.zeros(8), rtol=1e-14, maxiter=1).message == "max_iter reached"
+    assert tron(oracle, np.zeros(8), rtol=1e-14,
                 callback=lambda info: True).message == "stopped by the callback"
 
     def risk(w):
         return np.sum(np.abs(w - 1.0)), np.sign(w - 1.0)
 
-    assert bmrm(risk, 3, 1e-3, tol=1e-12, max_iter=2).message == "max_iter reached"
+    assert bmrm(risk, 3, 1e-3, atol=1e-12, maxiter=2).message == "max_iter reached"
     K = _spd(rng, 6)
     res = KronMinres("dual", aslinearoperator(K), rng.standard_normal(6), 0.0).solve(
         maxiter=1, tol=1e-14)
@@ -179,3 +186,76 @@ def test_extras_are_attributes_and_unknown_names_fail(rng):
     back = pickle.loads(pickle.dumps(_cg(rng)[0]))
     assert back.solver == "cg" and back.residuals.shape == (2,)
     assert "SolverResult(solver='newton'" in repr(res)
+
+
+# ---------------------------------------------------------------------------------------
+# one spelling for the four iterative solvers (SciPy's): maxiter, x0, callback, rtol or
+# atol, M, options; checked on the signatures and on what the solvers do with them
+
+FOUR = {"tron": (tron, TRONOptions), "bmrm": (bmrm, BMRMOptions),
+        "conjugate_gradient": (conjugate_gradient, CGOptions),
+        "minres": (minres, MINRESOptions)}
+NOT_SCIPY = {"max_iter", "w0", "tol", "precond", "precondition", "verbose", "desc"}
+
+
+@pytest.mark.parametrize("name", sorted(FOUR))
+def test_the_four_solvers_share_one_spelling(name):
+    solver, options_type = FOUR[name]
+    params = inspect.signature(solver).parameters
+    assert {"maxiter", "x0", "callback", "options"} <= set(params)
+    assert len({"rtol", "atol"} & set(params)) == 1
+    assert not NOT_SCIPY & set(params)
+    assert len(params) <= 8
+    for p in ("maxiter", "callback", "options", "rtol", "atol", "M"):
+        if p in params:
+            assert params[p].kind is inspect.Parameter.KEYWORD_ONLY, p
+    assert params["options"].default is None
+    assert dataclasses.is_dataclass(options_type)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options_type().verbose = True
+    if name == "conjugate_gradient":
+        assert "M" in params
+
+
+def _four_calls(S, b):
+    """Each solver on min 1/2 x^T S x - b^T x, called with the shared spelling."""
+    n = b.size
+
+    def bmrm_risk(w):            # R(w) = J(w) - 1/2 ||w||^2 at regparam 1
+        return 0.5 * w @ (S - np.eye(n)) @ w - b @ w, (S - np.eye(n)) @ w - b
+
+    return {
+        "conjugate_gradient": lambda **kw: conjugate_gradient(
+            lambda V: S @ V, b, rtol=1e-12, **kw),
+        "minres": lambda **kw: minres(lambda v: S @ v, b, rtol=1e-12, **kw),
+        "tron": lambda x0=None, **kw: tron(
+            Quadratic(S, b), np.zeros(n) if x0 is None else x0, rtol=1e-12,
+            grad_norm0=float(np.linalg.norm(b)), **kw),
+        "bmrm": lambda **kw: bmrm(bmrm_risk, n, 1.0, atol=1e-12, **kw),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(FOUR))
+def test_the_shared_keywords_mean_the_same_in_every_solver(rng, name):
+    S, b = _spd(rng, 5), rng.standard_normal(5)
+    x_star = np.linalg.solve(S, b)
+    call = _four_calls(S, b)[name]
+    seen = []
+    capped = call(maxiter=1, callback=lambda *a: seen.append(1))
+    assert len(seen) == 1                               # callback after each iteration
+    if name == "minres":
+        x, info = capped
+        assert info == 1
+        x, info = call(x0=x_star)
+        np.testing.assert_allclose(x, x_star, rtol=1e-12)   # started at the solution
+        assert info == 0
+        return
+    assert capped.iterations == 1 and not capped.converged
+    warm = call(x0=x_star)
+    if name == "bmrm":
+        # the first cutting plane is taken at x0: its objective is J(x*)
+        J = 0.5 * x_star @ S @ x_star - b @ x_star
+        assert warm.history[0]["objective"] == pytest.approx(J, rel=1e-12)
+    else:
+        assert warm.iterations == 0 and warm.converged
+        np.testing.assert_allclose(np.ravel(warm.solution), x_star, rtol=1e-12)

@@ -37,7 +37,7 @@ def test_tron_against_newton_cg(rng, lam):
     X = rng.standard_normal((200, 6))
     y = np.sign(X @ rng.standard_normal(6) + rng.standard_normal(200))
     oracle = Logistic(X, y, lam)
-    res = tron(oracle, np.zeros(6), tol=1e-10)
+    res = tron(oracle, np.zeros(6), rtol=1e-10)
     assert res.converged and res.grad_norm <= 1e-10 * res.grad_norm0
     ref = minimize(lambda w: oracle.evaluate(w)[0], np.zeros(6),
                    jac=lambda w: oracle.gradient(oracle.evaluate(w)[1]),
@@ -48,7 +48,7 @@ def test_tron_against_newton_cg(rng, lam):
     fs = [h["objective"] for h in res.history]
     assert all(b <= a for a, b in zip(fs, fs[1:]))      # accepted steps only decrease
     # a callback can stop it; max_iter is respected
-    stopped = tron(oracle, np.zeros(6), tol=1e-12, callback=lambda info: True)
+    stopped = tron(oracle, np.zeros(6), rtol=1e-12, callback=lambda info: True)
     assert stopped.iterations == 1 and not stopped.converged
-    capped = tron(oracle, np.zeros(6), tol=1e-14, max_iter=2)
+    capped = tron(oracle, np.zeros(6), rtol=1e-14, maxiter=2)
     assert capped.iterations <= 2

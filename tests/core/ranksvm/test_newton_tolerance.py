@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
-from rlscore.core.ranksvm import (DEFAULT_TOL, SquaredRankingRisk, solve_ranksvm_newton)
+from rlscore.core.ranksvm import (DEFAULT_RTOL, SquaredRankingRisk, solve_ranksvm_newton)
 from rlscore.learner import LinearRankSVM
 
 REGPARAM = 1e-6
@@ -89,7 +89,7 @@ def test_library_faces_give_the_minimizer(problem):
     # a warm start from the solution of another regparam (a regularization path)
     risk = SquaredRankingRisk(X, y, q)
     w_far = solve_ranksvm_newton(risk, 1e-1).w
-    warm = solve_ranksvm_newton(risk, REGPARAM, w0=w_far)
+    warm = solve_ranksvm_newton(risk, REGPARAM, x0=w_far)
     from rlscore.estimators import RankSVM
     est = RankSVM(alpha=REGPARAM, loss="squared_hinge").fit(X, y, qid=q)
     for model in (dense, csr, zero_col):
@@ -107,7 +107,7 @@ def test_loose_tol_is_still_honoured(problem):
                         tol=1e-2).solution
     assert sol.grad_norm <= 1e-2 * sol.grad_norm0
     tight = LinearRankSVM(X, y, q, regparam=REGPARAM, loss="squared_hinge").solution
-    assert tight.grad_norm <= DEFAULT_TOL["newton"] * tight.grad_norm0
+    assert tight.grad_norm <= DEFAULT_RTOL["newton"] * tight.grad_norm0
     assert tight.iterations > sol.iterations
 
 
@@ -129,7 +129,7 @@ def test_cli_fit_gives_the_minimizer_and_records_tol(problem, tmp_path, run_cli)
                                 "-q", *extra])
         assert code == 0, err
         pred, meta = load_model(model, return_metadata=True)
-        assert meta["info"]["tol"] == DEFAULT_TOL["newton"]
+        assert meta["info"]["tol"] == DEFAULT_RTOL["newton"]
         assert list(meta["feature_indices"]) == [0, 1, 3, 4, 5, 6]   # the zero column
         _assert_same_model(pred.predict(X), X @ w_ref)               # dropped
     model = tmp_path / "loose.npz"
@@ -142,7 +142,7 @@ def test_cli_fit_gives_the_minimizer_and_records_tol(problem, tmp_path, run_cli)
                             "--regparam", "0.01", "-q"])
     assert code == 0, err
     assert load_model(model, return_metadata=True)[1]["info"]["tol"] == \
-        DEFAULT_TOL["bundle"]
+        DEFAULT_RTOL["bundle"]
 
 
 def test_cli_tol_reaches_the_solver(problem, tmp_path, run_cli):
@@ -207,8 +207,8 @@ def _tron_to(X, y, q, regparam, tol):
     from rlscore.core.optim import tron
     risk = SquaredRankingRisk(X, y, q)
     g0 = float(np.linalg.norm(risk.zero_gradient()))
-    return tron(risk.newton_oracle(regparam), np.zeros(X.shape[1]), tol=tol,
-                grad_norm0=g0, max_iter=300)
+    return tron(risk.newton_oracle(regparam), np.zeros(X.shape[1]), rtol=tol,
+                grad_norm0=g0, maxiter=300)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -12,9 +12,9 @@ from scipy.optimize import Bounds, minimize
 from rlscore._ext._ostree import OrderStatisticTree
 from rlscore._ext._ranksvm import RankingPairs
 from rlscore._ext._simplex import simplex_qp
-from rlscore.core.optim import bmrm
+from rlscore.core.optim import BMRMOptions, bmrm
 from rlscore.core.optim._bmrm import simplex_qp_active_set
-from rlscore.core.ranksvm import (ConvergenceWarning, PairRisk, RankingRisk,
+from rlscore.core.ranksvm import (ConvergenceWarning, PairRisk, RankingRisk, RankSVMOptions,
                                   SquaredRankingRisk, empirical_kernel_map,
                                   fit_kernel_ranksvm, fit_linear_ranksvm,
                                   fit_pairwise_ranksvm, kfold_ranksvm, solve_ranksvm,
@@ -540,8 +540,9 @@ def _pair_problem(X, y, q, normalize):
 def test_trained_objective_matches_independent_optimum(rng, regparam, normalize, levels,
                                                        nq):
     X, y, q = _data(rng, m=30, n=3, levels=levels, nq=nq)
-    sol, risk = fit_linear_ranksvm(X, y, q, regparam, tol=1e-7, max_iter=5000,
-                                   normalize=normalize)
+    sol, risk = fit_linear_ranksvm(X, y, q, regparam,
+                                   options=RankSVMOptions(rtol=1e-7, maxiter=5000,
+                                                          normalize=normalize))
     assert sol.converged
     Z, s = _pair_problem(X, y, q, normalize)
     J_ref, D_ref = independent_optimum(Z, s, regparam)
@@ -562,7 +563,8 @@ def test_pairwise_variant_matches_independent_optimum(rng):
     s = rng.integers(0, 25, 60)
     e = (s + rng.integers(1, 25, 60)) % 25
     for regparam in (1e-2, 1.0):
-        sol, _ = fit_pairwise_ranksvm(X, s, e, regparam, tol=1e-7, max_iter=5000)
+        sol, _ = fit_pairwise_ranksvm(X, s, e, regparam,
+                                      options=RankSVMOptions(rtol=1e-7, maxiter=5000))
         J_ref, D_ref = independent_optimum(X[s] - X[e], np.full(60, 1 / 60), regparam)
         assert abs(sol.objective - J_ref) <= 1e-4 * J_ref
 
@@ -570,8 +572,10 @@ def test_pairwise_variant_matches_independent_optimum(rng):
 def test_scored_and_pairwise_variants_agree(rng):
     X, y, q = _data(rng, m=35, levels=5, nq=3)
     u, l = brute_pairs(y, q)
-    a, _ = fit_linear_ranksvm(X, y, q, 0.05, tol=1e-8, max_iter=5000)
-    b, _ = fit_pairwise_ranksvm(X, u, l, 0.05, tol=1e-8, max_iter=5000)
+    a, _ = fit_linear_ranksvm(X, y, q, 0.05,
+                              options=RankSVMOptions(rtol=1e-8, maxiter=5000))
+    b, _ = fit_pairwise_ranksvm(X, u, l, 0.05,
+                                options=RankSVMOptions(rtol=1e-8, maxiter=5000))
     assert a.objective == pytest.approx(b.objective, rel=1e-6)
     np.testing.assert_allclose(a.w, b.w, atol=1e-3)
 
@@ -579,19 +583,20 @@ def test_scored_and_pairwise_variants_agree(rng):
 def test_bmrm_variants_bounded_bundle_and_warm_start(rng):
     X, y, q = _data(rng, m=60, n=6, nq=4)
     risk = RankingRisk(X, y, q)
-    ref = bmrm(risk, 6, 1e-3, tol=1e-8, max_iter=5000)
+    ref = bmrm(risk, 6, 1e-3, atol=1e-8, maxiter=5000)
     assert ref.converged and ref.gap <= 1e-8
     variants = ((dict(mu=1.0, adaptive=False), 1e-8), (dict(mu=0.1, adaptive=False), 1e-8),
                 (dict(max_planes=4), 1e-5), (dict(max_planes=2, inactive_limit=1), 1e-4))
     for kw, tol in variants:
         # a small bundle is aggregated all the time: slower, but it converges
-        r = bmrm(risk, 6, 1e-3, tol=tol, max_iter=20000, **kw)
+        r = bmrm(risk, 6, 1e-3, atol=tol, maxiter=20000, options=BMRMOptions(**kw))
         assert r.converged, kw
         assert ref.lower_bound - 1e-12 <= r.objective <= ref.objective + tol
         assert r.bundle.t <= kw.get("max_planes", 100)
     # the planes of another regparam are a valid warm start
-    other = bmrm(risk, 6, 1e-1, tol=1e-6)
-    warm = bmrm(risk, 6, 1e-3, tol=1e-8, w0=other.w, bundle=other.bundle)
+    other = bmrm(risk, 6, 1e-1, atol=1e-6)
+    warm = bmrm(risk, 6, 1e-3, atol=1e-8, x0=other.w,
+                options=BMRMOptions(bundle=other.bundle))
     assert ref.lower_bound - 1e-12 <= warm.objective <= ref.objective + 1e-8
     assert warm.lower_bound <= ref.objective + 1e-12
 
@@ -609,22 +614,22 @@ def test_callback_and_convergence_warning(rng):
         def finished(self, info):
             seen.append(("finished", info["converged"]))
 
-    r = bmrm(risk, X.shape[1], 1e-4, tol=1e-12, callback=CB())
+    r = bmrm(risk, X.shape[1], 1e-4, atol=1e-12, callback=CB())
     assert r.iterations == 3 and not r.converged
     assert seen[-1] == ("finished", False)
     assert {"iteration", "objective", "gap", "lower_bound", "w"} <= set(seen[0])
     with pytest.warns(ConvergenceWarning):
-        sol = solve_ranksvm(risk, 1e-4, tol=1e-12, max_iter=2)
+        sol = solve_ranksvm(risk, 1e-4, options=RankSVMOptions(rtol=1e-12, maxiter=2))
     assert sol.iterations == 2 and not sol.converged
     with pytest.raises(ValueError):
-        solve_ranksvm(risk, 1.0, tol=0)
+        solve_ranksvm(risk, 1.0, options=RankSVMOptions(rtol=0))
     with pytest.raises(TypeError):
-        solve_ranksvm(risk, 1.0, max_iter=2.5)
+        solve_ranksvm(risk, 1.0, options=RankSVMOptions(maxiter=2.5))
 
 
 def test_history_is_monotone(rng):
     X, y, _ = _data(rng, m=80)
-    sol, _ = fit_linear_ranksvm(X, y, regparam=1e-3, tol=1e-6)
+    sol, _ = fit_linear_ranksvm(X, y, regparam=1e-3, options=RankSVMOptions(rtol=1e-6))
     best = [h["best_objective"] for h in sol.history]
     low = [h["lower_bound"] for h in sol.history]
     assert np.all(np.diff(best) <= 0) and np.all(np.diff(low) >= 0)
@@ -661,7 +666,7 @@ def test_kernel_ranksvm_objective_in_dual_form(rng):
     X, y, q = _data(rng, m=30, n=3, nq=3)
     regparam = 1e-2
     sol, pred = fit_kernel_ranksvm(X, y, q, regparam, "GaussianKernel", gamma=0.5,
-                                   tol=1e-7, max_iter=5000)
+                                   options=RankSVMOptions(rtol=1e-7, maxiter=5000))
     K = GaussianKernel(X, gamma=0.5).getKM(X)
     A = pred.A
     f = K @ A
@@ -688,7 +693,8 @@ def test_kernel_ranksvm_checks_labels_before_the_kernel(rng):
 def test_kfold_over_queries(rng):
     from rlscore.measure import query_cindex
     X, y, q = _data(rng, m=120, n=4, levels=3, nq=12)
-    out = kfold_ranksvm(X, y, q, n_folds=3, regparams=[1e-3, 1e-1, 10.0], tol=1e-6)
+    out = kfold_ranksvm(X, y, q, folds=3, regparams=[1e-3, 1e-1, 10.0],
+                        options=RankSVMOptions(rtol=1e-6))
     for f in out["folds"]:
         inside = set(np.unique(q[f]))
         outside = set(np.unique(q[np.setdiff1d(np.arange(120), f)]))
@@ -697,12 +703,12 @@ def test_kfold_over_queries(rng):
     # one fold, one regparam, recomputed by hand
     f = out["folds"][0]
     train = np.setdiff1d(np.arange(120), f)
-    sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], 10.0, tol=1e-10)
+    sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], 10.0,
+                                options=RankSVMOptions(rtol=1e-10))
     ref = query_cindex(y[f], X[f] @ sol.w, q[f])
     assert out["fold_performances"][2, 0] == pytest.approx(ref, abs=1e-9)
     with pytest.raises(ValueError, match="splits a query"):
-        kfold_ranksvm(X, y, q, folds=[np.arange(60), np.arange(60, 120)],
-                      regparams=[1.0])
+        kfold_ranksvm(X, y, q, folds=[np.arange(60), np.arange(60, 120)], regparams=[1.0])
 
 
 # ---------------------------------------------------------------------------------------
@@ -715,8 +721,8 @@ def test_subsample_warm_start_reaches_the_same_optimum(rng, monkeypatch):
     for nq in (None, 40):
         X, y, q = _data(rng, m=3000, n=5, nq=nq, levels=None if nq is None else 4)
         risk = RankingRisk(X, y, q)
-        cold = solve_ranksvm(risk, 1e-3, tol=1e-6, warm_start=None)
-        warm = solve_ranksvm(risk, 1e-3, tol=1e-6)
+        cold = solve_ranksvm(risk, 1e-3, options=RankSVMOptions(rtol=1e-6, warm_start=None))
+        warm = solve_ranksvm(risk, 1e-3, options=RankSVMOptions(rtol=1e-6))
         assert warm.warm_start_iterations > 0 and cold.warm_start_iterations == 0
         assert warm.converged and cold.converged
         assert abs(warm.objective - cold.objective) <= 1e-6 * risk.scale
@@ -728,16 +734,16 @@ def test_subsample_warm_start_reaches_the_same_optimum(rng, monkeypatch):
     sub, factor = risk.subsample(0.1)
     assert factor == pytest.approx(sub.n_pairs / risk.n_pairs)
     with pytest.raises(ValueError, match="warm_start"):
-        solve_ranksvm(risk, 1.0, warm_start="yes")
+        solve_ranksvm(risk, 1.0, options=RankSVMOptions(warm_start="yes"))
 
 
 def test_threads_and_engines_give_the_same_training(rng):
     X, y, q = _data(rng, m=400, nq=6, levels=5)
-    ref, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-8)
+    ref, _ = fit_linear_ranksvm(X, y, q, 1e-2, options=RankSVMOptions(rtol=1e-8))
     for kw in (dict(n_threads=2), dict(engine="rbtree"),
                dict(n_threads=2, engine="rbtree")):
         risk = RankingRisk(X, y, q, **kw)
-        sol = solve_ranksvm(risk, 1e-2, tol=1e-8)
+        sol = solve_ranksvm(risk, 1e-2, options=RankSVMOptions(rtol=1e-8))
         np.testing.assert_allclose(sol.w, ref.w, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="engine"):
         RankingRisk(X, y, engine="avl")
@@ -795,7 +801,8 @@ def test_squared_hinge_against_brute_force(data, use_q, normalize):
         assert loss == pytest.approx(loss_b, rel=1e-12, abs=1e-12)
         np.testing.assert_allclose(g, g_b, rtol=0, atol=1e-12 * max(1, np.abs(g_b).max()))
         _, coef, active = risk.evaluate_predictions(p)
-        np.testing.assert_allclose(coef, g_b, rtol=0, atol=1e-12 * max(1, np.abs(g_b).max()))
+        np.testing.assert_allclose(coef, g_b, rtol=0, atol=1e-12 * max(1,
+                                                                       np.abs(g_b).max()))
         Hz = active.hessian_coef(z, n_threads=nt)
         np.testing.assert_allclose(Hz, Hv_b, rtol=0,
                                    atol=1e-12 * max(1, np.abs(Hv_b).max()))
@@ -897,8 +904,9 @@ def _direct_squared_optimum(X, y, q, regparam, normalize):
 def test_newton_matches_direct_minimization(rng, regparam, normalize, levels, nq):
     X, y, q = _data(rng, m=40, n=4, levels=levels, nq=nq)
     w_ref, J_ref = _direct_squared_optimum(X, y, q, regparam, normalize)
-    sol, risk = fit_linear_ranksvm(X, y, q, regparam, tol=1e-10, normalize=normalize,
-                                   loss="squared_hinge")
+    sol, risk = fit_linear_ranksvm(X, y, q, regparam,
+                                   options=RankSVMOptions(rtol=1e-10, normalize=normalize,
+                                                          loss="squared_hinge"))
     assert sol.solver == "newton" and sol.loss == "squared_hinge"
     assert sol.converged and sol.grad_norm <= 1e-10 * sol.grad_norm0
     assert np.isnan(sol.duality_gap)
@@ -913,9 +921,9 @@ def test_newton_matches_direct_minimization(rng, regparam, normalize, levels, nq
                                           rel=1e-12)
     assert sol.risk == pytest.approx(loss_b, rel=1e-12)
     # the bundle method on the same (squared) risk reaches the same optimum
-    bsol, _ = fit_linear_ranksvm(X, y, q, regparam, tol=1e-9, max_iter=5000,
-                                 normalize=normalize, loss="squared_hinge",
-                                 solver="bundle")
+    bsol, _ = fit_linear_ranksvm(X, y, q, regparam,
+                                 options=RankSVMOptions(rtol=1e-9, maxiter=5000,
+                                                        normalize=normalize, loss="squared_hinge", optimizer="bundle"))
     assert bsol.converged and bsol.loss == "squared_hinge"
     assert bsol.objective == pytest.approx(J_ref, rel=1e-6)
 
@@ -935,7 +943,8 @@ def test_newton_matches_liblinear_on_pair_differences(rng, regparam):
     svc = LinearSVC(loss="squared_hinge", C=C / 2, fit_intercept=False, dual=False,
                     tol=1e-12, max_iter=200000).fit(np.vstack([Z, -Z]),
                                                     np.r_[np.ones(N), -np.ones(N)])
-    sol, _ = fit_linear_ranksvm(X, y, q, regparam, tol=1e-10, loss="squared_hinge")
+    sol, _ = fit_linear_ranksvm(X, y, q, regparam,
+                                options=RankSVMOptions(rtol=1e-10, loss="squared_hinge"))
     np.testing.assert_allclose(sol.w, svc.coef_.ravel(), rtol=1e-5,
                                atol=1e-6 * np.abs(sol.w).max())
     J2 = 0.5 * sol.w @ sol.w + C * np.sum(np.maximum(0, 1 - Z @ sol.w) ** 2)
@@ -947,10 +956,12 @@ def test_hinge_bundle_and_squared_newton_against_references(rng):
     the two models differ (different losses)."""
     X, y, q = _data(rng, m=30, n=3, levels=4, nq=3)
     Z, s = _pair_problem(X, y, q, "pairs")
-    hinge, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-8, max_iter=5000)
+    hinge, _ = fit_linear_ranksvm(X, y, q, 1e-2,
+                                  options=RankSVMOptions(rtol=1e-8, maxiter=5000))
     J_ref, _ = independent_optimum(Z, s, 1e-2)
     assert hinge.objective == pytest.approx(J_ref, rel=1e-5)
-    sq, _ = fit_linear_ranksvm(X, y, q, 1e-2, tol=1e-10, loss="squared_hinge")
+    sq, _ = fit_linear_ranksvm(X, y, q, 1e-2,
+                               options=RankSVMOptions(rtol=1e-10, loss="squared_hinge"))
     w_ref, J2_ref = _direct_squared_optimum(X, y, q, 1e-2, "pairs")
     assert sq.objective == pytest.approx(J2_ref, rel=1e-9)
     assert np.linalg.norm(sq.w - hinge.w) > 1e-3 * np.linalg.norm(hinge.w)
@@ -961,26 +972,33 @@ def test_newton_warm_starts(rng, monkeypatch):
     monkeypatch.setattr(core, "NEWTON_WARM_START_MIN", 1000)
     X, y, q = _data(rng, m=3000, n=5, nq=30, levels=4)
     risk = SquaredRankingRisk(X, y, q)
-    cold = solve_ranksvm_newton(risk, 1e-3, tol=1e-8, warm_start=None)
-    warm = solve_ranksvm_newton(risk, 1e-3, tol=1e-8)
+    cold = solve_ranksvm_newton(risk, 1e-3,
+                                options=RankSVMOptions(loss="squared_hinge", rtol=1e-8,
+                                                       warm_start=None))
+    warm = solve_ranksvm_newton(risk, 1e-3,
+                                options=RankSVMOptions(loss="squared_hinge", rtol=1e-8))
     assert warm.warm_start_iterations > 0 and cold.warm_start_iterations == 0
     assert warm.converged and cold.converged
     assert warm.objective == pytest.approx(cold.objective, rel=1e-12)
     # along a regparam path: start from the neighbour's solution
-    path = solve_ranksvm_newton(risk, 3e-3, tol=1e-8, w0=cold.w)
-    fresh = solve_ranksvm_newton(risk, 3e-3, tol=1e-8, warm_start=None)
+    path = solve_ranksvm_newton(risk, 3e-3, x0=cold.w,
+                                options=RankSVMOptions(loss="squared_hinge", rtol=1e-8))
+    fresh = solve_ranksvm_newton(risk, 3e-3,
+                                 options=RankSVMOptions(loss="squared_hinge", rtol=1e-8,
+                                                        warm_start=None))
     assert path.objective == pytest.approx(fresh.objective, rel=1e-12)
     assert path.iterations <= fresh.iterations
     # k-fold over the path equals independent trainings per regparam
-    out = kfold_ranksvm(X[:600], y[:600], q[:600], n_folds=3, regparams=[1e-2, 1e-1],
-                        loss="squared_hinge", tol=1e-9)
+    out = kfold_ranksvm(X[:600], y[:600], q[:600], folds=3, regparams=[1e-2, 1e-1],
+                        options=RankSVMOptions(rtol=1e-9, loss="squared_hinge"))
     assert out["solution"].solver == "newton"
     from rlscore.measure import query_cindex
     for gi, reg in enumerate([1e-2, 1e-1]):
         for k, test in enumerate(out["folds"]):
             train = np.setdiff1d(np.arange(600), test)
-            sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], reg, tol=1e-9,
-                                        loss="squared_hinge")
+            sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], reg,
+                                        options=RankSVMOptions(rtol=1e-9,
+                                                               loss="squared_hinge"))
             assert out["fold_performances"][gi, k] == pytest.approx(
                 query_cindex(y[test], X[test] @ sol.w, q[test]), abs=1e-6)
 
@@ -988,30 +1006,35 @@ def test_newton_warm_starts(rng, monkeypatch):
 def test_squared_and_newton_bad_input(rng):
     X, y, q = _data(rng, m=30, n=3)
     with pytest.raises(ValueError, match="no Hessian"):
-        fit_linear_ranksvm(X, y, loss="hinge", solver="newton")
+        fit_linear_ranksvm(X, y, options=RankSVMOptions(loss="hinge", optimizer="newton"))
     with pytest.raises(ValueError, match="loss must be one of"):
-        fit_linear_ranksvm(X, y, loss="squared")
+        fit_linear_ranksvm(X, y, options=RankSVMOptions(loss="squared"))
     with pytest.raises(ValueError, match="solver must be one of"):
-        fit_linear_ranksvm(X, y, loss="squared_hinge", solver="lbfgs")
+        fit_linear_ranksvm(X, y,
+                           options=RankSVMOptions(loss="squared_hinge", optimizer="lbfgs"))
     with pytest.raises(ValueError, match="no Hessian"):
-        kfold_ranksvm(X, y, n_folds=2, loss="hinge", solver="newton")
+        kfold_ranksvm(X, y, folds=2,
+                      options=RankSVMOptions(loss="hinge", optimizer="newton"))
     with pytest.raises(TypeError, match="SquaredRankingRisk"):
         solve_ranksvm_newton(RankingRisk(X, y), 1.0)
     risk = SquaredRankingRisk(X, y)
     with pytest.raises(ValueError, match="w0"):
-        solve_ranksvm_newton(risk, 1.0, w0=np.ones(4))
+        solve_ranksvm_newton(risk, 1.0, x0=np.ones(4))
     with pytest.raises(ValueError, match="w0"):
-        solve_ranksvm_newton(risk, 1.0, w0=np.array([np.nan, 0, 0]))
+        solve_ranksvm_newton(risk, 1.0, x0=np.array([np.nan, 0, 0]))
     with pytest.raises(ValueError, match="regparam"):
         solve_ranksvm_newton(risk, 0.0)
     with pytest.raises(ValueError, match="warm_start"):
-        solve_ranksvm_newton(risk, 1.0, warm_start="yes")
+        solve_ranksvm_newton(risk, 1.0,
+                             options=RankSVMOptions(loss="squared_hinge", warm_start="yes"))
     with pytest.raises(ValueError, match="NaN"):
         risk(np.array([np.nan, 0, 0]))
     with pytest.raises(ValueError, match="no pairs"):
         SquaredRankingRisk(X, np.ones(30))
     with pytest.warns(ConvergenceWarning, match="Newton"):
-        sol = solve_ranksvm_newton(risk, 1e-4, tol=1e-12, max_iter=1, warm_start=None)
+        sol = solve_ranksvm_newton(risk, 1e-4,
+                                   options=RankSVMOptions(loss="squared_hinge", rtol=1e-12,
+                                                          maxiter=1, warm_start=None))
     assert not sol.converged and sol.iterations == 1
     _, active = risk.pairs.squared_hinge(X @ np.ones(3), risk.weights, np.empty(30))
     with pytest.raises(ValueError, match="shape"):

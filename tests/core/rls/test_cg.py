@@ -48,11 +48,11 @@ def test_block_cg_matches_solve_and_single_runs(rng):
     S = Q @ Q.T + 0.5 * np.eye(n)
     B = rng.normal(size=(n, 3))
     B[:, 1] *= 1e4          # very different scales: per-column step sizes
-    res = conjugate_gradient(lambda V: S @ V, B, tol=1e-12)
+    res = conjugate_gradient(lambda V: S @ V, B, rtol=1e-12)
     assert isinstance(res, CGResult) and res.info == 0
     np.testing.assert_allclose(res.x, np.linalg.solve(S, B), rtol=1e-9, atol=0)
     for j in range(3):
-        single = conjugate_gradient(lambda V: S @ V, B[:, j], tol=1e-12)
+        single = conjugate_gradient(lambda V: S @ V, B[:, j], rtol=1e-12)
         np.testing.assert_allclose(res.x[:, j], single.x[:, 0], rtol=1e-9)
     assert np.all(res.residuals <= 1e-12)
 
@@ -64,11 +64,10 @@ def test_block_cg_zero_column_precond_and_start(rng):
     B = rng.normal(size=(n, 2))
     B[:, 0] = 0.0
     ref = np.linalg.solve(S, B)
-    res = conjugate_gradient(lambda V: S @ V, B, tol=1e-12,
-                             precond=1.0 / np.diag(S))
+    res = conjugate_gradient(lambda V: S @ V, B, rtol=1e-12, M=1.0 / np.diag(S))
     np.testing.assert_allclose(res.x, ref, rtol=1e-9, atol=1e-14)
     assert np.all(res.x[:, 0] == 0)
-    res0 = conjugate_gradient(lambda V: S @ V, B, tol=1e-12, x0=ref + 1e-3)
+    res0 = conjugate_gradient(lambda V: S @ V, B, rtol=1e-12, x0=ref + 1e-3)
     np.testing.assert_allclose(res0.x, ref, rtol=1e-9, atol=1e-14)
 
 
@@ -77,7 +76,7 @@ def test_block_cg_maxiter_and_callback_stop(rng):
     Q = rng.normal(size=(n, n))
     S = Q @ Q.T + 1e-3 * np.eye(n)
     b = rng.normal(size=n)
-    res = conjugate_gradient(lambda V: S @ V, b, tol=1e-12, maxiter=3)
+    res = conjugate_gradient(lambda V: S @ V, b, rtol=1e-12, maxiter=3)
     assert res.iterations == 3 and not res.column_converged.all() and res.info == 3
     assert not res.converged and res.message == "max_iter reached"
     seen = []
@@ -87,7 +86,7 @@ def test_block_cg_maxiter_and_callback_stop(rng):
         seen.append((k, x.copy()))
         return k == 5
 
-    res = conjugate_gradient(lambda V: S @ V, b, tol=1e-12, callback=cb)
+    res = conjugate_gradient(lambda V: S @ V, b, rtol=1e-12, callback=cb)
     assert res.stopped and res.iterations == 5 and [k for k, _ in seen] == [1, 2, 3, 4, 5]
     np.testing.assert_array_equal(seen[-1][1], res.x)
 
@@ -105,7 +104,7 @@ def test_cg_rls_against_direct_solve(rng, regparam, bias, form, sparse):
     m, d = (60, 12) if form == "primal" else (12, 60)
     X = _sparse(rng, m, d, 0.5) if sparse else rng.normal(size=(m, d))
     Y = rng.normal(size=(m, 3))
-    W, b, res, op = cg_rls(X, Y, regparam, bias, form=form, tol=1e-13)
+    W, b, res, op = cg_rls(X, Y, regparam, bias, form=form, rtol=1e-13)
     assert op.form == form and res.info == 0
     Xa = _augment(X, bias)
     # the reference solves the smaller, well-posed system (the other one is singular up
@@ -125,9 +124,9 @@ def test_cg_rls_against_direct_solve(rng, regparam, bias, form, sparse):
 def test_cg_rls_auto_form_and_one_output(rng):
     X = rng.normal(size=(20, 50))
     y = rng.normal(size=20)
-    W, b, res, op = cg_rls(X, y, 1.0, 1.0, tol=1e-12)
+    W, b, res, op = cg_rls(X, y, 1.0, 1.0, rtol=1e-12)
     assert op.form == "dual" and W.shape == (50, 1)
-    W2, b2, res2, op2 = cg_rls(X, y, 1.0, 1.0, form="primal", tol=1e-12)
+    W2, b2, res2, op2 = cg_rls(X, y, 1.0, 1.0, form="primal", rtol=1e-12)
     assert op2.form == "primal" and op2.n == 51
     np.testing.assert_allclose(W, W2, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(b, b2, rtol=1e-8)
@@ -166,8 +165,8 @@ def test_cg_rls_sparse_explicit_zeros_and_unsorted_indices(rng):
     Xd2 = X.toarray()
     assert not X.has_sorted_indices or X.nnz == 0
     y = rng.normal(size=30)
-    W, b, _, _ = cg_rls(X, y, 0.5, 1.0, tol=1e-13)
-    Wd, bd, _, _ = cg_rls(Xd2, y, 0.5, 1.0, tol=1e-13)
+    W, b, _, _ = cg_rls(X, y, 0.5, 1.0, rtol=1e-13)
+    Wd, bd, _, _ = cg_rls(Xd2, y, 0.5, 1.0, rtol=1e-13)
     np.testing.assert_allclose(W, Wd, rtol=1e-9, atol=1e-13)
     assert X.data[0] == 0.0       # the caller's matrix is left alone
 
@@ -180,7 +179,7 @@ def test_cg_rls_never_forms_the_gram_matrix(rng):
     X = sp.csr_matrix((rng.random(m * 20), cols.ravel(), np.arange(0, m * 20 + 1, 20)),
                       shape=(m, d))
     y = rng.normal(size=m)
-    W, b, res, op = cg_rls(X, y, 1.0, 1.0, tol=1e-10)
+    W, b, res, op = cg_rls(X, y, 1.0, 1.0, rtol=1e-10)
     assert res.info == 0 and W.shape == (d, 1)
     P = np.asarray(X @ W).ravel() + b
     A = (y - P) / 1.0          # dual coefficients: a = (y - f) / lambda
@@ -215,7 +214,7 @@ def test_cg_rankrls_queries_against_closed_form(rng, regparam, sparse):
     Y = rng.normal(size=(m, 2))
     qids = [f"q{k}" for k in rng.integers(0, 8, m)]
     qids[3] = "single"                       # a one-item query contributes nothing
-    W, res, op, codes = cg_rankrls(X, Y, regparam, qids=qids, tol=1e-13)
+    W, res, op, codes = cg_rankrls(X, Y, regparam, qids=qids, rtol=1e-13)
     assert res.info == 0
     Xd = X.toarray() if sparse else X
     L = _centering(codes)
@@ -231,7 +230,7 @@ def test_cg_rankrls_global_is_globalrankrls_over_m(rng, regparam):
     m, d = 40, 12
     X = rng.normal(size=(m, d))
     y = rng.normal(size=m)
-    W, res, op, codes = cg_rankrls(X, y, regparam, tol=1e-13)
+    W, res, op, codes = cg_rankrls(X, y, regparam, rtol=1e-13)
     assert codes is None
     Lg = m * np.eye(m) - np.ones((m, m))          # GlobalRankRLS's Laplacian
     Wd = np.linalg.solve(X.T @ Lg @ X + m * regparam * np.eye(d), X.T @ Lg @ y)
@@ -244,7 +243,7 @@ def test_cg_preference_rankrls_against_closed_form(rng, regparam):
     X = _sparse(rng, m, d, 0.7)
     pairs = rng.integers(0, m, size=(120, 2))
     pairs = pairs[pairs[:, 0] != pairs[:, 1]]
-    W, res, op = cg_preference_rankrls(X, pairs, regparam, tol=1e-13)
+    W, res, op = cg_preference_rankrls(X, pairs, regparam, rtol=1e-13)
     C = np.zeros((len(pairs), m))
     C[np.arange(len(pairs)), pairs[:, 0]] += 1
     C[np.arange(len(pairs)), pairs[:, 1]] -= 1
@@ -273,8 +272,8 @@ def test_jacobi_preconditioner_same_solution_fewer_iterations(rng):
     X = rng.normal(size=(m, d)) * np.logspace(-2, 2, d)[None, :]
     y = rng.normal(size=m)
     q = rng.integers(0, 20, m)
-    W0, r0, _, _ = cg_rankrls(X, y, 1e-2, qids=q, tol=1e-11)
-    W1, r1, _, _ = cg_rankrls(X, y, 1e-2, qids=q, tol=1e-11, precondition="jacobi")
+    W0, r0, _, _ = cg_rankrls(X, y, 1e-2, qids=q, rtol=1e-11)
+    W1, r1, _, _ = cg_rankrls(X, y, 1e-2, qids=q, rtol=1e-11, precondition="jacobi")
     np.testing.assert_allclose(W0, W1, rtol=1e-6, atol=1e-9 * np.abs(W0).max())
     assert r1.iterations < r0.iterations
     with pytest.raises(ValueError):

@@ -9,7 +9,7 @@ import pytest
 
 from rlscore.core.structure import QueryGroups
 from rlscore.core.rankrls import QueryRankRLSModel
-from rlscore.core.ranksvm import fit_linear_ranksvm, kfold_ranksvm
+from rlscore.core.ranksvm import RankSVMOptions, fit_linear_ranksvm, kfold_ranksvm
 from rlscore.core.nystrom import RLSModel
 from rlscore.core.selection import EdgeOfGridWarning, LQOCV, NfoldCV, grid_search, query_score
 from rlscore.core.selection import RefitCV
@@ -169,14 +169,16 @@ def test_kfold_ranksvm_takes_a_per_query_measure(rng):
     top1.iserror = False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EdgeOfGridWarning)
-        out = kfold_ranksvm(X, y, q, n_folds=3, regparams=grid, measure=top1, tol=1e-8)
+        out = kfold_ranksvm(X, y, q, folds=3, regparams=grid, measure=top1,
+                            options=RankSVMOptions(rtol=1e-8))
     folds = QueryGroups.from_qids(q).folds(3, seed=0)
     for k, f in enumerate(out["folds"]):
         np.testing.assert_array_equal(f, folds[k])
     for i, lam in enumerate(grid):
         for k, f in enumerate(folds):
             train = np.setdiff1d(np.arange(len(y)), f)
-            sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], lam, tol=1e-8)
+            sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], lam,
+                                        options=RankSVMOptions(rtol=1e-8))
             P = X[f] @ sol.w
             manual = _per_query_by_hand(top1, y[f], P, q[f])
             assert out["fold_performances"][i, k] == pytest.approx(manual, abs=1e-6)
@@ -219,6 +221,7 @@ def test_a_measure_taking_qids_gets_the_fold_query_ids(rng, cindex_by_hand):
     # and both are the per-query c-index of explicit refits
     for k, f in enumerate(a.folds):
         train = np.setdiff1d(np.arange(len(y)), f)
-        sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], grid[1], tol=1e-8)
+        sol, _ = fit_linear_ranksvm(X[train], y[train], q[train], grid[1],
+                                    options=RankSVMOptions(rtol=1e-8))
         manual = _per_query_by_hand(cindex_by_hand, y[f], X[f] @ sol.w, q[f])
         assert a.fold_performances[1, k] == pytest.approx(manual, abs=1e-6)
