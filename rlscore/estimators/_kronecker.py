@@ -23,8 +23,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker import KronRLSModel, check_square_kernel
-from rlscore.core.kronecker import (MinresOptions, PairwiseData, PairwiseLoss,
-                                    SampledKronRLSModel)
+from rlscore.core.kronecker import SampledKronRLSModel, SampledKronRLSOptions
 from rlscore.core.hyper import LearnableKernel, learn_kron_kernel, similarity_features
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
@@ -450,10 +449,13 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
                 raise ValueError("alpha=0 with the iterative solver needs max_iter (early "
                                  "stopping); the unregularized system may be singular")
             model = SampledKronRLSModel(
-                Y=y, label_row_inds=r, label_col_inds=c, data=PairwiseData(**data),
-                regparam=alpha, solver=MinresOptions(self.max_iter, tol),
-                loss=PairwiseLoss(self.loss == "conditional_ranking", self.pairwise_kernel,
-                                  self.indefinite))
+                Y=y, label_row_inds=r, label_col_inds=c,
+                **({"features": (data["X1"], data["X2"])} if "X1" in data
+                   else {"kernels": (data["K1"], data["K2"])}), regparam=alpha,
+                options=SampledKronRLSOptions(
+                    self.max_iter, tol,
+                    conditional_ranking=self.loss == "conditional_ranking",
+                    pairwise_kernel=self.pairwise_kernel, indefinite=self.indefinite))
             self.solver_ = "iterative"
             self.n_iter_ = model.iterations
         self._fitted_objects(model, o1, o2)

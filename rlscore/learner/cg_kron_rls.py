@@ -21,8 +21,9 @@ class CGKronRLS(SampledKronRLSModel):
         "    The core object behind :class:`rlscore.learner.CGKronRLS` (RLScore's keyword\n"
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (iterative solver).\n",
         "    Keyword arguments only; other keywords are ignored with a UserWarning, and\n"
-        "    ``callbackfun`` is accepted as an alias of ``callback``; ``data.K1`` is the\n"
-        "    keyword ``K1``, ``solver.maxiter`` the keyword ``maxiter`` and so on. The\n"
+        "    ``callbackfun`` is accepted as an alias of ``callback``; ``kernels`` are the\n"
+        "    keywords ``K1``, ``K2`` (or ``pko``), ``features`` ``X1``, ``X2``, the fields\n"
+        "    of ``options`` keywords of their own (``options.rtol`` is ``tol``). The\n"
         "    implementation is :class:`rlscore.core.kronecker.SampledKronRLSModel`.\n")
 
     @reports_progress

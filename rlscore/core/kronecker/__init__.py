@@ -43,8 +43,8 @@ from rlscore.core.kronecker._settings import KRON_SETTINGS, KronSettingHoldout
 from rlscore.core.kronecker._intervals import (kron_interval_model, KronIntervalPredictor,
                                                IntervalScheme)
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
-from rlscore.core.kronecker._sampled import (SampledKronRLSModel, PairwiseData, MinresOptions,
-                                             PairwiseLoss, sampled_kron_arguments)
+from rlscore.core.kronecker._sampled import (SampledKronRLSModel, SampledKronRLSOptions,
+                                             sampled_kron_arguments)
 from rlscore.core.kronecker._svm import (KronSVMOptions, SampledKronSVMModel,
                                         exact_line_search, svm_labels)
 from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights,
@@ -90,9 +90,7 @@ __all__ = [
     "GroupCentering",
     "KronMinres",
     "SampledKronRLSModel",
-    "PairwiseData",
-    "MinresOptions",
-    "PairwiseLoss",
+    "SampledKronRLSOptions",
     "sampled_kron_arguments",
     "SampledKronSVMModel",
     "KronSVMOptions",
