@@ -20,6 +20,12 @@ it -- never one above and never one of its own rank -- and reaches another famil
 through its public namespace (``rlscore.core.rls``), never through a private module
 (``rlscore.core.rls._solvers``).
 
+Public and internal names: a package's (or a core family's) ``__all__`` is its documented
+API (tests/test_public_api.py holds it equal to docs/api.rst). Names outside ``__all__``
+may stay importable from the public namespace for the lower layers: ``rlscore.core`` and
+the leaves (layers 1 and 2) may import them, and so may one core family from another, but
+a face (layer 3 and up) imports only ``__all__`` names of another package or core family.
+
 Within layer 1 the predictors may use the kernels (a kernel predictor evaluates its
 kernel); within layer 3 the data-set loaders use the readers of ``rlscore.utilities``. The compiled modules of ``rlscore._ext`` carry private names by convention and
 may be imported by any layer above them.
@@ -50,6 +56,8 @@ FAMILY = {"structure": 0, "optim": 1, "selection": 2, "rls": 3, "nystrom": 4,
           "rankrls": 5, "ranksvm": 5, "kronecker": 5, "survival": 6, "hyper": 6}
 # sideways imports allowed within one layer: (importer, imported)
 ALLOWED_SIDEWAYS = {("predictor", "kernel"), ("datasets", "utilities")}
+# from this layer up, a package imports only the __all__ names of another package
+FACE_LAYER = 3
 
 
 def _package_of(module):
@@ -115,6 +123,43 @@ def _family_violations(where, name, module):
     return out
 
 
+def _exported(module):
+    """The ``__all__`` of a public rlscore package, module or core family, read from its
+    source (None for a private module, one without ``__all__`` or one not found)."""
+    parts = module.split(".")
+    if any(p.startswith("_") for p in parts[1:]):
+        return None
+    base = PKG.parent.joinpath(*parts)
+    path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    if not path.exists():
+        return None
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", "") == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return None
+
+
+def _internal_name_violations(where, src, module, names):
+    """A face (layer FACE_LAYER and up) importing a name that is not in the ``__all__`` of
+    another package or of a core family: the internals are for rlscore.core and the
+    leaves only."""
+    dst = _package_of(module)
+    if not names or dst == src or LAYER.get(src, 0) < FACE_LAYER:
+        return []
+    parts = module.split(".")
+    if dst == "core" and len(parts) != 3:     # rlscore.core itself, or a private module
+        return []
+    exported = _exported(module)
+    if exported is None:
+        return []
+    hidden = sorted(n for n in names if n not in exported and not n.startswith("_"))
+    if not hidden:
+        return []
+    return [f"{where}: internal name(s) {hidden} of {module} (not in its __all__) "
+            f"imported by the face {src}"]
+
+
 def _violations():
     out = []
     for path, name in _modules():
@@ -138,6 +183,7 @@ def _violations():
                 private = [n for n in names if n.startswith("_")]
                 if private:
                     out.append(f"{where}: private name(s) {private} of {module}")
+            out.extend(_internal_name_violations(where, src, module, names))
     return out
 
 
@@ -189,6 +235,28 @@ def test_the_checker_sees_family_violations(tmp_path, monkeypatch):
     assert "upward family import rls -> rankrls" in bad
     assert "sideways family import rankrls -> kronecker" in bad
     assert "private module rlscore.core.rls._a imported from outside its family" in bad
+
+
+def test_the_checker_sees_a_face_importing_a_core_internal(tmp_path, monkeypatch):
+    """A face may import only __all__ names of a core family; a family may import the
+    other names of a lower family; a leaf may import a kernel internal."""
+    fake = tmp_path / "rlscore"
+    for d in ("core/rls", "core/rankrls", "learner", "kernel", "predictor"):
+        (fake / d).mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "core" / "__init__.py").write_text("")
+    (fake / "core" / "rls" / "__init__.py").write_text(
+        "from rlscore.core.rls._a import Public, Internal\n__all__ = ['Public']\n")
+    (fake / "core" / "rankrls" / "__init__.py").write_text("")
+    (fake / "core" / "rankrls" / "_b.py").write_text(
+        "from rlscore.core.rls import Public, Internal\n")
+    (fake / "learner" / "__init__.py").write_text("")
+    (fake / "learner" / "x.py").write_text("from rlscore.core.rls import Public, Internal\n")
+    (fake / "kernel" / "__init__.py").write_text("block = 1\n__all__ = []\n")
+    (fake / "predictor" / "__init__.py").write_text("from rlscore.kernel import block\n")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    bad = [b for b in _violations() if "internal name" in b]
+    assert len(bad) == 1 and "learner/x.py" in bad[0] and "['Internal']" in bad[0], bad
 
 
 def _module_graph():

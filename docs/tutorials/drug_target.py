@@ -309,7 +309,7 @@ def new_drug_intervals(KD, KT, Y, alpha=0.1, k=5, seed=0, method="jackknife+"):
         y = Y[tr[:, 0], tr[:, 1]]
         mu = y.mean()
         est = PairwiseRLSCV(KD, KT, kernel="precomputed", cv="drugs").fit(tr, y - mu)
-        _, lo, hi = est.predict_interval(te, alpha=alpha, method=method)
+        _, lo, hi = est.predict_interval(te, miscoverage=alpha, method=method)
         yt = Y[te[:, 0], te[:, 1]] - mu
         inside = (lo <= yt) & (yt <= hi)
         covered.append(inside)

@@ -79,9 +79,7 @@ from rlscore.cli._commands import (_cmd_cv, _cmd_evaluate, _cmd_fit, _cmd_predic
 from rlscore.cli._data import load_training_data, project_features
 from rlscore.cli._options import MEASURE_HELP
 
-__all__ = ["main", "build_parser", "LEARNERS", "KERNELS", "LearnerSpec", "KernelSpec",
-           "register_learner", "register_kernel", "Progress", "UsageError", "DataError",
-           "load_training_data", "project_features"]
+__all__ = ["main", "LearnerSpec", "KernelSpec", "register_learner", "register_kernel"]
 
 
 # --------------------------------------------------------------------------- parser

@@ -12,7 +12,7 @@ from distributed import get_client
 from rlscore._validation import as_2d_labels, as_data_matrix
 from rlscore.core.structure import QueryGroups
 
-__all__ = ["PartitionedData", "query_chunks", "check_whole_queries", "split_queries",
+__all__ = ["PartitionedData", "query_chunks", "split_queries",
            "ordered_sum", "RegroupWarning"]
 
 
@@ -101,13 +101,13 @@ def split_queries(unique_qids):
     """Whether some query id occurs in more than one partition (``unique_qids``: per
     partition its distinct ids). O(n log n) for n ids in all."""
     try:
-        check_whole_queries(unique_qids)
+        _check_whole_queries(unique_qids)
     except ValueError:
         return True
     return False
 
 
-def check_whole_queries(unique_qids):
+def _check_whole_queries(unique_qids):
     """ValueError when a query id occurs in more than one partition.
 
     ``unique_qids``: per partition the array of its distinct query ids.
@@ -145,9 +145,9 @@ def _unique(q):
 
 
 def _first_split(unique_qids):
-    """The message of :func:`check_whole_queries`, or None when no query is split."""
+    """The message of :func:`_check_whole_queries`, or None when no query is split."""
     try:
-        check_whole_queries(unique_qids)
+        _check_whole_queries(unique_qids)
     except ValueError as exc:
         return str(exc).split(":")[0]
     return None
@@ -314,7 +314,7 @@ class PartitionedData:
                     [dask.delayed(len)(p) for p in df.to_delayed()]))
                 uq = client.gather(client.compute(
                     [dask.delayed(_unique, pure=True)(p) for p in df[qid].to_delayed()]))
-                check_whole_queries(uq)
+                _check_whole_queries(uq)
                 warnings.warn(_regroup_message(split, df.npartitions, sizes),
                               RegroupWarning, stacklevel=2)
         parts = [dask.delayed(_dataframe_part, pure=True)(p, tuple(features), label, qid)

@@ -25,9 +25,9 @@ import numpy as np
 
 from rlscore.core.ranksvm import PairwiseRankingLoss
 from rlscore.core.structure import QueryGroups
-from rlscore.core.ranksvm import (NORMALIZATIONS, LOSSES, pair_structure, check_utilities,
-                                  pair_weights)
-from rlscore.distributed._data import check_whole_queries, ordered_sum, split_queries
+from rlscore.core.ranksvm import NORMALIZATIONS, LOSSES, pair_structure, pair_weights
+from rlscore._validation import check_utilities
+from rlscore.distributed._data import _check_whole_queries, ordered_sum, split_queries
 
 __all__ = ["DistributedRankingRisk", "DistributedNewtonObjective"]
 
@@ -208,7 +208,7 @@ class DistributedRankingRisk:
         self.bounds = np.concatenate([[0], np.cumsum([s["m"] for s in summ])])
         if local:
             if data.has_qids:
-                check_whole_queries([s["unique_qids"] for s in summ])
+                _check_whole_queries([s["unique_qids"] for s in summ])
             self.states = data.map_persist(_rank_state, self.n_threads, True)
             summ = client.gather([client.submit(_rank_summary, s) for s in self.states])
             qp = np.concatenate([s["query_pairs"] for s in summ])

@@ -22,7 +22,7 @@ from rlscore.core.rankrls import RankRLSOperator
 from rlscore.core.rls import RLSOperator, DataOperator
 from rlscore.core.optim import CGOptions, conjugate_gradient
 from rlscore.core.structure import QueryGroups
-from rlscore.distributed._data import check_whole_queries, ordered_sum
+from rlscore.distributed._data import _check_whole_queries, ordered_sum
 from rlscore.distributed.ranksvm import as_partitioned
 from rlscore.predictor import LinearPredictor, PredictorInterface
 
@@ -115,7 +115,7 @@ class DistributedOperator:
             if not data.has_qids:
                 raise ValueError("query-structured RankRLS needs qids")
             self.states = data.map_persist(_query_state)
-            check_whole_queries(client.gather([client.submit(_unique_of, s)
+            _check_whole_queries(client.gather([client.submit(_unique_of, s)
                                                for s in self.states]))
         elif kind == "global":
             sums = data.map_gather(_column_sums)

@@ -39,7 +39,7 @@ from rlscore.core.nystrom import NystromFeatureMap, select_basis, add_statistics
 from rlscore.core.selection import grid_search, query_score
 from rlscore._progress import Progress, verbosity
 from rlscore._validation import check_regparam
-from rlscore.distributed._data import check_whole_queries
+from rlscore.distributed._data import _check_whole_queries
 from rlscore.distributed.ranksvm import as_partitioned
 from rlscore.predictor import PredictorInterface
 
@@ -133,7 +133,7 @@ class _ReducedSetModel(PredictorInterface):
         outs = data.map_persist(_stats, self.nmap, self._kind, self._shift)
         self._stat_futures = [client.submit(_stats_only, o) for o in outs]
         if self._kind == "query":
-            check_whole_queries(client.gather([client.submit(_qids_only, o)
+            _check_whole_queries(client.gather([client.submit(_qids_only, o)
                                                for o in outs]))
         del outs
         self._fold_sums = None

@@ -20,8 +20,9 @@ from rlscore.core.nystrom import fit_rls_model
 from rlscore.core.selection import defined_queries, query_score
 from rlscore.measure import UndefinedPerformance
 from rlscore._progress import verbosity
-from rlscore._validation import (check_bias, check_coef0, check_degree, check_gamma,
-                                 check_positive_int, check_regparam, check_tol)
+from rlscore._validation import (NOT_GIVEN, check_bias, check_coef0, check_degree,
+                                 check_gamma, check_positive_int, check_regparam, check_tol,
+                                 miscoverage_argument)
 from rlscore.predictor import KernelPredictor, LinearPredictor
 
 __all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "learning_degree",
@@ -31,7 +32,7 @@ __all__ = ["KERNEL_NAMES", "resolve_kernel", "kernel_params", "learning_degree",
            "query_groups", "ranking_score", "KernelInputMixin", "RLSEstimatorBase",
            "reports_progress", "verbose_doc", "fit_data_doc", "KERNEL_INPUT_ATTRS_DOC",
            "kernel_sections_doc", "check_iteration_params",
-           "check_index_pairs", "check_pair_labels", "index_objects", "PairsRegressorMixin"]
+           "check_object_pairs", "index_objects", "PairsRegressorMixin"]
 
 #: Accepted ``kernel`` values (scikit-learn names and RLScore names) and the RLScore
 #: kernel each one means.
@@ -260,7 +261,7 @@ def check_alpha(alpha, name="alpha", positive=False):
 
 # -- pairs of objects as samples ------------------------------------------------------
 
-def check_index_pairs(X, n1, n2):
+def check_object_pairs(X, n1, n2):
     """``X`` of the pair estimators: an integer array (n_pairs, 2) of object indices,
     column 0 into the n1 objects of domain 1, column 1 into the n2 of domain 2, as
     int64. ValueError for another shape, no pairs or non-integers, IndexError for an
@@ -284,7 +285,7 @@ def check_index_pairs(X, n1, n2):
     return X
 
 
-def check_pair_labels(y, n_pairs):
+def _check_pair_labels(y, n_pairs):
     """``y`` of ``fit``: one finite number per pair (a column vector is accepted), as
     float64."""
     y = np.asarray(y)
@@ -327,8 +328,8 @@ class PairsRegressorMixin:
         """(y as float64, objects1, objects2, rows, cols) of ``fit``'s labelled pairs
         over n1 and n2 objects: the training objects of each domain and each pair's
         position in them (:func:`index_objects`)."""
-        pairs = check_index_pairs(X, n1, n2)
-        y = check_pair_labels(y, pairs.shape[0])
+        pairs = check_object_pairs(X, n1, n2)
+        y = _check_pair_labels(y, pairs.shape[0])
         return (y,) + index_objects(pairs, self._one_domain)
 
     def _fitted_objects(self, model, o1, o2):
@@ -339,7 +340,7 @@ class PairsRegressorMixin:
 
     def _test_pairs(self, X, n1, n2):
         """(test objects1, test objects2, rows, cols) of ``predict``'s pairs."""
-        return index_objects(check_index_pairs(X, n1, n2), self._one_domain)
+        return index_objects(check_object_pairs(X, n1, n2), self._one_domain)
 
     def predict(self, X):
         """Predictions for the pairs ``X`` (n_pairs, 2) of objects of the two domains.
@@ -489,8 +490,8 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
                        (X.shape[0], self._n_targets))
         return np.ascontiguousarray(P[:, 0]) if self._y_1d else P
 
-    def predict_interval(self, X, alpha=0.1, method="jackknife+", *, cv=None,
-                         groups=None):
+    def predict_interval(self, X, miscoverage=0.1, method="jackknife+", *, cv=None,
+                         groups=None, alpha=NOT_GIVEN):
         """Distribution-free prediction intervals (jackknife+, CV+ and variants of
         Barber et al., Ann. Statist. 2021) from the exact hold-out models of the
         fitted model: no refitting.
@@ -499,7 +500,7 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Samples, as for ``predict``.
-        alpha : float in (0, 1), default=0.1
+        miscoverage : float in (0, 1), default=0.1
             Miscoverage rate: 0.1 gives 90% intervals.
         method : {"jackknife+", "jackknife", "jackknife-minmax", "cv+", "cv", \
 "cv-minmax"}, default="jackknife+"
@@ -513,17 +514,20 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
             Group labels of the training samples. Without ``cv``, each group is held
             out whole (one fold per group: whole queries, drugs...); with a splitter
             they are passed to its ``split``.
+        alpha : float in (0, 1)
+            Deprecated alias of ``miscoverage`` (a FutureWarning; removed in the next
+            release): ``alpha`` is the regularization in the constructors.
 
         Returns
         -------
         y_pred, lower, upper : ndarrays of shape (n_samples,) or (n_samples, n_targets)
             The model's predictions and the interval bounds, in the layout of ``y``;
-            infinite bounds when alpha < 1 / (n_fit_samples + 1).
+            infinite bounds when miscoverage < 1 / (n_fit_samples + 1).
 
         Raises
         ------
         ValueError
-            For an invalid alpha or method, folds that do not partition the training
+            For an invalid miscoverage or method, folds that do not partition the training
             samples, or an estimator restored from a pickle (refit it: the hold-out
             models need the training-time factorization).
 
@@ -533,9 +537,9 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         one GEMM (n_samples x m) by (m x m) plus O(n_samples m) selection. See
         :mod:`rlscore.core.rls`.
         """
-        from rlscore.core.rls import METHODS, check_miscoverage
+        from rlscore.core.rls import METHODS
         check_is_fitted(self)
-        alpha = check_miscoverage(alpha)
+        alpha = miscoverage_argument(miscoverage, alpha)
         if getattr(self, "model_", None) is None:
             raise ValueError(f"this {type(self).__name__} was restored from a pickle; "
                              f"predict_interval needs the fitted core model: refit it")

@@ -51,14 +51,14 @@ class GreedyRLSSelector(SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, shape (n_features,)
         The selected features (``get_support()``).
     selected_features_ : ndarray of int
         The selected features in selection order.
     performances_ : ndarray of float
         The winning criterion after each step (leave-one-out MSE, or the
         leave-query-out error).
-    coef_ : ndarray of shape (n_features_in_,) or (n_targets, n_features_in_)
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
         Weights of the RLS model on the selected features (zero elsewhere).
     intercept_ : float or ndarray of shape (n_targets,)
         Its intercept (0 with query ids).

@@ -22,7 +22,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from rlscore.core.kronecker import KronRLSModel, check_square_kernel
+from rlscore._validation import NOT_GIVEN, check_square_kernel, miscoverage_argument
+from rlscore.core.kronecker import KronRLSModel
 from rlscore.core.kronecker import SampledKronRLSModel, SampledKronRLSOptions
 from rlscore.core.hyper import LearnableKernel, learn_kron_kernel, similarity_features
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
@@ -472,8 +473,8 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
     def _interval_by(self, by):
         return "pairs" if by is None else by
 
-    def predict_interval(self, X, alpha=0.1, method="jackknife+", *, by=None,
-                         n_folds=None):
+    def predict_interval(self, X, miscoverage=0.1, method="jackknife+", *, by=None,
+                         n_folds=None, alpha=NOT_GIVEN):
         """Distribution-free prediction intervals for pairs (jackknife+, CV+ and
         variants of Barber et al., Ann. Statist. 2021) from the exact hold-out models
         of the closed form: no refitting.
@@ -482,7 +483,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         ----------
         X : array of int, shape (n_pairs, 2)
             Test pairs, as for ``predict``.
-        alpha : float in (0, 1), default=0.1
+        miscoverage : float in (0, 1), default=0.1
             Miscoverage rate: 0.1 gives 90% intervals.
         method : {"jackknife+", "jackknife", "jackknife-minmax", "cv+", "cv", \
 "cv-minmax"}, default="jackknife+"
@@ -498,12 +499,15 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         n_folds : int >= 2 or None
             Folds of objects for ``by="drugs"`` / ``"targets"`` (None: one per
             object).
+        alpha : float in (0, 1)
+            Deprecated alias of ``miscoverage`` (a FutureWarning; removed in the next
+            release): ``alpha`` is the regularization in the constructor.
 
         Returns
         -------
         y_pred, lower, upper : ndarrays of shape (n_pairs,)
-            The model's predictions and the interval bounds (infinite when alpha <
-            1 / (n_train_pairs + 1)).
+            The model's predictions and the interval bounds (infinite when
+            miscoverage < 1 / (n_train_pairs + 1)).
 
         Notes
         -----
@@ -516,6 +520,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         """
         from rlscore.core.kronecker import IntervalScheme, kron_interval_model
         check_is_fitted(self, "model_")
+        alpha = miscoverage_argument(miscoverage, alpha)
         by = self._interval_by(by)
         if not isinstance(by, str) or by not in self._INTERVAL_BY:
             raise ValueError(f"by must be one of {sorted(self._INTERVAL_BY)}, got {by!r}")

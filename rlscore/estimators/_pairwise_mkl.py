@@ -5,7 +5,7 @@ scikit-learn regressor. Samples are pairs of object indices, as in
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from rlscore.core.kronecker import check_square_kernel
+from rlscore._validation import check_square_kernel
 from rlscore.core.kronecker import fit_pairwise_mkl
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, reports_progress,

@@ -396,10 +396,10 @@ class RankRLSCV(_RankRLSBase):
     * ``"lpo"`` with queries: O(m r p) plus O(r + p) and a Python call per
       within-query pair (sum_q n_q (n_q - 1) / 2 pairs);
     * ``"lqo"``: O(m r p + sum_q (n_q^2 r + n_q^3)), batched over queries;
-    * K-fold global: O(m r p + sum_f (|f|^2 r + |f|^3)); with queries the same on the
-      hold-out side, or for primal / Nystrom models with large folds (k features)
-      O(|f| k p) per fold and alpha after O(|f| k^2 + k^3) once per fold (also with
-      basis removal).
+    * K-fold global: ``O(m r p + sum_f (|f|^2 r + |f|^3))``; with queries the same on
+      the hold-out side, or for primal / Nystrom models with large folds (k features)
+      ``O(|f| k p)`` per fold and alpha after ``O(|f| k^2 + k^3)`` once per fold (also
+      with basis removal).
 
     With ``gamma="learn"``: per optimizer step one Cholesky factorization and inverse
     of the centred kernel (O(m^3)), O(m^2) per kernel parameter (O(m^2 d) for ARD).

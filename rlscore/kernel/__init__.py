@@ -29,14 +29,17 @@ from rlscore.kernel._families import (GaussianFamily, PolynomialFamily, FixedFam
 from rlscore.kernel._blocked import (kernel_block, kernel_blocks, map_kernel_blocks,
                                      ThreadBuffers, block_size_for, read_block)
 
+# the documented API (docs/api.rst); the blocked products (kernel_block, kernel_blocks,
+# map_kernel_blocks, ThreadBuffers, block_size_for, read_block), kernel_parameter_names,
+# canonical_kernel_name and as_kernel_input stay importable here for rlscore.core
 __all__ = ["LinearKernel", "GaussianKernel", "PolynomialKernel", "RsetKernel",
            "AllPathsGraphKernel", "Graph", "relation_graph", "ContextWeightedBowKernel",
-           "ContextWeightedBowVectorizer", "createKernelByModuleName", "kernel_parameter_names", "KERNELS",
+           "ContextWeightedBowVectorizer", "createKernelByModuleName", "KERNELS",
            "GaussianFamily", "PolynomialFamily", "FixedFamily", "SumFamily",
-           "median_heuristic_gamma", "kernel_block", "kernel_blocks", "map_kernel_blocks",
-           "ThreadBuffers", "block_size_for", "read_block", "canonical_kernel_name",
-           "as_kernel_input"]
+           "median_heuristic_gamma"]
 
+#: kernel class name -> class: the kernels that the learners build by name
+#: (``kernel="GaussianKernel"``); :func:`createKernelByModuleName` looks names up here.
 KERNELS = {
     "LinearKernel": LinearKernel,
     "GaussianKernel": GaussianKernel,

@@ -29,7 +29,7 @@ class EarlyStopCB(_cg_rls.EarlyStopCB):
     is ``measure`` on the whole set (RLScore crashed here; one global group is the
     documented intent). The best primal iterate is remembered (strict improvement, in
     the direction of ``measure.iserror``); after ``maxiter`` consecutive iterations
-    without improvement the learner's ``A`` is reset to it and :class:`Finished` is
+    without improvement (the patience) the learner's ``A`` is reset to it and :class:`Finished` is
     raised.
 
     Parameters
@@ -39,10 +39,12 @@ class EarlyStopCB(_cg_rls.EarlyStopCB):
     qids_valid : sequence of length n or None
     measure : performance measure, default ``sqmprank``
     maxiter : int, default 10
+        The patience (RLScore's keyword; not the learner's cap on CG iterations).
 
     Attributes
     ----------
-    bestperf, bestA, iter, last_update, maxiter
+    bestperf, bestA, iter, last_update, patience
+    maxiter : RLScore's name of ``patience``
 
     Notes
     -----
@@ -56,7 +58,7 @@ class EarlyStopCB(_cg_rls.EarlyStopCB):
         self.X_valid = X_valid
         self.Y_valid = as_2d_labels(Y_valid, name="Y_valid")
         self.measure = measure
-        self.maxiter = maxiter
+        self.patience = maxiter
         if qids_valid is None:
             self.qidlist = None
         else:

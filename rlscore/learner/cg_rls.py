@@ -39,8 +39,8 @@ class EarlyStopCB:
     After each CG iteration the current model is evaluated on ``(X_valid, Y_valid)``;
     the best dual iterate is remembered (strict improvement, in the direction given by
     ``measure.iserror``). After ``maxiter`` consecutive iterations without improvement
-    the learner's ``A`` is reset to the best iterate and :class:`Finished` is raised,
-    so the learner ends with the best model seen.
+    (the patience) the learner's ``A`` is reset to the best iterate and
+    :class:`Finished` is raised, so the learner ends with the best model seen.
 
     Parameters
     ----------
@@ -48,11 +48,13 @@ class EarlyStopCB:
     Y_valid : array-like (n,) or (n, l)
     measure : performance measure, default ``sqerror``
     maxiter : int, default 10
-        Iterations without improvement before stopping.
+        The patience: iterations without improvement before stopping (RLScore's
+        keyword; not the cap on CG iterations, which is the learner's ``maxiter``).
 
     Attributes
     ----------
-    bestperf, bestA, iter, last_update, maxiter
+    bestperf, bestA, iter, last_update, patience
+    maxiter : RLScore's name of ``patience`` (reading or setting it is the same)
 
     Notes
     -----
@@ -65,13 +67,21 @@ class EarlyStopCB:
         self.X_valid = X_valid
         self.Y_valid = Y_valid
         self.measure = measure
-        self.maxiter = maxiter
+        self.patience = maxiter
         self.bestperf = None
         self.bestA = None
         self.iter = 0
         self.last_update = 0
 
     _finished = Finished
+
+    @property
+    def maxiter(self):
+        return self.patience
+
+    @maxiter.setter
+    def maxiter(self, value):
+        self.patience = value
 
     def _performance(self, P):
         return self.measure(self.Y_valid, P)
@@ -82,7 +92,7 @@ class EarlyStopCB:
             self.bestperf = perf
             self.bestA = np.array(learner.A, copy=True)
             self.last_update = self.iter
-        elif self.iter - self.last_update >= self.maxiter:
+        elif self.iter - self.last_update >= self.patience:
             learner.A = self.bestA
             raise self._finished("Done")
         self.iter += 1

@@ -136,7 +136,7 @@ class KfoldRankRLS(_RankSelectionWrapper):
 
     Notes
     -----
-    One eigendecomposition plus O(m r p + sum_f |f|^2 r + |f|^3) per grid point.
+    One eigendecomposition plus ``O(m r p + sum_f |f|^2 r + |f|^3)`` per grid point.
     """
 
     _default_grid = RANK_REGPARAMS

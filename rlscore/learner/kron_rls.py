@@ -1,9 +1,9 @@
 """Kronecker RLS on complete pairwise data (every pair of the two domains labelled):
 RLScore's keyword interface over :class:`rlscore.core.kronecker.KronRLSModel`."""
 
-from rlscore.core.kronecker import KronRLSModel, check_pairwise_labels
+from rlscore.core.kronecker import KronRLSModel
 from rlscore.core.hyper import LearnableKernel, learn_kron_kernel
-from rlscore._validation import warn_unused_kwargs
+from rlscore._validation import check_pairwise_labels, warn_unused_kwargs
 from rlscore.learner._common import adapted_doc, exclusive, learns_kernel, reports_progress
 
 __all__ = ["KronRLS"]

@@ -4,9 +4,9 @@ import numpy as np
 
 from rlscore._validation import (check_positive_int, check_regparam, check_tol,
                                  warn_unused_kwargs)
-from rlscore.core.kronecker import check_square_kernel
+from rlscore._validation import check_square_kernel
+from rlscore._vec_trick import as_index_vector
 from rlscore.core.kronecker import fit_pairwise_mkl
-from rlscore.core.structure import as_index_vector
 from rlscore.learner._common import VERBOSE_DOC, reports_progress
 
 __all__ = ["PairwiseMKL"]

@@ -161,7 +161,7 @@ class LeaveQueryOutRankRLS(PredictorInterface):
     Notes
     -----
     One eigendecomposition (O(m^3) dual, O(m d^2) primal), then per regparam all
-    queries in O(m r p + sum_q (n_q^2 r + n_q^3)): O(m^2 |q|) dual, O(m |q| d) primal,
+    queries in O(m r p + sum_q (n_q^2 r + n_q^3)): ``O(m^2 |q|)`` dual, ``O(m |q| d)`` primal,
     batched over queries of equal size. With ``gamma="learn"``: O(m^3) per optimizer
     step (one Cholesky factorization and inverse, two products) plus O(m^2 d); with r
     basis vectors O(m r^2 + r^3 + m r d).

@@ -3,6 +3,7 @@ wrappers LeaveOneOutRLS, KfoldRLS and LeavePairOutRLS."""
 
 import numpy as np
 
+from rlscore._validation import NOT_GIVEN, miscoverage_argument
 from rlscore.core.nystrom import fit_rls_model
 from rlscore.core.hyper import learn_kernel, learning_options
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
@@ -111,15 +112,15 @@ class RLS(CoreModelAdapter, PredictorInterface):
         ps, pe = self._model.leave_pair_out(pairs_start_inds, pairs_end_inds)
         return squeeze(ps), squeeze(pe)
 
-    def predict_interval(self, X, alpha=0.1, method="jackknife+", folds=None, groups=None,
-                         n_folds=None, seed=0):
+    def predict_interval(self, X, miscoverage=0.1, method="jackknife+", folds=None,
+                         groups=None, n_folds=None, seed=0, *, alpha=NOT_GIVEN):
         """Distribution-free prediction intervals from the exact hold-out models
         (Barber et al., Ann. Statist. 2021), without refitting.
 
         Parameters
         ----------
         X : test data, as for ``predict``
-        alpha : float in (0, 1), default 0.1
+        miscoverage : float in (0, 1), default 0.1
             Miscoverage rate: 0.1 gives 90% intervals.
         method : {"jackknife+", "jackknife", "jackknife-minmax", "cv+", "cv",
             "cv-minmax"}, default "jackknife+"
@@ -127,11 +128,14 @@ class RLS(CoreModelAdapter, PredictorInterface):
         groups : one id per training row; each group (a query, a drug...) is held out
             whole: one fold per group, or ``n_folds`` folds of whole groups; or
         n_folds : alone, that many random folds of rows (``seed``)
+        alpha : float in (0, 1)
+            Deprecated alias of ``miscoverage`` (a FutureWarning; removed in the next
+            release).
 
         Returns
         -------
         prediction, lower, upper : ndarrays (n,) or (n, p); the prediction is the
-        model's own. Bounds are infinite when alpha is below 1 / (m + 1).
+        model's own. Bounds are infinite when miscoverage is below 1 / (m + 1).
 
         Notes
         -----
@@ -139,6 +143,7 @@ class RLS(CoreModelAdapter, PredictorInterface):
         (dual; O(m d^2) primal, cached per regparam), then one GEMM
         (n x m) by (m x m) (dual; (n x d) by (d x m) primal) plus O(n m) selection.
         """
+        alpha = miscoverage_argument(miscoverage, alpha)
         im = self.interval_model(method, folds, groups, n_folds, seed)
         return tuple(squeeze(a) for a in im.predict_interval(X, alpha, method))
 
@@ -181,11 +186,12 @@ class _SelectionWrapper(PredictorInterface):
         self.cv_predictions = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                                            cv)
 
-    def predict_interval(self, X, alpha=0.1, method="jackknife+", folds=None, groups=None,
-                         n_folds=None, seed=0):
+    def predict_interval(self, X, miscoverage=0.1, method="jackknife+", folds=None,
+                         groups=None, n_folds=None, seed=0, *, alpha=NOT_GIVEN):
         """Prediction intervals of the selected model, see :meth:`RLS.predict_interval`.
         The regparam was chosen on the same data, so the coverage guarantee of the
         methods holds only approximately."""
+        alpha = miscoverage_argument(miscoverage, alpha)
         return self.learner.predict_interval(X, alpha, method, folds, groups, n_folds, seed)
 
 
@@ -277,8 +283,8 @@ class KfoldRLS(_SelectionWrapper):
                     "sqerror")
         self.folds = folds
 
-    def predict_interval(self, X, alpha=0.1, method="jackknife+", folds=None, groups=None,
-                         n_folds=None, seed=0):
+    def predict_interval(self, X, miscoverage=0.1, method="jackknife+", folds=None,
+                         groups=None, n_folds=None, seed=0, *, alpha=NOT_GIVEN):
         """Prediction intervals of the selected model, see :meth:`RLS.predict_interval`;
         the cv methods (``method="cv+"``...) use the selection's ``folds`` (which must
         then partition the training rows) unless other folds or groups are given."""
@@ -286,6 +292,7 @@ class KfoldRLS(_SelectionWrapper):
         if METHODS.get(method) == "folds" and folds is None and groups is None \
                 and n_folds is None:
             folds = self.folds
+        alpha = miscoverage_argument(miscoverage, alpha)
         return self.learner.predict_interval(X, alpha, method, folds, groups, n_folds, seed)
 
 

@@ -1,12 +1,10 @@
 """Two-step kernel RLS on complete pairwise data, with cross-validation shortcuts for
 the four prediction settings (Pahikkala et al. 2014; Stock et al. 2018)."""
 
-from rlscore.core.kronecker import (TwoStepSolver, check_complete_size,
-                                    check_pairwise_labels, make_factor, resolve_domains,
-                                    vec_f)
-from rlscore.core.kronecker import check_indefinite
+from rlscore.core.kronecker import TwoStepSolver, make_factor, resolve_domains, vec_f
 from rlscore.core.structure import as_pairs, check_order
-from rlscore._validation import check_regparam, warn_unused_kwargs
+from rlscore._validation import (check_complete_size, check_indefinite, check_pairwise_labels,
+                                 check_regparam, warn_unused_kwargs)
 from rlscore.learner._common import VERBOSE_DOC, exclusive, reports_progress
 from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,

@@ -3,7 +3,7 @@
 import numpy as np
 
 from rlscore.measure.measure_utilities import (
-    _finish, _labels_and_predictions, _require_binary)
+    _binary_labels_and_predictions, _finish)
 
 __all__ = ["accuracy"]
 
@@ -31,15 +31,13 @@ def accuracy(Y, P):
     ------
     UndefinedPerformance
         If the shapes differ, any label is not -1/+1, or the input is empty.
-    ValueError
-        For non-numeric (bool included), NaN or infinite input.
+    %(value_error)s
 
     Notes
     -----
     O(m) time per column.
     """
-    Y, P = _labels_and_predictions(Y, P)
-    _require_binary(Y, "accuracy")
+    Y, P = _binary_labels_and_predictions(Y, P, "accuracy")
     per_column = np.mean((np.sign(Y * P) + 1.0) / 2.0, axis=0)
     return np.float64(np.mean(per_column))
 

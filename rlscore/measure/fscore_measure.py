@@ -3,7 +3,7 @@
 import numpy as np
 
 from rlscore.measure.measure_utilities import (
-    UndefinedPerformance, _finish, _labels_and_predictions, _require_binary)
+    UndefinedPerformance, _binary_labels_and_predictions, _finish)
 
 __all__ = ["fscore"]
 
@@ -33,15 +33,13 @@ def fscore(Y, P):
         If the shapes differ, any label is not -1/+1, the input is empty, or a column
         has no true positive (TP = 0, including nothing predicted positive); upstream
         RLScore raised ZeroDivisionError there.
-    ValueError
-        For non-numeric (bool included), NaN or infinite input.
+    %(value_error)s
 
     Notes
     -----
     O(m) time per column.
     """
-    Y, P = _labels_and_predictions(Y, P)
-    _require_binary(Y, "fscore")
+    Y, P = _binary_labels_and_predictions(Y, P, "fscore")
     pos_pred = P > 0
     pos_true = Y > 0
     tp = np.sum(pos_pred & pos_true, axis=0).astype(np.float64)

@@ -45,10 +45,7 @@ def kendall_tau_b(Y, P):
     either variable are neither concordant nor discordant. Agrees with
     ``scipy.stats.kendalltau(y, p, variant='b')``. The mean over columns is returned.
 
-    Parameters
-    ----------
-    Y : array-like, shape (m,) or (m, l)
-    P : array-like, same shape as Y
+    %(yp_parameters)s
 
     Returns
     -------
@@ -62,8 +59,7 @@ def kendall_tau_b(Y, P):
         If the shapes differ; if every column has all labels tied (or fewer than two
         rows); or if a column with untied labels has all predictions tied (the
         denominator is zero and tau-b is undefined; :func:`cindex` gives 0.5 there).
-    ValueError
-        For non-numeric (bool included), NaN or infinite input.
+    %(value_error)s
 
     Notes
     -----

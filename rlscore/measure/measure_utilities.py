@@ -121,6 +121,14 @@ def _labels_and_predictions(Y, P):
     return Y, P
 
 
+def _binary_labels_and_predictions(Y, P, measure):
+    """:func:`_labels_and_predictions` for a measure of -1/+1 labels (accuracy, fscore):
+    UndefinedPerformance unless every label is -1 or +1 (:func:`_require_binary`)."""
+    Y, P = _labels_and_predictions(Y, P)
+    _require_binary(Y, measure)
+    return Y, P
+
+
 def _require_binary(Y, measure, zero_one=False):
     """UndefinedPerformance unless the labels are binary: -1/+1, or with ``zero_one``
     also 0/1 and booleans (already 0/1 here). +1 (True) is the positive class; the
@@ -204,7 +212,27 @@ def _combine(values, valid, what):
     return np.float64(np.mean(sums[keep] / counts[keep]))
 
 
+#: docstring sections the measures share: a measure's docstring names one as
+#: ``%(name)s`` on a line of its own and :func:`_finish` writes it in (one wording)
+_DOC_SECTIONS = {
+    "yp_parameters": """Parameters
+    ----------
+    Y : array-like, shape (m,) or (m, l)
+    P : array-like, same shape as Y""",
+    "value_error": """ValueError
+        For non-numeric (bool included), NaN or infinite input.""",
+}
+_DOC_SECTIONS["plain_raises"] = """Raises
+    ------
+    UndefinedPerformance
+        If the shapes differ or the input is empty.
+    """ + _DOC_SECTIONS["value_error"]
+
+
 def _finish(f, iserror=False):
-    """Attach the ``iserror`` attribute to a measure function."""
+    """Attach the ``iserror`` attribute to a measure function and write the shared
+    docstring sections (:data:`_DOC_SECTIONS`) into its docstring."""
     f.iserror = iserror
+    if f.__doc__ and "%(" in f.__doc__:
+        f.__doc__ = f.__doc__ % _DOC_SECTIONS
     return f

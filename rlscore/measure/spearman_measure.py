@@ -15,10 +15,7 @@ def spearman(Y, P):
     Per column ``scipy.stats.spearmanr(Y[:, c], P[:, c])[0]`` (the Pearson correlation of
     the ranks; ties get average ranks), then the mean over columns.
 
-    Parameters
-    ----------
-    Y : array-like, shape (m,) or (m, l)
-    P : array-like, same shape as Y
+    %(yp_parameters)s
 
     Returns
     -------
@@ -26,12 +23,7 @@ def spearman(Y, P):
         nan when a column of Y or P is constant (no exception; the nan propagates to the
         mean).
 
-    Raises
-    ------
-    UndefinedPerformance
-        If the shapes differ or the input is empty.
-    ValueError
-        For non-numeric (bool included), NaN or infinite input.
+    %(plain_raises)s
 
     Notes
     -----

@@ -15,22 +15,14 @@ def sqmprank(Y, P):
     ``(m * sum(d**2) - sum(d)**2) / (m (m - 1) / 2)`` with ``d = Y - P``; then the mean
     over columns. Smaller is better (``sqmprank.iserror`` is True).
 
-    Parameters
-    ----------
-    Y : array-like, shape (m,) or (m, l)
-    P : array-like, same shape as Y
+    %(yp_parameters)s
 
     Returns
     -------
     numpy.float64
         nan when m < 2 (no pairs; no exception).
 
-    Raises
-    ------
-    UndefinedPerformance
-        If the shapes differ or the input is empty.
-    ValueError
-        For non-numeric (bool included), NaN or infinite input.
+    %(plain_raises)s
 
     Notes
     -----

@@ -13,22 +13,14 @@ def sqerror(Y, P):
     Per column the mean over rows of ``(Y - P)**2``, then the mean over columns (equal to
     the overall MSE). Smaller is better (``sqerror.iserror`` is True).
 
-    Parameters
-    ----------
-    Y : array-like, shape (m,) or (m, l)
-    P : array-like, same shape as Y
+    %(yp_parameters)s
 
     Returns
     -------
     numpy.float64
         The mean squared error, >= 0.
 
-    Raises
-    ------
-    UndefinedPerformance
-        If the shapes differ or the input is empty.
-    ValueError
-        For non-numeric (bool included), NaN or infinite input.
+    %(plain_raises)s
 
     Notes
     -----

@@ -32,5 +32,5 @@ from rlscore.model_io._format import _digest  # noqa: F401  (tests checksum edit
 from rlscore.model_io._read import load_model, read_metadata
 from rlscore.model_io._write import save_model
 
-__all__ = ["save_model", "load_model", "read_metadata", "FORMAT_NAME", "FORMAT_VERSION",
+__all__ = ["save_model", "load_model", "read_metadata",
            "ModelFileError"]

@@ -40,7 +40,7 @@ def _fail(src, where, reason):
     raise ModelFileError(f"{src}: {where}: {reason}")
 
 
-def check_index_member(src, name, v, bound, unique=False):
+def _check_index_member(src, name, v, bound, unique=False):
     """The index array ``v`` (member ``name``) in 0 .. bound-1, checked by
     :func:`rlscore._validation.as_index_array`; a ModelFileError naming the member.
     O(len(v)) (O(len(v) log len(v)) with ``unique``)."""

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from rlscore.model_io._format import (_INDEX_LIMIT, _INFO_DEPTH, _MAX_META_BYTES,
                                       _MAX_TERMS, _PREDICTORS, FORMAT_NAME,
                                       FORMAT_VERSION, ModelFileError, _fail, _is_int,
-                                      _is_real, check_index_member)
+                                      _is_real, _check_index_member)
 
 
 def _refuse_constant(name):
@@ -130,7 +130,7 @@ def _check_basis(src, arrays, layout, meta):
     if indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != data.size:
         _fail(src, "member 'basis.indptr'", f"not a CSR row pointer (must start at 0, "
                                            f"never decrease and end at nnz = {data.size})")
-    check_index_member(src, "basis.indices", indices, n_cols)
+    _check_index_member(src, "basis.indices", indices, n_cols)
     return sp.csr_matrix((data, indices.astype(np.int32 if n_cols < 2**31 else np.int64),
                           indptr), shape=(n_rows, n_cols))
 
@@ -146,7 +146,7 @@ def _check_inds(src, arrays, prefix, terms, n_coef):
     out = []
     for name in names:
         v = _array(src, arrays, name, "i", (1,), n_coef)
-        check_index_member(src, name, v, _INDEX_LIMIT)
+        _check_index_member(src, name, v, _INDEX_LIMIT)
         out.append(v)
     return out[0] if terms == 0 else out
 

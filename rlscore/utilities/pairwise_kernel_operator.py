@@ -13,7 +13,7 @@ does), or test kernels with test row indices and training column indices to pred
 
 import numpy as np
 
-from rlscore.core.structure import PairwiseKernelOperator, grid_indices
+from rlscore._vec_trick import PairwiseKernelOperator, grid_indices
 
 __all__ = ["PairwiseKernelOperator", "create_ind_vecs"]
 

@@ -4,7 +4,7 @@ interface. The implementation is :mod:`rlscore.core.structure` (compiled loops i
 
 import numpy as np
 
-from rlscore.core.structure import SampledKronProduct
+from rlscore._vec_trick import SampledKronProduct
 
 __all__ = ["sampled_vec_trick"]
 

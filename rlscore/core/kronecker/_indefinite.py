@@ -62,14 +62,13 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse.linalg as spla
 
-from rlscore._validation import user_stacklevel
+from rlscore._validation import INDEFINITE, check_indefinite, user_stacklevel
 from rlscore.core.optim import SingularRegparamError
 
 __all__ = ["INDEFINITE", "check_indefinite", "extreme_eigenvalues", "kron_min_eigenvalue",
            "check_kron_regparam", "check_factor_regparam", "repair_spectrum",
            "repair_kernel", "KernelRepair", "repaired_factor"]
 
-INDEFINITE = ("raise", "clip", "shift")
 _EPS = np.finfo(np.float64).eps
 # factors up to this size get an exact two-ended eigvalsh (a tridiagonal reduction,
 # O(n^3) but well under a second here); Lanczos above it. Lanczos ("SA") converges
@@ -77,13 +76,6 @@ _EPS = np.finfo(np.float64).eps
 # Davis's cosine-normalized SW kernel it returned 4.5e-4 for an eigenvalue of ~0), so
 # it is kept for the factors where O(n^3) would cost more than the solve.
 DENSE_LIMIT = 1000
-
-
-def check_indefinite(value):
-    """``indefinite`` as one of "raise", "clip", "shift" (ValueError otherwise)."""
-    if not isinstance(value, str) or value not in INDEFINITE:
-        raise ValueError(f"indefinite must be one of {INDEFINITE}, got {value!r}")
-    return value
 
 
 def _negligible(lo, hi, n):

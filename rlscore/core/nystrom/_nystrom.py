@@ -74,8 +74,8 @@ def select_basis(m, basis_indices=None, n_basis=None, random_state=None):
     """Basis indices into m examples: ``basis_indices`` validated, or ``n_basis`` drawn
     uniformly without replacement (Paper III, Sect. 2) with ``random_state``, sorted.
 
-    Raises IndexError for indices out of range or repeated, ValueError for |R| > m,
-    |R| < 1 or both arguments given.
+    Raises IndexError for indices out of range or repeated, ValueError for more than m
+    or fewer than 1 basis indices, or both arguments given.
     """
     if basis_indices is not None and n_basis is not None:
         raise ValueError("give basis_indices or n_basis, not both")
@@ -274,11 +274,11 @@ class NystromMap:
         a kept dependent vector (a duplicate, say) still spans is restored, exactly as
         cross-validation restores it (:meth:`removal_directions`), so that a model
         trained on the reduced map is the one cross-validation computes. Without such a
-        vector: Theorem 1, O(m |L| |H| + |L|^2 |H|) given ``Cinv``. With one: the map is
+        vector: Theorem 1, ``O(m |L| |H| + |L|^2 |H|)`` given ``Cinv``. With one: the map is
         Phi Q for an orthonormal basis Q (k, q) of the kept vectors' coordinates (the
         complement of :meth:`removal_directions`), O(m k q + k^2 (h + d)), and ``back``
-        is the least-squares solution in the kept vectors' coordinates V (k, |L|),
-        V b = Q w, O(k |L|^2) once.
+        is the least-squares solution in the kept vectors' coordinates V of shape
+        ``(k, |L|)``, V b = Q w, ``O(k |L|^2)`` once.
         """
         held = as_index_array(held_out, self.r, name="held_out")
         H = self.positions(held)

@@ -146,8 +146,8 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
         blocks (:class:`rlscore.core.nystrom.StreamedGramOperator`: float32 about 4x
         faster, kernel values within about 1e-6 relative, so ``tol`` at most ~1e-5
         is attainable); the direct solver is always float64
-    operator_factory : PCG: ``f(source, factors, basis_indices, block_size, rows,
-        dtype, cache)`` -> the operator; default RLS's
+    operator_factory : PCG: a function of (source, factors, basis_indices, block_size,
+        rows, dtype, cache) returning the operator; default RLS's
         :class:`rlscore.core.nystrom.StreamedGramOperator` (the centred ones:
         :func:`rlscore.core.rankrls.streamed_rank_fit`)
     memory_budget : "auto" (default: the process's memory plus half the available
@@ -161,7 +161,7 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
 
     Returns
     -------
-    StreamedFit (attribute ``plan``: the memory plan it ran under)
+    StreamedFit, whose attribute ``plan`` is the memory plan it ran under
 
     Notes
     -----

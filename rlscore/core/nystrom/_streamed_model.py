@@ -77,8 +77,9 @@ class StreamedRLSModel(StreamedHoldoutPath):
 
     Parameters
     ----------
-    X, Y, regparam, kernel, basis_vectors, basis_indices, n_basis, random_state,
-    keep_basis_in_cv, **kernel_params : as for :class:`RLSModel`
+    X, Y, regparam, kernel, basis_vectors : as for :class:`RLSModel`
+    basis_indices, n_basis, random_state, keep_basis_in_cv : as for :class:`RLSModel`
+    kernel_params : keywords, as for :class:`RLSModel`
     block_size : rows per block
     solver : "direct" (b x b statistics, exact cross-validation) or "pcg" (one
         regparam at a time, no cross-validation)

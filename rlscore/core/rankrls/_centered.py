@@ -91,8 +91,7 @@ from rlscore.core.nystrom import held_out_directions
 from rlscore._validation import (
     as_2d_labels, as_index_array, check_peak_memory, check_regparam)
 
-__all__ = ["CenteredRankModel", "EigenParts", "LambdaState", "TouchedBlocks",
-           "check_pairs_exist"]
+__all__ = ["CenteredRankModel", "EigenParts", "LambdaState", "TouchedBlocks"]
 
 
 class EigenParts(NamedTuple):
@@ -120,7 +119,7 @@ class TouchedBlocks(NamedTuple):
     term: np.ndarray         # (t,) the 1 1^T / n_q term of S per touched block
 
 
-def check_pairs_exist(groups, Y, global_=False, stacklevel=4):
+def _check_pairs_exist(groups, Y, global_=False, stacklevel=4):
     """Refuse labels tied within every query (ValueError: no pair to learn from); warn
     when every query is a single example (the model is zero). ``global_``: one query
     of all rows (the message says so). O(m p)."""
@@ -192,7 +191,7 @@ class CenteredRankModel:
         self.solve(regparam)
 
     def _check_pairs_exist(self):
-        check_pairs_exist(self.groups, self.Y, self._global, stacklevel=5)
+        _check_pairs_exist(self.groups, self.Y, self._global, stacklevel=5)
 
     # -- construction -----------------------------------------------------------
     def _init_primal(self, Phi):

@@ -10,7 +10,7 @@ import numpy as np
 
 from rlscore._blocks import working_memory
 from rlscore._validation import as_2d_labels, check_regparam
-from rlscore.core.rankrls._centered import check_pairs_exist
+from rlscore.core.rankrls._centered import _check_pairs_exist
 from rlscore.core.rankrls._models import GlobalRankRLSModel, QueryRankRLSModel
 from rlscore.core.rankrls._pcg import streamed_rank_fit
 from rlscore.core.nystrom import MEMORY_BUDGET_DEFAULT, PCG_NAMES, StreamedHoldoutPath, check_pcg_options, n_rows, plan_model, select_basis
@@ -69,7 +69,7 @@ class StreamedRankModel(StreamedHoldoutPath):
         self.m = m = self.Y.shape[0]
         self._kind = "global" if qids is None else "query"
         self.groups = QueryGroups.single(m) if qids is None else as_query_groups(qids, m)
-        check_pairs_exist(self.groups, self.Y, qids is None, stacklevel=5)
+        _check_pairs_exist(self.groups, self.Y, qids is None, stacklevel=5)
         codes = None
         if qids is not None:
             self.qids = codes = self.groups.codes

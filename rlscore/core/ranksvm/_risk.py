@@ -9,28 +9,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from rlscore._ext._ranksvm import PreferencePairs, RankingPairs
-from rlscore._validation import (as_2d_labels, as_data_matrix, as_index_array,
-                                 check_positive_int)
+from rlscore._validation import (as_data_matrix, as_index_array, check_positive_int,
+                                 check_utilities)
 from rlscore.core.structure import as_query_groups
 
 __all__ = ["NORMALIZATIONS", "LOSSES", "check_utilities", "pair_structure", "pair_weights",
            "RankingRisk", "SquaredRankingRisk", "PairRisk"]
 
+#: how the pairwise loss is averaged: over all pairs, per query, or summed
 NORMALIZATIONS = ("pairs", "query", "none")
+#: the pairwise losses of RankSVM
 LOSSES = ("hinge", "squared_hinge")
-
-
-def check_utilities(Y, m=None, name="Y"):
-    """Utilities as a 1-D float64 array: ValueError for NaN/inf, non-numeric data, more
-    than one column or a length different from m."""
-    Y = as_2d_labels(Y, name=name)
-    if Y.shape[1] != 1:
-        raise ValueError(f"{name} must hold one utility per example (shape (m,) or "
-                         f"(m, 1)), got shape {Y.shape}; train one RankSVM per column")
-    y = np.ascontiguousarray(Y[:, 0])
-    if m is not None and y.shape[0] != m:
-        raise ValueError(f"X has {m} rows but {name} has {y.shape[0]}: lengths must match")
-    return y
 
 
 def _check_normalize(normalize):

@@ -167,7 +167,7 @@ def loo_models(model):
                          corr_rows=np.ascontiguousarray(rows, dtype=np.intp))
 
 
-def check_partition(folds, m):
+def _check_partition(folds, m):
     """Fold index of each of the m rows from ``folds`` (a list of index arrays that
     must partition 0..m-1, at least two non-empty folds)."""
     from rlscore._validation import check_index_folds, fold_membership
@@ -196,7 +196,7 @@ def fold_models(model, folds):
     O(m d K p) (primal).
     """
     m = model.Y.shape[0]
-    fold_of = check_partition(folds, m)
+    fold_of = _check_partition(folds, m)
     K = int(fold_of.max()) + 1
     members = [np.flatnonzero(fold_of == k) for k in range(K)]
     p = model.Y.shape[1]

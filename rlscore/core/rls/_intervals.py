@@ -27,10 +27,10 @@ so that memory stays below ``max_bytes``.
 """
 
 from fractions import Fraction
-import numbers
 
 import numpy as np
 
+from rlscore._validation import check_miscoverage
 from rlscore.core.rls._holdout_models import fold_models, loo_models
 
 __all__ = ["METHODS", "conformal_ranks", "check_miscoverage", "IntervalModel",
@@ -41,18 +41,6 @@ METHODS = {"jackknife": "loo", "jackknife+": "loo", "jackknife-minmax": "loo",
            "cv": "folds", "cv+": "folds", "cv-minmax": "folds"}
 
 _DEFAULT_BYTES = 1 << 27
-
-
-def check_miscoverage(alpha, name="alpha"):
-    """``alpha`` as a float in (0, 1); TypeError unless a real number, ValueError
-    otherwise."""
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real):
-        raise TypeError(f"{name} must be a real number in (0, 1), got {alpha!r}")
-    alpha = float(alpha)
-    if not (0.0 < alpha < 1.0):
-        raise ValueError(f"{name} must lie strictly between 0 and 1 (the miscoverage "
-                         f"rate; 0.1 gives 90% intervals), got {alpha!r}")
-    return alpha
 
 
 def conformal_ranks(n, alpha):

@@ -11,6 +11,7 @@ from rlscore._validation import user_stacklevel
 __all__ = ["DEFAULT_REGPARAMS", "EdgeOfGridWarning", "SelectionResult", "grid_search",
            "grid_search_params"]
 
+#: the regparam grid the learners search when none is given: 2^-15 ... 2^15
 DEFAULT_REGPARAMS = [2 ** x for x in range(-15, 16)]
 
 

@@ -29,11 +29,6 @@ from rlscore.core.structure._sources import (ArraySource, as_source, query_block
 __all__ = [
     "QueryGroups",
     "as_query_groups",
-    "PairwiseKernelOperator",
-    "SampledKronProduct",
-    "as_index_vector",
-    "grid_indices",
-    "sampled_kron_matvec",
     "ORDERS",
     "check_order",
     "pairs_to_flat",
@@ -43,9 +38,5 @@ __all__ = [
     "unvec",
     "as_pairs",
     "check_fold_of_pairs",
-    "check_pair_folds",
-    "ArraySource",
     "as_source",
-    "query_blocks",
-    "contiguous_queries",
 ]
