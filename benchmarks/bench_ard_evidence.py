@@ -39,7 +39,7 @@ limit_threads(2)
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from rlscore.core.hyper import gaussian_grid_loo, learn_kernel
+from rlscore.core.hyper import learning_options, gaussian_grid_loo, learn_kernel
 from rlscore.datasets import load_beijing_air_quality  # noqa: E402
 from rlscore.learner import RLS  # noqa: E402
 
@@ -67,7 +67,7 @@ def split(X, y, seed):
 
 
 def ours(Xtr, ytr, Xte, **kw):
-    res = learn_kernel(Xtr, ytr, ard=kw.pop("ard", True), **kw)
+    res = learn_kernel(Xtr, ytr, **learning_options(ard=kw.pop("ard", True), **kw))
     model = RLS(Xtr, ytr, kernel="GaussianKernel", gamma=res.kernel_params["gamma"],
                 regparam=res.regparam)
     return model.predict(Xte)

@@ -41,7 +41,7 @@ limit_threads()
 import numpy as np  # noqa: E402
 import scipy.linalg as la  # noqa: E402
 
-from rlscore.core.hyper import GRID_GAMMA_FACTORS, GRID_REGPARAMS, EvidenceObjective, LOOObjective, gaussian_grid_loo, learn_kernel
+from rlscore.core.hyper import learning_options, GRID_GAMMA_FACTORS, GRID_REGPARAMS, EvidenceObjective, LOOObjective, gaussian_grid_loo, learn_kernel
 from rlscore.datasets import load_beijing_air_quality, make_relevance_regression  # noqa
 from rlscore.kernel import GaussianFamily, GaussianKernel, median_heuristic_gamma  # noqa
 from rlscore.learner import LeaveOneOutRLS  # noqa: E402
@@ -86,7 +86,7 @@ def mse(a, b):
 
 
 def method_a(Xtr, ytr, Xte, ard, **kw):
-    res = learn_kernel(Xtr, ytr, ard=ard, **kw)
+    res = learn_kernel(Xtr, ytr, **learning_options(ard=ard, **kw))
     lrn = LeaveOneOutRLS(Xtr, ytr, kernel="GaussianKernel",
                          gamma=res.kernel_params["gamma"], regparams=[res.regparam])
     return lrn.predict(Xte), res

@@ -72,7 +72,7 @@ def main():
             diff = max(np.abs(a - a2).max() / np.abs(a2).max(),
                        np.abs(M - M2).max() / np.abs(M2).max())
             t_fit, _ = median_time(lambda: fit_pairwise_mkl(
-                K1s, K2s, y, rows.astype(np.int32), cols.astype(np.int32), 1.0, None, 1e-6),
+                K1s, K2s, y, (rows.astype(np.int32), cols.astype(np.int32)), 1.0, None, 1e-6),
                 args.repeats)
             print(f"| {s} | {t_ours:.3f} s | {t_exp:.3f} s | {t_ours / t_exp:.3f} | "
                   f"{diff:.1e} | {t_fit:.3f} s |", flush=True)

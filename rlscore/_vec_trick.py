@@ -111,13 +111,14 @@ class _Order:
     """One multiplication order: u[h] = sum_k A[rA[h], cA[k]] B[rB[h], cB[k]] v[k],
     through T = A V (rows(A) x cols(B)) with V[cA[k], cB[k]] += v[k]."""
 
-    def __init__(self, A, B, rA, rB, cA, cB, a_is_N, dense1, dense2, nu, nv):
+    def __init__(self, A, B, rows, cols, a_is_N, dense, shape):
+        """rows = (rA, rB), cols = (cA, cB), dense = (phase 1, phase 2) as dense GEMMs,
+        shape = (len(u), len(v))."""
         self.A, self.B = A, B
-        self.rA, self.rB, self.cA, self.cB = rA, rB, cA, cB
+        (self.rA, self.rB), (self.cA, self.cB) = rows, cols
         self.a_is_N = a_is_N
-        self.dense1 = dense1        # phase 1 (T = A V) as a dense GEMM
-        self.dense2 = dense2        # phase 2 (gather) as a dense GEMM
-        self.nu, self.nv = nu, nv
+        self.dense1, self.dense2 = dense   # phase 1 (T = A V), phase 2 (gather) dense
+        self.nu, self.nv = shape
         self._ATb = None
         self._scatter_order = None
         self._gather_order = None
@@ -216,8 +217,6 @@ class SampledKronProduct:
     method : "auto" (default), "sparse" or "dense"
         Force the compiled sparse loops or dense BLAS products for the sampled
         phases; "auto" decides per phase from the cost model.
-    check_memory_limit : bool, default True
-        Refuse (MemoryError) before allocating intermediates that would not fit.
 
     Attributes
     ----------
@@ -230,11 +229,12 @@ class SampledKronProduct:
     transposed factor O(size of the factor). Each product: O(min(rN len(v) + cM len(u),
     rM len(v) + cN len(u))) with the sparse loops; a side given as None uses a GEMM,
     e.g. O(rN cN cM + rN cM rM) when neither side is sampled. Repeated indices are
-    allowed on both sides.
+    allowed on both sides. Intermediates that would not fit are refused (MemoryError)
+    before they are allocated.
     """
 
     def __init__(self, M, N, row_inds_M=None, row_inds_N=None, col_inds_M=None,
-                 col_inds_N=None, order="auto", method="auto", check_memory_limit=True):
+                 col_inds_N=None, order="auto", method="auto"):
         if order not in ("auto", "N-first", "M-first"):
             raise ValueError(f"order must be 'auto', 'N-first' or 'M-first', got {order!r}")
         if method not in ("auto", "sparse", "dense"):
@@ -287,10 +287,9 @@ class SampledKronProduct:
             A, B = M, N
             rA, rB, cA, cB = (self.row_inds_M, self.row_inds_N,
                               self.col_inds_M, self.col_inds_N)
-        if check_memory_limit:
-            check_memory(mem, "the sampled Kronecker product's intermediate matrices")
+        check_memory(mem, "the sampled Kronecker product's intermediate matrices")
         self.order = "N-first" if a_is_N else "M-first"
-        self._impl = _Order(A, B, rA, rB, cA, cB, a_is_N, dense1, dense2, nu, nv)
+        self._impl = _Order(A, B, (rA, rB), (cA, cB), a_is_N, (dense1, dense2), (nu, nv))
         self._adjoint = None
 
     def matvec(self, v):

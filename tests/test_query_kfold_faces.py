@@ -91,7 +91,7 @@ def test_core_crossvalidators_equal_refits(kernel, params, n_basis, remove):
     if n_basis:
         basis = select_basis(q.size, None, n_basis, 0)
         extra.update(basis_indices=basis, keep_basis_in_cv=not remove)
-    model = QueryRankRLSModel(X, y, q, GRID[0], kernel, path=True, **extra)
+    model = QueryRankRLSModel(X, y, q, GRID[0], kernel, decompose_now=True, **extra)
     refit = _refit_model(X, y, q, kernel, basis, remove, **params)
     assert holdout_of(model) == model.holdout_rows and holdout_of(refit) == refit.holdout
     for make in (lambda rls: PooledQueryCV(rls, cindex, groups, folds),
@@ -211,7 +211,7 @@ def test_estimator_splits_that_are_not_complements_equal_refits():
             perfs.append(cindex(y[test], P, q[test]))
         ref.append(np.mean(perfs))
     assert_allclose(est.cv_results_["cv_performances"], ref, rtol=0, atol=TOL)
-    model = QueryRankRLSModel(X, y, q, 1.0, "GaussianKernel", path=True, gamma=GAMMA)
+    model = QueryRankRLSModel(X, y, q, 1.0, "GaussianKernel", decompose_now=True, gamma=GAMMA)
     assert isinstance(split_crossvalidator(model, cindex, splits, groups), TrainTestCV)
 
 

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from rlscore.core.hyper import LearnableKernel
 from rlscore.core.hyper import LOOObjective, gaussian_grid_loo, learn_kernel
 from rlscore.datasets import make_relevance_regression
 from rlscore.kernel import GaussianFamily
@@ -69,7 +70,8 @@ def run(sets=("diabetes", "synthetic"), m_synthetic=400, gpr_restarts=3, seed=0)
                              seconds=time.perf_counter() - t0, **extra)
 
         def learned(ard, penalty=0.0, criterion="loo"):
-            res = learn_kernel(Xtr, ytr, ard=ard, penalty=penalty, criterion=criterion)
+            res = learn_kernel(Xtr, ytr, LearnableKernel(ard=ard), penalty=penalty,
+                               criterion=criterion)
             model = LeaveOneOutRLS(Xtr, ytr, kernel="GaussianKernel",
                                    gamma=res.kernel_params["gamma"],
                                    regparams=[res.regparam])

@@ -366,9 +366,9 @@ def _learn_kernel(args, data, spec):
                 learner = LeaveQueryOutRankRLS(data.X, data.y, data.qids, kernel=kernel,
                                                gamma="learn", **search, **kp)
             else:
-                from rlscore.core.hyper import learn_kernel_global
-                res = learn_kernel_global(data.X, data.y, kernel,
-                                          degree=kp.get("degree", 2), **search)
+                from rlscore.core.hyper import learn_kernel_global, learning_options
+                res = learn_kernel_global(data.X, data.y, **learning_options(
+                    kernel, degree=kp.get("degree", 2), **search))
                 kp = {**kp, **{k: v for k, v in res.kernel_params.items()
                                if k != "degree"}}
                 learner = spec.train(data, res.regparam, kernel, kp, None)

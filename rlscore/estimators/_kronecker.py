@@ -24,8 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from rlscore._validation import NOT_GIVEN, check_square_kernel, miscoverage_argument
 from rlscore.core.kronecker import KronRLSModel
-from rlscore.core.kronecker import SampledKronRLSModel
-from rlscore.core.hyper import learn_kron_kernel, similarity_features
+from rlscore.core.kronecker import SampledKronRLSModel, SampledKronRLSOptions
+from rlscore.core.hyper import LearnableKernel, learn_kron_kernel, similarity_features
 from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
                                       learning_degree, reports_progress, resolve_kernel,
@@ -348,9 +348,9 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         """gamma='learn': the core's gradient search over both domains' parameters and
         alpha; returns the learned alpha."""
         A1, A2 = X1[o1], X2[o2]
+        side = LearnableKernel(name, ard=bool(self.ard), **learning_degree(self.degree))
         res = learn_kron_kernel(A1, A2, Y.reshape((o1.size, o2.size), order="F"),
-                                name, name, ard=bool(self.ard), criterion=self.criterion,
-                                **learning_degree(self.degree))
+                                side, side, criterion=self.criterion)
         p1, p2 = ({k: v for k, v in p.items()} for p in (res.kernel_params1,
                                                            res.kernel_params2))
         self._learned_params = (p1, p2)
@@ -449,11 +449,14 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
             if alpha == 0 and self.max_iter is None:
                 raise ValueError("alpha=0 with the iterative solver needs max_iter (early "
                                  "stopping); the unregularized system may be singular")
-            model = SampledKronRLSModel(Y=y, label_row_inds=r, label_col_inds=c, regparam=alpha,
-                              maxiter=self.max_iter, tol=tol,
-                              conditional_ranking=self.loss == "conditional_ranking",
-                              pairwise_kernel=self.pairwise_kernel,
-                              indefinite=self.indefinite, **data)
+            model = SampledKronRLSModel(
+                Y=y, label_row_inds=r, label_col_inds=c,
+                **({"features": (data["X1"], data["X2"])} if "X1" in data
+                   else {"kernels": (data["K1"], data["K2"])}), regparam=alpha,
+                options=SampledKronRLSOptions(
+                    self.max_iter, tol,
+                    conditional_ranking=self.loss == "conditional_ranking",
+                    pairwise_kernel=self.pairwise_kernel, indefinite=self.indefinite))
             self.solver_ = "iterative"
             self.n_iter_ = model.iterations
         self._fitted_objects(model, o1, o2)
@@ -515,7 +518,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         O(u1 n1 n2) for u1 test drugs (targets: the transposed costs); O(u m) for
         the order statistics of u test pairs and m training pairs.
         """
-        from rlscore.core.kronecker import kron_interval_model
+        from rlscore.core.kronecker import IntervalScheme, kron_interval_model
         check_is_fitted(self, "model_")
         alpha = miscoverage_argument(miscoverage, alpha)
         by = self._interval_by(by)
@@ -545,7 +548,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         D1, D2 = self._kernel_blocks(name, X1, X2, t1, t2)
         im, method = kron_interval_model(0.5 * (K1 + K1.T), 0.5 * (K2 + K2.T),
                                          self.model_.Y, self.model_.regparam, D1, D2,
-                                         setting, folds, method=method)
+                                         IntervalScheme(setting, folds, method))
         return tuple(np.ascontiguousarray(r[:, 0]) for r in
                      im.predict_interval(np.column_stack([i, j]), alpha, method))
 

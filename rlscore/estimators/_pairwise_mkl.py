@@ -80,7 +80,7 @@ class MultiKernelPairwiseRLS(PairsRegressorMixin, RegressorMixin, BaseEstimator)
                                                      K2s[0].shape[0])
         model = fit_pairwise_mkl([np.ascontiguousarray(K[np.ix_(o1, o1)]) for K in K1s],
                                  [np.ascontiguousarray(K[np.ix_(o2, o2)]) for K in K2s],
-                                 y, rows, cols, alpha, max_iter, tol)
+                                 y, (rows, cols), alpha, max_iter, tol)
         self._fitted_objects(model, o1, o2)
         self.weights_, self.alignment_ = model.weights, model.alignment
         self.dual_coef_, self.n_iter_ = model.A, model.iterations

@@ -19,7 +19,7 @@ from rlscore import measure as _measures
 from rlscore.core.nystrom import ComputePlan, CVIntent, PlanError
 from rlscore.core.rankrls import fit_rank_model
 from rlscore.core.rankrls import RankLPOCV
-from rlscore.core.hyper import learn_kernel_global, learn_kernel_lqo
+from rlscore.core.hyper import learn_kernel_global, learn_kernel_lqo, learning_options
 from rlscore.core.selection import LQOCV, NfoldCV, QueryLPOCV
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
@@ -436,8 +436,9 @@ class RankRLSCV(_RankRLSBase):
         """gamma='learn': the core's gradient search (leave-query-out with query ids,
         global leave-one-out without); returns the learned alpha."""
         return fit_learned_kernel(
-            self, lambda name, **kw: (learn_kernel_global(X, y, name, **kw) if groups is None
-                                      else learn_kernel_lqo(X, y, groups, name, **kw)))
+            self, lambda name, **kw: (
+                learn_kernel_global(X, y, **learning_options(name, **kw)) if groups is None
+                else learn_kernel_lqo(X, y, groups, **learning_options(name, **kw))))
 
     def _check_cv(self):
         cv = self.cv

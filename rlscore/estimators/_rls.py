@@ -4,7 +4,7 @@ import numpy as np
 
 from rlscore._validation import check_regparam_grid
 from rlscore.core.nystrom import CVIntent
-from rlscore.core.hyper import LEARNABLE_KERNELS, learn_kernel
+from rlscore.core.hyper import LEARNABLE_KERNELS, learn_kernel, learning_options
 from rlscore.core.selection import DEFAULT_REGPARAMS
 from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, clear_fitted, fit_data_doc,
@@ -438,7 +438,7 @@ class KernelRLSCV(RLSEstimatorBase):
             if not (isinstance(self.cv, str) and self.cv == "loo"):
                 raise ValueError(f"gamma='learn' minimizes the leave-one-out error: it "
                                  f"needs cv='loo', got cv={self.cv!r}")
-        return fit_learned_kernel(self, lambda name, **kw: learn_kernel(X, y, name, **kw),
+        return fit_learned_kernel(self, lambda name, **kw: learn_kernel(X, y, **learning_options(name, **kw)),
                                   check_cv)
 
     def _check_alphas(self):

@@ -2,7 +2,7 @@
 iteratively with MINRES and the generalized vec trick: RLScore's keyword interface
 over :class:`rlscore.core.kronecker.SampledKronRLSModel`."""
 
-from rlscore.core.kronecker import SampledKronRLSModel
+from rlscore.core.kronecker import SampledKronRLSModel, sampled_kron_arguments
 from rlscore._validation import warn_unused_kwargs
 from rlscore.learner._common import adapted_doc, reports_progress
 
@@ -21,8 +21,10 @@ class CGKronRLS(SampledKronRLSModel):
         "    The core object behind :class:`rlscore.learner.CGKronRLS` (RLScore's keyword\n"
         "    interface) and :class:`rlscore.estimators.PairwiseRLS` (iterative solver).\n",
         "    Keyword arguments only; other keywords are ignored with a UserWarning, and\n"
-        "    ``callbackfun`` is accepted as an alias of ``callback``. The implementation\n"
-        "    is :class:`rlscore.core.kronecker.SampledKronRLSModel`.\n")
+        "    ``callbackfun`` is accepted as an alias of ``callback``; ``kernels`` are the\n"
+        "    keywords ``K1``, ``K2`` (or ``pko``), ``features`` ``X1``, ``X2``, the fields\n"
+        "    of ``options`` keywords of their own (``options.rtol`` is ``tol``). The\n"
+        "    implementation is :class:`rlscore.core.kronecker.SampledKronRLSModel`.\n")
 
     @reports_progress
     def __init__(self, **kwargs):
@@ -30,4 +32,4 @@ class CGKronRLS(SampledKronRLSModel):
         args = {k: kwargs[k] for k in _KEYS if k in kwargs}
         if "callback" not in args and "callbackfun" in kwargs:
             args["callback"] = kwargs["callbackfun"]
-        super().__init__(**args)
+        super().__init__(**sampled_kron_arguments(**args))

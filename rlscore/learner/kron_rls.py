@@ -2,7 +2,7 @@
 RLScore's keyword interface over :class:`rlscore.core.kronecker.KronRLSModel`."""
 
 from rlscore.core.kronecker import KronRLSModel
-from rlscore.core.hyper import learn_kron_kernel
+from rlscore.core.hyper import LearnableKernel, learn_kron_kernel
 from rlscore._validation import check_pairwise_labels, warn_unused_kwargs
 from rlscore.learner._common import adapted_doc, exclusive, learns_kernel, reports_progress
 
@@ -77,9 +77,9 @@ class KronRLS(KronRLSModel):
         X1, X2 = args["X1"], args["X2"]
         n1, n2 = (X.shape[0] if hasattr(X, "shape") else len(X) for X in (X1, X2))
         Y = check_pairwise_labels(args["Y"], n1, n2)
-        res = learn_kron_kernel(X1, X2, Y, kernel, kernel, ard=kwargs.get("ard", False),
-                                degree=kwargs.get("degree", 2),
-                                penalty=kwargs.get("penalty", 0.0),
+        side = LearnableKernel(kernel, ard=kwargs.get("ard", False),
+                               degree=kwargs.get("degree", 2))
+        res = learn_kron_kernel(X1, X2, Y, side, side, penalty=kwargs.get("penalty", 0.0),
                                 criterion=kwargs.get("criterion", "loo"))
         self.kernel_learning = res
         self.cv_history = res.history

@@ -107,7 +107,7 @@ class PairwiseMKL:
             self.A = np.array(x, copy=True)
             cb_obj.callback(self)
 
-        self.model = fit_pairwise_mkl(K1s, K2s, y, rows, cols, self.regparam, maxiter,
+        self.model = fit_pairwise_mkl(K1s, K2s, y, (rows, cols), self.regparam, maxiter,
                                       tol, None if cb_obj is None else report)
         self.Y = y
         self.weights, self.alignment = self.model.weights, self.model.alignment

@@ -182,10 +182,10 @@ class LeaveQueryOutRankRLS(PredictorInterface):
             from rlscore.measure import cindex as measure
         self.measure = measure
         if learns_kernel(kwargs):
-            from rlscore.core.hyper import learn_kernel_lqo
+            from rlscore.core.hyper import learn_kernel_lqo, learning_options
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
-                lambda **kw: learn_kernel_lqo(X, Y, qids, kernel, **kw))
+                lambda **kw: learn_kernel_lqo(X, Y, qids, **learning_options(kernel, **kw)))
         # streams when the model does (memory_budget): one fold per query
         self._cv_intent = CVIntent("lqo", len(regparam_grid(regparams, RANK_REGPARAMS)))
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),

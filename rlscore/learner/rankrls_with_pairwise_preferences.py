@@ -1,6 +1,6 @@
 """PPRankRLS: RankRLS from explicit pairwise preferences, with RLScore's interface."""
 
-from rlscore.core.rankrls import PPRankRLSModel
+from rlscore.core.rankrls import PairCosts, PPRankRLSModel
 from rlscore.learner._common import (VERBOSE_DOC, SolveAdapter, reports_progress,
                                      split_kernel_kwargs)
 from rlscore.predictor import PredictorInterface
@@ -64,8 +64,8 @@ class PPRankRLS(SolveAdapter, PredictorInterface):
                  cost="magnitude", **kwargs):
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__)
         self._model = PPRankRLSModel(X, pairs_start_inds, pairs_end_inds, regparam,
-                                     kernel, basis_vectors, weights=weights,
-                                     magnitudes=magnitudes, cost=cost, **params)
+                                     kernel, basis_vectors,
+                                     PairCosts(weights, magnitudes, cost), **params)
         self.pairs = self._model.pairs
         self._sync()
 

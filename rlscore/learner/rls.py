@@ -5,7 +5,7 @@ import numpy as np
 
 from rlscore._validation import NOT_GIVEN, miscoverage_argument
 from rlscore.core.nystrom import CVIntent, fit_rls_model
-from rlscore.core.hyper import learn_kernel
+from rlscore.core.hyper import learn_kernel, learning_options
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
     BASIS_KEYWORDS, MEMORY_DOC, MEMORY_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive,
@@ -253,7 +253,7 @@ class LeaveOneOutRLS(_SelectionWrapper):
         if learns_kernel(kwargs):
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
-                lambda **kw: learn_kernel(X, Y, kernel, **kw))
+                lambda **kw: learn_kernel(X, Y, **learning_options(kernel, **kw)))
         self._cv_intent = CVIntent("loo", len(regparam_grid(regparams,
                                                             self._default_grid)))
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,

@@ -78,14 +78,14 @@ CASES = {
                                          basis_indices=BASIS, path=True),
                     "rls", "nystrom"),
     "global-rankrls": (lambda lam: GlobalRankRLSModel(X, Y, lam, "GaussianKernel",
-                                                      gamma=GAMMA, path=True),
+                                                      gamma=GAMMA, decompose_now=True),
                        "global", "gaussian"),
     "query-rankrls": (lambda lam: QueryRankRLSModel(X, Y, QIDS, lam, "GaussianKernel",
-                                                    gamma=GAMMA, path=True),
+                                                    gamma=GAMMA, decompose_now=True),
                       "query", "gaussian"),
     "query-rankrls-primal": (lambda lam: QueryRankRLSModel(X, Y, QIDS, lam,
                                                            "LinearKernel", bias=0.0,
-                                                           path=True),
+                                                           decompose_now=True),
                              "query", "linear"),
 }
 

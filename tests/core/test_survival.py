@@ -5,7 +5,7 @@ against the explicit objective, every hold-out against refits."""
 import numpy as np
 import pytest
 
-from rlscore.core.rankrls import PPRankRLSModel
+from rlscore.core.rankrls import PairCosts, PPRankRLSModel
 from rlscore.core.survival import (ComparabilityGraph, SurvivalRankRLSModel,
                                    holdout_cindex)
 from rlscore.kernel import GaussianKernel
@@ -98,7 +98,8 @@ def test_model_equals_pair_list_rankrls_and_minimizes_objective(kernel, magnitud
     for lam in (0.5, 3.0):
         model = SurvivalRankRLSModel(X, time, event, regparam=lam, magnitudes=magnitudes,
                                      **kw)
-        ref = PPRankRLSModel(X, s, e, regparam=lam, magnitudes=mags, **kw)
+        ref = PPRankRLSModel(X, s, e, regparam=lam, costs=PairCosts(magnitudes=mags),
+                             **kw)
         P = model.predictor.predict(X)
         np.testing.assert_allclose(P, ref.predictor.predict(X), atol=1e-9)
     # the explicit objective: a perturbation of the dual coefficients never helps

@@ -9,6 +9,7 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
+from rlscore.core.hyper import LearnableKernel
 from rlscore.core.hyper import learn_kernel
 from rlscore.estimators import KernelRLS, KernelRLSCV  # noqa: E402
 
@@ -25,8 +26,8 @@ def test_learned_estimator_matches_core(kernel, ard, penalty):
     X, y = data()
     est = KernelRLSCV(kernel=kernel, gamma="learn", ard=ard, degree=2,
                       penalty=penalty).fit(X, y)
-    core = learn_kernel(X, y, "GaussianKernel" if kernel == "rbf" else "PolynomialKernel",
-                        ard=ard, degree=2, penalty=penalty)
+    name = "GaussianKernel" if kernel == "rbf" else "PolynomialKernel"
+    core = learn_kernel(X, y, LearnableKernel(name, ard=ard, degree=2), penalty=penalty)
     _check_against_core(est, core, kernel, ard, penalty, X, y)
 
 
@@ -34,7 +35,7 @@ def test_evidence_criterion_matches_core():
     X, y = data()
     est = KernelRLSCV(kernel="rbf", gamma="learn", ard=True,
                       criterion="evidence").fit(X, y)
-    core = learn_kernel(X, y, ard=True, criterion="evidence")
+    core = learn_kernel(X, y, LearnableKernel(ard=True), criterion="evidence")
     assert est.alpha_ == core.regparam
     np.testing.assert_array_equal(est.gamma_, core.kernel_params["gamma"])
     np.testing.assert_allclose(est.length_scales_, core.length_scales)

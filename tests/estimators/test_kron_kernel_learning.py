@@ -7,6 +7,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
+from rlscore.core.hyper import LearnableKernel
 from rlscore.core.hyper import learn_kron_kernel
 from rlscore.estimators._kronecker import PairwiseRLS  # noqa: E402
 
@@ -27,7 +28,8 @@ def test_learned_estimator_matches_core(kernel, ard):
     est = PairwiseRLS(D, T, kernel=kernel, gamma="learn", ard=ard, degree=2).fit(pairs, y)
     Y = y.reshape((11, 8), order="F")
     name = "GaussianKernel" if kernel == "rbf" else "PolynomialKernel"
-    core = learn_kron_kernel(D[:11], T[:8], Y, name, name, ard=ard, degree=2)
+    core = learn_kron_kernel(D[:11], T[:8], Y, LearnableKernel(name, ard=ard, degree=2),
+                             LearnableKernel(name, ard=ard, degree=2))
     assert est.alpha_ == core.regparam
     np.testing.assert_array_equal(est.gamma1_, core.kernel_params1["gamma"])
     np.testing.assert_array_equal(est.gamma2_, core.kernel_params2["gamma"])

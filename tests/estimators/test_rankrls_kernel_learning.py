@@ -9,6 +9,7 @@ import pytest
 sklearn = pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
+from rlscore.core.hyper import LearnableKernel
 from rlscore.core.hyper import GlobalLOOObjective, LQOObjective, learn_kernel_global, learn_kernel_lqo
 from rlscore.core.hyper import learn_kernel
 from rlscore.estimators import RankRLS, RankRLSCV  # noqa: E402
@@ -28,7 +29,7 @@ def test_query_learning_matches_core(kernel, ard):
     est = RankRLSCV(kernel=kernel, gamma="learn", ard=ard, degree=2, cv="lqo").fit(
         X, y, qid=q)
     name = "GaussianKernel" if kernel == "rbf" else "PolynomialKernel"
-    core = learn_kernel_lqo(X, y, q, name, ard=ard, degree=2)
+    core = learn_kernel_lqo(X, y, q, LearnableKernel(name, ard=ard, degree=2))
     assert est.alpha_ == core.regparam
     np.testing.assert_array_equal(est.gamma_, core.kernel_params["gamma"])
     if kernel == "poly":

@@ -5,6 +5,8 @@ the criterion the gradient search minimized, and the predictor must be RLS at th
 import numpy as np
 import pytest
 
+from rlscore.core.hyper import LearnableKernel, learning_options
+from rlscore.core.selection import SearchOptions
 from rlscore.core.hyper import learn_kernel
 from rlscore.kernel import GaussianKernel
 from rlscore.learner import RLS, LeaveOneOutRLS
@@ -25,7 +27,7 @@ def test_learned_parameters_and_loo_agree_with_core(kernel, kw):
     X, y = data()
     learner = LeaveOneOutRLS(X, y, kernel=kernel, gamma="learn", **kw)
     res = learner.kernel_learning
-    core = learn_kernel(X, y, kernel, **kw)
+    core = learn_kernel(X, y, **learning_options(kernel, **kw))
     assert learner.regparam == core.regparam
     np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
     # the learner's LOO shortcut (eigendecomposition path) vs the criterion (Cholesky):
@@ -90,7 +92,7 @@ def test_leave_query_out_rankrls_learns_kernel():
     qids = np.repeat(np.arange(12), 5)
     learner = LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
                                    ard=True)
-    core = learn_kernel_lqo(X, y, qids, ard=True)
+    core = learn_kernel_lqo(X, y, qids, LearnableKernel(ard=True))
     assert learner.regparam == core.regparam
     np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
     ref = QueryRankRLS(X, y, qids, regparam=core.regparam, kernel="GaussianKernel",
@@ -102,7 +104,7 @@ def test_leave_query_out_rankrls_learns_kernel():
     # penalty="bayes" passes through; the evidence is an RLS criterion, refused here
     bayes = LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
                                  ard=True, penalty="bayes")
-    core = learn_kernel_lqo(X, y, qids, ard=True, penalty="bayes")
+    core = learn_kernel_lqo(X, y, qids, LearnableKernel(ard=True), penalty="bayes")
     np.testing.assert_array_equal(bayes.gamma, core.kernel_params["gamma"])
     with pytest.raises(ValueError, match="criterion"):
         LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
@@ -117,7 +119,8 @@ def test_leave_one_out_rls_learns_kernel_on_nystrom_basis():
     B = X[::4]
     learner = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True,
                              basis_vectors=B, restarts=0, maxiter=20)
-    core = learn_kernel(X, y, basis_vectors=B, ard=True, restarts=0, maxiter=20)
+    core = learn_kernel(X, y, LearnableKernel(ard=True),
+                        search=SearchOptions(restarts=0, maxiter=20), basis_vectors=B)
     assert learner.regparam == core.regparam
     np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
     ref = RLS(X, y, regparam=core.regparam, kernel="GaussianKernel",
@@ -137,7 +140,8 @@ def test_leave_query_out_rankrls_learns_kernel_on_nystrom_basis(ard):
     B = X[::4]
     learner = LeaveQueryOutRankRLS(X, y, qids, kernel="GaussianKernel", gamma="learn",
                                    ard=ard, basis_vectors=B, restarts=0, maxiter=30)
-    core = learn_kernel_lqo(X, y, qids, ard=ard, basis_vectors=B, restarts=0, maxiter=30)
+    core = learn_kernel_lqo(X, y, qids, LearnableKernel(ard=ard),
+                            search=SearchOptions(restarts=0, maxiter=30), basis_vectors=B)
     assert learner.regparam == core.regparam
     np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
     assert len(learner.cv_history) == len(core.history)
@@ -214,7 +218,8 @@ def test_evidence_criterion_passes_through():
     X, y = data()
     learner = LeaveOneOutRLS(X, y, kernel="GaussianKernel", gamma="learn", ard=True,
                              criterion="evidence")
-    core = learn_kernel(X, y, "GaussianKernel", ard=True, criterion="evidence")
+    core = learn_kernel(X, y, LearnableKernel("GaussianKernel", ard=True),
+                        criterion="evidence")
     assert learner.regparam == core.regparam
     np.testing.assert_array_equal(learner.gamma, core.kernel_params["gamma"])
     ref = RLS(X, y, regparam=core.regparam, kernel="GaussianKernel",

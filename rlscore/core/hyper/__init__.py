@@ -24,7 +24,7 @@ Builds on
     ``rlscore.kernel``'s parameter families. A new learnable criterion goes here.
 
 Module order
-    ``_loo_gradient`` -> ``_evidence_gradient``, ``_nystrom_gradient`` ->
+    ``_options``; ``_loo_gradient`` -> ``_evidence_gradient``, ``_nystrom_gradient`` ->
     ``_kernel_learning`` -> ``_lqo_gradient``, ``_global_loo_gradient``;
     ``_kron_loo_gradient`` -> ``_kron_kernel_learning``.
 """
@@ -32,6 +32,8 @@ Module order
 from rlscore.core.hyper._loo_gradient import (check_criterion_inputs, regularized_inverse, loo_error_gradient, LOOObjective, LOOGradient)
 from rlscore.core.hyper._evidence_gradient import (evidence_gradient, EvidenceObjective, EvidenceGradient)
 from rlscore.core.hyper._nystrom_gradient import (NystromLOOObjective, nystrom_loo_error_gradient)
+from rlscore.core.hyper._options import (LearnableKernel, learning_options,
+                                         kron_learning_options)
 from rlscore.core.hyper._kernel_learning import (learn_kernel, KernelLearningResult, LEARNABLE_KERNELS, gaussian_grid_loo, GridLOOResult, GRID_GAMMA_FACTORS, GRID_REGPARAMS)
 from rlscore.core.hyper._kron_loo_gradient import (kron_loo_error_gradient, KronLOOGradient, KronLOOObjective, kron_evidence_gradient, KronEvidenceObjective)
 from rlscore.core.hyper._kron_kernel_learning import (learn_kron_kernel, KronKernelLearningResult, KRON_LEARNABLE_KERNELS, similarity_features)
@@ -39,6 +41,9 @@ from rlscore.core.hyper._global_loo_gradient import (global_loo_error_gradient, 
 from rlscore.core.hyper._lqo_gradient import (lqo_error_gradient, LQOObjective, NystromLQOObjective, learn_kernel_lqo)
 
 __all__ = [
+    "LearnableKernel",
+    "learning_options",
+    "kron_learning_options",
     "regularized_inverse",
     "loo_error_gradient",
     "LOOObjective",

@@ -2,6 +2,7 @@
 of dual RLS with its adjoint gradient (:mod:`._loo_gradient`) and L-BFGS-B
 (:func:`rlscore.core.selection.minimize_criterion`)."""
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,9 +12,10 @@ from rlscore._validation import as_2d_labels, check_positive_int, check_real
 from rlscore.core.hyper._evidence_gradient import EvidenceObjective
 from rlscore.core.hyper._loo_gradient import LOOObjective
 from rlscore.core.hyper._nystrom_gradient import NystromLOOObjective
+from rlscore.core.hyper._options import as_learnable_kernel
 from rlscore.core.nystrom import RLSModel
-from rlscore.core.selection import (LOOCV, grid_search_params, minimize_criterion,
-                                    restart_points)
+from rlscore.core.selection import (LOOCV, Penalty, SearchOptions, grid_search_params,
+                                    minimize_criterion, restart_points)
 from rlscore.kernel import as_kernel_input, GaussianFamily, PolynomialFamily
 
 __all__ = ["learn_kernel", "KernelLearningResult", "LEARNABLE_KERNELS", "gaussian_grid_loo",
@@ -107,10 +109,8 @@ def _ranges(value, name, default):
     return lo, hi
 
 
-def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam_range=None,
-                 width_range=None, restarts=2, penalty=0.0, penalty_kind="scale",
-                 maxiter=100, rtol=1e-6,
-                 verbose=None, objective=None, basis_vectors=None, criterion="auto"):
+def learn_kernel(X, Y, kernel="GaussianKernel", *, search=None, penalty=0.0,
+                 objective=None, basis_vectors=None, criterion="auto"):
     """Regparam and kernel parameters of RLS minimizing its exact LOO squared error or,
     with ARD widths by default, its Gaussian-process evidence.
 
@@ -118,15 +118,22 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     ----------
     X : array-like or sparse (m, d)
     Y : array-like (m,) or (m, t), real values or +-1 labels
-    kernel : "GaussianKernel" or "PolynomialKernel"
-    ard : bool, default False
+    kernel : str or LearnableKernel, default "GaussianKernel"
+        ``"GaussianKernel"`` or ``"PolynomialKernel"``, or a
+        :class:`rlscore.core.hyper.LearnableKernel` carrying the name with ``ard`` and
+        ``degree`` (the faces' flat keywords: :func:`rlscore.core.hyper.
+        learning_options`):
+    kernel.ard : bool, default False
         Gaussian kernel only: one width per feature (automatic relevance determination).
-    degree : int, default 2
+    kernel.degree : int, default 2
         Polynomial kernel only (kept fixed; gamma and coef0 > 0 are learned).
-    regparam_range : (low, high) or None
+    search : SearchOptions or None
+        :class:`rlscore.core.selection.SearchOptions` (None: its defaults); the fields
+        the search reads:
+    search.regparam_range : (low, high) or None
         Search box of regparam; default 1e-8 ... 1e3 times the mean diagonal of the
         starting kernel (1 for the Gaussian kernel).
-    width_range : (low, high) or None
+    search.width_range : (low, high) or None
         Search box of each gamma as factors of its median-heuristic start; default
         (1e-4, 1e3): a length-scale can grow 100-fold (an irrelevant feature is
         switched off at the upper bound) or shrink ~30-fold. With
@@ -134,14 +141,19 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         evidence still counts a feature at 100-fold through log det (measured on
         Friedman #1: clipping the GP's irrelevant length-scales at 100-fold costs
         0.006 nats per example).
-    restarts : int >= 0, default 2
+    search.restarts : int >= 0, default 2
         Extra starts besides the data-driven one (regparam 1e-2 of the kernel scale and
         median-heuristic widths): regparam 1e-4 and widths x e, regparam 1 and widths /
         e, then seeded random points of the box.
-    penalty : float >= 0 or "bayes", default 0
-        Cawley & Talbot's regularization of the selection criterion (against
+    search.maxiter, search.rtol : per start, L-BFGS-B steps and the stop rule
+        (relative decrease of the criterion over 5 steps below rtol)
+    search.verbose : bool or None, progress per step (criterion, gradient norm,
+        regparam, gamma)
+    penalty : float >= 0, "bayes" or Penalty, default 0
+        The weight (or a :class:`rlscore.core.selection.Penalty` with weight and
+        ``kind``) of Cawley & Talbot's regularization of the selection criterion (against
         over-fitting it with many ARD widths on few examples). A number xi: with
-        ``penalty_kind="scale"`` (default) xi/2 sum_k (gamma_k / gamma_k,start)^2 is
+        ``kind="scale"`` (default) xi/2 sum_k (gamma_k / gamma_k,start)^2 is
         added to the LOO mean squared error (a Gaussian prior on the scale parameters,
         shrinking widths towards 0); with ``"log"`` xi sum_k (log gamma_k - log
         gamma_k,start)^2. The criterion is in units of y^2: scale xi with var(y) (e.g.
@@ -155,11 +167,6 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
         others (Beijing 0.097 -> 0.104, relevance 0.025 -> 0.028; its pull on all
         widths towards 0 does not fade: log Omega has no lower bound), so it is not
         the default; ``criterion="evidence"`` did better on all four.
-    penalty_kind : {"scale", "log"}, default "scale"
-    maxiter, rtol : per start, L-BFGS-B steps and the stop rule (relative decrease of
-        the criterion over 5 steps below rtol)
-    verbose : bool or None, progress per step (criterion, gradient norm, regparam,
-        gamma)
     objective : callable or None
         ``objective(family, Y)`` returning the criterion to minimize (a callable of
         z = [log regparam, theta] giving value and gradient); None: the RLS
@@ -204,11 +211,13 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     two threads on shared cores made the ARD evidence search on 354 rows 26 times
     slower). Memory: ~5 m x m float64 arrays.
     """
+    spec = as_learnable_kernel(kernel)
+    kernel, ard, degree = spec.name, spec.ard, spec.degree
+    search = SearchOptions() if search is None else search
+    penalty = penalty if isinstance(penalty, Penalty) else Penalty(penalty)
     if kernel not in LEARNABLE_KERNELS:
         raise ValueError(f"kernel parameters can be learned for "
                          f"{sorted(LEARNABLE_KERNELS)}, got kernel={kernel!r}")
-    if not isinstance(ard, (bool, np.bool_)):
-        raise TypeError(f"ard must be True or False, got {ard!r}")
     if ard and kernel != "GaussianKernel":
         raise ValueError("ard=True needs kernel='GaussianKernel'")
     X = as_kernel_input(X)
@@ -218,12 +227,12 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
     if X.shape[0] < 3:
         raise ValueError(f"learning kernel parameters by leave-one-out needs at least 3 "
                          f"examples, got {X.shape[0]}")
-    restarts = check_positive_int(restarts, "restarts", minimum=0)
-    criterion = resolve_criterion(criterion, ard, objective, basis_vectors, penalty)
+    restarts = check_positive_int(search.restarts, "restarts", minimum=0)
+    criterion = resolve_criterion(criterion, ard, objective, basis_vectors, penalty.weight)
     name = criterion if objective is None else "objective"
-    lam_lo, lam_hi = _ranges(regparam_range, "regparam_range", None) if (
-        regparam_range is not None) else (None, None)
-    w_lo, w_hi = _ranges(width_range, "width_range", _EVIDENCE_WIDTH_RANGE
+    lam_lo, lam_hi = _ranges(search.regparam_range, "regparam_range", None) if (
+        search.regparam_range is not None) else (None, None)
+    w_lo, w_hi = _ranges(search.width_range, "width_range", _EVIDENCE_WIDTH_RANGE
                          if criterion == "evidence" else _WIDTH_RANGE)
 
     if kernel == "GaussianKernel":
@@ -278,22 +287,24 @@ def learn_kernel(X, Y, kernel="GaussianKernel", *, ard=False, degree=2, regparam
             out["gamma"] = float(g[0])
         return out
 
-    search = minimize_criterion(
-        objective, starts, list(zip(lo, hi)), penalty=penalty,
-        penalty_index=np.arange(1, 1 + family.n_params) if kernel == "GaussianKernel"
-        else [1], penalty_kind=penalty_kind,
-        n_residuals=getattr(objective, "n_residuals", Y.size), maxiter=maxiter,
-        rtol=rtol, blas_threads=loop_threads(X.shape[0]),
-        describe=describe,
-        desc=desc, verbose=verbose)
+    penalty = dataclasses.replace(
+        penalty,
+        index=(np.arange(1, 1 + family.n_params) if kernel == "GaussianKernel" else [1])
+        if penalty.index is None else penalty.index,
+        n_residuals=getattr(objective, "n_residuals", Y.size)
+        if penalty.n_residuals is None else penalty.n_residuals)
+    if search.blas_threads is None:
+        search = dataclasses.replace(search, blas_threads=loop_threads(X.shape[0]))
+    found = minimize_criterion(objective, starts, list(zip(lo, hi)), penalty=penalty,
+                               options=search, describe=describe, desc=desc)
     history = [dict(restart=h["restart"], step=h["step"], criterion=h["criterion"],
                     grad_norm=h["grad_norm"], regparam=float(np.exp(h["x"][0])),
                     kernel_params=family.params(h["x"][1:]), best=h["best"])
-               for h in search.history]
-    theta = search.x[1:].copy()
-    return KernelLearningResult(regparam=float(np.exp(search.x[0])),
-                                kernel_params=family.params(theta), criterion=search.fun,
-                                history=history, search=search, family=family,
+               for h in found.history]
+    theta = found.x[1:].copy()
+    return KernelLearningResult(regparam=float(np.exp(found.x[0])),
+                                kernel_params=family.params(theta), criterion=found.fun,
+                                history=history, search=found, family=family,
                                 theta=theta, criterion_name=name)
 
 

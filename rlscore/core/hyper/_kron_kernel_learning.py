@@ -16,13 +16,15 @@ Kronecker model (:func:`rlscore.core.hyper.kron_evidence_gradient`), as
 :func:`rlscore.core.hyper.learn_kernel` does for RLS.
 """
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from rlscore._validation import check_positive_int, check_real
 from rlscore.core.hyper._kron_loo_gradient import KronEvidenceObjective, KronLOOObjective
-from rlscore.core.selection import minimize_criterion, restart_points
+from rlscore.core.hyper._options import as_learnable_kernel
+from rlscore.core.selection import Penalty, SearchOptions, minimize_criterion, restart_points
 from rlscore.kernel import as_kernel_input, FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily
 
 __all__ = ["learn_kron_kernel", "KronKernelLearningResult", "KRON_LEARNABLE_KERNELS",
@@ -102,8 +104,10 @@ class KronKernelLearningResult:
                 self.family2.evaluate(self.theta2)[0])
 
 
-def _side(X, kernel, ard, degree, name, w_lo, w_hi):
-    """(family, lower, upper, start shift direction) of one domain."""
+def _side(X, spec, name, w_lo, w_hi):
+    """(family, lower, upper, start shift direction) of one domain's
+    :class:`LearnableKernel` ``spec``."""
+    kernel, ard, degree = spec.name, bool(spec.ard), spec.degree
     if kernel not in KRON_LEARNABLE_KERNELS:
         raise ValueError(f"{name}: the kernel must be one of {list(KRON_LEARNABLE_KERNELS)}, "
                          f"got {kernel!r}")
@@ -124,9 +128,7 @@ def _side(X, kernel, ard, degree, name, w_lo, w_hi):
 
 
 def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKernel", *,
-                      ard=False, degree=2, regparam_range=None, width_range=None,
-                      restarts=2, penalty=0.0, penalty_kind="scale", maxiter=100,
-                      rtol=1e-6, verbose=None, criterion="loo"):
+                      search=None, penalty=0.0, criterion="loo"):
     """Regparam and the kernel parameters of both domains of complete-data KronRLS,
     minimizing the exact in-sample leave-one-pair-out squared error (or the
     Gaussian-process evidence, ``criterion="evidence"``).
@@ -136,19 +138,18 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
     X1 : array-like or sparse (n1, d1), the objects of domain 1 (rows of Y)
     X2 : array-like or sparse (n2, d2), the objects of domain 2 (columns of Y)
     Y : array-like (n1, n2), every pair labelled
-    kernel1, kernel2 : {"GaussianKernel", "PolynomialKernel", "LinearKernel"}
-        Each domain's kernel; the Gaussian gamma (and the polynomial gamma and coef0)
-        of each side are learned, a linear side is kept as it is.
-    ard : bool, default False
-        One gamma per feature on each Gaussian side.
-    degree : int, default 2, the polynomial degree (fixed)
-    regparam_range : (low, high) or None
-        Box of regparam; default 1e-8 ... 1e3 times the mean diagonal of K2 kron K1 at
-        the start.
-    width_range : (low, high) or None
-        Box of each gamma as factors of its median-heuristic start; default
-        (1e-4, 1e3).
-    restarts, penalty, penalty_kind, maxiter, rtol, verbose
+    kernel1, kernel2 : str or LearnableKernel
+        Each domain's kernel, ``"GaussianKernel"``, ``"PolynomialKernel"`` or
+        ``"LinearKernel"``, or a :class:`rlscore.core.hyper.LearnableKernel` with its
+        ``ard`` (one gamma per feature on a Gaussian side) and ``degree`` (the fixed
+        polynomial degree); the Gaussian gamma (and the polynomial gamma and coef0) of
+        each side are learned, a linear side is kept as it is.
+    search : SearchOptions or None
+        As in :func:`rlscore.core.hyper.learn_kernel`, except the box:
+        ``search.regparam_range`` defaults to 1e-8 ... 1e3 times the mean diagonal of
+        K2 kron K1 at the start, ``search.width_range`` (each gamma as factors of its
+        median-heuristic start) to (1e-4, 1e3).
+    penalty : float >= 0, "bayes" or Penalty
         As in :func:`rlscore.core.hyper.learn_kernel` (the penalty applies to the log
         gammas of both sides).
     criterion : {"loo", "evidence"}, default "loo"
@@ -168,8 +169,12 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
     O(n1^3 + n2^3) and the gradient's two symmetric products O(n1^3 n2 + n1 n2^3)
     (:func:`kron_loo_error_gradient`), never an (n1 n2) x (n1 n2) array.
     """
-    if not isinstance(ard, (bool, np.bool_)):
-        raise TypeError(f"ard must be True or False, got {ard!r}")
+    spec1 = as_learnable_kernel(kernel1, "kernel1")
+    spec2 = as_learnable_kernel(kernel2, "kernel2")
+    kernel1, kernel2 = spec1.name, spec2.name
+    ard = spec1.ard or spec2.ard
+    search = SearchOptions() if search is None else search
+    penalty = penalty if isinstance(penalty, Penalty) else Penalty(penalty)
     if criterion not in ("loo", "evidence"):
         raise ValueError(f"criterion must be 'loo' or 'evidence', got {criterion!r}")
     X1 = as_kernel_input(X1, "X1")
@@ -182,13 +187,14 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
         raise ValueError(f"learning kernel parameters needs at least 3 pairs, got {Y.size}")
     if not np.all(np.isfinite(Y)):
         raise ValueError("Y has non-finite entries")
-    restarts = check_positive_int(restarts, "restarts", minimum=0)
+    restarts = check_positive_int(search.restarts, "restarts", minimum=0)
+    width_range, regparam_range = search.width_range, search.regparam_range
     w_lo, w_hi = _WIDTH_RANGE
     if width_range is not None:
         w_lo = check_real(width_range[0], "width_range[0]", minimum=0, open_minimum=True)
         w_hi = check_real(width_range[1], "width_range[1]", minimum=w_lo)
-    f1, t1, lo1, hi1, s1 = _side(X1, kernel1, bool(ard), degree, "kernel1", w_lo, w_hi)
-    f2, t2, lo2, hi2, s2 = _side(X2, kernel2, bool(ard), degree, "kernel2", w_lo, w_hi)
+    f1, t1, lo1, hi1, s1 = _side(X1, spec1, "kernel1", w_lo, w_hi)
+    f2, t2, lo2, hi2, s2 = _side(X2, spec2, "kernel2", w_lo, w_hi)
     if f1.n_params + f2.n_params == 0:
         raise ValueError("both kernels are linear: there is no kernel parameter to learn "
                          "(select regparam with KronRLS's leave-one-out instead)")
@@ -228,26 +234,26 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
                 np.exp(b).mean())
         return out
 
-    search = minimize_criterion(
-        objective, starts, list(zip(lo, hi)), penalty=penalty,
-        penalty_index=penalty_index, penalty_kind=penalty_kind, maxiter=maxiter,
-        rtol=rtol, describe=describe, desc=f"KronRLS kernel learning ({criterion} gradient)",
-        verbose=verbose)
+    if penalty.index is None:
+        penalty = dataclasses.replace(penalty, index=penalty_index)
+    found = minimize_criterion(
+        objective, starts, list(zip(lo, hi)), penalty=penalty, options=search,
+        describe=describe, desc=f"KronRLS kernel learning ({criterion} gradient)")
 
     def params(z):
         _, a, b = objective.split(z)
         return f1.params(a), f2.params(b)
 
     history = []
-    for h in search.history:
+    for h in found.history:
         k1, k2 = params(h["x"])
         history.append(dict(restart=h["restart"], step=h["step"],
                             criterion=h["criterion"], grad_norm=h["grad_norm"],
                             regparam=float(np.exp(h["x"][0])), kernel_params1=k1,
                             kernel_params2=k2, best=h["best"]))
-    _, a, b = objective.split(search.x)
-    k1, k2 = params(search.x)
+    _, a, b = objective.split(found.x)
+    k1, k2 = params(found.x)
     return KronKernelLearningResult(
-        regparam=float(np.exp(search.x[0])), kernel_params1=k1, kernel_params2=k2,
-        criterion=search.fun, history=history, search=search, family1=f1, family2=f2,
+        regparam=float(np.exp(found.x[0])), kernel_params1=k1, kernel_params2=k2,
+        criterion=found.fun, history=history, search=found, family1=f1, family2=f2,
         theta1=a.copy(), theta2=b.copy())

@@ -40,9 +40,11 @@ from rlscore.core.kronecker._holdout import (kron_rows_holdout, kron_leave_row_o
                                              kron_both_holdout, kron_pairs_holdout)
 from rlscore.core.kronecker._model import KronRLSModel
 from rlscore.core.kronecker._settings import KRON_SETTINGS, KronSettingHoldout
-from rlscore.core.kronecker._intervals import kron_interval_model, KronIntervalPredictor
+from rlscore.core.kronecker._intervals import (kron_interval_model, KronIntervalPredictor,
+                                               IntervalScheme)
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
-from rlscore.core.kronecker._sampled import SampledKronRLSModel
+from rlscore.core.kronecker._sampled import (SampledKronRLSModel, SampledKronRLSOptions,
+                                             sampled_kron_arguments)
 from rlscore.core.kronecker._svm import (KronSVMOptions, SampledKronSVMModel,
                                         exact_line_search, svm_labels)
 from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights,
@@ -52,6 +54,7 @@ from rlscore.core.kronecker._mkl import (alignment_statistics, alignment_weights
 __all__ = [
     "KronSettingHoldout",
     "kron_interval_model",
+    "IntervalScheme",
     "extreme_eigenvalues",
     "check_kron_regparam",
     "repair_kernel",
@@ -63,6 +66,8 @@ __all__ = [
     "KronRLSModel",
     "KronMinres",
     "SampledKronRLSModel",
+    "SampledKronRLSOptions",
+    "sampled_kron_arguments",
     "SampledKronSVMModel",
     "KronSVMOptions",
     "alignment_statistics",

@@ -13,7 +13,7 @@ import numpy as np
 
 from rlscore.core.kronecker._indefinite import (check_factor_regparam, check_indefinite,
                                                 repaired_factor)
-from rlscore.core.optim import psd_eigh
+from rlscore.core.optim import SingularRegparamError, psd_eigh
 from rlscore.core.rls import HoldoutShortcuts
 
 __all__ = ["DomainFactor", "make_factor", "DomainRLS", "rotate"]
@@ -105,10 +105,10 @@ class DomainFactor:
         check_factor_regparam(self.extremes[0], self.name, regparam, self.regname)
         denom = self.e + regparam
         if np.any(denom <= 0) or (regparam == 0 and not self.full):
-            raise ValueError(
+            raise SingularRegparamError(
                 f"{self.name} + {self.regname}*I is singular ({self.regname}="
-                f"{regparam!r}, smallest eigenvalue {self.e.min(initial=0.0):.3g}); use "
-                f"{self.regname} > 0")
+                f"{regparam!r}, smallest eigenvalue {self.e.min(initial=0.0):.3g})",
+                name=self.regname)
         inv = 1.0 / denom
         return inv, self.e * inv, regparam * inv
 
@@ -172,7 +172,7 @@ class DomainRLS(HoldoutShortcuts):
             _, f, g = fac.weights(regparam)
             return g, f
         if not fac.full or np.any(fac.e <= 0):
-            raise ValueError("regparam=0 needs a nonsingular kernel matrix")
+            raise SingularRegparamError("regparam=0 needs a nonsingular kernel matrix")
         return 1.0 / fac.e, np.ones_like(fac.e)
 
     def _rf(self, regparam):

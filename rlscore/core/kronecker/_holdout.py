@@ -35,6 +35,7 @@ import scipy.sparse.linalg as spla
 from rlscore.core.kronecker._kronecker import KronRLSSolver
 from rlscore.core.kronecker._factor import make_factor
 from rlscore._validation import check_index_folds
+from rlscore.core.optim import SingularRegparamError
 from rlscore.core.structure import check_pair_folds
 
 __all__ = ["kron_rows_holdout", "kron_leave_row_out", "kron_both_holdout",
@@ -69,8 +70,8 @@ def kron_leave_row_out(f1, f2, Y, regparam):
     else:
         m = 1.0 - f1.V2 @ Hw
     if np.any(m <= 0):
-        raise ValueError("leave-row-out is undefined at regparam=0 for a row the others "
-                         "determine exactly; use regparam > 0")
+        raise SingularRegparamError("leave-row-out is undefined at regparam=0 for a row "
+                                    "the others determine exactly")
     return (Z - Res / m) @ f2.V.T
 
 

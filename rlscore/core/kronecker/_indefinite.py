@@ -63,6 +63,7 @@ import scipy.linalg as la
 import scipy.sparse.linalg as spla
 
 from rlscore._validation import INDEFINITE, check_indefinite, user_stacklevel
+from rlscore.core.optim import SingularRegparamError
 
 __all__ = ["INDEFINITE", "check_indefinite", "extreme_eigenvalues", "kron_min_eigenvalue",
            "check_kron_regparam", "check_factor_regparam", "repair_spectrum",
@@ -129,10 +130,10 @@ def check_kron_regparam(exts, names, regparam):
         return
     what = " and ".join(f"{nm} is indefinite (smallest eigenvalue {lo:.6g})"
                         for nm, lo in bad)
-    raise ValueError(
+    raise SingularRegparamError(
         f"{what}: {names[1]} kron {names[0]} has smallest eigenvalue {mu:.6g}, so "
         f"{names[1]} kron {names[0]} + regparam*I is positive definite only for "
-        f"regparam > {-mu:.6g} (got regparam={regparam!r}); {_advice()}")
+        f"regparam > {-mu:.6g} (got regparam={regparam!r})", remedy=_advice())
 
 
 def check_factor_regparam(lo, name, regparam, regname="regparam"):
@@ -140,10 +141,10 @@ def check_factor_regparam(lo, name, regparam, regname="regparam"):
     K with smallest eigenvalue ``lo`` (two-step RLS, one factor at a time)."""
     if lo >= 0 or regparam + lo > 0:
         return
-    raise ValueError(
+    raise SingularRegparamError(
         f"{name} is indefinite (smallest eigenvalue {lo:.6g}), so {name} + "
         f"{regname}*I is positive definite only for {regname} > {-lo:.6g} (got "
-        f"{regname}={regparam!r}); {_advice(regname)}")
+        f"{regname}={regparam!r})", remedy=_advice(regname), name=regname)
 
 
 def _warn(name, lo, how, count):

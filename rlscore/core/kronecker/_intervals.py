@@ -22,13 +22,36 @@ the order statistics); this module supplies its two inputs for a Kronecker model
     test pairs of u1 test rows.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from rlscore.core.kronecker._factor import make_factor
 from rlscore.core.kronecker._holdout import kron_rows_holdout
 from rlscore.core.rls import IntervalModel, METHODS
 
-__all__ = ["kron_interval_model", "KronIntervalPredictor"]
+__all__ = ["kron_interval_model", "KronIntervalPredictor", "IntervalScheme"]
+
+
+@dataclass(frozen=True)
+class IntervalScheme:
+    """Which hold-out models a Kronecker prediction interval is built from.
+
+    Attributes
+    ----------
+    setting : {"pairs", "rows", "cols"}, default "pairs"
+        ``"pairs"``: leave-one-pair-out (the jackknife methods, new pairs of known
+        objects); ``"rows"`` / ``"cols"``: folds of whole rows / columns (the cv
+        methods, new objects; a jackknife method name is read as its cv counterpart
+        with one fold per object).
+    folds : list of index arrays or None
+        Rows (columns) partitioned into folds; None: one fold per object.
+    method : str, default "jackknife+"
+        One of :data:`rlscore.core.rls.METHODS`.
+    """
+    setting: str = "pairs"
+    folds: object = None
+    method: str = "jackknife+"
 
 
 def _fold_duals(V1, e1, V2, e2, Y, folds, regparam):
@@ -90,8 +113,7 @@ class KronIntervalPredictor:
         return np.column_stack([f, cols])
 
 
-def kron_interval_model(K1, K2, Y, regparam, D1, D2, setting="pairs", folds=None,
-                        order=None, method="jackknife+"):
+def kron_interval_model(K1, K2, Y, regparam, D1, D2, scheme=None, order=None):
     """The :class:`~rlscore.core.rls.IntervalModel` of complete-data Kronecker RLS for
     test pairs between the test objects of ``D1`` / ``D2``.
 
@@ -102,19 +124,18 @@ def kron_interval_model(K1, K2, Y, regparam, D1, D2, setting="pairs", folds=None
     Y : (n1, n2) labels
     regparam : float > 0
     D1, D2 : (u1, n1), (u2, n2) test kernels (test objects x training objects)
-    setting : "pairs" (leave-one-pair-out: the jackknife methods), "rows" or "cols"
-        (folds of whole rows / columns: the cv methods; a jackknife method name is
-        read as its cv counterpart with one fold per object)
-    folds : list of index arrays of rows (columns) partitioning them; None: one per
-        object
+    scheme : IntervalScheme or None
+        The setting, its folds and the method (None: leave-one-pair-out,
+        jackknife+).
     order : (m,) vec_F position (i + j n1) of each training sample; the residuals are
         in this order (default: vec_F)
-    method : one of :data:`rlscore.core.rls.METHODS`
 
     Returns
     -------
     (IntervalModel, method) -- the method as the IntervalModel names it
     """
+    scheme = IntervalScheme() if scheme is None else scheme
+    setting, folds, method = scheme.setting, scheme.folds, scheme.method
     n1, n2 = Y.shape
     order = np.arange(n1 * n2) if order is None else np.asarray(order, dtype=np.intp)
     if METHODS.get(method if isinstance(method, str) else None) is None:

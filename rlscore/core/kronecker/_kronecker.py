@@ -47,6 +47,7 @@ from the module of its one job:
 import numpy as np
 
 from rlscore.core.kronecker._indefinite import check_kron_regparam
+from rlscore.core.optim import SingularRegparamError
 from rlscore.core.kronecker._data import (PAIRWISE_KERNELS, centred_domain,  # noqa: F401
                                           check_complete_size, check_pairwise_kernel,
                                           check_pairwise_labels, check_square_kernel,
@@ -86,9 +87,9 @@ class KronRLSSolver:
         E = np.multiply.outer(self.f1.e, self.f2.e)
         E += regparam
         if np.any(E <= 0) or (regparam == 0 and not (self.f1.full and self.f2.full)):
-            raise ValueError(
+            raise SingularRegparamError(
                 f"{self.f2.name} kron {self.f1.name} + regparam*I is singular (regparam="
-                f"{regparam!r}); use regparam > 0")
+                f"{regparam!r})")
         return E
 
     def core(self, regparam):
@@ -129,6 +130,6 @@ class KronRLSSolver:
         if not (f1.full and f2.full):
             R += self._residual()
         if np.any(m <= 0):
-            raise ValueError("leave-one-out is undefined at regparam=0 for a pair the "
-                             "others determine exactly; use regparam > 0")
+            raise SingularRegparamError("leave-one-out is undefined at regparam=0 for a "
+                                        "pair the others determine exactly")
         return np.where(h < 0.5, (F - h * self.Y) / m, self.Y - R / m)

@@ -194,15 +194,17 @@ class PairwiseMKLModel:
                                       [K2pred[j] for _, j in self.active], i1, i2)
 
 
-def fit_pairwise_mkl(K1_list, K2_list, y, rows, cols, regparam, maxiter=None, tol=1e-10,
+def fit_pairwise_mkl(K1_list, K2_list, y, pairs, regparam, maxiter=None, tol=1e-10,
                      callback=None):
     """Learn the term weights by centred alignment, then solve the weighted Kronecker
     RLS system (sum_t mu_t K^t + regparam I) A = y with MINRES.
 
     Parameters
     ----------
-    K1_list, K2_list, y, rows, cols : as in :func:`alignment_statistics` (checked by
-        the caller)
+    K1_list, K2_list, y : as in :func:`alignment_statistics` (checked by the caller)
+    pairs : (rows, cols)
+        The ``rows`` and ``cols`` index arrays of :func:`alignment_statistics`: the
+        pair of training object indices of each label.
     regparam : float >= 0
     maxiter, tol : MINRES limits (see :class:`rlscore.core.kronecker.KronMinres`)
     callback : callable(A) after every iteration, or None
@@ -216,6 +218,7 @@ def fit_pairwise_mkl(K1_list, K2_list, y, rows, cols, regparam, maxiter=None, to
     The weights cost what :func:`alignment_statistics` costs; each MINRES iteration one
     vec-trick product per active term. The pairwise kernel matrix is never formed.
     """
+    rows, cols = pairs
     P, Q = len(K1_list), len(K2_list)
     with stage(f"kernel alignment ({P} x {Q} terms)"):
         a, M = alignment_statistics(K1_list, K2_list, y, rows, cols)

@@ -10,6 +10,7 @@ combining several pairwise kernels builds on.
 """
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,7 +26,67 @@ from rlscore.predictor.pairwise_predictor import (KernelPairwisePredictor,
                                                   LinearPairwisePredictor,
                                                   PairwisePredictorInterface)
 
-__all__ = ["SampledKronRLSModel"]
+__all__ = ["SampledKronRLSModel", "SampledKronRLSOptions", "sampled_kron_arguments"]
+
+
+@dataclass(frozen=True)
+class SampledKronRLSOptions:
+    """How :class:`SampledKronRLSModel` trains (as :class:`KronSVMOptions` for the
+    Kronecker SVM); checked when the model is built.
+
+    Parameters
+    ----------
+    maxiter : int or None
+        MINRES iteration cap (None: 5 q or 5 d1 d2).
+    rtol : float > 0, default 1e-10
+        MINRES stops when its relative residual falls below ``rtol`` (the faces'
+        ``tol``, as the error message names it).
+    weights : sequence of floats or None
+        Term weights for lists of kernels (default all ones).
+    compute_risk : bool, default False
+    conditional_ranking : bool, default False
+    pairwise_kernel : {"kronecker", "symmetric", "reciprocal"}, default "kronecker"
+    indefinite : {"raise", "clip", "shift"}, default "raise"
+        See the model's Parameters.
+    """
+    maxiter: object = None
+    rtol: float = 1e-10
+    weights: object = None
+    compute_risk: bool = False
+    conditional_ranking: bool = False
+    pairwise_kernel: str = "kronecker"
+    indefinite: str = "raise"
+
+
+#: RLScore's flat keywords that are fields of SampledKronRLSOptions (``tol`` is rtol)
+_OPTION_KEYS = ("maxiter", "weights", "compute_risk", "conditional_ranking",
+                "pairwise_kernel", "indefinite")
+
+
+def sampled_kron_arguments(**keywords):
+    """The arguments of :class:`SampledKronRLSModel` from RLScore's flat keywords
+    (``Y``, ``label_row_inds``, ``label_col_inds``, ``K1``, ``K2``, ``X1``, ``X2``,
+    ``pko``, ``regparam``, ``callback``, ``maxiter``, ``tol``, ``weights``, ...):
+    ``kernels`` = ``pko`` or (K1, K2), ``features`` = (X1, X2), the rest in
+    :class:`SampledKronRLSOptions`. O(1)."""
+    kw = dict(keywords)
+    out = {k: kw.pop(k) for k in ("Y", "label_row_inds", "label_col_inds", "regparam",
+                                  "callback") if k in kw}
+    K1, K2, X1, X2 = (kw.pop(k, None) for k in ("K1", "K2", "X1", "X2"))
+    pko = kw.pop("pko", None)
+    if pko is not None:
+        out["kernels"] = pko
+    elif K1 is not None or K2 is not None:
+        out["kernels"] = (K1, K2)
+    if X1 is not None or X2 is not None:
+        out["features"] = (X1, X2)
+    opts = {k: kw.pop(k) for k in _OPTION_KEYS if k in kw}
+    if "tol" in kw:
+        opts["rtol"] = kw.pop("tol")
+    out["options"] = SampledKronRLSOptions(**opts)
+    if kw:
+        raise TypeError(f"unexpected keyword(s) {sorted(kw)}")
+    return out
 
 
 
@@ -74,29 +135,37 @@ class SampledKronRLSModel(PairwisePredictorInterface):
 
     Parameters
     ----------
+    (RLScore's flat keywords -- ``K1=``, ``maxiter=``, ``indefinite=``, ... -- are
+    grouped by :func:`sampled_kron_arguments`.)
+
     Y : (q,) labels of the labelled pairs
     label_row_inds, label_col_inds : (q,) label k belongs to the pair (domain-1 object
         label_row_inds[k], domain-2 object label_col_inds[k]); repeated pairs are
         allowed. For a sum of kernels, lists of per-term index vectors (or one vector
         pair shared by all terms).
-    K1, K2 : (n1, n1), (n2, n2) symmetric training kernels (kernel mode), or lists of
-        them for a weighted sum of Kronecker kernels sum_t w_t K1_t kron K2_t, or
-    X1, X2 : (n1, d1), (n2, d2) feature matrices (linear mode; lists share one
-        weight matrix of size d1 x d2), or
-    pko : a PairwiseKernelOperator over the training pairs (kernel mode with any sum
-        of Kronecker terms; its column index vectors are the training indices)
+    kernels : (K1, K2) or PairwiseKernelOperator
+        (n1, n1), (n2, n2) symmetric training kernels (kernel mode), or lists of them
+        for a weighted sum of Kronecker kernels sum_t w_t K1_t kron K2_t, or a
+        PairwiseKernelOperator over the training pairs (kernel mode with any sum of
+        Kronecker terms; its column index vectors are the training indices), or
+    features : (X1, X2)
+        (n1, d1), (n2, d2) feature matrices (linear mode; lists share one weight
+        matrix of size d1 x d2)
     regparam : float >= 0, default 0.0
         0 relies on early stopping (``maxiter``) for regularization, as in the
         paper; with regparam 0 and no maxiter a UserWarning says the system may be
         singular. Negative or NaN is a ValueError.
-    weights : term weights for lists of kernels (default all ones)
-    maxiter : int or None (MINRES default, 5 q or 5 d1 d2)
-    tol : float, default 1e-10
-        MINRES stops when its relative residual falls below ``tol`` (``convergence_info``
+    options : SampledKronRLSOptions or None
+        The fields below (None: their defaults); also readable as the attributes
+        ``maxiter``, ``tol``, ``compute_risk``, ``indefinite``, ...
+    options.weights : term weights for lists of kernels (default all ones)
+    options.maxiter : int or None (MINRES default, 5 q or 5 d1 d2)
+    options.rtol : float, default 1e-10
+        MINRES stops when its relative residual falls below ``rtol`` (``convergence_info``
         is then 0) or after ``maxiter`` iterations (> 0). Stopping at ``maxiter``
         emits a :class:`ConvergenceWarning`, except with regparam 0, where ``maxiter``
         is the regularizer (early stopping).
-    indefinite : "raise" (default), "clip" or "shift"
+    options.indefinite : "raise" (default), "clip" or "shift"
         Kernel mode: factor kernels with negative eigenvalues (estimated by Lanczos,
         ``scipy.sparse.linalg.eigsh``, exactly for factors up to 1000 objects) are
         refused when regparam does not make K2 kron K1 + regparam I positive definite
@@ -113,15 +182,15 @@ class SampledKronRLSModel(PairwisePredictorInterface):
     callback : object with ``callback(learner)`` (called after each iteration, with
         ``learner.A`` / ``learner.W`` and ``learner.predictor`` set to the current
         iterate) and optionally ``finished(learner)`` (called once at the end).
-    compute_risk : bool, default False
+    options.compute_risk : bool, default False
         Show the training objective at every iteration on stderr (one extra operator
         product each; see :mod:`rlscore._progress`) and return the iterate with the
         smallest objective.
-    conditional_ranking : bool, default False
+    options.conditional_ranking : bool, default False
         Minimize the conditional ranking loss instead of the squared loss: the labelled
         pairs that share their domain-1 object form a query, and the loss is the
         squared error after centring each query (Pahikkala et al. 2013, Sect. 4.4).
-    pairwise_kernel : "kronecker" (default), "symmetric" or "reciprocal"
+    options.pairwise_kernel : "kronecker" (default), "symmetric" or "reciprocal"
         Kernel mode, one domain (K1 only): the symmetric kernel
         1/2 [k(a,c) k(b,d) + k(a,d) k(b,c)] or the reciprocal kernel (minus sign), as
         a two-term operator. ``predict(K1pred)`` or ``predict(K1pred, K1pred, ...)``
@@ -146,12 +215,12 @@ class SampledKronRLSModel(PairwisePredictorInterface):
     n2^2).
     """
 
-    def __init__(self, Y=None, label_row_inds=None, label_col_inds=None, K1=None,
-                 K2=None, X1=None, X2=None, pko=None, regparam=0.0, weights=None,
-                 maxiter=None, tol=1e-10, callback=None, compute_risk=False,
-                 conditional_ranking=False, pairwise_kernel="kronecker",
-                 indefinite="raise"):
-        self.indefinite = check_indefinite(indefinite)
+    def __init__(self, Y=None, label_row_inds=None, label_col_inds=None, *, kernels=None,
+                 features=None, regparam=0.0, callback=None, options=None):
+        opts = SampledKronRLSOptions() if options is None else options
+        self.options = opts
+        maxiter, tol = opts.maxiter, opts.rtol
+        self.indefinite = check_indefinite(opts.indefinite)
         self._spectra = None
         self._repairs = None
         self.regparam = check_regparam(regparam)
@@ -165,9 +234,9 @@ class SampledKronRLSModel(PairwisePredictorInterface):
         if not np.isfinite(self.tol) or self.tol <= 0:
             raise ValueError(f"tol must be a positive number, got {tol!r}")
         self.callbackfun = callback
-        self.compute_risk = bool(compute_risk)
-        self.conditional_ranking = bool(conditional_ranking)
-        self.pairwise_kernel = check_pairwise_kernel(pairwise_kernel)
+        self.compute_risk = bool(opts.compute_risk)
+        self.conditional_ranking = bool(opts.conditional_ranking)
+        self.pairwise_kernel = check_pairwise_kernel(opts.pairwise_kernel)
         if Y is None:
             raise TypeError(f"{type(self).__name__} needs the labels Y")
         self.Y = _labels(Y)
@@ -177,9 +246,10 @@ class SampledKronRLSModel(PairwisePredictorInterface):
                           "singular; regularize with regparam > 0 or stop early with "
                           "maxiter", UserWarning, stacklevel=2)
 
-        pko = pko
-        K1, K2 = K1, K2
-        X1, X2 = X1, X2
+        weights = opts.weights
+        pko = None if kernels is None or isinstance(kernels, (tuple, list)) else kernels
+        K1, K2 = (None, None) if kernels is None or pko is not None else kernels
+        X1, X2 = (None, None) if features is None else features
         rows, cols = label_row_inds, label_col_inds
         if pko is not None:
             self._setup_pko(pko, q)

@@ -17,6 +17,7 @@ import scipy.linalg as la
 from rlscore.core.kronecker._factor import DomainRLS, rotate
 from rlscore.core.structure import as_pairs, check_pair_folds
 from rlscore._validation import check_index_folds
+from rlscore.core.optim import SingularRegparamError
 
 __all__ = ["TwoStepSolver"]
 
@@ -83,8 +84,8 @@ class TwoStepSolver:
         h = np.outer(h1, h2)
         m = m1[:, None] + np.outer(h1, m2)       # 1 - h1 h2, no cancellation
         if np.any(m <= 0):
-            raise ValueError("leave-one-out is undefined when a hat-matrix diagonal is 1 "
-                             "(regparam 0); use regparams > 0")
+            raise SingularRegparamError("leave-one-out is undefined when a hat-matrix "
+                                        "diagonal is 1 (regparam 0)", name="regparams")
         F = self.fitted(l1, l2)
         small = h < 0.5
         out = np.empty_like(F)
@@ -218,8 +219,8 @@ class TwoStepSolver:
         np.fill_diagonal(g, 0.0)                    # the diagonal is one entry
         d = one_minus_h - s * g
         if np.any(d <= 0):
-            raise ValueError("the symmetric leave-pair-out system is singular; use a "
-                             "larger regparam")
+            raise SingularRegparamError("the symmetric leave-pair-out system is singular",
+                                        remedy="use a larger regparam")
         small = (h + s * g) < 0.5
         return np.where(small, (F - (h + s * g) * Y) / d, Y - R / d)
 
@@ -240,7 +241,8 @@ class TwoStepSolver:
         Maa, Mab, Mbb = M[a, a], M[a, b], M[b, b]
         det = Maa * Mbb - Mab * Mab
         if np.any(det <= 0):
-            raise ValueError("a 2 x 2 hold-out block is singular; use a larger regparam")
+            raise SingularRegparamError("a 2 x 2 hold-out block is singular",
+                                        remedy="use a larger regparam")
         # W = M_HH^{-1} for H = (a, b)
         W = np.empty((a.size, 2, 2))
         W[:, 0, 0] = Mbb / det

@@ -44,7 +44,8 @@ from scipy.linalg import blas
 from rlscore._progress import Progress, stage
 from rlscore._memory import ReducedSetSizes, reduced_set_peak_bytes
 from rlscore._validation import check_memory, check_regparam, format_bytes
-from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
+from rlscore.core.optim import (SingularRegparamError, psd_eigh, regularized_cholesky,
+                                symmetric_from_triangle)
 from rlscore.core.nystrom._nystrom import (basis_positions, constrained_solve,
                                        loo_removal_rows, removal_directions_eigen)
 from rlscore.core.rls import loo_rows
@@ -205,8 +206,8 @@ class _Eigen:
     def weights(self, mu):
         denom = self.s2 + mu
         if np.any(denom <= 0):
-            raise ValueError("regparam=0 with rank-deficient features: the problem has "
-                             "no unique solution; use regparam > 0")
+            raise SingularRegparamError("regparam=0 with rank-deficient features: the "
+                                        "problem has no unique solution")
         return 1.0 / denom
 
     def solve(self, mu, rhs=None):

@@ -3,7 +3,9 @@ symmetric algebra.
 
 What lives here
     :class:`SolverResult` (solver, solution, objective, iterations, converged, message,
-    history; extras as attributes) and :class:`ConvergenceWarning`;
+    history; extras as attributes), :class:`ConvergenceWarning` and
+    :class:`SingularRegparamError` (the one error of a regularized system that is
+    singular at its regparam);
     :func:`conjugate_gradient` (block CG with per-column step sizes, optional Jacobi
     preconditioner: one operator product per iteration), :func:`minres` (Paige & Saunders,
     stopping on the true relative residual), :func:`tron` (trust-region Newton,
@@ -33,10 +35,11 @@ Builds on
     :mod:`rlscore.core.rankrls`, Kronecker in :mod:`rlscore.core.kronecker`).
 
 Module order
-    ``_result`` -> ``_dense`` -> ``_cg``, ``_minres``, ``_tron``, ``_bmrm``.
+    ``_result``, ``_errors`` -> ``_dense`` -> ``_cg``, ``_minres``, ``_tron``, ``_bmrm``.
 """
 
 from rlscore.core.optim._result import (ConvergenceWarning, SolverResult)
+from rlscore.core.optim._errors import SingularRegparamError
 from rlscore.core.optim._dense import (psd_eigh, regularized_cholesky,
                                        symmetric_from_triangle)
 from rlscore.core.optim._cg import (CGStop, CGResult, CGOptions, conjugate_gradient,
@@ -49,6 +52,7 @@ from rlscore.core.optim._bmrm import (bmrm, BMRMResult, BMRMOptions, Bundle)
 __all__ = [
     "ConvergenceWarning",
     "SolverResult",
+    "SingularRegparamError",
     "psd_eigh",
     "CGStop",
     "CGOptions",

@@ -7,6 +7,7 @@ import scipy.linalg as la
 from scipy.linalg import lapack
 
 from rlscore._progress import stage
+from rlscore.core.optim._errors import SingularRegparamError
 
 __all__ = ["psd_eigh", "regularized_cholesky", "symmetric_from_triangle"]
 
@@ -81,9 +82,9 @@ def regularized_cholesky(M, regparam, what, scaled=False):
         c, info = lapack.dpotrf(S, lower=1, overwrite_a=1, clean=1)
     if info != 0:
         note = " after scaling" if scaled else ""
-        raise ValueError(
+        raise SingularRegparamError(
             f"{what} + regparam*I is not positive definite (regparam={regparam!r}"
-            f"{note}); use a larger regparam")
+            f"{note})", remedy="use a larger regparam")
     return c
 
 

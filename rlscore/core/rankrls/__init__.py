@@ -33,7 +33,7 @@ from rlscore.core.rankrls._solver import (RotatedSolver, gram_matrix, symmetrize
 from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._models import (GlobalRankRLSModel, QueryRankRLSModel,
                                           query_groups)
-from rlscore.core.rankrls._pairs import (PPRankRLSModel, RankLPOCV, preference_pairs, COSTS,
+from rlscore.core.rankrls._pairs import (PPRankRLSModel, PairCosts, RankLPOCV, preference_pairs, COSTS,
                                          LaplacianSystem, laplacian_system)
 from rlscore.core.rankrls._cg import (RankRLSOperator, PreferenceRankRLSOperator,
                                       preference_matrix, cg_rankrls, cg_preference_rankrls)
@@ -49,6 +49,7 @@ __all__ = [
     "QueryRankRLSModel",
     "query_groups",
     "PPRankRLSModel",
+    "PairCosts",
     "RankLPOCV",
     "LaplacianSystem",
     "laplacian_system",

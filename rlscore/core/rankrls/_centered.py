@@ -76,6 +76,7 @@ chooses between the two sides.
 """
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,12 +85,38 @@ from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix, symmetrize
 from rlscore.core.structure import QueryGroups
 from rlscore.core.nystrom import build_representation
 from rlscore.core.nystrom import n_rows
+from rlscore.core.optim import SingularRegparamError
 from rlscore.core.rls import CheckedRows, FoldCache, KernelSolver, primal_fold_parts, primal_fold_predictions
 from rlscore.core.nystrom import held_out_directions
 from rlscore._validation import (
     as_2d_labels, as_index_array, check_peak_memory, check_regparam)
 
-__all__ = ["CenteredRankModel"]
+__all__ = ["CenteredRankModel", "EigenParts", "LambdaState", "TouchedBlocks"]
+
+
+class EigenParts(NamedTuple):
+    """The lambda-independent parts of the shortcuts (module docstring), from one
+    eigendecomposition of the centred kernel (dual) or Gram matrix (primal)."""
+    U: np.ndarray            # (m, r) orthonormal columns in range(P)
+    s2: np.ndarray           # (r,) the eigenvalues
+    UtY: np.ndarray          # (r, p) U^T Y
+    block_means: np.ndarray  # (g, r) per block q the mean kernel row Kbar_q times U
+    qdiag: np.ndarray        # (m,) diag(P - U U^T) (primal), None (dual: U U^T = P)
+    full_rank: bool          # every eigenvalue > 0: regparam = 0 is solvable
+
+
+class LambdaState(NamedTuple):
+    """The model trained on all examples at one mu (module docstring)."""
+    weights: np.ndarray           # (r,) w = 1 / (s2 + mu)
+    centred_residual: np.ndarray  # (m, p) R = P (Y - F)
+    fitted: np.ndarray            # (m, p) F
+
+
+class TouchedBlocks(NamedTuple):
+    """The blocks a hold-out set H touches (:meth:`CenteredRankModel._blocks_of`)."""
+    blocks: np.ndarray       # (t,) the block codes q, ascending
+    position: np.ndarray     # (h,) each row's index into ``blocks``
+    term: np.ndarray         # (t,) the 1 1^T / n_q term of S per touched block
 
 
 def _check_pairs_exist(groups, Y, global_=False, stacklevel=4):
@@ -124,12 +151,14 @@ class CenteredRankModel:
 
     _global = False
 
-    def _build(self, X, Y, regparam, kernel, basis_vectors, groups, path, options):
-        # options: the representation's keywords (kernel parameters, the reduced-set
-        # ones, prefer) and keep_basis_in_cv
+    def _build(self, X, Y, regparam, kernel, basis_vectors, groups, decompose_now,
+               options):
+        """Train the model: ``options`` the keywords of the faces (``prefer`` and
+        the kernel parameters); ``decompose_now``: eigendecompose at once (a lambda
+        path or cross-validation follows) instead of one Cholesky."""
         kernel_params = dict(options)
-        keep_basis = kernel_params.pop("keep_basis_in_cv", False)
         prefer = kernel_params.pop("prefer", "auto")
+        keep_basis = kernel_params.pop("keep_basis_in_cv", False)
         self.Y = as_2d_labels(Y)
         m = n_rows(X)
         if m != self.Y.shape[0]:
@@ -157,7 +186,7 @@ class CenteredRankModel:
         self._cv = None
         self._states = {}
         self._lpo_cache = None
-        if path:
+        if decompose_now:
             self.solver.decompose()
         self.solve(regparam)
 
@@ -219,8 +248,7 @@ class CenteredRankModel:
         """In-sample predictions F (m, p) of the current model."""
         if self.kind == "primal":
             return np.asarray(self._Phi @ self.coef)
-        x = self.solver.solve(self._mu(self.regparam))
-        PF = self.groups.reflect_rows(self.solver.K @ x)
+        PF = self.groups.reflect_rows(self.solver.fitted(self._mu(self.regparam)))
         return PF + self.groups.expand(self._Kbar @ self.coef)
 
     @property
@@ -236,8 +264,9 @@ class CenteredRankModel:
 
     # -- eigen-parts for the cross-validation shortcuts -------------------------
     def _parts(self):
-        """U (m, r) orthonormal in range(P), s2 (r,), c = U^T Y (r, p), Yf (g, r) the
-        block means of the rotated features, qdiag = diag(P - U U^T) (primal)."""
+        """The :class:`EigenParts` of the model (computed once): U (m, r) orthonormal
+        in range(P), s2 (r,), U^T Y (r, p), the block means Kbar_q U (g, r) and
+        diag(P - U U^T) (primal)."""
         if self._cv is not None:
             return self._cv
         gr = self.groups
@@ -256,37 +285,39 @@ class CenteredRankModel:
             qdiag = (1.0 - 1.0 / gr.sizes[gr.codes]) - np.einsum("ij,ij->i", U, U)
             np.maximum(qdiag, 0.0, out=qdiag)
             self._R0 = self.PY - U @ c          # (P - U U^T) Y, lambda-independent
-            self._cv = (U, s2[keep], c, Yf, qdiag, bool(np.all(keep)))
+            self._cv = EigenParts(U, s2[keep], c, Yf, qdiag, bool(np.all(keep)))
         else:
-            U = np.ascontiguousarray(gr.basis(V))
+            U = np.ascontiguousarray(gr.basis(V[gr.rest]))   # V is 0 in the rows first
             del V
             Yf = self._Kbar @ U
             Yf[:, s2 == 0] = 0.0
             self._R0 = None                     # U spans range(P): U U^T = P
-            self._cv = (U, s2, VtB, Yf, None, bool(np.all(s2 > 0)))
+            self._cv = EigenParts(U, s2, VtB, Yf, None, bool(np.all(s2 > 0)))
         return self._cv
 
     def _U2(self):
         """U * U (cached), for the diagonals of the hold-out matrices."""
         if getattr(self, "_U2cache", None) is None:
-            U = self._parts()[0]
+            U = self._parts().U
             self._U2cache = U * U
         return self._U2cache
 
     def _weights(self, mu):
-        U, s2, c, Yf, qdiag, full = self._parts()
-        if mu <= 0 and not (full and np.all(s2 > 0)):
-            raise ValueError("regparam=0 with a singular (centred) kernel matrix: the "
-                             "problem has no unique solution; use regparam > 0")
-        return 1.0 / (s2 + mu)
+        parts = self._parts()
+        if mu <= 0 and not (parts.full_rank and np.all(parts.s2 > 0)):
+            raise SingularRegparamError("regparam=0 with a singular (centred) kernel "
+                                        "matrix: the problem has no unique solution")
+        return 1.0 / (parts.s2 + mu)
 
     def _state(self, mu):
-        """(w, Pr, F) at mu: w = 1/(s2 + mu), the centred residuals P(Y - F) and the
-        fit F of the model trained on all examples at mu. O(m r p)."""
+        """The :class:`LambdaState` at mu: w = 1/(s2 + mu), the centred residuals
+        P(Y - F) and the fit F of the model trained on all examples at mu (cached for
+        the last four mu). O(m r p)."""
         st = self._states.get(mu)
         if st is not None:
             return st
-        U, s2, c, Yf, qdiag, full = self._parts()
+        parts = self._parts()
+        U, s2, c, Yf = parts.U, parts.s2, parts.UtY, parts.block_means
         w = self._weights(mu)
         cw = c * w[:, None]
         # P(Y - F) = (P - U U^T) Y + U diag(mu w) U^T Y, free of cancellation; one pass
@@ -300,7 +331,7 @@ class CenteredRankModel:
         F = np.ascontiguousarray(PF + self.groups.expand(Yf @ cw))
         if len(self._states) >= 4:
             self._states.pop(next(iter(self._states)))
-        st = (w, Pr, F)
+        st = LambdaState(w, Pr, F)
         self._states[mu] = st
         return st
 
@@ -320,8 +351,8 @@ class CenteredRankModel:
         return H, self._blocks_of(H)
 
     def _blocks_of(self, H):
-        """(qs, pos, term): the blocks H touches, each row's position among them, and
-        per touched block the 1 1^T / n_q term of the hold-out formula's S (module
+        """:class:`TouchedBlocks` (blocks, position, term): the blocks H touches, each
+        row's position among them, and per touched block the 1 1^T / n_q term of the hold-out formula's S (module
         docstring): +1/n_q for a block held out whole in the dual, -1/n_q for a block
         held out in part in the primal, else 0. O(h log h)."""
         gr = self.groups
@@ -332,7 +363,7 @@ class CenteredRankModel:
             term = np.where(whole, 0.0, -1.0 / n)
         else:
             term = np.where(whole, 1.0 / n, 0.0)
-        return qs, pos, term
+        return TouchedBlocks(qs, pos, term)
 
     def holdout(self, indices):
         """Predictions (h, p) for the rows ``indices`` (all of one query) from the model
@@ -384,7 +415,8 @@ class CenteredRankModel:
         h = H.size
         mu = self._mu(self.regparam, h)
         w, Pr, F = self._state(mu)
-        U, s2, c, Yf, qdiag, full = self._parts()
+        parts = self._parts()
+        U, s2, Yf = parts.U, parts.s2, parts.block_means
         UH = U[H]
         S = (UH * (mu * w)) @ UH.T
         if self.kind == "primal":
@@ -473,8 +505,8 @@ class CenteredRankModel:
         try:
             return np.linalg.solve(M, R)        # small: numpy's call overhead is least
         except (np.linalg.LinAlgError, ValueError):
-            raise ValueError("the hold-out problem is singular (regparam=0 with too few "
-                             "remaining examples); use regparam > 0") from None
+            raise SingularRegparamError("the hold-out problem is singular (regparam=0 "
+                                        "with too few remaining examples)") from None
 
 
 def _dense_rows(Phi, rows):

@@ -23,6 +23,8 @@ this module adds what differs: leave-one-out and leave-pair-out of the global mo
 leave-query-out of the query model.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy.linalg import blas
 
@@ -31,6 +33,7 @@ from rlscore._ext import _lpo
 from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.rankrls._centered import CenteredRankModel
 from rlscore.core.rankrls._solver import RotatedSolver, gram_matrix  # noqa: F401
+from rlscore.core.optim import SingularRegparamError
 from rlscore.core.rls import CheckedRows
 from rlscore.core.nystrom import n_rows, remove_basis_from_pairs
 from rlscore._validation import as_index_array, check_index_pairs
@@ -53,6 +56,25 @@ def query_groups(qids, m):
 _CACHE = 1 << 24          # elements of lambda-independent blocks kept between calls
 
 
+class QueryChunk(NamedTuple):
+    """k queries of n rows each, stacked for leave-query-out (module docstring of
+    :mod:`rlscore.core.rankrls._centered`: U_q the rows of U of query q)."""
+    start: int                   # first and
+    stop: int                    # past-the-last position in the batch's query codes
+    rows: np.ndarray             # (k, n) row indices
+    U_blocks: np.ndarray         # (k, n, r) the U_q, or None when not kept
+    primal_part: np.ndarray      # (k, n, n) I - U_q U_q^T (primal), else None
+    UUt: np.ndarray              # (k, n, n) U_q U_q^T when the blocks are kept, else None
+
+
+class QueryBatch(NamedTuple):
+    """The queries of one size n: their codes and their chunks (None: the queries a
+    primal model refits in the primal, n > d)."""
+    size: int
+    queries: np.ndarray
+    chunks: list
+
+
 class GlobalRankRLSModel(CenteredRankModel):
     """Global RankRLS: min (Y - f)^T (m I - 1 1^T)(Y - f) + lambda ||f||^2.
 
@@ -63,7 +85,8 @@ class GlobalRankRLSModel(CenteredRankModel):
         RLScore convention; a bias feature has no effect on a ranking anyway).
     Y : labels (m,) or (m, p); each column is ranked separately.
     regparam : float >= 0
-    path : eigendecompose at once (a lambda path or cross-validation will follow).
+    decompose_now : eigendecompose at once (a lambda path or cross-validation will
+        follow) instead of one Cholesky factorization.
 
     Notes
     -----
@@ -78,10 +101,10 @@ class GlobalRankRLSModel(CenteredRankModel):
     _global = True
 
     def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 path=False, prefer="auto", **kernel_params):
+                 decompose_now=False, prefer="auto", **kernel_params):
         m = n_rows(X)
         groups = QueryGroups.single(m)
-        self._build(X, Y, regparam, kernel, basis_vectors, groups, path,
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, decompose_now,
                     dict(kernel_params, prefer=prefer))
 
     def leave_one_out(self):
@@ -91,16 +114,15 @@ class GlobalRankRLSModel(CenteredRankModel):
             raise ValueError("leave-one-out needs at least 2 examples")
         mu = self._mu(self.regparam, 1)
         w, Pr, F = self._state(mu)
-        U, s2, c, Yf, qdiag, full = self._parts()
+        parts = self._parts()
         U2 = self._U2()
         mdiag = U2 @ (mu * w)
         if self.kind == "primal":
-            mdiag = mdiag + qdiag
+            mdiag = mdiag + parts.qdiag
         if np.any(mdiag <= 0):
-            raise ValueError("leave-one-out is undefined at regparam=0 here; use "
-                             "regparam > 0")
+            raise SingularRegparamError("leave-one-out is undefined at regparam=0 here")
         X = Pr / mdiag[:, None]
-        shift = U2 @ (s2 * w) + U @ (w * Yf[0])
+        shift = U2 @ (parts.s2 * w) + parts.U @ (w * parts.block_means[0])
         P = F - shift[:, None] * X
         if self.remove_basis:
             P = self._basis_rows_removing(P)
@@ -135,7 +157,8 @@ class GlobalRankRLSModel(CenteredRankModel):
         """The pair formula (basis vectors kept) into out_s, out_e."""
         if self.kind == "primal":
             w, Pr, F = self._state(mu)
-            U, s2, c, Yf, qdiag, full = self._parts()
+            parts = self._parts()
+            U, s2, Yf, qdiag = parts.U, parts.s2, parts.block_means, parts.qdiag
             omega = np.ascontiguousarray(s2 * w)
             U2 = self._U2()
             mdiag = np.ascontiguousarray(qdiag + U2 @ (mu * w))
@@ -157,7 +180,8 @@ class GlobalRankRLSModel(CenteredRankModel):
         check_peak_memory("lpo", m, what=f"the {m} x {m} leave-pair-out matrix")
         if self.solver.decomposed:
             w, Pr, F = self._state(mu)
-            U, s2, c, Yf, qdiag, full = self._parts()
+            parts = self._parts()
+            U, s2, Yf = parts.U, parts.s2, parts.block_means
             B = U * np.sqrt(mu * w)
             # B B^T, lower triangle of a Fortran array = upper triangle of its
             # C-ordered transpose, the only part the pair loop reads
@@ -169,12 +193,13 @@ class GlobalRankRLSModel(CenteredRankModel):
             # no eigendecomposition: Cholesky of the rotated system at mu and its
             # inverse G' (O(m^3) in all), then O(m^2)
             if mu <= 0:
-                raise ValueError("leave-pair-out at regparam=0 needs regparam > 0")
+                raise SingularRegparamError("leave-pair-out at regparam=0 needs the "
+                                            "eigendecomposition")
             x = self.solver.solve_cholesky(mu)
             A = gr.reflect_rows(x.copy())
             Pr = np.ascontiguousarray(mu * A)            # P(Y - F) = mu P G_c P Y
             F = (self.PY - Pr) + self._Kbar @ A
-            G = self.solver.inverse(mu)
+            G = self.solver.inverse(mu, keep=False)
             u = gr.reflect_rows(np.array(self._Kbar.T))
             u[gr.first] = 0.0
             v = G @ u
@@ -218,10 +243,10 @@ class QueryRankRLSModel(CenteredRankModel):
     _global = False
 
     def __init__(self, X, Y, qids, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 path=False, prefer="auto", **kernel_params):
+                 decompose_now=False, prefer="auto", **kernel_params):
         groups = query_groups(qids, n_rows(X))
         self.qids = groups.codes
-        self._build(X, Y, regparam, kernel, basis_vectors, groups, path,
+        self._build(X, Y, regparam, kernel, basis_vectors, groups, decompose_now,
                     dict(kernel_params, prefer=prefer))
 
     @property
@@ -300,7 +325,8 @@ class QueryRankRLSModel(CenteredRankModel):
             check_peak_memory("lqo", self.m, what=f"leave-query-out on {self.m} examples")
         mu = self._mu(self.regparam)
         w, Pr, F = self._state(mu)
-        U, s2, c, Yf, qdiag, full = self._parts()
+        parts = self._parts()
+        U, s2, Yf = parts.U, parts.s2, parts.block_means
         out = np.empty_like(F)
         mw = mu * w
         nw = s2 * w
@@ -338,18 +364,16 @@ class QueryRankRLSModel(CenteredRankModel):
         return out
 
     def _batches(self):
-        """Queries grouped by size n, in chunks: (n, query codes, [(k0, k1, (k, n) row
-        indices, U blocks or None, the lambda-independent part I - U_q U_q^T of the
-        primal block matrices or None, U_q U_q^T when the blocks are kept, else
-        None)]), the chunk list None for the queries that a primal model refits in the
-        primal: n > d, where the n x n block outgrows the d x d refit (a batch has no
+        """Queries grouped by size n, in chunks: a list of :class:`QueryBatch` (n,
+        query codes, a list of :class:`QueryChunk`), the chunk list None for the
+        queries that a primal model refits in the primal: n > d, where the n x n block outgrows the d x d refit (a batch has no
         per-call overhead to amortize, unlike one hold-out,
         :func:`rlscore.core.rls.prefer_primal_fold`). O(m) index work, plus
         O(sum_q n_q^2 r) for the kept blocks."""
         if getattr(self, "_batch_cache", None) is not None:
             return self._batch_cache
         gr = self.groups
-        U = self._parts()[0]
+        U = self._parts().U
         r = U.shape[1]
         keep_blocks = self.m * r <= _CACHE
         batches = []
@@ -357,7 +381,7 @@ class QueryRankRLSModel(CenteredRankModel):
             n = int(n)
             qs = np.flatnonzero(gr.sizes == n)
             if self.kind == "primal" and n > self.solver.K.shape[0]:
-                batches.append((n, qs, None))
+                batches.append(QueryBatch(n, qs, None))
                 continue
             idx = gr.order[gr.starts[qs][:, None] + np.arange(n)]     # (queries, n)
             step = max(1, block_elements() // max(1, n * r))
@@ -373,7 +397,7 @@ class QueryRankRLSModel(CenteredRankModel):
                     Qpart = np.eye(n)[None, :, :] - G
                 if not keep_blocks:
                     UH = G = None
-                chunks.append((k0, k1, ik, UH, Qpart, G))
-            batches.append((n, qs, chunks))
+                chunks.append(QueryChunk(k0, k1, ik, UH, Qpart, G))
+            batches.append(QueryBatch(n, qs, chunks))
         self._batch_cache = batches
         return batches

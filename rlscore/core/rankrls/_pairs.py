@@ -12,6 +12,7 @@ The formulas are in the docstrings of :mod:`rlscore.core.rankrls` and
 """
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,7 +27,7 @@ from rlscore.core.rls import KernelSolver
 from rlscore._validation import check_index_pairs
 from rlscore._validation import as_2d_labels, as_index_array, check_regparam
 
-__all__ = ["PPRankRLSModel", "RankLPOCV", "preference_pairs", "COSTS", "laplacian_system",
+__all__ = ["PPRankRLSModel", "PairCosts", "RankLPOCV", "preference_pairs", "COSTS", "laplacian_system",
            "LaplacianSystem"]
 
 COSTS = ("magnitude", "unit", "inverse")
@@ -125,6 +126,22 @@ def laplacian_system(rep, apply_L, b):
     return LaplacianSystem(F, symmetrize(F.T @ apply_L(F)), F.T @ b, None, (Vk, root))
 
 
+@dataclass(frozen=True)
+class PairCosts:
+    """How the pairs of :class:`PPRankRLSModel` are weighted: ``weights``,
+    ``magnitudes`` and the ``cost`` function (see the model's Parameters).
+
+    Attributes
+    ----------
+    weights : (l,) nonnegative or None
+    magnitudes : (l,) nonnegative or None
+    cost : {"magnitude", "unit", "inverse"}, default "magnitude"
+    """
+    weights: object = None
+    magnitudes: object = None
+    cost: str = "magnitude"
+
+
 class PPRankRLSModel:
     """RankRLS from explicit preference pairs (a preference multigraph).
 
@@ -136,10 +153,15 @@ class PPRankRLSModel:
     X : data (m, d) or a precomputed kernel, as for RLS.
     pairs_start_inds, pairs_end_inds : int sequences of equal length l >= 1.
     regparam : float >= 0
-    weights : (l,) nonnegative edge weights, default 1 (multiply the pair's squared
+    kernel, basis_vectors, kernel_params : see
+        :func:`rlscore.core.nystrom.build_representation` (``prefer`` among the
+        kernel parameters).
+    costs : PairCosts or None
+        The three below (None: their defaults).
+    costs.weights : (l,) nonnegative edge weights, default 1 (multiply the pair's squared
         error). A pair given twice counts twice (its weights add up).
-    magnitudes : (l,) nonnegative preference magnitudes y_k, default 1.
-    cost : the cost function of the paper (Sect. 2.4), which sets z_k and c_k:
+    costs.magnitudes : (l,) nonnegative preference magnitudes y_k, default 1.
+    costs.cost : the cost function of the paper (Sect. 2.4), which sets z_k and c_k:
 
         - ``"magnitude"`` (eq. 21, default): z_k = y_k, c_k = w_k. Magnitude preserving;
           a tie (y_k = 0) is a pair with target 0 and is kept.
@@ -160,8 +182,13 @@ class PPRankRLSModel:
     """
 
     def __init__(self, X, pairs_start_inds, pairs_end_inds, regparam=1.0,
-                 kernel="LinearKernel", basis_vectors=None, weights=None, magnitudes=None,
-                 cost="magnitude", prefer="auto", **kernel_params):
+                 kernel="LinearKernel", basis_vectors=None, costs=None, **kernel_params):
+        misplaced = sorted(set(kernel_params) & {"weights", "magnitudes", "cost"})
+        if misplaced:
+            raise TypeError(f"{', '.join(misplaced)}: pass the pair costs as "
+                            f"costs=PairCosts(...)")
+        costs = PairCosts() if costs is None else costs
+        weights, magnitudes, cost = costs.weights, costs.magnitudes, costs.cost
         m = n_rows(X)
         self.m = m
         s, e = self._check(pairs_start_inds, pairs_end_inds, m)
@@ -192,7 +219,7 @@ class PPRankRLSModel:
              (np.concatenate([k, k]), np.concatenate([s, e]))), shape=(s.size, m))
         self.L = (Cm.T @ sp.diags(c) @ Cm).tocsr()
         self.b = np.asarray(Cm.T @ (c * z)).reshape(-1, 1)
-        rep = build_representation(X, kernel, basis_vectors, prefer=prefer, **kernel_params)
+        rep = build_representation(X, kernel, basis_vectors, **kernel_params)
         self.representation = rep
         self.kind = rep.kind
         if rep.kind == "primal" and sp.issparse(rep.matrix):

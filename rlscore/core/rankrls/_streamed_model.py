@@ -207,11 +207,11 @@ def fit_rank_model(X, Y, qids=None, regparam=1.0, kernel="LinearKernel", path=Fa
                        kind="global" if groups is None else "query")
     if route is None or route.path == "memory":
         if groups is None:
-            model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, path=path,
+            model = GlobalRankRLSModel(X, Y, regparam, kernel, basis_vectors, decompose_now=path,
                                        **params)
         else:
             model = QueryRankRLSModel(X, Y, groups, regparam, kernel, basis_vectors,
-                                      path=path, **params)
+                                      decompose_now=path, **params)
     else:
         model = StreamedRankModel(X, Y, groups, regparam, kernel, route, plan,
                                   basis_vectors=basis_vectors, **params)

@@ -18,13 +18,13 @@ Builds on
     from above.
 
 Module order
-    ``_solvers`` -> ``_holdout_models`` -> ``_intervals``; ``_cg`` -> ``_greedy``.
+    ``_folds`` -> ``_shortcuts`` -> ``_solvers`` -> ``_holdout_models`` -> ``_intervals``; ``_cg`` -> ``_greedy``.
 """
 
-from rlscore.core.rls._solvers import (HoldoutShortcuts, KernelSolver, LinearSolver,
-                                       FoldCache, CheckedRows, prefer_primal_fold,
-                                       primal_fold_parts, primal_fold_predictions,
-                                       loo_combine, loo_rows)
+from rlscore.core.rls._folds import (FoldCache, CheckedRows, prefer_primal_fold,
+                                     primal_fold_parts, primal_fold_predictions)
+from rlscore.core.rls._shortcuts import HoldoutShortcuts, loo_combine, loo_rows
+from rlscore.core.rls._solvers import KernelSolver, LinearSolver
 from rlscore.core.rls._holdout_models import (influence_coefficients, apply_influence,
                                               loo_models, fold_models, HoldoutModels)
 from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscoverage,

@@ -46,6 +46,7 @@ import scipy.sparse as sp
 from rlscore._blocks import block_elements
 from rlscore._ext import _greedy
 from rlscore._progress import Progress
+from rlscore.core.optim import SingularRegparamError
 from rlscore.core.rls._cg import as_cg_data
 from rlscore.core.structure import as_query_groups
 from rlscore._validation import as_2d_labels, check_bias, check_memory, check_regparam
@@ -154,8 +155,9 @@ class GreedyRLSState:
             raise ValueError(f"X has {m} rows but Y has {Y.shape[0]}: lengths must match")
         regparam = check_regparam(regparam)
         if regparam <= 0:
-            raise ValueError("greedy selection needs regparam > 0 (the leave-one-out "
-                             f"shortcut uses (X X^T + regparam I)^-1), got {regparam!r}")
+            raise SingularRegparamError(
+                f"greedy selection at regparam={regparam!r}: the leave-one-out shortcut "
+                "needs (X X^T + regparam I)^-1")
         self.regparam = regparam
         self.query_mode = qids is not None
         self.bias = 0.0 if self.query_mode else check_bias(bias)
@@ -427,7 +429,7 @@ class GreedyRLSState:
 
 
 def greedy_forward_selection(X, Y, subsetsize, regparam=1.0, bias=1.0, qids=None,
-                             callback=None, warn_skipped=True, verbose=None):
+                             callback=None, warn_skipped=True):
     """Greedy forward selection of ``subsetsize`` features for linear RLS (criterion:
     leave-one-out squared error) or, with ``qids``, for QueryRankRLS (criterion:
     leave-query-out squared error of the query-centred predictions).
@@ -440,10 +442,6 @@ def greedy_forward_selection(X, Y, subsetsize, regparam=1.0, bias=1.0, qids=None
         ``callback(state)`` after each selection; a true return value stops.
     warn_skipped : bool
         Emit a UserWarning naming the skipped (constant or all-zero) features.
-    verbose : bool or None
-        Show one progress step per selection (the feature and the criterion) on stderr;
-        None follows :func:`rlscore._progress.verbosity` (default off). The steps are
-        logged either way (logger ``"rlscore"``, DEBUG).
 
     Returns
     -------
@@ -453,6 +451,11 @@ def greedy_forward_selection(X, Y, subsetsize, regparam=1.0, bias=1.0, qids=None
     -----
     O(k m d l) time (leave-query-out: O(k d (sum_q n_q^2 + m l))) and O(m d) memory for
     k = subsetsize; ties go to the lowest feature index.
+
+    The progress (one step per selection: the feature and the criterion) shows on
+    stderr inside :func:`rlscore._progress.verbosity` (the learners' ``verbose``;
+    :meth:`GreedyRLSState.run` takes ``verbose`` itself) and is logged either way
+    (logger ``"rlscore"``, DEBUG).
     """
     state = GreedyRLSState(X, Y, regparam, bias, qids)
     if warn_skipped and state.skipped.size:
@@ -464,5 +467,5 @@ def greedy_forward_selection(X, Y, subsetsize, regparam=1.0, bias=1.0, qids=None
             f"{' ...' if state.skipped.size > 20 else ''}", UserWarning, stacklevel=3)
     k = check_subsetsize(subsetsize, state.d, state.n_candidates, state.skipped)
     if k:
-        state.run(k, callback, verbose)
+        state.run(k, callback)
     return state

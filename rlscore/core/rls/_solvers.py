@@ -34,262 +34,14 @@ from scipy.linalg import blas, lapack
 from rlscore._ext import _lpo
 from rlscore._blocks import batches, get_working_memory
 from rlscore._progress import stage
-from rlscore._validation import (check_holdout_rows, check_index_pairs, check_peak_memory,
-                                 check_regparam)
-from rlscore.core.optim import psd_eigh, regularized_cholesky, symmetric_from_triangle
+from rlscore._validation import check_peak_memory, check_regparam
+from rlscore.core.optim import (SingularRegparamError, psd_eigh, regularized_cholesky,
+                                symmetric_from_triangle)
+from rlscore.core.rls._folds import FoldCache, primal_fold_parts, primal_fold_predictions
+from rlscore.core.rls._shortcuts import (HoldoutBlocks, HoldoutDiagonals, HoldoutShortcuts,
+                                         ResidualFit, loo_rows)
 
-__all__ = ["HoldoutShortcuts", "KernelSolver", "LinearSolver", "FoldCache", "CheckedRows",
-           "primal_fold_parts", "primal_fold_predictions", "prefer_primal_fold",
-           "loo_combine", "loo_rows"]
-
-
-def prefer_primal_fold(h, d):
-    """True when the hold-out of h rows is cheaper as a refit in the d primal
-    coordinates than through the h x h block of the hold-out formula.
-
-    Cost model (flops): the refit's set-up, a downdated d x d Gram matrix and its
-    eigendecomposition, ~6 d^3 + 2 h d^2 once per hold-out set, then O(h d p) per
-    lambda; the block formula ~2 h^2 d + h^3 / 3 per lambda plus a fixed cost of about
-    1e6 flops (the dozen array operations of a call, ~0.1 ms). The refit is chosen when
-    h > d, or when its set-up costs no more than one call of the block formula (small
-    d: the whole regparam grid then costs less)."""
-    return h > d or 6 * d ** 3 + 2 * h * d * d <= 2 * h * h * d + h ** 3 / 3 + 1e6
-
-
-def primal_fold_parts(C, b, Phi_H, N=None):
-    """The lambda-independent parts of a primal refit without the rows H: with the
-    Gram matrix C = Phi_{-H}^T L Phi_{-H} (d, d) and right-hand side
-    b = Phi_{-H}^T L Y_{-H} (d, p) of the remaining rows (L = I for RLS, the centring
-    for RankRLS), the held-out features Phi_H (h, d) and optionally the constraint
-    directions N (d, k) of basis removal: (s2, V^T b, Phi_H V or None, V^T N or None,
-    (Phi_H, V) or None) with C = V diag(s2) V^T.
-
-    The product Phi_H V (O(h d^2)) is formed only for small hold-out sets: when
-    h >= d and h > 16 p, Phi_H and V are kept instead (no more memory: d^2 <= h d) and
-    each lambda applies them in turn (O((d + h) d p)), cheaper than the product up to
-    h / p lambdas -- a K-fold grid with large folds saves an h x d x d product per
-    fold. O(d^3 + d^2 k), plus O(h d^2) for small sets."""
-    s2, V = psd_eigh(0.5 * (C + C.T))
-    VtN = None if N is None or N.shape[1] == 0 else V.T @ N
-    h, d = Phi_H.shape
-    if h >= d and h > 16 * b.shape[1]:
-        return s2, V.T @ b, None, VtN, (Phi_H, V)
-    return s2, V.T @ b, np.asarray(Phi_H @ V), VtN, None
-
-
-def primal_fold_predictions(parts, mu):
-    """Predictions (h, p) of the refit at regularization mu from
-    :func:`primal_fold_parts`: Phi_H V diag(1/(s2 + mu)) V^T b, or with constraint
-    directions the refit under N^T w = 0 (basis removal): with M^{-1} the diagonal
-    solve in the eigenvector coordinates, u - M^{-1} N (N^T M^{-1} N)^{-1} N^T u for
-    u = M^{-1} b. O(h d p) (O((h + d) d p) when the parts keep Phi_H and V apart),
-    plus O(d k (p + k) + k^3) with k constraints."""
-    s2, Vtb, PhiV, VtN, apart = parts
-    denom = s2 + mu
-    if denom[0] <= 0:                     # s2 ascending (psd_eigh)
-        raise ValueError("the hold-out problem is singular (regparam=0 with too few "
-                         "remaining examples); use regparam > 0")
-    g = (1.0 / denom)[:, None]
-    u = g * Vtb
-    if VtN is not None:
-        v = g * VtN
-        u = u - v @ np.linalg.solve(VtN.T @ v, VtN.T @ u)
-    if apart is not None:
-        Phi_H, V = apart
-        return np.asarray(Phi_H @ (V @ u))
-    return PhiV @ u
-
-
-def _nbytes(item):
-    """Bytes of the arrays in ``item`` (nested tuples included)."""
-    if isinstance(item, tuple):
-        return sum(_nbytes(a) for a in item)
-    return getattr(item, "nbytes", 0)
-
-
-class FoldCache:
-    """Lambda-independent parts per hold-out set (keyed by its rows and a tag), kept
-    between the calls of a regparam grid: at most ``max_bytes`` (oldest entries dropped
-    first).
-
-    :meth:`use_primal` decides the form of a hold-out: the primal refit when
-    :func:`prefer_primal_fold`, or when the set was asked for before (a regparam grid
-    revisits every fold), d <= 2.8 h and its parts fit in the cache: from the second
-    lambda on the cached refit costs O(h d p) per lambda against O(h^2 d + h^3) for
-    the h x h block.
-    """
-
-    def __init__(self, max_bytes=1 << 27, max_seen=1 << 16):
-        self.max_bytes = max_bytes
-        self.max_seen = max_seen
-        self._items = {}
-        self._bytes = 0
-        self._seen = {}
-
-    @staticmethod
-    def _key(H, tag):
-        return tag + np.asarray(H, dtype=np.intp).tobytes()
-
-    def use_primal(self, H, d):
-        """True when the hold-out of the rows H is computed in the d primal
-        coordinates (see the class docstring); records H as seen."""
-        if prefer_primal_fold(len(H), d):
-            return True
-        key = self._key(H, b"")
-        if key in self._items:
-            return True
-        if key in self._seen:
-            # a revisit: the refit's set-up (O(d^3 + h d^2)) is worth its O(h d p) per
-            # lambda when d <= 2.8 h, where it costs a few calls of the block formula
-            # (O(h^2 d + h^3) each) at most
-            return (d * d <= 8 * len(H) ** 2
-                    and self._bytes + 8 * (d * d + len(H) * d) <= self.max_bytes // 2)
-        if len(self._seen) >= self.max_seen:
-            self._seen.pop(next(iter(self._seen)))
-        self._seen[key] = None
-        return False
-
-    def cached(self, indices, tag=b""):
-        """The parts of ``indices`` when they are a 1-D intp array whose set is cached
-        (validated when it was first computed), else None: a grid's later calls skip
-        the checks. O(h)."""
-        if (isinstance(indices, np.ndarray) and indices.dtype == np.intp
-                and indices.ndim == 1 and self._items):
-            return self._items.get(tag + indices.tobytes())
-        return None
-
-    def get(self, H, build, tag=b""):
-        key = self._key(H, tag)
-        item = self._items.get(key)
-        if item is None:
-            item = build()
-            size = _nbytes(item)
-            while self._items and self._bytes + size > self.max_bytes:
-                old = self._items.pop(next(iter(self._items)))
-                self._bytes -= _nbytes(old)
-            self._items[key] = item
-            self._bytes += size
-        return item
-
-
-class CheckedRows:
-    """``check(indices)`` remembered for intp index arrays: a fold asked for again at
-    the next lambda of a grid is not checked again (O(h) for the key instead of the
-    checks' dozen array passes). Other inputs are checked every time."""
-
-    def __init__(self, check, max_items=4096):
-        self.check = check
-        self.max_items = max_items
-        self._seen = {}
-
-    def __call__(self, indices):
-        if not (isinstance(indices, np.ndarray) and indices.dtype == np.intp
-                and indices.ndim == 1):
-            return self.check(indices)
-        key = indices.tobytes()
-        out = self._seen.get(key)
-        if out is None:
-            out = self.check(indices)
-            if len(self._seen) < self.max_items:
-                self._seen[key] = out
-        return out
-
-
-def loo_combine(Y, R, F, mdiag, bdiag):
-    """Leave-one-out predictions from R = lambda G Y, F = B Y and the diagonals of M and
-    B: per row the better-conditioned of Proposition 1 (Y - R / m_ii) and Theorem 1
-    ((F - b_ii Y) / m_ii). O(m p)."""
-    if np.any(mdiag <= 0):
-        raise ValueError("leave-one-out is undefined at regparam=0 for an example "
-                         "the others determine exactly; use regparam > 0")
-    small_fit = (bdiag < 0.5)[:, None]
-    return np.where(small_fit, (F - bdiag[:, None] * Y) / mdiag[:, None],
-                    Y - R / mdiag[:, None])
-
-
-def loo_rows(U, Y, s2, UtY, regparams, q=None, U2=None, P=None):
-    """Leave-one-out predictions (b, L, p) of primal RLS for the rows of U, all
-    lambdas of ``regparams`` at once.
-
-    U (b, k) are rows of the left singular vectors of the whole feature matrix Phi
-    (U = Phi V diag(s)^{-1} over the nonzero s^2 = eigenvalues of Phi^T Phi), Y (b, p)
-    their labels, UtY = U_all^T Y_all (k, p) over *all* rows. Any block of rows gives
-    its rows of the in-memory result (the streamed path calls it block by block).
-    q = 1 - rowsum(U^2), U2 = U * U and P = Y - U UtY may be passed when known.
-
-    Notes
-    -----
-    Two GEMMs: U (b x k x 2 L p) and U * U (b x k x 2 L); O(b k L p) time, O(b L p)
-    memory.
-    """
-    lam = np.asarray(regparams, dtype=np.float64)
-    L, p = lam.size, Y.shape[1]
-    if q is None:
-        q = np.maximum(1.0 - np.einsum("ij,ij->i", U, U), 0.0)
-    if U2 is None:
-        U2 = U * U
-    if P is None:
-        P = Y - U @ UtY
-    a = lam[None, :] / (s2[:, None] + lam[None, :])          # (k, L)
-    f = s2[:, None] / (s2[:, None] + lam[None, :])            # no cancellation
-    D = U2 @ np.hstack([a, f])                                # (b, 2L)
-    coef = np.concatenate([(UtY[:, None, :] * a[:, :, None]).reshape(-1, L * p),
-                           (UtY[:, None, :] * f[:, :, None]).reshape(-1, L * p)], axis=1)
-    RF = U @ coef                                             # (b, 2Lp)
-    out = np.empty((U.shape[0], L, p))
-    for j in range(L):
-        R = P + RF[:, j * p:(j + 1) * p]
-        F = RF[:, (L + j) * p:(L + j + 1) * p]
-        out[:, j, :] = loo_combine(Y, R, F, q + D[:, j], D[:, L + j])
-    return out
-
-
-class HoldoutShortcuts:
-    """Hold-out, leave-one-out and leave-pair-out from the hooks of a solver:
-    ``_rf(lam)`` -> (R, F); ``_blocks(lam, H)`` -> (M_HH, B_HH);
-    ``_diags(lam)`` -> (diag M, diag B); ``_lpo(lam, s, e, R, F, bdiag, out_s, out_e)``."""
-
-    def holdout(self, regparam, indices):
-        """Predictions (h, p) for the h rows H from the model trained without them."""
-        H = self._holdout_rows(indices)
-        R, F = self._rf(regparam)
-        M, B = self._blocks(regparam, H)
-        # M is symmetric positive definite and small (h x h): numpy's solve has the
-        # least overhead per call (a regparam grid calls this once per fold and lambda)
-        if B.trace() < 0.5 * H.size:
-            return np.linalg.solve(M, F[H] - B @ self.Y[H])
-        return self.Y[H] - np.linalg.solve(M, R[H])
-
-    def _holdout_rows(self, indices):
-        rows = self.__dict__.get("_rows")
-        if rows is None:
-            rows = self._rows = CheckedRows(lambda ind: check_holdout_rows(ind, self.m))
-        return rows(indices)
-
-    def _check_peak(self, path):
-        """Refuse a dense path that would not fit (kernel solvers; see KernelSolver)."""
-
-    def leave_one_out(self, regparam):
-        """Leave-one-out predictions (m, p)."""
-        self._check_peak("loo")
-        R, F = self._rf(regparam)
-        mdiag, bdiag = self._diags(regparam)
-        return self._loo_combine(R, F, mdiag, bdiag)
-
-    def _loo_combine(self, R, F, mdiag, bdiag):
-        return loo_combine(self.Y, R, F, mdiag, bdiag)
-
-    def leave_pair_out(self, regparam, starts, ends):
-        """Predictions (n, p) for both members of each pair from the model trained
-        without the pair."""
-        s, e = check_index_pairs(starts, ends, self.m)
-        self._check_peak("lpo")
-        R, F = self._rf(regparam)
-        out_s = np.empty((s.size, self.Y.shape[1]))
-        out_e = np.empty_like(out_s)
-        self._lpo(regparam, s, e, np.ascontiguousarray(R), np.ascontiguousarray(F),
-                  out_s, out_e)
-        return out_s, out_e
+__all__ = ["KernelSolver", "LinearSolver"]
 
 
 class KernelSolver(HoldoutShortcuts):
@@ -299,6 +51,15 @@ class KernelSolver(HoldoutShortcuts):
     ----------
     K : ndarray (m, m), symmetric positive semidefinite
     Y : ndarray (m, p)
+    what : str, default "the kernel matrix"
+        K as the errors name it (RankRLS: "the centred kernel matrix").
+    scaled : bool, default False
+        The caller scaled its regparam (RankRLS's mu); the errors say so.
+
+    Raises
+    ------
+    rlscore.core.optim.SingularRegparamError
+        K + regparam I singular or indefinite (regparam=0 with a singular K).
 
     Notes
     -----
@@ -308,7 +69,9 @@ class KernelSolver(HoldoutShortcuts):
     ``leave_pair_out`` O(m^3) once per lambda for G, then O(p) per pair.
     """
 
-    def __init__(self, K, Y):
+    def __init__(self, K, Y, what="the kernel matrix", scaled=False):
+        self.what = what
+        self.scaled = scaled
         self.K = np.ascontiguousarray(K, dtype=np.float64)
         self.Y = np.ascontiguousarray(Y, dtype=np.float64)
         self.m = self.K.shape[0]
@@ -330,24 +93,32 @@ class KernelSolver(HoldoutShortcuts):
         """Eigendecompose K once (O(m^3)); afterwards every lambda costs O(m^2 p)."""
         if self._eig is None:
             self._check_peak("lambda_path")
-            mu, V = psd_eigh(self.K)
+            mu, V = self._eigh()
             self._eig = (mu, V, V.T @ self.Y)
             self._chol = None
         return self._eig
+
+    def _eigh(self):
+        """(mu, V) of K (psd_eigh); a subclass may restrict it to an invariant block
+        (:class:`rlscore.core.rankrls.RotatedSolver`)."""
+        return psd_eigh(self.K)
 
     def _weights(self, regparam):
         mu = self._eig[0]
         denom = mu + regparam
         if np.any(denom <= 0):
-            raise ValueError(
-                f"the kernel matrix + regparam*I is singular or indefinite "
-                f"(regparam={regparam!r}, smallest kernel eigenvalue {mu.min():.3g}); "
-                f"use a larger regparam or a positive semidefinite kernel")
+            raise SingularRegparamError(
+                f"{self.what} + regparam*I is singular or indefinite "
+                f"(regparam={regparam!r}{' after scaling' if self.scaled else ''}, "
+                f"smallest kernel eigenvalue {mu.min():.3g})",
+                remedy="use a larger regparam or a positive semidefinite kernel")
         return 1.0 / denom
 
     def _cho(self, regparam):
         if self._chol is None or self._chol[0] != regparam:
-            self._chol = (regparam, regularized_cholesky(self.K, regparam, "the kernel matrix"))
+            self._chol = None           # the old factor is freed before the new one
+            self._chol = (regparam, regularized_cholesky(self.K, regparam, self.what,
+                                                         scaled=self.scaled))
         return self._chol[1]
 
     # -- solutions ---------------------------------------------------------------
@@ -372,6 +143,13 @@ class KernelSolver(HoldoutShortcuts):
         self._fit = (regparam, A, F)
         return A
 
+    def solve_cholesky(self, regparam):
+        """A at ``regparam`` from a Cholesky factorization whatever the path state (no
+        eigendecomposition is started): O(m^3/3), or O(1) when A is at hand."""
+        if self._fit is not None and self._fit[0] == regparam:
+            return self._fit[1]
+        return la.cho_solve((self._cho(regparam), True), self.Y, check_finite=False)
+
     def fitted(self, regparam):
         """In-sample predictions F = K A."""
         A = self.solve(regparam)
@@ -380,11 +158,12 @@ class KernelSolver(HoldoutShortcuts):
         return self._fit[2]
 
     # -- the inverse G = (K + lambda I)^{-1} and its parts ----------------------
-    def inverse(self, regparam):
+    def inverse(self, regparam, keep=True):
         """The full inverse G = (K + lambda I)^{-1} (m, m): one SYRK after a
-        decomposition, one POTRI after a Cholesky; O(m^3)."""
+        decomposition, one POTRI after a Cholesky; O(m^3). ``keep``: cache G for the
+        hold-out shortcuts at this lambda (else the caller owns the only copy)."""
         if self._G is not None and self._G[0] == regparam:
-            return self._G[1]
+            return self._G[1] if keep else self._G[1].copy()
         if self._eig is not None:
             mu, V, _ = self._eig
             B = V * np.sqrt(self._weights(regparam))[None, :]
@@ -392,9 +171,12 @@ class KernelSolver(HoldoutShortcuts):
         else:
             G, info = lapack.dpotri(self._cho(regparam), lower=1)
             if info != 0:
-                raise ValueError("could not invert the regularized kernel matrix")
+                raise SingularRegparamError(
+                    f"could not invert {self.what} + regparam*I (regparam={regparam!r})",
+                    remedy="use a larger regparam")
             G = symmetric_from_triangle(G, lower=True)
-        self._G = (regparam, G)
+        if keep:
+            self._G = (regparam, G)
         return G
 
     # -- hooks of the hold-out shortcuts -------------------------------------------
@@ -405,7 +187,8 @@ class KernelSolver(HoldoutShortcuts):
         return regparam if regparam > 0 else 1.0
 
     def _rf(self, regparam):
-        return self._scale(regparam) * self.solve(regparam), self.fitted(regparam)
+        return ResidualFit(self._scale(regparam) * self.solve(regparam),
+                           self.fitted(regparam))
 
     def _blocks(self, regparam, H):
         c = self._scale(regparam)
@@ -413,14 +196,14 @@ class KernelSolver(HoldoutShortcuts):
             mu, V, _ = self._eig
             VH = V[H]
             w = self._weights(regparam)
-            return (VH * (c * w)) @ VH.T, (VH * (mu * w)) @ VH.T
+            return HoldoutBlocks((VH * (c * w)) @ VH.T, (VH * (mu * w)) @ VH.T)
         if self._G is not None and self._G[0] == regparam:
             GH = self._G[1][:, H]
         else:
             E = np.zeros((self.m, H.size))
             E[H, np.arange(H.size)] = 1.0
             GH = la.cho_solve((self._cho(regparam), True), E, check_finite=False)
-        return c * GH[H], self.K[H] @ GH
+        return HoldoutBlocks(c * GH[H], self.K[H] @ GH)
 
     def _diags(self, regparam):
         if self._eig is None:
@@ -430,7 +213,7 @@ class KernelSolver(HoldoutShortcuts):
         if self._V2 is None:
             self._V2 = V * V
         d = self._V2 @ np.column_stack([self._scale(regparam) * w, mu * w])
-        return np.ascontiguousarray(d[:, 0]), np.ascontiguousarray(d[:, 1])
+        return HoldoutDiagonals(np.ascontiguousarray(d[:, 0]), np.ascontiguousarray(d[:, 1]))
 
     def _lpo(self, regparam, s, e, R, F, out_s, out_e):
         c = self._scale(regparam)
@@ -526,8 +309,8 @@ class LinearSolver(HoldoutShortcuts):
     def _weights(self, regparam):
         denom = self._eig[0] + regparam
         if np.any(denom <= 0):
-            raise ValueError("regparam=0 with rank-deficient features: the problem has "
-                             "no unique solution; use regparam > 0")
+            raise SingularRegparamError("regparam=0 with rank-deficient features: the "
+                                        "problem has no unique solution")
         return 1.0 / denom
 
     def solve(self, regparam):
@@ -579,7 +362,7 @@ class LinearSolver(HoldoutShortcuts):
         p = UtY.shape[1]
         RF = U @ np.hstack([UtY * (regparam / (s2 + regparam))[:, None],
                             UtY * (s2 / (s2 + regparam))[:, None]])
-        return P + RF[:, :p], np.ascontiguousarray(RF[:, p:])
+        return ResidualFit(P + RF[:, :p], np.ascontiguousarray(RF[:, p:]))
 
     def leave_one_out_path(self, regparams, max_bytes=None):
         """Leave-one-out predictions for every lambda of ``regparams``: a list of
@@ -608,12 +391,12 @@ class LinearSolver(HoldoutShortcuts):
         M = -(UH @ UH.T)
         M.flat[:: H.size + 1] += 1.0
         M += (UH * (regparam / (s2 + regparam))) @ UH.T
-        return M, (UH * (s2 / (s2 + regparam))) @ UH.T
+        return HoldoutBlocks(M, (UH * (s2 / (s2 + regparam))) @ UH.T)
 
     def _diags(self, regparam):
         U, s2, q, P, UtY, U2 = self._cv_parts()
         d = U2 @ np.column_stack([regparam / (s2 + regparam), s2 / (s2 + regparam)])
-        return q + d[:, 0], np.ascontiguousarray(d[:, 1])
+        return HoldoutDiagonals(q + d[:, 0], np.ascontiguousarray(d[:, 1]))
 
     def _lpo(self, regparam, s, e, R, F, out_s, out_e):
         U, s2, q, P, UtY, U2 = self._cv_parts()

@@ -46,7 +46,8 @@ from rlscore.core.selection._cv import (LOOCV, NfoldCV, TrainTestCV, LPOCV, Quer
 from rlscore.core.selection._holdout import (PooledQueryCV, ValidationCV, RefitModel,
                                              RefitCV)
 from rlscore.core.selection._kernel_search import (minimize_criterion, CriterionSearchResult,
-                                                   PenalizedCriterion, restart_points)
+                                                   PenalizedCriterion, Penalty,
+                                                   SearchOptions, restart_points)
 
 __all__ = [
     "HoldoutModel",
@@ -75,5 +76,7 @@ __all__ = [
     "RefitCV",
     "minimize_criterion",
     "PenalizedCriterion",
+    "Penalty",
+    "SearchOptions",
     "CriterionSearchResult",
 ]

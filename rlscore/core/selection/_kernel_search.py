@@ -17,7 +17,80 @@ from rlscore._progress import progress
 from rlscore._validation import check_positive_int, check_real, check_tol
 
 __all__ = ["minimize_criterion", "CriterionSearchResult", "PenalizedCriterion",
-           "restart_points"]
+           "Penalty", "SearchOptions", "restart_points"]
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How a kernel-parameter search runs: :func:`minimize_criterion` and the
+    ``learn_*`` drivers of :mod:`rlscore.core.hyper` (which build the starts and the
+    box from ``restarts``, ``regparam_range`` and ``width_range``).
+
+    Attributes
+    ----------
+    restarts : int >= 0, default 2
+        Drivers: extra starts besides the data-driven one.
+    maxiter : int > 0, default 100
+        L-BFGS-B iterations per start.
+    rtol : float in (0, 1), default 1e-6
+        Stop rule in the criterion: a start ends when the objective has decreased by
+        less than ``rtol`` (relative) over the last ``patience`` steps, or when
+        L-BFGS-B's own tests (projected gradient, ftol = rtol) hold. (With
+        ``penalty="bayes"`` or a ``fun`` whose attribute ``log_scale`` is true, e.g. a
+        negative log-likelihood, the objective is on a log scale and its absolute
+        decrease is compared with rtol.)
+    patience : int > 0, default 5
+    blas_threads : int or None, default None
+        BLAS threads while the criterion is evaluated (None: leave them as they are;
+        the drivers choose :func:`rlscore._lapack_threads.loop_threads`). A search is
+        a loop of short dense factorizations, where several threads on busy cores cost
+        more than they gain.
+    verbose : bool or None
+        Progress per step (None: the enclosing ``verbosity``).
+    regparam_range, width_range : (low, high) or None
+        Drivers: the search box of regparam and of each gamma (factors of its
+        median-heuristic start); None: the driver's default.
+    """
+    restarts: int = 2
+    maxiter: int = 100
+    rtol: float = 1e-6
+    patience: int = 5
+    blas_threads: object = None
+    verbose: object = None
+    regparam_range: object = None
+    width_range: object = None
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """A penalty on some coordinates of a search, added to its criterion against
+    over-fitting the selection criterion with many parameters (Cawley & Talbot, JMLR
+    8, 2007); :class:`PenalizedCriterion` applies it.
+
+    Attributes
+    ----------
+    weight : float >= 0 or "bayes", default 0
+        The weight xi; ``"bayes"``: their regularization with xi integrated out,
+        log Q + (N / n) log Omega (no weight to choose; needs ``n_residuals``).
+    kind : {"scale", "log"}, default "scale"
+        ``"scale"``: xi/2 sum_k exp(2 (x_k - c_k)), i.e. xi/2 sum_k (eta_k / eta_k,c)^2
+        for x = log eta: Cawley & Talbot's Gaussian prior on the ARD scale parameters
+        (it shrinks widths towards 0, switching features off); ``"log"``:
+        xi sum_k (x_k - c_k)^2 (a log-normal prior around the start). Not used with
+        ``weight="bayes"`` (always the scale form).
+    index : index array or None
+        The coordinates penalized (e.g. the log widths); None: all.
+    center : ndarray or None
+        c; None: the first start.
+    n_residuals : int or None
+        ``weight="bayes"``: the number n of squared residuals the criterion averages
+        (m t for the LOO error of m examples with t outputs).
+    """
+    weight: object = 0.0
+    kind: str = "scale"
+    index: object = None
+    center: object = None
+    n_residuals: object = None
 
 
 @dataclass
@@ -177,10 +250,8 @@ def _mark_best(history, trace, r, best, grad_norm):
     history.insert(after + 1, rec)
 
 
-def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
-                       penalty_center=None, penalty_kind="scale", n_residuals=None,
-                       maxiter=100, rtol=1e-6, patience=5, blas_threads=None,
-                       describe=None, desc="kernel learning", verbose=None):
+def minimize_criterion(fun, starts, bounds, *, penalty=None, options=None, describe=None,
+                       desc="kernel learning"):
     """Minimize ``fun(x) -> (value, gradient)`` over a box, from several starts.
 
     Parameters
@@ -191,46 +262,19 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
         Starting points; the first is usually data-driven, the others restarts.
     bounds : sequence of p (low, high) pairs
         Box of the search (log space); starts are clipped into it.
-    penalty : float >= 0 or "bayes", default 0
-        Weight xi of a penalty on the coordinates ``penalty_index`` added to the
-        criterion, against over-fitting the selection criterion with many parameters
-        (Cawley & Talbot, JMLR 8, 2007); ``"bayes"``: their regularization with xi
-        integrated out, log Q + (N / n) log Omega (no weight to choose; needs
-        ``n_residuals``). See :class:`PenalizedCriterion`.
-    penalty_index : index array or None
-        The coordinates penalized (e.g. the log widths); None: all.
-    penalty_center : ndarray or None
-        c; None: the first start.
-    penalty_kind : {"scale", "log"}, default "scale"
-        ``"scale"``: xi/2 sum_k exp(2 (x_k - c_k)), i.e. xi/2 sum_k (eta_k / eta_k,c)^2
-        for x = log eta: Cawley & Talbot's Gaussian prior on the ARD scale parameters
-        (it shrinks widths towards 0, switching features off); ``"log"``:
-        xi sum_k (x_k - c_k)^2 (a log-normal prior around the start). Not used with
-        ``penalty="bayes"`` (always the scale form).
-    n_residuals : int or None
-        ``penalty="bayes"``: the number n of squared residuals the criterion averages
-        (m t for the LOO error of m examples with t outputs).
-    maxiter : int, default 100
-        L-BFGS-B iterations per start.
-    rtol : float in (0, 1), default 1e-6
-        Stop rule in the criterion: a start ends when the objective has decreased by
-        less than ``rtol`` (relative) over the last ``patience`` steps, or when
-        L-BFGS-B's own tests (projected gradient, ftol = rtol) hold. (With
-        ``penalty="bayes"`` or a ``fun`` whose attribute ``log_scale`` is true, e.g. a
-        negative log-likelihood, the objective is on a log scale and its absolute
-        decrease is compared with rtol.)
-    patience : int, default 5
-    blas_threads : int or None, default None
-        BLAS threads while ``fun`` is evaluated (None: leave them as they are). A
-        search is a loop of short dense factorizations, where several threads on busy
-        cores cost more than they gain (:func:`rlscore._lapack_threads.loop_threads`
-        gives the callers' choice).
+    penalty : Penalty or None
+        A penalty on some coordinates added to the criterion (:class:`Penalty`);
+        None: none.
+    options : SearchOptions or None
+        ``maxiter``, ``rtol``, ``patience``, ``blas_threads`` and ``verbose``
+        (:class:`SearchOptions`; ``restarts`` and the ranges are the drivers'); None:
+        the defaults.
     describe : callable or None
         ``describe(x) -> dict`` of named values (e.g. ``regparam``, ``gamma``) shown in
         the progress report of each step.
-    desc : str, verbose : bool or None
-        Progress report name and switch (None: the enclosing ``verbosity``); each step
-        reports criterion, gradient norm and ``describe(x)``.
+    desc : str
+        Progress report name; each step reports criterion, gradient norm and
+        ``describe(x)``.
 
     Returns
     -------
@@ -247,13 +291,17 @@ def minimize_criterion(fun, starts, bounds, *, penalty=0.0, penalty_index=None,
     if lo.shape != (p,) or np.any(lo > hi) or not np.all(np.isfinite(starts)):
         raise ValueError(f"bounds must be {p} (low, high) pairs with low <= high and the "
                          f"starts finite")
-    maxiter = check_positive_int(maxiter, "maxiter")
-    patience = check_positive_int(patience, "patience")
-    rtol = check_tol(rtol, "rtol")
-    idx = np.arange(p) if penalty_index is None else np.asarray(penalty_index, dtype=int)
-    center = np.clip(starts[0], lo, hi) if penalty_center is None else np.asarray(
-        penalty_center, dtype=np.float64)
-    penalized = PenalizedCriterion(fun, penalty, idx, center, penalty_kind, n_residuals)
+    options = SearchOptions() if options is None else options
+    penalty = Penalty() if penalty is None else penalty
+    maxiter = check_positive_int(options.maxiter, "maxiter")
+    patience = check_positive_int(options.patience, "patience")
+    rtol = check_tol(options.rtol, "rtol")
+    blas_threads, verbose = options.blas_threads, options.verbose
+    idx = np.arange(p) if penalty.index is None else np.asarray(penalty.index, dtype=int)
+    center = np.clip(starts[0], lo, hi) if penalty.center is None else np.asarray(
+        penalty.center, dtype=np.float64)
+    penalized = PenalizedCriterion(fun, penalty.weight, idx, center, penalty.kind,
+                                   penalty.n_residuals)
     # stop rule: relative decrease of an additive objective; of a log-scale one (the
     # "bayes" objective, a negative log-likelihood), its absolute decrease
     floor = 1.0 if penalized.bayes or getattr(fun, "log_scale", False) else 1e-300

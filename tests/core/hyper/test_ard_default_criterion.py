@@ -9,8 +9,9 @@ import os
 import numpy as np
 import pytest
 
+from rlscore.core.hyper import LearnableKernel, learning_options
 from rlscore.core.hyper import EvidenceObjective, LOOObjective, learn_kernel
-from rlscore.core.selection import minimize_criterion
+from rlscore.core.selection import SearchOptions, minimize_criterion
 from rlscore.kernel import GaussianFamily, GaussianKernel
 
 
@@ -59,7 +60,7 @@ def test_default_ard_criterion_is_close_to_a_gaussian_process():
     assert default_mse <= 1.25 * gp_mse
     assert default_mse == pytest.approx(
         rls_test_mse(Xtr, ytr, Xte, yte, est.gamma_, est.alpha_), rel=1e-6)
-    loo = learn_kernel(Xtr, ytr, ard=True, criterion="loo")
+    loo = learn_kernel(Xtr, ytr, LearnableKernel(ard=True), criterion="loo")
     loo_mse = rls_test_mse(Xtr, ytr, Xte, yte, loo.kernel_params["gamma"], loo.regparam)
     assert loo_mse >= 1.5 * gp_mse          # the failure mode, for contrast
 
@@ -75,9 +76,9 @@ def test_auto_criterion_resolution():
                      (dict(ard=True, penalty="bayes"), "loo"),
                      (dict(ard=True, penalty=1e-3), "loo"),
                      (dict(ard=True, basis_vectors=X[:8]), "loo")):
-        res = learn_kernel(X, y, restarts=0, **kw)
+        res = learn_kernel(X, y, **learning_options(restarts=0, **kw))
         assert res.criterion_name == name
-        same = learn_kernel(X, y, restarts=0, criterion=name, **kw)
+        same = learn_kernel(X, y, **learning_options(restarts=0, criterion=name, **kw))
         np.testing.assert_allclose(res.search.x, same.search.x, rtol=1e-12)
     for bad in ("aic", None, 3):
         with pytest.raises(ValueError, match="criterion"):
@@ -138,17 +139,19 @@ def test_searches_run_with_one_blas_thread_on_small_problems():
     y = X[:, 0] + 0.1 * rng.normal(size=25)
     with threadpool_limits(2, user_api="blas"):
         outside = blas_threads_now()
-        learn_kernel(X, y, restarts=0, maxiter=3, objective=Recording)
+        learn_kernel(X, y, search=SearchOptions(restarts=0, maxiter=3), objective=Recording)
         assert blas_threads_now() == outside           # restored afterwards
         fam = GaussianFamily(X)
         obj = Recording(fam, y)
         z0 = np.concatenate([[np.log(1e-2)], fam.start()])
         n = len(seen)
-        minimize_criterion(obj, z0, [(-10, 5), (-10, 5)], maxiter=2)
+        minimize_criterion(obj, z0, [(-10, 5), (-10, 5)],
+                           options=SearchOptions(maxiter=2))
     assert seen and all(t == [1] * len(t) for t in seen[:n])
     assert all(t == outside for t in seen[n:])
     with pytest.raises(ValueError, match="blas_threads"):
-        minimize_criterion(obj, z0, [(-10, 5), (-10, 5)], blas_threads=0)
+        minimize_criterion(obj, z0, [(-10, 5), (-10, 5)],
+                           options=SearchOptions(blas_threads=0))
 
 
 def loo_by_refits(X, y, gamma, regparam):
@@ -171,7 +174,8 @@ def test_history_marks_the_learned_optimum(criterion):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 3))
     y = np.sin(2 * X[:, 0]) + 0.2 * rng.normal(size=40)
-    res = learn_kernel(X, y, ard=True, criterion=criterion, restarts=2)
+    res = learn_kernel(X, y, LearnableKernel(ard=True), search=SearchOptions(restarts=2),
+                       criterion=criterion)
     best = [h for h in res.history if h["best"]]
     assert len(best) == 1
     best = best[0]
@@ -222,7 +226,7 @@ def test_faces_expose_the_learned_criterion():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(40, 3))
     y = np.sin(2 * X[:, 0]) + 0.2 * rng.normal(size=40)
-    core = learn_kernel(X, y, ard=True)
+    core = learn_kernel(X, y, LearnableKernel(ard=True))
     est = KernelRLSCV(kernel="rbf", gamma="learn", ard=True).fit(X, y)
     assert est.criterion_ == core.criterion
     assert [h["criterion"] for h in est.learning_history_ if h["best"]] == [core.criterion]

@@ -6,6 +6,8 @@ differences, and learn_kernel(criterion="evidence")."""
 import numpy as np
 import pytest
 
+from rlscore.core.hyper import LearnableKernel
+from rlscore.core.selection import SearchOptions
 from rlscore.core.hyper import EvidenceObjective, evidence_gradient, learn_kernel
 from rlscore.kernel import GaussianFamily, PolynomialFamily, SumFamily
 
@@ -78,8 +80,9 @@ def test_learn_kernel_evidence():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(80, 3))
     y = np.sin(2 * X[:, 0]) + 0.05 * rng.normal(size=80)
-    ev = learn_kernel(X, y, ard=True, criterion="evidence", restarts=0)
-    loo = learn_kernel(X, y, ard=True, restarts=0)
+    ev = learn_kernel(X, y, LearnableKernel(ard=True), search=SearchOptions(restarts=0),
+                      criterion="evidence")
+    loo = learn_kernel(X, y, LearnableKernel(ard=True), search=SearchOptions(restarts=0))
     obj = EvidenceObjective(GaussianFamily(X, ard=True), y)
     assert np.isclose(ev.criterion, obj.value(ev.search.x), rtol=1e-12)
     assert ev.criterion < obj.value(ev.search.restarts[0]["x0"])

@@ -6,6 +6,7 @@ search against the explicit criterion."""
 import numpy as np
 import pytest
 
+from rlscore.core.selection import SearchOptions
 from rlscore.core.hyper import kron_evidence_gradient, learn_kron_kernel
 
 
@@ -58,7 +59,8 @@ def test_value_and_gradient(data):
 
 def test_learn_with_evidence_minimizes_the_explicit_criterion(data):
     X1, X2, Y = data
-    res = learn_kron_kernel(X1, X2, Y, criterion="evidence", restarts=1)
+    res = learn_kron_kernel(X1, X2, Y, "GaussianKernel", "GaussianKernel",
+                            search=SearchOptions(restarts=1), criterion="evidence")
     g1, g2 = res.kernel_params1["gamma"], res.kernel_params2["gamma"]
     at = _explicit(_rbf(X1, g1), _rbf(X2, g2), Y, res.regparam)
     assert res.criterion == pytest.approx(at, rel=1e-9)

@@ -6,6 +6,8 @@ central finite differences; learn_kron_kernel against a grid over both gammas.""
 import numpy as np
 import pytest
 
+from rlscore.core.hyper import LearnableKernel, kron_learning_options
+from rlscore.core.selection import SearchOptions
 from rlscore.core.hyper import KronLOOObjective, kron_loo_error_gradient, learn_kron_kernel
 from rlscore.core.kronecker import KronRLSModel
 from rlscore.kernel import (FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily,
@@ -155,9 +157,12 @@ def test_learned_gammas_reach_the_grid_optimum():
 
 def test_linear_side_and_ard():
     X1, X2, Y = pairs(n1=12, n2=8, seed=8)
-    res = learn_kron_kernel(X1, X2, Y, kernel2="LinearKernel", restarts=0, maxiter=20)
+    res = learn_kron_kernel(X1, X2, Y, "GaussianKernel", "LinearKernel",
+                            search=SearchOptions(restarts=0, maxiter=20))
     assert set(res.kernel_params1) == {"gamma"} and "gamma" not in res.kernel_params2
-    res = learn_kron_kernel(X1, X2, Y, ard=True, restarts=0, maxiter=20)
+    res = learn_kron_kernel(X1, X2, Y, LearnableKernel("GaussianKernel", ard=True),
+                            LearnableKernel("GaussianKernel", ard=True),
+                            search=SearchOptions(restarts=0, maxiter=20))
     assert res.kernel_params1["gamma"].shape == (3,)
     assert res.kernel_params2["gamma"].shape == (2,)
 
@@ -174,7 +179,7 @@ def test_linear_side_and_ard():
 def test_bad_arguments(kwargs, exc, match):
     X1, X2, Y = pairs()
     with pytest.raises(exc, match=match):
-        learn_kron_kernel(X1, X2, Y, **kwargs)
+        learn_kron_kernel(X1, X2, Y, **kron_learning_options(**kwargs))
 
 
 def test_bad_data():

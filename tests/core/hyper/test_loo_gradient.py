@@ -6,6 +6,8 @@ grid and on irrelevant features."""
 import numpy as np
 import pytest
 
+from rlscore.core.hyper import LearnableKernel, learning_options
+from rlscore.core.selection import Penalty, SearchOptions
 from rlscore.core.hyper import LOOObjective, learn_kernel, loo_error_gradient
 from rlscore.kernel import (FixedFamily, GaussianFamily, GaussianKernel, LinearKernel,
                             PolynomialFamily, SumFamily, PolynomialKernel)
@@ -142,7 +144,7 @@ def test_irrelevant_features_get_length_scales_at_the_upper_bound(seed, at_bound
     m = 200
     X = rng.normal(size=(m, 5))
     Y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] ** 2 + 0.05 * rng.normal(size=m)
-    res = learn_kernel(X, Y, ard=True, criterion="loo")
+    res = learn_kernel(X, Y, LearnableKernel(ard=True), criterion="loo")
     start = GaussianFamily(X, ard=True).start()
     ls = res.length_scales
     upper = 1.0 / np.sqrt(2 * np.exp(start) * 1e-4)      # default width_range low end
@@ -152,14 +154,17 @@ def test_irrelevant_features_get_length_scales_at_the_upper_bound(seed, at_bound
 
 def test_penalties():
     X, Y = data(m=40, d=4, seed=2)
-    free = learn_kernel(X, Y, ard=True, restarts=0, criterion="loo")
+    free = learn_kernel(X, Y, LearnableKernel(ard=True), search=SearchOptions(restarts=0),
+                        criterion="loo")
     start = GaussianFamily(X, ard=True).start()
     # log kind: widths pulled towards the start
-    tied = learn_kernel(X, Y, ard=True, restarts=0, penalty=10.0, penalty_kind="log")
+    tied = learn_kernel(X, Y, LearnableKernel(ard=True), search=SearchOptions(restarts=0),
+                        penalty=Penalty(10.0, "log"))
     assert (np.abs(np.log(tied.kernel_params["gamma"]) - start).max()
             < np.abs(np.log(free.kernel_params["gamma"]) - start).max())
     # scale kind (Cawley & Talbot): gamma shrunk towards 0
-    shrunk = learn_kernel(X, Y, ard=True, restarts=0, penalty=1.0)
+    shrunk = learn_kernel(X, Y, LearnableKernel(ard=True), search=SearchOptions(restarts=0),
+                          penalty=1.0)
     assert (np.sum((shrunk.kernel_params["gamma"] / np.exp(start)) ** 2)
             < np.sum((free.kernel_params["gamma"] / np.exp(start)) ** 2))
     # the penalized objective's gradient: value + penalty, central differences
@@ -167,17 +172,18 @@ def test_penalties():
     obj = LOOObjective(GaussianFamily(X, ard=True), Y)
     z0 = np.concatenate([[np.log(0.1)], start])
     for kind in ("scale", "log"):
-        res = minimize_criterion(obj, z0, [(-20, 5)] * len(z0), penalty=0.3,
-                                 penalty_index=np.arange(1, len(z0)), penalty_kind=kind,
-                                 maxiter=3)
+        res = minimize_criterion(obj, z0, [(-20, 5)] * len(z0),
+                                 penalty=Penalty(0.3, kind, index=np.arange(1, len(z0))),
+                                 options=SearchOptions(maxiter=3))
         assert res.objective > res.fun
     with pytest.raises(ValueError, match="penalty_kind"):
-        learn_kernel(X, Y, penalty_kind="l1")
+        learn_kernel(X, Y, penalty=Penalty(0.0, "l1"))
 
 
 def test_polynomial_learning_runs():
     X, Y = data(m=40, seed=4)
-    res = learn_kernel(X, Y, kernel="PolynomialKernel", degree=2, restarts=0)
+    res = learn_kernel(X, Y, LearnableKernel("PolynomialKernel", degree=2),
+                       search=SearchOptions(restarts=0))
     assert res.kernel_params["degree"] == 2 and res.kernel_params["coef0"] > 0
 
 
@@ -193,7 +199,7 @@ def test_polynomial_learning_runs():
 def test_bad_arguments(kwargs, exc, match):
     X, Y = data()
     with pytest.raises(exc, match=match):
-        learn_kernel(X, Y, **kwargs)
+        learn_kernel(X, Y, **learning_options(**kwargs))
 
 
 def test_bad_data():
@@ -207,7 +213,7 @@ def test_bad_data():
     Xc = X.copy()
     Xc[:, 2] = 3.0
     with pytest.raises(ValueError, match="constant features"):
-        learn_kernel(Xc, Y, ard=True)
+        learn_kernel(Xc, Y, LearnableKernel(ard=True))
     with pytest.raises(ValueError, match="rows"):
         learn_kernel(X, Y[:-1])
     with pytest.raises(ValueError, match="regparam"):
@@ -254,7 +260,8 @@ def test_bayes_penalty_learning():
     its value at the start."""
     from rlscore.core.selection import PenalizedCriterion
     X, Y = data(m=40, d=4, seed=2)
-    bayes = learn_kernel(X, Y, ard=True, restarts=0, penalty="bayes")
+    bayes = learn_kernel(X, Y, LearnableKernel(ard=True), search=SearchOptions(restarts=0),
+                         penalty="bayes")
     obj = LOOObjective(GaussianFamily(X, ard=True), Y)
     assert np.isclose(bayes.criterion, obj.value(bayes.search.x), rtol=1e-12)
     center = bayes.search.restarts[0]["x0"]

@@ -4,6 +4,8 @@ each example (basis unchanged) and its O(m r^2) gradient against central differe
 import numpy as np
 import pytest
 
+from rlscore.core.hyper import LearnableKernel
+from rlscore.core.selection import SearchOptions
 from rlscore.core.hyper import NystromLOOObjective, nystrom_loo_error_gradient
 from rlscore.kernel import GaussianFamily, GaussianKernel
 
@@ -55,7 +57,8 @@ def test_learn_kernel_with_basis_vectors():
     from rlscore.learner import RLS
     X, y = data(m=80)
     B = X[::8]
-    res = learn_kernel(X, y, basis_vectors=B, ard=True, restarts=0)
+    res = learn_kernel(X, y, LearnableKernel(ard=True), search=SearchOptions(restarts=0),
+                       basis_vectors=B)
     obj = NystromLOOObjective(GaussianFamily(X, ard=True), GaussianFamily(B, ard=True), y)
     z = np.concatenate([[np.log(res.regparam)], np.log(res.kernel_params["gamma"])])
     np.testing.assert_allclose(res.criterion, obj.value(z), rtol=1e-12)

@@ -6,6 +6,8 @@ blocks against its leave-one-out."""
 import numpy as np
 import pytest
 
+from rlscore.core.hyper import LearnableKernel
+from rlscore.core.selection import SearchOptions
 from rlscore.core.hyper import NystromLQOObjective, learn_kernel_lqo
 from rlscore.core.hyper import nystrom_loo_error_gradient
 from rlscore.kernel import GaussianFamily, GaussianKernel
@@ -111,7 +113,8 @@ def test_one_row_blocks_are_leave_one_out(gradient):
 def test_learn_kernel_lqo_with_basis_vectors():
     X, y, qids = ranking_data(m=60)
     B = X[::6]
-    res = learn_kernel_lqo(X, y, qids, basis_vectors=B, ard=True, restarts=0)
+    res = learn_kernel_lqo(X, y, qids, LearnableKernel(ard=True),
+                           search=SearchOptions(restarts=0), basis_vectors=B)
     obj = objective(X, y, qids, B, True)
     z = np.concatenate([[np.log(res.regparam)], np.log(res.kernel_params["gamma"])])
     np.testing.assert_allclose(res.criterion, obj.value(z), rtol=1e-12)

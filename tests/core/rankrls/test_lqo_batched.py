@@ -67,8 +67,8 @@ def refit_predictions(kind, X, Y, codes, lam, rows):
 
 def model(kind, X, Y, codes, lam):
     if kind == "linear":
-        return QueryRankRLSModel(X, Y, codes, lam, bias=0.0, path=True)
-    kw = {"kernel": "GaussianKernel", "gamma": GAMMA, "path": True}
+        return QueryRankRLSModel(X, Y, codes, lam, bias=0.0, decompose_now=True)
+    kw = {"kernel": "GaussianKernel", "gamma": GAMMA, "decompose_now": True}
     if kind == "nystrom":
         kw["basis_vectors"] = X[BASIS]
     elif kind == "nystrom_removed":
@@ -110,7 +110,7 @@ def test_primal_batches_queries_no_larger_than_d(rng, monkeypatch):
     codes = np.repeat(np.arange(g), 2)
     X = rng.standard_normal((2 * g, 4))
     Y = np.round(X[:, :1] + rng.standard_normal((2 * g, 1)))
-    mod = QueryRankRLSModel(X, Y, codes, 0.7, bias=0.0, path=True)
+    mod = QueryRankRLSModel(X, Y, codes, 0.7, bias=0.0, decompose_now=True)
     assert mod.kind == "primal"
 
     def no_refit(*args, **kwargs):

@@ -75,7 +75,7 @@ CASES = [("LinearKernel", {}, "dense"), ("LinearKernel", {}, "sparse"),
 def test_holdout_rows_equals_refits(kernel, params, form, p):
     X, Y, q = _data(SIZES, p=p)
     Xm = sp.csr_matrix(X) if form == "sparse" else X
-    model = QueryRankRLSModel(Xm, Y, q, 1.0, kernel, path=True, **params)
+    model = QueryRankRLSModel(Xm, Y, q, 1.0, kernel, decompose_now=True, **params)
     assert model.kind == ("dual" if kernel == "GaussianKernel" else "primal")
     for lam in REGPARAMS:
         model.solve(lam)
@@ -89,7 +89,7 @@ def test_primal_both_sides_equal_refits(monkeypatch, side):
     monkeypatch.setattr(FoldCache, "use_primal", lambda self, H, d: side == "feature")
     X, Y, q = _data(SIZES, p=2, d=6, seed=3)
     for Xm in (X, sp.csr_matrix(X)):
-        model = QueryRankRLSModel(Xm, Y, q, 1.0, path=True)
+        model = QueryRankRLSModel(Xm, Y, q, 1.0, decompose_now=True)
         for lam in REGPARAMS:
             model.solve(lam)
             for H in _holdouts(q):
@@ -107,7 +107,7 @@ def test_nystrom_holdout_rows_equals_refits(remove):
     basis = np.unique(np.concatenate([select_basis(q.size, None, 10, 0),
                                       _rows(q, [6])[:2], _rows(q, [7])]))
     params = {"gamma": GAMMA}
-    model = QueryRankRLSModel(X, Y, q, 1.0, "GaussianKernel", path=True,
+    model = QueryRankRLSModel(X, Y, q, 1.0, "GaussianKernel", decompose_now=True,
                               basis_indices=basis, keep_basis_in_cv=not remove, **params)
     assert model.kind == "primal" and model.remove_basis == remove
     held_basis = 0
@@ -133,7 +133,7 @@ def test_nystrom_removal_on_the_holdout_side_too(monkeypatch):
     monkeypatch.setattr(FoldCache, "use_primal", lambda self, H, d: False)
     X, Y, q = _data(SIZES, seed=2)
     basis = np.concatenate([_rows(q, [2])[:2], _rows(q, [5])[:2]])
-    model = QueryRankRLSModel(X, Y, q, 0.1, "GaussianKernel", path=True,
+    model = QueryRankRLSModel(X, Y, q, 0.1, "GaussianKernel", decompose_now=True,
                               basis_indices=basis, gamma=GAMMA)
     for H in (_rows(q, [1, 3]), _rows(q, [2, 7])):
         assert_allclose(model.holdout_rows(H),
@@ -145,7 +145,7 @@ def test_holdout_rows_of_one_query_is_holdout():
     # rows of one query (whole and part of it) through both entry points, both sides
     X, Y, q = _data(SIZES, p=2)
     for kernel, params in (("LinearKernel", {}), ("GaussianKernel", {"gamma": GAMMA})):
-        model = QueryRankRLSModel(X, Y, q, 0.5, kernel, path=True, **params)
+        model = QueryRankRLSModel(X, Y, q, 0.5, kernel, decompose_now=True, **params)
         for H in (_rows(q, [2]), _rows(q, [6])[:3], _rows(q, [6])[3:]):
             ref = _refit(X, Y, q, H, 0.5, kernel, params)
             assert_allclose(model.holdout_rows(H), ref, rtol=0, atol=ATOL)
@@ -174,7 +174,7 @@ def test_holdout_rows_bad_input():
 def test_fold_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(FoldCache, "use_primal", lambda self, H, d: True)
     X, Y, q = _data(SIZES)
-    model = QueryRankRLSModel(X, Y, q, 1.0, path=True)
+    model = QueryRankRLSModel(X, Y, q, 1.0, decompose_now=True)
     folds = QueryGroups.from_qids(q).folds(4, seed=0)
     cap = 1500                                 # room for one or two folds' parts
     model._folds = FoldCache(max_bytes=cap)

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from rlscore._ext import _lpo
 from rlscore.core.rankrls import GlobalRankRLSModel, QueryRankRLSModel
-from rlscore.core.rankrls import PPRankRLSModel, preference_pairs
+from rlscore.core.rankrls import PairCosts, PPRankRLSModel, preference_pairs
 from rlscore.core.selection import lpo_cindex
 from rlscore.datasets.synthetic import make_irrelevant_pairs_example
 from rlscore.kernel import GaussianKernel
@@ -78,7 +78,7 @@ def brute(kind, X, Y, lam, train, test, codes=None, basis=None, scale=None):
 
 def make(kind, X, Y, lam, model, codes=None, sparse=False, basis=None, path=False):
     Xin = sp.csr_matrix(X) if sparse else X
-    kw = {"path": path}
+    kw = {"decompose_now": path}
     if kind == "linear":
         kw.update(kernel="LinearKernel", bias=0.0)
     elif kind == "gaussian":
@@ -346,10 +346,12 @@ def test_irrelevant_pairs_example():
         assert allp.coef[0, 0] > 0
         # the same with explicit preference pairs (magnitude-preserving cost)
         s, e, mag = preference_pairs(y, qids)
-        pp = PPRankRLSModel(X, s, e, lam, magnitudes=mag, bias=0.0).predictor.predict(X)
+        pp = PPRankRLSModel(X, s, e, lam, costs=PairCosts(magnitudes=mag),
+                            bias=0.0).predictor.predict(X)
         assert pp[0] > pp[1] and pp[2] > pp[3]
         s, e, mag = preference_pairs(y)
-        pp = PPRankRLSModel(X, s, e, lam, magnitudes=mag, bias=0.0).predictor.predict(X)
+        pp = PPRankRLSModel(X, s, e, lam, costs=PairCosts(magnitudes=mag),
+                            bias=0.0).predictor.predict(X)
         assert pp[0] < pp[1] and pp[2] < pp[3]
     # the digest's exact slopes at lambda -> 0: -1 (relevant) and 76/404 (all pairs)
     assert QueryRankRLSModel(X, y, qids, 1e-10, bias=0.0).coef[0, 0] == pytest.approx(-1.0)
@@ -386,8 +388,8 @@ def test_pp_matches_explicit_pairwise_problem(rng, kind, d, sparse, cost):
     if kind == "reduced":
         kw["basis_vectors"] = X[basis]
     for lam in REGPARAMS:
-        model = PPRankRLSModel(Xin, PAIRS_S, PAIRS_E, lam, weights=WEIGHTS, magnitudes=MAGS,
-                               cost=cost, **kw)
+        model = PPRankRLSModel(Xin, PAIRS_S, PAIRS_E, lam,
+                               costs=PairCosts(WEIGHTS, MAGS, cost), **kw)
         W = pairwise_ridge(Phi, None, PAIRS_S, PAIRS_E, w, z[:, None], lam)
         P = model.predictor.predict(Xin).reshape(m, 1)
         # the linear kernel's default bias 1 adds a constant feature, invisible to pairs
@@ -412,7 +414,8 @@ def test_pp_defaults_are_rlscore_closed_form(rng):
         assert_close(model.predictor.predict(X), K @ A, rtol=1e-6)
     # weights 2 on a single pair == the pair given twice
     a = PPRankRLSModel(X, [0, 3, 3], [1, 4, 4], 1.0).predictor.predict(X)
-    b = PPRankRLSModel(X, [0, 3], [1, 4], 1.0, weights=[1, 2]).predictor.predict(X)
+    b = PPRankRLSModel(X, [0, 3], [1, 4], 1.0,
+                       costs=PairCosts(weights=[1, 2])).predictor.predict(X)
     assert_close(a, b, rtol=1e-12)
 
 
@@ -456,7 +459,7 @@ def test_pp_solve_path(rng):
 def test_pp_bad_input(rng, s, e, kw, exc, match):
     X = rng.standard_normal((10, 2))
     with pytest.raises(exc, match=match):
-        PPRankRLSModel(X, s, e, 1.0, **kw)
+        PPRankRLSModel(X, s, e, 1.0, costs=PairCosts(**kw))
 
 
 def test_pp_ties_follow_the_paper(rng):
@@ -464,13 +467,15 @@ def test_pp_ties_follow_the_paper(rng):
     s, e = [0, 1, 2], [1, 2, 3]
     mags = [1.0, 0.0, 2.0]
     # eq. (21): a tie is a pair with target 0
-    tie = PPRankRLSModel(X, s, e, 1.0, magnitudes=mags, cost="magnitude")
-    ref = PPRankRLSModel(X, s, e, 1.0, magnitudes=[1.0, 1e-300, 2.0], cost="magnitude")
+    tie = PPRankRLSModel(X, s, e, 1.0, costs=PairCosts(magnitudes=mags, cost="magnitude"))
+    ref = PPRankRLSModel(X, s, e, 1.0,
+                         costs=PairCosts(magnitudes=[1.0, 1e-300, 2.0], cost="magnitude"))
     assert_close(tie.predictor.predict(X), ref.predictor.predict(X), rtol=1e-12)
     # eqs. (20) and (22): ties are not preferences
     for cost in ["unit", "inverse"]:
-        a = PPRankRLSModel(X, s, e, 1.0, magnitudes=mags, cost=cost)
-        b = PPRankRLSModel(X, [0, 2], [1, 3], 1.0, magnitudes=[1.0, 2.0], cost=cost)
+        a = PPRankRLSModel(X, s, e, 1.0, costs=PairCosts(magnitudes=mags, cost=cost))
+        b = PPRankRLSModel(X, [0, 2], [1, 3], 1.0,
+                           costs=PairCosts(magnitudes=[1.0, 2.0], cost=cost))
         assert_close(a.predictor.predict(X), b.predictor.predict(X), rtol=1e-12)
 
 

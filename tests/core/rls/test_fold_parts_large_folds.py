@@ -68,7 +68,7 @@ def test_query_rankrls_folds_of_whole_queries(rng):
     m, d = codes.size, 4
     X = rng.standard_normal((m, d))
     Y = np.round(X[:, :1] + rng.standard_normal((m, 1)))
-    model = QueryRankRLSModel(X, Y, codes, 1.0, bias=0.0, path=True)
+    model = QueryRankRLSModel(X, Y, codes, 1.0, bias=0.0, decompose_now=True)
     assert model.kind == "primal"
     folds = [np.flatnonzero(codes % 3 == f) for f in range(3)]   # whole queries
     assert min(f.size for f in folds) > 16

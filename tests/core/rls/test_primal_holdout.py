@@ -83,7 +83,7 @@ def test_nystrom_folds_remove_basis(lam):
 def test_global_rankrls_folds(lam, sparse):
     X, Y = _data(2)
     model = GlobalRankRLSModel(sp.csr_matrix(X) if sparse else X, Y, regparam=lam,
-                               bias=0.0, path=True)
+                               bias=0.0, decompose_now=True)
     assert model.kind == "primal"
     for H in _folds():
         R = _rest(H)
@@ -110,7 +110,7 @@ def test_query_rankrls_lqo_and_partial_holdout(lam, p):
     X, Y = _data(p)
     sizes = [3, 12, 15, 3, 12, 15]
     qids = np.repeat(np.arange(len(sizes)), sizes)
-    model = QueryRankRLSModel(X, Y, qids, regparam=lam, bias=0.0, path=True)
+    model = QueryRankRLSModel(X, Y, qids, regparam=lam, bias=0.0, decompose_now=True)
     preds = model.leave_query_out()
     for q, P in enumerate(preds):
         H = np.flatnonzero(qids == q)
@@ -152,11 +152,11 @@ def test_block_formula_still_used_for_small_holdouts_in_many_features(lam):
     ref = _solve(Xa[R], np.eye(R.size), Y[R], lam, Xa[H])
     np.testing.assert_allclose(rls.holdout(H), ref, rtol=1e-7, atol=1e-9 * np.abs(ref).max())
     assert len(rls.solver._folds._items) == 0
-    glob = GlobalRankRLSModel(X, Y, regparam=lam, bias=0.0, path=True)
+    glob = GlobalRankRLSModel(X, Y, regparam=lam, bias=0.0, decompose_now=True)
     n = R.size
     ref = _solve(X[R], n * np.eye(n) - np.ones((n, n)), Y[R], lam, X[H])
     np.testing.assert_allclose(glob.holdout(H), ref, rtol=1e-7, atol=1e-9 * np.abs(ref).max())
-    query = QueryRankRLSModel(X, Y, qids, regparam=lam, bias=0.0, path=True)
+    query = QueryRankRLSModel(X, Y, qids, regparam=lam, bias=0.0, decompose_now=True)
     ref = _solve(X[R], _query_laplacian(qids[R]), Y[R], lam, X[H])
     np.testing.assert_allclose(query.holdout(H), ref, rtol=1e-7,
                                atol=1e-9 * np.abs(ref).max())

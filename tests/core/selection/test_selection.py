@@ -126,7 +126,7 @@ def test_nfold_by_query_equals_refits_scored_per_query(rng, cindex_by_hand):
 
 def test_lqocv_equals_refits(rng, cindex_by_hand):
     X, y, q = _query_data(rng, m=36, nq=6)
-    model = QueryRankRLSModel(X, y, q, 1.0, path=True)
+    model = QueryRankRLSModel(X, y, q, 1.0, decompose_now=True)
     model.solve(0.5)
     perf, preds = LQOCV(model, cindex).cv(0.5)
     manual = []

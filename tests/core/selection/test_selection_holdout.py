@@ -113,7 +113,7 @@ def test_pooled_query_cv_equals_refits_and_per_query_loop(rng, learner, mname):
         model, fit_predict, folds = RLSModel(X, y, GRID[0], path=True), _rls, \
             groups.folds(4, seed=2)
     elif learner == "qrank-lqo":          # exact hold-out of one query
-        model, fit_predict, folds = QueryRankRLSModel(X, y, q, GRID[0], path=True), \
+        model, fit_predict, folds = QueryRankRLSModel(X, y, q, GRID[0], decompose_now=True), \
             _qrank, None
     else:                                 # no shortcut: retrained without each fold
         model, fit_predict, folds = _ranksvm_refit(X, y, q), _ranksvm, \
