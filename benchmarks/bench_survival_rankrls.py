@@ -15,12 +15,32 @@ Rows:
     regparams (target for the K-fold "auto" rows: <= 0.2 of the refits' time), linear (m = 4000, d = 20; LOO m = 800) and Gaussian dual (m = 600; LOO
     m = 200).
 
+(c) ``--scale [M ...]`` (opt-in, minutes): reduced-set survival RankRLS on M synthetic
+    censored rows (d = 10, generated block by block, about 60 % events, times rounded
+    to 10^-3) with 1000 Nystrom centres, trained by
+    :func:`rlscore.core.survival.pcg_survival_rankrls` (the faces' ``basis_vectors``
+    use the direct solver, which holds the m x r features), lambda ``--regparam``,
+    in a child process: wall and CPU seconds, CG iterations, the peak resident set of
+    the child (ru_maxrss, the whole process), Harrell's C on 10^4 held-out rows and
+    that of the true risk. Goals of issue 43: 10^5 rows in <= 2 GB and <= 5 min,
+    10^6 in <= 4 GB.
+(d) ``--kernel-5000`` (opt-in, minutes; scikit-survival needed): 5,000 random FLCHAIN
+    rows (the tutorial's ``load_set``) for training, the other 1,524 for Harrell's C;
+    Gaussian survival RankRLS (dual, and 1000 Nystrom centres; lambda = 1) against
+    scikit-survival's FastKernelSurvivalSVM (rbf, alpha = 1, its default max_iter),
+    gamma = 1 / d for both, each in a child process: time and peak resident set.
+
 Timings are the median of ``--repeats`` runs, one BLAS thread; the machine load is
 printed. Run:  python benchmarks/bench_survival_rankrls.py [--repeats 3]
+[--holdout-only | --scale [M ...] | --kernel-5000]
 """
 
 import argparse
+import json
 import os
+import subprocess
+import sys
+import textwrap
 
 from _data import data_folder
 from _timing import HEADER, limit_threads, machine_line, median_time, row  # noqa: E402
@@ -113,13 +133,188 @@ def holdout_rows(repeats):
             "plain refits")
 
 
+# (c) reduced-set survival RankRLS at scale through the public core path
+# (rlscore.core.survival.pcg_survival_rankrls: the faces' basis_vectors train the direct
+# solver, which holds the m x r features), in a child process whose peak resident set
+# (ru_maxrss) is the whole process's: interpreter, data, graph, kernel blocks, CG.
+SCALE_CHILD = textwrap.dedent(r"""
+    import json, resource, sys, time
+    import numpy as np
+    from rlscore.core.nystrom import NystromFeatureMap, PCGOptions
+    from rlscore.core.survival import pcg_survival_rankrls
+    from rlscore.measure import concordance_index_censored
+    sys.path.insert(0, sys.argv[5])
+    from bench_survival_rankrls import synthetic_survival
+    m, r, m_test, lam = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), \
+        float(sys.argv[4])
+    d = 10
+    X, t, e, _ = synthetic_survival(m, d, seed=0)
+    Xte, tte, ete, risk_te = synthetic_survival(m_test, d, seed=1)
+    held = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    t0, c0 = time.perf_counter(), time.process_time()
+    fmap = NystromFeatureMap("GaussianKernel", X[:r], gamma=1.0 / d)  # iid rows
+    res = pcg_survival_rankrls(X, t, e, fmap, lam, pcg=PCGOptions(maxiter=500))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    op = res.extras["operator"]
+    pred = op.factors.predictor(res.solution)
+    p = np.ravel(pred.predict(Xte))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({
+        "wall": wall, "cpu": cpu, "iterations": int(res.iterations),
+        "converged": bool(res.converged), "cached": bool(op.cached),
+        "block": int(op.block_size), "edges": int(op.graph.n_edges),
+        "events": float(np.mean(e)), "held": held, "peak": peak,
+        "c_test": concordance_index_censored(ete, tte, p)[0],
+        "c_oracle": concordance_index_censored(ete, tte, risk_te)[0]}))
+""")
+
+
+def synthetic_survival(m, d, seed, block=65536):
+    """(X (m, d), time, event, true risk) of a censored synthetic set, generated block
+    by block (each block its own seeded generator, no m-sized temporaries beyond the
+    outputs): X standard normal, risk x0 + sin(2 x1) / 2 + x2 x3 / 2, event time
+    exponential with rate exp(risk), censoring time exponential with mean 2, times
+    rounded to 10^-3 (ties). About 60 % events."""
+    X = np.empty((m, d))
+    time = np.empty(m)
+    event = np.empty(m, dtype=bool)
+    risk = np.empty(m)
+    for k, a in enumerate(range(0, m, block)):
+        z = min(m, a + block)
+        rng = np.random.default_rng([seed, k])
+        Xb = rng.standard_normal((z - a, d))
+        rb = Xb[:, 0] + 0.5 * np.sin(2 * Xb[:, 1]) + 0.5 * Xb[:, 2] * Xb[:, 3]
+        T = rng.exponential(np.exp(-rb))
+        C = rng.exponential(2.0, z - a)
+        X[a:z], risk[a:z] = Xb, rb
+        time[a:z] = np.round(np.minimum(T, C), 3)
+        event[a:z] = T <= C
+    return X, time, event, risk
+
+
+def scale_rows(sizes, n_basis=1000, m_test=10000, regparam=1.0):
+    """One child process per m: train on m synthetic rows with n_basis centres, score
+    m_test held-out rows; prints a markdown row each (goals of issue 43: 10^5 rows in
+    <= 2 GB and <= 5 min, 10^6 in <= 4 GB)."""
+    goals = {100000: (2.0, 300.0), 1000000: (4.0, None)}
+    print(f"| rows | centres | wall s | CPU s | CG iterations | kernel blocks | peak RSS "
+          f"(data held before training) | goal | test C ({m_test} rows) | C of the true "
+          f"risk |\n|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    for m in sizes:
+        out = subprocess.run([sys.executable, "-W", "ignore", "-c", SCALE_CHILD, str(m),
+                              str(n_basis), str(m_test), str(regparam), here],
+                             capture_output=True, text=True)
+        if out.returncode:
+            print(f"| {m} | {n_basis} | failed: {out.stderr.strip()[-300:]} |", flush=True)
+            continue
+        r = json.loads(out.stdout)
+        gb, secs = goals.get(m, (None, None))
+        ok = []
+        if gb is not None:
+            ok.append(f"<= {gb:g} GB: {'ok' if r['peak'] <= gb * 2**30 else 'MISSED'}")
+        if secs is not None:
+            ok.append(f"<= {secs:g} s: {'ok' if r['wall'] <= secs else 'MISSED'}")
+        print(f"| {m} | {n_basis} | {r['wall']:.1f} | {r['cpu']:.1f} | "
+              f"{r['iterations']}{'' if r['converged'] else ' (not converged)'} | "
+              f"{'cached' if r['cached'] else 'recomputed'}, {r['block']} rows | "
+              f"{r['peak'] / 2**30:.2f} GiB ({r['held'] / 2**30:.2f}) | {'; '.join(ok)} | "
+              f"{r['c_test']:.4f} | {r['c_oracle']:.4f} |", flush=True)
+
+
+# (d) kernel survival RankRLS against scikit-survival's FastKernelSurvivalSVM on 5,000
+# FLCHAIN rows (the tutorial's loader: docs/tutorials/survival.py load_set), each
+# method in its own child process: training time, peak resident set (ru_maxrss),
+# Harrell's C on the held-out rows. Same Gaussian kernel width gamma = 1 / d.
+KERNEL_CHILD = textwrap.dedent(r"""
+    import importlib.util, json, resource, sys, time, warnings
+    import numpy as np
+    from rlscore.measure import concordance_index_censored
+    method, m_train, tutorial = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    spec = importlib.util.spec_from_file_location("survival_tutorial", tutorial)
+    tut = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tut)
+    X, t, e, _ = tut.load_set("FLCHAIN")
+    perm = np.random.default_rng(0).permutation(X.shape[0])
+    tr, te = np.sort(perm[:m_train]), np.sort(perm[m_train:])
+    Xtr, Xte = tut.standardize(X[tr], X[te])
+    gamma = 1.0 / X.shape[1]
+    if method == "fksvm":
+        from sksurv.svm import FastKernelSurvivalSVM
+        from sksurv.util import Surv
+        y = Surv.from_arrays(e[tr], t[tr])
+    held = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if method == "fksvm":
+            est = FastKernelSurvivalSVM(alpha=1.0, kernel="rbf", gamma=gamma,
+                                        random_state=0).fit(Xtr, y)
+            predict = est.predict
+        else:
+            from rlscore.core.survival import SurvivalRankRLSModel
+            basis = None
+            if method.startswith("nystrom"):
+                b = int(method[len("nystrom"):])
+                basis = Xtr[np.sort(np.random.default_rng(0).choice(m_train, b,
+                                                                    replace=False))]
+            model = SurvivalRankRLSModel(Xtr, t[tr], e[tr], 1.0, "GaussianKernel",
+                                         basis_vectors=basis, gamma=gamma)
+            predict = model.predictor.predict
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    c = concordance_index_censored(e[te], t[te], np.ravel(predict(Xte)))[0]
+    print(json.dumps({"wall": wall, "cpu": cpu, "held": held, "peak": peak, "c": c,
+                      "n_test": int(te.size), "d": int(X.shape[1]),
+                      "warnings": sorted({str(w.message)[:100] for w in caught})}))
+""")
+
+
+def kernel_rows(m_train=5000):
+    """Rows of (d): survival RankRLS (dual; Nystrom with 1000 centres) and
+    FastKernelSurvivalSVM (alpha = 1, its default max_iter), one child each."""
+    tutorial = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
+                            "tutorials", "survival.py")
+    print(f"| FLCHAIN, {m_train} training rows | training wall s | CPU s | peak RSS MiB "
+          f"(held before training) | test C | note |\n|---|---|---|---|---|---|",
+          flush=True)
+    names = {"dual": "survival RankRLS, Gaussian, dual, lambda = 1 (rlscore)",
+             "nystrom1000": "survival RankRLS, Gaussian, 1000 Nystrom centres, "
+                            "lambda = 1 (rlscore)",
+             "fksvm": "FastKernelSurvivalSVM, rbf, alpha = 1 (scikit-survival)"}
+    for method, name in names.items():
+        out = subprocess.run([sys.executable, "-c", KERNEL_CHILD, method, str(m_train),
+                              tutorial], capture_output=True, text=True)
+        if out.returncode:
+            print(f"| {name} | failed: {out.stderr.strip()[-300:]} |", flush=True)
+            continue
+        r = json.loads(out.stdout)
+        print(f"| {name} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['peak'] / 2**20:.0f} "
+              f"({r['held'] / 2**20:.0f}) | {r['c']:.4f} ({r['n_test']} rows) | "
+              f"gamma = 1/{r['d']}; {'; '.join(r['warnings']) or 'no warning'} |",
+              flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--holdout-only", action="store_true",
                     help="only the hold-out against refits rows (b)")
+    ap.add_argument("--scale", type=int, nargs="*", metavar="M",
+                    help="only the Nystrom rows (c) at these sizes (default 100000; "
+                         "slow: minutes each)")
+    ap.add_argument("--regparam", type=float, default=1.0, help="lambda of --scale")
+    ap.add_argument("--kernel-5000", action="store_true",
+                    help="only the rows (d) against FastKernelSurvivalSVM on 5,000 FLCHAIN "
+                         "rows (scikit-survival needed; minutes)")
     args = ap.parse_args()
     print(machine_line())
+    if args.kernel_5000:
+        kernel_rows()
+        return
+    if args.scale is not None:
+        scale_rows(args.scale or [100000], regparam=args.regparam)
+        return
     data = None if args.holdout_only else gbsg2()
     if data is not None:
         cv_table(*data)

@@ -587,3 +587,63 @@ def _survival_gbsg2_small(SurvivalRankRLSModel):
         return SurvivalRankRLSModel(Xr, tr, er, lam).predictor.predict
     by_refits = mod.select_by_refits(X, time, event, inner, mod.RLS_GRID, refit)
     np.testing.assert_allclose(predict(X), by_refits(X), rtol=1e-8, atol=1e-10)
+
+
+def test_survival_six_sets_small():
+    """The six-set option of the survival tutorial on two small subsets: the loader
+    drops exactly the rows with a missing value (counted by pandas here), the bounded
+    Nystrom Gaussian RankRLS selects as refits on the same centres do, a "not run" cell
+    is shown as such, and the rlscore models rank better than chance."""
+    pytest.importorskip("sksurv")
+    import contextlib
+    from sksurv.datasets import load_flchain
+    from rlscore.core.survival import SurvivalRankRLSModel
+    mod = _load("survival")
+    Xdf, y = load_flchain()
+    X, time, event, dropped = mod.load_set("FLCHAIN")
+    assert dropped == int((Xdf.drop(columns=["chapter"]).isna().any(axis=1).to_numpy()
+                           | (y["futime"] <= 0)).sum())
+    assert time.min() > 0
+    assert X.shape[0] == len(Xdf) - dropped and np.isfinite(X).all()
+    try:
+        from threadpoolctl import threadpool_limits
+        limit = threadpool_limits(limits=1)
+    except ImportError:
+        limit = contextlib.nullcontext()
+    with limit:
+        res = mod.run_sets(("veterans", "FLCHAIN"), n_rows=90, sksurv=False,
+                           not_run={("FLCHAIN", "RankSVM"): "a reason"})
+        assert set(res["veterans"]["results"]) == set(mod.methods(False))
+        assert len(res["FLCHAIN"]["results"]) == 2
+        for r in res.values():
+            for name, (c, _) in r["results"].items():
+                assert c.shape == (5,) and c.mean() > 0.55, name
+        tab = mod.table_sets(res)
+        assert "not run (a reason)" in tab and "veterans (90 rows" in tab
+        # the Nystrom variant (MAX_DUAL exceeded) against refits on the same centres
+        mod.MAX_DUAL, mod.NYSTROM_CENTRES = 40, 15      # a fresh module: no restore
+        mod.GAMMAS, mod.RLS_GRID = (0.25, 4.0), (2.0 ** -4, 1.0, 2.0 ** 4)
+        out = mod.run(data=(X[:90], time[:90], event[:90]), n_folds=3,
+                      sksurv=False, only=None, skip=("linear",))
+        assert list(out) == ["survival RankRLS, Gaussian, 15 Nystrom centres (rlscore)"]
+        Xs = (X[:80] - X[:80].mean(0)) / np.where(X[:80].std(0) > 0, X[:80].std(0), 1)
+        t, e = time[:80], event[:80]
+        inner = mod.folds_of(80, 3, 0)
+        basis = Xs[np.sort(np.random.default_rng(0).choice(80, 15, replace=False))]
+        predict = mod.select_rankrls(Xs, t, e, inner, "GaussianKernel", n_basis=15)
+        best = None
+        d = Xs.shape[1]
+        for g in mod.GAMMAS:
+            def refit(Xr, tr, er, lam, g=g):
+                return SurvivalRankRLSModel(Xr, tr, er, lam, "GaussianKernel",
+                                            basis_vectors=basis, gamma=g / d
+                                            ).predictor.predict
+            for lam in mod.RLS_GRID:
+                preds = [refit(Xs[np.setdiff1d(np.arange(80), h)],
+                               t[np.setdiff1d(np.arange(80), h)],
+                               e[np.setdiff1d(np.arange(80), h)], lam)(Xs[h])
+                         for h in inner]
+                c = mod.pooled_c(t, e, inner, preds)
+                if best is None or c > best[0]:
+                    best = (c, refit(Xs, t, e, lam))
+        np.testing.assert_allclose(predict(Xs), best[1](Xs), rtol=1e-7, atol=1e-9)
