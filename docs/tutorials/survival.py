@@ -243,9 +243,6 @@ NOT_RUN = {
     ("FLCHAIN", "FastKernelSurvivalSVM"):
         "the 5,217 x 5,217 kernel of a training fold and minutes per fit "
         "(benchmarks/bench_survival_rankrls.py --kernel-5000 times one at 5,000 rows)",
-    ("AIDS", "FastKernelSurvivalSVM"):
-        "921 training rows: several CPU minutes per fit (42 s at 400 rows, 71 s at "
-        "548 here), five fits did not fit in the session's time",
 }
 
 
