@@ -381,6 +381,29 @@ class KernelInputMixin:
         return tags
 
 
+#: The ``degree`` parameter of the estimators with a poly kernel (one wording, one
+#: default rule).
+DEGREE_DOC = """\
+    degree : int >= 1 or None, default=None
+        Degree of the poly kernel. None means 3 for a fixed poly kernel
+        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
+        (the fixed degree of kernel learning in every face: the learners, the CLI
+        and :mod:`rlscore.core`, whose default it is).
+"""
+
+
+class OneTargetRequiredMixin:
+    """scikit-learn's tags of an estimator whose ``fit`` needs one target column (the
+    rankers' scores, the survival outcomes): ``y`` required, single output only."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        target = tags.target_tags
+        target.required = target.single_output = True
+        target.multi_output = False
+        return tags
+
+
 class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
     """Common base of :class:`KernelRLS` and :class:`KernelRLSCV` (not public).
 

@@ -26,7 +26,7 @@ from rlscore._validation import NOT_GIVEN, check_square_kernel, miscoverage_argu
 from rlscore.core.kronecker import KronRLSModel
 from rlscore.core.kronecker import SampledKronRLSModel, SampledKronRLSOptions
 from rlscore.core.hyper import LearnableKernel, learn_kron_kernel, similarity_features
-from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
+from rlscore.estimators._base import (DEGREE_DOC, PairsRegressorMixin, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
                                       learning_degree, reports_progress, resolve_kernel,
                                       store_params, verbose_doc)
@@ -206,12 +206,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         leave-one-pair-out squared error or the Gaussian-process evidence (negative
         log marginal likelihood per pair with the covariance K2 kron K1, amplitude
         profiled out; :func:`rlscore.core.hyper.kron_evidence_gradient`).
-    degree : int >= 1 or None, default=None
-        Degree of the poly kernel. None means 3 for a fixed poly kernel
-        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
-        (the fixed degree of kernel learning in every face: the learners, the CLI
-        and :mod:`rlscore.core`, whose default it is).
-    coef0 : float, default=1
+{DEGREE_DOC}    coef0 : float, default=1
     pairwise_kernel : {{"kronecker", "symmetric", "reciprocal"}}, default="kronecker"
         For one domain (``X2=None``): the symmetric kernel
         1/2 [k(a,c) k(b,d) + k(a,d) k(b,c)] for symmetric relations, or the
