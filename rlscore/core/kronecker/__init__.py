@@ -21,7 +21,7 @@ Builds on
 
 Module order
     ``_indefinite`` -> ``_data`` -> ``_factor`` -> ``_two_step`` -> ``_kronecker`` ->
-    ``_holdout`` -> ``_model`` -> ``_settings``, ``_intervals``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``.
+    ``_holdout`` -> ``_model`` -> ``_settings``, ``_intervals_both`` -> ``_intervals``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``.
 """
 
 from rlscore.core.kronecker._indefinite import (INDEFINITE, check_indefinite,
@@ -41,6 +41,9 @@ from rlscore.core.kronecker._holdout import (kron_rows_holdout, kron_leave_row_o
 from rlscore.core.kronecker._model import KronRLSModel
 from rlscore.core.kronecker._settings import KRON_SETTINGS, KronSettingHoldout
 from rlscore.core.kronecker._intervals import kron_interval_model, KronIntervalPredictor
+from rlscore.core.kronecker._intervals_both import (kron_both_fold_models,
+                                                    kron_pair_fold_models,
+                                                    INTERVAL_SETTINGS)
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
 from rlscore.core.kronecker._sampled import SampledKronRLSModel
 from rlscore.core.kronecker._svm import SampledKronSVMModel, exact_line_search, svm_labels
@@ -53,6 +56,9 @@ __all__ = [
     "KronSettingHoldout",
     "kron_interval_model",
     "KronIntervalPredictor",
+    "kron_both_fold_models",
+    "kron_pair_fold_models",
+    "INTERVAL_SETTINGS",
     "INDEFINITE",
     "check_indefinite",
     "extreme_eigenvalues",
