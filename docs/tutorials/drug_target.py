@@ -244,6 +244,9 @@ def main(argv=None):
                     help="with --learned: grid, learned (LOO criterion), evidence")
     ap.add_argument("--intervals", action="store_true",
                     help="Davis: only the 90%% jackknife+ intervals for new drugs")
+    ap.add_argument("--intervals-both", action="store_true",
+                    help="Davis: only the 90%% CV+ intervals for a new drug with a new "
+                         "target (setting D)")
     ap.add_argument("--metz-learned", type=int, default=0, metavar="N",
                     help="Metz: only new drugs with learned kernels, the grid and CV+ "
                          "intervals, N outer folds")
@@ -267,11 +270,12 @@ def main(argv=None):
                               methods=args.methods.split(","))
         print(learned_table(res))
         return None
-    if args.intervals:
+    if args.intervals or args.intervals_both:
         KD, KT, Y = davis_kernels(davis)
         t0, c0 = time.perf_counter(), time.process_time()
-        r = new_drug_intervals(KD, KT, Y)
-        print(f"Davis, new drugs, 90% jackknife+ by drug: coverage {r['coverage']:.3f}, "
+        by = "both" if args.intervals_both else "drugs"
+        r = new_drug_intervals(KD, KT, Y, by=by)
+        print(f"Davis, new {by}, 90% intervals by {by}: coverage {r['coverage']:.3f}, "
               f"mean width {r['width']:.3f}; per outer fold "
               f"{', '.join(f'{c:.3f}' for c in r['per_fold'])}; alphas "
               f"{', '.join(f'{a:g}' for a in r['alphas'])}; "
@@ -298,25 +302,34 @@ def pairs_of(rows, cols):
     return np.column_stack([np.repeat(rows, len(cols)), np.tile(cols, len(rows))])
 
 
-def new_drug_intervals(KD, KT, Y, alpha=0.1, k=5, seed=0, method="jackknife+"):
+def new_drug_intervals(KD, KT, Y, alpha=0.1, k=5, seed=0, method="jackknife+", by="drugs"):
     """Prediction intervals for new drugs: outer k-fold over drugs; in each training
     part PairwiseRLSCV chooses alpha by exact leave-one-drug-out CV (setting B) and
     ``predict_interval(by="drugs")`` gives jackknife+ intervals (the models without
     each training drug, no refit) for every pair of the held-out drugs. Labels are
-    centred by the training mean. Returns the coverage and the mean width over all
-    held-out pairs, the coverage per outer fold and the chosen alphas."""
+    centred by the training mean. ``by="both"`` (setting D): the k diagonal blocks
+    drug fold i x target fold i are held out, each trained without those drugs and
+    targets; PairwiseRLSCV(cv="both", n_folds=k) chooses alpha and
+    ``predict_interval(by="both", n_folds=k)`` gives CV+ intervals from the models
+    without each block of a training drug fold and a training target fold. Returns
+    the coverage and the mean width over all held-out pairs, the coverage per outer
+    fold and the chosen alphas."""
     from rlscore.estimators import PairwiseRLSCV
     n1, n2 = Y.shape
-    folds = object_folds(n1, k, np.random.default_rng(seed))
-    targets = np.arange(n2)
+    rng = np.random.default_rng(seed)
+    folds = object_folds(n1, k, rng)
+    tfolds = object_folds(n2, k, rng) if by == "both" else [np.arange(n2)] * k
     covered, width, per_fold, alphas = [], [], [], []
-    for R in folds:
+    for R, C in zip(folds, tfolds):
         train = np.setdiff1d(np.arange(n1), R)
-        tr, te = pairs_of(train, targets), pairs_of(R, targets)
+        ttrain = np.setdiff1d(np.arange(n2), C) if by == "both" else np.arange(n2)
+        tr, te = pairs_of(train, ttrain), pairs_of(R, C)
         y = Y[tr[:, 0], tr[:, 1]]
         mu = y.mean()
-        est = PairwiseRLSCV(KD, KT, kernel="precomputed", cv="drugs").fit(tr, y - mu)
-        _, lo, hi = est.predict_interval(te, alpha=alpha, method=method)
+        est = PairwiseRLSCV(KD, KT, kernel="precomputed", cv=by,
+                            n_folds=k if by == "both" else None).fit(tr, y - mu)
+        _, lo, hi = est.predict_interval(te, alpha=alpha, method=method,
+                                         n_folds=k if by == "both" else None)
         yt = Y[te[:, 0], te[:, 1]] - mu
         inside = (lo <= yt) & (yt <= hi)
         covered.append(inside)
@@ -380,8 +393,12 @@ def learned_table(res):
     return "\n".join(lines)
 
 
-def metz_new_drugs(KD, KT, Y, k=5, seed=0, n_outer=None, grid=(4.0, 1.0), maxiter=100,
-                   alpha=0.1, n_learn=20000, max_evaluations=25, log=print):
+#: options of :func:`metz_new_drugs`
+METZ_LEARNED = dict(grid=(4.0, 1.0), maxiter=100, alpha=0.1, n_learn=20000,
+                    max_evaluations=25)
+
+
+def metz_new_drugs(KD, KT, Y, k=5, seed=0, n_outer=None, log=print, opts=None):
     """Metz (incomplete), new drugs: outer k-fold over drugs. In each training part
 
     * ``grid``: the given (shifted) kernels, regparam from ``grid`` by one inner fold
@@ -396,12 +413,15 @@ def metz_new_drugs(KD, KT, Y, k=5, seed=0, n_outer=None, grid=(4.0, 1.0), maxite
       pairs and its predictions for the outer fold's pairs, through
       :class:`rlscore.core.rls.IntervalModel`.
 
-    Labels are centred by the training mean. Returns {"grid": [...], "learned":
-    [...]} rows (ci, mse, seconds, rm2) and the intervals' coverage and mean width
-    per outer fold."""
+    Labels are centred by the training mean; ``opts`` overrides :data:`METZ_LEARNED`
+    (``grid``, ``maxiter`` of MINRES, miscoverage ``alpha``, ``n_learn``,
+    ``max_evaluations``). Returns {"grid": [...], "learned": [...]} rows (ci, mse,
+    seconds, rm2) and "intervals": (coverage, mean width, seconds) per outer fold."""
     from rlscore.core.hyper import (SampledKernelSearch, learn_sampled_kron_kernel,
                                     similarity_features)
     from rlscore.core.rls import IntervalModel
+    o = dict(METZ_LEARNED, **(opts or {}))
+    grid, maxiter, alpha = tuple(o["grid"]), o["maxiter"], o["alpha"]
     rows, cols = np.where(~np.isnan(Y))
     y = Y[rows, cols]
     n1 = Y.shape[0]
@@ -449,22 +469,23 @@ def metz_new_drugs(KD, KT, Y, k=5, seed=0, n_outer=None, grid=(4.0, 1.0), maxite
             cols_out.append(m_f.predict(KDs, KTs, rows[te], cols[te]))
 
         class Columns:                      # the full model and the k fold models
-            def predict(self, X):
-                X = np.asarray(X, dtype=np.intp)
+            def predict(self, X):              # X: (u, 1) positions among te
+                X = np.asarray(X, dtype=np.intp)[:, 0]
                 return np.column_stack([p[X] - mu] + [c[X] for c in cols_out])
         im = IntervalModel(Columns(), 1, "folds", res[:, None], fold_of=fold_of)
-        _, lo, hi = im.predict_interval(np.arange(te.size), alpha, "cv+")
+        _, lo, hi = im.predict_interval(np.arange(te.size)[:, None], alpha, "cv+")
         inside = (lo[:, 0] + mu <= yt) & (yt <= hi[:, 0] + mu)
         out["intervals"].append((float(inside.mean()), float(np.mean(hi - lo)),
                                  time.perf_counter() - t0))
         log("intervals", out["intervals"][-1])
         # learned widths and regparam on the sampled solver
         t0 = time.perf_counter()
-        sub = tr if tr.size <= n_learn else np.sort(rng.choice(tr, n_learn, replace=False))
+        sub = tr if tr.size <= o["n_learn"] else np.sort(rng.choice(tr, o["n_learn"],
+                                                                   replace=False))
         r = learn_sampled_kron_kernel(
             FD, FT, y[sub], rows[sub], cols[sub], setting="drugs", n_folds=3,
-            search=SampledKernelSearch(max_evaluations=max_evaluations, maxiter=maxiter,
-                                       tol=1e-6))
+            search=SampledKernelSearch(max_evaluations=o["max_evaluations"],
+                                       maxiter=maxiter, tol=1e-6))
         K1, K2 = (f.evaluate(t)[0] for f, t in ((r.family1, r.theta1),
                                                 (r.family2, r.theta2)))
         mu = y[tr].mean()
