@@ -143,3 +143,27 @@ def test_bad_criterion_names_the_argument():
         KronHoldoutCriterion("both", n_folds=1)
     with pytest.raises(ValueError, match="n_folds=9"):
         learn_kron_kernel(X1, X2, Y, criterion=KronHoldoutCriterion("rows", n_folds=9))
+
+
+def test_faces_learn_by_new_drugs():
+    """KronRLS(gamma='learn', criterion='drugs') and PairwiseRLS(gamma='learn',
+    criterion='drugs') reach the core's point; its criterion is the refits'
+    leave-drug-out error of the face's model."""
+    from rlscore.estimators import PairwiseRLS
+    from rlscore.learner import KronRLS
+    X1, X2, Y = _data(6, 5, seed=4)
+    core = learn_kron_kernel(X1, X2, Y, criterion="drugs")
+    lrn = KronRLS(X1=X1, X2=X2, Y=Y, gamma="learn", criterion="drugs")
+    assert lrn.regparam == pytest.approx(core.regparam, rel=1e-8)
+    pairs = np.array([(i, j) for j in range(5) for i in range(6)])
+    est = PairwiseRLS(X1, X2, kernel="rbf", gamma="learn", criterion="drugs").fit(
+        pairs, Y[pairs[:, 0], pairs[:, 1]])
+    assert est.alpha_ == pytest.approx(core.regparam, rel=1e-8)
+    assert est.gamma1_ == pytest.approx(core.kernel_params1["gamma"], rel=1e-8)
+    singles = [np.array([i]) for i in range(6)]
+    K1, K2 = _gauss(X1, lrn.gamma1), _gauss(X2, lrn.gamma2)
+    assert core.criterion == pytest.approx(
+        _refit_error(K1, K2, Y, lrn.regparam, singles, None), rel=1e-8)
+    with pytest.raises(ValueError, match="criterion"):
+        PairwiseRLS(X1, X2, kernel="rbf", gamma="learn", criterion="drug").fit(
+            pairs, Y[pairs[:, 0], pairs[:, 1]])
