@@ -75,7 +75,8 @@ class KronKernelLearningResult:
     kernel_params1, kernel_params2 : dict, each domain's kernel constructor parameters
         (``gamma`` a float, or an ndarray with ``ard=True``; empty for a linear side)
     criterion : float, the minimized criterion: the leave-one-pair-out mean squared
-        error or the evidence per pair (penalty excluded)
+        error, the evidence per pair, or the new-object hold-out mean squared error
+        (penalty excluded)
     history : list of dict per optimizer step: ``restart``, ``step``, ``criterion``,
         ``grad_norm``, ``regparam``, ``kernel_params1``, ``kernel_params2``, ``best``
         (True for the one entry at the learned point, which the last step need not be)
