@@ -182,3 +182,22 @@ def test_cg_warm_start_and_path_equal_cold_starts(data):
     warm.solve(1.01)
     assert warm.iterations < it_cold                # started near the answer
     np.testing.assert_allclose(warm.A, CGKronRLS(regparam=1.01, **common).A, atol=1e-8)
+
+
+def test_lanczos_without_convergence_falls_back_to_the_exact_ends(monkeypatch):
+    """eigsh's ArpackNoConvergence (met on the Gaussian kernel of Metz's 1421 drugs)
+    no longer escapes: the ends come from eigvalsh, equal to numpy's spectrum."""
+    import scipy.sparse.linalg as spla
+    from rlscore.core.kronecker import _indefinite as indefinite
+    from rlscore.core.kronecker import extreme_eigenvalues
+    monkeypatch.setattr(indefinite, "DENSE_LIMIT", 50)
+
+    def no_convergence(*args, **kwargs):
+        raise spla.ArpackNoConvergence("ARPACK error -1: No convergence", [], [])
+    monkeypatch.setattr(indefinite.spla, "eigsh", no_convergence)
+    rng = np.random.default_rng(5)
+    B = rng.normal(size=(60, 60))
+    K = (B + B.T) / 2
+    e = np.linalg.eigvalsh(K)
+    lo, hi = extreme_eigenvalues(K)
+    assert lo == pytest.approx(e[0], rel=1e-10) and hi == pytest.approx(e[-1], rel=1e-10)

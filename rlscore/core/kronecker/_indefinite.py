@@ -97,15 +97,20 @@ def extreme_eigenvalues(K):
 
     Exact (``eigvalsh`` of the two ends, O(n^3)) for n <= ``DENSE_LIMIT`` (1000);
     otherwise a Lanczos estimate (``eigsh``, a few dozen products with K, O(n^2)
-    each)."""
+    each), or the exact ends when Lanczos does not converge (e.g. a Gaussian kernel,
+    whose small eigenvalues cluster at 0)."""
     n = K.shape[0]
-    if n <= DENSE_LIMIT:
+    lanczos = n > DENSE_LIMIT
+    if lanczos:
+        v0 = np.ones(n)
+        try:
+            lo = float(spla.eigsh(K, k=1, which="SA", v0=v0, return_eigenvectors=False)[0])
+            hi = float(spla.eigsh(K, k=1, which="LA", v0=v0, return_eigenvectors=False)[0])
+        except spla.ArpackNoConvergence:
+            lanczos = False
+    if not lanczos:
         lo = float(la.eigvalsh(K, subset_by_index=[0, 0], check_finite=False)[0])
         hi = float(la.eigvalsh(K, subset_by_index=[n - 1, n - 1], check_finite=False)[0])
-    else:
-        v0 = np.ones(n)
-        lo = float(spla.eigsh(K, k=1, which="SA", v0=v0, return_eigenvectors=False)[0])
-        hi = float(spla.eigsh(K, k=1, which="LA", v0=v0, return_eigenvectors=False)[0])
     if _negligible(lo, hi, n):
         lo = 0.0
     return lo, hi
