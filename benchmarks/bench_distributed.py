@@ -85,7 +85,7 @@ def per_iter(history):
 def overhead(client, m, d, q_size, iters):
     import dask.array as da
     import rlscore.distributed as rd
-    from rlscore.core.rls import cg_rls
+    from rlscore.core.rls import CGRLSOptions, cg_rls
     from rlscore.core.ranksvm import RankingRisk, RankSVMOptions, solve_ranksvm
     rng = np.random.default_rng(1)
     X = rng.standard_normal((m, d))
@@ -106,7 +106,7 @@ def overhead(client, m, d, q_size, iters):
     rows.append(("LinearRankSVM (bundle iteration)", m, d, t_single, t_dist))
     # CG RLS: seconds per CG iteration
     times = []
-    cg_rls(X, y, 1.0, 1.0, form="primal", rtol=1e-15, maxiter=iters, callback=lambda k, x,
+    cg_rls(X, y, 1.0, 1.0, options=CGRLSOptions(form="primal"), rtol=1e-15, maxiter=iters, callback=lambda k, x,
            op, r: times.append(time.perf_counter()))
     t_single = float(np.median(np.diff(times)))
     times = []

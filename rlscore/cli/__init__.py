@@ -75,8 +75,9 @@ from rlscore.cli import _learners  # noqa: F401  (registers the built-in learner
 from rlscore.cli import _survival  # noqa: F401  (registers the survival learners)
 from rlscore.cli._base import (KERNELS, LEARNERS, DataError, KernelSpec, LearnerSpec,
                                Progress, UsageError, register_kernel, register_learner)
-from rlscore.cli._commands import (_cmd_cv, _cmd_evaluate, _cmd_fit, _cmd_predict,
-                                   _demo)
+from rlscore.cli._apply import _cmd_evaluate, _cmd_predict
+from rlscore.cli._commands import _cmd_cv, _cmd_fit
+from rlscore.cli._demo import _demo
 from rlscore.cli._data import load_training_data, project_features
 from rlscore.cli._options import MEASURE_HELP
 

@@ -2,6 +2,7 @@
 registries, and the two error kinds (usage: exit 2; data: exit 1)."""
 
 import dataclasses
+import math
 import sys
 
 # --------------------------------------------------------------------------- progress
@@ -171,3 +172,19 @@ class UsageError(Exception):
 
 class DataError(ValueError):
     """Bad input data (exit code 1)."""
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _fmt(v):
+    """A number as the command prints it: the shortest repr that reads back exactly."""
+    return repr(float(v))
+
+
+def _json_value(v):
+    """A number for JSON output: None (null) for None, NaN and infinities."""
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None

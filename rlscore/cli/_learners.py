@@ -130,18 +130,19 @@ def _ranksvm_tol(tol, loss="hinge"):
     return ranksvm_tol(tol, check_loss_solver(loss)[1], "--tol")
 
 
-def _ranksvm_kfold(data, grid, kernel, kp, basis, measure, args, loss="hinge",
-                   tol=None):
-    """K-fold of examples on a file without qids: KfoldLinearRankSVM (a cold start
-    per fold and regparam; files with qids go through the query-wise CV of the
-    command)."""
-    from rlscore.learner import KfoldLinearRankSVM
-    if kernel != "LinearKernel":
-        raise UsageError("K-fold cross-validation of ranksvm on a file without qid: "
-                         "supports --kernel linear only")
-    return KfoldLinearRankSVM(data.X, data.y, None, folds=_kfold(data, args),
-                              regparams=grid, measure=_plain_measure(measure), loss=loss,
-                              tol=tol)
+def _ranksvm_kfold(loss):
+    """The K-fold cross-validation of RankSVM with ``loss`` on a file without qids:
+    KfoldLinearRankSVM (a cold start per fold and regparam; files with qids go through
+    the query-wise CV of the command)."""
+    def kfold(data, grid, kernel, kp, basis, measure, args, tol=None):
+        from rlscore.learner import KfoldLinearRankSVM
+        if kernel != "LinearKernel":
+            raise UsageError("K-fold cross-validation of ranksvm on a file without qid: "
+                             "supports --kernel linear only")
+        return KfoldLinearRankSVM(data.X, data.y, None, folds=_kfold(data, args),
+                                  regparams=grid, measure=_plain_measure(measure),
+                                  loss=loss, tol=tol)
+    return kfold
 
 
 def _ranksvm_lambda_max(data, kernel, kp, basis, loss="hinge"):
@@ -177,14 +178,14 @@ register_learner(LearnerSpec(
     default_measure={"lqo": "cindex", "kfold": "cindex", "valid": "cindex"}))
 register_learner(LearnerSpec(
     "ranksvm", "RankSVM, hinge loss on the pairs of each query (or all pairs without "
-    "qid:)", _ranksvm_train, {"kfold": _ranksvm_kfold}, default_cv="kfold",
+    "qid:)", _ranksvm_train, {"kfold": _ranksvm_kfold("hinge")}, default_cv="kfold",
     default_measure={"kfold": "cindex", "lqo": "cindex", "valid": "cindex"},
     lambda_max=_ranksvm_lambda_max, tol=_ranksvm_tol))
 register_learner(LearnerSpec(
     "ranksvm-squared", "RankSVM with the squared pairwise hinge, trust-region Newton "
     "solver (fast on large global rankings)",
     functools.partial(_ranksvm_train, loss="squared_hinge"),
-    {"kfold": functools.partial(_ranksvm_kfold, loss="squared_hinge")},
+    {"kfold": _ranksvm_kfold("squared_hinge")},
     default_cv="kfold",
     default_measure={"kfold": "cindex", "lqo": "cindex", "valid": "cindex"},
     lambda_max=functools.partial(_ranksvm_lambda_max, loss="squared_hinge"),

@@ -23,6 +23,7 @@ import re
 
 import numpy as np
 
+from rlscore.cli._base import UsageError
 from rlscore.measure import MEASURE_NAMES, measure_by_name
 
 __all__ = ["parse_measures", "parse_measure", "parse_grid", "parse_regparam",
@@ -168,3 +169,11 @@ def parse_memory_budget(text, option="--memory-budget"):
     except ValueError as exc:
         raise OptionError(f"{option} {text!r}: {exc}") from None
     return float(t)
+
+
+def _usage(fn, *a):
+    """``fn(*a)``, an :class:`OptionError` turned into the command's usage error."""
+    try:
+        return fn(*a)
+    except OptionError as exc:
+        raise UsageError(str(exc)) from None

@@ -28,9 +28,11 @@ import numpy as np
 
 from rlscore.cli._base import (LEARNERS, DataError, LearnerSpec, Progress, UsageError,
                                register_learner)
-from rlscore.cli._commands import (_check_plot, _cmd_cv, _cmd_evaluate, _cmd_fit, _fmt,
-                                   _json_value, _kernel_args, _learner, _model_and_rows,
-                                   _plot, _table, _usage)
+from rlscore.cli._apply import _cmd_evaluate, _model_and_rows
+from rlscore.cli._base import _fmt, _json_value
+from rlscore.cli._commands import (_check_plot, _cmd_cv, _cmd_fit, _kernel_args, _learner,
+                                   _plot, _table)
+from rlscore.cli._options import _usage
 from rlscore.cli._data import input_table, load_training_data, read_file, survival_columns
 from rlscore.cli._select import CV_NAMES, _grid_search, example_folds, note
 from rlscore.cli._stream import _streaming_options
@@ -196,7 +198,7 @@ def cmd_cv(args):
 def cmd_evaluate(args):
     """``rlscore evaluate``: a survival model or ``--predictions`` with survival
     columns here (:func:`survival_evaluate`), everything else in
-    :func:`rlscore.cli._commands._cmd_evaluate`."""
+    :func:`rlscore.cli._apply._cmd_evaluate`."""
     done = survival_evaluate(args)
     return _cmd_evaluate(args) if done is None else done
 

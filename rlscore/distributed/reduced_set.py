@@ -96,8 +96,11 @@ def _fold_column(out, i):
 class _ReducedSetModel(PredictorInterface):
     _kind = "rls"
 
-    def _setup(self, data, regparam, kernel, basis_vectors, n_basis, random_state, path,
-               callback, verbose, kernel_params, keep_basis_in_cv=False):
+    def _setup(self, data, regparam, kernel, basis, path, callback, verbose,
+               kernel_params):
+        """Train on the partitioned ``data``; ``basis``: the constructor's
+        ``basis_vectors``, ``n_basis``, ``random_state`` and ``keep_basis_in_cv``."""
+        basis_vectors, n_basis = basis["basis_vectors"], basis["n_basis"]
         if "seed" in kernel_params:
             raise TypeError("seed was renamed random_state, the name (and default None) "
                             "of every face's basis draw (rlscore.learner.RLS, the "
@@ -118,12 +121,12 @@ class _ReducedSetModel(PredictorInterface):
                 f"rlscore.learner.{type(self).__name__} trains the full kernel; the "
                 f"exact linear models on a cluster are rlscore.distributed.CGRLS / "
                 f"CGRankRLS)")
-        self.keep_basis_in_cv = bool(keep_basis_in_cv)
+        self.keep_basis_in_cv = bool(basis["keep_basis_in_cv"])
         # the basis rows' global indices and partitions when drawn from the data (K-fold
         # removes those of the held-out partitions); None for explicit basis vectors
         self.basis_indices, self._basis_partition = None, None
         if basis_vectors is None:
-            basis_vectors = self._sample_basis(n_basis, random_state)
+            basis_vectors = self._sample_basis(n_basis, basis["random_state"])
         self.basis_vectors = np.asarray(basis_vectors, dtype=np.float64)
         self.nmap = NystromFeatureMap(kernel, self.basis_vectors, **kernel_params)
         self._shift = None
@@ -404,8 +407,10 @@ class RLS(_ReducedSetModel):
                  callback=None, verbose=False, keep_basis_in_cv=False, **kernel_params):
         data = as_partitioned(X, Y, None, client, persist)
         with verbosity(verbose):
-            self._setup(data, regparam, kernel, basis_vectors, n_basis, random_state,
-                        path, callback, verbose, kernel_params, keep_basis_in_cv)
+            self._setup(data, regparam, kernel,
+                        dict(basis_vectors=basis_vectors, n_basis=n_basis,
+                             random_state=random_state, keep_basis_in_cv=keep_basis_in_cv),
+                        path, callback, verbose, kernel_params)
 
 
 class QueryRankRLS(_ReducedSetModel):
@@ -423,8 +428,10 @@ class QueryRankRLS(_ReducedSetModel):
                  keep_basis_in_cv=False, **kernel_params):
         data = as_partitioned(X, Y, qids, client, persist)
         with verbosity(verbose):
-            self._setup(data, regparam, kernel, basis_vectors, n_basis, random_state,
-                        path, callback, verbose, kernel_params, keep_basis_in_cv)
+            self._setup(data, regparam, kernel,
+                        dict(basis_vectors=basis_vectors, n_basis=n_basis,
+                             random_state=random_state, keep_basis_in_cv=keep_basis_in_cv),
+                        path, callback, verbose, kernel_params)
 
 
 class GlobalRankRLS(RLS):

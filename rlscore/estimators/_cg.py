@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from rlscore._validation import check_bias
 from rlscore.core.rankrls import cg_rankrls
-from rlscore.core.rls import cg_rls
+from rlscore.core.rls import CGRLSOptions, cg_rls
 from rlscore.core.structure import QueryGroups
 from rlscore.estimators._base import (check_alpha, check_iteration_params, linear_coef,
                                       query_groups, ranking_score, reports_progress,
@@ -195,9 +195,10 @@ class CGRLSRegressor(_CGBase):
                                  lambda yv, P: float(np.mean((yv - P) ** 2)))
             callback = stopper
             X, Y = X[tr], Y[tr]
-        W, b, res, op = cg_rls(X, Y, alpha, bias, form=self.solver, rtol=tol,
-                               maxiter=max_iter, precondition=self.precondition,
-                               callback=callback)
+        W, b, res, op = cg_rls(X, Y, alpha, bias, rtol=tol, maxiter=max_iter,
+                               callback=callback,
+                               options=CGRLSOptions(form=self.solver,
+                                                    precondition=self.precondition))
         if stopper is not None and stopper.best_Wb is not None:
             W, b = stopper.best_Wb
         self.n_iter_ = res.iterations

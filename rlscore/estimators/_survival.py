@@ -237,7 +237,7 @@ class SurvivalRankRLS(_SurvivalRankRLSBase):
         The core model (exact hold-outs, ``solve``); None after unpickling.
     predictor_ : LinearPredictor or KernelPredictor
     coef_ : ndarray of shape (n_features,)
-        Weights (linear kernel): risk = X @ coef_.
+        Weights (linear kernel): risk = ``X @ coef_``.
     dual_coef_ : ndarray of shape (n_fit,)
         Dual coefficients (other kernels).
     X_fit_ : training samples or basis vectors (rbf, poly)

@@ -7,7 +7,7 @@ import numpy as np
 
 from rlscore._validation import check_positive_int, check_tol
 from rlscore.core.optim import CGStop
-from rlscore.core.rls import cg_rls
+from rlscore.core.rls import CGRLSOptions, cg_rls
 from rlscore._validation import warn_unused_kwargs
 from rlscore.predictor import LinearPredictor, PredictorInterface
 from rlscore.learner._common import reports_progress
@@ -220,8 +220,8 @@ class CGRLS(PredictorInterface):
         self.callbackfun = callbackfun
 
         def solve(cb):
-            W, b, res, op = cg_rls(X, Y, regparam, bias, form="dual", rtol=tol,
-                                   maxiter=user_maxiter, callback=cb)
+            W, b, res, op = cg_rls(X, Y, regparam, bias, rtol=tol, maxiter=user_maxiter,
+                                   callback=cb, options=CGRLSOptions(form="dual"))
             self.regparam = op.regparam
             self.bias = op.bias
             return res.solution, res, op

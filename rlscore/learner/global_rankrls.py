@@ -144,6 +144,7 @@ class KfoldRankRLS(_RankSelectionWrapper):
     One eigendecomposition plus ``O(m r p + sum_f |f|^2 r + |f|^3)`` per grid point.
     """
 
+    _default_measure = "cindex"
     _default_grid = RANK_REGPARAMS
 
     @reports_progress
@@ -152,8 +153,7 @@ class KfoldRankRLS(_RankSelectionWrapper):
         self._cv_intent = CVIntent.kfold(len(regparam_grid(regparams,
                                                            self._default_grid)),
                                          len(folds))
-        self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
-                    "cindex")
+        self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs)
 
 
 class LeavePairOutRankRLS(_RankSelectionWrapper):

@@ -57,8 +57,8 @@ class DefaultCallback:
 class _GreedyBase(PredictorInterface):
     """Runs the core selection and keeps RLScore's attributes up to date."""
 
-    def _train(self, X, Y, subsetsize, regparam, bias, qids, callbackfun, kwargs, owner):
-        warn_unused_kwargs(kwargs, _LEGACY_KEYWORDS, owner, stacklevel=4)
+    def _train(self, X, Y, subsetsize, regparam, bias, qids, callbackfun, kwargs):
+        warn_unused_kwargs(kwargs, _LEGACY_KEYWORDS, type(self).__name__, stacklevel=4)
         if callbackfun is None and kwargs.get("use_default_callback"):
             callbackfun = DefaultCallback(**kwargs)
         self.callbackfun = callbackfun
@@ -174,8 +174,7 @@ class GreedyRLS(_GreedyBase):
     @reports_progress
     def __init__(self, X, Y, subsetsize, regparam=1.0, bias=1.0, callbackfun=None,
                  verbose=False, **kwargs):
-        self._train(X, Y, subsetsize, regparam, bias, None, callbackfun, kwargs,
-                    "GreedyRLS")
+        self._train(X, Y, subsetsize, regparam, bias, None, callbackfun, kwargs)
 
 
 class GreedyRankRLS(_GreedyBase):
@@ -218,5 +217,4 @@ class GreedyRankRLS(_GreedyBase):
                  verbose=False, **kwargs):
         if qids is None:
             raise ValueError("GreedyRankRLS needs qids (use GreedyRLS without queries)")
-        self._train(X, Y, subsetsize, regparam, 0.0, qids, callbackfun, kwargs,
-                    "GreedyRankRLS")
+        self._train(X, Y, subsetsize, regparam, 0.0, qids, callbackfun, kwargs)

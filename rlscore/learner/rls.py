@@ -169,12 +169,12 @@ class _SelectionWrapper(PredictorInterface):
         return select_regparam(self, self._base, (X, Y), (kernel, basis_vectors, kwargs),
                                regparams, self._default_grid, make_cv)
 
-    def _kfold(self, X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
-               default_measure):
-        """K-fold selection with the given folds (KfoldRLS, KfoldRankRLS)."""
+    def _kfold(self, X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs):
+        """K-fold selection with the given folds (KfoldRLS, KfoldRankRLS); ``measure``
+        None is the class's ``_default_measure``."""
         if measure is None:
             from rlscore import measure as _measures
-            measure = getattr(_measures, default_measure)
+            measure = getattr(_measures, self._default_measure)
         self.measure = measure
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: NfoldCV(model, measure, folds, disjoint=True))
@@ -277,14 +277,15 @@ class KfoldRLS(_SelectionWrapper):
     One decomposition plus O(sum_f n_f^2 m) per grid point (n_f: size of fold f).
     """
 
+    _default_measure = "sqerror"
+
     @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
         self._cv_intent = CVIntent.kfold(len(regparam_grid(regparams,
                                                            self._default_grid)),
                                          len(folds))
-        self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs,
-                    "sqerror")
+        self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs)
         self.folds = folds
 
     def predict_interval(self, X, miscoverage=0.1, method="jackknife+", folds=None,

@@ -133,11 +133,11 @@ class SampledKronRLSModel(PairwisePredictorInterface):
     The core object behind :class:`rlscore.learner.CGKronRLS` (RLScore's keyword
     interface) and :class:`rlscore.estimators.PairwiseRLS` (iterative solver).
 
+    RLScore's flat keywords (``K1=``, ``maxiter=``, ``indefinite=``, ...) are grouped
+    into these arguments by :func:`sampled_kron_arguments`.
+
     Parameters
     ----------
-    (RLScore's flat keywords -- ``K1=``, ``maxiter=``, ``indefinite=``, ... -- are
-    grouped by :func:`sampled_kron_arguments`.)
-
     Y : (q,) labels of the labelled pairs
     label_row_inds, label_col_inds : (q,) label k belongs to the pair (domain-1 object
         label_row_inds[k], domain-2 object label_col_inds[k]); repeated pairs are

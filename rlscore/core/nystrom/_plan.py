@@ -112,6 +112,8 @@ class PCGOptions:
     callback : callable or None
         Of :func:`rlscore.core.optim.conjugate_gradient`.
 
+    Notes
+    -----
     ``rtol`` and ``maxiter`` left None count as not given (:meth:`given`): a face
     refuses given options when the direct solver trains the model. O(1).
     """

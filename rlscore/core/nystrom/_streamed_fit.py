@@ -117,11 +117,13 @@ def streamed_fit(source, kernel="GaussianKernel", kernel_params=None, kind="rls"
     route : a route already decided for this fit (:func:`plan_streamed_fit` or
         :func:`rlscore.core.nystrom.plan_reduced_set`); then the plan's budget,
         solver and block size are not weighed again
-    operator_factory : PCG: ``f(source, factors, basis_indices, block_size, rows,
-        dtype, cache)`` -> the operator; default RLS's
+    operator_factory : callable or None
+        PCG: ``f(source, factors, basis_indices, block_size, rows, dtype, cache)``
+        -> the operator; default RLS's
         :class:`rlscore.core.nystrom.StreamedGramOperator` (the centred ones:
         :func:`rlscore.core.rankrls.streamed_rank_fit`)
-    **basis : ``basis_indices`` / ``n_basis`` and ``random_state`` (the basis rows,
+    **basis : keywords
+        ``basis_indices`` / ``n_basis`` and ``random_state`` (the basis rows,
         drawn uniformly), or ``basis_vectors`` ((r, d) explicit basis rows, not rows
         of the source: the cross-validation keeps them, and query RankRLS's PCG goes
         unpreconditioned or takes the uncentred preconditioner); ``remove_basis``

@@ -27,7 +27,7 @@ One spelling per concept (SciPy's)
     of the objective); no solver takes a bare ``tol``. The faces keep their own
     spellings (``tol``, ``max_iter``, RLScore's ``maxiter``; docs/names.rst) and map
     them at their boundary. A named preconditioner *choice* of a family driver
-    (``precondition="jacobi"`` in :func:`rlscore.core.rls.cg_rls`) resolves to an ``M``.
+    (``CGRLSOptions(precondition="jacobi")`` of :func:`rlscore.core.rls.cg_rls`) resolves to an ``M``.
 
 Builds on
     numpy, scipy, ``rlscore._progress`` and ``rlscore._validation``; nothing else of core. The operators a solver runs on live with the families

@@ -31,7 +31,7 @@ from rlscore.core.rls._intervals import (METHODS, conformal_ranks, check_miscove
                                          IntervalModel, interval_model,
                                          folds_from_groups)
 from rlscore.core.rls._cg import (DataOperator, RLSOperator, as_cg_data, cg_data_and_labels,
-                                  cg_rls)
+                                  cg_rls, CGRLSOptions)
 from rlscore.core.rls._greedy import (GreedyRLSState, greedy_forward_selection,
                                       check_subsetsize)
 
@@ -51,5 +51,6 @@ __all__ = [
     "DataOperator",
     "RLSOperator",
     "cg_rls",
+    "CGRLSOptions",
     "greedy_forward_selection",
 ]

@@ -21,6 +21,8 @@ preference graphs", Machine Learning 75 (2009), Sect. 4.3 (CG RankRLS in O(t m n
 Airola (2011), thesis Sect. 4.1.2.
 """
 
+import dataclasses
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -28,7 +30,8 @@ from rlscore.core.optim import CGOptions, conjugate_gradient, jacobi_preconditio
 from rlscore._validation import (
     as_2d_labels, as_data_matrix, check_bias, check_regparam)
 
-__all__ = ["DataOperator", "RLSOperator", "as_cg_data", "cg_data_and_labels", "cg_rls"]
+__all__ = ["DataOperator", "RLSOperator", "as_cg_data", "cg_data_and_labels", "cg_rls",
+           "CGRLSOptions"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -175,8 +178,33 @@ class RLSOperator(DataOperator):
 # driver
 
 
-def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", rtol=1e-6, maxiter=None,
-           precondition=None, callback=None):
+@dataclasses.dataclass(frozen=True)
+class CGRLSOptions:
+    """How :func:`cg_rls` sets up its system (the solver's own knobs are ``rtol``,
+    ``maxiter`` and ``callback``).
+
+    Parameters
+    ----------
+    form : "auto", "primal" or "dual", default "auto"
+        The system solved: primal (d + 1 unknowns per output) or dual (m unknowns);
+        "auto" takes the smaller. The solutions agree; the iterates (what a callback
+        sees) differ.
+    precondition : None or "jacobi", default None
+        The preconditioner by name, resolved to the ``M`` of
+        :func:`rlscore.core.optim.conjugate_gradient`
+        (:func:`rlscore.core.optim.jacobi_preconditioner`).
+    """
+
+    form: str = "auto"
+    precondition: str | None = None
+
+    def __post_init__(self):
+        if self.form not in ("auto", "primal", "dual"):
+            raise ValueError(f"form must be 'auto', 'primal' or 'dual', got {self.form!r}")
+
+
+def cg_rls(X, Y, regparam=1.0, bias=0.0, *, rtol=1e-6, maxiter=None, callback=None,
+           options=None):
     """Linear RLS by matrix-free conjugate gradients.
 
     Solves ``min ||Y - X W - 1 b^T||^2 + lambda (||W||^2 + ||b||^2 / bias)``, i.e. RLS
@@ -189,17 +217,12 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", rtol=1e-6, maxiter=None,
     Y : array-like (m,) or (m, l)
     regparam : float >= 0
     bias : float >= 0
-    form : "auto", "primal" or "dual"
-        The system solved: primal (d + 1 unknowns per output) or dual (m unknowns);
-        "auto" takes the smaller. The solutions agree; the iterates (what a callback
-        sees) differ.
-    rtol, maxiter : see :func:`conjugate_gradient`.
-    precondition : None or "jacobi"
-        The preconditioner by name, resolved to the ``M`` of
-        :func:`conjugate_gradient` (:func:`rlscore.core.optim.jacobi_preconditioner`).
+    rtol, maxiter : see :func:`rlscore.core.optim.conjugate_gradient`.
     callback : callable or None
         ``callback(k, x, op, residuals)`` after each iteration with the current iterate
         in the chosen form and the relative residual norms; a true return value stops.
+    options : CGRLSOptions or None
+        The system's form (primal, dual or auto) and preconditioner (None: defaults).
 
     Returns
     -------
@@ -214,16 +237,18 @@ def cg_rls(X, Y, regparam=1.0, bias=0.0, form="auto", rtol=1e-6, maxiter=None,
     + (m + d) l) memory. t depends on the conditioning: roughly
     sqrt(sigma_max^2 / lambda) log(1 / rtol) for a small lambda.
     """
+    options = CGRLSOptions() if options is None else options
     X, Y = cg_data_and_labels(X, Y)
     m, d = X.shape
     regparam = check_regparam(regparam)
     bias = check_bias(bias)
+    form = options.form
     if form == "auto":
         form = "dual" if m < d + (bias > 0) else "primal"
     op = RLSOperator(X, regparam, bias, form)
     cb = None if callback is None else (lambda k, x, r: callback(k, x, op, r))
     res = conjugate_gradient(op.matvec, op.rhs(Y), rtol=rtol, maxiter=maxiter,
-                             M=jacobi_preconditioner(op, precondition), callback=cb,
+                             M=jacobi_preconditioner(op, options.precondition), callback=cb,
                              options=CGOptions(desc="CG (RLS)"))
     W, b = op.primal_weights(res.solution)
     return W, b, res, op

@@ -134,9 +134,6 @@ class SurvivalRankRLSModel:
     graph : ComparabilityGraph
     system : LaplacianSystem (the coordinates F, C = F^T L F, rhs = F^T b)
     coef, predictor : the model for the current regparam.
-    Y : (m,) structured array with the fields ``event`` (bool) and ``time`` (float):
-        the outcomes the hold-out risk scores are scored against
-        (:class:`rlscore.core.survival.SurvivalCV`).
 
     Notes
     -----
@@ -180,8 +177,9 @@ class SurvivalRankRLSModel:
 
     @property
     def Y(self):
-        """The training outcomes as a structured array (event, time), scikit-survival's
-        layout. O(m)."""
+        """The training outcomes as a structured array with the fields ``event`` (bool)
+        and ``time`` (float), scikit-survival's layout: what the hold-out risk scores
+        are scored against (:class:`rlscore.core.survival.SurvivalCV`). O(m)."""
         Y = np.empty(self.m, dtype=[("event", bool), ("time", np.float64)])
         Y["event"], Y["time"] = self.graph.event, self.graph.time
         return Y

@@ -10,7 +10,7 @@ import pytest
 _CHILD = r"""
 import json, resource, sys
 import numpy as np
-from rlscore.core.rls import NystromFeatureMap, StreamedReducedSet
+from rlscore.core.nystrom import NystromFeatureMap, StreamedReducedSet
 m, r = int(sys.argv[1]), int(sys.argv[2])
 B = 10_000
 

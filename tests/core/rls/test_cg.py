@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from rlscore.core.structure import QueryGroups
 from rlscore.core.optim import CGResult, conjugate_gradient
-from rlscore.core.rls import RLSOperator, cg_rls
+from rlscore.core.rls import CGRLSOptions, RLSOperator, cg_rls
 from rlscore.core.rankrls import (RankRLSOperator, cg_preference_rankrls, cg_rankrls,
                                   preference_matrix)
 
@@ -104,7 +104,7 @@ def test_cg_rls_against_direct_solve(rng, regparam, bias, form, sparse):
     m, d = (60, 12) if form == "primal" else (12, 60)
     X = _sparse(rng, m, d, 0.5) if sparse else rng.normal(size=(m, d))
     Y = rng.normal(size=(m, 3))
-    W, b, res, op = cg_rls(X, Y, regparam, bias, form=form, rtol=1e-13)
+    W, b, res, op = cg_rls(X, Y, regparam, bias, rtol=1e-13, options=CGRLSOptions(form=form))
     assert op.form == form and res.info == 0
     Xa = _augment(X, bias)
     # the reference solves the smaller, well-posed system (the other one is singular up
@@ -126,7 +126,7 @@ def test_cg_rls_auto_form_and_one_output(rng):
     y = rng.normal(size=20)
     W, b, res, op = cg_rls(X, y, 1.0, 1.0, rtol=1e-12)
     assert op.form == "dual" and W.shape == (50, 1)
-    W2, b2, res2, op2 = cg_rls(X, y, 1.0, 1.0, form="primal", rtol=1e-12)
+    W2, b2, res2, op2 = cg_rls(X, y, 1.0, 1.0, rtol=1e-12, options=CGRLSOptions(form="primal"))
     assert op2.form == "primal" and op2.n == 51
     np.testing.assert_allclose(W, W2, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(b, b2, rtol=1e-8)
@@ -195,7 +195,7 @@ def test_cg_rls_bad_input(rng):
     with pytest.raises(ValueError):
         cg_rls(X, np.ones(10), maxiter=0)
     with pytest.raises(ValueError, match="form"):
-        cg_rls(X, np.ones(10), form="both")
+        cg_rls(X, np.ones(10), options=CGRLSOptions(form="both"))
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError):
