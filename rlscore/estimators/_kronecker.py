@@ -27,10 +27,11 @@ from rlscore.core.kronecker import INTERVAL_SETTINGS, KronRLSModel
 from rlscore.core.kronecker import SampledKronRLSModel, SampledKronRLSOptions
 from rlscore.core.hyper import (LearnableKernel, kron_setting_criterion, learn_kron_kernel,
                                 similarity_features)
-from rlscore.estimators._base import (DEGREE_DOC, PairsRegressorMixin, check_alpha,
+from rlscore.estimators._base import (DEGREE_DOC, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
                                       learning_degree, reports_progress, resolve_kernel,
                                       store_params, verbose_doc)
+from rlscore.estimators._pairs import PairsRegressorMixin
 from rlscore.kernel import KERNELS
 
 __all__ = ["PairwiseRLS", "PairDomainsMixin"]
