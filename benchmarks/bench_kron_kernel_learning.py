@@ -9,7 +9,8 @@ the kernel-induced distance, exp(-gamma (K_ii + K_jj - 2 K_ij)).
 
 1. Cost of one optimizer step (criterion and gradient, :func:`kron_loo_error_gradient`)
    against one eigendecomposition of the larger kernel and against the criterion alone
-   (median of 5, one BLAS thread).
+   (median of 5, one BLAS thread); the same for the settings B-D criteria
+   (:class:`KronSettingObjective`).
 2. The in-sample LOO mean squared error and wall time of
    (a) learn_kron_kernel (both gammas and lambda, 2 restarts);
    (b) a 7 gamma1 x 7 gamma2 x 10 lambda grid of the same criterion;
@@ -28,7 +29,8 @@ limit_threads()
 
 import numpy as np  # noqa: E402
 
-from rlscore.core.hyper import KronLOOObjective, kron_loo_error_gradient, learn_kron_kernel
+from rlscore.core.hyper import (KronHoldoutCriterion, KronLOOObjective, KronSettingObjective,
+                                kron_loo_error_gradient, learn_kron_kernel)
 from rlscore.core.kronecker import KronRLSModel
 from rlscore.datasets import load_davis, make_drug_target  # noqa: E402
 from rlscore.kernel import GaussianFamily  # noqa: E402
@@ -66,6 +68,12 @@ def main():
           f"{t_val / t_eig:.1f} |")
     print(f"| criterion + gradient (two kernels, two eigh, two syrk) | {t_step:.3f} | "
           f"{t_step / t_eig:.1f} |")
+    for name, crit in (("leave-one-drug-out (B)", KronHoldoutCriterion("drugs")),
+                       ("leave-one-target-out (C)", KronHoldoutCriterion("targets")),
+                       ("both new, 5 x 5 folds (D)", KronHoldoutCriterion("both", n_folds=5))):
+        o = KronSettingObjective(f1, f2, Y, crit)
+        t, _ = median_time(lambda: o(z0), repeats=5)
+        print(f"| {name}: criterion + gradient | {t:.3f} | {t / t_eig:.1f} |")
 
     t0 = time.perf_counter()
     res = learn_kron_kernel(XD, XT, Y)

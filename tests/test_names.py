@@ -5,7 +5,8 @@ public methods, inherited ones from rlscore included) and function in the ``__al
 ``rlscore.learner`` and ``rlscore.estimators`` are scanned with ``inspect.signature``. A
 parameter is taken for a concept when its name is one of the concept's known spellings
 (``SPELLINGS``, the names other libraries and our own faces use for it), or, for the
-miscoverage rate, when it is the argument after ``X`` of a ``predict_interval``. It must
+miscoverage rate, when it is the argument after ``X`` of a ``predict_interval`` (by
+its name when the test data are not one ``X``). It must
 then be a spelling the table lists for that face; no spelling may stand for two
 concepts in one face. Deprecated aliases (default ``rlscore._validation.NOT_GIVEN``) are
 accepted one release and skipped.
@@ -94,14 +95,18 @@ def face_spellings(face):
             continue
         params = [p for p in params if p.name not in ("self", "cls")
                   and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        # the argument after X of a predict_interval is its miscoverage; a method
+        # whose test data are not one X (the learner KronRLS: K1pred, K2pred, ...) is
+        # read by the names alone
+        positional = attr in INTERVAL_METHODS and params and params[0].name == "X"
         for k, p in enumerate(params):
             if p.default is NOT_GIVEN:
                 continue                        # a deprecated alias, one release
-            if attr in INTERVAL_METHODS and k == 1:
+            if positional and k == 1:
                 out.append((where, p.name, "miscoverage of intervals"))
                 continue
             for concept in known.get(p.name, ()):
-                if attr in INTERVAL_METHODS and concept == "miscoverage of intervals":
+                if positional and concept == "miscoverage of intervals":
                     continue
                 out.append((where, p.name, concept))
     return out

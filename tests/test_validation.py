@@ -77,3 +77,52 @@ def test_preference_pairs_refuse_non_integral_float_indices():
             make()
     # integral floats are indices
     PPLinearRankSVM(X, [0.0, 1.0], [2, 3])
+
+
+def test_regparam_checked_once_at_the_boundary(monkeypatch):
+    """A grid given to a selection face is validated once per value (ROAD.md counted 39
+    checks for a grid of 4): check_regparam_grid returns a RegparamGrid (the values as
+    given, and their Regparam forms, which the models below take as they are); the
+    chosen element is the one given (an int stays an int, as in RLScore)."""
+    import rlscore._validation._scalars as scalars
+    from rlscore._validation import (Regparam, RegparamGrid, check_regparam,
+                                     check_regparam_grid)
+    from rlscore.estimators import KernelRLSCV, RankRLSCV
+    from rlscore.learner import KfoldRLS, LeaveOneOutRLS, LeaveQueryOutRankRLS
+
+    r = check_regparam(3)
+    assert type(r) is Regparam and r == 3.0 and check_regparam(r) is r
+    g = check_regparam_grid([1, 0.5])
+    assert isinstance(g, RegparamGrid) and g == [1, 0.5] and type(g[0]) is int
+    assert [type(v) for v in g.checked] == [Regparam, Regparam]
+    assert check_regparam_grid(g) is g
+    with pytest.raises(ValueError, match="twice"):
+        check_regparam_grid([1, 1.0])
+    made = []
+
+    class Counting(Regparam):
+        __slots__ = ()
+
+        def __new__(cls, value):
+            made.append(value)
+            return super().__new__(cls, value)
+
+    monkeypatch.setattr(scalars, "Regparam", Counting)
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((40, 5)), rng.standard_normal(40)
+    q = np.repeat(np.arange(8), 5)
+    grid = [0.01, 0.1, 1, 10]
+    folds = [list(range(20)), list(range(20, 40))]
+    fits = {"LeaveOneOutRLS": lambda: LeaveOneOutRLS(X, y, regparams=grid).regparam,
+            "KfoldRLS": lambda: KfoldRLS(X, y, folds=folds, regparams=grid).regparam,
+            "LeaveQueryOutRankRLS":
+                lambda: LeaveQueryOutRankRLS(X, y, q, regparams=grid).regparam,
+            "KernelRLSCV": lambda: KernelRLSCV(alphas=grid).fit(X, y).alpha_,
+            "RankRLSCV": lambda: RankRLSCV(alphas=grid).fit(X, y, qid=q).alpha_}
+    for name, fit in fits.items():
+        made.clear()
+        best = fit()
+        assert sorted(made) == grid, (name, made)
+        assert best in grid
+        if name == "LeaveOneOutRLS":
+            assert type(best) is type(grid[grid.index(best)])

@@ -20,7 +20,7 @@ import numpy as np
 from rlscore.datasets import load_davis, load_metz
 from rlscore.core.kronecker import repair_kernel
 from rlscore.learner import CGKronRLS, KronRLS
-from rlscore.measure import cindex
+from rlscore.measure import cindex, rm2
 from rlscore.utilities.pairs import flat_to_pairs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -244,8 +244,23 @@ def main(argv=None):
                     help="with --learned: grid, learned (LOO criterion), evidence")
     ap.add_argument("--intervals", action="store_true",
                     help="Davis: only the 90%% jackknife+ intervals for new drugs")
+    ap.add_argument("--intervals-both", action="store_true",
+                    help="Davis: only the 90%% CV+ intervals for a new drug with a new "
+                         "target (setting D)")
+    ap.add_argument("--metz-learned", type=int, default=0, metavar="N",
+                    help="Metz: only new drugs with learned kernels, the grid and CV+ "
+                         "intervals, N outer folds")
     args = ap.parse_args(argv)
     root = data_folder(args.data)
+    if args.metz_learned:
+        KD, KT, Y = load_metz(root / "metz")
+        res = metz_new_drugs(KD, KT, Y, n_outer=args.metz_learned)
+        cov = np.array(res.pop("intervals"))
+        print(learned_table(res, seconds="wall s per fold"))
+        print(f"Metz, new drugs, 90% CV+ by drug: coverage per outer fold "
+              f"{', '.join(f'{c:.3f}' for c in cov[:, 0])}, mean width "
+              f"{cov[:, 1].mean():.3f}")
+        return None
     if args.metz_only:
         return run_metz(root, args)
     davis = root / "davis"
@@ -253,18 +268,14 @@ def main(argv=None):
         KD, KT, Y = davis_kernels(davis)
         res = learned_vs_grid(KD, KT, Y, n_outer=args.learned,
                               methods=args.methods.split(","))
-        print("| new drugs | test CI | test MSE | seconds per fold |\n|---|---|---|---|")
-        for name, rows in res.items():
-            a = np.array(rows)
-            print(f"| {name} | {a[:, 0].mean():.3f} ± {a[:, 0].std(ddof=1):.3f} | "
-                  f"{a[:, 1].mean():.3f} ± {a[:, 1].std(ddof=1):.3f} | "
-                  f"{a[:, 2].mean():.0f} |")
+        print(learned_table(res))
         return None
-    if args.intervals:
+    if args.intervals or args.intervals_both:
         KD, KT, Y = davis_kernels(davis)
         t0, c0 = time.perf_counter(), time.process_time()
-        r = new_drug_intervals(KD, KT, Y)
-        print(f"Davis, new drugs, 90% jackknife+ by drug: coverage {r['coverage']:.3f}, "
+        by = "both" if args.intervals_both else "drugs"
+        r = new_drug_intervals(KD, KT, Y, by=by)
+        print(f"Davis, new {by}, 90% intervals by {by}: coverage {r['coverage']:.3f}, "
               f"mean width {r['width']:.3f}; per outer fold "
               f"{', '.join(f'{c:.3f}' for c in r['per_fold'])}; alphas "
               f"{', '.join(f'{a:g}' for a in r['alphas'])}; "
@@ -291,25 +302,34 @@ def pairs_of(rows, cols):
     return np.column_stack([np.repeat(rows, len(cols)), np.tile(cols, len(rows))])
 
 
-def new_drug_intervals(KD, KT, Y, alpha=0.1, k=5, seed=0, method="jackknife+"):
+def new_drug_intervals(KD, KT, Y, alpha=0.1, k=5, seed=0, method="jackknife+", by="drugs"):
     """Prediction intervals for new drugs: outer k-fold over drugs; in each training
     part PairwiseRLSCV chooses alpha by exact leave-one-drug-out CV (setting B) and
     ``predict_interval(by="drugs")`` gives jackknife+ intervals (the models without
     each training drug, no refit) for every pair of the held-out drugs. Labels are
-    centred by the training mean. Returns the coverage and the mean width over all
-    held-out pairs, the coverage per outer fold and the chosen alphas."""
+    centred by the training mean. ``by="both"`` (setting D): the k diagonal blocks
+    drug fold i x target fold i are held out, each trained without those drugs and
+    targets; PairwiseRLSCV(cv="both", n_folds=k) chooses alpha and
+    ``predict_interval(by="both", n_folds=k)`` gives CV+ intervals from the models
+    without each block of a training drug fold and a training target fold. Returns
+    the coverage and the mean width over all held-out pairs, the coverage per outer
+    fold and the chosen alphas."""
     from rlscore.estimators import PairwiseRLSCV
     n1, n2 = Y.shape
-    folds = object_folds(n1, k, np.random.default_rng(seed))
-    targets = np.arange(n2)
+    rng = np.random.default_rng(seed)
+    folds = object_folds(n1, k, rng)
+    tfolds = object_folds(n2, k, rng) if by == "both" else [np.arange(n2)] * k
     covered, width, per_fold, alphas = [], [], [], []
-    for R in folds:
+    for R, C in zip(folds, tfolds):
         train = np.setdiff1d(np.arange(n1), R)
-        tr, te = pairs_of(train, targets), pairs_of(R, targets)
+        ttrain = np.setdiff1d(np.arange(n2), C) if by == "both" else np.arange(n2)
+        tr, te = pairs_of(train, ttrain), pairs_of(R, C)
         y = Y[tr[:, 0], tr[:, 1]]
         mu = y.mean()
-        est = PairwiseRLSCV(KD, KT, kernel="precomputed", cv="drugs").fit(tr, y - mu)
-        _, lo, hi = est.predict_interval(te, miscoverage=alpha, method=method)
+        est = PairwiseRLSCV(KD, KT, kernel="precomputed", cv=by,
+                            n_folds=k if by == "both" else None).fit(tr, y - mu)
+        _, lo, hi = est.predict_interval(te, miscoverage=alpha, method=method,
+                                         n_folds=k if by == "both" else None)
         yt = Y[te[:, 0], te[:, 1]] - mu
         inside = (lo <= yt) & (yt <= hi)
         covered.append(inside)
@@ -327,7 +347,9 @@ def learned_vs_grid(KD, KT, Y, k=5, seed=0, n_outer=None, log=print,
     exact leave-one-drug-out CV (PairwiseRLSCV(cv="drugs")) beside one Gaussian gamma
     per domain learned on the similarity matrices with alpha (PairwiseRLS(gamma=
     "learn"), the in-sample leave-one-pair-out criterion). Labels centred by the
-    training mean. Returns {method: [(ci, mse, seconds), ...]} over the outer folds."""
+    training mean. ``"drugs"`` learns the widths and alpha by the exact
+    leave-one-drug-out error (setting B) and its gradient instead. Returns
+    {method: [(ci, mse, CPU seconds, rm2), ...]} over the outer folds."""
     from rlscore.estimators import PairwiseRLS, PairwiseRLSCV
     n1, n2 = Y.shape
     folds = object_folds(n1, k, np.random.default_rng(seed))[:n_outer]
@@ -343,14 +365,140 @@ def learned_vs_grid(KD, KT, Y, k=5, seed=0, n_outer=None, log=print,
             "grid": PairwiseRLSCV(KD, KT, kernel="precomputed", cv="drugs"),
             "learned": PairwiseRLS(KD, KT, kernel="precomputed", gamma="learn"),
             "evidence": PairwiseRLS(KD, KT, kernel="precomputed", gamma="learn",
-                                    criterion="evidence")}
+                                    criterion="evidence"),
+            "drugs": PairwiseRLS(KD, KT, kernel="precomputed", gamma="learn",
+                                 criterion="drugs")}
         for name in methods:
             est = candidates[name]
-            t0 = time.perf_counter()
+            t0 = time.process_time()            # CPU: the machine may be shared
             p = est.fit(tr, y - mu).predict(te) + mu
-            out[name].append((cindex(yt, p), mse(yt, p), time.perf_counter() - t0))
+            out[name].append((cindex(yt, p), mse(yt, p), time.process_time() - t0,
+                              rm2(yt, p)))
             log(name, out[name][-1], getattr(est, "gamma1_", None),
                 getattr(est, "gamma2_", None), getattr(est, "alpha_", None))
+    return out
+
+
+def learned_table(res, seconds="CPU s per fold"):
+    """Markdown rows: per method the mean ± sample standard deviation over the outer
+    folds of the test c-index, MSE and r_m^2, and the seconds per fold (the column
+    named ``seconds``: CPU for :func:`learned_vs_grid`, wall-clock for
+    :func:`metz_new_drugs`)."""
+    lines = [f"| new drugs | test CI | test MSE | test r_m^2 | {seconds} |",
+             "|---|---|---|---|---|"]
+    for name, rows in res.items():
+        a = np.array(rows, dtype=float)
+        sd = (lambda v: v.std(ddof=1)) if len(a) > 1 else (lambda v: np.nan)
+        lines.append(f"| {name} | {a[:, 0].mean():.3f} ± {sd(a[:, 0]):.3f} | "
+                     f"{a[:, 1].mean():.3f} ± {sd(a[:, 1]):.3f} | "
+                     f"{a[:, 3].mean():.3f} ± {sd(a[:, 3]):.3f} | {a[:, 2].mean():.0f} |")
+    return "\n".join(lines)
+
+
+#: options of :func:`metz_new_drugs`
+METZ_LEARNED = dict(grid=(4.0, 1.0), maxiter=100, alpha=0.1, n_learn=20000,
+                    max_evaluations=25)
+
+
+def metz_new_drugs(KD, KT, Y, k=5, seed=0, n_outer=None, log=print, opts=None):
+    """Metz (incomplete), new drugs: outer k-fold over drugs. In each training part
+
+    * ``grid``: the given (shifted) kernels, regparam from ``grid`` by one inner fold
+      of drugs along a warm-started CGKronRLS path (as :func:`metz_settings`);
+    * ``learned``: one Gaussian width per domain on the similarity-induced distance
+      (:func:`rlscore.core.hyper.similarity_features`) and regparam, by Nelder-Mead on
+      the 3-fold leave-drugs-out error of the sampled solver
+      (:func:`rlscore.core.hyper.learn_sampled_kron_kernel`) over at most ``n_learn``
+      training pairs, then refitted on all of them;
+    * 90% CV+ intervals by drug for the grid model: k inner folds of training drugs,
+      each refitted without its drugs (k CGKronRLS fits), the residuals of its drugs'
+      pairs and its predictions for the outer fold's pairs, through
+      :class:`rlscore.core.rls.IntervalModel`.
+
+    Labels are centred by the training mean; ``opts`` overrides :data:`METZ_LEARNED`
+    (``grid``, ``maxiter`` of MINRES, miscoverage ``alpha``, ``n_learn``,
+    ``max_evaluations``). Returns {"grid": [...], "learned": [...]} rows (ci, mse,
+    wall-clock seconds, rm2) and "intervals": (coverage, mean width, wall-clock
+    seconds) per outer fold."""
+    from rlscore.core.hyper import (SampledKernelSearch, learn_sampled_kron_kernel,
+                                    similarity_features)
+    from rlscore.core.rls import IntervalModel
+    o = dict(METZ_LEARNED, **(opts or {}))
+    grid, maxiter, alpha = tuple(o["grid"]), o["maxiter"], o["alpha"]
+    rows, cols = np.where(~np.isnan(Y))
+    y = Y[rows, cols]
+    n1 = Y.shape[0]
+    rng = np.random.default_rng(seed)
+    drug_folds = object_folds(n1, k, rng)[:n_outer]
+    KDs, _ = repair_kernel(0.5 * (KD + KD.T), "shift", "KD")
+    KTs, _ = repair_kernel(0.5 * (KT + KT.T), "shift", "KT")
+    FD, FT = similarity_features(KD, "KD"), similarity_features(KT, "KT")
+    out = {"grid": [], "learned": [], "intervals": []}
+    for R in drug_folds:
+        te = np.flatnonzero(np.isin(rows, R))
+        tr = np.flatnonzero(~np.isin(rows, R))
+        yt = y[te]
+        # the grid: regparam by one inner fold of drugs
+        t0 = time.perf_counter()
+        inner = object_folds(n1, k, rng)
+        va = tr[np.isin(rows[tr], inner[0])]
+        fit = tr[~np.isin(rows[tr], inner[0])]
+        mu = y[fit].mean()
+        preds = fit_cg(KDs, KTs, rows[fit], cols[fit], y[fit] - mu, list(grid),
+                       maxiter=maxiter)
+        errs = [mse(y[va], p.predict(KDs, KTs, rows[va], cols[va]) + mu) for p in preds]
+        lam = grid[int(np.argmin(errs))]
+        mu = y[tr].mean()
+        model = fit_cg(KDs, KTs, rows[tr], cols[tr], y[tr] - mu, list(grid[: grid.index(lam)
+                                                                           + 1]),
+                       maxiter=maxiter)[-1]
+        p = model.predict(KDs, KTs, rows[te], cols[te]) + mu
+        out["grid"].append((cindex(yt, p), mse(yt, p), time.perf_counter() - t0,
+                            rm2(yt, p)))
+        log("grid", lam, out["grid"][-1])
+        # CV+ by drug: k refits without each inner fold of training drugs
+        t0 = time.perf_counter()
+        res = np.empty(tr.size)
+        fold_of = np.empty(tr.size, dtype=np.intp)
+        cols_out = []
+        for f, F in enumerate(inner):
+            hold = np.isin(rows[tr], F)
+            sub = tr[~hold]
+            m_f = fit_cg(KDs, KTs, rows[sub], cols[sub], y[sub] - mu, [lam],
+                         maxiter=maxiter)[-1]
+            res[hold] = y[tr[hold]] - mu - m_f.predict(KDs, KTs, rows[tr[hold]],
+                                                       cols[tr[hold]])
+            fold_of[hold] = f
+            cols_out.append(m_f.predict(KDs, KTs, rows[te], cols[te]))
+
+        class Columns:                      # the full model and the k fold models
+            def predict(self, X):              # X: (u, 1) positions among te
+                X = np.asarray(X, dtype=np.intp)[:, 0]
+                return np.column_stack([p[X] - mu] + [c[X] for c in cols_out])
+        im = IntervalModel(Columns(), 1, "folds", res[:, None], fold_of=fold_of)
+        _, lo, hi = im.predict_interval(np.arange(te.size)[:, None], alpha, "cv+")
+        inside = (lo[:, 0] + mu <= yt) & (yt <= hi[:, 0] + mu)
+        out["intervals"].append((float(inside.mean()), float(np.mean(hi - lo)),
+                                 time.perf_counter() - t0))
+        log("intervals", out["intervals"][-1])
+        # learned widths and regparam on the sampled solver
+        t0 = time.perf_counter()
+        sub = tr if tr.size <= o["n_learn"] else np.sort(rng.choice(tr, o["n_learn"],
+                                                                   replace=False))
+        r = learn_sampled_kron_kernel(
+            FD, FT, y[sub], rows[sub], cols[sub], setting="drugs", n_folds=3,
+            search=SampledKernelSearch(max_evaluations=o["max_evaluations"],
+                                       maxiter=maxiter, rtol=1e-6))
+        K1, K2 = (f.evaluate(t)[0] for f, t in ((r.family1, r.theta1),
+                                                (r.family2, r.theta2)))
+        mu = y[tr].mean()
+        m = fit_cg(K1, K2, rows[tr], cols[tr], y[tr] - mu, [r.regparam],
+                   maxiter=maxiter)[-1]
+        p = m.predict(K1, K2, rows[te], cols[te]) + mu
+        out["learned"].append((cindex(yt, p), mse(yt, p), time.perf_counter() - t0,
+                               rm2(yt, p)))
+        log("learned", r.regparam, r.kernel_params1, r.kernel_params2,
+            len(r.history), out["learned"][-1])
     return out
 
 

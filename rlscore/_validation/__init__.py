@@ -51,7 +51,8 @@ from rlscore._validation._scalars import (INDEFINITE, MAX_DEGREE, MAX_REGPARAM, 
                                           check_indefinite, check_kernel_params,
                                           check_miscoverage, check_positive_int, check_real,
                                           miscoverage_argument, NOT_GIVEN,
-                                          check_regparam, check_regparam_grid, check_tol)
+                                          check_regparam, check_regparam_grid, check_tol,
+                                          Regparam, RegparamGrid)
 from rlscore._validation._resources import (available_memory, check_memory,
                                             check_peak_memory, format_bytes,
                                             user_stacklevel, warn_unused_kwargs)
@@ -60,6 +61,7 @@ from rlscore._validation._structured import (check_complete_size, check_pairwise
 
 __all__ = [
     "as_2d_labels", "as_data_matrix", "as_index_array", "IndexArrayError", "check_regparam",
+    "Regparam", "RegparamGrid",
     "check_memory", "available_memory", "warn_unused_kwargs", "check_real", "check_bias",
     "check_gamma", "check_coef0", "check_degree", "check_kernel_params", "check_tol",
     "check_positive_int", "check_no_overflow", "check_finite_result", "MAX_DEGREE",

@@ -54,28 +54,56 @@ def check_real(value, name, *, minimum=None, open_minimum=False, maximum=None,
 MAX_REGPARAM = 1e150
 
 
+class Regparam(float):
+    """A regularization parameter that has passed :func:`check_regparam`: a float that
+    carries its validation with it, so a face checks each value once at its boundary
+    and the models below it (``solve``, ``grid_search``) take it as it is."""
+
+    __slots__ = ()
+
+
 def check_regparam(regparam, name="regparam"):
-    """Return regparam as a float; TypeError unless a real number, ValueError if it is
-    negative, NaN, infinite or above :data:`MAX_REGPARAM`."""
-    return check_real(regparam, name, minimum=0, maximum=MAX_REGPARAM,
-                      why=" (its square must stay within float64)")
+    """Return regparam as a :class:`Regparam` (a float); TypeError unless a real
+    number, ValueError if it is negative, NaN, infinite or above :data:`MAX_REGPARAM`.
+    A value that is already a :class:`Regparam` is returned as it is (checked once,
+    at the boundary that made it). O(1)."""
+    if type(regparam) is Regparam:
+        return regparam
+    return Regparam(check_real(regparam, name, minimum=0, maximum=MAX_REGPARAM,
+                               why=" (its square must stay within float64)"))
+
+
+class RegparamGrid(list):
+    """A grid of regparams that has passed :func:`check_regparam_grid`: the values as
+    given (an int stays an int: the face reports the chosen element itself, as RLScore
+    does) and, in ``checked``, the same values as :class:`Regparam`, which
+    :func:`rlscore.core.selection.grid_search` hands to the model's ``solve``."""
+
+    def __init__(self, values, checked):
+        super().__init__(values)
+        self.checked = checked
 
 
 def check_regparam_grid(values, name="regparams"):
-    """A grid of regularization parameters as a list (the values as given): non-empty,
-    each value through :func:`check_regparam`, no value given twice (a repeated value
-    would be scored twice and tie with itself as the best). ValueError naming ``name``
-    and the repeated value. O(n)."""
+    """A grid of regularization parameters as a :class:`RegparamGrid` (the values as
+    given): non-empty, each value through :func:`check_regparam` (once: a
+    :class:`RegparamGrid` is returned as it is, and the models take its ``checked``
+    values without checking again), no value given twice (a repeated value would be
+    scored twice and tie with itself as the best). ValueError naming ``name`` and the
+    repeated value. O(n)."""
+    if isinstance(values, RegparamGrid):
+        return values
     values = list(values)
     if not values:
         raise ValueError(f"{name} is empty")
+    checked = [check_regparam(v, name) for v in values]
     seen = {}
-    for i, v in enumerate(check_regparam(v, name) for v in values):
+    for i, v in enumerate(checked):
         if v in seen:
             raise ValueError(f"{name} gives the value {v:g} twice (positions "
                              f"{seen[v] + 1} and {i + 1}): give each value once")
         seen[v] = i
-    return values
+    return RegparamGrid(values, checked)
 
 
 def check_bias(bias, name="bias"):

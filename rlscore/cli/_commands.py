@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from rlscore._validation import check_regparam_grid
 from rlscore.cli._base import (KERNELS, LEARNERS, Basis, DataError, Progress, UsageError,
                                _json_value)
 from rlscore.cli._data import ZERO_BASED_CHOICES, input_table, load_training_data
@@ -139,7 +140,7 @@ def _grid(args, spec, data, kernel, kp, basis):
         from rlscore.core.ranksvm import grid_below
         note(f"--regparams not given: 21 values from lambda_max = {lmax:.6g} down to "
              f"lambda_max * 2^-20")
-        return grid_below(lmax, 21)
+        return check_regparam_grid(grid_below(lmax, 21))
     note("--regparams not given: 2^-10..2^10 (21 values)")
     return _usage(parse_grid, "2^-10..2^10")
 
@@ -407,21 +408,30 @@ def _cmd_cv(args):
     how = ("validation-file" if sel.cv_name == "valid"
            else f"{sel.cv_name} cross-validation")
     per_query = " per query" if data.groups is not None and measure.per_query else ""
+    return report_selection(
+        args, spec, sel, measure, bool(per_query),
+        f"{spec.name}, {args.kernel} kernel, {how} on {data.X.shape[0]} examples, "
+        f"{measure.name}{per_query} ({'lower' if measure.iserror else 'higher'} "
+        f"is better)")
+
+
+def report_selection(args, spec, sel, measure, per_query, header):
+    """The result of ``rlscore cv``: with ``--format json`` one JSON object (learner,
+    kernel, cv, measure, per_query, higher_is_better, regparams, cv_performances,
+    regparam), else ``header`` and the table; then ``--plot``. Returns the exit
+    status 0."""
+    grid, perfs = sel.grid, sel.performances
     if getattr(args, "format", "text") == "json":
-        out = {"learner": spec.name, "kernel": args.kernel, "cv": sel.cv_name,
-               "measure": measure.name, "per_query": bool(per_query),
-               "higher_is_better": not measure.iserror,
-               "regparams": [float(g) for g in grid],
-               "cv_performances": [_json_value(v) for v in perfs],
-               "regparam": float(sel.best)}
-        sys.stdout.write(json.dumps(out) + "\n")
-        if getattr(args, "plot", None):
-            _plot(args.plot, grid, perfs, measure.name, sel.best)
-        return 0
-    print(f"{spec.name}, {args.kernel} kernel, {how} on {data.X.shape[0]} examples, "
-          f"{measure.name}{per_query} ({'lower' if measure.iserror else 'higher'} "
-          f"is better)")
-    print(_table(grid, perfs, measure.name, sel.best))
+        sys.stdout.write(json.dumps({
+            "learner": spec.name, "kernel": args.kernel, "cv": sel.cv_name,
+            "measure": measure.name, "per_query": per_query,
+            "higher_is_better": not measure.iserror,
+            "regparams": [float(g) for g in grid],
+            "cv_performances": [_json_value(v) for v in perfs],
+            "regparam": float(sel.best)}) + "\n")
+    else:
+        print(header)
+        print(_table(grid, perfs, measure.name, sel.best))
     if getattr(args, "plot", None):
         _plot(args.plot, grid, perfs, measure.name, sel.best)
     return 0

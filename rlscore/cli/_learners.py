@@ -67,7 +67,8 @@ def _rls_train(data, regparam, kernel, kp, basis):
 
 def _rls_loo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.selection import LOOCV
-    model = _rls_model(data, grid[0], kernel, kp, basis, True, CVIntent("loo", len(grid)))
+    model = _rls_model(data, grid.checked[0], kernel, kp, basis, True,
+                       CVIntent("loo", len(grid)))
     return LOOCV(model, _plain_measure(measure))
 
 
@@ -76,7 +77,7 @@ def _kfold_cv(fit_model, data, grid, kernel, kp, basis, measure, args):
     decomposed for the path and planned for the folds' hold-outs."""
     from rlscore.core.selection import NfoldCV
     folds = _kfold(data, args)
-    model = fit_model(data, grid[0], kernel, kp, basis, True,
+    model = fit_model(data, grid.checked[0], kernel, kp, basis, True,
                       CVIntent.kfold(len(grid), len(folds)))
     return NfoldCV(model, _plain_measure(measure), folds, disjoint=True)
 
@@ -86,7 +87,8 @@ _rls_kfold = functools.partial(_kfold_cv, _rls_model)
 
 def _rls_lpo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.selection import LPOCV
-    model = _rls_model(data, grid[0], kernel, kp, basis, True, CVIntent("lpo"))
+    model = _rls_model(data, grid.checked[0], kernel, kp, basis, True,
+                       CVIntent("lpo"))
     return LPOCV(model)
 
 
@@ -99,7 +101,8 @@ _grank_kfold = functools.partial(_kfold_cv, _rank_model)
 
 def _grank_lpo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.rankrls import RankLPOCV
-    model = _rank_model(data, grid[0], kernel, kp, basis, True, CVIntent("rank"))
+    model = _rank_model(data, grid.checked[0], kernel, kp, basis, True,
+                        CVIntent("rank"))
     return RankLPOCV(model)
 
 
@@ -109,7 +112,7 @@ def _qrank_train(data, regparam, kernel, kp, basis):
 
 def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
     from rlscore.core.selection import LQOCV
-    model = _rank_model(data, grid[0], kernel, kp, basis, True,
+    model = _rank_model(data, grid.checked[0], kernel, kp, basis, True,
                         CVIntent("lqo", len(grid)), query=True)
     return LQOCV(model, _plain_measure(measure))
 

@@ -76,7 +76,7 @@ def _model(spec, data, grid, kernel, kp, basis, need):
     from rlscore.core.selection import RefitModel
     fast = spec.holdout if need == "holdout" else spec.solve
     if fast:
-        return spec.train(data, grid[0], kernel, kp, basis)
+        return spec.train(data, grid.checked[0], kernel, kp, basis)
 
     def train(rows, regparam):
         sub = data if rows is None else types.SimpleNamespace(
@@ -169,7 +169,7 @@ def _per_query_cv(cv, spec, data, grid, kernel, kp, basis, measure):
     leave-one-out predictions scored within the query; :class:`~rlscore.core.selection.
     QueryLPOCV`: the pairs within each query held out), averaged over queries."""
     from rlscore.core.selection import LOOCV, QueryLPOCV
-    model = spec.train(data, grid[0], kernel, kp, basis)
+    model = spec.train(data, grid.checked[0], kernel, kp, basis)
     if cv == "loo":
         return LOOCV(model, measure, data.groups)
     return QueryLPOCV(model, data.groups)

@@ -26,12 +26,11 @@ import sys
 
 import numpy as np
 
-from rlscore.cli._base import (LEARNERS, DataError, LearnerSpec, Progress, UsageError,
-                               register_learner)
 from rlscore.cli._apply import _cmd_evaluate, _model_and_rows
-from rlscore.cli._base import _fmt, _json_value
+from rlscore.cli._base import (LEARNERS, DataError, LearnerSpec, Progress, UsageError,
+                               _fmt, register_learner)
 from rlscore.cli._commands import (_check_plot, _cmd_cv, _cmd_fit, _kernel_args, _learner,
-                                   _plot, _table)
+                                   _table, report_selection)
 from rlscore.cli._options import _usage
 from rlscore.cli._data import input_table, load_training_data, read_file, survival_columns
 from rlscore.cli._select import CV_NAMES, _grid_search, example_folds, note
@@ -177,22 +176,22 @@ def _survival_spec(args):
     return _learner(args)
 
 
-def cmd_fit(args):
-    """``rlscore fit``: a survival learner here, every other in
-    :func:`rlscore.cli._commands._cmd_fit`."""
-    spec = _survival_spec(args)
-    if spec is None:
-        return _cmd_fit(args)
-    return _fit(args, spec, *_prepare(args, spec, "fit"))
+def _survival_or_general(command, general):
+    """``rlscore COMMAND``: a survival learner here (``_fit`` / ``_cv`` of this module),
+    every other by ``general`` (:mod:`rlscore.cli._commands`)."""
+    def run(args):
+        spec = _survival_spec(args)
+        if spec is None:
+            return general(args)
+        own = _fit if command == "fit" else _cv
+        return own(args, spec, *_prepare(args, spec, command))
+    run.__doc__ = (f"``rlscore {command}``: a survival learner here, every other in "
+                   f":func:`rlscore.cli._commands.{general.__name__}`.")
+    return run
 
 
-def cmd_cv(args):
-    """``rlscore cv``: a survival learner here, every other in
-    :func:`rlscore.cli._commands._cmd_cv`."""
-    spec = _survival_spec(args)
-    if spec is None:
-        return _cmd_cv(args)
-    return _cv(args, spec, *_prepare(args, spec, "cv"))
+cmd_fit = _survival_or_general("fit", _cmd_fit)
+cmd_cv = _survival_or_general("cv", _cmd_cv)
 
 
 def cmd_evaluate(args):
@@ -251,23 +250,12 @@ def _train(spec, data, regparam, kernel, kp, path):
 
 def _cv(args, spec, data, kernel, kp):
     _check_plot(args)
-    sel, grid, measure = _selection(args, spec, data, kernel, kp)
-    perfs = sel.performances
-    if args.format == "json":
-        sys.stdout.write(json.dumps({
-            "learner": spec.name, "kernel": args.kernel, "cv": sel.cv_name,
-            "measure": measure.name, "per_query": False, "higher_is_better": True,
-            "regparams": [float(g) for g in grid],
-            "cv_performances": [_json_value(v) for v in perfs],
-            "regparam": float(sel.best)}) + "\n")
-    else:
-        print(f"{spec.name}, {args.kernel} kernel, {sel.cv_name} cross-validation on "
-              f"{data.X.shape[0]} examples ({int(data.event.sum())} events), "
-              f"{measure.name} (higher is better)")
-        print(_table(grid, perfs, measure.name, sel.best))
-    if getattr(args, "plot", None):
-        _plot(args.plot, grid, perfs, measure.name, sel.best)
-    return 0
+    sel, _, measure = _selection(args, spec, data, kernel, kp)
+    return report_selection(
+        args, spec, sel, measure, False,
+        f"{spec.name}, {args.kernel} kernel, {sel.cv_name} cross-validation on "
+        f"{data.X.shape[0]} examples ({int(data.event.sum())} events), "
+        f"{measure.name} (higher is better)")
 
 
 # ------------------------------------------------------------------------ evaluate
@@ -353,7 +341,7 @@ def _rankrls_train(data, regparam, kernel, kp, basis):
 def _rankrls_cv(data, grid, kernel, kp, basis, measure, args):
     """Exact K-fold / leave-one-out of survival RankRLS (no refit)."""
     from rlscore.core.survival import SurvivalCV
-    model = _rankrls_train(data, grid[0], kernel, kp, basis)
+    model = _rankrls_train(data, grid.checked[0], kernel, kp, basis)
     folds = "loo" if args.cv == "loo" else example_folds(data.X.shape[0], args.folds,
                                                          args.seed)
     return SurvivalCV(model, folds, measure)

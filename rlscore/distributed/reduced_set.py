@@ -96,6 +96,14 @@ def _fold_column(out, i):
 class _ReducedSetModel(PredictorInterface):
     _kind = "rls"
 
+    def _train(self, data, regparam, kernel, path, callback, verbose, kernel_params,
+               **basis):
+        """The constructors' training under ``verbosity(verbose)``; ``basis``: their
+        ``basis_vectors``, ``n_basis``, ``random_state`` and ``keep_basis_in_cv``."""
+        with verbosity(verbose):
+            self._setup(data, regparam, kernel, basis, path, callback, verbose,
+                        kernel_params)
+
     def _setup(self, data, regparam, kernel, basis, path, callback, verbose,
                kernel_params):
         """Train on the partitioned ``data``; ``basis``: the constructor's
@@ -405,12 +413,10 @@ class RLS(_ReducedSetModel):
     def __init__(self, X, Y=None, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
                  n_basis=None, random_state=None, path=False, client=None, persist=False,
                  callback=None, verbose=False, keep_basis_in_cv=False, **kernel_params):
-        data = as_partitioned(X, Y, None, client, persist)
-        with verbosity(verbose):
-            self._setup(data, regparam, kernel,
-                        dict(basis_vectors=basis_vectors, n_basis=n_basis,
-                             random_state=random_state, keep_basis_in_cv=keep_basis_in_cv),
-                        path, callback, verbose, kernel_params)
+        self._train(as_partitioned(X, Y, None, client, persist), regparam, kernel, path,
+                    callback, verbose, kernel_params, basis_vectors=basis_vectors,
+                    n_basis=n_basis, random_state=random_state,
+                    keep_basis_in_cv=keep_basis_in_cv)
 
 
 class QueryRankRLS(_ReducedSetModel):
@@ -426,12 +432,10 @@ class QueryRankRLS(_ReducedSetModel):
                  basis_vectors=None, n_basis=None, random_state=None, path=False,
                  client=None, persist=False, callback=None, verbose=False,
                  keep_basis_in_cv=False, **kernel_params):
-        data = as_partitioned(X, Y, qids, client, persist)
-        with verbosity(verbose):
-            self._setup(data, regparam, kernel,
-                        dict(basis_vectors=basis_vectors, n_basis=n_basis,
-                             random_state=random_state, keep_basis_in_cv=keep_basis_in_cv),
-                        path, callback, verbose, kernel_params)
+        self._train(as_partitioned(X, Y, qids, client, persist), regparam, kernel, path,
+                    callback, verbose, kernel_params, basis_vectors=basis_vectors,
+                    n_basis=n_basis, random_state=random_state,
+                    keep_basis_in_cv=keep_basis_in_cv)
 
 
 class GlobalRankRLS(RLS):

@@ -23,13 +23,15 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore._validation import NOT_GIVEN, check_square_kernel, miscoverage_argument
-from rlscore.core.kronecker import KronRLSModel
+from rlscore.core.kronecker import INTERVAL_SETTINGS, KronRLSModel
 from rlscore.core.kronecker import SampledKronRLSModel, SampledKronRLSOptions
-from rlscore.core.hyper import LearnableKernel, learn_kron_kernel, similarity_features
-from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
+from rlscore.core.hyper import (LearnableKernel, kron_setting_criterion, learn_kron_kernel,
+                                similarity_features)
+from rlscore.estimators._base import (DEGREE_DOC, check_alpha,
                                       check_iteration_params, clear_fitted, kernel_params,
                                       learning_degree, reports_progress, resolve_kernel,
                                       store_params, verbose_doc)
+from rlscore.estimators._pairs import PairsRegressorMixin
 from rlscore.kernel import KERNELS
 
 __all__ = ["PairwiseRLS", "PairDomainsMixin"]
@@ -201,17 +203,19 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
     ard : bool, default=False
         With ``gamma="learn"`` and the rbf kernel: one gamma per feature of each
         domain.
-    criterion : {"loo", "evidence"}, default="loo"
+    criterion : {"loo", "evidence", "drugs", "targets", "both"}, default="loo"
         With ``gamma="learn"``: the criterion minimized, the in-sample
-        leave-one-pair-out squared error or the Gaussian-process evidence (negative
+        leave-one-pair-out squared error (new pairs of known objects), the
+        Gaussian-process evidence (negative
         log marginal likelihood per pair with the covariance K2 kron K1, amplitude
-        profiled out; :func:`rlscore.core.hyper.kron_evidence_gradient`).
-    degree : int >= 1 or None, default=None
-        Degree of the poly kernel. None means 3 for a fixed poly kernel
-        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
-        (the fixed degree of kernel learning in every face: the learners, the CLI
-        and :mod:`rlscore.core`, whose default it is).
-    coef0 : float, default=1
+        profiled out; :func:`rlscore.core.hyper.kron_evidence_gradient`), or the
+        exact hold-out error for new objects with its gradient: leave-one-drug-out
+        (``"drugs"`` / ``"rows"``), leave-one-target-out (``"targets"`` /
+        ``"columns"``), or both new (``"both"``: one drug and one target per block,
+        small data only; ``rlscore.core.hyper.KronHoldoutCriterion("both",
+        n_folds=k)`` for k folds of each domain). See
+        :func:`rlscore.core.hyper.learn_kron_kernel`.
+{DEGREE_DOC}    coef0 : float, default=1
     pairwise_kernel : {{"kronecker", "symmetric", "reciprocal"}}, default="kronecker"
         For one domain (``X2=None``): the symmetric kernel
         1/2 [k(a,c) k(b,d) + k(a,d) k(b,c)] for symmetric relations, or the
@@ -316,8 +320,10 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
     def _check_learning(self, name, complete):
         if not isinstance(self.ard, (bool, np.bool_)):
             raise TypeError(f"ard must be True or False, got {self.ard!r}")
-        if self.criterion not in ("loo", "evidence"):
-            raise ValueError(f"criterion must be 'loo' or 'evidence', got "
+        if kron_setting_criterion(self.criterion) is None and \
+                self.criterion not in ("loo", "evidence"):
+            raise ValueError(f"criterion must be 'loo', 'evidence', 'drugs', 'targets' "
+                             f"or 'both' (or a KronHoldoutCriterion), got "
                              f"{self.criterion!r}")
         if not self._learns():
             if self.ard:
@@ -467,8 +473,7 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         self._set_fitted_attributes()
         return self
 
-    _INTERVAL_BY = {"pairs": "pairs", "drugs": "rows", "rows": "rows",
-                    "targets": "cols", "columns": "cols"}
+    _INTERVAL_BY = INTERVAL_SETTINGS
 
     def _interval_by(self, by):
         return "pairs" if by is None else by
@@ -487,18 +492,24 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
             Miscoverage rate: 0.1 gives 90% intervals.
         method : {"jackknife+", "jackknife", "jackknife-minmax", "cv+", "cv", \
 "cv-minmax"}, default="jackknife+"
-        by : {"pairs", "drugs", "rows", "targets", "columns"} or None
+        by : {"pairs", "drugs", "rows", "targets", "columns", "both"} or None
             What the hold-out models leave out, i.e. what the test pairs are new in.
             ``"pairs"`` (setting A): the leave-one-pair-out models (the jackknife
-            methods); the interval for a new pair of known objects. ``"drugs"`` /
+            methods), or with ``n_folds`` the models without each of ``KFold(n_folds)``'s
+            folds of the training pairs (CV+); the interval for a new pair of known
+            objects. ``"drugs"`` /
             ``"rows"`` (B): the models trained without whole domain-1 objects --
             one per object (a jackknife method name), or ``n_folds`` folds of
             objects (``GroupKFold``, the cv methods); the interval a chemist wants
-            for a new compound. ``"targets"`` / ``"columns"`` (C) likewise. None:
-            ``"pairs"`` (:class:`PairwiseRLSCV`: its ``cv`` setting).
+            for a new compound. ``"targets"`` / ``"columns"`` (C) likewise.
+            ``"both"`` (D): a new drug with a new target, one model per block of a
+            drug fold and a target fold trained without both (``n_folds`` folds of
+            each domain; None: one drug and one target per block, n1 n2 models --
+            small data only). None: ``"pairs"`` (:class:`PairwiseRLSCV`: its ``cv``
+            setting).
         n_folds : int >= 2 or None
-            Folds of objects for ``by="drugs"`` / ``"targets"`` (None: one per
-            object).
+            Folds of pairs, of objects for ``by="drugs"`` / ``"targets"``, or of
+            each domain for ``by="both"`` (None: one per pair / object).
         alpha : float in (0, 1)
             Deprecated alias of ``miscoverage`` (a FutureWarning; removed in the next
             release): ``alpha`` is the regularization in the constructor.
@@ -512,7 +523,11 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         Notes
         -----
         Needs the closed form (complete training grid), the Kronecker pairwise
-        kernel and the squared loss. Two eigendecompositions, O(n1^3 + n2^3), then:
+        kernel and the squared loss. With ``n_folds`` for pairs or ``by="both"`` the
+        method is the cv counterpart of the name given (one model per fold or block;
+        ``rlscore.core.kronecker.kron_both_fold_models``: one decomposition per
+        fold of each domain and O(n1 n2 (n1 + n2)) per block). Two
+        eigendecompositions, O(n1^3 + n2^3), then:
         by pairs O(n1 n2 (n1 + n2)) per test pair (the m leave-one-out models at
         the pair); by drugs, per fold of r drugs O(n2 n1^2 r + n2 r^3) and
         O(u1 n1 n2) for u1 test drugs (targets: the transposed costs); O(u m) for
@@ -534,15 +549,24 @@ class PairwiseRLS(PairDomainsMixin, PairsRegressorMixin, RegressorMixin, BaseEst
         name, X1, X2 = self._objects()
         o1, o2 = self.objects1_, self.objects2_
         if n_folds is not None:
-            from sklearn.model_selection import GroupKFold
-            if setting == "pairs":
-                raise ValueError("n_folds applies to by='drugs' / 'targets'")
-            n = o1.size if setting == "rows" else o2.size
+            from sklearn.model_selection import GroupKFold, KFold
+            sizes = {"pairs": self._pair_index.size, "rows": o1.size, "cols": o2.size,
+                     "both": min(o1.size, o2.size)}
+            n = sizes[setting]
             if isinstance(n_folds, (bool, np.bool_)) or not isinstance(
                     n_folds, (int, np.integer)) or not 2 <= n_folds <= n:
                 raise ValueError(f"n_folds must be an int in [2, {n}], got {n_folds!r}")
-            ids = np.arange(n)
-            folds = [test for _, test in GroupKFold(int(n_folds)).split(ids, groups=ids)]
+
+            def object_folds(n):
+                ids = np.arange(n)
+                return [t for _, t in GroupKFold(int(n_folds)).split(ids, groups=ids)]
+            if setting == "pairs":         # vec_F positions of KFold's folds of samples
+                folds = [self._pair_index[t] for _, t in
+                         KFold(int(n_folds)).split(self._pair_index)]
+            elif setting == "both":
+                folds = (object_folds(o1.size), object_folds(o2.size))
+            else:
+                folds = object_folds(n)
         t1, t2, i, j = self._test_pairs(X, X1.shape[0], X2.shape[0])
         K1, K2 = self._kernel_blocks(name, X1, X2, o1, o2)
         D1, D2 = self._kernel_blocks(name, X1, X2, t1, t2)

@@ -146,12 +146,7 @@ class PairwiseRLSCV(PairwiseRLS):
                                   rowfolds, colfolds)
 
     def _interval_by(self, by):
-        if by is not None:
-            return by
-        if self.cv == "both":
-            raise ValueError("predict_interval has no hold-out models of setting D: give "
-                             "by='pairs', 'drugs' or 'targets'")
-        return self.cv
+        return self.cv if by is None else by
 
     @reports_progress
     def fit(self, X, y):

@@ -6,9 +6,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from rlscore.core.kronecker import KronSVMOptions, SampledKronSVMModel
-from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
+from rlscore.estimators._base import (check_alpha,
                                       check_iteration_params, reports_progress,
                                       store_params)
+from rlscore.estimators._pairs import PairsRegressorMixin
 from rlscore.estimators._kronecker import PairDomainsMixin
 
 __all__ = ["PairwiseSVM"]

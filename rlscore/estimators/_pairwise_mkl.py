@@ -7,9 +7,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from rlscore._validation import check_square_kernel
 from rlscore.core.kronecker import fit_pairwise_mkl
-from rlscore.estimators._base import (PairsRegressorMixin, check_alpha,
+from rlscore.estimators._base import (check_alpha,
                                       check_iteration_params, reports_progress,
                                       store_params, verbose_doc)
+from rlscore.estimators._pairs import PairsRegressorMixin
 
 __all__ = ["MultiKernelPairwiseRLS"]
 

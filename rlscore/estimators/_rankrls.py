@@ -21,14 +21,14 @@ from rlscore.core.rankrls import fit_rank_model
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.hyper import learn_kernel_global, learn_kernel_lqo, learning_options
 from rlscore.core.selection import LQOCV, NfoldCV, QueryLPOCV
-from rlscore.estimators._base import (KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
+from rlscore.estimators._base import (DEGREE_DOC, KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
-                                      clear_fitted, query_groups, ranking_score,
+                                      query_groups, ranking_score,
                                       reports_progress, resolve_kernel, store_params)
 from rlscore.estimators._cv import (_splits, make_crossvalidator, resolve_scoring,
                                     search_alphas, split_crossvalidator)
 from rlscore.estimators._rls import (_BASIS_PARAMS_DOC, _PCG_PARAMS_DOC,
-                                     _STREAM_PARAMS_DOC, LEARNED_ATTRS, KernelRLSCV,
+                                     _STREAM_PARAMS_DOC, KernelRLSCV,
                                      fit_learned_kernel, learned_attrs_doc,
                                      learned_kernel_spec)
 
@@ -67,11 +67,8 @@ _KERNEL_PARAMS_DOC = """\
         term: a constant feature does not change a ranking.
     gamma : float > 0 or None, default=None
         Parameter of the rbf and poly kernels; None means ``1 / n_features``.
-    degree : int >= 1 or None, default=None
-        Degree of the poly kernel. None means 3 for a fixed poly kernel
-        (scikit-learn's KernelRidge and SVR default) and 2 with ``gamma="learn"``
-        (the fixed degree of kernel learning in every face: the learners, the CLI
-        and :mod:`rlscore.core`, whose default it is).
+"""
+_KERNEL_PARAMS_DOC += DEGREE_DOC + """\
     coef0 : float, default=1
         Constant of the poly kernel.
 """
@@ -428,6 +425,7 @@ class RankRLSCV(_RankRLSBase):
     # the same alphas semantics and checks as KernelRLSCV
     _check_alphas = KernelRLSCV._check_alphas
     _learns = KernelRLSCV._learns
+    _start_fit = KernelRLSCV._start_fit
 
     def _kernel_spec(self, n_features):
         return learned_kernel_spec(self) or super()._kernel_spec(n_features)
@@ -506,10 +504,7 @@ class RankRLSCV(_RankRLSBase):
         -----
         See the class notes for the cost.
         """
-        self._learned_params = None
-        clear_fitted(self, *LEARNED_ATTRS)
-        learn = self._learns()
-        alphas = None if learn else self._check_alphas()
+        learn, alphas = self._start_fit()
         cv = self._check_cv()
         measure = _measures.cindex if self.scoring is None else \
             resolve_scoring(self.scoring, cv)

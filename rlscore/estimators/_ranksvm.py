@@ -15,16 +15,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rlscore.core.ranksvm import (NORMALIZATIONS, RankSVMOptions, fit_kernel_ranksvm,
                                   fit_linear_ranksvm)
 from rlscore._validation import check_positive_int
-from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
-                                      fit_data_doc, kernel_params, query_groups,
-                                      ranking_score, reports_progress, resolve_kernel,
-                                      store_params, validate_predict_data, verbose_doc)
+from rlscore.estimators._base import (KernelInputMixin, OneTargetRequiredMixin,
+                                      check_alpha, clear_fitted, fit_data_doc,
+                                      kernel_params, query_groups, ranking_score,
+                                      reports_progress, resolve_kernel, store_params,
+                                      validate_predict_data, verbose_doc)
 from rlscore.predictor import LinearPredictor
 
 __all__ = ["RankSVM"]
 
 
-class RankSVM(KernelInputMixin, BaseEstimator):
+class RankSVM(OneTargetRequiredMixin, KernelInputMixin, BaseEstimator):
     __doc__ = f"""Ranking SVM (pairwise hinge or squared hinge loss).
 
     Minimizes
@@ -255,10 +256,3 @@ class RankSVM(KernelInputMixin, BaseEstimator):
         """
         y = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64).ravel()
         return ranking_score(self.predict(X), y, qid, groups)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.single_output = True
-        tags.target_tags.multi_output = False
-        return tags

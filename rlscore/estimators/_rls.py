@@ -441,6 +441,14 @@ class KernelRLSCV(RLSEstimatorBase):
         return fit_learned_kernel(self, lambda name, **kw: learn_kernel(X, y, **learning_options(name, **kw)),
                                   check_cv)
 
+    def _start_fit(self):
+        """(whether gamma is learned, the checked alphas -- None when learned), the
+        fitted attributes of a previous fit cleared."""
+        self._learned_params = None
+        clear_fitted(self, *LEARNED_ATTRS)
+        learn = self._learns()
+        return learn, (None if learn else self._check_alphas())
+
     def _check_alphas(self):
         if self.alphas is None:
             return [float(a) for a in DEFAULT_REGPARAMS]
@@ -490,10 +498,7 @@ class KernelRLSCV(RLSEstimatorBase):
         -----
         See the class notes for the cost.
         """
-        self._learned_params = None
-        clear_fitted(self, *LEARNED_ATTRS)
-        learn = self._learns()
-        alphas = None if learn else self._check_alphas()
+        learn, alphas = self._start_fit()
         measure = resolve_scoring(self.scoring, self.cv)
         X, y = self._validate_fit_data(X, y)
         if X.shape[0] < 2:

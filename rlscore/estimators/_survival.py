@@ -18,9 +18,10 @@ from rlscore.core.ranksvm import NORMALIZATIONS, RankSVMOptions
 from rlscore.core.survival import SurvivalCV, SurvivalRankRLSModel, train_survival_ranksvm
 from rlscore.measure import concordance_index_censored
 from rlscore.measure.survival_measures import survival_outcomes
-from rlscore.estimators._base import (KernelInputMixin, check_alpha, clear_fitted,
-                                      kernel_params, reports_progress, resolve_kernel,
-                                      store_params, validate_predict_data, verbose_doc)
+from rlscore.estimators._base import (KernelInputMixin, OneTargetRequiredMixin,
+                                      check_alpha, clear_fitted, kernel_params,
+                                      reports_progress, resolve_kernel, store_params,
+                                      validate_predict_data, verbose_doc)
 from rlscore.estimators._cv import _splits, search_alphas
 from rlscore.estimators._rls import KernelRLSCV
 from rlscore.predictor import LinearPredictor
@@ -63,7 +64,7 @@ def _fit_data(est, X, y):
     return X, event, time
 
 
-class _SurvivalEstimator(KernelInputMixin, BaseEstimator):
+class _SurvivalEstimator(OneTargetRequiredMixin, KernelInputMixin, BaseEstimator):
     """``predict`` (risk scores), ``score`` (Harrell's C) and the tags of the survival
     estimators (not public)."""
 
@@ -115,13 +116,6 @@ class _SurvivalEstimator(KernelInputMixin, BaseEstimator):
         P = self.predict(X)
         event, time = survival_target(y, P.shape[0])
         return float(concordance_index_censored(event, time, P)[0])
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.single_output = True
-        tags.target_tags.multi_output = False
-        return tags
 
 
 _Y_DOC = """\

@@ -38,9 +38,7 @@ def regparam_grid(regparams, default):
     """The grid of a selection wrapper: ``default`` when None, else the values given,
     checked by :func:`rlscore._validation.check_regparam_grid` (a value given twice is
     refused)."""
-    if regparams is None:
-        return list(default)
-    return check_regparam_grid(regparams, "regparams")
+    return check_regparam_grid(default if regparams is None else regparams, "regparams")
 
 
 #: The memory keywords of the RLS learners (:func:`rlscore.core.nystrom.fit_rls_model`).
@@ -207,7 +205,7 @@ def select_regparam(wrapper, base, data, model_args, regparams, default_grid, ma
     grid = regparam_grid(regparams, default_grid)
     if not grid:
         raise ValueError("regparams is empty")
-    model = base._fit_model(data, grid[0], *model_args, path=True,
+    model = base._fit_model(data, grid.checked[0], *model_args, path=True,
                             cv=getattr(wrapper, "_cv_intent", None))
     result = grid_search(make_cv(model), grid)
     wrapper.learner = base.from_model(result.model,
@@ -308,6 +306,17 @@ def reports_progress(init):
                                             default=False))
         wrapper.__signature__ = sig.replace(parameters=params)
     return wrapper
+
+
+class DataLabelsAdapter(CoreModelAdapter):
+    """A :class:`CoreModelAdapter` whose constructor trains on ``(X, Y)`` (RLS,
+    GlobalRankRLS): the core model of :meth:`_fit_model` for one regparam."""
+
+    @reports_progress
+    def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
+                 **kwargs):
+        self._adopt(self._fit_model((X, Y), regparam, kernel, basis_vectors, kwargs,
+                                    path=False, cv=None))
 
 
 # --------------------------------------------------------------------------- threads

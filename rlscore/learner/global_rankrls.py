@@ -3,8 +3,8 @@ model-selection wrappers KfoldRankRLS and LeavePairOutRankRLS."""
 
 from rlscore.core.nystrom import CVIntent
 from rlscore.core.rankrls import RankLPOCV
-from rlscore.learner._common import (RANK_MEMORY_DOC, VERBOSE_DOC, CoreModelAdapter,
-                                     exclusive, fit_rank_learner, regparam_grid,
+from rlscore.learner._common import (RANK_MEMORY_DOC, VERBOSE_DOC, DataLabelsAdapter,
+                                     exclusive, fit_rank_learner,
                                      reports_progress, squeeze)
 from rlscore.learner.rls import _SelectionWrapper
 from rlscore.predictor import PredictorInterface
@@ -14,7 +14,7 @@ __all__ = ["GlobalRankRLS", "KfoldRankRLS", "LeavePairOutRankRLS"]
 RANK_REGPARAMS = [2 ** x for x in range(-15, 15)]
 
 
-class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
+class GlobalRankRLS(DataLabelsAdapter, PredictorInterface):
     __doc__ = f"""RankRLS over all pairs (magnitude-preserving pairwise least squares); trains in
     the constructor.
 
@@ -67,12 +67,6 @@ class GlobalRankRLS(CoreModelAdapter, PredictorInterface):
     or O(m d) (primal) plus O(p) / O(d + p) per pair. Without an eigendecomposition,
     ``leave_pair_out`` uses one Cholesky and its inverse (O(m^3)).
     """
-
-    @reports_progress
-    def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 **kwargs):
-        self._adopt(self._fit_model((X, Y), regparam, kernel, basis_vectors, kwargs,
-                                    path=False, cv=None))
 
     @classmethod
     def _fit_model(cls, data, regparam, kernel, basis_vectors, kwargs, path, cv):
@@ -150,9 +144,6 @@ class KfoldRankRLS(_RankSelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
-        self._cv_intent = CVIntent.kfold(len(regparam_grid(regparams,
-                                                           self._default_grid)),
-                                         len(folds))
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs)
 
 

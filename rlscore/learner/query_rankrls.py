@@ -187,7 +187,8 @@ class LeaveQueryOutRankRLS(PredictorInterface):
                 self, kernel, basis_vectors, regparams, kwargs,
                 lambda **kw: learn_kernel_lqo(X, Y, qids, **learning_options(kernel, **kw)))
         # streams when the model does (memory_budget): one fold per query
-        self._cv_intent = CVIntent("lqo", len(regparam_grid(regparams, RANK_REGPARAMS)))
+        regparams = regparam_grid(regparams, RANK_REGPARAMS)
+        self._cv_intent = CVIntent("lqo", len(regparams))
         preds = select_regparam(self, QueryRankRLS, (X, Y, qids),
                                 (kernel, basis_vectors, kwargs), regparams,
                                 RANK_REGPARAMS, lambda model: _CoreLQOCV(model, measure))
@@ -255,8 +256,8 @@ class KfoldQueryRankRLS(PredictorInterface):
         # K-fold streams when the model does (memory_budget): the folds' statistics
         n_folds = folds if isinstance(folds, numbers.Integral) and not isinstance(
             folds, bool) else len(folds) if isinstance(folds, (list, tuple)) else 0
-        self._cv_intent = CVIntent.kfold(len(regparam_grid(regparams, RANK_REGPARAMS)),
-                                         int(n_folds))
+        regparams = regparam_grid(regparams, RANK_REGPARAMS)
+        self._cv_intent = CVIntent.kfold(len(regparams), int(n_folds))
 
         def make_cv(model):
             groups = model.groups

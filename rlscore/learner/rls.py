@@ -8,7 +8,7 @@ from rlscore.core.nystrom import CVIntent, fit_rls_model
 from rlscore.core.hyper import learn_kernel, learning_options
 from rlscore.core.selection import DEFAULT_REGPARAMS, LOOCV, LPOCV, NfoldCV
 from rlscore.learner._common import (
-    BASIS_KEYWORDS, MEMORY_DOC, MEMORY_KEYWORDS, VERBOSE_DOC, CoreModelAdapter, exclusive,
+    BASIS_KEYWORDS, MEMORY_DOC, MEMORY_KEYWORDS, VERBOSE_DOC, DataLabelsAdapter, exclusive,
     fit_core_model,
     learn_kernel_parameters, learns_kernel, regparam_grid, reports_progress,
     select_regparam, split_kernel_kwargs, squeeze)
@@ -18,7 +18,7 @@ __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "LOOCV", "Nfo
            "LPOCV"]
 
 
-class RLS(CoreModelAdapter, PredictorInterface):
+class RLS(DataLabelsAdapter, PredictorInterface):
     __doc__ = f"""Regularized least-squares (kernel ridge regression); trains in the constructor.
 
     Minimizes ``||Y - K A||^2 + regparam tr(A^T K A)``, so A = (K + regparam I)^{{-1}} Y.
@@ -69,12 +69,6 @@ class RLS(CoreModelAdapter, PredictorInterface):
     (O(m^3)) and then costs O(m^2 p); ``holdout`` of h rows O(h^2 m + h^3) after that,
     ``leave_one_out`` O(m^2), ``leave_pair_out`` O(m^3) once plus O(p) per pair.
     """
-
-    @reports_progress
-    def __init__(self, X, Y, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
-                 **kwargs):
-        self._adopt(self._fit_model((X, Y), regparam, kernel, basis_vectors, kwargs,
-                                    path=False, cv=None))
 
     @classmethod
     def _fit_model(cls, data, regparam, kernel, basis_vectors, kwargs, path, cv):
@@ -170,8 +164,11 @@ class _SelectionWrapper(PredictorInterface):
                                regparams, self._default_grid, make_cv)
 
     def _kfold(self, X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs):
-        """K-fold selection with the given folds (KfoldRLS, KfoldRankRLS); ``measure``
-        None is the class's ``_default_measure``."""
+        """K-fold selection with the given folds (KfoldRLS, KfoldRankRLS) over
+        ``regparams`` (None: the class's ``_default_grid``); ``measure`` None is the
+        class's ``_default_measure``."""
+        regparams = regparam_grid(regparams, self._default_grid)
+        self._cv_intent = CVIntent.kfold(len(regparams), len(folds))
         if measure is None:
             from rlscore import measure as _measures
             measure = getattr(_measures, self._default_measure)
@@ -254,8 +251,8 @@ class LeaveOneOutRLS(_SelectionWrapper):
             kwargs, regparams = learn_kernel_parameters(
                 self, kernel, basis_vectors, regparams, kwargs,
                 lambda **kw: learn_kernel(X, Y, **learning_options(kernel, **kw)))
-        self._cv_intent = CVIntent("loo", len(regparam_grid(regparams,
-                                                            self._default_grid)))
+        regparams = regparam_grid(regparams, self._default_grid)
+        self._cv_intent = CVIntent("loo", len(regparams))
         preds = self._select(X, Y, kernel, basis_vectors, regparams, kwargs,
                              lambda model: LOOCV(model, measure))
         self.cv_predictions = np.array([squeeze(p) for p in preds])
@@ -282,9 +279,6 @@ class KfoldRLS(_SelectionWrapper):
     @reports_progress
     def __init__(self, X, Y, folds, kernel="LinearKernel", basis_vectors=None,
                  regparams=None, measure=None, save_predictions=False, **kwargs):
-        self._cv_intent = CVIntent.kfold(len(regparam_grid(regparams,
-                                                           self._default_grid)),
-                                         len(folds))
         self._kfold(X, Y, folds, kernel, basis_vectors, regparams, measure, kwargs)
         self.folds = folds
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from rlscore._blocks import text_chunk_bytes
 from rlscore._validation import as_2d_labels, check_positive_int
-from rlscore.utilities._text_files import open_binary, source_name, whole_line_blocks
+from rlscore.utilities._text_files import (check_same_rows, open_binary, source_name,
+                                          whole_line_blocks)
 
 __all__ = ["CsvLayout", "csv_kind", "read_csv_data", "iter_csv_data", "CsvSource"]
 
@@ -443,9 +444,7 @@ class CsvSource:
                 Xb = X[lo:lo + size]
                 yield start, Xb
                 start += Xb.shape[0]
-        if start != self.m:
-            raise ValueError(f"{source_name(self.fname)} has {start} rows now but had "
-                             f"{self.m} in the first pass (changed or truncated?)")
+        check_same_rows(self.fname, start, self.m)
 
     def rows(self, indices):
         """The rows ``indices`` (sorted, unique) as one CSR matrix: one pass.

@@ -14,8 +14,8 @@ from rlscore._blocks import text_chunk_bytes
 from rlscore._ext import _svmlight
 from rlscore._memory import parser_bytes
 from rlscore._validation import as_2d_labels, check_positive_int
-from rlscore.utilities._text_files import (index_dtype, open_binary, open_text, source_name,
-                                          whole_line_blocks)
+from rlscore.utilities._text_files import (check_same_rows, index_dtype, open_binary,
+                                          open_text, source_name, whole_line_blocks)
 
 __all__ = ["read_svmlight", "iter_svmlight", "write_svmlight", "ZeroIndexError",
            "SvmlightSource"]
@@ -385,9 +385,7 @@ class SvmlightSource:
                                      ) from None
                 yield start, Xb
                 start += Xb.shape[0]
-        if start != self.m:
-            raise ValueError(f"{source_name(self.fname)} has {start} rows now but had "
-                             f"{self.m} in the first pass (changed or truncated?)")
+        check_same_rows(self.fname, start, self.m)
 
     def rows(self, indices):
         """The rows ``indices`` (sorted, unique) as one CSR matrix: one pass. O(file

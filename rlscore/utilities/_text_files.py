@@ -25,6 +25,14 @@ def source_name(fname):
     return str(getattr(fname, "name", "<file>"))
 
 
+def check_same_rows(fname, rows, first_pass_rows):
+    """ValueError unless a later pass over a file read as many rows as the first
+    (the file changed or was truncated in between). O(1)."""
+    if rows != first_pass_rows:
+        raise ValueError(f"{source_name(fname)} has {rows} rows now but had "
+                         f"{first_pass_rows} in the first pass (changed or truncated?)")
+
+
 @contextlib.contextmanager
 def open_text(fname, mode="r"):
     """Yield a text stream for a path or an open (text or binary) file object.

@@ -105,7 +105,7 @@ def test_bad_input(data):
     X1, X2, train, y, test = data
     est = PairwiseRLS(X1, X2, alpha=LAM).fit(train, y)
     with pytest.raises(ValueError, match="by must be"):
-        est.predict_interval(test, by="both")
+        est.predict_interval(test, by="drug")      # "both" is setting D (issue #45)
     with pytest.raises(ValueError, match="jackknife"):
         est.predict_interval(test, method="cv+")
     with pytest.raises(ValueError, match="n_folds"):

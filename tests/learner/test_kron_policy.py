@@ -93,17 +93,23 @@ def test_repaired_models_agree_and_equal_brute_force(data, how):
     np.testing.assert_allclose(kr.predict(Kt1, Kt2), cg.predict(Kt1, Kt2), atol=1e-8)
 
 
+def _assert_ends_of_random_symmetric(extreme_eigenvalues, n, seed, rel):
+    """extreme_eigenvalues of (B + B^T) / 2 for a random n x n B equal numpy's ends of
+    its spectrum; returns B."""
+    B = np.random.default_rng(seed).normal(size=(n, n))
+    K = (B + B.T) / 2
+    e = np.linalg.eigvalsh(K)
+    lo, hi = extreme_eigenvalues(K)
+    assert lo == pytest.approx(e[0], rel=rel) and hi == pytest.approx(e[-1], rel=rel)
+    return B
+
+
 def test_lanczos_path_for_large_factors(monkeypatch):
     """Factors above the exact-eigvalsh size use eigsh; the estimate matches."""
     from rlscore.core.kronecker import _indefinite as indefinite
     from rlscore.core.kronecker import extreme_eigenvalues
     monkeypatch.setattr(indefinite, "DENSE_LIMIT", 300)
-    rng = np.random.default_rng(3)
-    B = rng.normal(size=(320, 320))
-    K = (B + B.T) / 2
-    e = np.linalg.eigvalsh(K)
-    lo, hi = extreme_eigenvalues(K)
-    assert lo == pytest.approx(e[0], rel=1e-8) and hi == pytest.approx(e[-1], rel=1e-8)
+    B = _assert_ends_of_random_symmetric(extreme_eigenvalues, 320, 3, rel=1e-8)
     lo, hi = extreme_eigenvalues(B @ B.T)
     assert lo >= 0
 
@@ -182,3 +188,17 @@ def test_cg_warm_start_and_path_equal_cold_starts(data):
     warm.solve(1.01)
     assert warm.iterations < it_cold                # started near the answer
     np.testing.assert_allclose(warm.A, CGKronRLS(regparam=1.01, **common).A, atol=1e-8)
+
+
+def test_lanczos_without_convergence_falls_back_to_the_exact_ends(monkeypatch):
+    """eigsh's ArpackNoConvergence (met on the Gaussian kernel of Metz's 1421 drugs)
+    no longer escapes: the ends come from eigvalsh, equal to numpy's spectrum."""
+    import scipy.sparse.linalg as spla
+    from rlscore.core.kronecker import _indefinite as indefinite
+    from rlscore.core.kronecker import extreme_eigenvalues
+    monkeypatch.setattr(indefinite, "DENSE_LIMIT", 50)
+
+    def no_convergence(*args, **kwargs):
+        raise spla.ArpackNoConvergence("ARPACK error -1: No convergence", [], [])
+    monkeypatch.setattr(indefinite.spla, "eigsh", no_convergence)
+    _assert_ends_of_random_symmetric(extreme_eigenvalues, 60, 5, rel=1e-10)

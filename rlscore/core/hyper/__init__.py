@@ -15,7 +15,10 @@ What lives here
     Kronecker RLS: the in-sample leave-one-pair-out error and the evidence of complete
     data with their gradients for both domains' parameters
     (:func:`kron_loo_error_gradient`, :func:`kron_evidence_gradient`, O(n1^3 n2 + n1
-    n2^3) per step) and :func:`learn_kron_kernel`. Every driver minimizes through
+    n2^3) per step), the hold-out errors for new rows, columns or both (settings B-D:
+    :func:`kron_leave_row_out_gradient`, :func:`kron_fold_error_gradient`) and
+    :func:`learn_kron_kernel`; on sampled pairs (incomplete data)
+    :func:`learn_sampled_kron_kernel`. Every driver minimizes through
     :func:`rlscore.core.selection.minimize_criterion`.
 
 Builds on
@@ -26,7 +29,8 @@ Builds on
 Module order
     ``_options``; ``_loo_gradient`` -> ``_evidence_gradient``, ``_nystrom_gradient`` ->
     ``_kernel_learning`` -> ``_lqo_gradient``, ``_global_loo_gradient``;
-    ``_kron_loo_gradient`` -> ``_kron_kernel_learning``.
+    ``_kron_loo_gradient`` -> ``_kron_setting_criteria`` -> ``_kron_kernel_learning``;
+    ``_kron_sampled_learning``.
 """
 
 from rlscore.core.hyper._loo_gradient import (check_criterion_inputs, regularized_inverse, loo_error_gradient, LOOObjective, LOOGradient)
@@ -36,6 +40,8 @@ from rlscore.core.hyper._options import (LearnableKernel, learning_options,
                                          kron_learning_options)
 from rlscore.core.hyper._kernel_learning import (learn_kernel, KernelLearningResult, LEARNABLE_KERNELS, gaussian_grid_loo, GridLOOResult, GRID_GAMMA_FACTORS, GRID_REGPARAMS)
 from rlscore.core.hyper._kron_loo_gradient import (kron_loo_error_gradient, KronLOOGradient, KronLOOObjective, kron_evidence_gradient, KronEvidenceObjective)
+from rlscore.core.hyper._kron_setting_criteria import (KRON_SETTING_CRITERIA, KronHoldoutCriterion, kron_setting_criterion, kron_leave_row_out_gradient, kron_fold_error_gradient, KronSettingObjective)
+from rlscore.core.hyper._kron_sampled_learning import (SampledKernelSearch, learn_sampled_kron_kernel, sampled_holdout_error)
 from rlscore.core.hyper._kron_kernel_learning import (learn_kron_kernel, KronKernelLearningResult, KRON_LEARNABLE_KERNELS, similarity_features)
 from rlscore.core.hyper._global_loo_gradient import (global_loo_error_gradient, GlobalLOOObjective, learn_kernel_global)
 from rlscore.core.hyper._lqo_gradient import (lqo_error_gradient, LQOObjective, NystromLQOObjective, learn_kernel_lqo)
@@ -59,7 +65,14 @@ __all__ = [
     "kron_loo_error_gradient",
     "KronLOOObjective",
     "kron_evidence_gradient",
+    "KronHoldoutCriterion",
+    "kron_setting_criterion",
+    "kron_leave_row_out_gradient",
+    "kron_fold_error_gradient",
+    "KronSettingObjective",
     "learn_kron_kernel",
+    "SampledKernelSearch",
+    "learn_sampled_kron_kernel",
     "KronKernelLearningResult",
     "similarity_features",
     "global_loo_error_gradient",

@@ -5,11 +5,14 @@ leave-one-pair-out error (:mod:`._loo_gradient`) with L-BFGS-B
 
 Which criterion
 ---------------
+``criterion="rows"`` / ``"cols"`` / ``"both"`` (the faces' names ``"drugs"``,
+``"targets"`` too) minimizes the exact hold-out error for new objects (settings B-D,
+:mod:`._kron_setting_criteria`) with its gradient. Otherwise:
+
 The in-sample leave-one-pair-out error scores predictions for *new pairs of known
 objects* (setting A of Pahikkala et al. 2015). For predictions on new drugs, new
 targets or both (settings B-D) it is optimistic and can pick narrower kernels than a
-leave-row-out or leave-column-out criterion would; this module does not learn from
-those criteria (their gradients are not built).
+leave-row-out or leave-column-out criterion would: use those for new objects.
 
 ``criterion="evidence"`` minimizes instead the Gaussian-process evidence of the
 Kronecker model (:func:`rlscore.core.hyper.kron_evidence_gradient`), as
@@ -23,6 +26,9 @@ import numpy as np
 
 from rlscore._validation import check_positive_int, check_real
 from rlscore.core.hyper._kron_loo_gradient import KronEvidenceObjective, KronLOOObjective
+from rlscore.core.hyper._kron_setting_criteria import (KRON_SETTING_CRITERIA,
+                                                       KronSettingObjective,
+                                                       kron_setting_criterion)
 from rlscore.core.hyper._options import as_learnable_kernel
 from rlscore.core.selection import Penalty, SearchOptions, minimize_criterion, restart_points
 from rlscore.kernel import as_kernel_input, FixedFamily, GaussianFamily, LinearKernel, PolynomialFamily
@@ -71,7 +77,8 @@ class KronKernelLearningResult:
     kernel_params1, kernel_params2 : dict, each domain's kernel constructor parameters
         (``gamma`` a float, or an ndarray with ``ard=True``; empty for a linear side)
     criterion : float, the minimized criterion: the leave-one-pair-out mean squared
-        error or the evidence per pair (penalty excluded)
+        error, the evidence per pair, or the new-object hold-out mean squared error
+        (penalty excluded)
     history : list of dict per optimizer step: ``restart``, ``step``, ``criterion``,
         ``grad_norm``, ``regparam``, ``kernel_params1``, ``kernel_params2``, ``best``
         (True for the one entry at the learned point, which the last step need not be)
@@ -152,11 +159,19 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
     penalty : float >= 0, "bayes" or Penalty
         As in :func:`rlscore.core.hyper.learn_kernel` (the penalty applies to the log
         gammas of both sides).
-    criterion : {"loo", "evidence"}, default "loo"
-        The in-sample leave-one-pair-out mean squared error, or the negative log
+    criterion : {"loo", "evidence", "rows", "cols", "both"} or KronHoldoutCriterion
+        The in-sample leave-one-pair-out mean squared error (setting A), or the negative log
         marginal likelihood per pair of the Gaussian process with covariance
         K2 kron K1 (amplitude profiled out; :func:`kron_evidence_gradient`, two
-        eigendecompositions and O(n1 n2 (n1 + n2)) per step, no O(n1^3 n2) product).
+        eigendecompositions and O(n1 n2 (n1 + n2)) per step, no O(n1^3 n2) product),
+        or the hold-out error for new objects: ``"rows"`` / ``"drugs"`` (setting B,
+        leave-one-row-out), ``"cols"`` / ``"columns"`` / ``"targets"`` (C,
+        leave-one-column-out), both by the shortcut with the exact gradient
+        (:func:`kron_leave_row_out_gradient`, O(n1^3 n2 + n1^2 n2^2) per step),
+        ``"both"`` (D, one row and one column per block: n1 n2 refits' adjoints,
+        small data only), or ``KronHoldoutCriterion(setting, n_folds=k)`` for k
+        folds of objects (D: k^2 blocks; :func:`kron_fold_error_gradient`, one
+        decomposition per fold and O(n1 n2 (n1 + n2)) per block).
 
     Returns
     -------
@@ -175,8 +190,11 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
     ard = spec1.ard or spec2.ard
     search = SearchOptions() if search is None else search
     penalty = penalty if isinstance(penalty, Penalty) else Penalty(penalty)
-    if criterion not in ("loo", "evidence"):
-        raise ValueError(f"criterion must be 'loo' or 'evidence', got {criterion!r}")
+    setting = kron_setting_criterion(criterion)
+    if setting is None and criterion not in ("loo", "evidence"):
+        raise ValueError(f"criterion must be 'loo', 'evidence', one of "
+                         f"{sorted(KRON_SETTING_CRITERIA)} or a KronHoldoutCriterion, got "
+                         f"{criterion!r}")
     X1 = as_kernel_input(X1, "X1")
     X2 = as_kernel_input(X2, "X2")
     Y = np.asarray(Y, dtype=np.float64)
@@ -211,8 +229,12 @@ def learn_kron_kernel(X1, X2, Y, kernel1="GaussianKernel", kernel2="GaussianKern
     theta0 = np.concatenate([t1, t2])
     shift = np.concatenate([s1, s2])
     starts = restart_points(theta0, shift, scale, lo, hi, restarts)
-    objective = (KronLOOObjective if criterion == "loo" else KronEvidenceObjective)(
-        f1, f2, Y)
+    if setting is not None:
+        objective = KronSettingObjective(f1, f2, Y, setting)
+        criterion = f"leave-{setting.setting}-out"
+    else:
+        objective = (KronLOOObjective if criterion == "loo" else KronEvidenceObjective)(
+            f1, f2, Y)
     p1 = f1.n_params
     gauss = np.concatenate([np.full(p1, kernel1 == "GaussianKernel"),
                             np.full(f2.n_params, kernel2 == "GaussianKernel")])

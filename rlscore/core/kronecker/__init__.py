@@ -21,7 +21,7 @@ Builds on
 
 Module order
     ``_indefinite`` -> ``_data`` -> ``_factor`` -> ``_two_step`` -> ``_kronecker`` ->
-    ``_holdout`` -> ``_model`` -> ``_settings``, ``_intervals``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``.
+    ``_holdout`` -> ``_model`` -> ``_settings``, ``_intervals_both`` -> ``_intervals``; ``_cg`` -> ``_sampled``, ``_svm``, ``_mkl``.
 """
 
 from rlscore.core.kronecker._indefinite import (INDEFINITE, check_indefinite,
@@ -40,6 +40,9 @@ from rlscore.core.kronecker._holdout import (kron_rows_holdout, kron_leave_row_o
                                              kron_both_holdout, kron_pairs_holdout)
 from rlscore.core.kronecker._model import KronRLSModel
 from rlscore.core.kronecker._settings import KRON_SETTINGS, KronSettingHoldout
+from rlscore.core.kronecker._intervals_both import (kron_both_fold_models,
+                                                    kron_pair_fold_models,
+                                                    INTERVAL_SETTINGS)
 from rlscore.core.kronecker._intervals import (kron_interval_model, KronIntervalPredictor,
                                                IntervalScheme)
 from rlscore.core.kronecker._cg import (GroupCentering, KronMinres)
@@ -55,6 +58,9 @@ __all__ = [
     "KronSettingHoldout",
     "kron_interval_model",
     "IntervalScheme",
+    "INTERVAL_SETTINGS",
+    "kron_both_fold_models",
+    "kron_pair_fold_models",
     "extreme_eigenvalues",
     "check_kron_regparam",
     "repair_kernel",

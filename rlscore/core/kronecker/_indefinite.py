@@ -84,21 +84,33 @@ def _negligible(lo, hi, n):
     return abs(lo) < n * _EPS * max(abs(lo), abs(hi), 1e-300)
 
 
+#: Lanczos iterations of :func:`extreme_eigenvalues` before the exact fallback (ARPACK's
+#: default, 10 n, cost minutes on a 1421 x 1421 Gaussian kernel before failing)
+_LANCZOS_ITERATIONS = 300
+
+
 def extreme_eigenvalues(K):
     """(smallest, largest) eigenvalue of a symmetric matrix; a smallest eigenvalue
     within rounding of 0 is returned as 0.
 
     Exact (``eigvalsh`` of the two ends, O(n^3)) for n <= ``DENSE_LIMIT`` (1000);
     otherwise a Lanczos estimate (``eigsh``, a few dozen products with K, O(n^2)
-    each)."""
+    each), or the exact ends when Lanczos does not converge (e.g. a Gaussian kernel,
+    whose small eigenvalues cluster at 0)."""
     n = K.shape[0]
-    if n <= DENSE_LIMIT:
+    lanczos = n > DENSE_LIMIT
+    if lanczos:
+        v0 = np.ones(n)
+        try:            # at most _LANCZOS_ITERATIONS restarts, then the exact ends
+            lo = float(spla.eigsh(K, k=1, which="SA", v0=v0, maxiter=_LANCZOS_ITERATIONS,
+                                  return_eigenvectors=False)[0])
+            hi = float(spla.eigsh(K, k=1, which="LA", v0=v0, maxiter=_LANCZOS_ITERATIONS,
+                                  return_eigenvectors=False)[0])
+        except spla.ArpackNoConvergence:
+            lanczos = False
+    if not lanczos:
         lo = float(la.eigvalsh(K, subset_by_index=[0, 0], check_finite=False)[0])
         hi = float(la.eigvalsh(K, subset_by_index=[n - 1, n - 1], check_finite=False)[0])
-    else:
-        v0 = np.ones(n)
-        lo = float(spla.eigsh(K, k=1, which="SA", v0=v0, return_eigenvectors=False)[0])
-        hi = float(spla.eigsh(K, k=1, which="LA", v0=v0, return_eigenvectors=False)[0])
     if _negligible(lo, hi, n):
         lo = 0.0
     return lo, hi

@@ -28,6 +28,7 @@ import numpy as np
 
 from rlscore.core.kronecker._factor import make_factor
 from rlscore.core.kronecker._holdout import kron_rows_holdout
+from rlscore.core.kronecker._intervals_both import kron_both_fold_models, kron_pair_fold_models
 from rlscore.core.rls import IntervalModel, METHODS
 
 __all__ = ["kron_interval_model", "KronIntervalPredictor", "IntervalScheme"]
@@ -39,13 +40,17 @@ class IntervalScheme:
 
     Attributes
     ----------
-    setting : {"pairs", "rows", "cols"}, default "pairs"
+    setting : {"pairs", "rows", "cols", "both"}, default "pairs"
         ``"pairs"``: leave-one-pair-out (the jackknife methods, new pairs of known
-        objects); ``"rows"`` / ``"cols"``: folds of whole rows / columns (the cv
-        methods, new objects; a jackknife method name is read as its cv counterpart
-        with one fold per object).
-    folds : list of index arrays or None
-        Rows (columns) partitioned into folds; None: one fold per object.
+        objects), or with ``folds`` CV+ over folds of pairs; ``"rows"`` / ``"cols"``:
+        folds of whole rows / columns (the cv methods, new objects; a jackknife
+        method name is read as its cv counterpart with one fold per object);
+        ``"both"``: one model per block of a row fold and a column fold (setting D,
+        both objects new).
+    folds : list of index arrays, (rowfolds, colfolds) for "both", or None
+        Rows (columns) partitioned into folds, or folds of samples (positions in
+        ``order``) for "pairs"; None: one fold per object (leave-one-pair-out for
+        "pairs").
     method : str, default "jackknife+"
         One of :data:`rlscore.core.rls.METHODS`.
     """
@@ -126,7 +131,13 @@ def kron_interval_model(K1, K2, Y, regparam, D1, D2, scheme=None, order=None):
     D1, D2 : (u1, n1), (u2, n2) test kernels (test objects x training objects)
     scheme : IntervalScheme or None
         The setting, its folds and the method (None: leave-one-pair-out,
-        jackknife+).
+        jackknife+). Settings: "pairs" (leave-one-pair-out: the jackknife methods;
+        with folds, CV+ over folds of pairs: positions in ``order``), "rows" or
+        "cols" (folds of whole rows / columns: the cv methods; a jackknife method name
+        is read as its cv counterpart with one fold per object), or "both" (setting
+        D: one model per block of a row fold and a column fold, trained without both;
+        folds = (rowfolds, colfolds), None for one object per fold;
+        :mod:`._intervals_both`).
     order : (m,) vec_F position (i + j n1) of each training sample; the residuals are
         in this order (default: vec_F)
 
@@ -136,20 +147,28 @@ def kron_interval_model(K1, K2, Y, regparam, D1, D2, scheme=None, order=None):
     """
     scheme = IntervalScheme() if scheme is None else scheme
     setting, folds, method = scheme.setting, scheme.folds, scheme.method
-    n1, n2 = Y.shape
-    order = np.arange(n1 * n2) if order is None else np.asarray(order, dtype=np.intp)
     if METHODS.get(method if isinstance(method, str) else None) is None:
         raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    if setting == "both" or (setting == "pairs" and folds is not None):
+        # setting D, and CV+ over folds of pairs: one model per block / fold
+        build = kron_both_fold_models if setting == "both" else kron_pair_fold_models
+        A, duals, res, fold_of = build(K1, K2, Y, regparam, folds, order)
+        pred = KronIntervalPredictor(D1, D2, A, "rows", fold_duals=duals)
+        return IntervalModel(pred, 1, "folds", res[:, None], fold_of=fold_of), \
+            method.replace("jackknife", "cv")
+    n1, n2 = Y.shape
+    order = np.arange(n1 * n2) if order is None else np.asarray(order, dtype=np.intp)
     f1, f2 = make_factor("kernel", K1, "K1"), make_factor("kernel", K2, "K2")
     V1, e1, V2, e2 = f1.V, f1.e, f2.V, f2.e
     W = 1.0 / (np.multiply.outer(e1, e2) + regparam)
     A = V1 @ ((V1.T @ Y @ V2) * W) @ V2.T
     y = Y.ravel(order="F")[order]
     if setting == "pairs":
-        if METHODS[method] != "loo" or folds is not None:
-            raise ValueError("intervals for new pairs use the leave-one-pair-out models: "
-                             "method 'jackknife', 'jackknife+' or 'jackknife-minmax', "
-                             "no folds")
+        if METHODS[method] != "loo":
+            raise ValueError("intervals for new pairs without folds use the "
+                             "leave-one-pair-out models: method 'jackknife', "
+                             "'jackknife+' or 'jackknife-minmax' (the cv methods need "
+                             "folds of pairs)")
         # leave-one-pair-out residual a_k / G_kk, G_kk = sum (V1^2 W V2^2^T)
         Gd = (V1 ** 2) @ W @ (V2 ** 2).T
         res = (A / Gd).ravel(order="F")[order]
@@ -157,7 +176,8 @@ def kron_interval_model(K1, K2, Y, regparam, D1, D2, scheme=None, order=None):
                                      regparam=regparam, order=order)
         return IntervalModel(pred, 1, "loo", res[:, None]), method
     if setting not in ("rows", "cols"):
-        raise ValueError(f"setting must be 'pairs', 'rows' or 'cols', got {setting!r}")
+        raise ValueError(f"setting must be 'pairs', 'rows', 'cols' or 'both', got "
+                         f"{setting!r}")
     rows = setting == "rows"
     n = n1 if rows else n2
     folds = [np.array([o]) for o in range(n)] if folds is None else \

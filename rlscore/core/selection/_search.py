@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from rlscore._progress import progress
-from rlscore._validation import user_stacklevel
+from rlscore._validation import RegparamGrid, user_stacklevel
 
 __all__ = ["DEFAULT_REGPARAMS", "EdgeOfGridWarning", "SelectionResult", "grid_search",
            "grid_search_params"]
@@ -184,12 +184,15 @@ def grid_search(crossvalidator, grid, name="regparam", cv_name=None):
     -----
     ``len(grid)`` calls of ``solve`` and ``cv``, plus one ``solve``.
     """
+    # a grid checked at the face's boundary: its values as given for the result, the
+    # checked ones (Regparam) for solve
+    checked = grid.checked if isinstance(grid, RegparamGrid) else None
     values = list(grid)
     if not values:
         raise ValueError("the regularization parameter grid is empty")
     learner = crossvalidator.rls
     if hasattr(crossvalidator, "prepare"):
-        crossvalidator.prepare(values)
+        crossvalidator.prepare(values if checked is None else checked)
     performances = []
     predictions = []
     measure_name = getattr(crossvalidator.measure, "__name__", "performance")
@@ -197,9 +200,9 @@ def grid_search(crossvalidator, grid, name="regparam", cv_name=None):
     # one note on NDCG@k's short queries for the whole search, not one per fold and value
     with short_query_warnings_once(), \
             progress(f"{name} grid", len(values)) as report:   # logged (rlscore._progress)
-        for value in values:
+        for i, value in enumerate(values):
             if learner is not None:
-                learner.solve(value)
+                learner.solve(value if checked is None else checked[i])
             perf, pred = crossvalidator.cv(value)
             performances.append(perf)
             predictions.append(pred)
@@ -218,7 +221,7 @@ def grid_search(crossvalidator, grid, name="regparam", cv_name=None):
     best = values[best_index]
     _edge_warning(values, perfs, best_index, iserror, name)
     if learner is not None:
-        learner.solve(best)
+        learner.solve(best if checked is None else checked[best_index])
     return SelectionResult(tuple(values), perfs, predictions, best_index, iserror,
                            learner, crossvalidator.measure, cv_name)
 
