@@ -1,7 +1,11 @@
 """Test configuration: make sure the compiled package is the one under test."""
 
+import json
 import math
 import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -288,3 +292,75 @@ def arrays_only_budget(monkeypatch):
     import rlscore.core.nystrom._memory_plan as plan
     monkeypatch.setattr(plan, "process_bytes", lambda: 0.0)
     monkeypatch.setattr(rlscore._memory, "PARSER_CHUNKS", 0)
+
+
+def _squared_hinge_fit(Z, y, lam):
+    """argmin_w 1/2 sum_k max(0, 1 - y_k z_k w)^2 + lam/2 ||w||^2 over the rows z_k of
+    an explicit feature matrix Z (pairwise models: the rows of the difference vectors
+    with y = 1, or the np.kron features of labelled pairs): scipy's BFGS from 0, then
+    exact Newton steps (the minimizer of the quadratic on the support set, where the
+    objective is that quadratic) until the support set repeats; the gradient is
+    checked at the end. A normalized loss (1/N) sum l + lam/2 ||w||^2 is this one at
+    lam N / 2."""
+    from scipy.optimize import minimize
+
+    def fun(w):
+        r = np.maximum(1 - y * (Z @ w), 0)
+        return 0.5 * r @ r + 0.5 * lam * w @ w, -Z.T @ (y * r) + lam * w
+    w = minimize(fun, np.zeros(Z.shape[1]), jac=True, method="BFGS",
+                 options={"gtol": 1e-11, "maxiter": 10000}).x
+    for _ in range(20):
+        S = y * (Z @ w) < 1
+        w = np.linalg.solve(Z[S].T @ Z[S] + lam * np.eye(Z.shape[1]), Z[S].T @ y[S])
+        if np.array_equal(S, y * (Z @ w) < 1):
+            break
+    assert np.linalg.norm(fun(w)[1]) <= 1e-9 * max(1.0, np.linalg.norm(Z.T @ y))
+    return w
+
+
+@pytest.fixture(scope="session")
+def squared_hinge_fit():
+    """The brute-force squared-hinge SVM every SVM face is held to:
+    ``squared_hinge_fit(Z, y, lam)`` on explicit features."""
+    return _squared_hinge_fit
+
+
+#: One child process runs a list of command lines through ``rlscore.cli.main`` (argv 1:
+#: "1" silences warnings) and prints, as JSON, each one's status and stderr; an
+#: exception that escapes ``main`` is status "escaped" with its traceback.
+_CLI_CHILD = textwrap.dedent(r"""
+    import contextlib, io, json, sys, traceback, warnings
+    if sys.argv[1] == "1":
+        warnings.simplefilter("ignore")
+    from rlscore.cli import main
+    out = []
+    for argv in json.loads(sys.stdin.read()):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                code = main(argv)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:
+                traceback.print_exc()
+                code = "escaped"
+        out.append({"argv": argv, "code": code, "stderr": err.getvalue()})
+    print(json.dumps(out))
+""")
+
+
+def _cli_in_child(argvs, ignore_warnings=False, timeout=600):
+    """[{"argv", "code", "stderr"}] of each command line in ``argvs``, all run in one
+    child process (a crash of the interpreter fails the test with its stderr)."""
+    flag = "1" if ignore_warnings else "0"
+    proc = subprocess.run([sys.executable, "-c", _CLI_CHILD, flag], input=json.dumps(argvs),
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"child died ({proc.returncode}): {proc.stderr[-2000:]}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def cli_in_child():
+    """Hostile command lines run away from the test process:
+    ``cli_in_child(argvs, ignore_warnings=False)``."""
+    return _cli_in_child

@@ -14,7 +14,6 @@ import lzma
 import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -207,25 +206,6 @@ def _table():
     return rows
 
 
-_RUNNER = textwrap.dedent(r"""
-    import contextlib, io, json, sys, traceback
-    from rlscore.cli import main
-    out = []
-    for argv in json.loads(sys.stdin.read()):
-        err, std = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(std):
-            try:
-                code = main(argv)
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-            except BaseException:
-                traceback.print_exc()
-                code = "escaped"
-        out.append({"argv": argv, "code": code, "stderr": err.getvalue()})
-    print(json.dumps(out))
-""")
-
-
 def _fill(argv, files, out):
     paths = {k: str(v) for k, v in files.items()}
     paths["out"] = str(out)
@@ -254,16 +234,12 @@ def test_table_has_at_least_100_invocations():
     assert len(_table()) >= 100
 
 
-def test_bad_invocations(files, tmp_path):
+def test_bad_invocations(files, tmp_path, cli_in_child):
     rows = _table()
     argvs = [_fill(argv, files, tmp_path / "out.npz") for argv, _ in rows]
     results = []
     for i in range(0, len(argvs), 60):
-        proc = subprocess.run([sys.executable, "-c", _RUNNER],
-                              input=json.dumps(argvs[i:i + 60]), capture_output=True,
-                              text=True, timeout=600)
-        assert proc.returncode == 0, f"child died ({proc.returncode}): {proc.stderr[-1500:]}"
-        results += json.loads(proc.stdout.strip().splitlines()[-1])
+        results += cli_in_child(argvs[i:i + 60])
     bad = _check(rows, results)
     assert not bad, "\n".join(map(str, bad))
     assert not (tmp_path / "out.npz").exists()    # nothing half-written

@@ -8,7 +8,6 @@ import json
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.optimize import minimize
 from numpy.testing import assert_allclose
 
 from rlscore.utilities.reader import write_svmlight
@@ -182,28 +181,6 @@ def _lpo_estimates(family, kernel, X, y, q=None, basis=None):
                 per_value.setdefault(0 if q is None else q[i], []).append(
                     0.5 if pi == pj else float((pi > pj) == (y[i] > y[j])))
     return np.array([np.mean([np.mean(v) for v in s.values()]) for s in scores])
-
-
-def _squared_hinge_fit(Z, y, lam):
-    """argmin_w 1/2 sum_k max(0, 1 - y_k z_k w)^2 + lam/2 ||w||^2 over the rows z_k of
-    an explicit feature matrix Z (pairwise models: the rows of the difference vectors
-    with y = 1, or the np.kron features of labelled pairs): scipy's BFGS from 0, then
-    exact Newton steps (the minimizer of the quadratic on the support set, where the
-    objective is that quadratic) until the support set repeats; the gradient is
-    checked at the end. A normalized loss (1/N) sum l + lam/2 ||w||^2 is this one at
-    lam N / 2."""
-    def fun(w):
-        r = np.maximum(1 - y * (Z @ w), 0)
-        return 0.5 * r @ r + 0.5 * lam * w @ w, -Z.T @ (y * r) + lam * w
-    w = minimize(fun, np.zeros(Z.shape[1]), jac=True, method="BFGS",
-                 options={"gtol": 1e-10, "maxiter": 10000}).x
-    for _ in range(20):
-        S = y * (Z @ w) < 1
-        w = np.linalg.solve(Z[S].T @ Z[S] + lam * np.eye(Z.shape[1]), Z[S].T @ y[S])
-        if np.array_equal(S, y * (Z @ w) < 1):
-            break
-    assert np.linalg.norm(fun(w)[1]) <= 1e-9 * max(1.0, np.linalg.norm(Z.T @ y))
-    return w
 
 
 def _choose(perfs, error):

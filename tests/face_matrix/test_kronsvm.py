@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from ._common import (_as_format, EDGE_OK, GAMMA, _cindex, _kernel, _squared_hinge_fit)
+from ._common import _as_format, EDGE_OK, GAMMA, _cindex, _kernel
 
 pytestmark = EDGE_OK
 
@@ -69,15 +69,16 @@ def _auc(y, p):
 
 
 @functools.lru_cache(maxsize=None)
-def _svm_reference(kernel):
-    """(estimates, chosen lambda, test decision values) by the brute force."""
+def _svm_reference(kernel, squared_hinge_fit):
+    """(estimates, chosen lambda, test decision values) by the brute force
+    (``squared_hinge_fit``: the conftest fixture)."""
     _, _, pairs, y, test, splits = _sampled_pairs()
     Phi = _features(kernel)
     Z = Phi[_pair_rows(pairs)]
-    perfs = [np.mean([_auc(y[te], Z[te] @ _squared_hinge_fit(Z[tr], y[tr], lam))
+    perfs = [np.mean([_auc(y[te], Z[te] @ squared_hinge_fit(Z[tr], y[tr], lam))
                       for tr, te in splits]) for lam in SVM_GRID]
     lam = SVM_GRID[int(np.argmax(perfs))]
-    return np.array(perfs), lam, Phi[_pair_rows(test)] @ _squared_hinge_fit(Z, y, lam)
+    return np.array(perfs), lam, Phi[_pair_rows(test)] @ squared_hinge_fit(Z, y, lam)
 
 
 # ------------------------------------------------------------------------ faces
@@ -130,7 +131,7 @@ def _kronsvm_gridsearch(kernel):
 
 @pytest.mark.parametrize("fmt", [None, "csr"])
 @pytest.mark.parametrize("kernel", ["linear", "gaussian"])
-def test_kronsvm_one_lambda(kernel, fmt):
+def test_kronsvm_one_lambda(kernel, fmt, squared_hinge_fit):
     """At one lambda the learner and the estimator are one model: the brute force's
     test decision values (and the estimator's classes follow their sign); with
     ``fmt="csr"`` the objects' features as CSR matrices (the learner's kernel mode
@@ -138,7 +139,7 @@ def test_kronsvm_one_lambda(kernel, fmt):
     _, _, pairs, y, test, _ = _sampled_pairs()
     Phi = _features(kernel)
     lam = 0.3
-    ref = Phi[_pair_rows(test)] @ _squared_hinge_fit(Phi[_pair_rows(pairs)], y, lam)
+    ref = Phi[_pair_rows(test)] @ squared_hinge_fit(Phi[_pair_rows(pairs)], y, lam)
     learner = _learner_fit(kernel, np.arange(len(y)), lam, fmt)(test)
     est = _estimator(kernel, lam, fmt).fit(pairs, np.where(y > 0, "yes", "no"))
     assert_allclose(learner, ref, rtol=SVM_RTOL, atol=SVM_ATOL)
@@ -149,8 +150,8 @@ def test_kronsvm_one_lambda(kernel, fmt):
 
 @pytest.mark.parametrize("kernel", ["linear", "gaussian"])
 @pytest.mark.parametrize("face", ["learner", "gridsearch"])
-def test_kronsvm_kfold(face, kernel):
-    perfs, lam, pred = _svm_reference(kernel)
+def test_kronsvm_kfold(face, kernel, squared_hinge_fit):
+    perfs, lam, pred = _svm_reference(kernel, squared_hinge_fit)
     got_lam, got_perfs, got_pred = {"learner": _kronsvm_learner,
                                     "gridsearch": _kronsvm_gridsearch}[face](kernel)
     # AUCs of decision values within the solvers' tolerance of each other are equal

@@ -10,10 +10,9 @@ from numpy.testing import assert_allclose
 from rlscore.utilities.cross_validation import random_folds
 from rlscore.utilities.reader import write_svmlight
 
-from ._common import (EDGE_OK, K_FOLDS, PREDICT_FORMATS, RTOL, SEED, SPARSE_RTOL,
+from ._common import (EDGE_OK, K_FOLDS, RTOL, SEED, SPARSE_RTOL,
                       _check, _cindex, _cli_run, _formats, _learner_result, _memo,
-                      _queries, _query_cindex, _query_folds, _same_as_dense,
-                      _squared_hinge_fit)
+                      _queries, _query_cindex, _query_folds, _same_as_dense)
 
 pytestmark = EDGE_OK
 
@@ -170,14 +169,15 @@ SQ_LAM = 1e-4               # small: the Hessian is ill-conditioned, as in the r
 
 
 @functools.lru_cache(maxsize=None)
-def _squared_hinge_reference():
+def _squared_hinge_reference(squared_hinge_fit):
     """The squared-hinge RankSVM at SQ_LAM over the explicit pairs within queries:
-    lam/2 ||w||^2 + (1/N) sum max(0, 1 - w.(x_i - x_j))^2, y_i > y_j."""
+    lam/2 ||w||^2 + (1/N) sum max(0, 1 - w.(x_i - x_j))^2, y_i > y_j
+    (``squared_hinge_fit``: the conftest fixture)."""
     X, y, q, Xt = _queries()
     pairs = [(i, j) for i in range(len(y)) for j in range(len(y))
              if q[i] == q[j] and y[i] > y[j]]
     Z = np.array([X[i] - X[j] for i, j in pairs])
-    return Xt @ _squared_hinge_fit(Z, np.ones(len(pairs)), SQ_LAM * len(pairs) / 2)
+    return Xt @ squared_hinge_fit(Z, np.ones(len(pairs)), SQ_LAM * len(pairs) / 2)
 
 
 def _squared_hinge_face(face, fmt, run_cli, tmp_path):
@@ -206,11 +206,11 @@ SQ_FACES = [("learner", None), ("learner", "csr"), ("estimator", None),
 
 
 @pytest.mark.parametrize("face,fmt", SQ_FACES)
-def test_squared_hinge_one_model(face, fmt, run_cli, tmp_path):
+def test_squared_hinge_one_model(face, fmt, run_cli, tmp_path, squared_hinge_fit):
     """One lambda, one squared-hinge model in every face and input format: each within
     5e-7 of the prediction range of the minimizer (so their spread is below 1e-6 of
     it; tol 1e-3 left 0.29 on a range of 3.3)."""
-    ref = _squared_hinge_reference()
+    ref = _squared_hinge_reference(squared_hinge_fit)
     got = np.ravel(_squared_hinge_face(face, fmt, run_cli, tmp_path))
     assert np.abs(got - ref).max() <= 5e-7 * np.ptp(ref)
 

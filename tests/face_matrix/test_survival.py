@@ -21,8 +21,8 @@ from numpy.testing import assert_allclose
 
 from rlscore.utilities.cross_validation import random_folds
 
-from ._common import (_same_as_dense, _formats, EDGE_OK, GAMMA, GRID, K_FOLDS, RTOL, SEED, _cli_files, _kernel,
-                      _squared_hinge_fit)
+from ._common import (_same_as_dense, _formats, EDGE_OK, GAMMA, GRID, K_FOLDS, RTOL, SEED,
+                      _cli_files, _kernel)
 
 pytestmark = EDGE_OK
 
@@ -169,17 +169,18 @@ def test_survival_rankrls_learner(kernel, cv, fmt):
 SVM_TOL = 1e-12
 
 
-def _svm_refit(X, time, event, lam):
-    """The squared-hinge survival RankSVM, normalize="pairs":
+def _svm_refit(X, time, event, lam, squared_hinge_fit):
+    """The squared-hinge survival RankSVM, normalize="pairs" (``squared_hinge_fit``: the
+    conftest fixture):
     lam/2 ||w||^2 + (1/N) sum_{comparable (i, j)} max(0, 1 - w.(x_i - x_j))^2 over the
     explicit pair differences."""
     pairs = _comparable(time, event)
     Z = X[pairs[:, 0]] - X[pairs[:, 1]]
-    return _squared_hinge_fit(Z, np.ones(len(pairs)), lam * len(pairs) / 2)
+    return squared_hinge_fit(Z, np.ones(len(pairs)), lam * len(pairs) / 2)
 
 
 @functools.lru_cache(maxsize=None)
-def _svm_reference():
+def _svm_reference(squared_hinge_fit):
     X, time, event, Xt = _censored()
     m = len(time)
     folds = _survival_folds(m)
@@ -188,20 +189,20 @@ def _svm_reference():
         cs = []
         for f in folds:
             tr = np.setdiff1d(np.arange(m), f)
-            w = _svm_refit(X[tr], time[tr], event[tr], lam)
+            w = _svm_refit(X[tr], time[tr], event[tr], lam, squared_hinge_fit)
             cs.append(_censored_c(time[f], event[f], X[f] @ w))
         perfs.append(np.mean([c for c in cs if c is not None]))
     lam = SVM_GRID[int(np.argmax(perfs))]
-    return np.array(perfs), lam, Xt @ _svm_refit(X, time, event, lam)
+    return np.array(perfs), lam, Xt @ _svm_refit(X, time, event, lam, squared_hinge_fit)
 
 
 @pytest.mark.parametrize("fmt", [None, "csr"])
-def test_survival_ranksvm_learner_kfold(fmt):
+def test_survival_ranksvm_learner_kfold(fmt, squared_hinge_fit):
     """SurvivalRankSVM(loss="squared_hinge") refit on every fold's training rows (the
     learner has no grid search), scored and chosen here; dense and CSR input."""
     from rlscore.learner import SurvivalRankSVM
     from rlscore.measure import concordance_index_censored
-    perfs, lam, pred = _svm_reference()
+    perfs, lam, pred = _svm_reference(squared_hinge_fit)
     X, time, event, Xt = _censored()
     X, Xt = _formats(X, Xt, fmt)
     m = len(time)
@@ -337,10 +338,10 @@ def _survival_svm_gridsearch(**_):
             search.predict(Xt))
 
 
-def test_survival_ranksvm_gridsearch():
+def test_survival_ranksvm_gridsearch(squared_hinge_fit):
     """The estimator face of the squared-hinge survival RankSVM (the command line's
     survival-ranksvm trains the hinge only: no closed-form brute force to hold it to)."""
-    perfs, lam, pred = _svm_reference()
+    perfs, lam, pred = _svm_reference(squared_hinge_fit)
     got_lam, got_perfs, got_pred = _survival_svm_gridsearch()
     assert_allclose(np.ravel(got_perfs), perfs, rtol=1e-12, atol=0)
     assert got_lam == lam
