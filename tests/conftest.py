@@ -364,3 +364,21 @@ def cli_in_child():
     """Hostile command lines run away from the test process:
     ``cli_in_child(argvs, ignore_warnings=False)``."""
     return _cli_in_child
+
+
+def _cv_plus_bounds(mu, R, alpha):
+    """Barber et al.'s CV+ interval by brute force (sorted lists): ``mu`` (t, n) the
+    hold-out models' predictions at t test points, ``R`` (n,) the hold-out residuals;
+    the floor(alpha (n + 1))-th smallest of mu - |R| and the ceil((1 - alpha)(n + 1))-th
+    smallest of mu + |R| per test point. Returns (lo, hi), each (t,)."""
+    mu, R = np.atleast_2d(mu), np.abs(np.asarray(R))
+    n = R.size
+    lo = np.sort(mu - R, axis=1)[:, math.floor(alpha * (n + 1)) - 1]
+    hi = np.sort(mu + R, axis=1)[:, math.ceil((1 - alpha) * (n + 1)) - 1]
+    return lo, hi
+
+
+@pytest.fixture(scope="session")
+def cv_plus_bounds():
+    """``cv_plus_bounds(mu, R, alpha)`` -> (lo, hi): CV+ from refits' predictions."""
+    return _cv_plus_bounds

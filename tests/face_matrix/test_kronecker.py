@@ -195,3 +195,62 @@ def test_kronecker_repaired_kernel_predicts_with_it(face, how):
                               indefinite=how).fit(pairs, Y)
     got = L.predict(S1[:, :N1], S2[:, :N2]) if face == "learner" else est.predict(every)
     assert_allclose(np.ravel(got), ref, rtol=RTOL, atol=1e-10)
+
+
+SETTING_D_LAM, SETTING_D_MISCOVERAGE = 0.7, 0.2
+
+
+@functools.lru_cache(maxsize=None)
+def _setting_d_refits():
+    """The refits of CV+ for two new objects (setting D): for each block of the row and
+    column folds GroupKFold(2) draws, the np.kron linear-kernel RLS without the block's
+    objects; its residuals on the block and its predictions for the test pairs (every
+    pair of the new objects, domain-1 index fastest)."""
+    from sklearn.model_selection import GroupKFold
+    X1, X2, Y, _ = _dyadic()
+    Ym = Y.reshape((N1, N2), order="F")
+    K1, K2 = X1 @ X1.T, X2 @ X2.T
+    rf = [t for _, t in GroupKFold(2).split(np.arange(N1), groups=np.arange(N1))]
+    cf = [t for _, t in GroupKFold(2).split(np.arange(N2), groups=np.arange(N2))]
+    test = [(u, v) for v in range(N2, N2 + 2) for u in range(N1, N1 + 3)]
+    mus, res = [], []
+    for R in rf:
+        T1 = np.setdiff1d(np.arange(N1), R)
+        for C in cf:
+            T2 = np.setdiff1d(np.arange(N2), C)
+            K = np.kron(K2[np.ix_(T2, T2)], K1[np.ix_(T1, T1)])
+            a = np.linalg.solve(K + SETTING_D_LAM * np.eye(K.shape[0]),
+                                Ym[np.ix_(T1, T2)].ravel(order="F"))
+            A = a.reshape((T1.size, T2.size), order="F")
+            res += list((Ym[np.ix_(R, C)] - K1[np.ix_(R, T1)] @ A @ K2[np.ix_(T2, C)])
+                        .ravel())
+            mus += [[K1[u, T1] @ A @ K2[T2, v] for u, v in test]] * (R.size * C.size)
+    return np.array(mus).T, np.array(res), (rf, cf), test
+
+
+@pytest.mark.parametrize("face,fmt", [("learner", None), ("estimator", None),
+                                      ("estimator", "csr")])
+def test_setting_d_intervals(face, fmt, cv_plus_bounds):
+    """CV+ intervals for a new drug with a new target: KronRLS.predict_interval
+    (setting="both", the folds given) and PairwiseRLS.predict_interval(by="both",
+    n_folds=2) (GroupKFold's folds of each domain; dense and CSR features) equal the
+    CV+ of np.kron refits without each block."""
+    X1, X2, Y, pairs = _dyadic()
+    mus, res, folds, test = _setting_d_refits()
+    lo_ref, hi_ref = cv_plus_bounds(mus, res, SETTING_D_MISCOVERAGE)
+    if face == "learner":
+        from rlscore.learner import KronRLS
+        K1, K2 = X1 @ X1.T, X2 @ X2.T
+        L = KronRLS(K1=K1[:N1, :N1], K2=K2[:N2, :N2], Y=Y, regparam=SETTING_D_LAM)
+        _, lo, hi = L.predict_interval(K1[N1:, :N1], K2[N2:, :N2],
+                                       [u - N1 for u, _ in test], [v - N2 for _, v in test],
+                                       miscoverage=SETTING_D_MISCOVERAGE, setting="both",
+                                       folds=folds)
+    else:
+        from rlscore.estimators import PairwiseRLS
+        est = PairwiseRLS(_as_format(X1, fmt), _as_format(X2, fmt), kernel="linear",
+                          alpha=SETTING_D_LAM).fit(pairs, Y)
+        _, lo, hi = est.predict_interval(np.array(test), SETTING_D_MISCOVERAGE, by="both",
+                                         n_folds=2)
+    assert_allclose(np.ravel(lo), lo_ref, rtol=RTOL, atol=1e-10)
+    assert_allclose(np.ravel(hi), hi_ref, rtol=RTOL, atol=1e-10)

@@ -2,8 +2,6 @@
 (setting A): equal to the intervals computed from np.kron refits without each block /
 fold, in the core, the learner KronRLS and the estimators."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -20,23 +18,15 @@ def _data(n1=7, n2=6, u1=3, u2=2, seed=0):
     return K1, K2, Yall, n1, n2
 
 
-def _cv_plus(mu, R, alpha):
-    """Barber et al.'s CV+ bounds at one test point (brute force, sorted lists)."""
-    n = R.size
-    lo_rank = math.floor(alpha * (n + 1))
-    hi_rank = math.ceil((1 - alpha) * (n + 1))
-    lo = np.sort(mu - np.abs(R))[lo_rank - 1]
-    hi = np.sort(mu + np.abs(R))[hi_rank - 1]
-    return lo, hi
-
-
 def _refit_dual(K1, K2, Y, T1, T2, lam):
     K = np.kron(K2[np.ix_(T2, T2)], K1[np.ix_(T1, T1)])
     a = np.linalg.solve(K + lam * np.eye(K.shape[0]), Y[np.ix_(T1, T2)].ravel(order="F"))
     return a.reshape((T1.size, T2.size), order="F")
 
 
-def _brute_both(K1, K2, Yall, n1, n2, lam, rowfolds, colfolds, tests, alpha):
+def _brute_both(K1, K2, Yall, n1, n2, lam, rowfolds, colfolds, tests, alpha, cv_plus):
+    """CV+ (``cv_plus``: the conftest fixture) from np.kron refits without each block
+    rowfold x colfold."""
     Y = Yall[:n1, :n2]
     mus, res = [], []
     for R in rowfolds:
@@ -48,12 +38,11 @@ def _brute_both(K1, K2, Yall, n1, n2, lam, rowfolds, colfolds, tests, alpha):
             for (i, j), p in zip([(i, j) for i in R for j in C], P.ravel()):
                 res.append(Y[i, j] - p)
                 mus.append([K1[u, T1] @ A @ K2[T2, v] for u, v in tests])
-    mus, res = np.array(mus), np.array(res)          # (m, t), (m,)
-    return np.array([_cv_plus(mus[:, t], res, alpha) for t in range(len(tests))])
+    return np.column_stack(cv_plus(np.array(mus).T, np.array(res), alpha))
 
 
 @pytest.mark.parametrize("folds", [None, "k"])
-def test_both_new_cv_plus_equals_refits(folds):
+def test_both_new_cv_plus_equals_refits(folds, cv_plus_bounds):
     K1, K2, Yall, n1, n2 = _data()
     lam, alpha = 0.3, 0.2
     rf = [np.array([0, 4]), np.array([1, 5, 6]), np.array([2, 3])] if folds else \
@@ -69,7 +58,8 @@ def test_both_new_cv_plus_equals_refits(folds):
     assert method == "cv+"
     X = np.array([(u - n1, v - n2) for u, v in tests])
     pred, lo, hi = im.predict_interval(X, alpha, method)
-    brute = _brute_both(K1, K2, Yall, n1, n2, lam, rf, cf, tests, alpha)
+    brute = _brute_both(K1, K2, Yall, n1, n2, lam, rf, cf, tests, alpha,
+                        cv_plus_bounds)
     np.testing.assert_allclose(lo[:, 0], brute[:, 0], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(hi[:, 0], brute[:, 1], rtol=1e-8, atol=1e-10)
     A = _refit_dual(K1, K2, Yall[:n1, :n2], np.arange(n1), np.arange(n2), lam)
@@ -77,7 +67,7 @@ def test_both_new_cv_plus_equals_refits(folds):
                                rtol=1e-10)
 
 
-def test_pair_folds_cv_plus_equals_refits():
+def test_pair_folds_cv_plus_equals_refits(cv_plus_bounds):
     K1, K2, Yall, n1, n2 = _data(5, 4, 2, 2, seed=3)
     lam, alpha = 0.2, 0.25
     Y = Yall[:n1, :n2]
@@ -97,12 +87,12 @@ def test_pair_folds_cv_plus_equals_refits():
         res[S] = y[S] - K[np.ix_(S, T)] @ a
         kt = np.array([np.kron(K2[v, :n2], K1[u, :n1]) for u, v in tests])
         mus[S] = (kt[:, T] @ a)[None, :]
-    brute = np.array([_cv_plus(mus[:, t], res, alpha) for t in range(len(tests))])
+    brute = np.column_stack(cv_plus_bounds(mus.T, res, alpha))
     np.testing.assert_allclose(lo[:, 0], brute[:, 0], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(hi[:, 0], brute[:, 1], rtol=1e-8, atol=1e-10)
 
 
-def test_faces_reach_setting_d():
+def test_faces_reach_setting_d(cv_plus_bounds):
     """PairwiseRLS(by='both', n_folds), PairwiseRLSCV(cv='both') and the learner
     KronRLS(setting='both') give the refits' intervals."""
     from sklearn.model_selection import GroupKFold
@@ -119,7 +109,8 @@ def test_faces_reach_setting_d():
     rf = [t for _, t in GroupKFold(3).split(ids, groups=ids)]
     ids2 = np.arange(n2)
     cf = [t for _, t in GroupKFold(3).split(ids2, groups=ids2)]
-    brute = _brute_both(K1, K2, Yall, n1, n2, lam, rf, cf, tests, alpha)
+    brute = _brute_both(K1, K2, Yall, n1, n2, lam, rf, cf, tests, alpha,
+                        cv_plus_bounds)
     np.testing.assert_allclose(lo, brute[:, 0], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(hi, brute[:, 1], rtol=1e-8, atol=1e-10)
     # learner: the same folds, pairs of the test objects in vec_F order
@@ -134,12 +125,12 @@ def test_faces_reach_setting_d():
     _, lo3, hi3 = cv.predict_interval(np.array(tests), alpha)
     singles = lambda n: [np.array([i]) for i in range(n)]  # noqa: E731
     brute1 = _brute_both(K1, K2, Yall, n1, n2, lam, singles(n1), singles(n2), tests,
-                         alpha)
+                         alpha, cv_plus_bounds)
     np.testing.assert_allclose(lo3, brute1[:, 0], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(hi3, brute1[:, 1], rtol=1e-8, atol=1e-10)
 
 
-def test_estimator_pair_folds_are_kfold_of_samples():
+def test_estimator_pair_folds_are_kfold_of_samples(cv_plus_bounds):
     from sklearn.model_selection import KFold
     from rlscore.estimators import PairwiseRLS
     K1, K2, Yall, n1, n2 = _data(4, 4, 1, 1, seed=7)
@@ -158,7 +149,7 @@ def test_estimator_pair_folds_are_kfold_of_samples():
         res[S] = y[S] - K[np.ix_(S, T)] @ a
         kt = np.array([[K1[u, c] * K2[v, d] for c, d in pairs[T]] for u, v in test])
         mus[S] = (kt @ a)[None, :]
-    brute = np.array([_cv_plus(mus[:, t], res, alpha) for t in range(2)])
+    brute = np.column_stack(cv_plus_bounds(mus.T, res, alpha))
     np.testing.assert_allclose(lo, brute[:, 0], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(hi, brute[:, 1], rtol=1e-8, atol=1e-10)
 
