@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+import textwrap
 import threading
 import weakref
 
@@ -147,15 +148,26 @@ def fit_rank_learner(owner, data, regparam, kernel, basis_vectors, kwargs, path,
                           path, basis_vectors=basis_vectors, **params)
 
 
+def clean_doc(doc):
+    """A docstring as Python 3.13 compiles it, on every Python: the first line
+    stripped, the common indentation of the others removed (:func:`inspect.cleandoc`),
+    one final newline. Text cut from or spliced into another class's docstring goes
+    through it, so that the result does not depend on the interpreter's version."""
+    return inspect.cleandoc(doc) + "\n"
+
+
 def adapted_doc(core_doc, core_intro, face_intro):
     """The docstring of a learner that subclasses a core model: the core's, with its
     ``core_intro`` paragraph replaced by ``face_intro`` and the ``verbose`` keyword of
-    :func:`reports_progress` documented before the Attributes section."""
-    return core_doc.replace(core_intro, face_intro).replace(
-        "\n    Attributes\n",
-        "    verbose : bool, default False (keyword)\n"
-        "        Show the progress on stderr; it is logged either way (logger\n"
-        "        ``\"rlscore\"``, see :doc:`/progress`).\n\n    Attributes\n", 1)
+    :func:`reports_progress` documented before the Attributes section. All three are
+    compared and joined without their common indentation (:func:`clean_doc`), which
+    Python 3.13 strips from docstrings and earlier versions keep."""
+    doc = clean_doc(core_doc)
+    return doc.replace(textwrap.dedent(core_intro), textwrap.dedent(face_intro)).replace(
+        "\nAttributes\n",
+        "verbose : bool, default False (keyword)\n"
+        "    Show the progress on stderr; it is logged either way (logger\n"
+        "    ``\"rlscore\"``, see :doc:`/progress`).\n\nAttributes\n", 1)
 
 
 class CoreModelAdapter:

@@ -3,9 +3,11 @@
 kernel, trained by Newton's method with the generalized vec trick. RLScore's keyword
 interface over :class:`rlscore.core.kronecker.SampledKronSVMModel`."""
 
+import textwrap
+
 from rlscore.core.kronecker import KronSVMOptions, SampledKronSVMModel
 from rlscore._validation import warn_unused_kwargs
-from rlscore.learner._common import adapted_doc, reports_progress
+from rlscore.learner._common import adapted_doc, clean_doc, reports_progress
 
 __all__ = ["KronSVM", "TRAIN_LABELS", "CALLBACK_FUNCTION"]
 
@@ -19,11 +21,12 @@ _KEYS = ("X1", "X2", "K1", "K2", "Y", "label_row_inds", "label_col_inds", "regpa
 _OPTIONS = {"maxiter": "maxiter", "inneriter": "inneriter", "tol": "rtol",
             "weights": "weights", "compute_risk": "compute_risk"}
 
-_CORE_PARAMETERS = SampledKronSVMModel.__doc__[
-    SampledKronSVMModel.__doc__.index("    kernels : (K1, K2)"):
-    SampledKronSVMModel.__doc__.index("\n    Attributes\n")]
+_CORE_DOC = clean_doc(SampledKronSVMModel.__doc__)
+_CORE_PARAMETERS = _CORE_DOC[_CORE_DOC.index("kernels : (K1, K2)"):
+                             _CORE_DOC.index("\nAttributes\n")]
 
-_FACE_PARAMETERS = """    K1, K2 : (n1, n1), (n2, n2) training kernels (kernel mode; lists of them with
+_FACE_PARAMETERS = textwrap.dedent("""\
+    K1, K2 : (n1, n1), (n2, n2) training kernels (kernel mode; lists of them with
         ``weights`` for a weighted sum of Kronecker kernels), or
     X1, X2 : (n1, d1), (n2, d2) feature matrices (linear mode, weights W of size
         d1 d2 in vec_F order, as :class:`rlscore.core.kronecker.SampledKronRLSModel`)
@@ -42,7 +45,7 @@ _FACE_PARAMETERS = """    K1, K2 : (n1, n1), (n2, n2) training kernels (kernel m
     compute_risk : bool, default False
         Record the objective of every Newton step in ``risks`` (J decreases
         monotonically, so the last iterate is the best).
-"""
+""")
 
 
 class KronSVM(SampledKronSVMModel):
