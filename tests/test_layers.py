@@ -11,7 +11,9 @@ Layers, bottom first (docs/architecture.rst explains them):
 2. ``rlscore.core``, ``rlscore.model_io`` (the algebra; model files)
 3. the faces ``rlscore.learner``, ``rlscore.estimators``, ``rlscore.distributed``,
    ``rlscore.utilities``, ``rlscore.datasets`` (thin adapters; they do not import each other)
-4. ``rlscore.cli`` (may use any face), then ``rlscore`` itself and ``rlscore.__main__``.
+4. ``rlscore.cli`` (trains core models; of the faces it uses the readers and folds of
+   ``rlscore.utilities`` and the plots, and ``rlscore.learner`` only in ``rlscore demo``),
+   then ``rlscore`` itself and ``rlscore.__main__``.
 
 Inside ``rlscore.core`` the families have an order of their own (``FAMILY``, bottom
 first; docs/architecture.rst explains them): ``structure`` < ``optim`` < ``selection`` <
@@ -320,3 +322,38 @@ def test_no_import_cycles_between_modules():
 def test_the_cycle_check_sees_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+# the command line reaches the algebra through core, not through another face's classes
+# (docs/architecture.rst, "The road from a face to the core"); ``rlscore demo`` shows the
+# RLScore-style learner face and is the one exception
+CLI_MAY_USE_THE_LEARNERS = {"rlscore.cli._demo"}
+
+
+def _cli_learner_imports():
+    out = []
+    for path, name in _modules():
+        if _package_of(name) != "cli" or name in CLI_MAY_USE_THE_LEARNERS:
+            continue
+        for line, module, _ in _imports(path, name):
+            if module == "rlscore.learner" or module.startswith("rlscore.learner."):
+                out.append(f"{path.relative_to(PKG.parent)}:{line}: {module}")
+    return out
+
+
+def test_the_command_line_trains_core_models_not_learners():
+    bad = _cli_learner_imports()
+    assert not bad, "\n".join(bad)
+
+
+def test_the_checker_sees_the_command_line_importing_a_learner(tmp_path, monkeypatch):
+    fake = tmp_path / "rlscore"
+    (fake / "cli").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "cli" / "__init__.py").write_text("")
+    (fake / "cli" / "_fit.py").write_text(
+        "def f():\n    from rlscore.learner import LinearRankSVM\n")
+    (fake / "cli" / "_demo.py").write_text("from rlscore.learner import RLS\n")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    bad = _cli_learner_imports()
+    assert len(bad) == 1 and "_fit.py:2: rlscore.learner" in bad[0], bad

@@ -1,6 +1,7 @@
 """The training subcommands: fit and cv (predict and evaluate: :mod:`rlscore.cli._apply`;
 demo: :mod:`rlscore.cli._demo`)."""
 
+import functools
 import json
 import os
 import sys
@@ -13,7 +14,8 @@ from rlscore.cli._base import (KERNELS, LEARNERS, Basis, DataError, Progress, Us
 from rlscore.cli._data import ZERO_BASED_CHOICES, input_table, load_training_data
 from rlscore.cli._options import (_usage, parse_grid, parse_measures, parse_regparam,
                                   parse_tol)
-from rlscore.cli._select import CV_NAMES, check_qids, example_folds, note, select
+from rlscore.cli._select import (CV_NAMES, check_qids, chosen_model, example_folds, note,
+                                 select)
 
 
 def _kernel_args(args, spec):
@@ -276,7 +278,7 @@ def _cmd_fit(args):
         if args.regparam is not None:
             raise UsageError("give --regparam or --regparams, not both")
         sel, grid, perfs, measure, kparams = _run_selection(args, data, spec)
-        learner = sel.model            # re-solved at the chosen regparam
+        learner = chosen_model(sel)     # re-solved (or retrained) at the chosen regparam
         info.update({"cv": sel.cv_name, "measure": measure.name,
                      "regparams": [float(g) for g in grid],
                      "cv_performances": perfs.tolist()})
@@ -321,10 +323,11 @@ _KERNEL_LEARNING = {
 
 
 def _learn_kernel(args, data, spec):
-    """``fit --gamma learn``: the learner with the kernel parameters and regparam
-    learned by the gradient of its exact cross-validation criterion
-    (:data:`_KERNEL_LEARNING`); the learner carries the core result as
-    ``kernel_learning``."""
+    """``fit --gamma learn``: the core model trained at the kernel parameters and
+    regparam learned by the gradient of its exact cross-validation criterion
+    (:data:`_KERNEL_LEARNING`; :func:`rlscore.core.hyper.learn_kernel`,
+    ``learn_kernel_lqo``, ``learn_kernel_global``); the model carries the core result
+    as ``kernel_learning``."""
     if spec.name not in _KERNEL_LEARNING:
         raise UsageError(f"--gamma learn needs --learner {', '.join(_KERNEL_LEARNING)} "
                          f"(it minimizes their exact cross-validation error), got "
@@ -349,25 +352,30 @@ def _learn_kernel(args, data, spec):
     kernel, kp = _kernel_args(args, spec)
     with Progress(f"learning the kernel parameters ({cv} gradient)"):
         try:
+            from rlscore.core.hyper import (learn_kernel, learn_kernel_global,
+                                            learn_kernel_lqo, learning_options)
+            from rlscore.core.nystrom import CVIntent
+            from rlscore.cli._learners import _rank_model, _rls_model
+            options = learning_options(kernel, degree=kp.get("degree", 2), **search)
+            # the final model is solved on the decomposition of the criterion's path,
+            # as the selection learners (LeaveOneOutRLS, LeaveQueryOutRankRLS) solve
+            # it at the learned regparam
             if spec.name == "rls":
-                from rlscore.learner import LeaveOneOutRLS
-                learner = LeaveOneOutRLS(data.X, data.y, kernel=kernel, gamma="learn",
-                                         criterion=args.learn_criterion or "auto",
-                                         **search, **kp)
+                res = learn_kernel(data.X, data.y,
+                                   criterion=args.learn_criterion or "auto", **options)
+                train = functools.partial(_rls_model, path=True, cv=CVIntent("loo"))
             elif spec.name == "query-rankrls":
-                from rlscore.learner import LeaveQueryOutRankRLS
-                learner = LeaveQueryOutRankRLS(data.X, data.y, data.qids, kernel=kernel,
-                                               gamma="learn", **search, **kp)
+                res = learn_kernel_lqo(data.X, data.y, data.groups, **options)
+                train = functools.partial(_rank_model, path=True, cv=CVIntent("lqo"),
+                                          query=True)
             else:
-                from rlscore.core.hyper import learn_kernel_global, learning_options
-                res = learn_kernel_global(data.X, data.y, **learning_options(
-                    kernel, degree=kp.get("degree", 2), **search))
-                kp = {**kp, **{k: v for k, v in res.kernel_params.items()
-                               if k != "degree"}}
-                learner = spec.train(data, res.regparam, kernel, kp, None)
-                learner.kernel_learning = res
-                learner.regparam = res.regparam
-                learner.gamma = res.kernel_params["gamma"]
+                res = learn_kernel_global(data.X, data.y, **options)
+                train = spec.train
+            kp = {**kp, **{k: v for k, v in res.kernel_params.items() if k != "degree"}}
+            learner = train(data, res.regparam, kernel, kp, None)
+            learner.kernel_learning = res
+            learner.regparam = res.regparam
+            learner.gamma = res.kernel_params["gamma"]
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     return learner, (kernel, {**kp, "gamma": learner.gamma}, None)

@@ -6,8 +6,9 @@ model: for RLS and RankRLS the core model the learners adapt
 (:func:`rlscore.core.nystrom.fit_rls_model`, :func:`rlscore.core.rankrls.fit_rank_model`).
 Each selection function ``(data, grid, kernel, kernel_params, basis, measure, args)``
 returns a cross-validator of :mod:`rlscore.core.selection` over such a model, which the
-command runs through :func:`rlscore.core.selection.grid_search` (RankSVM's K-fold of
-examples still goes through ``KfoldLinearRankSVM``, whose result it adapts).
+command runs through :func:`rlscore.core.selection.grid_search`. RankSVM trains a
+:class:`rlscore.core.ranksvm.RankSVMModel`; its K-fold of examples is
+:func:`rlscore.core.ranksvm.ranksvm_kfold_cv`.
 """
 
 import functools
@@ -118,12 +119,12 @@ def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
 
 
 def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge", tol=None):
-    from rlscore.learner import KernelRankSVM, LinearRankSVM
+    from rlscore.core.ranksvm import RankSVMModel, RankSVMOptions
+    options = RankSVMOptions(loss=loss, rtol=tol)
     if kernel == "LinearKernel":
-        return LinearRankSVM(data.X, data.y, data.qids, regparam=regparam, loss=loss,
-                             tol=tol)
-    return KernelRankSVM(data.X, data.y, data.qids, regparam=regparam, kernel=kernel,
-                         basis_vectors=basis_vectors(basis), loss=loss, tol=tol, **kp)
+        return RankSVMModel.fit(data.X, data.y, data.qids, regparam, options=options)
+    return RankSVMModel.fit(data.X, data.y, data.qids, regparam, kernel,
+                            basis_vectors(basis), options=options, **kp)
 
 
 def _ranksvm_tol(tol, loss="hinge"):
@@ -134,17 +135,17 @@ def _ranksvm_tol(tol, loss="hinge"):
 
 
 def _ranksvm_kfold(loss):
-    """The K-fold cross-validation of RankSVM with ``loss`` on a file without qids:
-    KfoldLinearRankSVM (a cold start per fold and regparam; files with qids go through
-    the query-wise CV of the command)."""
+    """The K-fold cross-validation of RankSVM with ``loss`` on a file without qids
+    (:func:`rlscore.core.ranksvm.ranksvm_kfold_cv`: a cold start per fold and regparam;
+    files with qids go through the query-wise CV of the command)."""
     def kfold(data, grid, kernel, kp, basis, measure, args, tol=None):
-        from rlscore.learner import KfoldLinearRankSVM
+        from rlscore.core.ranksvm import RankSVMOptions, ranksvm_kfold_cv
         if kernel != "LinearKernel":
             raise UsageError("K-fold cross-validation of ranksvm on a file without qid: "
                              "supports --kernel linear only")
-        return KfoldLinearRankSVM(data.X, data.y, None, folds=_kfold(data, args),
-                                  regparams=grid, measure=_plain_measure(measure),
-                                  loss=loss, tol=tol)
+        return ranksvm_kfold_cv(data.X, data.y, None, folds=_kfold(data, args),
+                                measure=_plain_measure(measure),
+                                options=RankSVMOptions(loss=loss, rtol=tol))
     return kfold
 
 

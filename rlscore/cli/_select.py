@@ -57,15 +57,14 @@ def _grid_search(cv, grid, cv_name):
             raise DataError(_UNDEFINED) from None
 
 
-def _adopted(selection, grid, cv_name, measure):
-    """A learner's finished selection (RankSVM's K-fold of examples) as a
-    SelectionResult."""
-    from rlscore.core.selection import SelectionResult
-    grid = tuple(grid)
-    perfs = np.asarray(selection.cv_performances, dtype=np.float64)
-    return SelectionResult(grid, perfs, [None] * len(grid),
-                           grid.index(selection.regparam), bool(measure.iserror),
-                           selection, measure, cv_name)
+def chosen_model(selection):
+    """The model a selection chose, trained on all rows at its regparam: the model
+    re-solved by the grid search, or for a model retrained per fold
+    (:class:`~rlscore.core.selection.RefitModel`) its training on all rows (what a
+    model file records)."""
+    from rlscore.core.selection import RefitModel
+    model = selection.model
+    return model.learner if isinstance(model, RefitModel) else model
 
 
 def _model(spec, data, grid, kernel, kp, basis, need):
@@ -128,8 +127,6 @@ def select(args, data, spec, measure, grid, kernel, kp, basis):
                                                measure)
             else:
                 crossvalidator = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
-            if not hasattr(crossvalidator, "cv"):      # a learner's finished selection
-                return _adopted(crossvalidator, grid, cv, measure)
             return _grid_search(crossvalidator, grid, cv)
         except UndefinedPerformance as exc:
             raise DataError(f"{args.train}: the {cv} estimate of {measure.name} is "

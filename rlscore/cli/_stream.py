@@ -1,7 +1,7 @@
 """``rlscore fit --stream``: reduced-set RLS, global RankRLS (``--learner rankrls``) or
 query RankRLS (``--learner query-rankrls``, the file's queries contiguous) trained from
 the file in passes (the file is never held in memory), through
-:class:`rlscore.learner.StreamedRLS`; ``--solver pcg`` (Falkon's preconditioned CG,
+:func:`rlscore.core.rankrls.streamed_rank_fit`; ``--solver pcg`` (Falkon's preconditioned CG,
 one --regparam) always streams. The selection
 follows the in-memory command's conventions (the basis rows stay in the model during
 cross-validation, K-fold uses the same random folds), so ``--stream`` changes the
@@ -92,13 +92,14 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
     """Train and return (learner, info) for ``rlscore fit --stream``: the memory plan
     of :func:`rlscore.core.nystrom.plan_streamed_fit` from ``--memory-budget`` (the
     budget of the whole run, as in every face; a refusal is a usage error), then
-    :class:`rlscore.learner.StreamedRLS` under that plan."""
+    :func:`rlscore.core.rankrls.streamed_rank_fit` under that plan (the
+    :class:`rlscore.core.nystrom.StreamedFit` is the learner the model file records)."""
     from rlscore._blocks import working_memory
     from rlscore._validation import format_bytes
     from rlscore.core.nystrom import (PlanError, StreamedSelection, budget_bytes,
                                       block_working_memory, pcg_tolerance,
                                       plan_streamed_fit)
-    from rlscore.learner import StreamedRLS
+    from rlscore.core.rankrls import streamed_rank_fit
     from rlscore.utilities.reader import CsvSource, SvmlightSource
     if args.learner not in STREAM_KINDS:
         asked = " / ".join(_streaming_options(args)) or "--stream"
@@ -148,12 +149,13 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
             for k, f in enumerate(example_folds(src.m, args.folds, args.seed)):
                 cv[np.asarray(f, dtype=np.intp)] = k
         regparam = 1.0 if args.regparam is None else args.regparam
+        seed = 0 if args.basis_seed is None else args.basis_seed
         # before the run: the peak estimate, or the refusal with the ways out -- the
-        # plan StreamedRLS makes from the same budget (resolved once, so that "auto"
+        # plan the fit runs under, made from the budget (resolved once, so that "auto"
         # gives the same decision)
         try:
             with PlanError.reworded(_OPTION_NAMES):
-                select = StreamedSelection(regparams=grid, cv=cv)
+                select = StreamedSelection(float(regparam), grid, cv, random_state=seed)
                 plan = plan_streamed_fit(src, args.basis, kernel, kind=kind,
                                          select=select, plan=compute)
         except ValueError as exc:
@@ -174,13 +176,11 @@ def fit_streamed(args, kernel_args, grid_of, zero_based):
              f"solver {solver})")
         dtype = compute.dtype
         try:
-            learner = StreamedRLS(
-                src, regparam=float(regparam), kernel=kernel, n_basis=args.basis,
-                random_state=0 if args.basis_seed is None else args.basis_seed,
-                regparams=grid, cv=cv, block_size=plan.block_size, kind=kind,
-                solver=solver, plan=plan,
-                keep_basis_in_cv=bool(getattr(args, "keep_basis_in_cv", False)),
-                tol=compute.pcg_options.rtol, maxiter=maxiter, dtype=dtype, **kp)
+            with PlanError.reworded(_OPTION_NAMES):
+                learner = streamed_rank_fit(
+                    src, kernel, kp, kind, select=select, plan=compute, route=plan,
+                    n_basis=args.basis, random_state=seed,
+                    remove_basis=not getattr(args, "keep_basis_in_cv", False))
         except ValueError as exc:
             raise DataError(f"{args.train}: {exc}") from None
     info = {"train_file": os.path.basename(args.train), "n_examples": int(src.m),

@@ -33,7 +33,7 @@ from rlscore.cli._commands import (_check_plot, _cmd_cv, _cmd_fit, _kernel_args,
                                    _table, report_selection)
 from rlscore.cli._options import _usage
 from rlscore.cli._data import input_table, load_training_data, read_file, survival_columns
-from rlscore.cli._select import CV_NAMES, _grid_search, example_folds, note
+from rlscore.cli._select import CV_NAMES, _grid_search, chosen_model, example_folds, note
 from rlscore.cli._stream import _streaming_options
 
 __all__ = ["cmd_fit", "cmd_cv", "cmd_evaluate"]
@@ -204,7 +204,6 @@ def cmd_evaluate(args):
 
 def _fit(args, spec, data, kernel, kp):
     from rlscore.cli._options import parse_regparam
-    from rlscore.core.selection import RefitModel
     from rlscore.model_io import save_model
     info = {"train_file": os.path.basename(args.train),
             "n_examples": int(data.X.shape[0]),
@@ -218,7 +217,7 @@ def _fit(args, spec, data, kernel, kp):
         if args.regparam is not None:
             raise UsageError("give --regparam or --regparams, not both")
         sel, grid, measure = _selection(args, spec, data, kernel, kp)
-        learner = sel.model.learner if isinstance(sel.model, RefitModel) else sel.model
+        learner = chosen_model(sel)
         info.update({"cv": sel.cv_name, "measure": measure.name,
                      "regparams": [float(g) for g in grid],
                      "cv_performances": sel.performances.tolist()})
@@ -348,8 +347,13 @@ def _rankrls_cv(data, grid, kernel, kp, basis, measure, args):
 
 
 def _ranksvm_train(data, regparam, kernel, kp, basis, tol=None):
-    from rlscore.learner import SurvivalRankSVM
-    return SurvivalRankSVM(data.X, data.time, data.event, regparam=regparam, tol=tol)
+    from rlscore.core.ranksvm import RankSVMModel, RankSVMOptions
+    from rlscore.core.survival import train_survival_ranksvm
+    from rlscore.predictor import LinearPredictor
+    options = RankSVMOptions(rtol=tol)
+    solution = train_survival_ranksvm(data.X, data.time, data.event, regparam,
+                                      options=options)
+    return RankSVMModel(LinearPredictor(solution.w, 0.0), solution, regparam, options)
 
 
 def _ranksvm_kfold(data, grid, kernel, kp, basis, measure, args, tol=None):

@@ -33,13 +33,15 @@ from rlscore.core.ranksvm._ranksvm import (ConvergenceWarning, RankSVMSolution,
                                            SOLUTION_ATTRIBUTES, ranksvm_regparam,
                                            solve_ranksvm, fit_linear_ranksvm,
                                            fit_pairwise_ranksvm, empirical_kernel_map,
-                                           fit_kernel_ranksvm, kfold_ranksvm,
+                                           fit_kernel_ranksvm,
                                            solve_ranksvm_newton,
                                            make_risk, train_ranksvm, run_newton)
 from rlscore.core.ranksvm._survival_risk import (SURVIVAL_NORMALIZATIONS,
                                                  SurvivalRankingRisk,
                                                  SquaredSurvivalRankingRisk)
 from rlscore.core.ranksvm._pairwise_loss import PairwiseRankingLoss
+from rlscore.core.ranksvm._model import RankSVMModel
+from rlscore.core.ranksvm._kfold import kfold_ranksvm, ranksvm_kfold_cv
 from rlscore.core.ranksvm._lambda_max import (ranksvm_lambda_max, grid_below)
 
 __all__ = [
@@ -57,6 +59,8 @@ __all__ = [
     "empirical_kernel_map",
     "fit_kernel_ranksvm",
     "kfold_ranksvm",
+    "ranksvm_kfold_cv",
+    "RankSVMModel",
     "RankSVMOptions",
     "solve_ranksvm_newton",
     "check_loss_solver",

@@ -69,7 +69,6 @@ Nystrom features of a reduced set, on which the linear solver runs; the weights 
 back to dual coefficients A = L^{-T} w.
 """
 
-import numbers
 import warnings
 from dataclasses import replace
 
@@ -79,12 +78,11 @@ import scipy.linalg as la
 from rlscore.core.optim import BMRMOptions, TRONOptions, bmrm, tron
 from rlscore.core.nystrom import build_representation
 from rlscore.core.optim import ConvergenceWarning, SolverResult
-from rlscore.core.structure import QueryGroups, as_query_groups
 from rlscore.core.ranksvm._risk import (LOSSES, NORMALIZATIONS, PairRisk, RankingRisk,
                                         SquaredRankingRisk, _as_features, _check_normalize,
                                         check_utilities, pair_structure, pair_weights)
 from rlscore.core.ranksvm._options import RankSVMOptions
-from rlscore._validation import check_index_folds, check_positive_int, check_regparam
+from rlscore._validation import check_regparam
 from rlscore.predictor import LinearPredictor
 
 __all__ = [
@@ -92,7 +90,7 @@ __all__ = [
     "ranksvm_result", "solution_attributes", "SOLUTION_ATTRIBUTES",
     "check_utilities", "ranksvm_regparam", "solve_ranksvm", "fit_linear_ranksvm",
     "fit_pairwise_ranksvm", "empirical_kernel_map", "fit_kernel_ranksvm",
-    "kfold_ranksvm", "NORMALIZATIONS", "LOSSES",
+    "NORMALIZATIONS", "LOSSES",
     "SquaredRankingRisk", "solve_ranksvm_newton", "make_risk",
     "train_ranksvm", "pair_structure", "run_newton",
 ]
@@ -462,106 +460,3 @@ def fit_kernel_ranksvm(X, y, qids=None, regparam=1.0, kernel="GaussianKernel",
     risk = make_risk(Phi, y, qids, options.loss, options.normalize)
     sol = train_ranksvm(risk, regparam, options, callback=callback)
     return sol, to_predictor(sol.w)
-
-
-# ---------------------------------------------------------------------------------------
-# model selection by K-fold cross-validation over queries
-
-
-def kfold_ranksvm(X, y, qids=None, *, folds=5, regparams=None, measure=None, seed=0,
-                  options=None):
-    """Choose regparam by K-fold cross-validation (folds of whole queries), then train
-    on all the data: :class:`rlscore.core.selection.RefitCV` and
-    :func:`rlscore.core.selection.grid_search` with one RankSVM path per fold.
-
-    Parameters
-    ----------
-    X, y : data and utilities.
-    qids : query ids, a :class:`rlscore.core.structure.QueryGroups`, or None (one global
-        ranking, folds of examples).
-    folds : int or list of index lists, default 5
-        An int: that many random folds of whole queries drawn with ``seed``
-        (:meth:`QueryGroups.folds`; of examples without qids); a list: the folds.
-    regparams : grid, default 10^-6 ... 10^2 (9 values). Every regparam of every fold
-        is trained from a cold start (as :func:`fit_linear_ranksvm` on the fold's
-        training rows would), so the estimate at a regparam does not depend on which
-        other values the grid holds.
-    options : RankSVMOptions or None, as in :func:`fit_linear_ranksvm` (loss,
-        normalize, optimizer, rtol, maxiter; "squared_hinge" trains with the
-        trust-region Newton method by default). The fold trainings run without
-        ConvergenceWarning and progress lines.
-    measure : f(Y, P) with ``iserror``; default the c-index. With qids every measure
-        is evaluated per query (:func:`rlscore.core.selection.query_score`: the mean
-        over the fold's queries, queries where it is undefined -- e.g. without a pair
-        -- skipped; a measure with a ``qids`` parameter gets the fold's query ids).
-
-    Returns
-    -------
-    dict with keys regparams, cv_performances (per regparam, mean over folds),
-    fold_performances (n_regparams, n_folds), best_regparam, solution (trained on all
-    the data), risk, folds.
-
-    Notes
-    -----
-    K (folds) x n_regparams RankSVM trainings on (K - 1) / K of the data, each
-    O(iterations (m log m + nnz)), plus one risk structure per fold (O(m log m)).
-    """
-    from rlscore.core.selection import grid_search
-    from rlscore.core.selection import RefitCV
-    from rlscore.measure import cindex
-
-    options = RankSVMOptions() if options is None else options
-    Xf = _as_features(X)
-    m = Xf.shape[0]
-    y = check_utilities(y, m)
-    groups = as_query_groups(qids, m)
-    if regparams is None:
-        regparams = [10.0 ** k for k in range(-6, 3)]
-    grid = [ranksvm_regparam(r, "regparams") for r in regparams]
-    if not grid:
-        raise ValueError("regparams is empty")
-    if isinstance(folds, numbers.Integral) and not isinstance(folds, bool):
-        n_folds = check_positive_int(folds, "folds")
-        folds = (groups or QueryGroups.singletons(m)).folds(n_folds, seed)
-    else:
-        folds = check_index_folds(folds, m, "folds")
-    if len(folds) < 2:
-        raise ValueError("K-fold cross-validation needs at least 2 folds")
-    if groups is not None and not all(groups.whole(f) for f in folds):
-        raise ValueError("a fold splits a query: folds must hold whole queries")
-    if measure is None:
-        measure = cindex
-
-    def fit_split(train, test):
-        try:
-            risk = make_risk(Xf[train], y[train],
-                             None if groups is None else groups.codes[train],
-                             options.loss, options.normalize)
-        except ValueError:
-            return None            # no pairs in this training set
-        Xte = Xf[test]
-
-        def predict_at(regparam):
-            # a cold start at every regparam: the solvers stop within tol of the
-            # minimizer, not at it, so a start from another regparam's solution would
-            # make the estimate depend on the rest of the grid
-            sol = train_ranksvm(risk, regparam, fold_options)
-            return np.asarray(Xte @ sol.w).ravel()
-        return predict_at
-
-    final_options = replace(options, verbose=False)
-    fold_options = replace(final_options, warn=False)
-    splits = [(np.setdiff1d(np.arange(m), f), f) for f in folds]
-    cv = RefitCV(y, measure, splits, fit_split, groups=groups)
-    try:
-        mean, _, best = grid_search(cv, grid)
-    except ValueError as exc:
-        if "NaN" not in str(exc):
-            raise
-        raise ValueError("the cross-validation measure is undefined on every fold") \
-            from None
-    perfs = np.array([cv.split_performances[float(r)] for r in grid])
-    sol, risk = fit_linear_ranksvm(Xf, y, groups, best, options=final_options)
-    return dict(regparams=np.asarray(grid), cv_performances=mean,
-                fold_performances=perfs, best_regparam=best, solution=sol,
-                risk=risk, folds=folds)
