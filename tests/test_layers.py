@@ -201,13 +201,25 @@ def test_imports_point_down_and_use_public_names():
     assert not bad, "\n".join(bad)
 
 
+def _fake_package(tmp_path, monkeypatch, files):
+    """A scratch ``rlscore`` package of ``files`` (path relative to the package ->
+    source; every folder gets an empty ``__init__.py`` unless given) that the
+    checkers read instead of the real one."""
+    fake = tmp_path / "rlscore"
+    for rel, text in files.items():
+        path = fake / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    for d in [fake, *(p for p in fake.rglob("*") if p.is_dir())]:
+        if not (d / "__init__.py").exists():
+            (d / "__init__.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+
+
 def test_the_checker_sees_a_violation(tmp_path, monkeypatch):
     """The test itself can fail: an upward import in a scratch copy is reported."""
-    fake = tmp_path / "rlscore"
-    (fake / "kernel").mkdir(parents=True)
-    (fake / "__init__.py").write_text("")
-    (fake / "kernel" / "__init__.py").write_text("from rlscore.core.rls import _x\n")
-    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    _fake_package(tmp_path, monkeypatch,
+                  {"kernel/__init__.py": "from rlscore.core.rls import _x\n"})
     bad = _violations()
     assert any("upward import kernel -> core" in b for b in bad)
     assert any("private name" in b for b in bad)
@@ -223,16 +235,10 @@ def test_every_core_module_is_in_a_family():
 
 def test_the_checker_sees_family_violations(tmp_path, monkeypatch):
     """An upward, a sideways and a private-module import between families are reported."""
-    fake = tmp_path / "rlscore"
-    for fam in ("rls", "rankrls", "kronecker"):
-        (fake / "core" / fam).mkdir(parents=True)
-        (fake / "core" / fam / "__init__.py").write_text("")
-    (fake / "__init__.py").write_text("")
-    (fake / "core" / "__init__.py").write_text("")
-    (fake / "core" / "rls" / "_a.py").write_text("from rlscore.core.rankrls import X\n")
-    (fake / "core" / "rankrls" / "_b.py").write_text("from rlscore.core.kronecker import Y\n")
-    (fake / "core" / "kronecker" / "_c.py").write_text("from rlscore.core.rls._a import Z\n")
-    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    _fake_package(tmp_path, monkeypatch, {
+        "core/rls/_a.py": "from rlscore.core.rankrls import X\n",
+        "core/rankrls/_b.py": "from rlscore.core.kronecker import Y\n",
+        "core/kronecker/_c.py": "from rlscore.core.rls._a import Z\n"})
     bad = "\n".join(_violations())
     assert "upward family import rls -> rankrls" in bad
     assert "sideways family import rankrls -> kronecker" in bad
@@ -242,21 +248,13 @@ def test_the_checker_sees_family_violations(tmp_path, monkeypatch):
 def test_the_checker_sees_a_face_importing_a_core_internal(tmp_path, monkeypatch):
     """A face may import only __all__ names of a core family; a family may import the
     other names of a lower family; a leaf may import a kernel internal."""
-    fake = tmp_path / "rlscore"
-    for d in ("core/rls", "core/rankrls", "learner", "kernel", "predictor"):
-        (fake / d).mkdir(parents=True)
-    (fake / "__init__.py").write_text("")
-    (fake / "core" / "__init__.py").write_text("")
-    (fake / "core" / "rls" / "__init__.py").write_text(
-        "from rlscore.core.rls._a import Public, Internal\n__all__ = ['Public']\n")
-    (fake / "core" / "rankrls" / "__init__.py").write_text("")
-    (fake / "core" / "rankrls" / "_b.py").write_text(
-        "from rlscore.core.rls import Public, Internal\n")
-    (fake / "learner" / "__init__.py").write_text("")
-    (fake / "learner" / "x.py").write_text("from rlscore.core.rls import Public, Internal\n")
-    (fake / "kernel" / "__init__.py").write_text("block = 1\n__all__ = []\n")
-    (fake / "predictor" / "__init__.py").write_text("from rlscore.kernel import block\n")
-    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    _fake_package(tmp_path, monkeypatch, {
+        "core/rls/__init__.py":
+            "from rlscore.core.rls._a import Public, Internal\n__all__ = ['Public']\n",
+        "core/rankrls/_b.py": "from rlscore.core.rls import Public, Internal\n",
+        "learner/x.py": "from rlscore.core.rls import Public, Internal\n",
+        "kernel/__init__.py": "block = 1\n__all__ = []\n",
+        "predictor/__init__.py": "from rlscore.kernel import block\n"})
     bad = [b for b in _violations() if "internal name" in b]
     assert len(bad) == 1 and "learner/x.py" in bad[0] and "['Internal']" in bad[0], bad
 
@@ -347,13 +345,8 @@ def test_the_command_line_trains_core_models_not_learners():
 
 
 def test_the_checker_sees_the_command_line_importing_a_learner(tmp_path, monkeypatch):
-    fake = tmp_path / "rlscore"
-    (fake / "cli").mkdir(parents=True)
-    (fake / "__init__.py").write_text("")
-    (fake / "cli" / "__init__.py").write_text("")
-    (fake / "cli" / "_fit.py").write_text(
-        "def f():\n    from rlscore.learner import LinearRankSVM\n")
-    (fake / "cli" / "_demo.py").write_text("from rlscore.learner import RLS\n")
-    monkeypatch.setattr(sys.modules[__name__], "PKG", fake)
+    _fake_package(tmp_path, monkeypatch, {
+        "cli/_fit.py": "def f():\n    from rlscore.learner import LinearRankSVM\n",
+        "cli/_demo.py": "from rlscore.learner import RLS\n"})
     bad = _cli_learner_imports()
     assert len(bad) == 1 and "_fit.py:2: rlscore.learner" in bad[0], bad
