@@ -1,8 +1,10 @@
 """The survival learners of the command: right-censored data from a CSV/TSV file.
 
 ``--learner survival-rankrls`` (:class:`rlscore.core.survival.SurvivalRankRLSModel`,
-linear or kernel) and ``survival-ranksvm`` (the linear survival RankSVM,
-:class:`rlscore.learner.SurvivalRankSVM`) train on a CSV/TSV file whose
+linear or kernel, on ``--basis N`` Nystrom centres when given; ``fit --solver pcg``:
+:class:`rlscore.core.survival.PCGSurvivalRankRLSModel`, the kernel streamed by blocks,
+for 10^5 - 10^6 rows) and ``survival-ranksvm`` (the linear survival RankSVM,
+:func:`rlscore.core.survival.train_survival_ranksvm`) train on a CSV/TSV file whose
 ``--time-column`` holds the event or censoring times (>= 0) and ``--event-column`` 1
 for an observed event, 0 for a censoring (those two are the file's label columns; the
 model file records them, so ``evaluate`` finds them by name). Predictions are risk
@@ -28,13 +30,13 @@ import numpy as np
 
 from rlscore.cli._apply import _cmd_evaluate, _model_and_rows
 from rlscore.cli._base import (LEARNERS, DataError, LearnerSpec, Progress, UsageError,
-                               _fmt, register_learner)
-from rlscore.cli._commands import (_check_plot, _cmd_cv, _cmd_fit, _kernel_args, _learner,
-                                   _table, report_selection)
+                               _fmt, basis_vectors, register_learner)
+from rlscore.cli._commands import (_basis, _check_plot, _cmd_cv, _cmd_fit, _kernel_args,
+                                   _learner, _table, report_selection)
 from rlscore.cli._options import _usage
 from rlscore.cli._data import input_table, load_training_data, read_file, survival_columns
 from rlscore.cli._select import CV_NAMES, _grid_search, chosen_model, example_folds, note
-from rlscore.cli._stream import _streaming_options
+from rlscore.cli._stream import _streaming_options, compute_plan
 
 __all__ = ["cmd_fit", "cmd_cv", "cmd_evaluate"]
 
@@ -85,22 +87,50 @@ def _load(args, table, columns):
                         data.table)
 
 
-def _refuse(args, command):
-    """The options of fit / cv that the survival learners do not take."""
+#: the options of a fit by preconditioned CG (survival RankRLS on --basis centres)
+_PCG_OPTIONS = ("--solver pcg", "--block-size", "--float32", "--pcg-tol", "--pcg-maxiter")
+
+
+def _refuse(args, spec, command):
+    """The options of fit / cv that the survival learner ``spec`` does not take:
+    survival RankRLS takes ``--basis`` (Nystrom centres, kept in every hold-out model:
+    with ``--cv`` / ``--regparams`` say so with ``--keep-basis-in-cv``) and, in ``fit``
+    at one ``--regparam``, the PCG options (:data:`_PCG_OPTIONS`)."""
+    nystrom = spec.name == "survival-rankrls"
+    selecting = args.cv is not None or getattr(args, "regparams", None) is not None
     given = [("--gamma learn", getattr(args, "gamma", None) == "learn"),
-             ("--basis", getattr(args, "basis", None) is not None),
-             ("--basis-seed", getattr(args, "basis_seed", None) is not None),
-             ("--keep-basis-in-cv", getattr(args, "keep_basis_in_cv", False)),
              ("--valid", getattr(args, "valid", None) is not None),
              ("--query-norm", getattr(args, "query_norm", None) is not None),
              ("--intervals", getattr(args, "intervals", None) is not None)]
-    if command == "fit":
-        given += [(opt, True) for opt in _streaming_options(args)]
+    if not nystrom:
+        given += [("--basis", getattr(args, "basis", None) is not None),
+                  ("--basis-seed", getattr(args, "basis_seed", None) is not None),
+                  ("--keep-basis-in-cv", getattr(args, "keep_basis_in_cv", False))]
+    streaming = _streaming_options(args) if command == "fit" else []
+    given += [(opt, True) for opt in streaming
+              if not (nystrom and opt in _PCG_OPTIONS)]
     bad = [opt for opt, on in given if on]
     if bad:
         raise UsageError(f"{', '.join(bad)}: not an option of --learner {args.learner} "
-                         f"(survival learners train in memory on all rows; select "
-                         f"regparam with --cv kfold or loo)")
+                         f"(survival learners read the whole file; select regparam "
+                         f"with --cv kfold or loo)")
+    if not nystrom:
+        return
+    pcg = [opt for opt in streaming if opt in _PCG_OPTIONS]
+    if pcg and getattr(args, "solver", None) != "pcg":
+        raise UsageError(f"{' / '.join(pcg)} applies to --solver pcg")
+    if pcg and getattr(args, "basis", None) is None:
+        raise UsageError("--solver pcg trains survival RankRLS on Nystrom centres: add "
+                         "--basis N")
+    if pcg and selecting:
+        raise UsageError("--solver pcg trains one --regparam without exact hold-outs "
+                         "(no --regparams / --cv): select regparam with the direct "
+                         "solver")
+    if getattr(args, "basis", None) is not None and selecting and \
+            not getattr(args, "keep_basis_in_cv", False):
+        raise UsageError("survival cross-validation keeps the --basis vectors in every "
+                         "hold-out model (the held-out rows' pairs leave, their centres "
+                         "stay): add --keep-basis-in-cv to say so")
 
 
 def _measure(text):
@@ -118,7 +148,7 @@ def _measure(text):
         raise UsageError(f"--measure: {exc}") from None
 
 
-def _selection(args, spec, data, kernel, kp):
+def _selection(args, spec, data, kernel, kp, basis=None):
     """(SelectionResult, grid, measure) of ``--cv`` through the one grid search."""
     from rlscore.cli._options import parse_grid
     cv = args.cv
@@ -137,7 +167,7 @@ def _selection(args, spec, data, kernel, kp):
         grid = _usage(parse_grid, "2^-10..2^10")
     try:
         with Progress(f"selecting among {len(grid)} regparams ({cv})"):
-            crossvalidator = spec.cv[cv](data, grid, kernel, kp, None, measure, args)
+            crossvalidator = spec.cv[cv](data, grid, kernel, kp, basis, measure, args)
             return _grid_search(crossvalidator, grid, cv), grid, measure
     except (ValueError, ArithmeticError) as exc:
         if isinstance(exc, DataError):
@@ -146,8 +176,10 @@ def _selection(args, spec, data, kernel, kp):
 
 
 def _prepare(args, spec, command):
-    """Checks and data of a survival fit / cv: (data, kernel, kernel params)."""
-    _refuse(args, command)
+    """Checks and data of a survival fit / cv: (data, kernel, kernel params, basis,
+    plan) -- ``basis`` the ``--basis`` centres or None, ``plan`` the ComputePlan of
+    ``--solver pcg`` or None."""
+    _refuse(args, spec, command)
     if args.folds < 2:
         raise UsageError(f"--folds must be at least 2, got {args.folds}")
     columns = survival_columns(args)
@@ -158,7 +190,10 @@ def _prepare(args, spec, command):
     kernel, kp = _kernel_args(args, spec)
     if "bias" in kp:
         kp = {**kp, "bias": 0.0}       # no effect on a ranking (the RankRLS rule)
-    return _load(args, table, columns), kernel, kp
+    data = _load(args, table, columns)
+    basis, _ = _basis(args, data, kernel)
+    plan = compute_plan(args) if getattr(args, "solver", None) == "pcg" else None
+    return data, kernel, kp, basis, plan
 
 
 def _survival_spec(args):
@@ -202,7 +237,7 @@ def cmd_evaluate(args):
     return _cmd_evaluate(args) if done is None else done
 
 
-def _fit(args, spec, data, kernel, kp):
+def _fit(args, spec, data, kernel, kp, basis, plan):
     from rlscore.cli._options import parse_regparam
     from rlscore.model_io import save_model
     info = {"train_file": os.path.basename(args.train),
@@ -216,7 +251,7 @@ def _fit(args, spec, data, kernel, kp):
     if args.regparams is not None or args.cv is not None:
         if args.regparam is not None:
             raise UsageError("give --regparam or --regparams, not both")
-        sel, grid, measure = _selection(args, spec, data, kernel, kp)
+        sel, grid, measure = _selection(args, spec, data, kernel, kp, basis)
         learner = chosen_model(sel)
         info.update({"cv": sel.cv_name, "measure": measure.name,
                      "regparams": [float(g) for g in grid],
@@ -227,8 +262,17 @@ def _fit(args, spec, data, kernel, kp):
     else:
         regparam = 1.0 if args.regparam is None else _usage(parse_regparam, args.regparam)
         with Progress(f"training {spec.name}"):
-            learner = _train(spec, data, regparam, kernel, kp, args.train)
+            learner = _train(spec, data, regparam, (kernel, kp, basis, plan), args.train)
     info["regparam"] = regparam
+    if basis is not None:
+        info.update({"n_basis": int(args.basis),
+                     "basis_seed": 0 if args.basis_seed is None else int(args.basis_seed),
+                     "keep_basis_in_cv": bool(args.keep_basis_in_cv)})
+    if plan is not None:
+        info.update({"solver": "pcg", "float32": bool(getattr(args, "float32", False)),
+                     "pcg_tol": plan.pcg_options.tol,
+                     "pcg_maxiter": plan.pcg_options.maxiter,
+                     "pcg_iterations": int(learner.solver_result.iterations)})
     if spec.tol is not None:
         info["tol"] = spec.solver_tol()
     save_model(learner, args.output, info, feature_indices=data.feature_indices,
@@ -240,16 +284,23 @@ def _fit(args, spec, data, kernel, kp):
     return 0
 
 
-def _train(spec, data, regparam, kernel, kp, path):
+def _train(spec, data, regparam, setup, path):
+    """One training at ``regparam``; ``setup`` the (kernel, kernel params, basis, plan)
+    of the command (``plan`` not None: survival RankRLS by PCG)."""
+    kernel, kp, basis, plan = setup
     try:
-        return spec.train(data, regparam, kernel, kp, None)
+        if plan is not None:
+            from rlscore.core.survival import PCGSurvivalRankRLSModel
+            return PCGSurvivalRankRLSModel(data.X, data.time, data.event, regparam,
+                                           kernel, basis_vectors(basis), plan=plan, **kp)
+        return spec.train(data, regparam, kernel, kp, basis)
     except ValueError as exc:
         raise DataError(f"{path}: {exc}") from None
 
 
-def _cv(args, spec, data, kernel, kp):
+def _cv(args, spec, data, kernel, kp, basis, plan):
     _check_plot(args)
-    sel, _, measure = _selection(args, spec, data, kernel, kp)
+    sel, _, measure = _selection(args, spec, data, kernel, kp, basis)
     return report_selection(
         args, spec, sel, measure, False,
         f"{spec.name}, {args.kernel} kernel, {sel.cv_name} cross-validation on "
@@ -334,7 +385,8 @@ def _prediction_file(args):
 
 def _rankrls_train(data, regparam, kernel, kp, basis):
     from rlscore.core.survival import SurvivalRankRLSModel
-    return SurvivalRankRLSModel(data.X, data.time, data.event, regparam, kernel, **kp)
+    return SurvivalRankRLSModel(data.X, data.time, data.event, regparam, kernel,
+                                basis_vectors(basis), **kp)
 
 
 def _rankrls_cv(data, grid, kernel, kp, basis, measure, args):

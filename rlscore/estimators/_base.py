@@ -260,6 +260,28 @@ def check_alpha(alpha, name="alpha", positive=False):
     return value
 
 
+#: How the estimators spell the fields of :class:`rlscore.core.nystrom.ComputePlan` that
+#: they name differently (a refusal of the core names the estimator's parameter;
+#: ``pcg_max_iter`` after scikit-learn's ``max_iter``).
+PLAN_NAMES = {"rtol": "pcg_tol", "maxiter": "pcg_max_iter"}
+
+
+def compute_plan_of(est, default=None):
+    """The memory parameters an estimator takes (``memory_budget``, ``block_size``,
+    ``solver``, PCG's ``pcg_tol`` and ``pcg_max_iter``, those it has) as one
+    :class:`rlscore.core.nystrom.ComputePlan`, validated once (errors name the
+    estimator's parameters); ``default`` (a ComputePlan, or None: the core's default
+    plan) for an estimator without them. O(1)."""
+    names = [k for k in ("memory_budget", "block_size", "solver") if hasattr(est, k)]
+    if not names and not hasattr(est, "pcg_max_iter"):
+        return default
+    options = {k: getattr(est, k) for k in names}
+    if hasattr(est, "pcg_max_iter"):
+        options.update(rtol=est.pcg_tol, maxiter=est.pcg_max_iter)
+    with PlanError.reworded(PLAN_NAMES):
+        return ComputePlan.from_options(**options)
+
+
 class KernelInputMixin:
     """``X`` of an estimator with a ``kernel`` parameter: a data matrix (sparse CSR
     accepted) or, for ``kernel="precomputed"``, a dense kernel matrix (scikit-learn's
@@ -335,26 +357,9 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
     def _validate_fit_data(self, X, y):
         return validate_fit_data(self, X, y, self._accept_sparse())
 
-    #: How the estimators spell the fields of :class:`rlscore.core.nystrom.ComputePlan`
-    #: that they name differently (a refusal of the core names the estimator's
-    #: parameter; ``pcg_max_iter`` after scikit-learn's ``max_iter``).
-    _plan_names = {"rtol": "pcg_tol", "maxiter": "pcg_max_iter"}
-
     def _compute_plan(self, default=None):
-        """The memory parameters this estimator takes (``memory_budget``,
-        ``block_size``, ``solver``, PCG's ``pcg_tol`` and ``pcg_max_iter``) as one
-        :class:`rlscore.core.nystrom.ComputePlan`, validated once (errors name the
-        estimator's parameters); ``default`` (a ComputePlan, or None: the core's
-        default plan) for an estimator without them."""
-        names = [k for k in ("memory_budget", "block_size", "solver")
-                 if hasattr(self, k)]
-        if not names and not hasattr(self, "pcg_max_iter"):
-            return default
-        options = {k: getattr(self, k) for k in names}
-        if hasattr(self, "pcg_max_iter"):
-            options.update(rtol=self.pcg_tol, maxiter=self.pcg_max_iter)
-        with PlanError.reworded(self._plan_names):
-            return ComputePlan.from_options(**options)
+        """:func:`compute_plan_of` this estimator."""
+        return compute_plan_of(self, default)
 
     def _fit_model(self, X, y, alpha, path, cv=None):
         """Train the core model (``X``, ``y`` already validated) and set the fitted
@@ -365,7 +370,7 @@ class RLSEstimatorBase(KernelInputMixin, RegressorMixin, BaseEstimator):
         fits)."""
         name, params = self._kernel_spec(X.shape[1])
         plan = self._compute_plan()
-        with PlanError.reworded(self._plan_names):
+        with PlanError.reworded(PLAN_NAMES):
             model = fit_rls_model(X, y, alpha, name, self.basis_vectors, path=path,
                                   plan=plan, cv=cv, **self._basis_params(), **params)
         self._y_1d = y.ndim == 1

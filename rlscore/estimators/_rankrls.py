@@ -21,7 +21,8 @@ from rlscore.core.rankrls import fit_rank_model
 from rlscore.core.rankrls import RankLPOCV
 from rlscore.core.hyper import learn_kernel_global, learn_kernel_lqo, learning_options
 from rlscore.core.selection import LQOCV, NfoldCV, QueryLPOCV
-from rlscore.estimators._base import (DEGREE_DOC, KERNEL_INPUT_ATTRS_DOC, RLSEstimatorBase,
+from rlscore.estimators._base import (DEGREE_DOC, KERNEL_INPUT_ATTRS_DOC, PLAN_NAMES,
+                                      RLSEstimatorBase,
                                       check_alpha, fit_data_doc, kernel_sections_doc,
                                       query_groups, ranking_score,
                                       reports_progress, resolve_kernel, store_params)
@@ -151,7 +152,7 @@ class _RankRLSBase(RLSEstimatorBase):
         name, params = self._kernel_spec(X.shape[1])
         params.update(self._basis_params())
         plan = self._compute_plan(default=ComputePlan(memory_budget=None))
-        with PlanError.reworded(self._plan_names):
+        with PlanError.reworded(PLAN_NAMES):
             return fit_rank_model(X, Y, groups, alpha, name, path, plan=plan,
                                   cv=CVIntent("rank") if path else None,
                                   basis_vectors=self.basis_vectors, **params)

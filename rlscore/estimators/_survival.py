@@ -15,11 +15,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.ranksvm import NORMALIZATIONS, RankSVMOptions
-from rlscore.core.survival import SurvivalCV, SurvivalRankRLSModel, train_survival_ranksvm
+from rlscore.core.survival import (PCGSurvivalRankRLSModel, SurvivalCV, SurvivalRankRLSModel,
+                                  train_survival_ranksvm)
 from rlscore.measure import concordance_index_censored
 from rlscore.measure.survival_measures import survival_outcomes
-from rlscore.estimators._base import (KernelInputMixin, OneTargetRequiredMixin,
-                                      check_alpha, clear_fitted, kernel_params,
+from rlscore.estimators._base import (PLAN_NAMES, KernelInputMixin, OneTargetRequiredMixin,
+                                      check_alpha, clear_fitted, compute_plan_of,
+                                      kernel_params,
                                       reports_progress, resolve_kernel, store_params,
                                       validate_predict_data, verbose_doc)
 from rlscore.estimators._cv import _splits, search_alphas
@@ -175,12 +177,20 @@ class _SurvivalRankRLSBase(_SurvivalEstimator):
         return name, kernel_params(name, n_features, self.gamma, self.degree,
                                    self.coef0)
 
-    def _fit_model(self, X, event, time, alpha):
+    def _fit_model(self, X, event, time, alpha, plan=None):
+        """The core model (``plan``: a ComputePlan whose solver is "pcg" for
+        :class:`rlscore.core.survival.PCGSurvivalRankRLSModel`; else the direct one)."""
         if not isinstance(self.magnitudes, (bool, np.bool_)):
             raise TypeError(f"magnitudes must be True or False, got {self.magnitudes!r}")
         name, params = self._kernel_spec(X.shape[1])
-        self.model_ = SurvivalRankRLSModel(X, time, event, alpha, name, self.basis_vectors,
-                                           magnitudes=bool(self.magnitudes), **params)
+        if plan is not None and plan.solver == "pcg":
+            self.model_ = PCGSurvivalRankRLSModel(X, time, event, alpha, name,
+                                                  self.basis_vectors,
+                                                  bool(self.magnitudes), plan, **params)
+        else:
+            self.model_ = SurvivalRankRLSModel(X, time, event, alpha, name,
+                                               self.basis_vectors,
+                                               magnitudes=bool(self.magnitudes), **params)
         self._set_fitted_attributes()
         return self
 
@@ -223,12 +233,25 @@ class SurvivalRankRLS(_SurvivalRankRLSBase):
     alpha : float >= 0, default=1.0
         Regularization parameter (RLScore's ``regparam``).
 {_RLS_PARAMS_DOC}
+    solver : {{"direct", "pcg"}}, default="direct"
+        "pcg": the reduced-set model on ``basis_vectors`` by preconditioned CG, the
+        kernel streamed by blocks, in memory O(r^2 + m + block r) instead of the
+        m x r features of the direct solver (for 10^5 - 10^6 rows); the same model to
+        PCG's tolerance, without exact hold-outs
+        (:class:`rlscore.core.survival.PCGSurvivalRankRLSModel`). "auto" is "direct".
+    pcg_tol : float in (0, 1) or None, default=None
+        PCG's stopping tolerance on the relative residual (None: 1e-6). Refused, not
+        ignored, with the direct solver.
+    pcg_max_iter : int or None, default=None
+        PCG's iteration cap (None: none; a ConvergenceWarning when it stops there).
+        Refused, not ignored, with the direct solver.
 {verbose_doc("kernel matrix, factorization")}
 
     Attributes
     ----------
-    model_ : rlscore.core.survival.SurvivalRankRLSModel or None
-        The core model (exact hold-outs, ``solve``); None after unpickling.
+    model_ : SurvivalRankRLSModel, PCGSurvivalRankRLSModel (rlscore.core.survival) or None
+        The core model (the direct one: exact hold-outs, ``solve``); None after
+        unpickling.
     predictor_ : LinearPredictor or KernelPredictor
     coef_ : ndarray of shape (n_features,)
         Weights (linear kernel): risk = ``X @ coef_``.
@@ -239,7 +262,8 @@ class SurvivalRankRLS(_SurvivalRankRLSBase):
 
     Notes
     -----
-    O(m log m) for the graph; linear O(m d^2 + d^3), kernel O(m^3).
+    O(m log m) for the graph; linear O(m d^2 + d^3), kernel O(m^3), r basis vectors
+    O(m r^2) (direct) or O(m r (d + 1)) per CG iteration (pcg).
 
     Examples
     --------
@@ -254,13 +278,19 @@ class SurvivalRankRLS(_SurvivalRankRLSBase):
     """
 
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=None, coef0=1,
-                 basis_vectors=None, magnitudes=False, verbose=False):
+                 basis_vectors=None, magnitudes=False, solver="direct", pcg_tol=None,
+                 pcg_max_iter=None, verbose=False):
         store_params(self, locals())
 
     @reports_progress
     def fit(self, X, y):
+        plan = compute_plan_of(self)
+        if plan.solver != "pcg" and plan.pcg is not None:
+            given = [PLAN_NAMES[k] for k in plan.pcg.given()]
+            raise ValueError(f"{', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} "
+                             f"to solver='pcg'")
         X, event, time = _fit_data(self, X, y)
-        return self._fit_model(X, event, time, check_alpha(self.alpha))
+        return self._fit_model(X, event, time, check_alpha(self.alpha), plan)
 
     fit.__doc__ = _fit_doc("Fit the model.")
 

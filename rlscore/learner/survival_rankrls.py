@@ -2,12 +2,16 @@
 adapter over :class:`rlscore.core.survival.SurvivalRankRLSModel`)."""
 
 from rlscore.core.selection import DEFAULT_REGPARAMS, grid_search
-from rlscore.core.survival import SurvivalCV, SurvivalRankRLSModel
-from rlscore.learner._common import (VERBOSE_DOC, SolveAdapter, exclusive, regparam_grid,
-                                     reports_progress, split_kernel_kwargs)
+from rlscore.core.survival import (PCGSurvivalRankRLSModel, SurvivalCV,
+                                  SurvivalRankRLSModel)
+from rlscore.learner._common import (VERBOSE_DOC, SolveAdapter, compute_plan, exclusive,
+                                     regparam_grid, reports_progress, split_kernel_kwargs)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["SurvivalRankRLS", "LeaveOneOutSurvivalRankRLS", "KfoldSurvivalRankRLS"]
+
+#: The keywords of the PCG path (:class:`rlscore.core.survival.PCGSurvivalRankRLSModel`)
+PCG_KEYWORDS = ("solver", "pcg_tol", "pcg_maxiter", "block_size")
 
 
 class SurvivalRankRLS(SolveAdapter, PredictorInterface):
@@ -28,6 +32,16 @@ class SurvivalRankRLS(SolveAdapter, PredictorInterface):
     regparam : float >= 0, default 1.0
     kernel, basis_vectors : as for RLS
     magnitudes : bool, default False (unit pair targets)
+    solver : "direct" (default; "auto" is the same) or "pcg" (keyword)
+        "pcg": the reduced-set model on ``basis_vectors`` by preconditioned CG with the
+        kernel streamed by blocks (:class:`rlscore.core.survival.PCGSurvivalRankRLSModel`),
+        in memory O(r^2 + m + block r) instead of the m x r features of the direct
+        solver: for 10^5 - 10^6 rows. The same model to PCG's tolerance; ``solve``
+        re-runs CG from the previous solution; no exact ``holdout`` (select regparam
+        with the direct solver on a subsample, or by refits).
+    pcg_tol, pcg_maxiter, block_size : PCG's tolerance and iteration cap (as for
+        :class:`rlscore.learner.RLS`; a ConvergenceWarning at the cap) and the rows per
+        kernel block (keywords; solver="pcg" only)
     **kwargs : kernel parameters; other keywords are ignored with a UserWarning.
 {VERBOSE_DOC}
 
@@ -46,10 +60,26 @@ class SurvivalRankRLS(SolveAdapter, PredictorInterface):
     @reports_progress
     def __init__(self, X, time, event, regparam=1.0, kernel="LinearKernel",
                  basis_vectors=None, magnitudes=False, **kwargs):
-        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__)
-        self._model = SurvivalRankRLSModel(X, time, event, regparam, kernel, basis_vectors,
-                                           magnitudes=magnitudes, **params)
+        params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
+                                     extra=PCG_KEYWORDS)
+        plan = compute_plan({k: kwargs[k] for k in PCG_KEYWORDS if k in kwargs})
+        if plan.solver == "pcg":
+            self._model = PCGSurvivalRankRLSModel(X, time, event, regparam, kernel,
+                                                  basis_vectors, magnitudes, plan, **params)
+        else:
+            unused = [k for k in PCG_KEYWORDS if k != "solver" and k in kwargs]
+            if unused:
+                raise ValueError(f"{', '.join(unused)} "
+                                 f"appl{'y' if len(unused) > 1 else 'ies'} to solver='pcg'")
+            self._model = SurvivalRankRLSModel(X, time, event, regparam, kernel,
+                                               basis_vectors, magnitudes=magnitudes,
+                                               **params)
         self._sync()
+
+    def _exact(self):
+        if isinstance(self._model, PCGSurvivalRankRLSModel):
+            raise ValueError("solver='pcg' has no exact hold-out: train with "
+                             "solver='direct' to cross-validate")
 
 
     @exclusive
@@ -57,11 +87,13 @@ class SurvivalRankRLS(SolveAdapter, PredictorInterface):
         """Exact hold-out risk scores of every fold (list of arrays), the fold's rows
         and their pairs left out of training; see
         :meth:`rlscore.core.survival.SurvivalRankRLSModel.holdout`."""
+        self._exact()
         return self._model.holdout(folds, regparams)
 
     @exclusive
     def leave_one_out(self, regparams=None):
         """Exact leave-one-out risk scores, (m,) or (len(regparams), m)."""
+        self._exact()
         return self._model.leave_one_out(regparams)
 
 
@@ -71,6 +103,9 @@ class _SurvivalSelection(PredictorInterface):
 
     def _select(self, X, time, event, folds, regparams, measure, kwargs):
         """``kwargs``: the keywords of :class:`SurvivalRankRLS` (kernel, ...)."""
+        if kwargs.get("solver") == "pcg":
+            raise ValueError("solver='pcg' trains one regparam without exact hold-outs: "
+                             "select regparam with solver='direct'")
         grid = regparam_grid(regparams, DEFAULT_REGPARAMS)
         if not grid:
             raise ValueError("regparams is empty")

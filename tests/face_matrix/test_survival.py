@@ -274,6 +274,19 @@ def _survival_gridsearch(kernel, cv, fmt=None, **_):
             search.predict(Xt))
 
 
+def _survival_files(tmp_path):
+    """The training data as a CSV file with time and event columns, and the test rows
+    (outcome columns filled with 1): (train path, test path)."""
+    X, time, event, Xt = _censored()
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    header = ",".join(["time", "event"] + [f"f{k}" for k in range(X.shape[1])])
+    np.savetxt(train, np.column_stack([time, event.astype(float), X]), delimiter=",",
+               header=header, comments="", fmt="%.17g")
+    np.savetxt(test, np.column_stack([np.ones(len(Xt)), np.ones(len(Xt)), Xt]),
+               delimiter=",", header=header, comments="", fmt="%.17g")
+    return train, test
+
+
 def _survival_cli(kernel, cv, run_cli, tmp_path, learner="survival-rankrls",
                   grid=GRID, extra=()):
     """``rlscore cv`` / ``fit`` / ``predict`` on a CSV file with time and event
@@ -282,13 +295,7 @@ def _survival_cli(kernel, cv, run_cli, tmp_path, learner="survival-rankrls",
     if learner not in LEARNERS:
         pytest.skip(f"survival command-line face (issue 43) not in this tree: rlscore "
                     f"fit has no --learner {learner}")
-    X, time, event, Xt = _censored()
-    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
-    header = ",".join(["time", "event"] + [f"f{k}" for k in range(X.shape[1])])
-    np.savetxt(train, np.column_stack([time, event.astype(float), X]), delimiter=",",
-               header=header, comments="", fmt="%.17g")
-    np.savetxt(test, np.column_stack([np.ones(len(Xt)), np.ones(len(Xt)), Xt]),
-               delimiter=",", header=header, comments="", fmt="%.17g")
+    train, test = _survival_files(tmp_path)
     opts = ["--learner", learner, "--time-column", "time", "--event-column", "event",
             "--regparams", ",".join(map(str, grid)), "--cv", cv, *extra]
     opts += ["--kernel", "linear", "--bias", "0"] if kernel == "linear" else \

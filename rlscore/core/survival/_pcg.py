@@ -26,11 +26,12 @@ with the time order).
 
 import numpy as np
 
+from rlscore._validation import check_regparam
 from rlscore.core.nystrom import StreamedGramOperator, run_pcg
 from rlscore.core.structure import as_source
 from rlscore.core.survival._graph import ComparabilityGraph
 
-__all__ = ["ComparabilityGramOperator", "pcg_survival_rankrls"]
+__all__ = ["ComparabilityGramOperator", "pcg_survival_rankrls", "PCGSurvivalRankRLSModel"]
 
 
 class ComparabilityGramOperator(StreamedGramOperator):
@@ -118,3 +119,104 @@ def pcg_survival_rankrls(X, time, event, fmap, regparam, *, pcg=None, x0=None,
     op = operator if operator is not None else ComparabilityGramOperator(
         X, time, event, fmap, **operator_options)
     return run_pcg(op, regparam, pcg, x0)
+
+
+class PCGSurvivalRankRLSModel:
+    """Reduced-set survival RankRLS at one regparam by preconditioned CG: the model the
+    faces train with ``solver="pcg"`` (risk scores: higher risk = earlier event).
+
+    The same minimizer as :class:`rlscore.core.survival.SurvivalRankRLSModel` on the
+    same basis vectors (to PCG's tolerance), in memory O(r^2 + m + block r): the kernel
+    is streamed by blocks and the m x r features are never held (module docstring).
+    There is no exact hold-out: select regparam with the direct model, or by refits.
+
+    Parameters
+    ----------
+    X : (m, d) data
+    time, event : (m,) outcomes
+    regparam : float > 0
+    kernel, basis_vectors, kernel_params : the Nystrom basis (basis_vectors required;
+        :class:`rlscore.core.nystrom.NystromFeatureMap`)
+    magnitudes : bool, default False (unit pair targets)
+    plan : :class:`rlscore.core.nystrom.ComputePlan` or None: its ``block_size``,
+        ``dtype`` (float32 kernel blocks) and ``pcg`` options (``rtol``, ``maxiter``,
+        ``precondition``); None: the defaults
+    cache : "auto" (default), True or False (keyword)
+        Keep the m x r kernel blocks between CG iterations ("auto": when they take at
+        most a quarter of the available memory, as
+        :class:`rlscore.core.nystrom.StreamedGramOperator` decides), or recompute them
+        every pass (memory O(r^2 + m + block r)).
+
+    Attributes
+    ----------
+    predictor : the reduced-set predictor (of the last :meth:`solve`)
+    regparam : float
+    solver_result : rlscore.core.optim.SolverResult (iterations, converged, residual)
+    graph : ComparabilityGraph of the training outcomes
+    operator : the :class:`ComparabilityGramOperator` (``block_size``, ``cached``,
+        ``passes``), reused by :meth:`solve`
+
+    Raises
+    ------
+    ValueError
+        No basis vectors, a precomputed kernel, no comparable pair, outcomes not one
+        per row, or a bad regparam.
+
+    Notes
+    -----
+    O(m log m) for the graph, O(r^3) for the factors, then per CG iteration two
+    streamed passes, O(m r (d + 1)) recomputed or O(m r) cached; a
+    :class:`rlscore.core.optim.ConvergenceWarning` when PCG stops at ``maxiter``.
+    """
+
+    def __init__(self, X, time, event, regparam=1.0, kernel="GaussianKernel",
+                 basis_vectors=None, magnitudes=False, plan=None, *, cache="auto",
+                 **kernel_params):
+        from rlscore.core.nystrom import ComputePlan, NystromFeatureMap
+        if basis_vectors is None:
+            raise ValueError("solver='pcg' trains the reduced-set model: give "
+                             "basis_vectors (the Nystrom centres)")
+        if kernel == "PrecomputedKernel":
+            raise ValueError("solver='pcg' evaluates the kernel by blocks: a precomputed "
+                             "kernel needs solver='direct'")
+        if not isinstance(magnitudes, (bool, np.bool_)):
+            raise TypeError(f"magnitudes must be True or False, got {magnitudes!r}")
+        plan = ComputePlan(solver="pcg") if plan is None else plan
+        self._pcg = plan.pcg_options
+        regparam = self._checked(regparam)
+        self.operator = ComparabilityGramOperator(
+            X, time, event, NystromFeatureMap(kernel, basis_vectors, **kernel_params),
+            magnitudes=bool(magnitudes), block_size=plan.block_size, dtype=plan.dtype,
+            cache=cache)
+        self.graph = self.operator.graph
+        self.solver_result = None
+        self.solve(regparam)
+
+    @staticmethod
+    def _checked(regparam):
+        regparam = check_regparam(regparam)
+        if regparam == 0:
+            raise ValueError("solver='pcg' needs regparam > 0 (CG on a singular system)")
+        return regparam
+
+    def solve(self, regparam):
+        """Train at ``regparam`` (> 0): PCG on the same operator, started from the
+        previous solution. The cost of the constructor's CG, without the graph and the
+        factors."""
+        self.regparam = self._checked(regparam)
+        x0 = None if self.solver_result is None else self.solver_result.solution
+        self.solver_result = run_pcg(self.operator, self.regparam, self._pcg, x0)
+        self.predictor = self.operator.factors.predictor(self.solver_result.solution)
+        return self
+
+    @property
+    def Y(self):
+        """The training outcomes (fields ``event``, ``time``), as
+        :attr:`SurvivalRankRLSModel.Y`. O(m)."""
+        Y = np.empty(self.graph.m, dtype=[("event", bool), ("time", np.float64)])
+        Y["event"], Y["time"] = self.graph.event, self.graph.time
+        return Y
+
+    def predict(self, X):
+        """Risk scores of the rows of X (higher = earlier event). O(n r d)."""
+        return self.predictor.predict(X)
