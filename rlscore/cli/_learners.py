@@ -121,8 +121,6 @@ def _qrank_lqo(data, grid, kernel, kp, basis, measure, args):
 def _ranksvm_train(data, regparam, kernel, kp, basis, loss="hinge", tol=None):
     from rlscore.core.ranksvm import RankSVMModel, RankSVMOptions
     options = RankSVMOptions(loss=loss, rtol=tol)
-    if kernel == "LinearKernel":
-        return RankSVMModel.fit(data.X, data.y, data.qids, regparam, options=options)
     return RankSVMModel.fit(data.X, data.y, data.qids, regparam, kernel,
                             basis_vectors(basis), options=options, **kp)
 

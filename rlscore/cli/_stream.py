@@ -1,8 +1,8 @@
 """``rlscore fit --stream``: reduced-set RLS, global RankRLS (``--learner rankrls``) or
 query RankRLS (``--learner query-rankrls``, the file's queries contiguous) trained from
 the file in passes (the file is never held in memory), through
-:func:`rlscore.core.rankrls.streamed_rank_fit`; ``--solver pcg`` (Falkon's preconditioned CG,
-one --regparam) always streams. The selection
+:func:`rlscore.core.rankrls.streamed_rank_fit`; ``--solver pcg`` (Falkon's
+preconditioned CG, one --regparam) always streams. The selection
 follows the in-memory command's conventions (the basis rows stay in the model during
 cross-validation, K-fold uses the same random folds), so ``--stream`` changes the
 memory, not the model."""

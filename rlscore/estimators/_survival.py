@@ -15,8 +15,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.ranksvm import NORMALIZATIONS, RankSVMOptions
-from rlscore.core.survival import (PCGSurvivalRankRLSModel, SurvivalCV, SurvivalRankRLSModel,
-                                  train_survival_ranksvm)
+from rlscore.core.survival import (PCGSurvivalRankRLSModel, SurvivalCV,
+                                  SurvivalRankRLSModel, train_survival_ranksvm)
 from rlscore.measure import concordance_index_censored
 from rlscore.measure.survival_measures import survival_outcomes
 from rlscore.estimators._base import (PLAN_NAMES, KernelInputMixin, OneTargetRequiredMixin,

@@ -41,10 +41,10 @@ class RankSVMModel:
     @classmethod
     def fit(cls, X, y, qids=None, regparam=1.0, kernel="LinearKernel", basis_vectors=None,
             *, options=None, **kernel_params):
-        """Train at ``regparam``: :func:`fit_linear_ranksvm` for the linear kernel (a
-        bias cancels in every pair and is not passed), :func:`fit_kernel_ranksvm`
-        through the empirical kernel map for the others (``basis_vectors``: the
-        Nystrom basis, None for the full kernel).
+        """Train at ``regparam``: :func:`fit_linear_ranksvm` for the linear kernel
+        without basis vectors (its parameters are not used: a bias cancels in every
+        pair), :func:`fit_kernel_ranksvm` through the empirical kernel map otherwise
+        (``basis_vectors``: the Nystrom basis, None for the full kernel).
 
         Raises
         ------
