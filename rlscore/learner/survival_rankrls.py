@@ -81,7 +81,6 @@ class SurvivalRankRLS(SolveAdapter, PredictorInterface):
             raise ValueError("solver='pcg' has no exact hold-out: train with "
                              "solver='direct' to cross-validate")
 
-
     @exclusive
     def holdout(self, folds, regparams=None):
         """Exact hold-out risk scores of every fold (list of arrays), the fold's rows

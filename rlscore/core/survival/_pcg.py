@@ -27,7 +27,8 @@ with the time order).
 import numpy as np
 
 from rlscore._validation import check_regparam
-from rlscore.core.nystrom import StreamedGramOperator, run_pcg
+from rlscore.core.nystrom import (ComputePlan, NystromFeatureMap, StreamedGramOperator,
+                                  run_pcg)
 from rlscore.core.structure import as_source
 from rlscore.core.survival._graph import ComparabilityGraph
 
@@ -172,7 +173,6 @@ class PCGSurvivalRankRLSModel:
     def __init__(self, X, time, event, regparam=1.0, kernel="GaussianKernel",
                  basis_vectors=None, magnitudes=False, plan=None, *, cache="auto",
                  **kernel_params):
-        from rlscore.core.nystrom import ComputePlan, NystromFeatureMap
         if basis_vectors is None:
             raise ValueError("solver='pcg' trains the reduced-set model: give "
                              "basis_vectors (the Nystrom centres)")
