@@ -241,7 +241,8 @@ def _add_training_options(p, need_output):
                    help="with --basis: keep the basis rows a fold holds out in that "
                         "fold's model (default: remove them, so a fold's estimate is "
                         "that of the model retrained without the fold, as in every "
-                        "face; ranksvm's refits always keep them)")
+                        "face; ranksvm's refits always keep them; survival-rankrls "
+                        "keeps them and asks for this option)")
     if need_output:
         p.add_argument("--regparam", metavar="VALUE", help="one regularization "
                        "parameter, e.g. 0.5 or 2^-10 (default 1)")
@@ -319,7 +320,8 @@ def build_parser():
     fit.add_argument("--solver", choices=["auto", "direct", "pcg"], default="auto",
                      help="with --basis: direct (exact CV; streamed with --stream), "
                           "pcg (Falkon's preconditioned CG, one --regparam, always "
-                          "streamed; rls, rankrls, query-rankrls) or auto (default: "
+                          "streamed; rls, rankrls, query-rankrls, survival-rankrls) or "
+                          "auto (default: "
                           "direct, or pcg when only pcg fits --memory-budget and one "
                           "--regparam is trained)")
     fit.add_argument("--float32", action="store_true",
