@@ -128,7 +128,10 @@ class PCGSurvivalRankRLSModel:
 
     The same minimizer as :class:`rlscore.core.survival.SurvivalRankRLSModel` on the
     same basis vectors (to PCG's tolerance), in memory O(r^2 + m + block r): the kernel
-    is streamed by blocks and the m x r features are never held (module docstring).
+    is streamed by blocks and the m x r features are never held (module docstring),
+    except that the kernel blocks are kept between CG iterations when their m r values
+    take at most a quarter of the available memory (the rule of
+    :class:`rlscore.core.nystrom.StreamedGramOperator`).
     There is no exact hold-out: select regparam with the direct model, or by refits.
 
     Parameters
@@ -142,11 +145,6 @@ class PCGSurvivalRankRLSModel:
     plan : :class:`rlscore.core.nystrom.ComputePlan` or None: its ``block_size``,
         ``dtype`` (float32 kernel blocks) and ``pcg`` options (``rtol``, ``maxiter``,
         ``precondition``); None: the defaults
-    cache : "auto" (default), True or False (keyword)
-        Keep the m x r kernel blocks between CG iterations ("auto": when they take at
-        most a quarter of the available memory, as
-        :class:`rlscore.core.nystrom.StreamedGramOperator` decides), or recompute them
-        every pass (memory O(r^2 + m + block r)).
 
     Attributes
     ----------
@@ -171,8 +169,7 @@ class PCGSurvivalRankRLSModel:
     """
 
     def __init__(self, X, time, event, regparam=1.0, kernel="GaussianKernel",
-                 basis_vectors=None, magnitudes=False, plan=None, *, cache="auto",
-                 **kernel_params):
+                 basis_vectors=None, magnitudes=False, plan=None, **kernel_params):
         if basis_vectors is None:
             raise ValueError("solver='pcg' trains the reduced-set model: give "
                              "basis_vectors (the Nystrom centres)")
@@ -186,8 +183,7 @@ class PCGSurvivalRankRLSModel:
         regparam = self._checked(regparam)
         self.operator = ComparabilityGramOperator(
             X, time, event, NystromFeatureMap(kernel, basis_vectors, **kernel_params),
-            magnitudes=bool(magnitudes), block_size=plan.block_size, dtype=plan.dtype,
-            cache=cache)
+            magnitudes=bool(magnitudes), block_size=plan.block_size, dtype=plan.dtype)
         self.graph = self.operator.graph
         self.solver_result = None
         self.solve(regparam)
