@@ -3,9 +3,9 @@ query RankRLS (``--learner query-rankrls``, the file's queries contiguous) train
 the file in passes (the file is never held in memory), through
 :func:`rlscore.core.rankrls.streamed_rank_fit`; ``--solver pcg`` (Falkon's
 preconditioned CG, one --regparam) always streams. The selection
-follows the in-memory command's conventions (the basis rows stay in the model during
-cross-validation, K-fold uses the same random folds), so ``--stream`` changes the
-memory, not the model."""
+follows the in-memory command's conventions (the basis rows a fold holds out leave that
+fold's model unless ``--keep-basis-in-cv``; K-fold uses the same random folds), so
+``--stream`` changes the memory, not the model."""
 
 import os
 
