@@ -290,9 +290,9 @@ def _train(spec, data, regparam, setup, path):
     kernel, kp, basis, plan = setup
     try:
         if plan is not None:
-            from rlscore.core.survival import PCGSurvivalRankRLSModel
-            return PCGSurvivalRankRLSModel(data.X, data.time, data.event, regparam,
-                                           kernel, basis_vectors(basis), plan=plan, **kp)
+            from rlscore.core.survival import survival_rankrls_model
+            return survival_rankrls_model(data.X, data.time, data.event, regparam,
+                                          kernel, basis_vectors(basis), plan=plan, **kp)
         return spec.train(data, regparam, kernel, kp, basis)
     except ValueError as exc:
         raise DataError(f"{path}: {exc}") from None

@@ -15,8 +15,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rlscore.core.ranksvm import NORMALIZATIONS, RankSVMOptions
-from rlscore.core.survival import (PCGSurvivalRankRLSModel, SurvivalCV,
-                                  SurvivalRankRLSModel, train_survival_ranksvm)
+from rlscore.core.nystrom import PlanError
+from rlscore.core.survival import SurvivalCV, survival_rankrls_model, train_survival_ranksvm
 from rlscore.measure import concordance_index_censored
 from rlscore.measure.survival_measures import survival_outcomes
 from rlscore.estimators._base import (PLAN_NAMES, KernelInputMixin, OneTargetRequiredMixin,
@@ -183,14 +183,10 @@ class _SurvivalRankRLSBase(_SurvivalEstimator):
         if not isinstance(self.magnitudes, (bool, np.bool_)):
             raise TypeError(f"magnitudes must be True or False, got {self.magnitudes!r}")
         name, params = self._kernel_spec(X.shape[1])
-        if plan is not None and plan.solver == "pcg":
-            self.model_ = PCGSurvivalRankRLSModel(X, time, event, alpha, name,
-                                                  self.basis_vectors,
-                                                  bool(self.magnitudes), plan, **params)
-        else:
-            self.model_ = SurvivalRankRLSModel(X, time, event, alpha, name,
-                                               self.basis_vectors,
-                                               magnitudes=bool(self.magnitudes), **params)
+        with PlanError.reworded(PLAN_NAMES):
+            self.model_ = survival_rankrls_model(X, time, event, alpha, name,
+                                                 self.basis_vectors, bool(self.magnitudes),
+                                                 plan, **params)
         self._set_fitted_attributes()
         return self
 
@@ -285,10 +281,6 @@ class SurvivalRankRLS(_SurvivalRankRLSBase):
     @reports_progress
     def fit(self, X, y):
         plan = compute_plan_of(self)
-        if plan.solver != "pcg" and plan.pcg is not None:
-            given = [PLAN_NAMES[k] for k in plan.pcg.given()]
-            raise ValueError(f"{', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} "
-                             f"to solver='pcg'")
         X, event, time = _fit_data(self, X, y)
         return self._fit_model(X, event, time, check_alpha(self.alpha), plan)
 

@@ -1,11 +1,14 @@
 """SurvivalRankRLS: RankRLS on right-censored outcomes, with RLScore's interface (a thin
-adapter over :class:`rlscore.core.survival.SurvivalRankRLSModel`)."""
+adapter over :class:`rlscore.core.survival.SurvivalRankRLSModel`, or
+:class:`~rlscore.core.survival.PCGSurvivalRankRLSModel` with ``solver="pcg"``)."""
 
 from rlscore.core.selection import DEFAULT_REGPARAMS, grid_search
+from rlscore.core.nystrom import PlanError
 from rlscore.core.survival import (PCGSurvivalRankRLSModel, SurvivalCV,
-                                  SurvivalRankRLSModel)
-from rlscore.learner._common import (VERBOSE_DOC, SolveAdapter, compute_plan, exclusive,
-                                     regparam_grid, reports_progress, split_kernel_kwargs)
+                                  survival_rankrls_model)
+from rlscore.learner._common import (PLAN_NAMES, VERBOSE_DOC, SolveAdapter, compute_plan,
+                                     exclusive, regparam_grid, reports_progress,
+                                     split_kernel_kwargs)
 from rlscore.predictor import PredictorInterface
 
 __all__ = ["SurvivalRankRLS", "LeaveOneOutSurvivalRankRLS", "KfoldSurvivalRankRLS"]
@@ -63,17 +66,9 @@ class SurvivalRankRLS(SolveAdapter, PredictorInterface):
         params = split_kernel_kwargs(kwargs, kernel, type(self).__name__,
                                      extra=PCG_KEYWORDS)
         plan = compute_plan({k: kwargs[k] for k in PCG_KEYWORDS if k in kwargs})
-        if plan.solver == "pcg":
-            self._model = PCGSurvivalRankRLSModel(X, time, event, regparam, kernel,
-                                                  basis_vectors, magnitudes, plan, **params)
-        else:
-            unused = [k for k in PCG_KEYWORDS if k != "solver" and k in kwargs]
-            if unused:
-                raise ValueError(f"{', '.join(unused)} "
-                                 f"appl{'y' if len(unused) > 1 else 'ies'} to solver='pcg'")
-            self._model = SurvivalRankRLSModel(X, time, event, regparam, kernel,
-                                               basis_vectors, magnitudes=magnitudes,
-                                               **params)
+        with PlanError.reworded(PLAN_NAMES):
+            self._model = survival_rankrls_model(X, time, event, regparam, kernel,
+                                                 basis_vectors, magnitudes, plan, **params)
         self._sync()
 
     def _exact(self):

@@ -101,3 +101,32 @@ def test_refusals_and_the_iteration_cap():
         model = PCGSurvivalRankRLSModel(X, time, event, 1e-4, "GaussianKernel", X[:20],
                                         plan=_plan(rtol=1e-14, maxiter=1), gamma=0.3)
     assert not model.solver_result.converged
+
+
+def test_the_plan_chooses_the_model_and_refuses_unused_pcg_fields():
+    """survival_rankrls_model, the faces' one road: PCG for solver="pcg", the direct
+    model otherwise ("auto" included), PCG's fields with the direct solver refused by
+    the plan's names (which the faces reword)."""
+    from rlscore.core.nystrom import PlanError
+    from rlscore.core.survival import survival_rankrls_model
+    X, time, event = _data(m=80)
+    B = X[::8]
+    assert isinstance(survival_rankrls_model(X, time, event, 0.5, "GaussianKernel", B,
+                                             plan=_plan(), gamma=0.3),
+                      PCGSurvivalRankRLSModel)
+    for plan in (None, ComputePlan(), ComputePlan(solver="direct")):
+        assert isinstance(survival_rankrls_model(X, time, event, 0.5, "GaussianKernel", B,
+                                                 plan=plan, gamma=0.3),
+                          SurvivalRankRLSModel)
+    for plan, text in [
+            (ComputePlan(pcg=PCGOptions(rtol=1e-3)), "^rtol applies to solver='pcg'$"),
+            (ComputePlan(solver="direct", block_size=5, pcg=PCGOptions(maxiter=3)),
+             "^maxiter, block_size apply to solver='pcg'$"),
+            (ComputePlan(dtype=np.float32), "^dtype applies to solver='pcg'$")]:
+        with pytest.raises(PlanError, match=text):
+            survival_rankrls_model(X, time, event, 0.5, "GaussianKernel", B, plan=plan,
+                                   gamma=0.3)
+    with pytest.raises(PlanError, match="^pcg_max_iter applies"):
+        with PlanError.reworded({"maxiter": "pcg_max_iter"}):
+            survival_rankrls_model(X, time, event, 0.5, plan=ComputePlan(
+                pcg=PCGOptions(maxiter=3)))

@@ -88,7 +88,8 @@ def ranksvm_kfold_cv(X, y, qids=None, *, folds=5, measure=None, seed=0, options=
         return predict_at
 
     def train_all(rows, regparam):
-        rows = slice(None) if rows is None else rows
+        if rows is None:            # all rows: the data as they are, not a copy
+            return RankSVMModel.fit(Xf, y, groups, regparam, options=final_options)
         return RankSVMModel.fit(Xf[rows], y[rows], None if codes is None else codes[rows],
                                 regparam, options=final_options)
 

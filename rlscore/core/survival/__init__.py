@@ -31,13 +31,14 @@ import numpy as np
 from rlscore.core.survival._graph import ComparabilityGraph
 from rlscore.core.survival._model import SurvivalRankRLSModel, holdout_cost
 from rlscore.core.survival._pcg import (ComparabilityGramOperator, PCGSurvivalRankRLSModel,
-                                        pcg_survival_rankrls)
+                                        pcg_survival_rankrls, survival_rankrls_model)
 from rlscore.core.survival._svm import make_survival_risk, train_survival_ranksvm
 from rlscore.core.survival._cv import SurvivalCV, survival_measure
 from rlscore.measure import concordance_index_censored
 
 __all__ = ["ComparabilityGraph", "SurvivalRankRLSModel", "holdout_cost", "holdout_cindex",
-           "ComparabilityGramOperator", "pcg_survival_rankrls", "PCGSurvivalRankRLSModel", "make_survival_risk",
+           "ComparabilityGramOperator", "pcg_survival_rankrls", "PCGSurvivalRankRLSModel",
+           "survival_rankrls_model", "make_survival_risk",
            "train_survival_ranksvm", "SurvivalCV", "survival_measure"]
 
 

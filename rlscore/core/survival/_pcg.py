@@ -27,12 +27,14 @@ with the time order).
 import numpy as np
 
 from rlscore._validation import check_regparam
-from rlscore.core.nystrom import (ComputePlan, NystromFeatureMap, StreamedGramOperator,
-                                  run_pcg)
+from rlscore.core.nystrom import (ComputePlan, NystromFeatureMap, PlanError,
+                                  StreamedGramOperator, run_pcg)
 from rlscore.core.structure import as_source
 from rlscore.core.survival._graph import ComparabilityGraph
+from rlscore.core.survival._model import SurvivalRankRLSModel
 
-__all__ = ["ComparabilityGramOperator", "pcg_survival_rankrls", "PCGSurvivalRankRLSModel"]
+__all__ = ["ComparabilityGramOperator", "pcg_survival_rankrls", "PCGSurvivalRankRLSModel",
+           "survival_rankrls_model"]
 
 
 class ComparabilityGramOperator(StreamedGramOperator):
@@ -216,3 +218,38 @@ class PCGSurvivalRankRLSModel:
     def predict(self, X):
         """Risk scores of the rows of X (higher = earlier event). O(n r d)."""
         return self.predictor.predict(X)
+
+
+def survival_rankrls_model(X, time, event, regparam=1.0, kernel="LinearKernel",
+                           basis_vectors=None, magnitudes=False, plan=None,
+                           **kernel_params):
+    """The survival RankRLS model ``plan`` asks for: :class:`PCGSurvivalRankRLSModel`
+    for ``plan.solver == "pcg"``, else the direct
+    :class:`rlscore.core.survival.SurvivalRankRLSModel` ("auto" is the direct solver:
+    survival RankRLS has no memory plan). The faces' one road to either.
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        PCG's fields given with the direct solver (``{rtol}``, ``{maxiter}``,
+        ``{block_size}``, ``{dtype}`` float32): refused rather than ignored, named by
+        the plan's fields, which a face rewords.
+    ValueError, TypeError
+        As the model's constructor.
+
+    Notes
+    -----
+    The cost of the model trained; O(1) for the choice.
+    """
+    if plan is not None and plan.solver == "pcg":
+        return PCGSurvivalRankRLSModel(X, time, event, regparam, kernel, basis_vectors,
+                                       magnitudes, plan, **kernel_params)
+    if plan is not None:
+        given = [] if plan.pcg is None else plan.pcg.given()
+        given += [f for f, on in (("block_size", plan.block_size is not None),
+                                  ("dtype", plan.dtype != np.float64)) if on]
+        if given:
+            raise PlanError(f"{', '.join('{' + f + '}' for f in given)} "
+                            f"appl{'y' if len(given) > 1 else 'ies'} to solver='pcg'")
+    return SurvivalRankRLSModel(X, time, event, regparam, kernel, basis_vectors,
+                                magnitudes=magnitudes, **kernel_params)
