@@ -42,7 +42,7 @@ The rows (faces: L learner, E estimator, C command line, G GridSearchCV, D Dask)
   those faces are not in the tree;
 * survival RankRLS on Nystrom basis vectors (test_survival_nystrom): one lambda by the
   direct solver and by preconditioned CG (``solver="pcg"``, ``--solver pcg``) -- L, E,
-  C; K-fold with the basis kept -- C; against the comparable-pair closed form in the
+  C, and L, E on CSR input; K-fold with the basis kept -- C; against the comparable-pair closed form in the
   explicit Nystrom feature space, and each face's refusals of what PCG cannot do;
 * per-query normalization (test_query_norm): query RankRLS LQO after ``QueryNormalizer``
   in a Pipeline (E) and ``--query-norm`` (C), linear / zscore / sum, against

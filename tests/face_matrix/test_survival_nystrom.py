@@ -14,7 +14,8 @@ from numpy.testing import assert_allclose
 
 from rlscore.core.nystrom import select_basis
 
-from ._common import EDGE_OK, GAMMA, K_FOLDS, RTOL, SEED, _cli_files, _kernel
+from ._common import (EDGE_OK, GAMMA, K_FOLDS, RTOL, SEED, SPARSE_RTOL, _cli_files,
+                      _formats, _kernel)
 from .test_survival import (_censored, _censored_c, _rankrls_refit, _survival_files,
                             _survival_folds)
 
@@ -45,18 +46,20 @@ def _reference(lam):
     return _rankrls_refit(Phi, time, event, np.arange(m), lam)(m + np.arange(len(Xt)))
 
 
-def _learner(solver):
+def _learner(solver, fmt=None):
     from rlscore.learner import SurvivalRankRLS
     X, time, event, Xt = _censored()
+    X, Xt = _formats(X, Xt, fmt)
     extra = {} if solver == "direct" else {"solver": "pcg", "pcg_tol": PCG_TOL}
     L = SurvivalRankRLS(X, time, event, LAMBDA, "GaussianKernel",
                         X[_basis_rows(len(time))], gamma=GAMMA, **extra)
     return L.predict(Xt)
 
 
-def _estimator(solver):
+def _estimator(solver, fmt=None):
     from rlscore.estimators import SurvivalRankRLS
     X, time, event, Xt = _censored()
+    X, Xt = _formats(X, Xt, fmt)
     y = np.empty(len(time), dtype=[("event", bool), ("time", float)])
     y["event"], y["time"] = event, time
     extra = {} if solver == "direct" else {"solver": "pcg", "pcg_tol": PCG_TOL}
@@ -93,6 +96,16 @@ def test_nystrom_survival_rankrls_one_model(face, solver, run_cli, tmp_path):
     kwargs = {"run_cli": run_cli, "tmp_path": tmp_path} if face == "cli" else {}
     got = FACES[face](solver, **kwargs)
     assert_allclose(np.ravel(got), _reference(LAMBDA), rtol=RTOL, atol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["direct", "pcg"])
+@pytest.mark.parametrize("face", ["learner", "estimator"])
+def test_nystrom_survival_rankrls_one_model_csr(face, solver):
+    """CSR training and test input (the basis rows CSR too): the same face on dense
+    input (SPARSE_RTOL; PCG's iterates see the same products) and the closed form."""
+    got = np.ravel(FACES[face](solver, fmt="csr"))
+    assert_allclose(got, np.ravel(FACES[face](solver)), rtol=SPARSE_RTOL, atol=1e-12)
+    assert_allclose(got, _reference(LAMBDA), rtol=RTOL, atol=1e-10)
 
 
 def test_cli_kfold_on_the_basis(run_cli, tmp_path):
